@@ -1,0 +1,1 @@
+//! Benchmarks of dekaf-streams; see `benches/`.

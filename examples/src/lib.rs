@@ -1,0 +1,1 @@
+//! Example topologies of dekaf-streams, each tested through the TestDriver.

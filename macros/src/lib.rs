@@ -1,0 +1,1 @@
+//! The `topology!` compiler of dekaf-streams: parse → model → check → codegen.

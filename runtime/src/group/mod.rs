@@ -1,0 +1,1 @@
+//! The coordinator connection and the streams-group membership state machine.

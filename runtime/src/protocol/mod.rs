@@ -1,0 +1,1 @@
+//! Kafka requests the runtime encodes itself: StreamsGroupHeartbeat and StreamsGroupDescribe.

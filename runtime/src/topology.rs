@@ -1,0 +1,99 @@
+//! What a compiled topology says about itself, as plain `'static` data.
+//!
+//! `topology!` emits one [`TopologyInfo`] per topology. The streams-group member sends it to the
+//! group coordinator (which creates the internal topics from it and assigns tasks), the runtime
+//! uses it to know which topics each task reads and writes, and `describe()` prints it.
+//!
+//! Every topic name here is the full name on the broker: internal topics carry the application
+//! id as prefix and `-repartition` / `-changelog` as suffix, exactly as Kafka Streams names them
+//! (`word-count-counts-repartition`, `word-count-counts-changelog`).
+
+/// The static description of a topology: its application id and its subtopologies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TopologyInfo {
+    /// The application id: the streams group id and the prefix of every internal topic.
+    pub application_id: &'static str,
+    /// The subtopologies, in id order (`"0"`, `"1"`, …).
+    pub subtopologies: &'static [SubtopologyInfo],
+}
+
+/// One subtopology: the part of a topology between repartition topics. It runs as one task per
+/// input partition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SubtopologyInfo {
+    /// The subtopology id as the streams group protocol carries it (`"0"`, `"1"`, …).
+    pub id: &'static str,
+    /// User topics this subtopology reads (sources and tables), sorted.
+    pub source_topics: &'static [&'static str],
+    /// Repartition topics this subtopology reads, sorted by name.
+    pub repartition_source_topics: &'static [InternalTopicInfo],
+    /// Repartition topics this subtopology writes, sorted.
+    pub repartition_sink_topics: &'static [&'static str],
+    /// Changelog topics of this subtopology's stores, sorted by name. A table read from a user
+    /// topic uses that topic as its changelog and is not listed here.
+    pub state_changelog_topics: &'static [InternalTopicInfo],
+    /// User topics this subtopology writes (sinks and dead-letter topics), sorted.
+    pub sink_topics: &'static [&'static str],
+    /// Groups of topics that must have the same partition count (for example a stream and the
+    /// table it joins).
+    pub copartition_groups: &'static [CopartitionGroup],
+    /// The state stores of this subtopology, in declaration order.
+    pub stores: &'static [StoreInfo],
+}
+
+/// An internal topic (repartition or changelog) that the group coordinator creates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InternalTopicInfo {
+    /// Full topic name.
+    pub name: &'static str,
+    /// Partition count; `0` lets the coordinator decide (always `0` for changelogs).
+    pub partitions: i32,
+    /// Replication factor; `0` means the broker's default.
+    pub replication_factor: i16,
+    /// Topic configurations, sorted by key.
+    pub configs: &'static [(&'static str, &'static str)],
+}
+
+/// Topics that must be co-partitioned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CopartitionGroup {
+    /// User source topics of the group, sorted.
+    pub source_topics: &'static [&'static str],
+    /// Repartition source topics of the group, sorted.
+    pub repartition_source_topics: &'static [&'static str],
+}
+
+/// A state store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StoreInfo {
+    /// The store's name as written in the topology.
+    pub name: &'static str,
+    /// The topic that records every update of the store: `<app>-<store>-changelog`, or the
+    /// source topic for a table read from a topic.
+    pub changelog_topic: &'static str,
+    /// What kind of store it is.
+    pub kind: StoreKind,
+}
+
+/// The kind of a state store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StoreKind {
+    /// A key-value store.
+    KeyValue,
+    /// A window store of fixed-size windows (tumbling when `advance_ms == size_ms`).
+    Window {
+        /// Window length in milliseconds.
+        size_ms: i64,
+        /// Distance between window starts in milliseconds.
+        advance_ms: i64,
+        /// How long after a window ends late records are still accepted, in milliseconds.
+        grace_ms: i64,
+    },
+}
+
+impl TopologyInfo {
+    /// The subtopology with this id.
+    pub fn subtopology(&self, id: &str) -> Option<&'static SubtopologyInfo> {
+        self.subtopologies.iter().find(|s| s.id == id)
+    }
+}

@@ -1,0 +1,1 @@
+//! trybuild cases of the topology! macro live under `tests/`.
