@@ -15,5 +15,6 @@
 //! | [`group`] | the coordinator connection and the streams-group membership state machine |
 
 pub mod group;
+pub mod kafka;
 pub mod protocol;
 pub mod topology;

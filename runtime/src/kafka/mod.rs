@@ -1,0 +1,9 @@
+//! Thin wrappers over librdkafka (through `rdkafka`) for what the runtime needs and the safe API
+//! lacks: client settings shared by every client of an application, and a transactional offset
+//! commit made on behalf of a streams-group member.
+
+pub mod settings;
+pub mod txn_offsets;
+
+pub use settings::ClientSettings;
+pub use txn_offsets::{MemberIdentity, TxnOffsetsError, send_offsets_to_transaction};

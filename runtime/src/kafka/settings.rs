@@ -1,0 +1,160 @@
+//! The librdkafka settings of every client an application creates.
+//!
+//! Users pass bootstrap servers and any librdkafka property (TLS, SASL, tuning); the runtime
+//! adds what its guarantees depend on and refuses user values that would break them.
+
+use rdkafka::ClientConfig;
+
+/// Properties the runtime sets itself; a user value for one of them is an error, since the
+/// guarantees depend on it.
+pub const RESERVED_PROPERTIES: &[&str] = &[
+    "group.id",
+    "group.protocol",
+    "enable.auto.commit",
+    "enable.auto.offset.store",
+    "isolation.level",
+    "transactional.id",
+    "enable.idempotence",
+    "partitioner",
+];
+
+/// Why a client setting was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SettingsError {
+    /// The user set a property the runtime must control.
+    #[error(
+        "the librdkafka property `{0}` is set by dekaf-streams itself; remove it from the \
+         configuration (choose the processing guarantee with `processing_guarantee(..)` instead)"
+    )]
+    Reserved(String),
+    /// No bootstrap servers were given.
+    #[error("no bootstrap servers: call `bootstrap_servers(\"host:port\")` on the builder")]
+    NoBootstrapServers,
+}
+
+/// Connection settings shared by every client of one application.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClientSettings {
+    bootstrap_servers: String,
+    properties: Vec<(String, String)>,
+}
+
+impl ClientSettings {
+    /// Settings for a cluster reachable at `bootstrap_servers` (`host:port[,host:port]`).
+    pub fn new(bootstrap_servers: impl Into<String>) -> Self {
+        ClientSettings {
+            bootstrap_servers: bootstrap_servers.into(),
+            properties: Vec::new(),
+        }
+    }
+
+    /// Sets a librdkafka property on every client (for example `security.protocol`,
+    /// `sasl.mechanism`, `ssl.ca.location`, `linger.ms`).
+    pub fn set(&mut self, key: impl Into<String>, value: impl Into<String>) -> Result<(), SettingsError> {
+        let key = key.into();
+        if RESERVED_PROPERTIES.contains(&key.as_str()) {
+            return Err(SettingsError::Reserved(key));
+        }
+        if key == "bootstrap.servers" {
+            self.bootstrap_servers = value.into();
+            return Ok(());
+        }
+        self.properties.retain(|(k, _)| *k != key);
+        self.properties.push((key, value.into()));
+        Ok(())
+    }
+
+    /// The bootstrap servers.
+    pub fn bootstrap_servers(&self) -> &str {
+        &self.bootstrap_servers
+    }
+
+    /// Checks that the settings can make a client.
+    pub fn validate(&self) -> Result<(), SettingsError> {
+        if self.bootstrap_servers.trim().is_empty() {
+            return Err(SettingsError::NoBootstrapServers);
+        }
+        Ok(())
+    }
+
+    /// The base configuration: bootstrap servers and the user's properties.
+    pub fn base(&self) -> ClientConfig {
+        let mut config = ClientConfig::new();
+        config.set("bootstrap.servers", &self.bootstrap_servers);
+        for (k, v) in &self.properties {
+            config.set(k, v);
+        }
+        config
+    }
+
+    /// A consumer that only `assign()`s partitions and never joins a group. Its `group.id` is the
+    /// application id so it can read the group's committed offsets (OffsetFetch without a member
+    /// is allowed in a streams group).
+    pub fn consumer(&self, application_id: &str, read_committed: bool) -> ClientConfig {
+        let mut config = self.base();
+        config
+            .set("group.id", application_id)
+            .set("group.protocol", "classic")
+            .set("enable.auto.commit", "false")
+            .set("enable.auto.offset.store", "false")
+            .set("auto.offset.reset", "earliest")
+            .set(
+                "isolation.level",
+                if read_committed { "read_committed" } else { "read_uncommitted" },
+            );
+        config
+    }
+
+    /// A producer. With `transactional_id` it is transactional (exactly-once); without, it is
+    /// idempotent (at-least-once). Keys are partitioned with murmur2 like the Java client, so
+    /// repartition topics and sinks agree with Kafka Streams and Java consumers.
+    pub fn producer(&self, transactional_id: Option<&str>) -> ClientConfig {
+        let mut config = self.base();
+        config
+            .set("enable.idempotence", "true")
+            .set("partitioner", "murmur2_random");
+        if let Some(id) = transactional_id {
+            config.set("transactional.id", id);
+        }
+        config
+    }
+
+    /// An admin client.
+    pub fn admin(&self) -> ClientConfig {
+        self.base()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reserved_properties_are_refused_with_advice() {
+        let mut s = ClientSettings::new("localhost:9092");
+        let err = s.set("isolation.level", "read_uncommitted").unwrap_err();
+        assert_eq!(err, SettingsError::Reserved("isolation.level".into()));
+        assert!(err.to_string().contains("processing_guarantee"));
+    }
+
+    #[test]
+    fn user_properties_reach_every_client_and_later_values_win() {
+        let mut s = ClientSettings::new("a:1");
+        s.set("linger.ms", "5").unwrap();
+        s.set("linger.ms", "7").unwrap();
+        s.set("bootstrap.servers", "b:2").unwrap();
+        let p = s.producer(Some("app-0"));
+        assert_eq!(p.get("linger.ms"), Some("7"));
+        assert_eq!(p.get("bootstrap.servers"), Some("b:2"));
+        assert_eq!(p.get("transactional.id"), Some("app-0"));
+        let c = s.consumer("app", true);
+        assert_eq!(c.get("group.id"), Some("app"));
+        assert_eq!(c.get("isolation.level"), Some("read_committed"));
+        assert_eq!(c.get("linger.ms"), Some("7"));
+    }
+
+    #[test]
+    fn empty_bootstrap_servers_are_refused() {
+        assert_eq!(ClientSettings::new(" ").validate(), Err(SettingsError::NoBootstrapServers));
+    }
+}
