@@ -17,4 +17,5 @@
 pub mod group;
 pub mod kafka;
 pub mod protocol;
+pub mod streams;
 pub mod topology;

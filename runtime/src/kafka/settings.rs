@@ -50,7 +50,11 @@ impl ClientSettings {
 
     /// Sets a librdkafka property on every client (for example `security.protocol`,
     /// `sasl.mechanism`, `ssl.ca.location`, `linger.ms`).
-    pub fn set(&mut self, key: impl Into<String>, value: impl Into<String>) -> Result<(), SettingsError> {
+    pub fn set(
+        &mut self,
+        key: impl Into<String>,
+        value: impl Into<String>,
+    ) -> Result<(), SettingsError> {
         let key = key.into();
         if RESERVED_PROPERTIES.contains(&key.as_str()) {
             return Err(SettingsError::Reserved(key));
@@ -100,7 +104,11 @@ impl ClientSettings {
             .set("auto.offset.reset", "earliest")
             .set(
                 "isolation.level",
-                if read_committed { "read_committed" } else { "read_uncommitted" },
+                if read_committed {
+                    "read_committed"
+                } else {
+                    "read_uncommitted"
+                },
             );
         config
     }
@@ -155,6 +163,9 @@ mod tests {
 
     #[test]
     fn empty_bootstrap_servers_are_refused() {
-        assert_eq!(ClientSettings::new(" ").validate(), Err(SettingsError::NoBootstrapServers));
+        assert_eq!(
+            ClientSettings::new(" ").validate(),
+            Err(SettingsError::NoBootstrapServers)
+        );
     }
 }

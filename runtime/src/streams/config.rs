@@ -1,0 +1,124 @@
+//! How an application runs: guarantee, threads, commit interval, client settings.
+
+use std::time::Duration;
+
+use crate::kafka::settings::{ClientSettings, SettingsError};
+
+/// What a commit does, and so what a failure can cost.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ProcessingGuarantee {
+    /// Output records, changelog records and consumed offsets commit in one Kafka transaction.
+    /// After a failure, uncommitted work is aborted and redone: each input record affects output
+    /// and state once. Consumers of the output must read with `isolation.level=read_committed`.
+    #[default]
+    ExactlyOnce,
+    /// Output is flushed, then offsets are committed, without a transaction. After a failure,
+    /// input since the last commit is processed again, so output and state updates can repeat.
+    AtLeastOnce,
+}
+
+/// The settings of a running application. Made by [`Builder`](super::Builder).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StreamsConfig {
+    /// Client settings shared by every consumer, producer and admin client.
+    pub settings: ClientSettings,
+    /// Processing threads; each is one member of the streams group.
+    pub threads: usize,
+    /// Exactly-once (default) or at-least-once.
+    pub guarantee: ProcessingGuarantee,
+    /// How often output, state and offsets are committed (100 ms by default).
+    pub commit_interval: Duration,
+    /// How long the broker waits before aborting the open transaction of a crashed instance
+    /// (10 s by default). Read-committed consumers of affected partitions wait that long.
+    pub transaction_timeout: Duration,
+    /// How long the coordinator waits for a member to release revoked tasks before fencing it.
+    pub rebalance_timeout: Duration,
+}
+
+/// Why an application could not be built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BuildError {
+    /// A client setting was refused.
+    #[error(transparent)]
+    Settings(#[from] SettingsError),
+    /// `threads(0)`.
+    #[error("threads(0): an application needs at least one processing thread")]
+    NoThreads,
+    /// A zero commit interval.
+    #[error("commit_interval must be longer than zero (100 ms is the default)")]
+    ZeroCommitInterval,
+    /// The transaction timeout does not leave room for a commit interval.
+    #[error(
+        "transaction_timeout ({timeout:?}) must be longer than commit_interval ({interval:?}), \
+         or every transaction would time out before it is committed"
+    )]
+    TransactionTimeoutTooShort {
+        /// The transaction timeout given.
+        timeout: Duration,
+        /// The commit interval given.
+        interval: Duration,
+    },
+}
+
+impl StreamsConfig {
+    /// The defaults of Kafka Streams' exactly-once mode, for servers at `bootstrap_servers`.
+    pub fn new(bootstrap_servers: impl Into<String>) -> Self {
+        StreamsConfig {
+            settings: ClientSettings::new(bootstrap_servers),
+            threads: 1,
+            guarantee: ProcessingGuarantee::ExactlyOnce,
+            commit_interval: Duration::from_millis(100),
+            transaction_timeout: Duration::from_secs(10),
+            rebalance_timeout: Duration::from_secs(30),
+        }
+    }
+
+    /// Checks the settings against each other.
+    pub fn validate(&self) -> Result<(), BuildError> {
+        self.settings.validate()?;
+        if self.threads == 0 {
+            return Err(BuildError::NoThreads);
+        }
+        if self.commit_interval.is_zero() {
+            return Err(BuildError::ZeroCommitInterval);
+        }
+        if self.guarantee == ProcessingGuarantee::ExactlyOnce
+            && self.transaction_timeout <= self.commit_interval
+        {
+            return Err(BuildError::TransactionTimeoutTooShort {
+                timeout: self.transaction_timeout,
+                interval: self.commit_interval,
+            });
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_kafka_streams_exactly_once_defaults() {
+        let c = StreamsConfig::new("localhost:9092");
+        assert_eq!(c.guarantee, ProcessingGuarantee::ExactlyOnce);
+        assert_eq!(c.commit_interval, Duration::from_millis(100));
+        assert_eq!(c.transaction_timeout, Duration::from_secs(10));
+        assert_eq!(c.validate(), Ok(()));
+    }
+
+    #[test]
+    fn inconsistent_settings_are_refused() {
+        let mut c = StreamsConfig::new("localhost:9092");
+        c.threads = 0;
+        assert_eq!(c.validate(), Err(BuildError::NoThreads));
+        c.threads = 2;
+        c.transaction_timeout = Duration::from_millis(50);
+        assert!(matches!(
+            c.validate(),
+            Err(BuildError::TransactionTimeoutTooShort { .. })
+        ));
+        c.guarantee = ProcessingGuarantee::AtLeastOnce;
+        assert_eq!(c.validate(), Ok(()));
+    }
+}

@@ -1,0 +1,7 @@
+//! Running a compiled topology on Kafka: the application builder, its settings, and shutdown.
+
+pub mod config;
+pub mod signal;
+
+pub use config::{BuildError, ProcessingGuarantee, StreamsConfig};
+pub use signal::shutdown_signal;
