@@ -1,0 +1,106 @@
+//! The producer of a processing thread, and the first delivery failure it saw.
+//!
+//! librdkafka reports a record's fate asynchronously. A failure that no retry fixes (for example
+//! a record larger than the broker accepts) must stop the application; the context below keeps
+//! the first such failure so the processing loop can check it at every commit.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rdkafka::ClientContext;
+use rdkafka::error::KafkaError;
+use rdkafka::message::{DeliveryResult, Message, OwnedHeaders};
+use rdkafka::producer::{BaseRecord, ProducerContext, ThreadedProducer};
+use rdkafka::types::RDKafkaErrorCode;
+
+/// The first record the producer could not deliver.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error(
+    "a record for {topic}[{partition}] could not be delivered: {error}; the application stops \
+     because no retry fixes this (for a record too large, raise the topic's max.message.bytes \
+     or make the record smaller)"
+)]
+pub struct DeliveryFailure {
+    /// The topic of the failed record.
+    pub topic: String,
+    /// Its partition (-1 when none was chosen).
+    pub partition: i32,
+    /// What the broker or librdkafka said.
+    pub error: KafkaError,
+}
+
+/// A producer context that remembers the first failed delivery.
+#[derive(Debug, Default, Clone)]
+pub struct DeliveryWatch {
+    first_failure: Arc<Mutex<Option<DeliveryFailure>>>,
+}
+
+impl DeliveryWatch {
+    /// The first failure since the last [`take`](Self::take), if any.
+    pub fn take(&self) -> Option<DeliveryFailure> {
+        self.first_failure.lock().ok().and_then(|mut f| f.take())
+    }
+}
+
+impl ClientContext for DeliveryWatch {}
+
+impl ProducerContext for DeliveryWatch {
+    type DeliveryOpaque = ();
+
+    fn delivery(&self, result: &DeliveryResult<'_>, _: ()) {
+        if let Err((error, message)) = result {
+            // Records purged by an abort are expected; they are redone.
+            if matches!(error, KafkaError::MessageProduction(RDKafkaErrorCode::PurgeQueue | RDKafkaErrorCode::PurgeInflight)) {
+                return;
+            }
+            if let Ok(mut slot) = self.first_failure.lock() {
+                if slot.is_none() {
+                    *slot = Some(DeliveryFailure {
+                        topic: message.topic().to_owned(),
+                        partition: message.partition(),
+                        error: error.clone(),
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// The producer of one processing thread.
+pub type StreamsProducer = ThreadedProducer<DeliveryWatch>;
+
+/// Sends one record, waiting while librdkafka's queue is full. `partition` `None` lets the
+/// murmur2 partitioner choose from the key.
+pub fn send(
+    producer: &StreamsProducer,
+    topic: &str,
+    partition: Option<i32>,
+    key: Option<&[u8]>,
+    value: Option<&[u8]>,
+    timestamp: i64,
+    headers: Option<OwnedHeaders>,
+) -> Result<(), KafkaError> {
+    let mut record: BaseRecord<'_, [u8], [u8], ()> = BaseRecord::to(topic).timestamp(timestamp);
+    if let Some(p) = partition {
+        record = record.partition(p);
+    }
+    if let Some(k) = key {
+        record = record.key(k);
+    }
+    if let Some(v) = value {
+        record = record.payload(v);
+    }
+    if let Some(h) = headers {
+        record = record.headers(h);
+    }
+    loop {
+        match producer.send(record) {
+            Ok(()) => return Ok(()),
+            Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), back)) => {
+                record = back;
+                producer.poll(Duration::from_millis(5));
+            }
+            Err((e, _)) => return Err(e),
+        }
+    }
+}
