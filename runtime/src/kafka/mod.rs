@@ -2,6 +2,7 @@
 //! lacks: client settings shared by every client of an application, and a transactional offset
 //! commit made on behalf of a streams-group member.
 
+pub mod admin;
 pub mod producer;
 pub mod restore;
 pub mod settings;

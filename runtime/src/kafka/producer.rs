@@ -50,17 +50,22 @@ impl ProducerContext for DeliveryWatch {
     fn delivery(&self, result: &DeliveryResult<'_>, _: ()) {
         if let Err((error, message)) = result {
             // Records purged by an abort are expected; they are redone.
-            if matches!(error, KafkaError::MessageProduction(RDKafkaErrorCode::PurgeQueue | RDKafkaErrorCode::PurgeInflight)) {
+            if matches!(
+                error,
+                KafkaError::MessageProduction(
+                    RDKafkaErrorCode::PurgeQueue | RDKafkaErrorCode::PurgeInflight
+                )
+            ) {
                 return;
             }
-            if let Ok(mut slot) = self.first_failure.lock() {
-                if slot.is_none() {
-                    *slot = Some(DeliveryFailure {
-                        topic: message.topic().to_owned(),
-                        partition: message.partition(),
-                        error: error.clone(),
-                    });
-                }
+            if let Ok(mut slot) = self.first_failure.lock()
+                && slot.is_none()
+            {
+                *slot = Some(DeliveryFailure {
+                    topic: message.topic().to_owned(),
+                    partition: message.partition(),
+                    error: error.clone(),
+                });
             }
         }
     }

@@ -1,0 +1,144 @@
+//! Admin operations of the runtime: purging repartition topics, and deleting an application's
+//! group and internal topics.
+
+use std::time::Duration;
+
+use rdkafka::admin::{AdminClient, AdminOptions};
+use rdkafka::client::DefaultClientContext;
+use rdkafka::error::KafkaError;
+use rdkafka::types::RDKafkaErrorCode;
+use rdkafka::{ClientConfig, TopicPartitionList};
+
+/// The admin client of an application.
+pub type Admin = AdminClient<DefaultClientContext>;
+
+/// Makes an admin client.
+pub fn admin(config: &ClientConfig) -> Result<Admin, KafkaError> {
+    config.create()
+}
+
+fn options(timeout: Duration) -> AdminOptions {
+    AdminOptions::new()
+        .operation_timeout(Some(timeout))
+        .request_timeout(Some(timeout))
+}
+
+/// Deletes the records of repartition partitions below the given offsets (the committed ones),
+/// so repartition topics don't grow forever. Failures are returned per call, not per partition:
+/// a partition that could not be purged now is purged at a later commit.
+pub async fn purge(
+    admin: &Admin,
+    below: &TopicPartitionList,
+    timeout: Duration,
+) -> Result<(), KafkaError> {
+    if below.count() == 0 {
+        return Ok(());
+    }
+    admin
+        .delete_records(below, &options(timeout))
+        .await
+        .map(|_| ())
+}
+
+/// Whether `topic` is an internal topic (repartition or changelog) of `application_id`, by
+/// Kafka Streams' naming: `<application id>-<name>-repartition` or `-changelog`.
+pub fn is_internal_topic(application_id: &str, topic: &str) -> bool {
+    topic
+        .strip_prefix(application_id)
+        .and_then(|rest| rest.strip_prefix('-'))
+        .is_some_and(|rest| {
+            let name = rest
+                .strip_suffix("-repartition")
+                .or_else(|| rest.strip_suffix("-changelog"));
+            name.is_some_and(|n| !n.is_empty())
+        })
+}
+
+/// The outcome of deleting a group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GroupDeletion {
+    /// The group was deleted.
+    Deleted,
+    /// There was no such group.
+    NotFound,
+}
+
+/// Why a group could not be deleted.
+#[derive(Debug, thiserror::Error)]
+pub enum DeleteGroupError {
+    /// Members are still in the group.
+    #[error(
+        "the group `{0}` still has members: stop every instance of the application (or wait \
+         for their session timeout) and try again"
+    )]
+    NotEmpty(String),
+    /// Anything else.
+    #[error("deleting the group `{group}` failed: {source}")]
+    Kafka {
+        /// The group.
+        group: String,
+        /// What the broker said.
+        #[source]
+        source: KafkaError,
+    },
+}
+
+/// Deletes the group `group_id` (the application id); the group must be empty.
+pub async fn delete_group(
+    admin: &Admin,
+    group_id: &str,
+    timeout: Duration,
+) -> Result<GroupDeletion, DeleteGroupError> {
+    let kafka = |source| DeleteGroupError::Kafka {
+        group: group_id.to_owned(),
+        source,
+    };
+    let results = admin
+        .delete_groups(&[group_id], &options(timeout))
+        .await
+        .map_err(kafka)?;
+    match results.into_iter().next() {
+        None | Some(Ok(_)) => Ok(GroupDeletion::Deleted),
+        Some(Err((_, RDKafkaErrorCode::GroupIdNotFound))) => Ok(GroupDeletion::NotFound),
+        Some(Err((_, RDKafkaErrorCode::NonEmptyGroup))) => {
+            Err(DeleteGroupError::NotEmpty(group_id.to_owned()))
+        }
+        Some(Err((_, code))) => Err(kafka(KafkaError::AdminOp(code))),
+    }
+}
+
+/// Deletes `topics`; topics that no longer exist are not an error. Returns the topics deleted.
+pub async fn delete_topics(
+    admin: &Admin,
+    topics: &[&str],
+    timeout: Duration,
+) -> Result<Vec<String>, KafkaError> {
+    if topics.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut deleted = Vec::new();
+    for result in admin.delete_topics(topics, &options(timeout)).await? {
+        match result {
+            Ok(t) => deleted.push(t),
+            Err((_, RDKafkaErrorCode::UnknownTopicOrPartition)) => {}
+            Err((_, code)) => return Err(KafkaError::AdminOp(code)),
+        }
+    }
+    Ok(deleted)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_internal_topic;
+
+    #[test]
+    fn internal_topics_are_recognized_by_kafka_streams_naming() {
+        assert!(is_internal_topic("wc", "wc-counts-changelog"));
+        assert!(is_internal_topic("wc", "wc-counts-repartition"));
+        assert!(is_internal_topic("wc", "wc-a-b-changelog"));
+        assert!(!is_internal_topic("wc", "wc-changelog"));
+        assert!(!is_internal_topic("wc", "wc2-counts-changelog"));
+        assert!(!is_internal_topic("wc", "sentences"));
+        assert!(!is_internal_topic("wc", "wc-counts"));
+    }
+}
