@@ -1,1 +1,3 @@
-//! Example topologies of dekaf-streams, each tested through the TestDriver.
+//! Example topologies of dekaf-streams, each tested through the TestDriver (see `tests/`).
+
+pub mod word_count;

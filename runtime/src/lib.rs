@@ -11,6 +11,10 @@
 //! | module | what |
 //! |---|---|
 //! | [`topology`] | the static description of a compiled topology |
+//! | [`serdes`] | the `Serde` trait and Kafka's byte layouts (UTF-8, big-endian integers, JSON, windowed keys) |
+//! | [`store`] | state stores: byte-ordered backends (in memory; LMDB later), the processor API's typed view |
+//! | [`task`] | the `Topology` and `Task` traits: what a runner (TestDriver, Kafka runtime) calls |
+//! | [`testing`] | `TestDriver`: run a topology in process, without a broker |
 //! | [`protocol`] | Kafka requests the runtime encodes itself (streams group heartbeat, describe) |
 //! | [`group`] | the coordinator connection and the streams-group membership state machine |
 
@@ -19,3 +23,25 @@ pub mod kafka;
 pub mod protocol;
 pub mod streams;
 pub mod topology;
+
+pub mod serdes;
+pub mod store;
+pub mod task;
+pub mod testing;
+
+#[doc(hidden)]
+pub mod __private;
+
+pub use dekaf_streams_macros::topology;
+
+/// What a topology definition needs in scope: `use dekaf_streams::prelude::*;`.
+pub mod prelude {
+    pub use crate::serdes::{Bytes, I32, I64, Json, Nullable, Serde, TimeWindowed, Unit, Utf8, Window, Windowed};
+    pub use crate::store::{KeyValueStore, StoreError};
+    pub use crate::task::{
+        ErrorKind, ErrorResponse, Headers, ProcessError, ProcessingError, StoreRef, Task, Topology, TopicRef,
+        WindowStoreRef,
+    };
+    pub use crate::topology;
+    pub use std::time::Duration;
+}

@@ -1,0 +1,93 @@
+//! The static `TopologyInfo` literal.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::model::{Model, NodeKind};
+
+const DAY_MS: i64 = 86_400_000;
+
+fn configs(pairs: &[(&str, String)]) -> TokenStream {
+    let mut sorted: Vec<_> = pairs.to_vec();
+    sorted.sort();
+    let items = sorted.iter().map(|(k, v)| quote!((#k, #v)));
+    quote!(&[#(#items),*])
+}
+
+/// Kafka Streams' configuration of a repartition topic.
+pub fn repartition_configs() -> Vec<(&'static str, String)> {
+    vec![
+        ("cleanup.policy", "delete".to_owned()),
+        ("message.timestamp.type", "CreateTime".to_owned()),
+        ("retention.ms", "-1".to_owned()),
+        ("segment.bytes", "52428800".to_owned()),
+    ]
+}
+
+/// Kafka Streams' configuration of a changelog topic.
+pub fn changelog_configs(window: Option<crate::model::WindowSpec>) -> Vec<(&'static str, String)> {
+    match window {
+        None => vec![("cleanup.policy", "compact".to_owned()), ("message.timestamp.type", "CreateTime".to_owned())],
+        Some(w) => vec![
+            ("cleanup.policy", "compact,delete".to_owned()),
+            ("message.timestamp.type", "CreateTime".to_owned()),
+            // The store keeps size + grace; the changelog one more day, as Kafka Streams does.
+            ("retention.ms", (w.size + w.grace + DAY_MS).to_string()),
+        ],
+    }
+}
+
+pub fn store_info(m: &Model, s: usize) -> TokenStream {
+    let dk = quote!(::dekaf_streams::__private);
+    let st = &m.stores[s];
+    let name = &st.name;
+    let changelog = &st.changelog;
+    let kind = match st.window {
+        None => quote!(#dk::StoreKind::KeyValue),
+        Some(w) => {
+            let (a, b, c) = (w.size, w.advance, w.grace);
+            quote!(#dk::StoreKind::Window { size_ms: #a, advance_ms: #b, grace_ms: #c })
+        }
+    };
+    quote!(#dk::StoreInfo { name: #name, changelog_topic: #changelog, kind: #kind })
+}
+
+pub fn info(m: &Model) -> TokenStream {
+    let dk = quote!(::dekaf_streams::__private);
+    let app = &m.app_id;
+    let subs = m.subs.iter().map(|sub| {
+        let id = sub.id.to_string();
+        let sources = sub.source_topics.iter().map(|(t, _)| t);
+        let rep_conf = configs(&repartition_configs());
+        let rep_sources = sub.repartition_sources.iter().map(|(t, _)| {
+            quote!(#dk::InternalTopicInfo { name: #t, partitions: 0, replication_factor: 0, configs: #rep_conf })
+        });
+        let rep_sinks = &sub.repartition_sinks;
+        let mut changelogs: Vec<_> = sub.stores.iter().map(|&s| &m.stores[s]).filter(|s| s.logged).collect();
+        changelogs.sort_by(|a, b| a.changelog.cmp(&b.changelog));
+        let changelogs = changelogs.iter().map(|st| {
+            let name = &st.changelog;
+            let conf = configs(&changelog_configs(st.window));
+            quote!(#dk::InternalTopicInfo { name: #name, partitions: 0, replication_factor: 0, configs: #conf })
+        });
+        let sinks = &sub.sink_topics;
+        let groups = sub.copartition_groups.iter().map(|(u, r)| {
+            quote!(#dk::CopartitionGroup { source_topics: &[#(#u),*], repartition_source_topics: &[#(#r),*] })
+        });
+        let stores = sub.stores.iter().map(|&s| store_info(m, s));
+        let _ = NodeKind::Merge;
+        quote! {
+            #dk::SubtopologyInfo {
+                id: #id,
+                source_topics: &[#(#sources),*],
+                repartition_source_topics: &[#(#rep_sources),*],
+                repartition_sink_topics: &[#(#rep_sinks),*],
+                state_changelog_topics: &[#(#changelogs),*],
+                sink_topics: &[#(#sinks),*],
+                copartition_groups: &[#(#groups),*],
+                stores: &[#(#stores),*],
+            }
+        }
+    });
+    quote!(#dk::TopologyInfo { application_id: #app, subtopologies: &[#(#subs),*] })
+}

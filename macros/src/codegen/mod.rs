@@ -1,0 +1,400 @@
+//! Phase 4: Rust code. The topology type with its typed handles and `Topology` impl, the
+//! static `TopologyInfo`, and per subtopology a task struct whose `process` runs every operator
+//! inline ([`ops`]).
+
+mod info;
+pub mod ops;
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote};
+
+use crate::check::{screaming, snake};
+use crate::model::{Model, NodeKind, StoreOwner, TopicRole};
+use ops::{Acc, Emitter};
+
+/// The whole expansion.
+pub fn generate(m: &Model) -> TokenStream {
+    let name = &m.name;
+    let vis = &m.vis;
+    let attrs = &m.attrs;
+    let app = &m.app_id;
+    let dk = quote!(::dekaf_streams::__private);
+    let description = crate::describe::describe(m);
+    let info = info::info(m);
+    let task_enum = format_ident!("__{}Task", name);
+    let em = Emitter { m, topo: name.clone() };
+
+    let handles = handles(m);
+    let on_error = match &m.on_error {
+        Some(f) => quote!(#dk::on_error(__dk_error, #f)),
+        None => quote!(#dk::default_on_error(__dk_error)),
+    };
+
+    let mut subs = Vec::new();
+    let mut variants = Vec::new();
+    let mut creates = Vec::new();
+    for sub in &m.subs {
+        let sub_ty = format_ident!("__{}Sub{}", name, sub.id);
+        let variant = format_ident!("S{}", sub.id);
+        let id = sub.id.to_string();
+        let idx = sub.id;
+        variants.push(quote!(#variant(#sub_ty<B>)));
+        creates.push(quote!(#id => Ok(#task_enum::#variant(#sub_ty::__create(partition, stores)?)),));
+
+        let store_fields: Vec<_> = sub.stores.iter().map(|&s| Emitter::store_field(s)).collect();
+        let store_infos = sub.stores.iter().map(|&s| info::store_info(m, s));
+        let sources: Vec<(String, usize)> = sub.source_topics.iter().chain(&sub.repartition_sources).cloned().collect();
+        let source_names = sources.iter().map(|(t, _)| t);
+        let mut source_fns = Vec::new();
+        let mut arms = Vec::new();
+        for (i, (topic, node)) in sources.iter().enumerate() {
+            let f = format_ident!("__source_{}", i);
+            let body = em.source(*node);
+            source_fns.push(quote! {
+                #[allow(unused_variables, unused_mut, unreachable_code, clippy::all)]
+                #[inline]
+                fn #f<S: #dk::RecordSink>(
+                    &mut self,
+                    __dk_record: &#dk::InputRecord<'_>,
+                    __dk_sink: &mut S,
+                ) -> ::core::result::Result<(), #dk::RecordError> {
+                    #body
+                    Ok(())
+                }
+            });
+            let node_name = &m.nodes[*node].name;
+            arms.push(quote! {
+                #i => (
+                    ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(|| self.#f(__dk_record, __dk_sink))),
+                    #topic,
+                    #node_name,
+                ),
+            });
+        }
+        let restores = sub.stores.iter().filter(|&&s| m.stores[s].logged || m.stores[s].owner == StoreOwner::Table).map(|&s| {
+            let topic = &m.stores[s].changelog;
+            let f = Emitter::store_field(s);
+            quote!(#topic => #dk::restore(&mut self.#f, key, value),)
+        });
+        let store_lookups = sub.stores.iter().map(|&s| {
+            let n = &m.stores[s].name;
+            let f = Emitter::store_field(s);
+            quote!(#n => Some(&self.#f),)
+        });
+
+        subs.push(quote! {
+            #[doc(hidden)]
+            #vis struct #sub_ty<B> {
+                __partition: i32,
+                __stream_time: i64,
+                __late: u64,
+                __skipped: u64,
+                __kbuf: ::std::vec::Vec<u8>,
+                __vbuf: ::std::vec::Vec<u8>,
+                #(#store_fields: B,)*
+                __marker: ::core::marker::PhantomData<fn() -> B>,
+            }
+
+            impl<B: #dk::StoreBackend> #sub_ty<B> {
+                fn __create<F: #dk::BackendFactory<Backend = B>>(
+                    partition: i32,
+                    stores: &mut F,
+                ) -> ::core::result::Result<Self, #dk::TaskError> {
+                    Ok(Self {
+                        __partition: partition,
+                        __stream_time: i64::MIN,
+                        __late: 0,
+                        __skipped: 0,
+                        __kbuf: ::std::vec::Vec::with_capacity(64),
+                        __vbuf: ::std::vec::Vec::with_capacity(64),
+                        #(#store_fields: stores.open(#app, #id, partition, &#store_infos)?,)*
+                        __marker: ::core::marker::PhantomData,
+                    })
+                }
+
+                #(#source_fns)*
+            }
+
+            impl<B: #dk::StoreBackend> #dk::Task for #sub_ty<B> {
+                type Backend = B;
+
+                fn subtopology(&self) -> &'static #dk::SubtopologyInfo {
+                    &<#name as #dk::Topology>::INFO.subtopologies[#idx]
+                }
+
+                fn partition(&self) -> i32 {
+                    self.__partition
+                }
+
+                fn source_topics(&self) -> &'static [&'static str] {
+                    &[#(#source_names),*]
+                }
+
+                fn process<S: #dk::RecordSink>(
+                    &mut self,
+                    __dk_record: &#dk::InputRecord<'_>,
+                    __dk_sink: &mut S,
+                ) -> ::core::result::Result<(), #dk::TaskError> {
+                    if __dk_record.timestamp > self.__stream_time {
+                        self.__stream_time = __dk_record.timestamp;
+                    }
+                    let (__dk_result, __dk_topic, __dk_node) = match __dk_record.source {
+                        #(#arms)*
+                        other => return Err(#dk::TaskError::UnknownSource(other)),
+                    };
+                    let __dk_result = match __dk_result {
+                        Ok(r) => r,
+                        Err(payload) => Err(#dk::RecordError::Record {
+                            kind: #dk::ErrorKind::Processing,
+                            node: __dk_node,
+                            message: #dk::panic_message(payload),
+                        }),
+                    };
+                    match __dk_result {
+                        Ok(()) => Ok(()),
+                        Err(e) => #dk::handle_error(e, __dk_topic, __dk_record, #name::__on_error, &mut self.__skipped, __dk_sink),
+                    }
+                }
+
+                #[allow(unused_variables)]
+                fn restore(&mut self, changelog_topic: &str, key: &[u8], value: Option<&[u8]>) -> ::core::result::Result<(), #dk::TaskError> {
+                    match changelog_topic {
+                        #(#restores)*
+                        other => Err(#dk::TaskError::UnknownChangelog(other.to_owned())),
+                    }
+                }
+
+                fn clear(&mut self) -> ::core::result::Result<(), #dk::TaskError> {
+                    #(#dk::StoreBackend::clear(&mut self.#store_fields)?;)*
+                    self.__stream_time = i64::MIN;
+                    Ok(())
+                }
+
+                fn stream_time(&self) -> i64 {
+                    self.__stream_time
+                }
+
+                fn set_stream_time(&mut self, stream_time: i64) {
+                    self.__stream_time = stream_time;
+                }
+
+                fn late_records_dropped(&self) -> u64 {
+                    self.__late
+                }
+
+                fn records_skipped(&self) -> u64 {
+                    self.__skipped
+                }
+
+                #[allow(unused_variables)]
+                fn store(&self, name: &str) -> Option<&B> {
+                    match name {
+                        #(#store_lookups)*
+                        _ => None,
+                    }
+                }
+            }
+        });
+    }
+
+    let contexts = contexts(m, &em);
+    let sub_variants: Vec<_> = m.subs.iter().map(|s| format_ident!("S{}", s.id)).collect();
+    let delegate = |call: TokenStream| {
+        let arms = sub_variants.iter().map(|v| quote!(#task_enum::#v(t) => t.#call,));
+        quote!(match self { #(#arms)* })
+    };
+    let d_sub = delegate(quote!(subtopology()));
+    let d_part = delegate(quote!(partition()));
+    let d_src = delegate(quote!(source_topics()));
+    let d_proc = delegate(quote!(process(record, sink)));
+    let d_rest = delegate(quote!(restore(changelog_topic, key, value)));
+    let d_clear = delegate(quote!(clear()));
+    let d_st = delegate(quote!(stream_time()));
+    let d_sst = delegate(quote!(set_stream_time(stream_time)));
+    let d_late = delegate(quote!(late_records_dropped()));
+    let d_skip = delegate(quote!(records_skipped()));
+    let d_store = delegate(quote!(store(name)));
+    let doc_task = format!("The task of one subtopology of [`{name}`], over store backend `B`.");
+
+    quote! {
+        #(#attrs)*
+        #[derive(Debug, Clone, Copy, Default)]
+        #vis struct #name;
+
+        impl #name {
+            #handles
+
+            #[doc(hidden)]
+            fn __on_error(__dk_error: &#dk::ProcessingError) -> #dk::ErrorResponse {
+                #on_error
+            }
+        }
+
+        #[doc = #doc_task]
+        #[doc(hidden)]
+        #vis enum #task_enum<B> {
+            #(#[doc(hidden)] #variants,)*
+        }
+
+        #(#subs)*
+
+        #contexts
+
+        impl<B: #dk::StoreBackend> #dk::Task for #task_enum<B> {
+            type Backend = B;
+            fn subtopology(&self) -> &'static #dk::SubtopologyInfo { #d_sub }
+            fn partition(&self) -> i32 { #d_part }
+            fn source_topics(&self) -> &'static [&'static str] { #d_src }
+            #[inline]
+            fn process<S: #dk::RecordSink>(&mut self, record: &#dk::InputRecord<'_>, sink: &mut S) -> ::core::result::Result<(), #dk::TaskError> { #d_proc }
+            fn restore(&mut self, changelog_topic: &str, key: &[u8], value: Option<&[u8]>) -> ::core::result::Result<(), #dk::TaskError> { #d_rest }
+            fn clear(&mut self) -> ::core::result::Result<(), #dk::TaskError> { #d_clear }
+            fn stream_time(&self) -> i64 { #d_st }
+            fn set_stream_time(&mut self, stream_time: i64) { #d_sst }
+            fn late_records_dropped(&self) -> u64 { #d_late }
+            fn records_skipped(&self) -> u64 { #d_skip }
+            fn store(&self, name: &str) -> Option<&B> { #d_store }
+        }
+
+        impl #dk::Topology for #name {
+            const APPLICATION_ID: &'static str = #app;
+            const INFO: &'static #dk::TopologyInfo = &#info;
+            const DESCRIPTION: &'static str = #description;
+            type Task<B: #dk::StoreBackend> = #task_enum<B>;
+
+            fn create_task<F: #dk::BackendFactory>(
+                subtopology: &str,
+                partition: i32,
+                stores: &mut F,
+            ) -> ::core::result::Result<Self::Task<F::Backend>, #dk::TaskError> {
+                match subtopology {
+                    #(#creates)*
+                    other => Err(#dk::TaskError::UnknownSubtopology(other.to_owned())),
+                }
+            }
+        }
+    }
+}
+
+/// Typed handles: `pub const SENTENCES: TopicRef<String, String>`, `pub const COUNTS: StoreRef<String, i64>`.
+fn handles(m: &Model) -> TokenStream {
+    let dk = quote!(::dekaf_streams::__private);
+    let mut out = TokenStream::new();
+    let mut taken: Vec<String> = Vec::new();
+    for t in &m.topics {
+        if t.role == TopicRole::DeadLetter || taken.contains(&screaming(&t.name)) {
+            continue;
+        }
+        let (Some(k), Some(v)) = (&t.key, &t.value) else { continue };
+        let c = syn::Ident::new(&screaming(&t.name), Span::call_site());
+        taken.push(c.to_string());
+        let (kt, vt) = (&k.ty, &v.ty);
+        let role = match t.role {
+            TopicRole::Source => "read as a stream",
+            TopicRole::Table => "read as a table",
+            _ => "written",
+        };
+        let doc = format!("Topic `{}` ({role}), with its serdes.", t.name);
+        let topic = &t.name;
+        out.extend(quote! {
+            #[doc = #doc]
+            pub const #c: #dk::TopicRef<<#kt as #dk::Serde>::Value, <#vt as #dk::Serde>::Value> =
+                #dk::TopicRef::new::<#kt, #vt>(#topic);
+        });
+    }
+    for st in &m.stores {
+        let mut name = screaming(&st.name);
+        if taken.contains(&name) {
+            name.push_str("_STORE");
+        }
+        taken.push(name.clone());
+        let c = syn::Ident::new(&name, Span::call_site());
+        let (kt, vt) = (&st.key.ty, &st.value.ty);
+        let sname = &st.name;
+        let out_tokens = match st.window {
+            None => {
+                let doc = format!("Key-value store `{}` (changelog `{}`).", st.name, st.changelog);
+                quote! {
+                    #[doc = #doc]
+                    pub const #c: #dk::StoreRef<<#kt as #dk::Serde>::Value, <#vt as #dk::Serde>::Value> =
+                        #dk::StoreRef::new::<#kt, #vt>(#sname);
+                }
+            }
+            Some(w) => {
+                let size = w.size;
+                let doc = format!("Window store `{}` (changelog `{}`).", st.name, st.changelog);
+                quote! {
+                    #[doc = #doc]
+                    pub const #c: #dk::WindowStoreRef<<#kt as #dk::Serde>::Value, <#vt as #dk::Serde>::Value> =
+                        #dk::WindowStoreRef::new::<#kt, #vt>(#sname, #size);
+                }
+            }
+        };
+        out.extend(out_tokens);
+    }
+    out
+}
+
+/// The context struct of every `process(..)` node: one accessor per declared store.
+fn contexts(m: &Model, em: &Emitter<'_>) -> TokenStream {
+    let dk = quote!(::dekaf_streams::__private);
+    let vis = &m.vis;
+    let mut out = TokenStream::new();
+    for n in &m.nodes {
+        let NodeKind::Process { stores, .. } = &n.kind else { continue };
+        let ctx = em.ctx_type(n.id);
+        let fields: Vec<_> = stores.iter().map(|&s| Emitter::store_field(s)).collect();
+        let accessors = stores.iter().map(|&s| {
+            let st = &m.stores[s];
+            let f = Emitter::store_field(s);
+            let method = syn::Ident::new(&snake(&st.name), st.span);
+            let (kt, vt) = (&st.key.ty, &st.value.ty);
+            let changelog = &st.changelog;
+            let doc = format!("Store `{}`: get, put, delete, range; writes go to `{}`.", st.name, st.changelog);
+            quote! {
+                #[doc = #doc]
+                pub fn #method(&mut self) -> #dk::KeyValueStore<'_, #kt, #vt, B, S> {
+                    #dk::KeyValueStore::new(
+                        &mut *self.#f, #changelog, self.__partition, self.__timestamp,
+                        &mut *self.__kbuf, &mut *self.__vbuf, &mut *self.__sink,
+                    )
+                }
+            }
+        });
+        let doc = format!("What the closure of `process(..)` ({}) sees: its stores and the record's metadata.", n.name);
+        out.extend(quote! {
+            #[doc = #doc]
+            #[doc(hidden)]
+            #vis struct #ctx<'a, B: #dk::StoreBackend, S: #dk::RecordSink> {
+                #(#fields: &'a mut B,)*
+                __kbuf: &'a mut ::std::vec::Vec<u8>,
+                __vbuf: &'a mut ::std::vec::Vec<u8>,
+                __sink: &'a mut S,
+                __partition: i32,
+                __timestamp: i64,
+                __headers: &'a #dk::Headers,
+            }
+
+            impl<'a, B: #dk::StoreBackend, S: #dk::RecordSink> #ctx<'a, B, S> {
+                #(#accessors)*
+
+                /// The record's timestamp.
+                pub fn timestamp(&self) -> i64 {
+                    self.__timestamp
+                }
+
+                /// The record's headers.
+                pub fn headers(&self) -> &#dk::Headers {
+                    self.__headers
+                }
+
+                /// The task's partition.
+                pub fn partition(&self) -> i32 {
+                    self.__partition
+                }
+            }
+        });
+    }
+    let _ = Acc::owned(syn::Ident::new("x", Span::call_site()));
+    out
+}

@@ -1,0 +1,369 @@
+//! Support code for what `topology!` generates. Not a public API: names and signatures change
+//! without notice.
+//!
+//! Every user closure is passed to one of the small `#[inline(always)]` generic functions
+//! here, whose bound fixes the closure's input types (rustc infers closure parameter types from
+//! the bound of the function a closure is passed to), and whose body rustc inlines.
+
+#![allow(missing_docs, clippy::too_many_arguments)]
+
+use std::fmt::Display;
+
+pub use crate::serdes::{Encoded, Serde, SerdeError, Window, Windowed};
+pub use crate::store::{BackendFactory, KeyValueStore, StoreBackend, StoreError};
+pub use crate::task::{
+    ErrorKind, ErrorResponse, Headers, InputRecord, OutgoingRecord, Partitioning, ProcessError, ProcessingError,
+    RecordSink, SinkError, StoreRef, Task, TaskError, TopicKind, TopicRef, Topology, WindowStoreRef,
+};
+pub use crate::topology::{CopartitionGroup, InternalTopicInfo, StoreInfo, StoreKind, SubtopologyInfo, TopologyInfo};
+
+/// Why one record stopped inside a task.
+#[derive(Debug)]
+pub enum RecordError {
+    /// The sink failed: the task fails, whatever `on_error` says.
+    Sink(SinkError),
+    /// The record failed: `on_error` decides.
+    Record { kind: ErrorKind, node: &'static str, message: String },
+}
+
+impl From<SinkError> for RecordError {
+    #[inline]
+    fn from(e: SinkError) -> Self {
+        RecordError::Sink(e)
+    }
+}
+
+#[cold]
+fn record(kind: ErrorKind, node: &'static str, message: impl Display) -> RecordError {
+    RecordError::Record { kind, node, message: message.to_string() }
+}
+
+#[cold]
+pub fn store_error(node: &'static str, e: StoreError) -> RecordError {
+    match e {
+        StoreError::Sink(s) => RecordError::Sink(s),
+        other => record(ErrorKind::Serialization, node, other),
+    }
+}
+
+#[cold]
+pub fn process_error(node: &'static str, e: ProcessError) -> RecordError {
+    match e {
+        ProcessError::Sink(s) => RecordError::Sink(s),
+        ProcessError::Record(m) => RecordError::Record { kind: ErrorKind::Processing, node, message: m },
+    }
+}
+
+#[cold]
+pub fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        format!("panicked: {s}")
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        format!("panicked: {s}")
+    } else {
+        "panicked".to_owned()
+    }
+}
+
+/// Turns a record error into the task's answer, consulting `on_error`.
+#[inline(never)]
+pub fn handle_error<S: RecordSink>(
+    error: RecordError,
+    topic: &'static str,
+    record: &InputRecord<'_>,
+    on_error: fn(&ProcessingError) -> ErrorResponse,
+    skipped: &mut u64,
+    sink: &mut S,
+) -> Result<(), TaskError> {
+    match error {
+        RecordError::Sink(e) => Err(TaskError::Sink(e)),
+        RecordError::Record { kind, node, message } => {
+            let error = ProcessingError { kind, node, topic, partition: record.partition, offset: record.offset, message };
+            match on_error(&error) {
+                ErrorResponse::Fail => Err(TaskError::Failed(error)),
+                ErrorResponse::Continue => {
+                    *skipped += 1;
+                    Ok(())
+                }
+                ErrorResponse::DeadLetter(topic) => {
+                    *skipped += 1;
+                    sink.send(OutgoingRecord {
+                        topic,
+                        kind: TopicKind::DeadLetter,
+                        partitioning: Partitioning::ByKey,
+                        key: record.key,
+                        value: record.value,
+                        timestamp: record.timestamp,
+                        headers: record.headers,
+                    })?;
+                    Ok(())
+                }
+            }
+        }
+    }
+}
+
+pub fn default_on_error(_: &ProcessingError) -> ErrorResponse {
+    ErrorResponse::Fail
+}
+
+#[inline(always)]
+pub fn on_error<F: FnOnce(&ProcessingError) -> ErrorResponse>(e: &ProcessingError, f: F) -> ErrorResponse {
+    f(e)
+}
+
+// ---- serdes -------------------------------------------------------------------------------
+
+#[inline(always)]
+pub fn de_key<S: Serde>(bytes: Option<&[u8]>, node: &'static str) -> Result<S::Value, RecordError> {
+    S::deserialize(bytes).map_err(|e| record(ErrorKind::KeyDeserialization, node, e))
+}
+
+#[inline(always)]
+pub fn de_value<S: Serde>(bytes: Option<&[u8]>, node: &'static str) -> Result<S::Value, RecordError> {
+    S::deserialize(bytes).map_err(|e| record(ErrorKind::ValueDeserialization, node, e))
+}
+
+/// Serializes into `buf` (cleared first). Spanned at the user's serde: a value of another type
+/// is a type error there.
+#[inline(always)]
+pub fn ser<S: Serde>(value: &S::Value, buf: &mut Vec<u8>, node: &'static str) -> Result<Encoded, RecordError> {
+    buf.clear();
+    S::serialize(value, buf).map_err(|e| record(ErrorKind::Serialization, node, e))
+}
+
+/// Demands that a stream's key or value has the serde's type (spanned at the user's serde).
+#[inline(always)]
+pub fn same_type<S: Serde>(value: S::Value) -> S::Value {
+    value
+}
+
+#[inline(always)]
+pub fn bytes(encoded: Encoded, buf: &[u8]) -> Option<&[u8]> {
+    match encoded {
+        Encoded::Present => Some(buf),
+        Encoded::Null => None,
+    }
+}
+
+#[inline(always)]
+pub fn send<S: RecordSink>(
+    sink: &mut S,
+    topic: &'static str,
+    kind: TopicKind,
+    key: Option<&[u8]>,
+    value: Option<&[u8]>,
+    timestamp: i64,
+    headers: &Headers,
+) -> Result<(), RecordError> {
+    sink.send(OutgoingRecord { topic, kind, partitioning: Partitioning::ByKey, key, value, timestamp, headers })?;
+    Ok(())
+}
+
+// ---- stores -------------------------------------------------------------------------------
+
+#[inline(always)]
+pub fn store_get<VS: Serde, B: StoreBackend>(store: &B, key: &[u8], node: &'static str) -> Result<Option<VS::Value>, RecordError> {
+    match store.get(key).map_err(|e| store_error(node, e))? {
+        Some(bytes) => VS::deserialize(Some(bytes))
+            .map(Some)
+            .map_err(|e| record(ErrorKind::Serialization, node, e)),
+        None => Ok(None),
+    }
+}
+
+/// Writes `value` under `key` and its changelog record (to the task's partition).
+#[inline(always)]
+pub fn store_put<VS: Serde, B: StoreBackend, S: RecordSink>(
+    store: &mut B,
+    key: &[u8],
+    value: &VS::Value,
+    value_buf: &mut Vec<u8>,
+    sink: &mut S,
+    changelog: &'static str,
+    partition: i32,
+    timestamp: i64,
+    node: &'static str,
+) -> Result<(), RecordError> {
+    value_buf.clear();
+    let encoded = VS::serialize(value, value_buf).map_err(|e| record(ErrorKind::Serialization, node, e))?;
+    let value = match encoded {
+        Encoded::Present => {
+            store.put(key, value_buf).map_err(|e| store_error(node, e))?;
+            Some(value_buf.as_slice())
+        }
+        Encoded::Null => {
+            store.delete(key).map_err(|e| store_error(node, e))?;
+            None
+        }
+    };
+    sink.send(OutgoingRecord {
+        topic: changelog,
+        kind: TopicKind::Changelog,
+        partitioning: Partitioning::Exact(partition),
+        key: Some(key),
+        value,
+        timestamp,
+        headers: Headers::empty(),
+    })?;
+    Ok(())
+}
+
+/// Applies a changelog record to a store.
+#[inline]
+pub fn restore<B: StoreBackend>(store: &mut B, key: &[u8], value: Option<&[u8]>) -> Result<(), TaskError> {
+    match value {
+        Some(value) => store.put(key, value)?,
+        None => {
+            store.delete(key)?;
+        }
+    }
+    Ok(())
+}
+
+// ---- windows ------------------------------------------------------------------------------
+
+/// The starts of the windows (`size`, `advance`) that contain `timestamp`, as Kafka Streams'
+/// `TimeWindows.windowsFor` computes them.
+#[derive(Debug, Clone, Copy)]
+pub struct WindowStarts {
+    next: i64,
+    last: i64,
+    advance: i64,
+}
+
+impl Iterator for WindowStarts {
+    type Item = i64;
+    #[inline]
+    fn next(&mut self) -> Option<i64> {
+        if self.next > self.last {
+            return None;
+        }
+        let start = self.next;
+        self.next = self.next.saturating_add(self.advance);
+        Some(start)
+    }
+}
+
+impl WindowStarts {
+    /// Whether `start` is the last window start.
+    #[inline]
+    pub fn is_last(&self, start: i64) -> bool {
+        start.saturating_add(self.advance) > self.last
+    }
+}
+
+#[inline]
+pub fn window_starts(timestamp: i64, size: i64, advance: i64) -> WindowStarts {
+    if timestamp < 0 || size <= 0 || advance <= 0 {
+        return WindowStarts { next: 1, last: 0, advance: 1 };
+    }
+    let first = (timestamp - size + advance).max(0) / advance * advance;
+    WindowStarts { next: first, last: timestamp, advance }
+}
+
+// ---- closures -----------------------------------------------------------------------------
+
+#[inline(always)]
+pub fn filter<K, V, F: FnOnce(&K, &V) -> bool>(k: &K, v: &V, f: F) -> bool {
+    f(k, v)
+}
+#[inline(always)]
+pub fn peek<K, V, F: FnOnce(&K, &V)>(k: &K, v: &V, f: F) {
+    f(k, v)
+}
+#[inline(always)]
+pub fn map<K, V, K2, V2, F: FnOnce(K, V) -> (K2, V2)>(k: K, v: V, f: F) -> (K2, V2) {
+    f(k, v)
+}
+#[inline(always)]
+pub fn map_values<V, V2, F: FnOnce(V) -> V2>(v: V, f: F) -> V2 {
+    f(v)
+}
+#[inline(always)]
+pub fn map_values_with_key<K, V, V2, F: FnOnce(&K, V) -> V2>(k: &K, v: V, f: F) -> V2 {
+    f(k, v)
+}
+#[inline(always)]
+pub fn try_map<K, V, K2, V2, F: FnOnce(K, V) -> Result<(K2, V2), ProcessError>>(
+    k: K,
+    v: V,
+    node: &'static str,
+    f: F,
+) -> Result<(K2, V2), RecordError> {
+    f(k, v).map_err(|e| process_error(node, e))
+}
+#[inline(always)]
+pub fn try_map_values<V, V2, F: FnOnce(V) -> Result<V2, ProcessError>>(v: V, node: &'static str, f: F) -> Result<V2, RecordError> {
+    f(v).map_err(|e| process_error(node, e))
+}
+#[inline(always)]
+pub fn try_map_values_with_key<K, V, V2, F: FnOnce(&K, V) -> Result<V2, ProcessError>>(
+    k: &K,
+    v: V,
+    node: &'static str,
+    f: F,
+) -> Result<V2, RecordError> {
+    f(k, v).map_err(|e| process_error(node, e))
+}
+#[inline(always)]
+pub fn flat_map<'a, K, V, I: IntoIterator, F: FnOnce(&'a K, &'a V) -> I>(k: &'a K, v: &'a V, f: F) -> I {
+    f(k, v)
+}
+#[inline(always)]
+pub fn flat_map_values<'a, V, I: IntoIterator, F: FnOnce(&'a V) -> I>(v: &'a V, f: F) -> I {
+    f(v)
+}
+#[inline(always)]
+pub fn flat_map_values_with_key<'a, K, V, I: IntoIterator, F: FnOnce(&'a K, &'a V) -> I>(k: &'a K, v: &'a V, f: F) -> I {
+    f(k, v)
+}
+#[inline(always)]
+pub fn select_key<K, V, K2, F: FnOnce(&K, &V) -> K2>(k: &K, v: &V, f: F) -> K2 {
+    f(k, v)
+}
+#[inline(always)]
+pub fn reduce<V, F: FnOnce(V, V) -> V>(aggregate: V, v: V, f: F) -> V {
+    f(aggregate, v)
+}
+#[inline(always)]
+pub fn initializer<A, F: FnOnce() -> A>(f: F) -> A {
+    f()
+}
+#[inline(always)]
+pub fn aggregator<K, V, A, F: FnOnce(&K, V, A) -> A>(k: &K, v: V, aggregate: A, f: F) -> A {
+    f(k, v, aggregate)
+}
+#[inline(always)]
+pub fn join<V, T, R, F: FnOnce(V, T) -> R>(v: V, t: T, f: F) -> R {
+    f(v, t)
+}
+#[inline(always)]
+pub fn left_join<V, T, R, F: FnOnce(V, Option<T>) -> R>(v: V, t: Option<T>, f: F) -> R {
+    f(v, t)
+}
+#[inline(always)]
+pub fn process<C, K, V, I: IntoIterator, F: FnOnce(&mut C, K, V) -> Result<I, ProcessError>>(
+    ctx: &mut C,
+    k: K,
+    v: V,
+    node: &'static str,
+    f: F,
+) -> Result<I, RecordError> {
+    f(ctx, k, v).map_err(|e| process_error(node, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn windows_like_kafka_streams() {
+        assert_eq!(window_starts(65_000, 60_000, 60_000).collect::<Vec<_>>(), [60_000]);
+        assert_eq!(window_starts(65_000, 60_000, 30_000).collect::<Vec<_>>(), [30_000, 60_000]);
+        assert_eq!(window_starts(10, 60_000, 30_000).collect::<Vec<_>>(), [0]);
+        assert_eq!(window_starts(-1, 60_000, 30_000).count(), 0);
+        let starts = window_starts(65_000, 60_000, 30_000);
+        assert!(starts.is_last(60_000) && !starts.is_last(30_000));
+    }
+}

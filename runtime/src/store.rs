@@ -1,0 +1,387 @@
+//! State stores: a byte-ordered backend abstraction, the in-memory backend, and the typed view
+//! that `process(...)` closures use.
+//!
+//! # Layout
+//!
+//! Every store keeps **serialized** keys and values, ordered by the key bytes, as Kafka Streams
+//! does. That makes range scans return the same order on every backend (memory now, LMDB
+//! later), lets restore apply changelog records without deserializing them, and lets a task
+//! write the changelog record from the very bytes it stored.
+//!
+//! - Key-value stores: key = the serialized key.
+//! - Window stores: key = the serialized key followed by the window start as 8 bytes
+//!   big-endian, so all windows of one key are one ordered scan
+//!   ([`window_key`]).
+//!
+//! # Why bytes and not typed maps in memory
+//!
+//! A typed `HashMap<K, V>` saves the key serialization on a lookup, but every store write must
+//! be serialized anyway for the changelog, so the key bytes exist already; a range over typed
+//! keys would have to be re-sorted by their bytes to agree with Kafka Streams and LMDB; and
+//! restore would have to deserialize every changelog record. The benchmark
+//! (`benches/benches/word_count.rs`, group `store`) measures a word-count update on both: see
+//! the numbers in the crate's benchmark notes. An update of an existing key reuses the stored
+//! value's buffer, so a steady-state update allocates nothing.
+//!
+//! # Backends
+//!
+//! A backend is chosen per application through a [`BackendFactory`]: [`MemoryStores`] opens
+//! [`MemoryBackend`]s. The generated tasks are generic over the backend, so there is no
+//! dispatch on the hot path.
+
+use std::collections::BTreeMap;
+use std::marker::PhantomData;
+use std::ops::Bound;
+
+use crate::serdes::{Encoded, Serde, SerdeError};
+use crate::task::{OutgoingRecord, Partitioning, RecordSink, SinkError, TopicKind};
+use crate::topology::StoreInfo;
+
+/// A failure of a store operation.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// A key or value could not be (de)serialized.
+    #[error("store serde: {0}")]
+    Serde(#[from] SerdeError),
+    /// The changelog record could not be sent.
+    #[error("changelog: {0}")]
+    Sink(#[from] SinkError),
+    /// The backend failed (for example a disk error).
+    #[error("store backend: {0}")]
+    Backend(String),
+}
+
+/// One entry of a range scan: key bytes and value bytes.
+pub type Entry<'a> = Result<(&'a [u8], &'a [u8]), StoreError>;
+
+/// The bytes-level storage under one state store of one task.
+///
+/// Keys are ordered by their bytes (lexicographically, as `[u8]` compares). Implementations:
+/// [`MemoryBackend`]; an LMDB backend follows the same contract.
+pub trait StoreBackend {
+    /// The iterator of [`StoreBackend::range`].
+    type Range<'a>: Iterator<Item = Entry<'a>>
+    where
+        Self: 'a;
+
+    /// The value stored under `key`.
+    fn get(&self, key: &[u8]) -> Result<Option<&[u8]>, StoreError>;
+    /// Stores `value` under `key`, replacing what was there.
+    fn put(&mut self, key: &[u8], value: &[u8]) -> Result<(), StoreError>;
+    /// Removes `key`; says whether it was there.
+    fn delete(&mut self, key: &[u8]) -> Result<bool, StoreError>;
+    /// The entries whose keys lie between the bounds, in key-byte order. A range whose start
+    /// lies after its end is empty.
+    fn range<'a>(&'a self, from: Bound<&[u8]>, to: Bound<&[u8]>) -> Result<Self::Range<'a>, StoreError>;
+    /// Removes every entry (a task dropping uncommitted state before it restores).
+    fn clear(&mut self) -> Result<(), StoreError>;
+    /// The number of entries.
+    fn len(&self) -> usize;
+    /// Whether the store is empty.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Opens the backend of one store of one task.
+pub trait BackendFactory {
+    /// The backend it opens.
+    type Backend: StoreBackend;
+    /// Opens (or creates) the backend of `store` for the task of `subtopology` on `partition`.
+    fn open(&mut self, application_id: &str, subtopology: &str, partition: i32, store: &StoreInfo) -> Result<Self::Backend, StoreError>;
+}
+
+/// An ordered in-memory map of bytes to bytes.
+#[derive(Debug, Default, Clone)]
+pub struct MemoryBackend {
+    map: BTreeMap<Vec<u8>, Vec<u8>>,
+}
+
+impl MemoryBackend {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+/// The iterator of [`MemoryBackend::range`].
+#[derive(Debug)]
+pub struct MemoryRange<'a> {
+    inner: Option<std::collections::btree_map::Range<'a, Vec<u8>, Vec<u8>>>,
+}
+
+impl<'a> Iterator for MemoryRange<'a> {
+    type Item = Entry<'a>;
+    #[inline]
+    fn next(&mut self) -> Option<Entry<'a>> {
+        let (k, v) = self.inner.as_mut()?.next()?;
+        Some(Ok((k.as_slice(), v.as_slice())))
+    }
+}
+
+fn bound_value<'a>(bound: &Bound<&'a [u8]>) -> Option<&'a [u8]> {
+    match bound {
+        Bound::Included(b) | Bound::Excluded(b) => Some(b),
+        Bound::Unbounded => None,
+    }
+}
+
+/// Whether a range with these bounds is empty by construction (`BTreeMap::range` panics on
+/// such bounds; we answer with an empty range instead).
+fn inverted(from: &Bound<&[u8]>, to: &Bound<&[u8]>) -> bool {
+    match (bound_value(from), bound_value(to)) {
+        (Some(f), Some(t)) => f > t || (f == t && !(matches!(from, Bound::Included(_)) && matches!(to, Bound::Included(_)))),
+        _ => false,
+    }
+}
+
+impl StoreBackend for MemoryBackend {
+    type Range<'a> = MemoryRange<'a>;
+
+    #[inline]
+    fn get(&self, key: &[u8]) -> Result<Option<&[u8]>, StoreError> {
+        Ok(self.map.get(key).map(Vec::as_slice))
+    }
+
+    #[inline]
+    fn put(&mut self, key: &[u8], value: &[u8]) -> Result<(), StoreError> {
+        match self.map.get_mut(key) {
+            Some(stored) => {
+                stored.clear();
+                stored.extend_from_slice(value);
+            }
+            None => {
+                self.map.insert(key.to_vec(), value.to_vec());
+            }
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn delete(&mut self, key: &[u8]) -> Result<bool, StoreError> {
+        Ok(self.map.remove(key).is_some())
+    }
+
+    fn range<'a>(&'a self, from: Bound<&[u8]>, to: Bound<&[u8]>) -> Result<MemoryRange<'a>, StoreError> {
+        if inverted(&from, &to) {
+            return Ok(MemoryRange { inner: None });
+        }
+        Ok(MemoryRange { inner: Some(self.map.range::<[u8], _>((from, to))) })
+    }
+
+    fn clear(&mut self) -> Result<(), StoreError> {
+        self.map.clear();
+        Ok(())
+    }
+
+    fn len(&self) -> usize {
+        self.map.len()
+    }
+}
+
+/// Opens a [`MemoryBackend`] for every store: state lives in memory and is rebuilt from the
+/// changelog whenever a task starts.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct MemoryStores;
+
+impl BackendFactory for MemoryStores {
+    type Backend = MemoryBackend;
+    fn open(&mut self, _: &str, _: &str, _: i32, _: &StoreInfo) -> Result<MemoryBackend, StoreError> {
+        Ok(MemoryBackend::new())
+    }
+}
+
+/// Appends the window-store key of (`key bytes`, `window start`) to `out`: the key bytes, then
+/// the start as 8 bytes big-endian (so the windows of one key sort by start).
+#[inline]
+pub fn window_key(out: &mut Vec<u8>, start: i64) {
+    out.extend_from_slice(&start.to_be_bytes());
+}
+
+/// Splits a window-store key into the key bytes and the window start.
+pub fn split_window_key(bytes: &[u8]) -> Option<(&[u8], i64)> {
+    let split = bytes.len().checked_sub(8)?;
+    let (key, start) = bytes.split_at(split);
+    let mut array = [0u8; 8];
+    array.copy_from_slice(start);
+    Some((key, i64::from_be_bytes(array)))
+}
+
+/// Serializes with `S` into `out` (cleared first); `None` for a null encoding.
+#[inline]
+pub(crate) fn encode<S: Serde>(value: &S::Value, out: &mut Vec<u8>) -> Result<Encoded, SerdeError> {
+    out.clear();
+    S::serialize(value, out)
+}
+
+/// The typed view of a key-value store inside a `process(...)` closure: every write goes to
+/// the backend and, as one changelog record, to the task's changelog partition.
+///
+/// `KS` and `VS` are the serdes the store was declared with
+/// (`store("seen", Utf8, I64)`): keys are `KS::Value`, values `VS::Value`.
+pub struct KeyValueStore<'a, KS: Serde, VS: Serde, B: StoreBackend, S: RecordSink> {
+    backend: &'a mut B,
+    changelog: &'static str,
+    partition: i32,
+    timestamp: i64,
+    key_buf: &'a mut Vec<u8>,
+    value_buf: &'a mut Vec<u8>,
+    sink: &'a mut S,
+    serdes: PhantomData<fn() -> (KS, VS)>,
+}
+
+impl<'a, KS: Serde, VS: Serde, B: StoreBackend, S: RecordSink> KeyValueStore<'a, KS, VS, B, S> {
+    /// A view of `backend` writing its changelog to `changelog` partition `partition` (used by
+    /// generated code).
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        backend: &'a mut B,
+        changelog: &'static str,
+        partition: i32,
+        timestamp: i64,
+        key_buf: &'a mut Vec<u8>,
+        value_buf: &'a mut Vec<u8>,
+        sink: &'a mut S,
+    ) -> Self {
+        KeyValueStore { backend, changelog, partition, timestamp, key_buf, value_buf, sink, serdes: PhantomData }
+    }
+
+    /// The value stored under `key`.
+    pub fn get(&mut self, key: &KS::Value) -> Result<Option<VS::Value>, StoreError> {
+        encode::<KS>(key, self.key_buf)?;
+        match self.backend.get(self.key_buf)? {
+            Some(bytes) => Ok(Some(VS::deserialize(Some(bytes))?)),
+            None => Ok(None),
+        }
+    }
+
+    /// Stores `value` under `key` and writes the changelog record.
+    pub fn put(&mut self, key: &KS::Value, value: &VS::Value) -> Result<(), StoreError> {
+        encode::<KS>(key, self.key_buf)?;
+        if encode::<VS>(value, self.value_buf)? == Encoded::Null {
+            return self.delete_encoded();
+        }
+        self.backend.put(self.key_buf, self.value_buf)?;
+        self.sink.send(OutgoingRecord {
+            topic: self.changelog,
+            kind: TopicKind::Changelog,
+            partitioning: Partitioning::Exact(self.partition),
+            key: Some(self.key_buf),
+            value: Some(self.value_buf),
+            timestamp: self.timestamp,
+            headers: crate::task::Headers::empty(),
+        })?;
+        Ok(())
+    }
+
+    /// Removes `key` and writes a tombstone to the changelog if it was there.
+    pub fn delete(&mut self, key: &KS::Value) -> Result<(), StoreError> {
+        encode::<KS>(key, self.key_buf)?;
+        self.delete_encoded()
+    }
+
+    fn delete_encoded(&mut self) -> Result<(), StoreError> {
+        if self.backend.delete(self.key_buf)? {
+            self.sink.send(OutgoingRecord {
+                topic: self.changelog,
+                kind: TopicKind::Changelog,
+                partitioning: Partitioning::Exact(self.partition),
+                key: Some(self.key_buf),
+                value: None,
+                timestamp: self.timestamp,
+                headers: crate::task::Headers::empty(),
+            })?;
+        }
+        Ok(())
+    }
+
+    /// The entries whose keys lie between the bounds, ordered by serialized key bytes (as Kafka
+    /// Streams orders them: for `I64` keys that is numeric order of non-negative numbers, for
+    /// `Utf8` keys byte order). Collects into a `Vec`.
+    pub fn range(&mut self, from: Bound<&KS::Value>, to: Bound<&KS::Value>) -> Result<Vec<(KS::Value, VS::Value)>, StoreError> {
+        let from = encode_bound::<KS>(from, self.key_buf)?;
+        let to = encode_bound::<KS>(to, self.value_buf)?;
+        let from = as_slice_bound(&from, self.key_buf);
+        let to = as_slice_bound(&to, self.value_buf);
+        let mut out = Vec::new();
+        for entry in self.backend.range(from, to)? {
+            let (k, v) = entry?;
+            out.push((KS::deserialize(Some(k))?, VS::deserialize(Some(v))?));
+        }
+        Ok(out)
+    }
+
+    /// Every entry, ordered by serialized key bytes.
+    pub fn all(&mut self) -> Result<Vec<(KS::Value, VS::Value)>, StoreError> {
+        self.range(Bound::Unbounded, Bound::Unbounded)
+    }
+
+    /// The number of entries.
+    pub fn len(&self) -> usize {
+        self.backend.len()
+    }
+
+    /// Whether the store is empty.
+    pub fn is_empty(&self) -> bool {
+        self.backend.is_empty()
+    }
+}
+
+fn encode_bound<S: Serde>(bound: Bound<&S::Value>, buf: &mut Vec<u8>) -> Result<Bound<()>, SerdeError> {
+    Ok(match bound {
+        Bound::Included(v) => {
+            encode::<S>(v, buf)?;
+            Bound::Included(())
+        }
+        Bound::Excluded(v) => {
+            encode::<S>(v, buf)?;
+            Bound::Excluded(())
+        }
+        Bound::Unbounded => Bound::Unbounded,
+    })
+}
+
+fn as_slice_bound<'b>(bound: &Bound<()>, buf: &'b [u8]) -> Bound<&'b [u8]> {
+    match bound {
+        Bound::Included(()) => Bound::Included(buf),
+        Bound::Excluded(()) => Bound::Excluded(buf),
+        Bound::Unbounded => Bound::Unbounded,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_range_is_byte_ordered_and_never_panics() {
+        let mut store = MemoryBackend::new();
+        for k in [&b"b"[..], b"a", b"ab", b"c"] {
+            store.put(k, b"v").expect("put");
+        }
+        let keys: Vec<Vec<u8>> = store
+            .range(Bound::Included(b"a"), Bound::Excluded(b"c"))
+            .expect("range")
+            .map(|e| e.expect("entry").0.to_vec())
+            .collect();
+        assert_eq!(keys, [b"a".to_vec(), b"ab".to_vec(), b"b".to_vec()]);
+        assert_eq!(store.range(Bound::Included(b"c"), Bound::Included(b"a")).expect("range").count(), 0);
+        assert_eq!(store.range(Bound::Excluded(b"a"), Bound::Excluded(b"a")).expect("range").count(), 0);
+        store.put(b"a", b"longer value").expect("put");
+        assert_eq!(store.get(b"a").expect("get"), Some(&b"longer value"[..]));
+        assert!(store.delete(b"a").expect("delete"));
+        store.clear().expect("clear");
+        assert!(store.is_empty());
+    }
+
+    #[test]
+    fn window_keys_sort_by_key_then_start() {
+        let mut a = b"k".to_vec();
+        window_key(&mut a, 1_000);
+        let mut b = b"k".to_vec();
+        window_key(&mut b, 60_000);
+        assert!(a < b);
+        assert_eq!(split_window_key(&b), Some((&b"k"[..], 60_000)));
+    }
+}

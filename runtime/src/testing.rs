@@ -1,0 +1,525 @@
+//! Run a compiled topology in process, without a broker: [`TestDriver`].
+//!
+//! The driver creates one task per subtopology (all on partition 0, as Kafka Streams'
+//! `TopologyTestDriver` does), feeds the records you pipe into their sources, passes records
+//! written to repartition topics straight on to the subtopology that reads them, keeps what is
+//! written to user topics (sinks and dead-letter topics) for you to read, and keeps changelog
+//! records. Stream time follows the timestamps you give the records.
+//!
+//! ```
+//! use dekaf_streams::prelude::*;
+//! use dekaf_streams::testing::TestDriver;
+//!
+//! topology! {
+//!     /// Upper-cases values.
+//!     pub Shout = "shout" {
+//!         stream("in", Utf8, Utf8)
+//!             .map_values(|v| v.to_uppercase())
+//!             .to("out", Utf8, Utf8);
+//!     }
+//! }
+//!
+//! let driver = TestDriver::<Shout>::new();
+//! let input = driver.input_topic(Shout::IN);
+//! let output = driver.output_topic(Shout::OUT);
+//! input.pipe_input("k".to_owned(), "hello".to_owned());
+//! assert_eq!(output.read_key_value(), Some(("k".to_owned(), "HELLO".to_owned())));
+//! assert!(output.is_empty());
+//! ```
+//!
+//! # Panics
+//!
+//! The driver is a test tool: `pipe_*` panics when the topology fails (the error handler chose
+//! `Fail`; use the `try_pipe_*` variants to get the [`TaskError`]), and the `read_*` methods
+//! panic when a record does not deserialize with the handle's serdes.
+
+use std::cell::RefCell;
+use std::collections::{HashMap, VecDeque};
+use std::hash::Hash;
+use std::ops::Bound;
+
+use crate::serdes::{Encoded, Windowed};
+use crate::store::{MemoryBackend, MemoryStores, StoreBackend, split_window_key};
+use crate::task::{
+    Headers, InputRecord, OutgoingRecord, RecordSink, SinkError, StoreRef, Task, TaskError, TopicKind, TopicRef,
+    Topology, WindowStoreRef,
+};
+
+/// A record as the driver keeps it: bytes, timestamp, headers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawRecord {
+    /// Key bytes (`None`: null key).
+    pub key: Option<Vec<u8>>,
+    /// Value bytes (`None`: tombstone).
+    pub value: Option<Vec<u8>>,
+    /// Timestamp.
+    pub timestamp: i64,
+    /// Headers.
+    pub headers: Headers,
+}
+
+/// A typed record read from an output topic.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TestRecord<K, V> {
+    /// Key.
+    pub key: K,
+    /// Value.
+    pub value: V,
+    /// Timestamp.
+    pub timestamp: i64,
+    /// Headers.
+    pub headers: Headers,
+}
+
+struct Inner<T: Topology> {
+    tasks: Vec<T::Task<MemoryBackend>>,
+    /// topic → (task index, source index)
+    routes: HashMap<&'static str, (usize, usize)>,
+    outputs: HashMap<String, VecDeque<RawRecord>>,
+    changelogs: HashMap<String, Vec<RawRecord>>,
+    offsets: HashMap<String, i64>,
+}
+
+/// Runs topology `T` in process. See the [module docs](self).
+pub struct TestDriver<T: Topology> {
+    inner: RefCell<Inner<T>>,
+}
+
+impl<T: Topology> Default for TestDriver<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+struct Collect<'a> {
+    queue: &'a mut VecDeque<(&'static str, RawRecord)>,
+    outputs: &'a mut HashMap<String, VecDeque<RawRecord>>,
+    changelogs: &'a mut HashMap<String, Vec<RawRecord>>,
+}
+
+impl RecordSink for Collect<'_> {
+    fn send(&mut self, r: OutgoingRecord<'_>) -> Result<(), SinkError> {
+        let raw = RawRecord {
+            key: r.key.map(<[u8]>::to_vec),
+            value: r.value.map(<[u8]>::to_vec),
+            timestamp: r.timestamp,
+            headers: r.headers.clone(),
+        };
+        match r.kind {
+            TopicKind::Changelog => self.changelogs.entry(r.topic.to_owned()).or_default().push(raw),
+            TopicKind::Repartition => self.queue.push_back((r.topic, raw)),
+            TopicKind::Sink | TopicKind::DeadLetter => {
+                self.outputs.entry(r.topic.to_owned()).or_default().push_back(raw.clone());
+                self.queue.push_back((r.topic, raw));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<T: Topology> TestDriver<T> {
+    /// A driver with one task per subtopology on partition 0 and empty in-memory stores.
+    ///
+    /// # Panics
+    ///
+    /// If the topology cannot create its tasks (it always can with in-memory stores).
+    pub fn new() -> Self {
+        let mut tasks = Vec::new();
+        let mut routes = HashMap::new();
+        for sub in T::INFO.subtopologies {
+            let task = match T::create_task(sub.id, 0, &mut MemoryStores) {
+                Ok(task) => task,
+                Err(e) => panic!("creating the task of subtopology {}: {e}", sub.id),
+            };
+            for (i, topic) in task.source_topics().iter().enumerate() {
+                routes.insert(*topic, (tasks.len(), i));
+            }
+            tasks.push(task);
+        }
+        TestDriver {
+            inner: RefCell::new(Inner {
+                tasks,
+                routes,
+                outputs: HashMap::new(),
+                changelogs: HashMap::new(),
+                offsets: HashMap::new(),
+            }),
+        }
+    }
+
+    /// The typed input topic `topic` (a handle such as `WordCount::SENTENCES`). Records get
+    /// timestamp 0 unless you give one or set a start with [`TestInputTopic::with_time`].
+    pub fn input_topic<K, V>(&self, topic: TopicRef<K, V>) -> TestInputTopic<'_, T, K, V> {
+        TestInputTopic { driver: self, topic, time: RefCell::new((0, 0)) }
+    }
+
+    /// The typed output topic `topic`. Any handle works, also one you make for a dead-letter
+    /// topic: `TopicRef::new::<Utf8, Bytes>("orders-dead-letter")`.
+    pub fn output_topic<K, V>(&self, topic: TopicRef<K, V>) -> TestOutputTopic<'_, T, K, V> {
+        TestOutputTopic { driver: self, topic }
+    }
+
+    /// The key-value store `store` (a handle such as `WordCount::COUNTS`).
+    pub fn key_value_store<K, V>(&self, store: StoreRef<K, V>) -> TestKeyValueStore<'_, T, K, V> {
+        TestKeyValueStore { driver: self, store }
+    }
+
+    /// The window store `store`.
+    pub fn window_store<K, V>(&self, store: WindowStoreRef<K, V>) -> TestWindowStore<'_, T, K, V> {
+        TestWindowStore { driver: self, store }
+    }
+
+    /// The changelog records written to `topic` so far.
+    pub fn changelog(&self, topic: &str) -> Vec<RawRecord> {
+        self.inner.borrow().changelogs.get(topic).cloned().unwrap_or_default()
+    }
+
+    /// Records dropped as late by windowed operators, over all tasks.
+    pub fn late_records_dropped(&self) -> u64 {
+        self.inner.borrow().tasks.iter().map(Task::late_records_dropped).sum()
+    }
+
+    /// Records skipped by the error handler (`Continue` or `DeadLetter`), over all tasks.
+    pub fn records_skipped(&self) -> u64 {
+        self.inner.borrow().tasks.iter().map(Task::records_skipped).sum()
+    }
+
+    /// The stream time of the task of subtopology `index`.
+    pub fn stream_time(&self, subtopology: usize) -> Option<i64> {
+        self.inner.borrow().tasks.get(subtopology).map(Task::stream_time)
+    }
+
+    /// Drops all state of every task and rebuilds the stores from the changelog records written
+    /// so far, as the runtime does after an aborted transaction (here nothing is aborted, so the
+    /// state comes back the same).
+    pub fn clear_and_restore(&self) -> Result<(), TaskError> {
+        let mut inner = self.inner.borrow_mut();
+        let Inner { tasks, changelogs, .. } = &mut *inner;
+        for task in tasks.iter_mut() {
+            let time = task.stream_time();
+            task.clear()?;
+            for store in task.subtopology().stores {
+                if let Some(records) = changelogs.get(store.changelog_topic) {
+                    for r in records {
+                        if let Some(key) = &r.key {
+                            task.restore(store.changelog_topic, key, r.value.as_deref())?;
+                        }
+                    }
+                }
+            }
+            task.set_stream_time(time);
+        }
+        Ok(())
+    }
+
+    /// Pipes raw bytes into `topic` (for example a record that does not deserialize).
+    pub fn try_pipe_raw(&self, topic: &str, record: RawRecord) -> Result<(), TaskError> {
+        let mut inner = self.inner.borrow_mut();
+        let Some(topic) = inner.routes.keys().copied().find(|t| *t == topic) else {
+            return Ok(());
+        };
+        let mut queue = VecDeque::from([(topic, record)]);
+        while let Some((topic, record)) = queue.pop_front() {
+            let Inner { tasks, routes, outputs, changelogs, offsets } = &mut *inner;
+            let Some(&(task, source)) = routes.get(topic) else { continue };
+            let offset = offsets.entry(topic.to_owned()).or_insert(0);
+            let input = InputRecord {
+                source,
+                partition: 0,
+                offset: *offset,
+                key: record.key.as_deref(),
+                value: record.value.as_deref(),
+                timestamp: record.timestamp,
+                headers: &record.headers,
+            };
+            *offset += 1;
+            let mut sink = Collect { queue: &mut queue, outputs, changelogs };
+            tasks[task].process(&input, &mut sink)?;
+        }
+        Ok(())
+    }
+
+    fn outputs_pop(&self, topic: &str) -> Option<RawRecord> {
+        self.inner.borrow_mut().outputs.get_mut(topic)?.pop_front()
+    }
+
+    fn outputs_len(&self, topic: &str) -> usize {
+        self.inner.borrow().outputs.get(topic).map_or(0, VecDeque::len)
+    }
+
+    fn find_store<R>(&self, name: &str, f: impl FnOnce(&MemoryBackend) -> R) -> Option<R> {
+        let inner = self.inner.borrow();
+        inner.tasks.iter().find_map(|t| t.store(name)).map(f)
+    }
+}
+
+/// A typed input topic of a [`TestDriver`].
+pub struct TestInputTopic<'d, T: Topology, K, V> {
+    driver: &'d TestDriver<T>,
+    topic: TopicRef<K, V>,
+    /// (next timestamp, auto-advance)
+    time: RefCell<(i64, i64)>,
+}
+
+impl<T: Topology, K, V> TestInputTopic<'_, T, K, V> {
+    /// Records piped without a timestamp get `start`, then `start + advance`, and so on.
+    pub fn with_time(self, start: i64, advance: i64) -> Self {
+        *self.time.borrow_mut() = (start, advance);
+        self
+    }
+
+    fn next_time(&self) -> i64 {
+        let mut time = self.time.borrow_mut();
+        let t = time.0;
+        time.0 = t.saturating_add(time.1);
+        t
+    }
+
+    /// Pipes a record with the next automatic timestamp.
+    pub fn pipe_input(&self, key: K, value: V) {
+        let t = self.next_time();
+        self.pipe_record_at(key, value, t, Headers::new());
+    }
+
+    /// Pipes a record with timestamp `timestamp`.
+    pub fn pipe_input_at(&self, key: K, value: V, timestamp: i64) {
+        self.pipe_record_at(key, value, timestamp, Headers::new());
+    }
+
+    /// Pipes a record with a null key.
+    pub fn pipe_value(&self, value: V) {
+        let t = self.next_time();
+        self.unwrap(self.try_pipe(None, Some(&value), t, Headers::new()));
+    }
+
+    /// Pipes a record with timestamp and headers.
+    pub fn pipe_record_at(&self, key: K, value: V, timestamp: i64, headers: Headers) {
+        self.unwrap(self.try_pipe_record_at(key, value, timestamp, headers));
+    }
+
+    /// Pipes several records with automatic timestamps.
+    pub fn pipe_key_values(&self, records: impl IntoIterator<Item = (K, V)>) {
+        for (k, v) in records {
+            self.pipe_input(k, v);
+        }
+    }
+
+    /// Pipes a record; returns the task's error instead of panicking.
+    pub fn try_pipe_record_at(&self, key: K, value: V, timestamp: i64, headers: Headers) -> Result<(), TaskError> {
+        self.try_pipe(Some(&key), Some(&value), timestamp, headers)
+    }
+
+    /// Pipes raw bytes (for example a value that does not deserialize) with a timestamp.
+    pub fn pipe_raw(&self, key: Option<&[u8]>, value: Option<&[u8]>, timestamp: i64) {
+        let record = RawRecord { key: key.map(<[u8]>::to_vec), value: value.map(<[u8]>::to_vec), timestamp, headers: Headers::new() };
+        self.unwrap(self.driver.try_pipe_raw(self.topic.name, record));
+    }
+
+    /// Pipes a tombstone (null value) for `key`, as a table's delete.
+    pub fn pipe_tombstone(&self, key: K, timestamp: i64) {
+        self.unwrap(self.try_pipe(Some(&key), None, timestamp, Headers::new()));
+    }
+
+    fn try_pipe(&self, key: Option<&K>, value: Option<&V>, timestamp: i64, headers: Headers) -> Result<(), TaskError> {
+        let encode = |enc: Result<Encoded, crate::serdes::SerdeError>, buf: Vec<u8>| match enc {
+            Ok(Encoded::Present) => Ok(Some(buf)),
+            Ok(Encoded::Null) => Ok(None),
+            Err(e) => Err(e),
+        };
+        let key = match key {
+            Some(k) => {
+                let mut buf = Vec::new();
+                let enc = (self.topic.key_ser)(k, &mut buf);
+                encode(enc, buf)
+            }
+            None => Ok(None),
+        };
+        let value = match value {
+            Some(v) => {
+                let mut buf = Vec::new();
+                let enc = (self.topic.value_ser)(v, &mut buf);
+                encode(enc, buf)
+            }
+            None => Ok(None),
+        };
+        let (key, value) = match (key, value) {
+            (Ok(k), Ok(v)) => (k, v),
+            (Err(e), _) | (_, Err(e)) => panic!("the test input for {} does not serialize: {e}", self.topic.name),
+        };
+        self.driver.try_pipe_raw(self.topic.name, RawRecord { key, value, timestamp, headers })
+    }
+
+    fn unwrap(&self, result: Result<(), TaskError>) {
+        if let Err(e) = result {
+            panic!("the topology failed on a record piped into {}: {e}", self.topic.name);
+        }
+    }
+}
+
+/// A typed output topic of a [`TestDriver`]: reading consumes the records.
+pub struct TestOutputTopic<'d, T: Topology, K, V> {
+    driver: &'d TestDriver<T>,
+    topic: TopicRef<K, V>,
+}
+
+impl<T: Topology, K, V> TestOutputTopic<'_, T, K, V> {
+    /// The next record, or `None` if there is none.
+    pub fn read_record(&self) -> Option<TestRecord<K, V>> {
+        let raw = self.driver.outputs_pop(self.topic.name)?;
+        let key = (self.topic.key_de)(raw.key.as_deref());
+        let value = (self.topic.value_de)(raw.value.as_deref());
+        match (key, value) {
+            (Ok(key), Ok(value)) => Some(TestRecord { key, value, timestamp: raw.timestamp, headers: raw.headers }),
+            (Err(e), _) | (_, Err(e)) => panic!("a record of {} does not deserialize with the handle's serdes: {e}", self.topic.name),
+        }
+    }
+
+    /// The next record's value.
+    pub fn read_value(&self) -> Option<V> {
+        self.read_record().map(|r| r.value)
+    }
+
+    /// The next record's key and value.
+    pub fn read_key_value(&self) -> Option<(K, V)> {
+        self.read_record().map(|r| (r.key, r.value))
+    }
+
+    /// All remaining records.
+    pub fn read_records_to_list(&self) -> Vec<TestRecord<K, V>> {
+        std::iter::from_fn(|| self.read_record()).collect()
+    }
+
+    /// All remaining values.
+    pub fn read_values_to_list(&self) -> Vec<V> {
+        std::iter::from_fn(|| self.read_value()).collect()
+    }
+
+    /// All remaining keys and values.
+    pub fn read_key_values_to_list(&self) -> Vec<(K, V)> {
+        std::iter::from_fn(|| self.read_key_value()).collect()
+    }
+
+    /// All remaining records as a map holding the last value of each key.
+    pub fn read_key_values_to_map(&self) -> HashMap<K, V>
+    where
+        K: Eq + Hash,
+    {
+        std::iter::from_fn(|| self.read_key_value()).collect()
+    }
+
+    /// The remaining records as raw bytes.
+    pub fn read_raw(&self) -> Option<RawRecord> {
+        self.driver.outputs_pop(self.topic.name)
+    }
+
+    /// Whether no record is left.
+    pub fn is_empty(&self) -> bool {
+        self.queue_size() == 0
+    }
+
+    /// The number of records left.
+    pub fn queue_size(&self) -> usize {
+        self.driver.outputs_len(self.topic.name)
+    }
+}
+
+/// A key-value store of a [`TestDriver`], read through its typed handle.
+pub struct TestKeyValueStore<'d, T: Topology, K, V> {
+    driver: &'d TestDriver<T>,
+    store: StoreRef<K, V>,
+}
+
+impl<T: Topology, K, V> TestKeyValueStore<'_, T, K, V> {
+    /// The value under `key`.
+    pub fn get(&self, key: &K) -> Option<V> {
+        let mut buf = Vec::new();
+        if let Err(e) = (self.store.key_ser)(key, &mut buf) {
+            panic!("the key does not serialize: {e}");
+        }
+        self.driver
+            .find_store(self.store.name, |b| b.get(&buf).ok().flatten().map(|v| self.value(v)))
+            .flatten()
+    }
+
+    /// All entries in key-byte order.
+    pub fn all(&self) -> Vec<(K, V)> {
+        self.driver
+            .find_store(self.store.name, |b| {
+                let mut out = Vec::new();
+                if let Ok(range) = b.range(Bound::Unbounded, Bound::Unbounded) {
+                    for (k, v) in range.flatten() {
+                        match (self.store.key_de)(Some(k)) {
+                            Ok(k) => out.push((k, self.value(v))),
+                            Err(e) => panic!("a key of store {} does not deserialize: {e}", self.store.name),
+                        }
+                    }
+                }
+                out
+            })
+            .unwrap_or_default()
+    }
+
+    /// The number of entries.
+    pub fn len(&self) -> usize {
+        self.driver.find_store(self.store.name, |b| b.len()).unwrap_or(0)
+    }
+
+    /// Whether the store is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn value(&self, bytes: &[u8]) -> V {
+        match (self.store.value_de)(Some(bytes)) {
+            Ok(v) => v,
+            Err(e) => panic!("a value of store {} does not deserialize: {e}", self.store.name),
+        }
+    }
+}
+
+/// A window store of a [`TestDriver`], read through its typed handle.
+pub struct TestWindowStore<'d, T: Topology, K, V> {
+    driver: &'d TestDriver<T>,
+    store: WindowStoreRef<K, V>,
+}
+
+impl<T: Topology, K, V> TestWindowStore<'_, T, K, V> {
+    /// The value of `key` in the window starting at `start`.
+    pub fn fetch(&self, key: &K, start: i64) -> Option<V> {
+        let mut buf = Vec::new();
+        if let Err(e) = (self.store.key_ser)(key, &mut buf) {
+            panic!("the key does not serialize: {e}");
+        }
+        crate::store::window_key(&mut buf, start);
+        self.driver
+            .find_store(self.store.name, |b| b.get(&buf).ok().flatten().map(|v| self.value(v)))
+            .flatten()
+    }
+
+    /// All windows in store order (key bytes, then window start).
+    pub fn all(&self) -> Vec<(Windowed<K>, V)> {
+        self.driver
+            .find_store(self.store.name, |b| {
+                let mut out = Vec::new();
+                if let Ok(range) = b.range(Bound::Unbounded, Bound::Unbounded) {
+                    for (k, v) in range.flatten() {
+                        let Some((key, start)) = split_window_key(k) else { continue };
+                        match (self.store.key_de)(Some(key)) {
+                            Ok(key) => out.push((Windowed::new(key, start, start + self.store.size_ms), self.value(v))),
+                            Err(e) => panic!("a key of store {} does not deserialize: {e}", self.store.name),
+                        }
+                    }
+                }
+                out
+            })
+            .unwrap_or_default()
+    }
+
+    fn value(&self, bytes: &[u8]) -> V {
+        match (self.store.value_de)(Some(bytes)) {
+            Ok(v) => v,
+            Err(e) => panic!("a value of store {} does not deserialize: {e}", self.store.name),
+        }
+    }
+}
+
