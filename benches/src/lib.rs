@@ -1,1 +1,31 @@
-//! Benchmarks of dekaf-streams; see `benches/`.
+//! Benchmarks of dekaf-streams.
+//!
+//! Besides the engine micro-benchmarks (`benches/benches/`), this crate holds the end-to-end
+//! harness that runs dekaf-streams, Apache Kafka Streams 4.4 (`benches/kstreams/`) and a raw
+//! rdkafka consume→produce loop (the ceiling) side by side on one local broker; the workloads
+//! are specified in `benches/WORKLOADS.md`, the driver is `benches/run.sh`.
+//!
+//! Binaries (`src/bin/`): `bench` (the driver), `bench-gen` (input generator), `bench-ceiling`
+//! (the ceiling), `bench-measure` (a standalone read_committed measurer) and `dekaf-bench-app`
+//! (the slot where dekaf-streams runs the workloads).
+
+pub mod args;
+pub mod kafka;
+pub mod measure;
+pub mod procstat;
+pub mod report;
+pub mod systems;
+pub mod workload;
+
+/// Milliseconds since the Unix epoch (wall clock; Kafka record timestamps use the same clock).
+pub fn now_ms() -> i64 {
+    now_micros() / 1000
+}
+
+/// Microseconds since the Unix epoch.
+pub fn now_micros() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}

@@ -1,0 +1,530 @@
+//! The end-to-end benchmark driver (`benches/run.sh` calls it).
+//!
+//! For each workload × guarantee it runs the selected systems in turn on the same input, each on
+//! its own copy of the input topics (identical records and timestamps):
+//! 1. backlog: write `--records` input records, start the system, measure until its output,
+//!    read with `read_committed`, equals the reference model's final values (throughput);
+//! 2. live: write input at `--live-rate` for `--live-seconds`, stamped now; latency per output
+//!    record = visible − timestamp (p50/p99);
+//! 3. stop it (SIGTERM), keep peak RSS and CPU seconds from /proc;
+//! 4. stateful workloads: delete its state directory, start it in restore mode, time the restore.
+//!
+//! Outputs of the systems are compared (final value per key); a difference is a failure. Writes
+//! `results.json` and `report.md` into a new directory under `--results-dir`, and cleans up its
+//! topics and groups.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, anyhow, bail};
+use dekaf_streams_benches::args::{Flags, Knobs, Mode, SystemArgs, parse_count};
+use dekaf_streams_benches::kafka::{Admin, InputWriter, bootstrap_from_env};
+use dekaf_streams_benches::measure::{Measurer, differing_keys, fingerprint, percentiles};
+use dekaf_streams_benches::report::{Report, Restore, RunResult, Status};
+use dekaf_streams_benches::systems::{Launcher, Running, SystemKind};
+use dekaf_streams_benches::workload::{FinalValues, Guarantee, Reference, Workload};
+use dekaf_streams_benches::{now_micros, now_ms, procstat};
+
+const USAGE: &str = "usage: bench [--records 100k] [--workloads all|stateless,wordcount,window,join] \
+[--guarantees all|exactly_once,at_least_once] [--systems kstreams,ceiling (add dekaf when wired)] \
+[--partitions 2] [--threads 1] [--commit-interval-ms 100] [--linger-ms 5] [--batch-size 16384] \
+[--live-rate 1000] [--live-seconds 3] [--timeout-seconds 300] [--restore true|false] \
+[--results-dir benches/results] [--kstreams-jar benches/kstreams/target/kstreams-bench.jar] \
+[--java java] [--java-opts \"-Xmx1g\"] [--bin-dir <dir of this binary>] [--broker-version 4.4.0] \
+[--keep-topics false] [--bootstrap 127.0.0.1:$DEKAF_KAFKA_PORT]";
+
+/// Everything a run needs.
+struct Plan {
+    bootstrap: String,
+    records: u64,
+    partitions: i32,
+    knobs: Knobs,
+    live_rate: u64,
+    live_seconds: u64,
+    timeout: Duration,
+    restore: bool,
+    keep_topics: bool,
+    launcher: Launcher,
+    run_id: String,
+    scratch: PathBuf,
+}
+
+fn list<T>(v: &str, all: &[T]) -> Result<Vec<T>>
+where
+    T: std::str::FromStr<Err = anyhow::Error> + Clone,
+{
+    if v == "all" {
+        return Ok(all.to_vec());
+    }
+    v.split(',').map(|s| s.trim().parse()).collect()
+}
+
+fn main() -> Result<()> {
+    let f = Flags::parse(std::env::args().skip(1), USAGE)?;
+    let bootstrap = f
+        .get("bootstrap")
+        .map_or_else(bootstrap_from_env, str::to_owned);
+    let workloads: Vec<Workload> = list(f.get("workloads").unwrap_or("all"), &Workload::ALL)?;
+    let guarantees: Vec<Guarantee> = list(f.get("guarantees").unwrap_or("all"), &Guarantee::ALL)?;
+    let systems: Vec<SystemKind> = list(
+        f.get("systems").unwrap_or("kstreams,ceiling"),
+        &SystemKind::ALL,
+    )?;
+    let results_dir = PathBuf::from(f.get("results-dir").unwrap_or("benches/results"));
+    let exe_dir = std::env::current_exe()?
+        .parent()
+        .map(Path::to_path_buf)
+        .ok_or_else(|| anyhow!("cannot tell this binary's directory; pass --bin-dir"))?;
+    let d = Knobs::default();
+    let run_id = format!("{:x}", now_ms() / 1000);
+    let scratch = results_dir.join("tmp").join(&run_id);
+    std::fs::create_dir_all(&scratch)
+        .with_context(|| format!("cannot create {}", scratch.display()))?;
+    let plan = Plan {
+        records: parse_count(f.get("records").unwrap_or("100k"))?,
+        partitions: f.parse_or("partitions", 2)?,
+        knobs: Knobs {
+            threads: f.parse_or("threads", d.threads)?,
+            commit_interval_ms: f.parse_or("commit-interval-ms", d.commit_interval_ms)?,
+            linger_ms: f.parse_or("linger-ms", d.linger_ms)?,
+            batch_size: f.parse_or("batch-size", d.batch_size)?,
+        },
+        live_rate: f.parse_or("live-rate", 1000)?,
+        live_seconds: f.parse_or("live-seconds", 3)?,
+        timeout: Duration::from_secs(f.parse_or("timeout-seconds", 300)?),
+        restore: f.parse_or("restore", true)?,
+        keep_topics: f.parse_or("keep-topics", false)?,
+        launcher: Launcher {
+            java: f.get("java").unwrap_or("java").to_owned(),
+            java_opts: f
+                .get("java-opts")
+                .unwrap_or("")
+                .split_whitespace()
+                .map(str::to_owned)
+                .collect(),
+            kstreams_jar: PathBuf::from(
+                f.get("kstreams-jar")
+                    .unwrap_or("benches/kstreams/target/kstreams-bench.jar"),
+            ),
+            bin_dir: f.get("bin-dir").map_or(exe_dir, PathBuf::from),
+        },
+        bootstrap,
+        run_id,
+        scratch,
+    };
+    for s in &systems {
+        plan.launcher.check(*s)?;
+    }
+    let admin = Admin::new(&plan.bootstrap)?;
+    // Fail early, with what to do, when there is no broker.
+    admin.topics_with_prefix("dkb-").with_context(|| {
+        format!(
+            "no broker at {}; start one with scripts/kafka.sh start",
+            plan.bootstrap
+        )
+    })?;
+
+    let mut report = Report {
+        machine: procstat::machine(),
+        command: std::env::args().collect::<Vec<_>>().join(" "),
+        started: rfc3339(now_ms() / 1000),
+        ..Default::default()
+    };
+    report.versions = versions(&plan, f.get("broker-version"));
+    report.settings = BTreeMap::from([
+        ("records".into(), plan.records.to_string()),
+        ("partitions".into(), plan.partitions.to_string()),
+        ("threads".into(), plan.knobs.threads.to_string()),
+        (
+            "commit.interval.ms".into(),
+            plan.knobs.commit_interval_ms.to_string(),
+        ),
+        ("linger.ms".into(), plan.knobs.linger_ms.to_string()),
+        ("batch.size".into(), plan.knobs.batch_size.to_string()),
+        (
+            "live".into(),
+            format!("{} rec/s for {} s", plan.live_rate, plan.live_seconds),
+        ),
+        (
+            "java opts".into(),
+            if plan.launcher.java_opts.is_empty() {
+                "JVM defaults".into()
+            } else {
+                plan.launcher.java_opts.join(" ")
+            },
+        ),
+    ]);
+
+    for w in &workloads {
+        for g in &guarantees {
+            let prefix = format!("dkb-{}-{}-{}", plan.run_id, w.name(), g.tag());
+            let end_ms = now_ms();
+            let mut rows: Vec<(RunResult, Option<FinalValues>)> = Vec::new();
+            for s in systems.iter().filter(|s| s.supports(*w)) {
+                eprintln!("[bench] {w} {g} {}: starting", s.tag());
+                let (row, finals) = match run_one(&plan, &admin, *w, *g, *s, &prefix, end_ms) {
+                    Ok((row, finals)) => (row, Some(finals)),
+                    Err(e) => {
+                        let mut row = RunResult::new(
+                            w.name(),
+                            g.name(),
+                            s.tag(),
+                            Status::Failed(format!("{e:#}")),
+                        );
+                        row.input_records = plan.records;
+                        (row, None)
+                    }
+                };
+                eprintln!(
+                    "[bench] {w} {g} {}: {:?} {:?} rec/s p99 {:?} ms",
+                    s.tag(),
+                    row.status,
+                    row.throughput_rps.map(|x| x.round()),
+                    row.p99_ms
+                );
+                rows.push((row, finals));
+            }
+            compare(&mut rows, *w, *g, &mut report.comparisons);
+            report.results.extend(rows.into_iter().map(|(r, _)| r));
+            if !plan.keep_topics {
+                let groups: Vec<String> = systems
+                    .iter()
+                    .map(|s| format!("{prefix}-{}-app", s.tag()))
+                    .collect();
+                report
+                    .warnings
+                    .extend(admin.clean_up(&format!("{prefix}-"), &groups));
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&plan.scratch);
+
+    let out_dir = results_dir.join(format!(
+        "{}-{}",
+        report.started.replace([':', '-'], "").trim_end_matches('Z'),
+        plan.run_id
+    ));
+    std::fs::create_dir_all(&out_dir)?;
+    std::fs::write(
+        out_dir.join("results.json"),
+        serde_json::to_string_pretty(&report)?,
+    )?;
+    std::fs::write(
+        out_dir.join("report.md"),
+        report.markdown(Some("chart.png")),
+    )?;
+    println!("{}", out_dir.display());
+    let failed = report
+        .results
+        .iter()
+        .filter(|r| matches!(r.status, Status::Failed(_)))
+        .count();
+    if failed > 0 {
+        eprintln!(
+            "[bench] {failed} run(s) failed; see {}",
+            out_dir.join("report.md").display()
+        );
+    }
+    Ok(())
+}
+
+/// Runs one system on one workload × guarantee; returns its figures and the backlog's final
+/// values (for the cross-system comparison).
+fn run_one(
+    plan: &Plan,
+    admin: &Admin,
+    w: Workload,
+    g: Guarantee,
+    s: SystemKind,
+    prefix: &str,
+    end_ms: i64,
+) -> Result<(RunResult, FinalValues)> {
+    let sys_prefix = format!("{prefix}-{}", s.tag());
+    let output = format!("{sys_prefix}-out");
+    let mut topics: Vec<String> = w
+        .input_suffixes()
+        .iter()
+        .map(|x| format!("{sys_prefix}-{x}"))
+        .collect();
+    topics.push(output.clone());
+    admin.create_topics(&topics, plan.partitions)?;
+    admin.wait_for_topics(&topics, plan.partitions as usize)?;
+
+    // The same backlog for every system: same records, same timestamps.
+    let writer = InputWriter::new(&plan.bootstrap, &sys_prefix)?;
+    let mut model = Reference::new(w);
+    for r in w.backlog(plan.records, end_ms) {
+        writer.send(&r)?;
+        model.apply(&r);
+    }
+    writer.flush()?;
+    let expected_backlog = Arc::new(model.finals().clone());
+
+    let measurer = Measurer::start(&plan.bootstrap, &output)?;
+    measurer.observed().set_target(expected_backlog.clone());
+    let state_dir = plan.scratch.join(format!("{}-state", s.tag()));
+    let mut args = SystemArgs {
+        bootstrap: plan.bootstrap.clone(),
+        workload: w,
+        guarantee: g,
+        app_id: format!("{sys_prefix}-app"),
+        input_prefix: sys_prefix.clone(),
+        output_topic: output.clone(),
+        knobs: plan.knobs.clone(),
+        state_dir: state_dir.display().to_string(),
+        max_seconds: plan.timeout.as_secs() * 2 + 60,
+        mode: Mode::Run,
+    };
+    let log = plan
+        .scratch
+        .join(format!("{}-{}-{}.log", w.name(), g.tag(), s.tag()));
+    let mut running = Running::spawn(plan.launcher.command(s, &args), &log)?;
+    let started_us = now_micros();
+
+    // 1. Backlog.
+    let deadline = Instant::now() + plan.timeout;
+    let done_us = loop {
+        if let Some(t) = measurer.observed().matched_at_us {
+            break t;
+        }
+        if let Err(e) = running.check_alive() {
+            return Err(e.context(mismatch_note(&measurer, w)));
+        }
+        if Instant::now() > deadline {
+            bail!(
+                "backlog output incomplete after {:?}: {}",
+                plan.timeout,
+                mismatch_note(&measurer, w)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let cpu_backlog = running.resources().cpu_seconds;
+    let (first_us, backlog_finals, backlog_records) = {
+        let o = measurer.observed();
+        (
+            o.first_visible_us.unwrap_or(done_us),
+            o.finals.clone(),
+            o.records,
+        )
+    };
+    let backlog_s = ((done_us - first_us) as f64 / 1e6).max(1e-3);
+
+    // 2. Live phase at a fixed rate, stamped now.
+    let live_from = now_ms();
+    measurer.observed().latency_from_ms = live_from;
+    let total_live = plan.live_rate * plan.live_seconds;
+    let t0 = Instant::now();
+    let mut sent = 0u64;
+    while sent < total_live {
+        let due = ((t0.elapsed().as_secs_f64() * plan.live_rate as f64) as u64).min(total_live);
+        while sent < due {
+            let r = w.record(plan.records + sent, now_ms());
+            writer.send(&r)?;
+            model.apply(&r);
+            sent += 1;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    writer.flush()?;
+    measurer
+        .observed()
+        .set_target(Arc::new(model.finals().clone()));
+    let live_deadline = Instant::now() + Duration::from_secs(60);
+    while measurer.observed().matched_at_us.is_none() {
+        if let Err(e) = running.check_alive() {
+            return Err(e.context(mismatch_note(&measurer, w)));
+        }
+        if Instant::now() > live_deadline {
+            bail!(
+                "live-phase output incomplete after 60 s: {}",
+                mismatch_note(&measurer, w)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+
+    // 3. Stop; resources.
+    let (res, status) = running.stop(Duration::from_secs(40))?;
+    let observed = measurer.stop()?;
+    let mut row = RunResult::new(w.name(), g.name(), s.tag(), Status::Ok);
+    row.input_records = plan.records;
+    row.throughput_rps = Some(plan.records as f64 / backlog_s);
+    row.backlog_seconds = Some(backlog_s);
+    row.startup_seconds = Some((first_us - started_us) as f64 / 1e6);
+    let (p50, p99) = percentiles(&observed.latencies_ms).unzip();
+    row.p50_ms = p50;
+    row.p99_ms = p99;
+    row.latency_samples = observed.latencies_ms.len();
+    row.peak_rss_mib = Some(res.peak_rss_bytes as f64 / (1024.0 * 1024.0));
+    row.cpu_seconds_backlog = Some(cpu_backlog);
+    row.cpu_seconds_total = Some(res.cpu_seconds);
+    row.output_records = backlog_records;
+    row.output_keys = backlog_finals.len();
+    row.fingerprint = Some(format!("{:016x}", fingerprint(&backlog_finals)));
+    if !status.success() {
+        eprintln!(
+            "[bench] note: {} exited with {status} after SIGTERM; see {}",
+            s.tag(),
+            log.display()
+        );
+    }
+
+    // 4. Restore rate (stateful workloads): delete the state directory and restart.
+    if plan.restore && w.is_stateful() && s.restores() {
+        let _ = std::fs::remove_dir_all(&state_dir);
+        args.mode = Mode::Restore;
+        let rlog = plan
+            .scratch
+            .join(format!("{}-{}-{}-restore.log", w.name(), g.tag(), s.tag()));
+        let mut r = Running::spawn(plan.launcher.command(s, &args), &rlog)?;
+        match r.wait_event("restored", plan.timeout) {
+            Ok(ev) => {
+                let records = ev["records"].as_u64().unwrap_or(0);
+                let millis = ev["millis"].as_f64().unwrap_or(0.0);
+                row.restore = Some(Restore {
+                    records,
+                    millis,
+                    records_per_second: (millis > 0.0).then(|| records as f64 / (millis / 1000.0)),
+                    seconds_to_ready: r.started.elapsed().as_secs_f64(),
+                });
+                let _ = r.wait_exit(Duration::from_secs(40))?;
+            }
+            Err(e) => {
+                let _ = r.stop(Duration::from_secs(10));
+                eprintln!("[bench] restore of {} failed: {e:#}", s.tag());
+                row.status = Status::Failed(format!("restore: {e:#}"));
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&state_dir);
+    Ok((row, backlog_finals))
+}
+
+fn mismatch_note(m: &Measurer, w: Workload) -> String {
+    let o = m.observed();
+    let sample = o.diff_sample(3, |v| w.output_format().render(v));
+    format!(
+        "{} keys differ from the reference ({} output records read); e.g. {}",
+        o.mismatched(),
+        o.records,
+        sample.join("; ")
+    )
+}
+
+/// Compares the backlog outputs of the systems that succeeded; a difference fails them all.
+fn compare(
+    rows: &mut [(RunResult, Option<FinalValues>)],
+    w: Workload,
+    g: Guarantee,
+    notes: &mut Vec<String>,
+) {
+    let ok: Vec<usize> = (0..rows.len())
+        .filter(|i| rows[*i].0.status == Status::Ok)
+        .collect();
+    let Some(&first) = ok.first() else { return };
+    let mut agree = true;
+    for &i in &ok[1..] {
+        let (Some(a), Some(b)) = (&rows[first].1, &rows[i].1) else {
+            continue;
+        };
+        let diff = differing_keys(a, b, 3);
+        if !diff.is_empty() {
+            agree = false;
+            let keys: Vec<String> = diff
+                .iter()
+                .map(|k| String::from_utf8_lossy(k).into_owned())
+                .collect();
+            notes.push(format!(
+                "**MISMATCH** {w}/{g}: {} and {} differ, e.g. on keys {}",
+                rows[first].0.system,
+                rows[i].0.system,
+                keys.join(", ")
+            ));
+        }
+    }
+    if agree {
+        let names: Vec<&str> = ok.iter().map(|i| rows[*i].0.system.as_str()).collect();
+        let keys = rows[first].1.as_ref().map_or(0, |m| m.len());
+        notes.push(format!(
+            "{w}/{g}: {} agree with the reference model on {keys} keys (fingerprint {})",
+            names.join(", "),
+            rows[first].0.fingerprint.as_deref().unwrap_or("?")
+        ));
+    } else {
+        for &i in &ok {
+            rows[i].0.status = Status::Failed("output differs from another system's".into());
+        }
+    }
+}
+
+fn command_line(cmd: &str, args: &[&str]) -> Option<String> {
+    let out = std::process::Command::new(cmd).args(args).output().ok()?;
+    let text = if out.stdout.is_empty() {
+        out.stderr
+    } else {
+        out.stdout
+    };
+    String::from_utf8_lossy(&text)
+        .lines()
+        .next()
+        .map(|l| l.trim().to_owned())
+}
+
+fn versions(plan: &Plan, broker: Option<&str>) -> BTreeMap<String, String> {
+    let mut v = BTreeMap::new();
+    v.insert(
+        "Kafka Streams".into(),
+        "4.4.0 (benches/kstreams/pom.xml)".into(),
+    );
+    v.insert(
+        "broker".into(),
+        format!(
+            "Apache Kafka {} (scripts/kafka.sh), 127.0.0.1",
+            broker.unwrap_or("4.4.0")
+        ),
+    );
+    v.insert("librdkafka".into(), rdkafka::util::get_rdkafka_version().1);
+    if let Some(j) = command_line(&plan.launcher.java, &["-version"]) {
+        v.insert("java".into(), j);
+    }
+    if let Some(r) = command_line("rustc", &["-V"]) {
+        v.insert("rustc".into(), r);
+    }
+    if let Some(c) = command_line("git", &["rev-parse", "--short", "HEAD"]) {
+        v.insert("dekaf-streams commit".into(), c);
+    }
+    v
+}
+
+/// `YYYY-MM-DDTHH:MM:SSZ` for seconds since the epoch (UTC).
+fn rfc3339(secs: i64) -> String {
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Civil from days (H. Hinnant).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn formats_dates() {
+        assert_eq!(super::rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(super::rfc3339(1_764_667_200), "2025-12-02T09:20:00Z");
+    }
+}

@@ -1,0 +1,308 @@
+//! Results of a benchmark run: JSON for tools, a markdown table for people.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+/// Outcome of one system on one workload × guarantee.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "snake_case", tag = "kind", content = "detail")]
+pub enum Status {
+    /// Measured, output equal to the reference and to the other systems.
+    Ok,
+    /// Did not finish, or its output differed: reported as a failure, not a figure.
+    Failed(String),
+    /// Not run (e.g. the ceiling on a stateful workload, or a system not selected).
+    Skipped(String),
+}
+
+/// How fast a store was rebuilt from its changelog.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Restore {
+    /// Records restored (all stores, all partitions).
+    pub records: u64,
+    /// From the first restore start to the last restore end, ms.
+    pub millis: f64,
+    /// Records per second.
+    pub records_per_second: Option<f64>,
+    /// From process start to reporting the restore done, s.
+    pub seconds_to_ready: f64,
+}
+
+/// Figures of one system on one workload × guarantee.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct RunResult {
+    /// Workload name.
+    pub workload: String,
+    /// Guarantee name.
+    pub guarantee: String,
+    /// System tag (`dekaf`, `kstreams`, `ceiling`).
+    pub system: String,
+    /// Outcome; figures are kept only when `Ok`.
+    pub status: Status,
+    /// Stream input records of the backlog.
+    pub input_records: u64,
+    /// Input records per second, first output visible → all output committed and visible.
+    pub throughput_rps: Option<f64>,
+    /// Process start → first output visible, s.
+    pub startup_seconds: Option<f64>,
+    /// First output → all backlog output visible, s.
+    pub backlog_seconds: Option<f64>,
+    /// End-to-end latency p50 in the live phase, ms.
+    pub p50_ms: Option<f64>,
+    /// End-to-end latency p99 in the live phase, ms.
+    pub p99_ms: Option<f64>,
+    /// Output records whose latency was measured.
+    pub latency_samples: usize,
+    /// Peak RSS of the system's process, MiB.
+    pub peak_rss_mib: Option<f64>,
+    /// CPU seconds of the process from start until the backlog was done.
+    pub cpu_seconds_backlog: Option<f64>,
+    /// CPU seconds of the process over its whole run.
+    pub cpu_seconds_total: Option<f64>,
+    /// Output records read by the measurer.
+    pub output_records: u64,
+    /// Keys in the final output of the backlog.
+    pub output_keys: usize,
+    /// Fingerprint of the backlog's final values (equal across systems when outputs agree).
+    pub fingerprint: Option<String>,
+    /// Restore from the changelog, for stateful workloads.
+    pub restore: Option<Restore>,
+}
+
+impl RunResult {
+    /// An empty result with `status`.
+    pub fn new(workload: &str, guarantee: &str, system: &str, status: Status) -> Self {
+        Self {
+            workload: workload.into(),
+            guarantee: guarantee.into(),
+            system: system.into(),
+            status,
+            input_records: 0,
+            throughput_rps: None,
+            startup_seconds: None,
+            backlog_seconds: None,
+            p50_ms: None,
+            p99_ms: None,
+            latency_samples: 0,
+            peak_rss_mib: None,
+            cpu_seconds_backlog: None,
+            cpu_seconds_total: None,
+            output_records: 0,
+            output_keys: 0,
+            fingerprint: None,
+            restore: None,
+        }
+    }
+
+    fn ok(&self) -> bool {
+        self.status == Status::Ok
+    }
+}
+
+/// A whole run.
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct Report {
+    /// CPU model, cores, memory.
+    pub machine: String,
+    /// Versions: Kafka Streams, broker, librdkafka, Java, rustc, git commit.
+    pub versions: BTreeMap<String, String>,
+    /// Settings shared by all systems and the run's sizes.
+    pub settings: BTreeMap<String, String>,
+    /// The command that produced this report.
+    pub command: String,
+    /// When it started (UTC, RFC 3339).
+    pub started: String,
+    /// Per system × workload × guarantee.
+    pub results: Vec<RunResult>,
+    /// Cross-system output comparisons (failures listed too).
+    pub comparisons: Vec<String>,
+    /// Warnings (clean-up problems and the like).
+    pub warnings: Vec<String>,
+}
+
+fn num(v: Option<f64>, digits: usize) -> String {
+    v.map_or("—".into(), |x| format!("{x:.digits$}"))
+}
+
+fn ratio(a: Option<f64>, b: Option<f64>) -> String {
+    match (a, b) {
+        (Some(a), Some(b)) if b > 0.0 => format!("{:.2}×", a / b),
+        _ => "—".into(),
+    }
+}
+
+impl Report {
+    fn find(&self, w: &str, g: &str, s: &str) -> Option<&RunResult> {
+        self.results
+            .iter()
+            .find(|r| r.workload == w && r.guarantee == g && r.system == s && r.ok())
+    }
+
+    /// The report as markdown: settings, a figure table, ratios, restore rates, comparisons.
+    pub fn markdown(&self, chart: Option<&str>) -> String {
+        let mut m = String::new();
+        let _ = writeln!(
+            m,
+            "# dekaf-streams vs Apache Kafka Streams — end-to-end benchmark\n"
+        );
+        let _ = writeln!(m, "- started: {}", self.started);
+        let _ = writeln!(m, "- machine: {}", self.machine);
+        for (k, v) in &self.versions {
+            let _ = writeln!(m, "- {k}: {v}");
+        }
+        let settings: Vec<String> = self
+            .settings
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        let _ = writeln!(m, "- settings: {}", settings.join(", "));
+        let _ = writeln!(m, "- command: `{}`\n", self.command);
+        let _ = writeln!(
+            m,
+            "Throughput: backlog input records / (all output visible to a read_committed consumer − first output visible). \
+             Latency: live phase at a fixed input rate, output visible − input timestamp. \
+             Peak RSS and CPU from /proc of the system's process (CPU: start until the backlog is done). \
+             Workloads: benches/WORKLOADS.md.\n"
+        );
+        if let Some(c) = chart {
+            let _ = writeln!(m, "![chart]({c})\n");
+        }
+        let _ = writeln!(
+            m,
+            "| workload | guarantee | system | status | throughput (rec/s) | p50 (ms) | p99 (ms) | peak RSS (MiB) | CPU s | startup (s) | output records |"
+        );
+        let _ = writeln!(m, "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|");
+        for r in &self.results {
+            let status = match &r.status {
+                Status::Ok => "ok".to_owned(),
+                Status::Failed(why) => {
+                    format!("**FAILED**: {}", why.replace('|', "/").replace('\n', " "))
+                }
+                Status::Skipped(why) => format!("skipped: {why}"),
+            };
+            let ok = r.ok();
+            let f = |v: Option<f64>, d| if ok { num(v, d) } else { "—".into() };
+            let _ = writeln!(
+                m,
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                r.workload,
+                r.guarantee,
+                r.system,
+                status,
+                f(r.throughput_rps, 0),
+                f(r.p50_ms, 1),
+                f(r.p99_ms, 1),
+                f(r.peak_rss_mib, 0),
+                f(r.cpu_seconds_backlog, 2),
+                f(r.startup_seconds, 2),
+                if ok {
+                    r.output_records.to_string()
+                } else {
+                    "—".into()
+                },
+            );
+        }
+        let _ = writeln!(m, "\n## Ratios\n");
+        let _ = writeln!(
+            m,
+            "| workload | guarantee | throughput dekaf/KS | p99 dekaf/KS | peak RSS dekaf/KS | throughput dekaf/ceiling | throughput KS/ceiling |"
+        );
+        let _ = writeln!(m, "|---|---|---:|---:|---:|---:|---:|");
+        let mut combos: Vec<(&str, &str)> = self
+            .results
+            .iter()
+            .map(|r| (r.workload.as_str(), r.guarantee.as_str()))
+            .collect();
+        combos.dedup();
+        for (w, g) in combos {
+            let d = self.find(w, g, "dekaf");
+            let k = self.find(w, g, "kstreams");
+            let c = self.find(w, g, "ceiling");
+            let _ = writeln!(
+                m,
+                "| {w} | {g} | {} | {} | {} | {} | {} |",
+                ratio(
+                    d.and_then(|r| r.throughput_rps),
+                    k.and_then(|r| r.throughput_rps)
+                ),
+                ratio(d.and_then(|r| r.p99_ms), k.and_then(|r| r.p99_ms)),
+                ratio(
+                    d.and_then(|r| r.peak_rss_mib),
+                    k.and_then(|r| r.peak_rss_mib)
+                ),
+                ratio(
+                    d.and_then(|r| r.throughput_rps),
+                    c.and_then(|r| r.throughput_rps)
+                ),
+                ratio(
+                    k.and_then(|r| r.throughput_rps),
+                    c.and_then(|r| r.throughput_rps)
+                ),
+            );
+        }
+        let restores: Vec<&RunResult> = self
+            .results
+            .iter()
+            .filter(|r| r.restore.is_some())
+            .collect();
+        if !restores.is_empty() {
+            let _ = writeln!(
+                m,
+                "\n## Restore from the changelog (state directory deleted, restarted)\n"
+            );
+            let _ = writeln!(
+                m,
+                "| workload | guarantee | system | records | restore (ms) | records/s | start → restored (s) |"
+            );
+            let _ = writeln!(m, "|---|---|---|---:|---:|---:|---:|");
+            for r in restores {
+                if let Some(x) = &r.restore {
+                    let _ = writeln!(
+                        m,
+                        "| {} | {} | {} | {} | {:.0} | {} | {:.2} |",
+                        r.workload,
+                        r.guarantee,
+                        r.system,
+                        x.records,
+                        x.millis,
+                        num(x.records_per_second, 0),
+                        x.seconds_to_ready
+                    );
+                }
+            }
+        }
+        if !self.comparisons.is_empty() {
+            let _ = writeln!(m, "\n## Output comparison (final value per key)\n");
+            for c in &self.comparisons {
+                let _ = writeln!(m, "- {c}");
+            }
+        }
+        if !self.warnings.is_empty() {
+            let _ = writeln!(m, "\n## Warnings\n");
+            for w in &self.warnings {
+                let _ = writeln!(m, "- {w}");
+            }
+        }
+        m
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markdown_has_ratios() {
+        let mut a = RunResult::new("stateless", "exactly_once", "dekaf", Status::Ok);
+        a.throughput_rps = Some(300.0);
+        let mut b = RunResult::new("stateless", "exactly_once", "kstreams", Status::Ok);
+        b.throughput_rps = Some(100.0);
+        let r = Report {
+            results: vec![a, b],
+            ..Default::default()
+        };
+        assert!(r.markdown(None).contains("| 3.00× |"));
+    }
+}

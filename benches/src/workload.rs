@@ -1,0 +1,349 @@
+//! The four workloads of `benches/WORKLOADS.md`: their topics, a deterministic input generator
+//! and a reference model of each topology's final output (value per key).
+
+use std::collections::HashMap;
+use std::fmt;
+use std::str::FromStr;
+
+use anyhow::{Result, bail};
+
+/// One of the four benchmark workloads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Workload {
+    /// Stateless map/filter: `<p>-numbers` → filter, map values → output.
+    Stateless,
+    /// Word count: `<p>-sentences` → split, group by word (repartition), count.
+    WordCount,
+    /// Tumbling-window count: `<p>-events` → group by key, 10 s windows, count.
+    Window,
+    /// Stream-table join: `<p>-clicks` ⋈ table `<p>-users`.
+    Join,
+}
+
+/// A processing guarantee.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Guarantee {
+    /// Exactly-once (Kafka Streams `exactly_once_v2`).
+    ExactlyOnce,
+    /// At-least-once.
+    AtLeastOnce,
+}
+
+impl Guarantee {
+    /// Both guarantees, exactly-once first.
+    pub const ALL: [Guarantee; 2] = [Guarantee::ExactlyOnce, Guarantee::AtLeastOnce];
+
+    /// The name used on command lines: `exactly_once` or `at_least_once`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Guarantee::ExactlyOnce => "exactly_once",
+            Guarantee::AtLeastOnce => "at_least_once",
+        }
+    }
+
+    /// A short tag for topic names: `eos` or `alos`.
+    pub fn tag(self) -> &'static str {
+        match self {
+            Guarantee::ExactlyOnce => "eos",
+            Guarantee::AtLeastOnce => "alos",
+        }
+    }
+}
+
+impl FromStr for Guarantee {
+    type Err = anyhow::Error;
+    fn from_str(s: &str) -> Result<Self> {
+        Ok(match s {
+            "exactly_once" | "exactly_once_v2" | "eos" => Guarantee::ExactlyOnce,
+            "at_least_once" | "alos" => Guarantee::AtLeastOnce,
+            _ => bail!("unknown guarantee {s:?}; use exactly_once or at_least_once"),
+        })
+    }
+}
+
+impl fmt::Display for Guarantee {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How a workload's output values are encoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ValueFormat {
+    /// 8-byte big-endian signed integer (Kafka's `LongSerializer`).
+    I64,
+    /// UTF-8 text (Kafka's `StringSerializer`).
+    Utf8,
+}
+
+impl ValueFormat {
+    /// Renders an encoded value for people.
+    pub fn render(self, v: &[u8]) -> String {
+        match self {
+            ValueFormat::I64 => match <[u8; 8]>::try_from(v) {
+                Ok(b) => i64::from_be_bytes(b).to_string(),
+                Err(_) => format!("<{} bytes, not an i64>", v.len()),
+            },
+            ValueFormat::Utf8 => String::from_utf8_lossy(v).into_owned(),
+        }
+    }
+}
+
+/// Number of distinct keys of the stateless workload.
+pub const STATELESS_KEYS: u64 = 10_000;
+/// Number of distinct words of the word-count vocabulary.
+pub const VOCABULARY: u64 = 1_000;
+/// Words per sentence.
+pub const WORDS_PER_SENTENCE: u64 = 5;
+/// Number of distinct keys of the window workload.
+pub const WINDOW_KEYS: u64 = 1_000;
+/// Tumbling window size in milliseconds.
+pub const WINDOW_MS: i64 = 10_000;
+/// Number of users in the join's table (`u-0` … `u-999`).
+pub const USERS: u64 = 1_000;
+/// Clicks draw user ids from `0..CLICK_USERS`, so about 10% find no user (inner join drops them).
+pub const CLICK_USERS: u64 = 1_100;
+
+/// One input record, addressed by topic suffix (`numbers`, `users`, …).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputRecord {
+    /// Suffix of the input topic: the topic is `<input prefix>-<suffix>`.
+    pub topic_suffix: &'static str,
+    /// Key bytes (`None`: a null key).
+    pub key: Option<Vec<u8>>,
+    /// Value bytes.
+    pub value: Vec<u8>,
+    /// Record timestamp (CreateTime), ms since the epoch.
+    pub timestamp_ms: i64,
+}
+
+/// SplitMix64: a tiny deterministic generator, so that every system gets the same input.
+fn mix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+impl Workload {
+    /// All four, in report order.
+    pub const ALL: [Workload; 4] = [
+        Workload::Stateless,
+        Workload::WordCount,
+        Workload::Window,
+        Workload::Join,
+    ];
+
+    /// The name used on command lines: `stateless`, `wordcount`, `window`, `join`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Workload::Stateless => "stateless",
+            Workload::WordCount => "wordcount",
+            Workload::Window => "window",
+            Workload::Join => "join",
+        }
+    }
+
+    /// Whether the workload keeps state (and so has a restore rate to measure).
+    pub fn is_stateful(self) -> bool {
+        !matches!(self, Workload::Stateless)
+    }
+
+    /// Suffixes of the input topics; tables first.
+    pub fn input_suffixes(self) -> &'static [&'static str] {
+        match self {
+            Workload::Stateless => &["numbers"],
+            Workload::WordCount => &["sentences"],
+            Workload::Window => &["events"],
+            Workload::Join => &["users", "clicks"],
+        }
+    }
+
+    /// The output value format.
+    pub fn output_format(self) -> ValueFormat {
+        match self {
+            Workload::Join => ValueFormat::Utf8,
+            _ => ValueFormat::I64,
+        }
+    }
+
+    /// The `i`-th record of the workload's stream input (`i` counts from 0), stamped `ts`.
+    pub fn record(self, i: u64, timestamp_ms: i64) -> InputRecord {
+        let r = mix(i);
+        let (topic_suffix, key, value) = match self {
+            Workload::Stateless => (
+                "numbers",
+                Some(format!("n-{}", i % STATELESS_KEYS).into_bytes()),
+                ((r % 1_000_000) as i64).to_be_bytes().to_vec(),
+            ),
+            Workload::WordCount => {
+                let words: Vec<String> = (0..WORDS_PER_SENTENCE)
+                    .map(|w| format!("w{}", mix(r ^ w) % VOCABULARY))
+                    .collect();
+                ("sentences", None, words.join(" ").into_bytes())
+            }
+            Workload::Window => (
+                "events",
+                Some(format!("k-{}", r % WINDOW_KEYS).into_bytes()),
+                format!("e{i}").into_bytes(),
+            ),
+            Workload::Join => (
+                "clicks",
+                Some(format!("u-{}", r % CLICK_USERS).into_bytes()),
+                format!("page-{}", (r >> 32) % 100).into_bytes(),
+            ),
+        };
+        InputRecord {
+            topic_suffix,
+            key,
+            value,
+            timestamp_ms,
+        }
+    }
+
+    /// Table records written before the stream input (the join's users), stamped from `ts0`.
+    pub fn table_records(self, ts0: i64) -> Vec<InputRecord> {
+        match self {
+            Workload::Join => (0..USERS)
+                .map(|j| InputRecord {
+                    topic_suffix: "users",
+                    key: Some(format!("u-{j}").into_bytes()),
+                    value: format!("region-{}", j % 7).into_bytes(),
+                    timestamp_ms: ts0 + j as i64,
+                })
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The backlog: table records, then `n` stream records whose timestamps end at `end_ms`
+    /// (record `i` is stamped `end_ms - n + i`); the tables are stamped before all of them.
+    pub fn backlog(self, n: u64, end_ms: i64) -> impl Iterator<Item = InputRecord> {
+        let first = end_ms - n as i64;
+        self.table_records(first - USERS as i64 - 1_000)
+            .into_iter()
+            .chain((0..n).map(move |i| self.record(i, first + i as i64)))
+    }
+}
+
+impl FromStr for Workload {
+    type Err = anyhow::Error;
+    fn from_str(s: &str) -> Result<Self> {
+        Ok(match s {
+            "stateless" => Workload::Stateless,
+            "wordcount" => Workload::WordCount,
+            "window" => Workload::Window,
+            "join" => Workload::Join,
+            _ => bail!("unknown workload {s:?}; use stateless, wordcount, window or join"),
+        })
+    }
+}
+
+impl fmt::Display for Workload {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Final output value per key, as raw bytes.
+pub type FinalValues = HashMap<Vec<u8>, Vec<u8>>;
+
+/// The reference model: what each topology's output holds, per key, once all input is processed
+/// (applied in input order; tables are written before the stream that joins them).
+#[derive(Debug, Clone)]
+pub struct Reference {
+    workload: Workload,
+    users: HashMap<Vec<u8>, Vec<u8>>,
+    counts: HashMap<Vec<u8>, i64>,
+    finals: FinalValues,
+}
+
+impl Reference {
+    /// An empty model of `workload`.
+    pub fn new(workload: Workload) -> Self {
+        Self {
+            workload,
+            users: HashMap::new(),
+            counts: HashMap::new(),
+            finals: HashMap::new(),
+        }
+    }
+
+    /// Applies one input record.
+    pub fn apply(&mut self, r: &InputRecord) {
+        match (self.workload, r.topic_suffix) {
+            (Workload::Stateless, _) => {
+                let v = i64::from_be_bytes(r.value[..8].try_into().unwrap_or([0; 8]));
+                if v % 5 != 0
+                    && let Some(k) = &r.key
+                {
+                    self.finals
+                        .insert(k.clone(), (v * 2).to_be_bytes().to_vec());
+                }
+            }
+            (Workload::WordCount, _) => {
+                for word in r.value.split(|b| *b == b' ') {
+                    self.count(word.to_vec());
+                }
+            }
+            (Workload::Window, _) => {
+                let start = r.timestamp_ms - r.timestamp_ms.rem_euclid(WINDOW_MS);
+                let mut key = r.key.clone().unwrap_or_default();
+                key.extend_from_slice(format!("@{start}").as_bytes());
+                self.count(key);
+            }
+            (Workload::Join, "users") => {
+                if let Some(k) = &r.key {
+                    self.users.insert(k.clone(), r.value.clone());
+                }
+            }
+            (Workload::Join, _) => {
+                if let Some(k) = &r.key
+                    && let Some(region) = self.users.get(k)
+                {
+                    let mut v = r.value.clone();
+                    v.push(b'@');
+                    v.extend_from_slice(region);
+                    self.finals.insert(k.clone(), v);
+                }
+            }
+        }
+    }
+
+    fn count(&mut self, key: Vec<u8>) {
+        let c = self.counts.entry(key.clone()).or_insert(0);
+        *c += 1;
+        self.finals.insert(key, c.to_be_bytes().to_vec());
+    }
+
+    /// The final value per key so far.
+    pub fn finals(&self) -> &FinalValues {
+        &self.finals
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generation_is_deterministic_and_models_agree() {
+        for w in Workload::ALL {
+            let a: Vec<_> = w.backlog(1000, 1_000_000).collect();
+            assert_eq!(a, w.backlog(1000, 1_000_000).collect::<Vec<_>>());
+            let mut m = Reference::new(w);
+            a.iter().for_each(|r| m.apply(r));
+            assert!(!m.finals().is_empty(), "{w}");
+        }
+        let mut m = Reference::new(Workload::WordCount);
+        Workload::WordCount
+            .backlog(100, 0)
+            .for_each(|r| m.apply(&r));
+        let total: i64 = m
+            .finals()
+            .values()
+            .map(|v| i64::from_be_bytes(v[..].try_into().expect("8 bytes")))
+            .sum();
+        assert_eq!(total, 100 * WORDS_PER_SENTENCE as i64);
+    }
+}
