@@ -1,3 +1,15 @@
 //! Example topologies of dekaf-streams, each tested through the TestDriver (see `tests/`).
+//!
+//! | module | shows |
+//! |---|---|
+//! | [`word_count`] | flat_map_values, group_by (repartition), count, to_stream, to |
+//! | [`page_views`] | tumbling and hopping windows with grace, late records, windowed keys |
+//! | [`orders`] | stream-table join and left_join, JSON serdes, co-partitioning |
+//! | [`dead_letters`] | on_error with dead-letter topics, try_map_values |
+//! | [`dedup`] | the processor API: a declared store, process(..) |
 
+pub mod dead_letters;
+pub mod dedup;
+pub mod orders;
+pub mod page_views;
 pub mod word_count;

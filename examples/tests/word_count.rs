@@ -1,3 +1,5 @@
+//! Word count through the TestDriver, and its description as a snapshot.
+
 use dekaf_streams::prelude::*;
 use dekaf_streams::testing::TestDriver;
 use dekaf_streams_examples::word_count::WordCount;
@@ -18,4 +20,37 @@ fn counts_words() {
     assert_eq!(store.get(&"the".to_owned()), Some(2));
     assert_eq!(store.len(), 5);
     assert_eq!(driver.changelog("word-count-counts-changelog").len(), 6);
+}
+
+#[test]
+fn description_snapshot() {
+    let expected = include_str!("word_count.describe.txt");
+    assert_eq!(WordCount::describe(), expected, "\n--- actual ---\n{}", WordCount::describe());
+}
+
+#[test]
+fn topology_info() {
+    let info = WordCount::INFO;
+    assert_eq!(info.application_id, "word-count");
+    let [s0, s1] = info.subtopologies else { panic!("two subtopologies") };
+    assert_eq!(s0.source_topics, ["sentences"]);
+    assert_eq!(s0.repartition_sink_topics, ["word-count-counts-repartition"]);
+    assert!(s0.stores.is_empty());
+    assert_eq!(s1.repartition_source_topics[0].name, "word-count-counts-repartition");
+    assert_eq!(
+        s1.repartition_source_topics[0].configs,
+        [
+            ("cleanup.policy", "delete"),
+            ("message.timestamp.type", "CreateTime"),
+            ("retention.ms", "-1"),
+            ("segment.bytes", "52428800"),
+        ]
+    );
+    assert_eq!(s1.state_changelog_topics[0].name, "word-count-counts-changelog");
+    assert_eq!(
+        s1.state_changelog_topics[0].configs,
+        [("cleanup.policy", "compact"), ("message.timestamp.type", "CreateTime")]
+    );
+    assert_eq!(s1.sink_topics, ["word-counts"]);
+    assert_eq!(s1.stores[0].name, "counts");
 }

@@ -33,7 +33,7 @@ pub fn describe(m: &Model) -> String {
             if !n.children.is_empty() {
                 let c: Vec<&str> = n.children.iter().map(|&c| m.nodes[c].name.as_str()).collect();
                 let _ = writeln!(out, "      --> {}", c.join(", "));
-            } else {
+            } else if !matches!(n.kind, NodeKind::Sink { .. } | NodeKind::RepartitionSink { .. }) {
                 let _ = writeln!(out, "      --> none");
             }
             if !n.parents.is_empty() {

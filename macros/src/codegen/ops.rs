@@ -273,7 +273,7 @@ impl Emitter<'_> {
                         };
                         #call
                     };
-                    for (#nk, #nv) in #out { #children }
+                    for (#nk, #nv) in ::core::iter::IntoIterator::into_iter(#out) { #children }
                 }
             }
         }
