@@ -43,11 +43,13 @@ pub struct RunResult {
     pub status: Status,
     /// Stream input records of the backlog.
     pub input_records: u64,
-    /// Input records per second, first output visible → all output committed and visible.
+    /// Input records per second, `running` event → all output committed and visible.
     pub throughput_rps: Option<f64>,
-    /// Process start → first output visible, s.
+    /// Process start → `running` event, s.
     pub startup_seconds: Option<f64>,
-    /// First output → all backlog output visible, s.
+    /// `running` event → first output visible, s.
+    pub first_output_seconds: Option<f64>,
+    /// `running` event → all backlog output visible, s.
     pub backlog_seconds: Option<f64>,
     /// End-to-end latency p50 in the live phase, ms.
     pub p50_ms: Option<f64>,
@@ -82,6 +84,7 @@ impl RunResult {
             input_records: 0,
             throughput_rps: None,
             startup_seconds: None,
+            first_output_seconds: None,
             backlog_seconds: None,
             p50_ms: None,
             p99_ms: None,
@@ -161,9 +164,10 @@ impl Report {
         let _ = writeln!(m, "- command: `{}`\n", self.command);
         let _ = writeln!(
             m,
-            "Throughput: backlog input records / (all output visible to a read_committed consumer − first output visible). \
+            "Throughput: backlog input records / (all output visible to a read_committed consumer − the system's `running` event). \
              Latency: live phase at a fixed input rate, output visible − input timestamp. \
              Peak RSS and CPU from /proc of the system's process (CPU: start until the backlog is done). \
+             Startup: process start → `running`. \
              Workloads: benches/WORKLOADS.md.\n"
         );
         if let Some(c) = chart {

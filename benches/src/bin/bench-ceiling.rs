@@ -15,7 +15,7 @@ use dekaf_streams_benches::kafka::client_config;
 use dekaf_streams_benches::workload::{Guarantee, Workload};
 use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer};
 use rdkafka::message::{Message, Timestamp};
-use rdkafka::producer::{BaseRecord, DeliveryResult, Producer, ProducerContext, ThreadedProducer};
+use rdkafka::producer::{BaseProducer, BaseRecord, DeliveryResult, Producer, ProducerContext};
 use rdkafka::types::RDKafkaErrorCode;
 use rdkafka::{ClientContext, Offset, TopicPartitionList};
 use serde_json::json;
@@ -36,7 +36,14 @@ struct Deliveries {
     failed: AtomicU64,
 }
 
-impl ClientContext for Deliveries {}
+impl ClientContext for Deliveries {
+    fn log(&self, _level: rdkafka::config::RDKafkaLogLevel, fac: &str, message: &str) {
+        eprintln!(
+            "{} librdkafka {fac}: {message}",
+            dekaf_streams_benches::now_ms()
+        );
+    }
+}
 
 impl ProducerContext for Deliveries {
     type DeliveryOpaque = ();
@@ -83,14 +90,21 @@ fn run() -> Result<()> {
     let threads = args.knobs.threads.max(1) as i32;
     let deadline = Instant::now() + Duration::from_secs(args.max_seconds);
     let args = Arc::new(args);
+    let (ready_tx, ready_rx) = std::sync::mpsc::channel();
     let workers: Vec<_> = (0..threads.min(partitions))
         .map(|t| {
             let owned: Vec<i32> = (0..partitions).filter(|p| p % threads == t).collect();
-            let (args, input) = (args.clone(), input.clone());
-            std::thread::spawn(move || worker(&args, &input, t, &owned, deadline))
+            let (args, input, ready) = (args.clone(), input.clone(), ready_tx.clone());
+            std::thread::spawn(move || worker(&args, &input, t, &owned, deadline, &ready))
         })
         .collect();
-    emit_event("running", json!({ "threads": threads.min(partitions) }));
+    drop(ready_tx);
+    // `running` once every worker has its partitions and (exactly-once) its transactional id.
+    let all_ready =
+        (0..workers.len()).all(|_| ready_rx.recv_timeout(Duration::from_secs(60)).is_ok());
+    if all_ready {
+        emit_event("running", json!({ "threads": workers.len() }));
+    }
     let mut result = Ok(());
     for w in workers {
         let r = w
@@ -112,16 +126,18 @@ fn worker(
     thread: i32,
     partitions: &[i32],
     deadline: Instant,
+    ready: &std::sync::mpsc::Sender<()>,
 ) -> Result<()> {
     let eos = args.guarantee == Guarantee::ExactlyOnce;
-    let consumer: BaseConsumer = client_config(&args.bootstrap)
+    let mut cc = client_config(&args.bootstrap)
         .set("group.id", &args.app_id)
         .set("enable.auto.commit", "false")
         .set("enable.auto.offset.store", "false")
         .set("auto.offset.reset", "earliest")
         .set("isolation.level", "read_committed")
-        .create()
-        .context("cannot create the consumer")?;
+        .clone();
+    extra_settings(&mut cc, "DEKAF_CEILING_CONSUMER")?;
+    let consumer: BaseConsumer = cc.create().context("cannot create the consumer")?;
     let mut tpl = TopicPartitionList::new();
     for p in partitions {
         tpl.add_partition_offset(input, *p, Offset::Stored)?;
@@ -136,7 +152,8 @@ fn worker(
     if eos {
         pc.set("transactional.id", format!("{}-{thread}", args.app_id));
     }
-    let producer: ThreadedProducer<Deliveries> = pc
+    extra_settings(&mut pc, "DEKAF_CEILING_PRODUCER")?;
+    let producer: BaseProducer<Deliveries> = pc
         .create_with_context(Deliveries::default())
         .context("cannot create the producer")?;
     let timeout = Duration::from_secs(30);
@@ -145,11 +162,15 @@ fn worker(
             .init_transactions(timeout)
             .context("init_transactions failed")?;
     }
+    let _ = ready.send(());
     let interval = Duration::from_millis(args.knobs.commit_interval_ms.max(1));
     let mut in_txn = false;
     let mut pending = 0u64;
     let mut window = Instant::now();
     while Instant::now() < deadline {
+        // Serve delivery reports on this thread. (A ThreadedProducer's poll thread made every
+        // commit_transaction wait ~100 ms, its poll interval: measured, not guessed.)
+        producer.poll(Duration::ZERO);
         let stopping = STOP.load(Ordering::Relaxed);
         if stopping || window.elapsed() >= interval {
             if pending > 0 {
@@ -202,7 +223,7 @@ fn worker(
                 {
                     rec = back;
                     tries += 1;
-                    std::thread::sleep(Duration::from_millis(1));
+                    producer.poll(Duration::from_millis(1));
                 }
                 Err((e, _)) => bail!("producing to {} failed: {e}", args.output_topic),
             }
@@ -215,13 +236,28 @@ fn worker(
     Ok(())
 }
 
+/// Applies `name=value;name=value` librdkafka settings from the environment variable `var`
+/// (for experiments; the report names none, so leave them unset for published figures).
+fn extra_settings(config: &mut rdkafka::ClientConfig, var: &str) -> Result<()> {
+    if let Ok(spec) = std::env::var(var) {
+        for kv in spec.split(';').filter(|s| !s.is_empty()) {
+            let (k, v) = kv
+                .split_once('=')
+                .with_context(|| format!("{var}: {kv:?} is not name=value"))?;
+            config.set(k.trim(), v.trim());
+        }
+    }
+    Ok(())
+}
+
 fn commit(
     consumer: &BaseConsumer,
-    producer: &ThreadedProducer<Deliveries>,
+    producer: &BaseProducer<Deliveries>,
     eos: bool,
     in_txn: &mut bool,
     timeout: Duration,
 ) -> Result<()> {
+    let t0 = Instant::now();
     let positions = consumer.position()?;
     let mut offsets = TopicPartitionList::new();
     for e in positions.elements() {
@@ -243,6 +279,9 @@ fn commit(
         producer
             .send_offsets_to_transaction(&offsets, &cgm, timeout)
             .context("send_offsets_to_transaction failed")?;
+        if std::env::var_os("DEKAF_CEILING_TRACE").is_some() {
+            eprintln!("  send_offsets took {:?}", t0.elapsed());
+        }
         producer
             .commit_transaction(timeout)
             .context("commit_transaction failed")?;
@@ -254,6 +293,13 @@ fn commit(
                 .commit(&offsets, CommitMode::Sync)
                 .context("committing offsets failed")?;
         }
+    }
+    if std::env::var_os("DEKAF_CEILING_TRACE").is_some() {
+        eprintln!(
+            "{} commit took {:?}",
+            dekaf_streams_benches::now_ms(),
+            t0.elapsed()
+        );
     }
     let failed = producer.context().failed.load(Ordering::Relaxed);
     if failed > 0 {
