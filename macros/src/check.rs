@@ -141,3 +141,51 @@ pub fn snake(name: &str) -> String {
 pub fn screaming(name: &str) -> String {
     snake(name).to_ascii_uppercase()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::quote;
+
+    fn errors(tokens: proc_macro2::TokenStream) -> Vec<String> {
+        let m = crate::model::build(syn::parse2(tokens).expect("parses")).ok().expect("builds");
+        check(&m).iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn topic_names() {
+        assert_eq!(invalid_name("orders"), None);
+        assert!(invalid_name("a b").is_some());
+        assert!(invalid_name("..").is_some());
+        assert!(invalid_name(&"x".repeat(250)).is_some());
+        assert_eq!(invalid_name(&"x".repeat(249)), None);
+    }
+
+    #[test]
+    fn internal_topics_fit_kafka_limits() {
+        let app = "a".repeat(230);
+        let e = errors(quote!(T = #app { stream("in", Utf8, Utf8).group_by_key().count("counts-store"); }));
+        assert!(e[0].contains("internal topic"), "{e:?}");
+        assert!(e[0].contains("249"), "{e:?}");
+    }
+
+    #[test]
+    fn collisions_and_duplicates() {
+        let e = errors(quote!(T = "app" {
+            let c = stream("in", Utf8, Utf8).group_by_key().count("c");
+            c.to_stream().to("app-c-changelog", Utf8, I64);
+            stream("in", Utf8, Utf8).group_by_key().count("c");
+        }));
+        let all = e.join("\n");
+        assert!(all.contains("read twice"), "{all}");
+        assert!(all.contains("duplicate store"), "{all}");
+        assert!(all.contains("also an internal topic"), "{all}");
+    }
+
+    #[test]
+    fn handle_names() {
+        assert_eq!(screaming("word-counts"), "WORD_COUNTS");
+        assert_eq!(snake("seen.ids"), "seen_ids");
+        assert_eq!(snake("1st"), "_1st");
+    }
+}

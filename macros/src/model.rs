@@ -193,6 +193,8 @@ enum Flow {
     Ended(Span),
     Branches(Vec<usize>, Span),
     Decl(Span),
+    /// A name whose definition had an error: uses of it report nothing more.
+    Broken,
 }
 
 #[derive(Clone)]
@@ -229,6 +231,8 @@ struct Builder {
     repartitions: Vec<(usize, usize)>,
     /// join node → table node
     joins: Vec<(usize, usize)>,
+    /// branch arm node → the stream it continues
+    arms: BTreeMap<usize, Stream>,
 }
 
 fn err(span: Span, msg: impl std::fmt::Display) -> syn::Error {
@@ -248,15 +252,30 @@ pub fn build(def: TopologyDef) -> Result<Model, Vec<syn::Error>> {
         errors: Vec::new(),
         repartitions: Vec::new(),
         joins: Vec::new(),
+        arms: BTreeMap::new(),
     };
     for stmt in def.stmts {
         let flow = match b.chain(stmt.chain) {
             Ok(flow) => flow,
             Err(e) => {
                 b.errors.push(e);
-                continue;
+                Flow::Broken
             }
         };
+        if let Flow::Broken = flow {
+            match stmt.binding {
+                Binding::One(name) => {
+                    b.vars.insert(name.to_string(), (Flow::Broken, name.span()));
+                }
+                Binding::Many(names, _) => {
+                    for name in names {
+                        b.vars.insert(name.to_string(), (Flow::Broken, name.span()));
+                    }
+                }
+                Binding::None => {}
+            }
+            continue;
+        }
         match stmt.binding {
             Binding::None => {}
             Binding::One(name) => {
@@ -280,6 +299,12 @@ pub fn build(def: TopologyDef) -> Result<Model, Vec<syn::Error>> {
                             names.len()
                         ),
                     ));
+                    // Bind the names anyway, so later statements do not report them unknown.
+                    for name in names {
+                        if name != "_" {
+                            b.vars.insert(name.to_string(), (Flow::Broken, name.span()));
+                        }
+                    }
                     continue;
                 }
                 for (name, arm) in names.into_iter().zip(arms) {
@@ -287,9 +312,9 @@ pub fn build(def: TopologyDef) -> Result<Model, Vec<syn::Error>> {
                         continue;
                     }
                     // An arm keeps the key and serdes of the branched stream.
-                    let stream = match b.vars.get(&format!("\u{0}arm{arm}")) {
-                        Some((Flow::Stream(s), _)) => s.clone(),
-                        _ => Stream { node: arm, key: None, value: None, key_changed: true, window: None },
+                    let stream = match b.arms.get(&arm) {
+                        Some(s) => s.clone(),
+                        None => Stream { node: arm, key: None, value: None, key_changed: true, window: None },
                     };
                     b.vars.insert(name.to_string(), (Flow::Stream(stream), name.span()));
                 }
@@ -476,6 +501,7 @@ impl Builder {
     fn call(&mut self, flow: Flow, call: Call) -> syn::Result<Flow> {
         let op = call.name.to_string();
         match flow {
+            Flow::Broken => Ok(Flow::Broken),
             Flow::Ended(sink) => {
                 let mut e = err(
                     call.name.span(),
@@ -686,6 +712,7 @@ impl Builder {
                 };
                 let other = match self.vars.get(&name.to_string()) {
                     Some((Flow::Stream(o), _)) => o.clone(),
+                    Some((Flow::Broken, _)) => return Ok(Flow::Broken),
                     Some(_) => return Err(err(name.span(), format!("`{name}` is not a stream: merge(..) merges two streams"))),
                     None => return Err(err(name.span(), format!("unknown stream `{name}`: bind it first with `let {name} = ..;`"))),
                 };
@@ -714,7 +741,7 @@ impl Builder {
                 }
                 // Arms keep the stream's properties.
                 for &arm in &arms {
-                    self.vars.insert(format!("\u{0}arm{arm}"), (Flow::Stream(keep(arm, &s)), span));
+                    self.arms.insert(arm, keep(arm, &s));
                 }
                 Ok(Flow::Branches(arms, span))
             }
@@ -779,6 +806,7 @@ impl Builder {
                 };
                 let (tnode, store) = match self.vars.get(&name.to_string()) {
                     Some((Flow::Table { node, store }, _)) => (*node, *store),
+                    Some((Flow::Broken, _)) => return Ok(Flow::Broken),
                     Some((Flow::Stream(_), _)) => {
                         return Err(err(
                             name.span(),
@@ -1251,5 +1279,127 @@ fn duration(e: &Expr) -> syn::Result<i64> {
             n.checked_mul(factor).ok_or_else(|| err(e.span(), "duration too large"))
         }
         _ => Err(err(e.span(), USAGE)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::quote;
+
+    fn model(tokens: TokenStream) -> Result<Model, Vec<syn::Error>> {
+        build(syn::parse2(tokens).expect("parses"))
+    }
+
+    fn first_error(tokens: TokenStream) -> String {
+        match model(tokens) {
+            Ok(_) => panic!("expected an error"),
+            Err(errors) => errors[0].to_string(),
+        }
+    }
+
+    const WORD_COUNT: fn() -> TokenStream = || {
+        quote! {
+            pub WordCount = "word-count" {
+                stream("sentences", Utf8, Utf8)
+                    .flat_map_values(|s| s.split(' ').map(str::to_owned))
+                    .group_by(|_k, w| w.clone(), Utf8, Utf8)
+                    .count("counts")
+                    .to_stream()
+                    .to("word-counts", Utf8, I64);
+            }
+        }
+    };
+
+    #[test]
+    fn group_by_splits_at_the_repartition_topic() {
+        let m = model(WORD_COUNT()).ok().expect("builds");
+        assert_eq!(m.subs.len(), 2);
+        assert_eq!(m.subs[0].source_topics.iter().map(|t| t.0.as_str()).collect::<Vec<_>>(), ["sentences"]);
+        assert_eq!(m.subs[0].repartition_sinks, ["word-count-counts-repartition"]);
+        assert_eq!(m.subs[1].repartition_sources[0].0, "word-count-counts-repartition");
+        assert_eq!(m.subs[1].sink_topics, ["word-counts"]);
+        assert_eq!(m.stores[0].changelog, "word-count-counts-changelog");
+        assert_eq!(m.stores[0].sub, 1);
+        let names: Vec<&str> = m.nodes.iter().map(|n| n.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "KSTREAM-SOURCE-0000000000",
+                "KSTREAM-FLATMAPVALUES-0000000001",
+                "KSTREAM-KEY-SELECT-0000000002",
+                "counts-repartition-sink",
+                "counts-repartition-source",
+                "KSTREAM-AGGREGATE-0000000005",
+                "KTABLE-TOSTREAM-0000000006",
+                "KSTREAM-SINK-0000000007",
+            ]
+        );
+    }
+
+    #[test]
+    fn output_is_deterministic() {
+        let a = crate::describe::describe(&model(WORD_COUNT()).ok().expect("builds"));
+        let b = crate::describe::describe(&model(WORD_COUNT()).ok().expect("builds"));
+        assert_eq!(a, b);
+    }
+
+    #[test]
+    fn group_by_key_repartitions_only_after_a_key_change() {
+        let m = model(quote! {
+            T = "app" {
+                let s = stream("in", Utf8, I64);
+                s.group_by_key().count("a");
+                s.select_key(|_, v| *v).group_by_key(I64, I64).count("b");
+            }
+        })
+        .ok()
+        .expect("builds");
+        let reps: Vec<&str> = m.subs.iter().flat_map(|s| s.repartition_sinks.iter().map(String::as_str)).collect();
+        assert_eq!(reps, ["app-b-repartition"]);
+        assert_eq!(m.subs.len(), 2);
+    }
+
+    #[test]
+    fn join_declares_a_copartition_group_and_merges_subtopologies() {
+        let m = model(quote! {
+            T = "app" {
+                let t = table("customers", Utf8, Utf8);
+                stream("orders", Utf8, Utf8).join(t, |a, b| a + &b).to("out", Utf8, Utf8);
+            }
+        })
+        .ok()
+        .expect("builds");
+        assert_eq!(m.subs.len(), 1);
+        assert_eq!(m.subs[0].copartition_groups, [(vec!["customers".to_owned(), "orders".to_owned()], vec![])]);
+        assert!(!m.stores[0].logged);
+        assert_eq!(m.stores[0].changelog, "customers");
+    }
+
+    #[test]
+    fn windows_and_durations() {
+        let m = model(quote! {
+            T = "app" {
+                stream("in", Utf8, Utf8)
+                    .group_by_key()
+                    .windowed_by(hopping(Duration::from_mins(5), 60_000).grace(Duration::from_secs(30)))
+                    .count("c");
+            }
+        })
+        .ok()
+        .expect("builds");
+        assert_eq!(m.stores[0].window, Some(WindowSpec { size: 300_000, advance: 60_000, grace: 30_000 }));
+    }
+
+    #[test]
+    fn structural_errors_name_the_fix() {
+        assert!(first_error(quote!(T = "a" { stream("in", Utf8, Utf8).count("c"); })).contains("group_by"));
+        assert!(first_error(quote!(T = "a" { table("t", Utf8, Utf8).filter(|_, _| true); })).contains("to_stream()"));
+        assert!(
+            first_error(quote!(T = "a" { stream("in", Utf8, Utf8).to("o", Utf8, Utf8).peek(|_, _| ()); }))
+                .contains("after a sink")
+        );
+        assert!(first_error(quote!(T = "a" { stream("in", Utf8, Utf8).to("o", Utf8, I64); })).contains("i64"));
+        assert!(first_error(quote!(T = "a" { x.to("o", Utf8, I64); })).contains("unknown stream or table `x`"));
     }
 }

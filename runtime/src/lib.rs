@@ -15,6 +15,7 @@
 //! | [`store`] | state stores: byte-ordered backends (in memory; LMDB later), the processor API's typed view |
 //! | [`task`] | the `Topology` and `Task` traits: what a runner (TestDriver, Kafka runtime) calls |
 //! | [`testing`] | `TestDriver`: run a topology in process, without a broker |
+//! | [`dsl`] | the `topology!` language, operator by operator |
 //! | [`protocol`] | Kafka requests the runtime encodes itself (streams group heartbeat, describe) |
 //! | [`group`] | the coordinator connection and the streams-group membership state machine |
 
@@ -24,6 +25,7 @@ pub mod protocol;
 pub mod streams;
 pub mod topology;
 
+pub mod dsl;
 pub mod serdes;
 pub mod store;
 pub mod task;

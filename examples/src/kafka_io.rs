@@ -1,0 +1,169 @@
+//! Small Kafka helpers for the demo and the end-to-end tests: create topics, produce records,
+//! and read a topic back the way a downstream application would (read_committed).
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use rdkafka::ClientConfig;
+use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
+use rdkafka::client::DefaultClientContext;
+use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::error::KafkaError;
+use rdkafka::message::Message;
+use rdkafka::producer::{BaseRecord, DefaultProducerContext, Producer, ThreadedProducer};
+use rdkafka::types::RDKafkaErrorCode;
+use rdkafka::{Offset, TopicPartitionList};
+
+/// The bootstrap servers from `DEKAF_BOOTSTRAP` (default `127.0.0.1:9092`).
+pub fn bootstrap() -> String {
+    std::env::var("DEKAF_BOOTSTRAP").unwrap_or_else(|_| "127.0.0.1:9092".to_owned())
+}
+
+/// Creates `topics` (name, partitions); existing topics are left as they are.
+pub async fn create_topics(bootstrap: &str, topics: &[(&str, i32)]) -> Result<(), KafkaError> {
+    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .create()?;
+    let new: Vec<NewTopic<'_>> = topics
+        .iter()
+        .map(|(name, partitions)| NewTopic::new(name, *partitions, TopicReplication::Fixed(1)))
+        .collect();
+    for result in admin.create_topics(&new, &AdminOptions::new()).await? {
+        match result {
+            Ok(_) | Err((_, RDKafkaErrorCode::TopicAlreadyExists)) => {}
+            Err((topic, code)) => {
+                eprintln!("creating topic {topic} failed: {code}");
+                return Err(KafkaError::AdminOp(code));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A plain (idempotent) producer.
+pub fn producer(bootstrap: &str) -> Result<ThreadedProducer<DefaultProducerContext>, KafkaError> {
+    ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .set("enable.idempotence", "true")
+        .set("partitioner", "murmur2_random")
+        .set("linger.ms", "5")
+        .create()
+}
+
+/// Produces `records` (key, value) to `topic` and waits until all are acknowledged.
+pub fn produce<'a>(
+    bootstrap: &str,
+    topic: &str,
+    records: impl IntoIterator<Item = (Option<&'a [u8]>, Option<&'a [u8]>)>,
+) -> Result<u64, KafkaError> {
+    let producer = producer(bootstrap)?;
+    let mut n = 0;
+    for (key, value) in records {
+        let mut record: BaseRecord<'_, [u8], [u8]> = BaseRecord::to(topic);
+        if let Some(k) = key {
+            record = record.key(k);
+        }
+        if let Some(v) = value {
+            record = record.payload(v);
+        }
+        loop {
+            match producer.send(record) {
+                Ok(()) => break,
+                Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), back)) => {
+                    record = back;
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                Err((e, _)) => return Err(e),
+            }
+        }
+        n += 1;
+    }
+    producer.flush(Duration::from_secs(60))?;
+    Ok(n)
+}
+
+/// One record read back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadRecord {
+    /// Partition.
+    pub partition: i32,
+    /// Offset.
+    pub offset: i64,
+    /// Key bytes.
+    pub key: Option<Vec<u8>>,
+    /// Value bytes.
+    pub value: Option<Vec<u8>>,
+    /// Timestamp.
+    pub timestamp: i64,
+    /// Headers (name, value).
+    pub headers: Vec<(String, Option<Vec<u8>>)>,
+}
+
+/// Reads every committed record of `topic` from the beginning, until no new record arrived for
+/// `quiet` or `limit` passed. Uses read_committed and no consumer group.
+pub fn read_all(
+    bootstrap: &str,
+    topic: &str,
+    quiet: Duration,
+    limit: Duration,
+) -> Result<Vec<ReadRecord>, KafkaError> {
+    use rdkafka::message::Headers as _;
+    let consumer: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .set("group.id", format!("dekaf-reader-{}", uuid::Uuid::new_v4()))
+        .set("enable.auto.commit", "false")
+        .set("isolation.level", "read_committed")
+        .create()?;
+    let metadata = consumer.fetch_metadata(Some(topic), Duration::from_secs(10))?;
+    let mut tpl = TopicPartitionList::new();
+    for t in metadata.topics() {
+        for p in t.partitions() {
+            tpl.add_partition_offset(topic, p.id(), Offset::Beginning)?;
+        }
+    }
+    consumer.assign(&tpl)?;
+    let started = Instant::now();
+    let mut last = Instant::now();
+    let mut out = Vec::new();
+    while last.elapsed() < quiet && started.elapsed() < limit {
+        match consumer.poll(Duration::from_millis(100)) {
+            Some(Ok(m)) => {
+                last = Instant::now();
+                out.push(ReadRecord {
+                    partition: m.partition(),
+                    offset: m.offset(),
+                    key: m.key().map(<[u8]>::to_vec),
+                    value: m.payload().map(<[u8]>::to_vec),
+                    timestamp: m.timestamp().to_millis().unwrap_or(-1),
+                    headers: m
+                        .headers()
+                        .map(|h| {
+                            h.iter()
+                                .map(|h| (h.key.to_owned(), h.value.map(<[u8]>::to_vec)))
+                                .collect()
+                        })
+                        .unwrap_or_default(),
+                });
+            }
+            Some(Err(e)) => return Err(e),
+            None => {}
+        }
+    }
+    Ok(out)
+}
+
+/// The last value per key of UTF-8 keys and big-endian i64 values (a count topic).
+pub fn last_counts(records: &[ReadRecord]) -> HashMap<String, i64> {
+    let mut counts = HashMap::new();
+    for r in records {
+        if let (Some(k), Some(v)) = (&r.key, &r.value)
+            && let Ok(bytes) = <[u8; 8]>::try_from(v.as_slice())
+        {
+            counts.insert(
+                String::from_utf8_lossy(k).into_owned(),
+                i64::from_be_bytes(bytes),
+            );
+        }
+    }
+    counts
+}

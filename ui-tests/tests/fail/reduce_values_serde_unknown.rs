@@ -1,0 +1,11 @@
+use dekaf_streams::prelude::*;
+topology! {
+    pub T = "app" {
+        stream("in", Utf8, Utf8)
+            .map_values(|v| v.len() as i64)
+            .group_by_key()
+            .reduce("totals", |a, b| a + b);
+    }
+}
+
+fn main() {}

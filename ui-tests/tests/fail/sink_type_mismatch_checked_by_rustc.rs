@@ -1,0 +1,10 @@
+use dekaf_streams::prelude::*;
+topology! {
+    pub T = "app" {
+        stream("in", Utf8, Utf8)
+            .map_values(|v| v.len() as i64)
+            .to("out", Utf8, Utf8);
+    }
+}
+
+fn main() {}
