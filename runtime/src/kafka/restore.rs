@@ -8,9 +8,10 @@
 
 use std::time::{Duration, Instant};
 
-use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::consumer::{BaseConsumer, Consumer, ConsumerContext};
 use rdkafka::error::KafkaError;
 use rdkafka::message::Message;
+use rdkafka::{ClientConfig, ClientContext};
 use rdkafka::{Offset, TopicPartitionList};
 
 /// Why a restore stopped.
@@ -61,6 +62,9 @@ pub struct RestorePartition {
     pub partition: i32,
     /// Where to start: the offset after the checkpoint, or `Offset::Beginning`.
     pub from: Offset,
+    /// Where to stop (exclusive), if before the end: a table read from a user topic is restored
+    /// up to the committed offset, since processing resumes from there.
+    pub until: Option<i64>,
 }
 
 /// What a restore read.
@@ -70,13 +74,42 @@ pub struct RestoreSummary {
     pub records: u64,
 }
 
-/// Reads every partition in `partitions` to its end with `consumer` (which must have
-/// `enable.partition.eof=true`), calling `apply(topic, partition, offset, key, value)` for each
-/// record. Partitions are read one after the other (librdkafka's end-of-partition event names
-/// the partition but not the topic, and a task's changelog partitions share one number). The
-/// consumer's assignment is replaced and left empty afterwards. `timeout` bounds the whole call.
+/// The context of a restore consumer: end-of-partition is how a restore knows it is done, not an
+/// error worth logging.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct RestoreContext;
+
+impl ClientContext for RestoreContext {
+    fn error(&self, error: KafkaError, reason: &str) {
+        if !matches!(error, KafkaError::PartitionEOF(_)) {
+            tracing::error!(%error, reason, "restore consumer error");
+        }
+    }
+}
+
+impl ConsumerContext for RestoreContext {}
+
+/// The consumer restores read with.
+pub type RestoreConsumer = BaseConsumer<RestoreContext>;
+
+/// Makes a restore consumer from `config` (a consumer configuration of the application): it
+/// reports end-of-partition and does not wait long for data at the end.
+pub fn restore_consumer(config: &ClientConfig) -> Result<RestoreConsumer, KafkaError> {
+    let mut config = config.clone();
+    config
+        .set("enable.partition.eof", "true")
+        .set("fetch.wait.max.ms", "10");
+    config.create_with_context(RestoreContext)
+}
+
+/// Reads every partition in `partitions` to its end with `consumer`, calling
+/// `apply(topic, partition, offset, key, value)` for each record. Partitions whose end offset
+/// (the last stable offset under read_committed) shows nothing to read are skipped. The others
+/// are read in waves of distinct partition numbers, since librdkafka's end-of-partition event
+/// names the partition but not the topic. The consumer's assignment is left empty afterwards.
+/// `timeout` bounds the whole call.
 pub fn restore<F>(
-    consumer: &BaseConsumer,
+    consumer: &RestoreConsumer,
     partitions: &[RestorePartition],
     timeout: Duration,
     mut apply: F,
@@ -86,26 +119,45 @@ where
 {
     let deadline = Instant::now() + timeout;
     let mut summary = RestoreSummary::default();
-    for (done, p) in partitions.iter().enumerate() {
-        let result = restore_one(consumer, p, deadline, &mut apply, &mut summary);
-        let _ = consumer.unassign();
-        match result {
-            Ok(()) => {}
-            Err(RestoreError::TimedOut { .. }) => {
-                return Err(RestoreError::TimedOut {
-                    pending: partitions.len() - done,
-                    timeout,
-                });
-            }
-            Err(e) => return Err(e),
+    let mut waves: Vec<Vec<&RestorePartition>> = Vec::new();
+    for p in partitions {
+        let (low, high) = consumer
+            .fetch_watermarks(&p.topic, p.partition, timeout)
+            .map_err(|source| RestoreError::Kafka {
+                topic: p.topic.clone(),
+                partition: p.partition,
+                source,
+            })?;
+        let start = match p.from {
+            Offset::Offset(o) => o.max(low),
+            _ => low,
+        };
+        let end = p.until.map_or(high, |u| u.min(high));
+        if start >= end {
+            continue;
         }
+        match waves
+            .iter_mut()
+            .find(|w| w.iter().all(|q| q.partition != p.partition))
+        {
+            Some(wave) => wave.push(p),
+            None => waves.push(vec![p]),
+        }
+    }
+    for wave in waves {
+        let result = restore_wave(consumer, &wave, deadline, &mut apply, &mut summary);
+        let _ = consumer.unassign();
+        result.map_err(|e| match e {
+            RestoreError::TimedOut { pending, .. } => RestoreError::TimedOut { pending, timeout },
+            other => other,
+        })?;
     }
     Ok(summary)
 }
 
-fn restore_one<F>(
-    consumer: &BaseConsumer,
-    p: &RestorePartition,
+fn restore_wave<F>(
+    consumer: &RestoreConsumer,
+    wave: &[&RestorePartition],
     deadline: Instant,
     apply: &mut F,
     summary: &mut RestoreSummary,
@@ -113,26 +165,40 @@ fn restore_one<F>(
 where
     F: FnMut(&str, i32, i64, Option<&[u8]>, Option<&[u8]>) -> Result<(), String>,
 {
-    let kafka_error = |source| RestoreError::Kafka {
+    let kafka_error = |p: &RestorePartition, source| RestoreError::Kafka {
         topic: p.topic.clone(),
         partition: p.partition,
         source,
     };
     let mut tpl = TopicPartitionList::new();
-    tpl.add_partition_offset(&p.topic, p.partition, p.from)
-        .map_err(kafka_error)?;
-    consumer.assign(&tpl).map_err(kafka_error)?;
-    loop {
+    for p in wave {
+        tpl.add_partition_offset(&p.topic, p.partition, p.from)
+            .map_err(|e| kafka_error(p, e))?;
+    }
+    consumer.assign(&tpl).map_err(|e| kafka_error(wave[0], e))?;
+    let mut pending: Vec<&RestorePartition> = wave.to_vec();
+    while !pending.is_empty() {
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
             return Err(RestoreError::TimedOut {
-                pending: 1,
+                pending: pending.len(),
                 timeout: Duration::ZERO,
             });
         }
         match consumer.poll(left.min(Duration::from_millis(100))) {
             None => {}
             Some(Ok(m)) => {
+                let Some(i) = pending
+                    .iter()
+                    .position(|p| p.partition == m.partition() && p.topic == m.topic())
+                else {
+                    continue;
+                };
+                let p = pending[i];
+                if p.until.is_some_and(|until| m.offset() >= until) {
+                    pending.swap_remove(i);
+                    continue;
+                }
                 if let Err(reason) =
                     apply(m.topic(), m.partition(), m.offset(), m.key(), m.payload())
                 {
@@ -144,9 +210,15 @@ where
                     });
                 }
                 summary.records += 1;
+                if p.until.is_some_and(|until| m.offset() + 1 >= until) {
+                    pending.swap_remove(i);
+                }
             }
-            Some(Err(KafkaError::PartitionEOF(_))) => return Ok(()),
-            Some(Err(e)) => return Err(kafka_error(e)),
+            Some(Err(KafkaError::PartitionEOF(partition))) => {
+                pending.retain(|p| p.partition != partition)
+            }
+            Some(Err(e)) => return Err(kafka_error(pending[0], e)),
         }
     }
+    Ok(())
 }

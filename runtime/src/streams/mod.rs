@@ -1,9 +1,34 @@
-//! Running a compiled topology on Kafka: the application builder, its settings, and shutdown.
+//! Running a compiled topology on Kafka.
+//!
+//! [`KafkaStreams::builder`] takes the type `topology!` defined; [`KafkaStreams::run`] runs it as
+//! members of the streams group named by its application id until a shutdown future completes.
+//!
+//! | module | what |
+//! |---|---|
+//! | [`app`] | `KafkaStreams`, its builder, and the threads it runs |
+//! | [`config`] | processing guarantee, commit interval, timeouts |
+//! | `thread` | one processing thread: member, consumer, producer, tasks |
+//! | `assignment` | taking on tasks (restore) and giving them up (commit, close) |
+//! | `commit` | exactly-once and at-least-once commits, aborts and rebuilds |
+//! | [`reset`] | deleting an application's group and internal topics |
+//! | [`signal`] | shutting down on SIGINT/SIGTERM |
 
+pub mod app;
+mod assignment;
+mod commit;
 pub mod config;
+pub mod error;
+mod membership;
+mod offset_commit;
 pub mod reset;
 pub mod signal;
+mod sink;
+pub mod tasks;
+mod thread;
 
+pub use app::{Builder, KafkaStreams};
 pub use config::{BuildError, ProcessingGuarantee, StreamsConfig};
+pub use error::StreamsError;
 pub use reset::{ResetError, ResetReport, reset_application};
 pub use signal::shutdown_signal;
+pub use tasks::TaskId;

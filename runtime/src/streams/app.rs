@@ -1,0 +1,214 @@
+//! [`KafkaStreams`]: a compiled topology running as members of its streams group.
+
+use std::future::Future;
+use std::marker::PhantomData;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+
+use super::config::{BuildError, ProcessingGuarantee, StreamsConfig};
+use super::error::StreamsError;
+use super::thread::{StreamThread, ThreadContext};
+use crate::kafka::settings::SettingsError;
+use crate::store::MemoryStores;
+use crate::task::Topology;
+
+/// A topology that runs on Kafka.
+///
+/// ```no_run
+/// use dekaf_streams::prelude::*;
+/// use dekaf_streams::streams::{KafkaStreams, shutdown_signal};
+///
+/// topology! {
+///     /// Upper-cases values.
+///     pub Shout = "shout" {
+///         stream("in", Utf8, Utf8)
+///             .map_values(|v| v.to_uppercase())
+///             .to("out", Utf8, Utf8);
+///     }
+/// }
+///
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// let streams = KafkaStreams::builder(Shout)
+///     .bootstrap_servers("localhost:9092")
+///     .threads(2)
+///     .build()?;
+/// streams.run(shutdown_signal()).await?;
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug)]
+pub struct KafkaStreams<T: Topology> {
+    config: StreamsConfig,
+    topology: PhantomData<fn() -> T>,
+}
+
+/// Sets up a [`KafkaStreams`]. Made by [`KafkaStreams::builder`].
+#[derive(Debug)]
+pub struct Builder<T: Topology> {
+    config: StreamsConfig,
+    error: Option<SettingsError>,
+    topology: PhantomData<fn() -> T>,
+}
+
+impl<T: Topology> KafkaStreams<T> {
+    /// Starts setting up `topology` (the type `topology!` defined).
+    pub fn builder(topology: T) -> Builder<T> {
+        let _ = topology;
+        Builder {
+            config: StreamsConfig::new(""),
+            error: None,
+            topology: PhantomData,
+        }
+    }
+
+    /// The settings it runs with.
+    pub fn config(&self) -> &StreamsConfig {
+        &self.config
+    }
+
+    /// Runs the application until `shutdown` completes, then commits, closes the tasks and
+    /// leaves the group. Returns an error when the application fails: a record for which
+    /// `on_error` chose `Fail`, an unretriable produce error, a topology the group refuses, or
+    /// brokers that cannot be reached.
+    ///
+    /// Each processing thread is an OS thread running one streams-group member; the member's
+    /// heartbeat and admin calls run on the tokio runtime that polls this future.
+    pub async fn run<S: Future<Output = ()>>(self, shutdown: S) -> Result<(), StreamsError> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let process_id = uuid::Uuid::new_v4();
+        let handle = tokio::runtime::Handle::current();
+        let threads = self.config.threads;
+        let (done_tx, mut done_rx) = mpsc::unbounded_channel::<(usize, Result<(), StreamsError>)>();
+        tracing::info!(application_id = T::APPLICATION_ID, %process_id, threads, "starting");
+        for index in 0..threads {
+            let ctx = ThreadContext {
+                index,
+                config: self.config.clone(),
+                process_id,
+                handle: handle.clone(),
+                stop: stop.clone(),
+            };
+            let done = done_tx.clone();
+            let spawned = std::thread::Builder::new()
+                .name(format!("{}-{index}", T::APPLICATION_ID))
+                .spawn(move || {
+                    let span = tracing::info_span!(
+                        "stream_thread",
+                        app = T::APPLICATION_ID,
+                        thread = index
+                    );
+                    let _entered = span.enter();
+                    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        StreamThread::<T, MemoryStores>::start(ctx, MemoryStores)
+                            .and_then(StreamThread::run)
+                    }))
+                    .unwrap_or(Err(StreamsError::ThreadPanicked(index)));
+                    let _ = done.send((index, result));
+                });
+            if let Err(e) = spawned {
+                stop.store(true, Ordering::Relaxed);
+                tracing::error!(error = %e, "could not start a processing thread");
+                let _ = done_tx.send((index, Err(StreamsError::ThreadPanicked(index))));
+            }
+        }
+        drop(done_tx);
+        let mut first_error = None;
+        let mut finished = 0;
+        tokio::pin!(shutdown);
+        let mut shutting_down = false;
+        while finished < threads {
+            tokio::select! {
+                () = &mut shutdown, if !shutting_down => {
+                    tracing::info!("shutdown requested: committing, closing tasks, leaving the group");
+                    shutting_down = true;
+                    stop.store(true, Ordering::Relaxed);
+                }
+                done = done_rx.recv() => {
+                    let Some((index, result)) = done else { break };
+                    finished += 1;
+                    if let Err(e) = result {
+                        tracing::error!(thread = index, error = %e, "processing thread failed; stopping the application");
+                        stop.store(true, Ordering::Relaxed);
+                        first_error.get_or_insert(e);
+                    }
+                }
+            }
+        }
+        match first_error {
+            Some(e) => Err(e),
+            None => {
+                tracing::info!("stopped");
+                Ok(())
+            }
+        }
+    }
+}
+
+impl<T: Topology> Builder<T> {
+    /// The brokers to bootstrap from (`host:port[,host:port]`). Required.
+    pub fn bootstrap_servers(mut self, servers: impl Into<String>) -> Self {
+        let servers = servers.into();
+        if let Err(e) = self.config.settings.set("bootstrap.servers", servers) {
+            self.error.get_or_insert(e);
+        }
+        self
+    }
+
+    /// Processing threads of this instance; each is one member of the streams group (1 by
+    /// default).
+    pub fn threads(mut self, threads: usize) -> Self {
+        self.config.threads = threads;
+        self
+    }
+
+    /// Exactly-once (the default) or at-least-once.
+    pub fn processing_guarantee(mut self, guarantee: ProcessingGuarantee) -> Self {
+        self.config.guarantee = guarantee;
+        self
+    }
+
+    /// How often output, state and offsets commit (100 ms by default).
+    pub fn commit_interval(mut self, interval: Duration) -> Self {
+        self.config.commit_interval = interval;
+        self
+    }
+
+    /// How long the broker waits before aborting the open transaction of an instance that
+    /// crashed (10 s by default).
+    pub fn transaction_timeout(mut self, timeout: Duration) -> Self {
+        self.config.transaction_timeout = timeout;
+        self
+    }
+
+    /// How long the coordinator waits for this instance to release tasks it must give up
+    /// (30 s by default).
+    pub fn rebalance_timeout(mut self, timeout: Duration) -> Self {
+        self.config.rebalance_timeout = timeout;
+        self
+    }
+
+    /// Sets a librdkafka property on every client (TLS, SASL, tuning such as `linger.ms`).
+    /// Properties the guarantees depend on (`isolation.level`, `transactional.id`, …) are
+    /// refused by [`build`](Self::build).
+    pub fn property(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        if let Err(e) = self.config.settings.set(key, value) {
+            self.error.get_or_insert(e);
+        }
+        self
+    }
+
+    /// Checks the settings and makes the application.
+    pub fn build(self) -> Result<KafkaStreams<T>, BuildError> {
+        if let Some(e) = self.error {
+            return Err(e.into());
+        }
+        self.config.validate()?;
+        Ok(KafkaStreams {
+            config: self.config,
+            topology: PhantomData,
+        })
+    }
+}

@@ -1,0 +1,159 @@
+//! Taking on and giving up tasks as the coordinator assigns them.
+//!
+//! Tasks the coordinator takes away are committed and closed first, and only then reported as
+//! released, so the coordinator hands them to another member with everything committed. New tasks are created,
+//! their stores restored from the changelogs, their stream time and input positions taken from
+//! the committed offsets, and only then are their partitions consumed.
+
+use std::time::{Duration, Instant};
+
+use rdkafka::consumer::Consumer;
+use rdkafka::{Offset, TopicPartitionList};
+
+use super::commit::parse_stream_time;
+use super::error::StreamsError;
+use super::tasks::{ActiveTask, ActiveTasks, TaskId};
+use super::thread::StreamThread;
+use crate::kafka::restore::{RestorePartition, restore};
+use crate::store::BackendFactory;
+use crate::task::{Task, Topology};
+
+/// How long restoring one task may take.
+const RESTORE_TIMEOUT: Duration = Duration::from_secs(600);
+/// How long fetching committed offsets may take.
+const FETCH_TIMEOUT: Duration = Duration::from_secs(30);
+
+impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
+    /// Commits and closes `revoked`, then tells the member they are released.
+    pub(crate) fn revoke(&mut self, revoked: &[TaskId]) -> Result<(), StreamsError> {
+        self.commit()?;
+        let mut closed = 0;
+        for id in revoked {
+            if self.tasks.remove(*id).is_some() {
+                closed += 1;
+            }
+        }
+        metrics::gauge!("dekaf.streams.tasks.active").decrement(f64::from(closed));
+        self.assign_consumer()?;
+        tracing::info!(tasks = ?revoked.iter().map(ToString::to_string).collect::<Vec<_>>(), "tasks committed and closed");
+        self.member.release(revoked);
+        Ok(())
+    }
+
+    /// Creates the tasks `added`, restores their stores and starts consuming their partitions.
+    pub(crate) fn add(&mut self, added: &[TaskId]) -> Result<(), StreamsError> {
+        let added: Vec<TaskId> = added
+            .iter()
+            .filter(|id| !self.tasks.ids().contains(id))
+            .copied()
+            .collect();
+        if added.is_empty() {
+            return Ok(());
+        }
+        let committed = self.fetch_committed(&added)?;
+        for id in &added {
+            let mut active = ActiveTasks::<T, F>::create(*id, &mut self.stores)
+                .map_err(|source| StreamsError::task(id, source))?;
+            for (i, topic) in active.task.source_topics().iter().enumerate() {
+                if let Some(elem) = committed.find_partition(topic, id.partition) {
+                    if let Offset::Offset(o) = elem.offset() {
+                        active.committed[i] = Some(o);
+                        active.positions[i] = Some(o);
+                    }
+                    if let Some(st) = parse_stream_time(elem.metadata()) {
+                        active.committed_stream_time = active.committed_stream_time.max(st);
+                    }
+                }
+            }
+            self.restore_task(&mut active)?;
+            active.task.set_stream_time(active.committed_stream_time);
+            self.tasks.insert(active);
+        }
+        metrics::gauge!("dekaf.streams.tasks.active").increment(added.len() as f64);
+        self.assign_consumer()?;
+        tracing::info!(tasks = ?added.iter().map(ToString::to_string).collect::<Vec<_>>(), "tasks restored and running");
+        Ok(())
+    }
+
+    /// The group's committed offsets (and their metadata) for the sources of `tasks`.
+    fn fetch_committed(&self, tasks: &[TaskId]) -> Result<TopicPartitionList, StreamsError> {
+        let mut tpl = TopicPartitionList::new();
+        for id in tasks {
+            let Some(sub) = T::INFO.subtopology(id.subtopology) else {
+                continue;
+            };
+            for topic in sub
+                .source_topics
+                .iter()
+                .copied()
+                .chain(sub.repartition_source_topics.iter().map(|t| t.name))
+            {
+                tpl.add_partition(topic, id.partition);
+            }
+        }
+        self.consumer
+            .committed_offsets(tpl, FETCH_TIMEOUT)
+            .map_err(StreamsError::kafka("fetching committed offsets"))
+    }
+
+    /// Restores every store of `active` from its changelog. A table read from a user topic is
+    /// restored only up to the committed offset of that topic: processing resumes there.
+    pub(crate) fn restore_task(
+        &mut self,
+        active: &mut ActiveTask<T, F>,
+    ) -> Result<(), StreamsError> {
+        let sub = active.task.subtopology();
+        let mut partitions = Vec::new();
+        for store in sub.stores {
+            let source = active.task.source_index(store.changelog_topic);
+            let until = source.map(|i| active.committed[i].unwrap_or(0));
+            if until == Some(0) {
+                continue;
+            }
+            partitions.push(RestorePartition {
+                topic: store.changelog_topic.to_owned(),
+                partition: active.id.partition,
+                from: Offset::Beginning,
+                until,
+            });
+        }
+        if partitions.is_empty() {
+            return Ok(());
+        }
+        let started = Instant::now();
+        let task = &mut active.task;
+        let summary = restore(
+            &self.restore_consumer,
+            &partitions,
+            RESTORE_TIMEOUT,
+            |topic, _, _, key, value| {
+                task.restore(topic, key.unwrap_or_default(), value)
+                    .map_err(|e| e.to_string())
+            },
+        )
+        .map_err(|source| StreamsError::restore(active.id, source))?;
+        metrics::counter!("dekaf.streams.records.restored").increment(summary.records);
+        tracing::info!(
+            task = %active.id,
+            records = summary.records,
+            seconds = started.elapsed().as_secs_f64(),
+            "task restored"
+        );
+        Ok(())
+    }
+
+    /// Points the consumer at the sources of every task, each at its next offset.
+    pub(crate) fn assign_consumer(&mut self) -> Result<(), StreamsError> {
+        let mut tpl = TopicPartitionList::new();
+        for active in self.tasks.iter() {
+            for (i, topic) in active.task.source_topics().iter().enumerate() {
+                let offset = active.positions[i].map_or(Offset::Beginning, Offset::Offset);
+                tpl.add_partition_offset(topic, active.id.partition, offset)
+                    .map_err(StreamsError::kafka("assigning partitions"))?;
+            }
+        }
+        self.consumer
+            .assign(&tpl)
+            .map_err(StreamsError::kafka("assigning partitions"))
+    }
+}

@@ -1,0 +1,274 @@
+//! Committing a thread's work, and undoing it.
+//!
+//! Exactly-once: the records produced since the last commit (output, repartition, changelog)
+//! and the consumed offsets, sent with the member's id and current epoch, commit in one
+//! transaction. The coordinator refuses offsets from a member whose epoch it has moved past, so
+//! a fenced member cannot commit. An aborted commit drops the tasks' state, restores it from the
+//! changelogs and re-reads input from the committed offsets.
+//!
+//! At-least-once: the producer is flushed, then the offsets are committed with the member's
+//! epoch.
+//!
+//! Each consumed offset carries the task's stream time in its metadata, so windows close at the
+//! same point after a restart or a move.
+
+use std::time::{Duration, Instant};
+
+use rdkafka::error::KafkaError;
+use rdkafka::producer::Producer;
+use rdkafka::types::RDKafkaErrorCode;
+use rdkafka::{Offset, TopicPartitionList};
+
+use super::error::StreamsError;
+use super::tasks::TaskId;
+use super::thread::StreamThread;
+use crate::kafka::txn_offsets::send_offsets_to_transaction;
+use crate::store::BackendFactory;
+use crate::task::{Task, Topology};
+
+/// How long a commit may take before it counts as failed.
+const COMMIT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The offset metadata that carries a task's stream time.
+pub(crate) fn stream_time_metadata(stream_time: i64) -> String {
+    format!("st={stream_time}")
+}
+
+/// The stream time in committed offset metadata, if any.
+pub(crate) fn parse_stream_time(metadata: &str) -> Option<i64> {
+    metadata.strip_prefix("st=")?.parse().ok()
+}
+
+/// Error codes by which the coordinator says this member's epoch is no longer valid.
+fn is_fencing(code: RDKafkaErrorCode) -> bool {
+    matches!(
+        code,
+        RDKafkaErrorCode::FencedMemberEpoch
+            | RDKafkaErrorCode::UnknownMemberId
+            | RDKafkaErrorCode::IllegalGeneration
+            | RDKafkaErrorCode::StaleMemberEpoch
+    )
+}
+
+impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
+    /// The next offsets of every task's sources, with stream time as metadata.
+    fn progress(&self) -> TopicPartitionList {
+        let mut tpl = TopicPartitionList::new();
+        for active in self.tasks.iter() {
+            let metadata = stream_time_metadata(active.task.stream_time());
+            for (i, topic) in active.task.source_topics().iter().enumerate() {
+                if let Some(next) = active.positions[i]
+                    && active.committed[i] != Some(next)
+                {
+                    let mut elem = tpl.add_partition(topic, active.id.partition);
+                    if elem.set_offset(Offset::Offset(next)).is_ok() {
+                        elem.set_metadata(metadata.as_str());
+                    }
+                }
+            }
+        }
+        tpl
+    }
+
+    /// Commits everything processed since the last commit.
+    pub(crate) fn commit(&mut self) -> Result<(), StreamsError> {
+        let started = Instant::now();
+        let offsets = self.progress();
+        if self.eos() {
+            if !self.txn_open {
+                self.last_commit = Instant::now();
+                return Ok(());
+            }
+            let identity = self.member.identity();
+            if let Err(e) =
+                send_offsets_to_transaction(&self.producer, &offsets, &identity, COMMIT_TIMEOUT)
+            {
+                if is_fencing(e.code) {
+                    tracing::warn!(error = %e, "the coordinator fenced this member; dropping uncommitted work");
+                    return self.lose(None);
+                }
+                if e.fatal {
+                    return Err(e.into());
+                }
+                tracing::warn!(error = %e, "offset commit failed; aborting and redoing the interval");
+                return self.abort_and_rebuild();
+            }
+            if let Err(e) = self.producer.commit_transaction(COMMIT_TIMEOUT) {
+                if let Some(failure) = self.deliveries.take() {
+                    let _ = self.producer.abort_transaction(COMMIT_TIMEOUT);
+                    self.txn_open = false;
+                    return Err(failure.into());
+                }
+                return match &e {
+                    KafkaError::Transaction(rd) if rd.txn_requires_abort() => {
+                        tracing::warn!(error = %e, "commit failed; aborting and redoing the interval");
+                        self.abort_and_rebuild()
+                    }
+                    _ => Err(StreamsError::kafka("committing the transaction")(e)),
+                };
+            }
+            self.txn_open = false;
+        } else {
+            self.producer
+                .flush(COMMIT_TIMEOUT)
+                .map_err(StreamsError::kafka("flushing the producer"))?;
+            if let Some(failure) = self.deliveries.take() {
+                return Err(failure.into());
+            }
+            let handle = self.ctx.handle.clone();
+            if let Err(e) = handle.block_on(self.member.commit_offsets(&offsets)) {
+                if e.is_fencing() {
+                    tracing::warn!(error = %e, "the coordinator fenced this member; its offsets were not committed");
+                    return self.lose(None);
+                }
+                return Err(e.into());
+            }
+        }
+        let mut processed = 0;
+        for active in self.tasks.iter_mut() {
+            active.committed.clone_from(&active.positions);
+            active.committed_stream_time = active.task.stream_time();
+            processed += std::mem::take(&mut active.processed);
+        }
+        metrics::counter!("dekaf.streams.records.processed").increment(processed);
+        metrics::counter!("dekaf.streams.commits").increment(1);
+        metrics::histogram!("dekaf.streams.commit.duration")
+            .record(started.elapsed().as_secs_f64());
+        self.last_commit = Instant::now();
+        if self.purge_due() {
+            self.purge_repartitions();
+        }
+        Ok(())
+    }
+
+    /// Aborts the open transaction, drops every task's state, restores it and rewinds the
+    /// input to the committed offsets.
+    pub(crate) fn abort_and_rebuild(&mut self) -> Result<(), StreamsError> {
+        metrics::counter!("dekaf.streams.commits.aborted").increment(1);
+        if self.txn_open {
+            self.producer
+                .abort_transaction(COMMIT_TIMEOUT)
+                .map_err(StreamsError::kafka("aborting the transaction"))?;
+            self.txn_open = false;
+        }
+        let _ = self.deliveries.take();
+        self.rebuild()
+    }
+
+    /// Drops every task's state, restores it and rewinds the input to the committed offsets.
+    fn rebuild(&mut self) -> Result<(), StreamsError> {
+        let mut tasks = self.tasks.drain();
+        for active in &mut tasks {
+            active
+                .task
+                .clear()
+                .map_err(|source| StreamsError::task(active.id, source))?;
+            active.positions.clone_from(&active.committed);
+            active.processed = 0;
+            self.restore_task(active)?;
+            active.task.set_stream_time(active.committed_stream_time);
+        }
+        for active in tasks {
+            self.tasks.insert(active);
+        }
+        self.assign_consumer()?;
+        self.last_commit = Instant::now();
+        Ok(())
+    }
+
+    /// Drops tasks without committing: those in `lost`, or all of them (the member was fenced
+    /// and another member may own them already), then tells the member they are released.
+    pub(crate) fn lose(&mut self, lost: Option<&[TaskId]>) -> Result<(), StreamsError> {
+        let aborted = self.txn_open;
+        if aborted {
+            let _ = self.producer.abort_transaction(COMMIT_TIMEOUT);
+            self.txn_open = false;
+            metrics::counter!("dekaf.streams.commits.aborted").increment(1);
+        }
+        let _ = self.deliveries.take();
+        let ids = lost.map_or_else(|| self.tasks.ids(), <[TaskId]>::to_vec);
+        // Tasks kept are rebuilt from committed state: the aborted transaction held their work too.
+        let mut dropped = 0;
+        for id in &ids {
+            if self.tasks.remove(*id).is_some() {
+                dropped += 1;
+            }
+        }
+        metrics::gauge!("dekaf.streams.tasks.active").decrement(f64::from(dropped));
+        if !ids.is_empty() {
+            tracing::info!(tasks = ?ids.iter().map(ToString::to_string).collect::<Vec<_>>(), "tasks lost; uncommitted work dropped");
+        }
+        self.member.release(&ids);
+        if aborted && !self.tasks.is_empty() {
+            self.rebuild()
+        } else {
+            self.assign_consumer()
+        }
+    }
+
+    /// Ends the thread: commits (after a clean stop) or aborts (after a failure), closes the
+    /// tasks and leaves the group.
+    pub(crate) fn close(&mut self, clean: bool) -> Result<(), StreamsError> {
+        let committed = if clean {
+            self.commit()
+        } else {
+            if self.txn_open {
+                let _ = self.producer.abort_transaction(COMMIT_TIMEOUT);
+                self.txn_open = false;
+            }
+            Ok(())
+        };
+        let n = self.tasks.drain().len();
+        metrics::gauge!("dekaf.streams.tasks.active").decrement(n as f64);
+        let handle = self.ctx.handle.clone();
+        handle.block_on(self.member.leave());
+        committed
+    }
+
+    /// Deletes repartition records below the committed offsets, in the background.
+    fn purge_repartitions(&mut self) {
+        self.last_purge = Instant::now();
+        let mut below = TopicPartitionList::new();
+        for active in self.tasks.iter() {
+            let user_sources = active.task.subtopology().source_topics.len();
+            for (i, topic) in active
+                .task
+                .source_topics()
+                .iter()
+                .enumerate()
+                .skip(user_sources)
+            {
+                if let Some(offset) = active.committed[i] {
+                    let _ = below.add_partition_offset(
+                        topic,
+                        active.id.partition,
+                        Offset::Offset(offset),
+                    );
+                }
+            }
+        }
+        if below.count() == 0 {
+            return;
+        }
+        let admin = self.admin.clone();
+        self.ctx.handle.spawn(async move {
+            if let Err(e) = crate::kafka::admin::purge(&admin, &below, Duration::from_secs(30)).await {
+                tracing::debug!(error = %e, "purging repartition records failed; the next purge retries");
+            }
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stream_time_round_trips_through_offset_metadata() {
+        for t in [i64::MIN, -1, 0, 1_700_000_000_000] {
+            assert_eq!(parse_stream_time(&stream_time_metadata(t)), Some(t));
+        }
+        assert_eq!(parse_stream_time(""), None);
+        assert_eq!(parse_stream_time("st=x"), None);
+    }
+}

@@ -1,0 +1,103 @@
+//! Why an application stopped.
+
+use rdkafka::error::KafkaError;
+
+use super::offset_commit::OffsetCommitError;
+use crate::group::GroupError;
+use crate::kafka::producer::DeliveryFailure;
+use crate::kafka::restore::RestoreError;
+use crate::kafka::txn_offsets::TxnOffsetsError;
+use crate::task::TaskError;
+
+/// Why [`KafkaStreams::run`](super::KafkaStreams::run) returned an error.
+#[derive(Debug, thiserror::Error)]
+pub enum StreamsError {
+    /// The streams group refused this member for good (for example a changed topology); the
+    /// message says what to do.
+    #[error(transparent)]
+    Group(Box<GroupError>),
+    /// A record failed and the topology's `on_error` chose `Fail`. Nothing of the commit
+    /// interval that held the record was committed.
+    #[error("task {task} stopped the application: {source}")]
+    Task {
+        /// The task, as `<subtopology>_<partition>`.
+        task: String,
+        /// What failed.
+        #[source]
+        source: Box<TaskError>,
+    },
+    /// A record could not be delivered and no retry can fix it.
+    #[error(transparent)]
+    Delivery(Box<DeliveryFailure>),
+    /// A store could not be restored from its changelog.
+    #[error("task {task}: {source}")]
+    Restore {
+        /// The task.
+        task: String,
+        /// What failed.
+        #[source]
+        source: Box<RestoreError>,
+    },
+    /// A Kafka client call failed in a way the runtime does not retry.
+    #[error(
+        "{action} failed: {source}; check that the brokers are reachable and the principal may do this"
+    )]
+    Kafka {
+        /// What the runtime was doing.
+        action: &'static str,
+        /// What librdkafka said.
+        #[source]
+        source: KafkaError,
+    },
+    /// The transactional offset commit failed for good (the producer is unusable).
+    #[error(transparent)]
+    TxnOffsets(Box<TxnOffsetsError>),
+    /// The at-least-once offset commit was refused.
+    #[error(transparent)]
+    OffsetCommit(Box<OffsetCommitError>),
+    /// A processing thread ended without reporting (it panicked).
+    #[error("processing thread {0} panicked; see the log for the panic message")]
+    ThreadPanicked(usize),
+}
+
+impl StreamsError {
+    /// A Kafka failure while doing `action`.
+    pub(crate) fn kafka(action: &'static str) -> impl FnOnce(KafkaError) -> StreamsError {
+        move |source| StreamsError::Kafka { action, source }
+    }
+}
+
+macro_rules! boxed_from {
+    ($($variant:ident($ty:ty)),* $(,)?) => {$(
+        impl From<$ty> for StreamsError {
+            fn from(e: $ty) -> Self {
+                StreamsError::$variant(Box::new(e))
+            }
+        }
+    )*};
+}
+
+boxed_from!(
+    Group(GroupError),
+    Delivery(DeliveryFailure),
+    TxnOffsets(TxnOffsetsError),
+    OffsetCommit(OffsetCommitError),
+);
+
+impl StreamsError {
+    /// Task `task` failed with `source`.
+    pub(crate) fn task(task: impl ToString, source: TaskError) -> StreamsError {
+        StreamsError::Task {
+            task: task.to_string(),
+            source: Box::new(source),
+        }
+    }
+
+    /// Restoring task `task` failed with `source`.
+    pub(crate) fn restore(task: impl ToString, source: RestoreError) -> StreamsError {
+        StreamsError::Restore {
+            task: task.to_string(),
+            source: Box::new(source),
+        }
+    }
+}

@@ -1,0 +1,202 @@
+//! At-least-once offset commits on behalf of a streams-group member.
+//!
+//! A streams group accepts a plain OffsetCommit only from a current member: version 9 or later,
+//! with the member id and epoch (a "simple" commit without a member is refused while the group
+//! has members). librdkafka cannot send that for a member it did not join itself, so the commit
+//! goes over the runtime's own connection to the group coordinator.
+
+use kafka_protocol::messages::offset_commit_request::{
+    OffsetCommitRequestPartition, OffsetCommitRequestTopic,
+};
+use kafka_protocol::messages::{GroupId, OffsetCommitRequest, OffsetCommitResponse, TopicName};
+use kafka_protocol::protocol::StrBytes;
+use rdkafka::{Offset, TopicPartitionList};
+
+use crate::group::GroupError;
+use crate::group::connection::{BrokerConnection, error_name};
+use crate::group::coordinator::{CoordinatorConfig, connect_to_coordinator};
+
+/// Api key of OffsetCommit.
+const OFFSET_COMMIT: i16 = 8;
+/// The first version that carries a member epoch.
+const MIN_VERSION: i16 = 9;
+
+/// Why offsets were not committed.
+#[derive(Debug, thiserror::Error)]
+pub enum OffsetCommitError {
+    /// The coordinator no longer accepts this member's epoch: its tasks may have moved.
+    #[error(
+        "the coordinator refused the offsets of member {member_id} at epoch {epoch}: {code}; the member rejoins"
+    )]
+    Fenced {
+        /// The member.
+        member_id: String,
+        /// The epoch it used.
+        epoch: i32,
+        /// The error's name.
+        code: String,
+    },
+    /// The coordinator refused the commit for another reason.
+    #[error("committing offsets of {topic}[{partition}] failed: {code}")]
+    Refused {
+        /// The topic.
+        topic: String,
+        /// The partition.
+        partition: i32,
+        /// The error's name.
+        code: String,
+    },
+    /// The coordinator could not be reached or does not serve OffsetCommit v9.
+    #[error(transparent)]
+    Group(#[from] GroupError),
+}
+
+impl OffsetCommitError {
+    /// Whether the member was fenced (its tasks are to be dropped, not an application failure).
+    pub fn is_fencing(&self) -> bool {
+        matches!(self, OffsetCommitError::Fenced { .. })
+    }
+}
+
+/// Commits offsets to the group coordinator for one member.
+#[derive(Debug)]
+pub(crate) struct OffsetCommitter {
+    config: CoordinatorConfig,
+    group_id: String,
+    connection: Option<BrokerConnection>,
+}
+
+impl OffsetCommitter {
+    pub(crate) fn new(config: CoordinatorConfig, group_id: &str) -> Self {
+        OffsetCommitter {
+            config,
+            group_id: group_id.to_owned(),
+            connection: None,
+        }
+    }
+
+    /// Commits `offsets` (next offsets to read, metadata per partition) as `member_id` at
+    /// `epoch`. Retries once through a coordinator move.
+    pub(crate) async fn commit(
+        &mut self,
+        member_id: &str,
+        epoch: i32,
+        offsets: &TopicPartitionList,
+    ) -> Result<(), OffsetCommitError> {
+        if offsets.count() == 0 {
+            return Ok(());
+        }
+        let request = request(&self.group_id, member_id, epoch, offsets);
+        for attempt in 0..2 {
+            let connection = match self.connection.as_mut() {
+                Some(c) => c,
+                None => self
+                    .connection
+                    .insert(connect_to_coordinator(&self.config, &self.group_id).await?),
+            };
+            let Some(version) = connection.pick_version(OFFSET_COMMIT, (MIN_VERSION, 9)) else {
+                return Err(OffsetCommitError::Refused {
+                    topic: String::new(),
+                    partition: -1,
+                    code:
+                        "the coordinator does not serve OffsetCommit v9, which streams groups need"
+                            .into(),
+                });
+            };
+            let response: Result<OffsetCommitResponse, GroupError> = connection
+                .send(OFFSET_COMMIT, version, &request, "OffsetCommit")
+                .await;
+            let response = match response {
+                Ok(r) => r,
+                Err(e) if attempt == 0 && e.is_transient() => {
+                    self.connection = None;
+                    continue;
+                }
+                Err(e) => return Err(e.into()),
+            };
+            match check(&response, member_id, epoch) {
+                Err(Check::Retry) if attempt == 0 => {
+                    self.connection = None;
+                    continue;
+                }
+                Err(Check::Retry) => {
+                    return Err(OffsetCommitError::Refused {
+                        topic: String::new(),
+                        partition: -1,
+                        code: "NOT_COORDINATOR (after finding the coordinator again)".into(),
+                    });
+                }
+                Err(Check::Failed(e)) => return Err(e),
+                Ok(()) => return Ok(()),
+            }
+        }
+        Ok(())
+    }
+}
+
+enum Check {
+    Retry,
+    Failed(OffsetCommitError),
+}
+
+fn check(response: &OffsetCommitResponse, member_id: &str, epoch: i32) -> Result<(), Check> {
+    for topic in &response.topics {
+        for p in &topic.partitions {
+            let code = p.error_code;
+            match code {
+                0 => {}
+                // NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE, COORDINATOR_LOAD_IN_PROGRESS
+                14..=16 => return Err(Check::Retry),
+                // ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, FENCED_MEMBER_EPOCH, STALE_MEMBER_EPOCH
+                22 | 25 | 110 | 113 => {
+                    return Err(Check::Failed(OffsetCommitError::Fenced {
+                        member_id: member_id.to_owned(),
+                        epoch,
+                        code: error_name(code),
+                    }));
+                }
+                _ => {
+                    return Err(Check::Failed(OffsetCommitError::Refused {
+                        topic: topic.name.to_string(),
+                        partition: p.partition_index,
+                        code: error_name(code),
+                    }));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn request(
+    group_id: &str,
+    member_id: &str,
+    epoch: i32,
+    offsets: &TopicPartitionList,
+) -> OffsetCommitRequest {
+    let mut topics: Vec<OffsetCommitRequestTopic> = Vec::new();
+    for elem in offsets.elements() {
+        let Offset::Offset(offset) = elem.offset() else {
+            continue;
+        };
+        let partition = OffsetCommitRequestPartition::default()
+            .with_partition_index(elem.partition())
+            .with_committed_offset(offset)
+            .with_committed_leader_epoch(-1)
+            .with_committed_metadata(Some(StrBytes::from_string(elem.metadata().to_owned())));
+        match topics.iter_mut().find(|t| t.name.as_str() == elem.topic()) {
+            Some(t) => t.partitions.push(partition),
+            None => topics.push(
+                OffsetCommitRequestTopic::default()
+                    .with_name(TopicName(StrBytes::from_string(elem.topic().to_owned())))
+                    .with_partitions(vec![partition]),
+            ),
+        }
+    }
+    OffsetCommitRequest::default()
+        .with_group_id(GroupId(StrBytes::from_string(group_id.to_owned())))
+        .with_generation_id_or_member_epoch(epoch)
+        .with_member_id(StrBytes::from_string(member_id.to_owned()))
+        .with_retention_time_ms(-1)
+        .with_topics(topics)
+}

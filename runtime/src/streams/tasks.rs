@@ -1,0 +1,139 @@
+//! The active tasks of one processing thread, and the routing of consumed records to them.
+
+pub use crate::group::TaskId;
+use crate::store::BackendFactory;
+use crate::task::{Task, TaskError, Topology};
+
+/// A task the thread runs, with its consumption progress.
+pub struct ActiveTask<T: Topology, F: BackendFactory> {
+    /// Which task.
+    pub id: TaskId,
+    /// The compiled task.
+    pub task: T::Task<F::Backend>,
+    /// Per source (indexed like `Task::source_topics`): the next offset to read.
+    pub positions: Vec<Option<i64>>,
+    /// Per source: the next offset as of the last commit (where a rebuild resumes).
+    pub committed: Vec<Option<i64>>,
+    /// Stream time as of the last commit.
+    pub committed_stream_time: i64,
+    /// Records processed since the last commit.
+    pub processed: u64,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Route {
+    topic: &'static str,
+    partition: i32,
+    task: usize,
+    source: usize,
+}
+
+/// The tasks of a thread.
+pub struct ActiveTasks<T: Topology, F: BackendFactory> {
+    tasks: Vec<ActiveTask<T, F>>,
+    routes: Vec<Route>,
+    last: usize,
+}
+
+impl<T: Topology, F: BackendFactory> Default for ActiveTasks<T, F> {
+    fn default() -> Self {
+        ActiveTasks {
+            tasks: Vec::new(),
+            routes: Vec::new(),
+            last: 0,
+        }
+    }
+}
+
+impl<T: Topology, F: BackendFactory> ActiveTasks<T, F> {
+    /// Creates the task `id` with stores opened by `stores`. Its positions start unknown.
+    pub fn create(id: TaskId, stores: &mut F) -> Result<ActiveTask<T, F>, TaskError> {
+        let task = T::create_task(id.subtopology, id.partition, stores)?;
+        let n = task.source_topics().len();
+        Ok(ActiveTask {
+            id,
+            task,
+            positions: vec![None; n],
+            committed: vec![None; n],
+            committed_stream_time: i64::MIN,
+            processed: 0,
+        })
+    }
+
+    /// Adds a task.
+    pub fn insert(&mut self, task: ActiveTask<T, F>) {
+        self.tasks.push(task);
+        self.reroute();
+    }
+
+    /// Removes and returns the task `id`.
+    pub fn remove(&mut self, id: TaskId) -> Option<ActiveTask<T, F>> {
+        let i = self.tasks.iter().position(|t| t.id == id)?;
+        let task = self.tasks.swap_remove(i);
+        self.reroute();
+        Some(task)
+    }
+
+    /// Removes every task.
+    pub fn drain(&mut self) -> Vec<ActiveTask<T, F>> {
+        self.routes.clear();
+        self.last = 0;
+        std::mem::take(&mut self.tasks)
+    }
+
+    fn reroute(&mut self) {
+        self.routes.clear();
+        self.last = 0;
+        for (ti, t) in self.tasks.iter().enumerate() {
+            for (si, topic) in t.task.source_topics().iter().enumerate() {
+                self.routes.push(Route {
+                    topic,
+                    partition: t.id.partition,
+                    task: ti,
+                    source: si,
+                });
+            }
+        }
+    }
+
+    /// The task and source index of a record of `topic`/`partition`.
+    #[inline]
+    pub fn route(&mut self, topic: &str, partition: i32) -> Option<(&mut ActiveTask<T, F>, usize)> {
+        let hit = |r: &Route| r.partition == partition && r.topic == topic;
+        let i = match self.routes.get(self.last) {
+            Some(r) if hit(r) => self.last,
+            _ => {
+                let i = self.routes.iter().position(hit)?;
+                self.last = i;
+                i
+            }
+        };
+        let r = self.routes[i];
+        Some((&mut self.tasks[r.task], r.source))
+    }
+
+    /// The ids of the tasks.
+    pub fn ids(&self) -> Vec<TaskId> {
+        self.tasks.iter().map(|t| t.id).collect()
+    }
+
+    /// The tasks.
+    pub fn iter(&self) -> impl Iterator<Item = &ActiveTask<T, F>> {
+        self.tasks.iter()
+    }
+
+    /// The tasks, mutably.
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut ActiveTask<T, F>> {
+        self.tasks.iter_mut()
+    }
+
+    /// How many tasks there are.
+    pub fn len(&self) -> usize {
+        self.tasks.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.tasks.is_empty()
+    }
+}
