@@ -1,1 +1,60 @@
-//! The coordinator connection and the streams-group membership state machine.
+//! The coordinator connection and the streams-group membership state machine (KIP-1071).
+//!
+//! Each processing thread of the runtime is one member of the application's streams group. A
+//! member is joined with [`MemberHandle::join`], which finds the group coordinator (ApiVersions,
+//! FindCoordinator for the application id, following NOT_COORDINATOR and
+//! COORDINATOR_NOT_AVAILABLE with backoff), sends the topology, and spawns a tokio task that
+//! heartbeats at the interval the coordinator asks for. The owner learns about its tasks through
+//! [`MemberEvent`]s:
+//!
+//! - [`MemberEvent::Assigned`]: start (restore, then process) these tasks.
+//! - [`MemberEvent::Revoked`]: commit and close these tasks, then [`MemberHandle::release`] them;
+//!   the coordinator hands them on only after that.
+//! - [`MemberEvent::Lost`]: the member was fenced; drop these tasks without committing, then
+//!   release them; the member rejoins (epoch 0, same member id).
+//! - [`MemberEvent::Status`]: missing source topics, internal topics being created, incorrectly
+//!   partitioned topics, assignment delayed: conditions reported by the coordinator, not failures.
+//!
+//! A fatal answer (a changed topology, authorization, an unsupported broker…) ends the member
+//! with a [`GroupError`] whose message says what to do. [`MemberHandle::close`] leaves the group
+//! (epoch -1) so the tasks move at once.
+//!
+//! **Standby and warm-up tasks** that the coordinator assigns are acknowledged (reported back as
+//! owned) but not maintained: dekaf-streams keeps no standby replicas of state yet. Keep
+//! `group.streams.num.standby.replicas` at its default of 0.
+//!
+//! ```no_run
+//! # use dekaf_streams::group::{MemberConfig, MemberEvent, MemberHandle};
+//! # async fn demo(topology: &'static dekaf_streams::topology::TopologyInfo) -> Result<(), dekaf_streams::group::GroupError> {
+//! let mut member = MemberHandle::join(topology, MemberConfig::new("127.0.0.1:9092")).await?;
+//! loop {
+//!     while let Some(event) = member.try_next_event()? {
+//!         match event {
+//!             MemberEvent::Assigned { active, .. } => { /* open `active` */ }
+//!             MemberEvent::Revoked(tasks) => { /* commit, close */ member.release(tasks) }
+//!             MemberEvent::Lost(tasks) => { /* drop, no commit */ member.release(tasks) }
+//!             MemberEvent::Status(_) => {}
+//!         }
+//!     }
+//!     // … process records, commit with member.member_id() and member.member_epoch() …
+//! #   break;
+//! }
+//! member.close().await
+//! # }
+//! ```
+
+pub mod connection;
+pub mod coordinator;
+mod error;
+mod events;
+mod member;
+mod state;
+mod task;
+pub mod topology;
+
+pub use connection::{BrokerConnection, error_name};
+pub use coordinator::{CoordinatorConfig, connect_to_coordinator};
+pub use error::GroupError;
+pub use events::{GroupStatus, MemberEvent, StatusCode};
+pub use member::{MemberConfig, MemberHandle};
+pub use task::{Assignment, TaskId, TaskSet};

@@ -1,1 +1,21 @@
-//! Kafka requests the runtime encodes itself: StreamsGroupHeartbeat and StreamsGroupDescribe.
+//! Kafka requests the runtime encodes itself: StreamsGroupHeartbeat (api key 88, v0 and v1) and
+//! StreamsGroupDescribe (api key 89, v0).
+//!
+//! The `kafka-protocol` crate (0.18) does not carry these two APIs, so their bodies are encoded
+//! and decoded here, from the JSON schemas of Apache Kafka 4.4. Both use Kafka's flexible
+//! encoding (compact strings and arrays, tagged fields; request header v2, response header v1).
+//! Decoding never panics: truncated or corrupt bytes give a [`DecodeError`] (the `fuzz/` crate
+//! checks this).
+
+pub mod common;
+pub mod describe;
+pub mod heartbeat;
+pub mod wire;
+
+pub use common::{Endpoint, KeyValue, TaskIds, TaskOffset, TopicInfo};
+pub use describe::{StreamsGroupDescribeRequest, StreamsGroupDescribeResponse};
+pub use heartbeat::{StreamsGroupHeartbeatRequest, StreamsGroupHeartbeatResponse};
+pub use wire::DecodeError;
+
+#[cfg(test)]
+mod tests;

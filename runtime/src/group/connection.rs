@@ -1,0 +1,256 @@
+//! One TCP connection to a broker: request framing, correlation ids, version negotiation.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::{Bytes, BytesMut};
+use kafka_protocol::messages::{
+    ApiVersionsRequest, ApiVersionsResponse, RequestHeader, ResponseHeader,
+};
+use kafka_protocol::protocol::{Decodable, Encodable, HeaderVersion, StrBytes};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+use super::error::GroupError;
+use crate::protocol::DecodeError;
+
+/// The largest response this connection accepts (a corrupt size prefix must not allocate GiBs).
+const MAX_RESPONSE_BYTES: usize = 64 * 1024 * 1024;
+
+/// A connection to one broker, after ApiVersions.
+#[derive(Debug)]
+pub struct BrokerConnection {
+    stream: TcpStream,
+    addr: String,
+    client_id: String,
+    next_correlation_id: i32,
+    request_timeout: Duration,
+    /// api key → (min, max) version the broker serves.
+    versions: HashMap<i16, (i16, i16)>,
+}
+
+impl BrokerConnection {
+    /// Connects to `addr` (`host:port`) and asks which API versions the broker serves.
+    pub async fn connect(
+        addr: &str,
+        client_id: &str,
+        request_timeout: Duration,
+    ) -> Result<Self, GroupError> {
+        let stream = tokio::time::timeout(request_timeout, TcpStream::connect(addr))
+            .await
+            .map_err(|_| GroupError::Timeout {
+                broker: addr.to_owned(),
+                api: "connect",
+                timeout: request_timeout,
+            })?
+            .map_err(|e| io_error(addr, e))?;
+        // Heartbeats are small and latency matters more than batching.
+        stream.set_nodelay(true).map_err(|e| io_error(addr, e))?;
+        let mut conn = BrokerConnection {
+            stream,
+            addr: addr.to_owned(),
+            client_id: client_id.to_owned(),
+            next_correlation_id: 1,
+            request_timeout,
+            versions: HashMap::new(),
+        };
+        conn.negotiate().await?;
+        Ok(conn)
+    }
+
+    async fn negotiate(&mut self) -> Result<(), GroupError> {
+        // v3 is flexible and served by every broker since 2.4; ApiVersions responses always use
+        // response header v0.
+        let version = 3;
+        let request = ApiVersionsRequest::default()
+            .with_client_software_name(StrBytes::from_static_str("dekaf-streams"))
+            .with_client_software_version(StrBytes::from_static_str(env!("CARGO_PKG_VERSION")));
+        let response: ApiVersionsResponse = self
+            .send(API_VERSIONS, version, &request, "ApiVersions")
+            .await?;
+        if response.error_code != 0 {
+            return Err(GroupError::Rejected {
+                api: "ApiVersions",
+                group: String::new(),
+                code: error_name(response.error_code),
+                message: "the broker refused ApiVersions v3".into(),
+            });
+        }
+        self.versions = response
+            .api_keys
+            .iter()
+            .map(|k| (k.api_key, (k.min_version, k.max_version)))
+            .collect();
+        Ok(())
+    }
+
+    /// The broker's address.
+    pub fn addr(&self) -> &str {
+        &self.addr
+    }
+
+    /// The versions of `api_key` the broker serves, if any.
+    pub fn versions(&self, api_key: i16) -> Option<(i16, i16)> {
+        self.versions.get(&api_key).copied()
+    }
+
+    /// The newest version of `api_key` that both the broker and `ours` speak.
+    pub fn pick_version(&self, api_key: i16, ours: (i16, i16)) -> Option<i16> {
+        let (min, max) = self.versions(api_key)?;
+        let v = max.min(ours.1);
+        (v >= min.max(ours.0)).then_some(v)
+    }
+
+    /// Sends a request of the `kafka-protocol` crate and decodes its response.
+    pub async fn send<Req, Resp>(
+        &mut self,
+        api_key: i16,
+        version: i16,
+        request: &Req,
+        api: &'static str,
+    ) -> Result<Resp, GroupError>
+    where
+        Req: Encodable + HeaderVersion,
+        Resp: Decodable + HeaderVersion,
+    {
+        let mut body = BytesMut::new();
+        request
+            .encode(&mut body, version)
+            .map_err(|e| GroupError::Rejected {
+                api,
+                group: String::new(),
+                code: "encode".into(),
+                message: e.to_string(),
+            })?;
+        let request_header_version = Req::header_version(version);
+        // ApiVersions answers with header v0 whatever the request's version.
+        let response_header_version = if api_key == API_VERSIONS {
+            0
+        } else {
+            Resp::header_version(version)
+        };
+        let mut bytes = self
+            .round_trip(
+                api_key,
+                version,
+                request_header_version,
+                response_header_version,
+                &body,
+                api,
+            )
+            .await?;
+        Resp::decode(&mut bytes, version).map_err(|e| self.malformed(api, e.to_string()))
+    }
+
+    /// Sends a request body encoded by this crate's codec (flexible: request header v2,
+    /// response header v1) and returns the response body.
+    pub async fn send_flexible(
+        &mut self,
+        api_key: i16,
+        version: i16,
+        body: &[u8],
+        api: &'static str,
+    ) -> Result<Bytes, GroupError> {
+        self.round_trip(api_key, version, 2, 1, body, api).await
+    }
+
+    async fn round_trip(
+        &mut self,
+        api_key: i16,
+        version: i16,
+        request_header_version: i16,
+        response_header_version: i16,
+        body: &[u8],
+        api: &'static str,
+    ) -> Result<Bytes, GroupError> {
+        let correlation_id = self.next_correlation_id;
+        self.next_correlation_id = self.next_correlation_id.wrapping_add(1);
+        let header = RequestHeader::default()
+            .with_request_api_key(api_key)
+            .with_request_api_version(version)
+            .with_correlation_id(correlation_id)
+            .with_client_id(Some(StrBytes::from_string(self.client_id.clone())));
+        let mut frame = BytesMut::new();
+        header
+            .encode(&mut frame, request_header_version)
+            .map_err(|e| self.malformed(api, e.to_string()))?;
+        frame.extend_from_slice(body);
+        let size = u32::try_from(frame.len()).unwrap_or(u32::MAX);
+        let timeout = self.request_timeout;
+        let addr = self.addr.clone();
+        let exchange = async {
+            self.stream.write_all(&size.to_be_bytes()).await?;
+            self.stream.write_all(&frame).await?;
+            self.stream.flush().await?;
+            let size = self.stream.read_u32().await? as usize;
+            if size > MAX_RESPONSE_BYTES {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!("response of {size} bytes exceeds the limit of {MAX_RESPONSE_BYTES}"),
+                ));
+            }
+            let mut buf = vec![0u8; size];
+            self.stream.read_exact(&mut buf).await?;
+            Ok(buf)
+        };
+        let buf = tokio::time::timeout(timeout, exchange)
+            .await
+            .map_err(|_| GroupError::Timeout {
+                broker: addr.clone(),
+                api,
+                timeout,
+            })?
+            .map_err(|e| io_error(&addr, e))?;
+        let mut bytes = Bytes::from(buf);
+        let header = ResponseHeader::decode(&mut bytes, response_header_version)
+            .map_err(|e| self.malformed(api, e.to_string()))?;
+        if header.correlation_id != correlation_id {
+            return Err(self.malformed(
+                api,
+                format!(
+                    "correlation id {} where {correlation_id} was expected",
+                    header.correlation_id
+                ),
+            ));
+        }
+        Ok(bytes)
+    }
+
+    fn malformed(&self, api: &'static str, detail: String) -> GroupError {
+        GroupError::Io {
+            broker: self.addr.clone(),
+            source: Arc::new(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("{api}: {detail}"),
+            )),
+        }
+    }
+
+    /// Wraps a decode error of this crate's codec.
+    pub fn decode_error(&self, api: &'static str, source: DecodeError) -> GroupError {
+        GroupError::Malformed {
+            broker: self.addr.clone(),
+            api,
+            source,
+        }
+    }
+}
+
+/// Api key of ApiVersions.
+pub const API_VERSIONS: i16 = 18;
+
+fn io_error(addr: &str, e: std::io::Error) -> GroupError {
+    GroupError::Io {
+        broker: addr.to_owned(),
+        source: Arc::new(e),
+    }
+}
+
+/// The name of a Kafka error code, with the code: `NOT_COORDINATOR (16)`.
+pub fn error_name(code: i16) -> String {
+    match kafka_protocol::ResponseError::try_from_code(code) {
+        None => "NONE (0)".into(),
+        Some(e) => format!("{e:?} ({code})"),
+    }
+}

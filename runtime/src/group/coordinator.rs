@@ -1,0 +1,215 @@
+//! Finding and connecting to the group coordinator of an application id.
+
+use std::time::{Duration, Instant};
+
+use kafka_protocol::ResponseError;
+use kafka_protocol::messages::{FindCoordinatorRequest, FindCoordinatorResponse};
+use kafka_protocol::protocol::StrBytes;
+
+use super::connection::{BrokerConnection, error_name};
+use super::error::GroupError;
+use crate::protocol::heartbeat;
+
+/// Api key of FindCoordinator.
+const FIND_COORDINATOR: i16 = 10;
+/// Key type GROUP.
+const KEY_TYPE_GROUP: i8 = 0;
+
+/// How to reach the coordinator.
+#[derive(Debug, Clone)]
+pub struct CoordinatorConfig {
+    /// `host:port` entries to bootstrap from.
+    pub bootstrap: Vec<String>,
+    /// The client id sent with every request.
+    pub client_id: String,
+    /// How long to keep trying before giving up with [`GroupError::NoBroker`].
+    pub connect_timeout: Duration,
+    /// How long one request may take.
+    pub request_timeout: Duration,
+}
+
+impl CoordinatorConfig {
+    /// Parses a comma-separated list of `host:port` entries.
+    pub fn new(bootstrap_servers: &str, client_id: &str) -> Self {
+        CoordinatorConfig {
+            bootstrap: bootstrap_servers
+                .split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+                .collect(),
+            client_id: client_id.to_owned(),
+            connect_timeout: Duration::from_secs(30),
+            request_timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+/// Backoff between attempts: 100 ms doubling to 2 s.
+#[derive(Debug)]
+pub(crate) struct Backoff {
+    next: Duration,
+}
+
+impl Backoff {
+    pub(crate) fn new() -> Self {
+        Backoff {
+            next: Duration::from_millis(100),
+        }
+    }
+
+    pub(crate) fn next_delay(&mut self) -> Duration {
+        let d = self.next;
+        self.next = (self.next * 2).min(Duration::from_secs(2));
+        d
+    }
+
+    pub(crate) fn reset(&mut self) {
+        *self = Backoff::new();
+    }
+}
+
+/// Finds the coordinator of `group_id` and connects to it, retrying with backoff through
+/// COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS and unreachable
+/// brokers until `config.connect_timeout` has passed. Checks that the coordinator serves
+/// StreamsGroupHeartbeat.
+pub async fn connect_to_coordinator(
+    config: &CoordinatorConfig,
+    group_id: &str,
+) -> Result<BrokerConnection, GroupError> {
+    let started = Instant::now();
+    let mut backoff = Backoff::new();
+    let mut last_error = String::from("no bootstrap servers given");
+    loop {
+        for addr in &config.bootstrap {
+            match try_once(config, addr, group_id).await {
+                Ok(conn) => return Ok(conn),
+                Err(Attempt::Fatal(e)) => return Err(e),
+                Err(Attempt::Retry(why)) => {
+                    tracing::debug!(broker = %addr, group = group_id, "coordinator not reached yet: {why}");
+                    last_error = why;
+                }
+            }
+        }
+        let delay = backoff.next_delay();
+        if started.elapsed() + delay > config.connect_timeout {
+            return Err(GroupError::NoBroker {
+                bootstrap: config.bootstrap.join(","),
+                waited: started.elapsed(),
+                last_error,
+            });
+        }
+        tokio::time::sleep(delay).await;
+    }
+}
+
+enum Attempt {
+    Retry(String),
+    Fatal(GroupError),
+}
+
+impl From<GroupError> for Attempt {
+    fn from(e: GroupError) -> Self {
+        if e.is_transient() {
+            Attempt::Retry(e.to_string())
+        } else {
+            Attempt::Fatal(e)
+        }
+    }
+}
+
+async fn try_once(
+    config: &CoordinatorConfig,
+    addr: &str,
+    group_id: &str,
+) -> Result<BrokerConnection, Attempt> {
+    let mut conn =
+        BrokerConnection::connect(addr, &config.client_id, config.request_timeout).await?;
+    let Some(version) = conn.pick_version(FIND_COORDINATOR, (0, 6)) else {
+        return Err(Attempt::Fatal(GroupError::Rejected {
+            api: "FindCoordinator",
+            group: group_id.to_owned(),
+            code: "UNSUPPORTED_VERSION".into(),
+            message: format!("{addr} serves no FindCoordinator version this client speaks"),
+        }));
+    };
+    let mut request = FindCoordinatorRequest::default().with_key_type(KEY_TYPE_GROUP);
+    if version >= 4 {
+        request.coordinator_keys = vec![StrBytes::from_string(group_id.to_owned())];
+    } else {
+        request.key = StrBytes::from_string(group_id.to_owned());
+    }
+    let response: FindCoordinatorResponse = conn
+        .send(FIND_COORDINATOR, version, &request, "FindCoordinator")
+        .await?;
+    let (error_code, error_message, node_id, host, port) = if version >= 4 {
+        let Some(c) = response.coordinators.first() else {
+            return Err(Attempt::Retry(
+                "FindCoordinator answered no coordinator".into(),
+            ));
+        };
+        (
+            c.error_code,
+            c.error_message.as_ref().map(|m| m.to_string()),
+            c.node_id.0,
+            c.host.to_string(),
+            c.port,
+        )
+    } else {
+        (
+            response.error_code,
+            response.error_message.as_ref().map(|m| m.to_string()),
+            response.node_id.0,
+            response.host.to_string(),
+            response.port,
+        )
+    };
+    match ResponseError::try_from_code(error_code) {
+        None => {}
+        Some(
+            ResponseError::CoordinatorNotAvailable
+            | ResponseError::NotCoordinator
+            | ResponseError::CoordinatorLoadInProgress,
+        ) => {
+            return Err(Attempt::Retry(format!(
+                "FindCoordinator: {}",
+                error_name(error_code)
+            )));
+        }
+        Some(ResponseError::GroupAuthorizationFailed) => {
+            return Err(Attempt::Fatal(GroupError::NotAuthorized {
+                group: group_id.to_owned(),
+                code: error_name(error_code),
+                message: error_message.unwrap_or_default(),
+            }));
+        }
+        Some(_) => {
+            return Err(Attempt::Fatal(GroupError::Rejected {
+                api: "FindCoordinator",
+                group: group_id.to_owned(),
+                code: error_name(error_code),
+                message: error_message.unwrap_or_default(),
+            }));
+        }
+    }
+    let coordinator_addr = format!("{host}:{port}");
+    tracing::debug!(group = group_id, node_id, coordinator = %coordinator_addr, "found the group coordinator");
+    let conn = if coordinator_addr == conn.addr() {
+        conn
+    } else {
+        BrokerConnection::connect(&coordinator_addr, &config.client_id, config.request_timeout)
+            .await?
+    };
+    if conn
+        .pick_version(
+            heartbeat::API_KEY,
+            (heartbeat::MIN_VERSION, heartbeat::MAX_VERSION),
+        )
+        .is_none()
+    {
+        return Err(Attempt::Fatal(GroupError::StreamsGroupsUnsupported {
+            broker: conn.addr().to_owned(),
+        }));
+    }
+    Ok(conn)
+}

@@ -1,0 +1,423 @@
+//! The member: a tokio task that heartbeats and a handle its owner polls.
+
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+
+use super::connection::BrokerConnection;
+use super::coordinator::{Backoff, CoordinatorConfig, connect_to_coordinator};
+use super::error::GroupError;
+use super::events::MemberEvent;
+use super::state::{Identity, Membership, Outcome};
+use super::task::{Assignment, TaskId};
+use super::topology::heartbeat_topology;
+use crate::protocol::Endpoint;
+use crate::protocol::heartbeat::{
+    self, StreamsGroupHeartbeatRequest, StreamsGroupHeartbeatResponse,
+};
+use crate::topology::TopologyInfo;
+
+/// How a member reaches the cluster and presents itself.
+#[derive(Debug, Clone)]
+pub struct MemberConfig {
+    /// Comma-separated `host:port` list.
+    pub bootstrap_servers: String,
+    /// Client id of the member's requests (default `dekaf-streams`).
+    pub client_id: String,
+    /// The instance's process id, shared by all members of one instance (default: a new UUID).
+    pub process_id: String,
+    /// The member id (default: a new UUID). Keep it for the member's lifetime.
+    pub member_id: String,
+    /// How long the coordinator waits for revoked tasks to be released before fencing the
+    /// member (default 5 minutes, as Kafka Streams' `max.poll.interval.ms`).
+    pub rebalance_timeout: Duration,
+    /// How long to look for the coordinator before failing (default 30 s).
+    pub connect_timeout: Duration,
+    /// How long one request may take (default 30 s).
+    pub request_timeout: Duration,
+    /// Endpoint for interactive queries, if any.
+    pub user_endpoint: Option<(String, u16)>,
+}
+
+impl MemberConfig {
+    /// Defaults for the given bootstrap servers.
+    pub fn new(bootstrap_servers: impl Into<String>) -> Self {
+        MemberConfig {
+            bootstrap_servers: bootstrap_servers.into(),
+            client_id: "dekaf-streams".into(),
+            process_id: uuid::Uuid::new_v4().to_string(),
+            member_id: uuid::Uuid::new_v4().to_string(),
+            rebalance_timeout: Duration::from_secs(300),
+            connect_timeout: Duration::from_secs(30),
+            request_timeout: Duration::from_secs(30),
+            user_endpoint: None,
+        }
+    }
+}
+
+enum Command {
+    Release(Vec<TaskId>),
+    Close(oneshot::Sender<()>),
+}
+
+#[derive(Debug, Default)]
+struct Shared {
+    epoch: AtomicI32,
+    assignment: Mutex<Assignment>,
+}
+
+/// The owner's side of a streams-group member. The member heartbeats in a tokio task; the owner
+/// polls events without blocking ([`try_next_event`](Self::try_next_event)) or awaits them
+/// ([`next_event`](Self::next_event)), releases revoked and lost tasks, and closes the member
+/// (leaving the group) when done. Dropping the handle leaves the group too, in the background.
+#[derive(Debug)]
+pub struct MemberHandle {
+    member_id: String,
+    group_id: String,
+    shared: Arc<Shared>,
+    events: mpsc::UnboundedReceiver<Result<MemberEvent, GroupError>>,
+    commands: mpsc::UnboundedSender<Command>,
+    task: Option<JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for Command {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Command::Release(t) => f.debug_tuple("Release").field(t).finish(),
+            Command::Close(_) => f.write_str("Close"),
+        }
+    }
+}
+
+impl MemberHandle {
+    /// Joins the streams group of `topology.application_id` with `topology`: finds the
+    /// coordinator, sends the join heartbeat, and returns once the coordinator accepted the
+    /// member (the assignment then arrives as events). Fails with the typed error when no broker
+    /// answers within `config.connect_timeout` or the coordinator refuses the member (for
+    /// example [`GroupError::TopologyChanged`]).
+    pub async fn join(
+        topology: &'static TopologyInfo,
+        config: MemberConfig,
+    ) -> Result<MemberHandle, GroupError> {
+        let wire = heartbeat_topology(topology)?;
+        let identity = Identity {
+            group_id: topology.application_id.to_owned(),
+            member_id: config.member_id.clone(),
+            process_id: config.process_id.clone(),
+            rebalance_timeout_ms: i32::try_from(config.rebalance_timeout.as_millis())
+                .unwrap_or(i32::MAX),
+            user_endpoint: config.user_endpoint.as_ref().map(|(host, port)| Endpoint {
+                host: host.clone(),
+                port: *port,
+            }),
+        };
+        let mut coordinator = CoordinatorConfig::new(&config.bootstrap_servers, &config.client_id);
+        coordinator.connect_timeout = config.connect_timeout;
+        coordinator.request_timeout = config.request_timeout;
+        let shared = Arc::new(Shared::default());
+        let (event_tx, event_rx) = mpsc::unbounded_channel();
+        let (command_tx, command_rx) = mpsc::unbounded_channel();
+        let mut driver = Driver {
+            membership: Membership::new(topology, wire, identity),
+            conn: None,
+            version: heartbeat::MIN_VERSION,
+            coordinator,
+            shared: Arc::clone(&shared),
+            events: event_tx,
+            backoff: Backoff::new(),
+            not_before: Instant::now(),
+            next_beat: Instant::now(),
+        };
+        driver.join(config.connect_timeout).await?;
+        let task = tokio::spawn(driver.run(command_rx));
+        Ok(MemberHandle {
+            member_id: config.member_id,
+            group_id: topology.application_id.to_owned(),
+            shared,
+            events: event_rx,
+            commands: command_tx,
+            task: Some(task),
+        })
+    }
+
+    /// The member id (constant for the member's lifetime).
+    pub fn member_id(&self) -> &str {
+        &self.member_id
+    }
+
+    /// The group id (the application id).
+    pub fn group_id(&self) -> &str {
+        &self.group_id
+    }
+
+    /// The current member epoch, as transactional offset commits must carry it (0 while
+    /// joining, -1 after leaving).
+    pub fn member_epoch(&self) -> i32 {
+        self.shared.epoch.load(Ordering::Acquire)
+    }
+
+    /// The tasks the member currently reports as owned.
+    pub fn assignment(&self) -> Assignment {
+        self.shared
+            .assignment
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// The next event if one is ready, without waiting. `Err` when the member failed (the error
+    /// comes once) or has stopped ([`GroupError::Stopped`]).
+    pub fn try_next_event(&mut self) -> Result<Option<MemberEvent>, GroupError> {
+        match self.events.try_recv() {
+            Ok(event) => event.map(Some),
+            Err(mpsc::error::TryRecvError::Empty) => Ok(None),
+            Err(mpsc::error::TryRecvError::Disconnected) => Err(GroupError::Stopped),
+        }
+    }
+
+    /// Waits for the next event. Cancel-safe.
+    pub async fn next_event(&mut self) -> Result<MemberEvent, GroupError> {
+        match self.events.recv().await {
+            Some(event) => event,
+            None => Err(GroupError::Stopped),
+        }
+    }
+
+    /// Tells the member that the owner has committed and closed (after [`MemberEvent::Revoked`])
+    /// or dropped (after [`MemberEvent::Lost`]) these tasks. Once every revoked task is released
+    /// the member reports it to the coordinator at once.
+    pub fn release(&self, tasks: impl IntoIterator<Item = TaskId>) {
+        let tasks: Vec<TaskId> = tasks.into_iter().collect();
+        // A closed channel means the member has stopped: nothing to release to.
+        let _ = self.commands.send(Command::Release(tasks));
+    }
+
+    /// Leaves the group (epoch -1) and stops the member. Call it after the owner committed and
+    /// closed its tasks: the coordinator hands them to other members at once.
+    pub async fn close(mut self) -> Result<(), GroupError> {
+        let (tx, rx) = oneshot::channel();
+        if self.commands.send(Command::Close(tx)).is_ok() {
+            let _ = rx.await;
+        }
+        if let Some(task) = self.task.take() {
+            let _ = task.await;
+        }
+        Ok(())
+    }
+}
+
+/// The heartbeat loop's state.
+struct Driver {
+    membership: Membership,
+    conn: Option<BrokerConnection>,
+    version: i16,
+    coordinator: CoordinatorConfig,
+    shared: Arc<Shared>,
+    events: mpsc::UnboundedSender<Result<MemberEvent, GroupError>>,
+    backoff: Backoff,
+    /// No request before this instant (backoff after errors).
+    not_before: Instant,
+    /// The next regular heartbeat.
+    next_beat: Instant,
+}
+
+impl Driver {
+    fn group(&self) -> &str {
+        self.membership.group_id()
+    }
+
+    async fn ensure_connected(&mut self) -> Result<(), GroupError> {
+        if self.conn.is_some() {
+            return Ok(());
+        }
+        let conn = connect_to_coordinator(&self.coordinator, self.membership.group_id()).await?;
+        self.version = conn
+            .pick_version(
+                heartbeat::API_KEY,
+                (heartbeat::MIN_VERSION, heartbeat::MAX_VERSION),
+            )
+            .unwrap_or(heartbeat::MIN_VERSION);
+        tracing::debug!(group = %self.group(), coordinator = conn.addr(), version = self.version, "connected to the group coordinator");
+        self.conn = Some(conn);
+        Ok(())
+    }
+
+    async fn send(
+        &mut self,
+        request: &StreamsGroupHeartbeatRequest,
+    ) -> Result<StreamsGroupHeartbeatResponse, GroupError> {
+        self.ensure_connected().await?;
+        let version = self.version;
+        let Some(conn) = self.conn.as_mut() else {
+            return Err(GroupError::Stopped);
+        };
+        let body = request
+            .encode(version)
+            .map_err(|e| conn.decode_error("StreamsGroupHeartbeat", e))?;
+        let result = conn
+            .send_flexible(heartbeat::API_KEY, version, &body, "StreamsGroupHeartbeat")
+            .await
+            .and_then(|bytes| {
+                StreamsGroupHeartbeatResponse::decode(&bytes, version)
+                    .map_err(|e| conn.decode_error("StreamsGroupHeartbeat", e))
+            });
+        if result.is_err() {
+            self.conn = None;
+        }
+        result
+    }
+
+    fn publish(&mut self, events: Vec<MemberEvent>) {
+        self.shared
+            .epoch
+            .store(self.membership.epoch(), Ordering::Release);
+        *self
+            .shared
+            .assignment
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = self.membership.owned().clone();
+        for e in events {
+            let _ = self.events.send(Ok(e));
+        }
+    }
+
+    /// One heartbeat and its consequences. `Err` only for fatal errors.
+    async fn beat(&mut self) -> Result<(), GroupError> {
+        let request = self.membership.request();
+        let now = Instant::now();
+        match self.send(&request).await {
+            Ok(response) => {
+                let (events, outcome) = self.membership.on_response(response);
+                self.publish(events);
+                match outcome {
+                    Outcome::Continue => {
+                        self.backoff.reset();
+                        self.not_before = Instant::now();
+                        self.next_beat = now + self.membership.heartbeat_interval();
+                        Ok(())
+                    }
+                    Outcome::Retry { rediscover, reason } => {
+                        tracing::debug!(group = %self.group(), "heartbeat to retry: {reason}");
+                        if rediscover {
+                            self.conn = None;
+                        }
+                        self.retry_later();
+                        Ok(())
+                    }
+                    Outcome::Fatal(e) => Err(e),
+                }
+            }
+            Err(e) if e.is_transient() || matches!(e, GroupError::NoBroker { .. }) => {
+                tracing::warn!(group = %self.group(), member = %self.membership.member_id(), "heartbeat failed, will retry: {e}");
+                self.retry_later();
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    fn retry_later(&mut self) {
+        let delay = self.backoff.next_delay();
+        self.not_before = Instant::now() + delay;
+        self.next_beat = self.not_before;
+    }
+
+    fn wake_at(&self) -> Option<Instant> {
+        if !self.membership.may_heartbeat() {
+            return None;
+        }
+        let due = if self.membership.wants_heartbeat_now() {
+            Instant::now()
+        } else {
+            self.next_beat
+        };
+        Some(due.max(self.not_before))
+    }
+
+    /// Sends join heartbeats until the coordinator accepts the member.
+    async fn join(&mut self, timeout: Duration) -> Result<(), GroupError> {
+        let started = Instant::now();
+        self.ensure_connected().await?;
+        loop {
+            self.beat().await?;
+            if self.membership.epoch() > 0 {
+                return Ok(());
+            }
+            if started.elapsed() > timeout {
+                return Err(GroupError::NoBroker {
+                    bootstrap: self.coordinator.bootstrap.join(","),
+                    waited: started.elapsed(),
+                    last_error: "the coordinator did not accept the join heartbeat".into(),
+                });
+            }
+            if let Some(at) = self.wake_at() {
+                tokio::time::sleep_until(at).await;
+            }
+        }
+    }
+
+    async fn run(mut self, mut commands: mpsc::UnboundedReceiver<Command>) {
+        loop {
+            let wake = self.wake_at();
+            tokio::select! {
+                biased;
+                command = commands.recv() => match command {
+                    Some(Command::Release(tasks)) => {
+                        let events = self.membership.release(&tasks);
+                        self.publish(events);
+                        continue;
+                    }
+                    Some(Command::Close(done)) => {
+                        self.leave().await;
+                        let _ = done.send(());
+                        return;
+                    }
+                    None => {
+                        self.leave().await;
+                        return;
+                    }
+                },
+                () = sleep_until(wake) => {}
+            }
+            if let Err(e) = self.beat().await {
+                tracing::error!(group = %self.group(), member = %self.membership.member_id(), "streams-group member stops: {e}");
+                let _ = self.events.send(Err(e));
+                self.membership.left();
+                self.publish(Vec::new());
+                return;
+            }
+        }
+    }
+
+    async fn leave(&mut self) {
+        if self.membership.epoch() > 0 || !self.membership.owned().active.is_empty() {
+            let request = self.membership.leave_request();
+            // Leaving is best effort: a member that cannot reach the coordinator is removed after
+            // the session timeout anyway.
+            self.coordinator.connect_timeout =
+                self.coordinator.connect_timeout.min(Duration::from_secs(5));
+            match self.send(&request).await {
+                Ok(r) if r.error_code == 0 => {
+                    tracing::info!(group = %self.group(), member = %self.membership.member_id(), "left the streams group")
+                }
+                Ok(r) => {
+                    tracing::warn!(group = %self.group(), "leaving the group: {}", super::connection::error_name(r.error_code))
+                }
+                Err(e) => tracing::warn!(group = %self.group(), "could not leave the group: {e}"),
+            }
+        }
+        self.membership.left();
+        self.publish(Vec::new());
+    }
+}
+
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}

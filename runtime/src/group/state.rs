@@ -1,0 +1,429 @@
+//! The membership state machine, without I/O: it builds heartbeat requests, digests responses
+//! and the owner's releases, and says what to tell the owner. [`super::member`] drives it.
+
+use std::time::Duration;
+
+use kafka_protocol::ResponseError;
+
+use super::connection::error_name;
+use super::error::GroupError;
+use super::events::{GroupStatus, MemberEvent, StatusCode};
+use super::task::{self, Assignment, TaskSet};
+use crate::protocol::Endpoint;
+use crate::protocol::heartbeat::{
+    StreamsGroupHeartbeatRequest, StreamsGroupHeartbeatResponse, Topology,
+};
+use crate::topology::TopologyInfo;
+
+/// Epoch of a leave request.
+pub(crate) const LEAVE_EPOCH: i32 = -1;
+
+/// What the driver does after a response.
+#[derive(Debug)]
+pub(crate) enum Outcome {
+    /// Heartbeat again at the interval (or at once if [`Membership::wants_heartbeat_now`]).
+    Continue,
+    /// Retry after a backoff; `rediscover` asks for the coordinator to be found again.
+    Retry {
+        /// Find the coordinator again first.
+        rediscover: bool,
+        /// Why, for the log.
+        reason: String,
+    },
+    /// Stop with this error.
+    Fatal(GroupError),
+}
+
+/// The identity and settings of a member.
+#[derive(Debug, Clone)]
+pub(crate) struct Identity {
+    pub group_id: String,
+    pub member_id: String,
+    pub process_id: String,
+    pub rebalance_timeout_ms: i32,
+    pub user_endpoint: Option<Endpoint>,
+}
+
+/// The state of one member.
+#[derive(Debug)]
+pub(crate) struct Membership {
+    topology: &'static TopologyInfo,
+    wire_topology: Topology,
+    id: Identity,
+    epoch: i32,
+    /// What the coordinator last said this member should own.
+    target: Assignment,
+    /// What the owner holds (and what heartbeats report).
+    owned: Assignment,
+    /// Revoked or lost tasks the owner has not released yet (a subset of the owner's tasks).
+    awaiting_release: TaskSet,
+    /// Fenced: rejoin once `awaiting_release` is empty.
+    rejoin_after_release: bool,
+    /// Send the next heartbeat at once (join, acknowledgement).
+    ack_now: bool,
+    heartbeat_interval: Duration,
+    endpoint_epoch: i32,
+    statuses: Option<Vec<GroupStatus>>,
+}
+
+impl Membership {
+    pub(crate) fn new(
+        topology: &'static TopologyInfo,
+        wire_topology: Topology,
+        id: Identity,
+    ) -> Self {
+        Membership {
+            topology,
+            wire_topology,
+            id,
+            epoch: 0,
+            target: Assignment::default(),
+            owned: Assignment::default(),
+            awaiting_release: TaskSet::new(),
+            rejoin_after_release: false,
+            ack_now: true,
+            heartbeat_interval: Duration::from_secs(5),
+            endpoint_epoch: 0,
+            statuses: None,
+        }
+    }
+
+    pub(crate) fn epoch(&self) -> i32 {
+        self.epoch
+    }
+
+    pub(crate) fn member_id(&self) -> &str {
+        &self.id.member_id
+    }
+
+    pub(crate) fn group_id(&self) -> &str {
+        &self.id.group_id
+    }
+
+    pub(crate) fn owned(&self) -> &Assignment {
+        &self.owned
+    }
+
+    pub(crate) fn heartbeat_interval(&self) -> Duration {
+        self.heartbeat_interval
+    }
+
+    /// False while a fenced member waits for its owner to drop the lost tasks.
+    pub(crate) fn may_heartbeat(&self) -> bool {
+        !self.rejoin_after_release
+    }
+
+    /// True when the next heartbeat should go out without waiting for the interval.
+    pub(crate) fn wants_heartbeat_now(&self) -> bool {
+        self.may_heartbeat() && (self.epoch == 0 || self.ack_now)
+    }
+
+    /// The next heartbeat: a join at epoch 0, else the owned tasks at the current epoch.
+    pub(crate) fn request(&self) -> StreamsGroupHeartbeatRequest {
+        let joining = self.epoch == 0;
+        let tasks = |set: &TaskSet| {
+            Some(if joining {
+                Vec::new()
+            } else {
+                task::to_wire(set)
+            })
+        };
+        StreamsGroupHeartbeatRequest {
+            group_id: self.id.group_id.clone(),
+            member_id: self.id.member_id.clone(),
+            member_epoch: self.epoch,
+            endpoint_information_epoch: self.endpoint_epoch,
+            rebalance_timeout_ms: self.id.rebalance_timeout_ms,
+            topology: joining.then(|| self.wire_topology.clone()),
+            active_tasks: tasks(&self.owned.active),
+            standby_tasks: tasks(&self.owned.standby),
+            warmup_tasks: tasks(&self.owned.warmup),
+            process_id: Some(self.id.process_id.clone()),
+            user_endpoint: self.id.user_endpoint.clone(),
+            ..Default::default()
+        }
+    }
+
+    /// The leave request (epoch -1).
+    pub(crate) fn leave_request(&self) -> StreamsGroupHeartbeatRequest {
+        StreamsGroupHeartbeatRequest {
+            group_id: self.id.group_id.clone(),
+            member_id: self.id.member_id.clone(),
+            member_epoch: LEAVE_EPOCH,
+            endpoint_information_epoch: self.endpoint_epoch,
+            ..Default::default()
+        }
+    }
+
+    /// Marks the member as gone.
+    pub(crate) fn left(&mut self) {
+        self.epoch = LEAVE_EPOCH;
+        self.owned = Assignment::default();
+        self.target = Assignment::default();
+    }
+
+    /// Digests a heartbeat response.
+    pub(crate) fn on_response(
+        &mut self,
+        resp: StreamsGroupHeartbeatResponse,
+    ) -> (Vec<MemberEvent>, Outcome) {
+        let mut events = Vec::new();
+        if resp.error_code != 0 {
+            let outcome = self.on_error(resp.error_code, resp.error_message, &mut events);
+            return (events, outcome);
+        }
+        self.ack_now = false;
+        if resp.member_epoch != self.epoch {
+            tracing::debug!(
+                group = %self.id.group_id, member = %self.id.member_id,
+                from = self.epoch, to = resp.member_epoch, "member epoch changed"
+            );
+        }
+        self.epoch = resp.member_epoch;
+        if resp.heartbeat_interval_ms > 0 {
+            self.heartbeat_interval = Duration::from_millis(resp.heartbeat_interval_ms as u64);
+        }
+        self.endpoint_epoch = resp.endpoint_information_epoch;
+        if let Some(statuses) = resp.status {
+            self.on_statuses(statuses, &mut events);
+        }
+        if resp.active_tasks.is_some()
+            || resp.standby_tasks.is_some()
+            || resp.warmup_tasks.is_some()
+        {
+            let convert =
+                |wire: &Option<Vec<crate::protocol::TaskIds>>, current: &TaskSet| match wire {
+                    Some(w) => task::from_wire(self.topology, w),
+                    None => Ok(current.clone()),
+                };
+            let target = (|| -> Result<Assignment, String> {
+                Ok(Assignment {
+                    active: convert(&resp.active_tasks, &self.target.active)?,
+                    standby: convert(&resp.standby_tasks, &self.target.standby)?,
+                    warmup: convert(&resp.warmup_tasks, &self.target.warmup)?,
+                })
+            })();
+            match target {
+                Ok(target) => self.target = target,
+                Err(e) => return (events, Outcome::Fatal(GroupError::InvalidTopologyInfo(e))),
+            }
+            self.reconcile(&mut events);
+        }
+        (events, Outcome::Continue)
+    }
+
+    /// The owner released these tasks (after a revocation or a loss).
+    pub(crate) fn release(&mut self, tasks: &[task::TaskId]) -> Vec<MemberEvent> {
+        let mut events = Vec::new();
+        let mut released = false;
+        for t in tasks {
+            if self.awaiting_release.remove(t) {
+                self.owned.active.remove(t);
+                released = true;
+            }
+        }
+        if !released || !self.awaiting_release.is_empty() {
+            return events;
+        }
+        if self.rejoin_after_release {
+            tracing::info!(group = %self.id.group_id, member = %self.id.member_id, "lost tasks dropped; rejoining with epoch 0");
+            self.rejoin_after_release = false;
+            self.epoch = 0;
+            self.ack_now = true;
+        } else {
+            self.ack_now = true;
+            self.reconcile(&mut events);
+        }
+        events
+    }
+
+    fn reconcile(&mut self, events: &mut Vec<MemberEvent>) {
+        let revoked: TaskSet = self
+            .owned
+            .active
+            .difference(&self.target.active)
+            .filter(|t| !self.awaiting_release.contains(t))
+            .copied()
+            .collect();
+        if !revoked.is_empty() {
+            tracing::info!(group = %self.id.group_id, member = %self.id.member_id, tasks = %task::display(&revoked), "tasks revoked; waiting for the owner to release them");
+            self.awaiting_release.extend(revoked.iter().copied());
+            events.push(MemberEvent::Revoked(revoked.into_iter().collect()));
+        }
+        let added = |target: &TaskSet, owned: &TaskSet, awaiting: &TaskSet| -> Vec<task::TaskId> {
+            target
+                .difference(owned)
+                .filter(|t| !awaiting.contains(t))
+                .copied()
+                .collect()
+        };
+        let active = added(
+            &self.target.active,
+            &self.owned.active,
+            &self.awaiting_release,
+        );
+        let standby = added(&self.target.standby, &self.owned.standby, &TaskSet::new());
+        let warmup = added(&self.target.warmup, &self.owned.warmup, &TaskSet::new());
+        let standby_changed = self.owned.standby != self.target.standby;
+        let warmup_changed = self.owned.warmup != self.target.warmup;
+        // Standby and warm-up tasks are not maintained: acknowledge them as they come and go.
+        self.owned.standby = self.target.standby.clone();
+        self.owned.warmup = self.target.warmup.clone();
+        if !active.is_empty() || !standby.is_empty() || !warmup.is_empty() {
+            self.owned.active.extend(active.iter().copied());
+            tracing::info!(
+                group = %self.id.group_id, member = %self.id.member_id, epoch = self.epoch,
+                active = %task::display(&active.iter().copied().collect()),
+                standby = standby.len(), warmup = warmup.len(), "tasks assigned"
+            );
+            events.push(MemberEvent::Assigned {
+                active,
+                standby,
+                warmup,
+            });
+            self.ack_now = true;
+        } else if standby_changed || warmup_changed {
+            self.ack_now = true;
+        }
+    }
+
+    fn on_statuses(
+        &mut self,
+        wire: Vec<crate::protocol::heartbeat::Status>,
+        events: &mut Vec<MemberEvent>,
+    ) {
+        let statuses: Vec<GroupStatus> = wire
+            .into_iter()
+            .map(|s| GroupStatus {
+                code: StatusCode::from_code(s.status_code),
+                detail: s.status_detail,
+            })
+            .collect();
+        if self.statuses.as_ref() == Some(&statuses) {
+            return;
+        }
+        for s in &statuses {
+            let (group, member) = (&self.id.group_id, &self.id.member_id);
+            match s.code {
+                StatusCode::MissingSourceTopics
+                | StatusCode::IncorrectlyPartitionedTopics
+                | StatusCode::ShutdownApplication
+                | StatusCode::StaleTopology
+                | StatusCode::MissingClientTags => {
+                    tracing::warn!(%group, %member, "streams group status {:?}: {}", s.code, s.detail)
+                }
+                StatusCode::MissingInternalTopics
+                | StatusCode::AssignmentDelayed
+                | StatusCode::Unknown(_) => {
+                    tracing::info!(%group, %member, "streams group status {:?}: {}", s.code, s.detail)
+                }
+            }
+        }
+        if statuses.is_empty() && self.statuses.is_some() {
+            tracing::info!(group = %self.id.group_id, member = %self.id.member_id, "streams group statuses cleared");
+        }
+        self.statuses = Some(statuses.clone());
+        events.push(MemberEvent::Status(statuses));
+    }
+
+    fn on_error(
+        &mut self,
+        code: i16,
+        message: Option<String>,
+        events: &mut Vec<MemberEvent>,
+    ) -> Outcome {
+        let message = message.unwrap_or_default();
+        let group = self.id.group_id.clone();
+        let name = error_name(code);
+        let Some(error) = ResponseError::try_from_code(code) else {
+            return Outcome::Continue;
+        };
+        match error {
+            ResponseError::FencedMemberEpoch | ResponseError::UnknownMemberId => {
+                self.fenced(&name, &message, events);
+                Outcome::Continue
+            }
+            // A group that vanished (deleted while this member was away) is rejoined.
+            ResponseError::GroupIdNotFound if !message.contains("is not a streams group") => {
+                self.fenced(&name, &message, events);
+                Outcome::Continue
+            }
+            ResponseError::GroupIdNotFound => {
+                Outcome::Fatal(GroupError::GroupIdInUse { group, message })
+            }
+            ResponseError::NotCoordinator | ResponseError::CoordinatorNotAvailable => {
+                Outcome::Retry {
+                    rediscover: true,
+                    reason: name,
+                }
+            }
+            ResponseError::CoordinatorLoadInProgress | ResponseError::RequestTimedOut => {
+                Outcome::Retry {
+                    rediscover: false,
+                    reason: name,
+                }
+            }
+            ResponseError::InvalidRequest
+                if message.contains("Topology updates are not supported") =>
+            {
+                Outcome::Fatal(GroupError::TopologyChanged {
+                    application_id: group,
+                    broker_message: message,
+                })
+            }
+            ResponseError::StreamsInvalidTopology
+            | ResponseError::StreamsInvalidTopologyEpoch
+            | ResponseError::StreamsTopologyFenced => Outcome::Fatal(GroupError::InvalidTopology {
+                application_id: group,
+                message: format!("{name}: {message}"),
+            }),
+            ResponseError::GroupAuthorizationFailed
+            | ResponseError::TopicAuthorizationFailed
+            | ResponseError::ClusterAuthorizationFailed => {
+                Outcome::Fatal(GroupError::NotAuthorized {
+                    group,
+                    code: name,
+                    message,
+                })
+            }
+            ResponseError::GroupMaxSizeReached => {
+                Outcome::Fatal(GroupError::GroupFull { group, message })
+            }
+            _ => Outcome::Fatal(GroupError::Rejected {
+                api: "StreamsGroupHeartbeat",
+                group,
+                code: name,
+                message,
+            }),
+        }
+    }
+
+    fn fenced(&mut self, name: &str, message: &str, events: &mut Vec<MemberEvent>) {
+        let lost: TaskSet = self
+            .owned
+            .active
+            .union(&self.awaiting_release)
+            .copied()
+            .collect();
+        tracing::warn!(
+            group = %self.id.group_id, member = %self.id.member_id, epoch = self.epoch,
+            lost = %task::display(&lost), "fenced by the coordinator ({name}: {message}); dropping tasks and rejoining"
+        );
+        self.owned = Assignment::default();
+        self.target = Assignment::default();
+        if lost.is_empty() {
+            self.epoch = 0;
+            self.ack_now = true;
+        } else {
+            // Keep the lost tasks as owned until the owner dropped them: nothing is reported
+            // while fenced, and the rejoin waits for the release.
+            self.owned.active = lost.clone();
+            self.awaiting_release = lost.clone();
+            self.rejoin_after_release = true;
+            events.push(MemberEvent::Lost(lost.into_iter().collect()));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

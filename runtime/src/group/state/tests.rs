@@ -1,0 +1,277 @@
+//! The state machine against scripted coordinator answers.
+
+use super::*;
+use crate::group::task::TaskId;
+use crate::protocol::TaskIds;
+use crate::protocol::heartbeat::Status;
+use crate::topology::SubtopologyInfo;
+
+static SUBS: [SubtopologyInfo; 2] = [
+    SubtopologyInfo {
+        id: "0",
+        source_topics: &["in"],
+        repartition_source_topics: &[],
+        repartition_sink_topics: &[],
+        state_changelog_topics: &[],
+        sink_topics: &[],
+        copartition_groups: &[],
+        stores: &[],
+    },
+    SubtopologyInfo {
+        id: "1",
+        source_topics: &["other"],
+        repartition_source_topics: &[],
+        repartition_sink_topics: &[],
+        state_changelog_topics: &[],
+        sink_topics: &[],
+        copartition_groups: &[],
+        stores: &[],
+    },
+];
+static INFO: TopologyInfo = TopologyInfo {
+    application_id: "app",
+    subtopologies: &SUBS,
+};
+
+fn membership() -> Membership {
+    let wire = crate::group::topology::heartbeat_topology(&INFO).expect("topology");
+    Membership::new(
+        &INFO,
+        wire,
+        Identity {
+            group_id: "app".into(),
+            member_id: "m".into(),
+            process_id: "p".into(),
+            rebalance_timeout_ms: 1000,
+            user_endpoint: None,
+        },
+    )
+}
+
+fn ok(epoch: i32, active: Option<&[(&str, &[i32])]>) -> StreamsGroupHeartbeatResponse {
+    StreamsGroupHeartbeatResponse {
+        member_id: "m".into(),
+        member_epoch: epoch,
+        heartbeat_interval_ms: 500,
+        active_tasks: active.map(|a| {
+            a.iter()
+                .map(|(s, p)| TaskIds {
+                    subtopology_id: (*s).into(),
+                    partitions: p.to_vec(),
+                })
+                .collect()
+        }),
+        standby_tasks: active.map(|_| Vec::new()),
+        warmup_tasks: active.map(|_| Vec::new()),
+        ..Default::default()
+    }
+}
+
+fn error(code: i16, message: &str) -> StreamsGroupHeartbeatResponse {
+    StreamsGroupHeartbeatResponse {
+        error_code: code,
+        error_message: Some(message.into()),
+        ..Default::default()
+    }
+}
+
+fn t(s: &'static str, p: i32) -> TaskId {
+    TaskId::new(s, p)
+}
+
+#[test]
+fn join_request_carries_the_topology_and_empty_tasks() {
+    let m = membership();
+    let r = m.request();
+    assert_eq!(r.member_epoch, 0);
+    assert!(r.topology.is_some());
+    assert_eq!(r.rebalance_timeout_ms, 1000);
+    assert_eq!(r.active_tasks, Some(vec![]));
+    assert_eq!(r.process_id.as_deref(), Some("p"));
+    assert!(m.wants_heartbeat_now());
+}
+
+#[test]
+fn assignment_is_delivered_and_acknowledged() {
+    let mut m = membership();
+    let (events, _) = m.on_response(ok(1, None));
+    assert!(events.is_empty());
+    assert!(!m.wants_heartbeat_now());
+    let (events, _) = m.on_response(ok(2, Some(&[("0", &[0, 1]), ("1", &[0])])));
+    assert_eq!(
+        events,
+        vec![MemberEvent::Assigned {
+            active: vec![t("0", 0), t("0", 1), t("1", 0)],
+            standby: vec![],
+            warmup: vec![],
+        }]
+    );
+    assert!(
+        m.wants_heartbeat_now(),
+        "the new assignment is acknowledged at once"
+    );
+    let r = m.request();
+    assert!(r.topology.is_none());
+    assert_eq!(r.member_epoch, 2);
+    assert_eq!(
+        r.active_tasks,
+        Some(vec![
+            TaskIds {
+                subtopology_id: "0".into(),
+                partitions: vec![0, 1]
+            },
+            TaskIds {
+                subtopology_id: "1".into(),
+                partitions: vec![0]
+            },
+        ])
+    );
+}
+
+#[test]
+fn revoked_tasks_stay_reported_until_released() {
+    let mut m = membership();
+    m.on_response(ok(1, Some(&[("0", &[0, 1])])));
+    m.on_response(ok(1, None));
+    let (events, _) = m.on_response(ok(1, Some(&[("0", &[0])])));
+    assert_eq!(events, vec![MemberEvent::Revoked(vec![t("0", 1)])]);
+    // Still owned (reported) until the owner releases it.
+    assert_eq!(
+        m.request().active_tasks.map(|v| v[0].partitions.clone()),
+        Some(vec![0, 1])
+    );
+    assert!(!m.wants_heartbeat_now());
+    let events = m.release(&[t("0", 1)]);
+    assert!(events.is_empty());
+    assert!(m.wants_heartbeat_now());
+    assert_eq!(
+        m.request().active_tasks.map(|v| v[0].partitions.clone()),
+        Some(vec![0])
+    );
+}
+
+#[test]
+fn fenced_member_reports_lost_tasks_and_rejoins_after_release() {
+    let mut m = membership();
+    m.on_response(ok(3, Some(&[("0", &[0])])));
+    let (events, outcome) = m.on_response(error(110, "fenced"));
+    assert!(matches!(outcome, Outcome::Continue));
+    assert_eq!(events, vec![MemberEvent::Lost(vec![t("0", 0)])]);
+    assert!(
+        !m.may_heartbeat(),
+        "no heartbeat until the owner dropped the tasks"
+    );
+    m.release(&[t("0", 0)]);
+    assert!(m.may_heartbeat());
+    let r = m.request();
+    assert_eq!(r.member_epoch, 0);
+    assert_eq!(r.member_id, "m");
+    assert_eq!(r.active_tasks, Some(vec![]));
+    assert!(r.topology.is_some());
+}
+
+#[test]
+fn unknown_member_without_tasks_rejoins_at_once() {
+    let mut m = membership();
+    m.on_response(ok(3, None));
+    let (events, _) = m.on_response(error(25, "unknown member"));
+    assert!(events.is_empty());
+    assert_eq!(m.request().member_epoch, 0);
+    assert!(m.wants_heartbeat_now());
+}
+
+#[test]
+fn changed_topology_is_a_typed_error() {
+    let mut m = membership();
+    let (_, outcome) = m.on_response(error(42, "Topology updates are not supported yet."));
+    match outcome {
+        Outcome::Fatal(e @ GroupError::TopologyChanged { .. }) => {
+            let text = e.to_string();
+            assert!(text.contains("new application id"), "{text}");
+            assert!(text.contains("delete the streams group"), "{text}");
+        }
+        other => panic!("expected TopologyChanged, got {other:?}"),
+    }
+}
+
+#[test]
+fn coordinator_moves_are_retried() {
+    let mut m = membership();
+    assert!(matches!(
+        m.on_response(error(16, "")).1,
+        Outcome::Retry {
+            rediscover: true,
+            ..
+        }
+    ));
+    assert!(matches!(
+        m.on_response(error(15, "")).1,
+        Outcome::Retry {
+            rediscover: true,
+            ..
+        }
+    ));
+    assert!(matches!(
+        m.on_response(error(14, "")).1,
+        Outcome::Retry {
+            rediscover: false,
+            ..
+        }
+    ));
+    assert!(matches!(
+        m.on_response(error(69, "Group app is not a streams group."))
+            .1,
+        Outcome::Fatal(GroupError::GroupIdInUse { .. })
+    ));
+}
+
+#[test]
+fn statuses_are_events_once_per_change() {
+    let mut m = membership();
+    let mut r = ok(1, None);
+    r.status = Some(vec![Status {
+        status_code: 1,
+        status_detail: "Source topics in are missing.".into(),
+    }]);
+    let (events, outcome) = m.on_response(r.clone());
+    assert!(matches!(outcome, Outcome::Continue));
+    assert!(
+        matches!(&events[..], [MemberEvent::Status(s)] if s[0].code == StatusCode::MissingSourceTopics)
+    );
+    let (events, _) = m.on_response(r);
+    assert!(events.is_empty(), "unchanged statuses are not repeated");
+    let mut r = ok(1, None);
+    r.status = Some(vec![]);
+    let (events, _) = m.on_response(r);
+    assert_eq!(events, vec![MemberEvent::Status(vec![])]);
+}
+
+#[test]
+fn unknown_subtopology_is_an_error_not_a_panic() {
+    let mut m = membership();
+    let (_, outcome) = m.on_response(ok(1, Some(&[("9", &[0])])));
+    assert!(matches!(
+        outcome,
+        Outcome::Fatal(GroupError::InvalidTopologyInfo(_))
+    ));
+}
+
+#[test]
+fn standby_tasks_are_acknowledged() {
+    let mut m = membership();
+    let mut r = ok(1, Some(&[]));
+    r.standby_tasks = Some(vec![TaskIds {
+        subtopology_id: "1".into(),
+        partitions: vec![2],
+    }]);
+    let (events, _) = m.on_response(r);
+    assert_eq!(
+        events,
+        vec![MemberEvent::Assigned {
+            active: vec![],
+            standby: vec![t("1", 2)],
+            warmup: vec![]
+        }]
+    );
+    assert_eq!(m.request().standby_tasks.map(|v| v.len()), Some(1));
+}

@@ -1,0 +1,198 @@
+//! Turns a compiled topology's [`TopologyInfo`] into the heartbeat's `Topology`, with every list
+//! sorted: the coordinator compares a joining member's topology with the stored one in order.
+
+use crate::protocol::heartbeat::{CopartitionGroup, Subtopology, Topology};
+use crate::protocol::{KeyValue, TopicInfo};
+use crate::topology::{InternalTopicInfo, TopologyInfo};
+
+use super::error::GroupError;
+
+fn topic_info(t: &InternalTopicInfo) -> TopicInfo {
+    let mut configs: Vec<KeyValue> = t
+        .configs
+        .iter()
+        .map(|(k, v)| KeyValue {
+            key: (*k).to_owned(),
+            value: (*v).to_owned(),
+        })
+        .collect();
+    configs.sort();
+    TopicInfo {
+        name: t.name.to_owned(),
+        partitions: t.partitions,
+        replication_factor: t.replication_factor,
+        topic_configs: configs,
+    }
+}
+
+fn sorted(names: &[&str]) -> Vec<String> {
+    let mut v: Vec<String> = names.iter().map(|s| (*s).to_owned()).collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+fn index_of(list: &[String], name: &str, what: &str, sub: &str) -> Result<i16, GroupError> {
+    list.iter()
+        .position(|n| n == name)
+        .and_then(|i| i16::try_from(i).ok())
+        .ok_or_else(|| {
+            GroupError::InvalidTopologyInfo(format!(
+                "copartition group of subtopology {sub} names {what} `{name}`, which the \
+                 subtopology does not read"
+            ))
+        })
+}
+
+/// Orders subtopology ids numerically when they are numbers (`"2"` before `"10"`).
+fn id_key(id: &str) -> (u64, &str) {
+    (id.parse().unwrap_or(u64::MAX), id)
+}
+
+/// The heartbeat topology of `info` (topology epoch 0).
+pub fn heartbeat_topology(info: &TopologyInfo) -> Result<Topology, GroupError> {
+    let mut subs: Vec<_> = info.subtopologies.iter().collect();
+    subs.sort_by(|a, b| id_key(a.id).cmp(&id_key(b.id)));
+    let mut subtopologies = Vec::with_capacity(subs.len());
+    for s in subs {
+        let source_topics = sorted(s.source_topics);
+        let mut changelogs: Vec<TopicInfo> =
+            s.state_changelog_topics.iter().map(topic_info).collect();
+        changelogs.sort_by(|a, b| a.name.cmp(&b.name));
+        let mut repartition_sources: Vec<TopicInfo> =
+            s.repartition_source_topics.iter().map(topic_info).collect();
+        repartition_sources.sort_by(|a, b| a.name.cmp(&b.name));
+        let repartition_source_names: Vec<String> =
+            repartition_sources.iter().map(|t| t.name.clone()).collect();
+        let mut groups = Vec::with_capacity(s.copartition_groups.len());
+        for g in s.copartition_groups {
+            let mut sources = g
+                .source_topics
+                .iter()
+                .map(|t| index_of(&source_topics, t, "source topic", s.id))
+                .collect::<Result<Vec<_>, _>>()?;
+            sources.sort_unstable();
+            sources.dedup();
+            let mut repartitions = g
+                .repartition_source_topics
+                .iter()
+                .map(|t| index_of(&repartition_source_names, t, "repartition topic", s.id))
+                .collect::<Result<Vec<_>, _>>()?;
+            repartitions.sort_unstable();
+            repartitions.dedup();
+            groups.push(CopartitionGroup {
+                source_topics: sources,
+                source_topic_regex: Vec::new(),
+                repartition_source_topics: repartitions,
+            });
+        }
+        groups.sort_by(|a, b| {
+            (&a.source_topics, &a.repartition_source_topics)
+                .cmp(&(&b.source_topics, &b.repartition_source_topics))
+        });
+        groups.dedup();
+        subtopologies.push(Subtopology {
+            subtopology_id: s.id.to_owned(),
+            source_topics,
+            source_topic_regex: Vec::new(),
+            state_changelog_topics: changelogs,
+            repartition_sink_topics: sorted(s.repartition_sink_topics),
+            repartition_source_topics: repartition_sources,
+            copartition_groups: groups,
+        });
+    }
+    Ok(Topology {
+        epoch: 0,
+        subtopologies,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::topology::{CopartitionGroup as Cg, SubtopologyInfo};
+
+    static SUBS: [SubtopologyInfo; 2] = [
+        SubtopologyInfo {
+            id: "10",
+            source_topics: &["b", "a"],
+            repartition_source_topics: &[
+                InternalTopicInfo {
+                    name: "app-z-repartition",
+                    partitions: 0,
+                    replication_factor: 0,
+                    configs: &[("z", "1"), ("a", "2")],
+                },
+                InternalTopicInfo {
+                    name: "app-y-repartition",
+                    partitions: 0,
+                    replication_factor: 0,
+                    configs: &[],
+                },
+            ],
+            repartition_sink_topics: &[],
+            state_changelog_topics: &[],
+            sink_topics: &["out"],
+            copartition_groups: &[Cg {
+                source_topics: &["b"],
+                repartition_source_topics: &["app-z-repartition", "app-y-repartition"],
+            }],
+            stores: &[],
+        },
+        SubtopologyInfo {
+            id: "2",
+            source_topics: &["in"],
+            repartition_source_topics: &[],
+            repartition_sink_topics: &["app-z-repartition", "app-y-repartition"],
+            state_changelog_topics: &[],
+            sink_topics: &[],
+            copartition_groups: &[],
+            stores: &[],
+        },
+    ];
+    static INFO: TopologyInfo = TopologyInfo {
+        application_id: "app",
+        subtopologies: &SUBS,
+    };
+
+    #[test]
+    fn everything_is_sorted_and_groups_are_indices() {
+        let t = heartbeat_topology(&INFO).expect("valid");
+        assert_eq!(t.subtopologies[0].subtopology_id, "2");
+        assert_eq!(
+            t.subtopologies[0].repartition_sink_topics,
+            ["app-y-repartition", "app-z-repartition"]
+        );
+        let s = &t.subtopologies[1];
+        assert_eq!(s.source_topics, ["a", "b"]);
+        assert_eq!(s.repartition_source_topics[0].name, "app-y-repartition");
+        assert_eq!(s.repartition_source_topics[1].topic_configs[0].key, "a");
+        assert_eq!(s.copartition_groups[0].source_topics, [1]);
+        assert_eq!(s.copartition_groups[0].repartition_source_topics, [0, 1]);
+    }
+
+    #[test]
+    fn a_group_naming_an_unread_topic_is_an_error() {
+        static BAD_SUBS: [SubtopologyInfo; 1] = [SubtopologyInfo {
+            id: "0",
+            source_topics: &["a"],
+            repartition_source_topics: &[],
+            repartition_sink_topics: &[],
+            state_changelog_topics: &[],
+            sink_topics: &[],
+            copartition_groups: &[Cg {
+                source_topics: &["nope"],
+                repartition_source_topics: &[],
+            }],
+            stores: &[],
+        }];
+        let info = TopologyInfo {
+            application_id: "app",
+            subtopologies: &BAD_SUBS,
+        };
+        assert!(matches!(
+            heartbeat_topology(&info),
+            Err(GroupError::InvalidTopologyInfo(_))
+        ));
+    }
+}
