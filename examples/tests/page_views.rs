@@ -64,9 +64,11 @@ fn hopping_windows_count_a_record_in_every_window_that_contains_it() {
             (w("home", 90_000), 1),
         ]
     );
+    // At stream time 95 s the window [0, 60 s) has passed its retention (size + grace = 70 s
+    // from its start) and was dropped from the store.
     assert_eq!(
         driver.window_store(PageViews::VIEWS_HOPPING).all(),
-        vec![(w("home", 0), 2), (w("home", 30_000), 1), (w("home", 60_000), 1), (w("home", 90_000), 1)]
+        vec![(w("home", 30_000), 1), (w("home", 60_000), 1), (w("home", 90_000), 1)]
     );
 }
 
@@ -78,4 +80,18 @@ fn windowed_keys_use_the_kafka_streams_layout() {
     assert_eq!(raw.key.as_deref(), Some(&[b'a', 0, 0, 0, 0, 0, 1, 0xd4, 0xc0][..]));
     assert_eq!(raw.value.as_deref(), Some(&1i64.to_be_bytes()[..]));
     assert_eq!(raw.timestamp, 120_000);
+}
+
+#[test]
+fn old_windows_expire_after_size_plus_grace() {
+    let driver = TestDriver::<PageViews>::new();
+    let views = driver.input_topic(PageViews::PAGE_VIEWS);
+    views.pipe_input_at("u1".into(), "home".into(), 0);
+    views.pipe_input_at("u1".into(), "home".into(), 61_000);
+    let store = driver.window_store(PageViews::VIEWS_PER_MINUTE);
+    assert_eq!(store.all().len(), 2);
+    // Retention is size + grace = 70 s from the window start: at stream time 200 s every window
+    // starting at or before 130 s is gone.
+    views.pipe_input_at("u1".into(), "home".into(), 200_000);
+    assert_eq!(store.all(), vec![(w("home", 180_000), 1)]);
 }

@@ -367,3 +367,24 @@ mod tests {
         assert!(starts.is_last(60_000) && !starts.is_last(30_000));
     }
 }
+
+/// Deletes the windows of a window store whose start is at or before `cutoff` (stream time
+/// minus retention), as Kafka Streams expires old segments. Called every half retention period
+/// of stream time; collects the keys to delete (the only allocation, amortized over that
+/// period). No changelog tombstones: the changelog's `retention.ms` expires them there.
+#[inline(never)]
+pub fn purge_windows<B: StoreBackend>(store: &mut B, cutoff: i64, node: &'static str) -> Result<(), RecordError> {
+    let mut expired: Vec<Vec<u8>> = Vec::new();
+    for entry in store.range(std::ops::Bound::Unbounded, std::ops::Bound::Unbounded).map_err(|e| store_error(node, e))? {
+        let (key, _) = entry.map_err(|e| store_error(node, e))?;
+        if let Some((_, start)) = crate::store::split_window_key(key) {
+            if start <= cutoff {
+                expired.push(key.to_vec());
+            }
+        }
+    }
+    for key in expired {
+        store.delete(&key).map_err(|e| store_error(node, e))?;
+    }
+    Ok(())
+}

@@ -42,6 +42,8 @@ pub fn generate(m: &Model) -> TokenStream {
         creates.push(quote!(#id => Ok(#task_enum::#variant(#sub_ty::__create(partition, stores)?)),));
 
         let store_fields: Vec<_> = sub.stores.iter().map(|&s| Emitter::store_field(s)).collect();
+        let purge_fields: Vec<_> =
+            sub.stores.iter().filter(|&&s| m.stores[s].window.is_some()).map(|&s| Emitter::purge_field(s)).collect();
         let store_infos = sub.stores.iter().map(|&s| info::store_info(m, s));
         let sources: Vec<(String, usize)> = sub.source_topics.iter().chain(&sub.repartition_sources).cloned().collect();
         let source_names = sources.iter().map(|(t, _)| t);
@@ -92,6 +94,7 @@ pub fn generate(m: &Model) -> TokenStream {
                 __kbuf: ::std::vec::Vec<u8>,
                 __vbuf: ::std::vec::Vec<u8>,
                 #(#store_fields: B,)*
+                #(#purge_fields: i64,)*
                 __marker: ::core::marker::PhantomData<fn() -> B>,
             }
 
@@ -108,6 +111,7 @@ pub fn generate(m: &Model) -> TokenStream {
                         __kbuf: ::std::vec::Vec::with_capacity(64),
                         __vbuf: ::std::vec::Vec::with_capacity(64),
                         #(#store_fields: stores.open(#app, #id, partition, &#store_infos)?,)*
+                        #(#purge_fields: i64::MIN,)*
                         __marker: ::core::marker::PhantomData,
                     })
                 }
@@ -166,6 +170,7 @@ pub fn generate(m: &Model) -> TokenStream {
 
                 fn clear(&mut self) -> ::core::result::Result<(), #dk::TaskError> {
                     #(#dk::StoreBackend::clear(&mut self.#store_fields)?;)*
+                    #(self.#purge_fields = i64::MIN;)*
                     self.__stream_time = i64::MIN;
                     Ok(())
                 }

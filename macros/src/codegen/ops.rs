@@ -45,6 +45,11 @@ impl Emitter<'_> {
         format_ident!("__store_{}", i)
     }
 
+    /// The stream time at which a window store next drops expired windows.
+    pub fn purge_field(i: usize) -> Ident {
+        format_ident!("__purge_{}", i)
+    }
+
     pub fn ctx_type(&self, node: usize) -> Ident {
         format_ident!("__{}Context{}", self.topo, node)
     }
@@ -341,6 +346,16 @@ impl Emitter<'_> {
                 let (size, advance, grace) = (w.size, w.advance, w.grace);
                 let wkey = if tumbling { k.o(sp) } else { let r = k.r(sp); quote!(::core::clone::Clone::clone(#r)) };
                 let children = self.children(node, &Acc::owned(nk.clone()), &Acc::owned(nv.clone()));
+                // Retention as Kafka Streams' default: size + grace, counted from the window start.
+                let retention = size.saturating_add(grace);
+                let purge_every = (retention / 2).max(1);
+                let purge = Self::purge_field(store);
+                let expire = quote! {
+                    if self.__stream_time >= self.#purge {
+                        #dk::purge_windows(&mut self.#field, self.__stream_time.saturating_sub(#retention), #name)?;
+                        self.#purge = self.__stream_time.saturating_add(#purge_every);
+                    }
+                };
                 let body = quote! {
                     let __dk_end = __dk_start.saturating_add(#size);
                     if __dk_end <= __dk_close {
@@ -359,12 +374,14 @@ impl Emitter<'_> {
                 let _ = tumbling;
                 if tumbling {
                     quote! {
+                        #expire
                         let __dk_close = self.__stream_time.saturating_sub(#grace);
                         let mut __dk_starts = #dk::window_starts(__dk_record.timestamp, #size, #advance);
                         if let Some(__dk_start) = ::core::iter::Iterator::next(&mut __dk_starts) { #body }
                     }
                 } else {
                     quote! {
+                        #expire
                         let __dk_close = self.__stream_time.saturating_sub(#grace);
                         for __dk_start in #dk::window_starts(__dk_record.timestamp, #size, #advance) { #body }
                     }
