@@ -45,6 +45,7 @@
 
 pub mod connection;
 pub mod coordinator;
+mod describe;
 mod error;
 mod events;
 mod member;
@@ -54,6 +55,7 @@ pub mod topology;
 
 pub use connection::{BrokerConnection, error_name};
 pub use coordinator::{CoordinatorConfig, connect_to_coordinator};
+pub use describe::describe_streams_group;
 pub use error::GroupError;
 pub use events::{GroupStatus, MemberEvent, StatusCode};
 pub use member::{MemberConfig, MemberHandle};

@@ -1,0 +1,329 @@
+//! The streams-group member against a real Apache Kafka 4.4 broker (`DEKAF_BOOTSTRAP`, default
+//! `127.0.0.1:9092`; start one with `scripts/kafka.sh start`). Each test uses its own
+//! application id. No test passes without a broker: they fail and say how to start one.
+
+mod group_support;
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use dekaf_streams::group::{
+    CoordinatorConfig, GroupError, MemberConfig, MemberHandle, StatusCode, describe_streams_group,
+};
+use group_support::*;
+
+const WAIT: Duration = Duration::from_secs(30);
+
+/// Must show 1: two subtopologies; the broker creates the repartition and changelog topics with
+/// 3 partitions and the configs the member sent; the member gets tasks 0_0..0_2 and 1_0..1_2.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn join_creates_internal_topics_and_assigns_every_task() {
+    init_tracing();
+    let bootstrap = require_broker().await;
+    let admin = Admin::new(&bootstrap);
+    let app = app_id("join");
+    let input = leak(format!("{app}-input"));
+    admin.create_topic(input, 3).await;
+    let topology = two_subtopologies(app, input, "counts");
+
+    let member = MemberHandle::join(topology, member_config(&bootstrap))
+        .await
+        .expect("join");
+    assert!(member.member_epoch() > 0);
+    let mut owner = Owner::new("a", member);
+    let expected = all_tasks(&["0", "1"], 3);
+    drive(
+        &mut [&mut owner],
+        WAIT,
+        "all six tasks",
+        |_| {},
+        |o| o[0].held == expected,
+    )
+    .await;
+    assert_eq!(owner.member.assignment().active, expected);
+
+    let repartition = format!("{app}-grouped-repartition");
+    let changelog = format!("{app}-counts-changelog");
+    assert_eq!(admin.partitions(&repartition), Some(3), "{repartition}");
+    assert_eq!(admin.partitions(&changelog), Some(3), "{changelog}");
+    let configs = admin.configs(&changelog).await;
+    for (k, v) in CHANGELOG_CONFIGS {
+        assert_eq!(
+            configs.get(*k).map(String::as_str),
+            Some(*v),
+            "{changelog}: {k}"
+        );
+    }
+    let configs = admin.configs(&repartition).await;
+    for (k, v) in REPARTITION_CONFIGS {
+        assert_eq!(
+            configs.get(*k).map(String::as_str),
+            Some(*v),
+            "{repartition}: {k}"
+        );
+    }
+
+    // The coordinator's own view, through StreamsGroupDescribe.
+    let group = describe_streams_group(&CoordinatorConfig::new(&bootstrap, "dekaf-it"), app)
+        .await
+        .expect("describe");
+    assert_eq!(group.members.len(), 1);
+    assert_eq!(group.members[0].member_id, owner.member.member_id());
+    let subs = group
+        .topology
+        .and_then(|t| t.subtopologies)
+        .expect("stored topology");
+    assert_eq!(subs.len(), 2);
+    assert_eq!(subs[1].repartition_source_topics[0].name, repartition);
+    assert_eq!(subs[1].repartition_source_topics[0].partitions, 3);
+
+    owner.member.close().await.expect("close");
+}
+
+/// Must show 2: a second member joins; tasks move only after the first member released them;
+/// the final assignment is disjoint and complete.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tasks_move_to_a_second_member_only_after_release() {
+    init_tracing();
+    let bootstrap = require_broker().await;
+    let admin = Admin::new(&bootstrap);
+    let app = app_id("second");
+    let input = leak(format!("{app}-input"));
+    admin.create_topic(input, 3).await;
+    let topology = two_subtopologies(app, input, "counts");
+    let expected = all_tasks(&["0", "1"], 3);
+
+    let mut a = Owner::new(
+        "a",
+        MemberHandle::join(topology, member_config(&bootstrap))
+            .await
+            .expect("join a"),
+    );
+    drive(
+        &mut [&mut a],
+        WAIT,
+        "a holds every task",
+        |_| {},
+        |o| o[0].held == expected,
+    )
+    .await;
+
+    // a takes its time to commit and close what it must give up.
+    a.release_delay = Duration::from_secs(2);
+    let mut b = Owner::new(
+        "b",
+        MemberHandle::join(topology, member_config(&bootstrap))
+            .await
+            .expect("join b"),
+    );
+    let disjoint = |o: &[&mut Owner]| {
+        let both: Vec<_> = o[0].held.intersection(&o[1].held).collect();
+        assert!(
+            both.is_empty(),
+            "tasks held by both members at once: {both:?}"
+        );
+    };
+    drive(
+        &mut [&mut a, &mut b],
+        WAIT,
+        "a disjoint, complete split",
+        disjoint,
+        |o| {
+            !o[0].held.is_empty()
+                && !o[1].held.is_empty()
+                && !o[0].has_pending_releases()
+                && o[0]
+                    .held
+                    .union(&o[1].held)
+                    .copied()
+                    .collect::<BTreeSet<_>>()
+                    == expected
+        },
+    )
+    .await;
+    assert!(!a.revoked_total.is_empty(), "a was asked to give up tasks");
+    assert!(
+        a.revoked_total.is_subset(&b.held),
+        "b holds what a released"
+    );
+    // The split is stable: nothing moves for a few heartbeats.
+    let before = (a.held.clone(), b.held.clone());
+    pump_for(&mut [&mut a, &mut b], Duration::from_secs(2), disjoint).await;
+    assert_eq!((a.held.clone(), b.held.clone()), before);
+    assert_eq!(a.member.assignment().active, a.held);
+    assert_eq!(b.member.assignment().active, b.held);
+
+    a.member.close().await.expect("close a");
+    b.member.close().await.expect("close b");
+}
+
+/// Must show 3: a member leaves; its tasks reach the other member within a few seconds, not
+/// after a session timeout.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tasks_of_a_leaving_member_move_at_once() {
+    init_tracing();
+    let bootstrap = require_broker().await;
+    let admin = Admin::new(&bootstrap);
+    let app = app_id("leave");
+    let input = leak(format!("{app}-input"));
+    admin.create_topic(input, 3).await;
+    let topology = two_subtopologies(app, input, "counts");
+    let expected = all_tasks(&["0", "1"], 3);
+
+    let mut a = Owner::new(
+        "a",
+        MemberHandle::join(topology, member_config(&bootstrap))
+            .await
+            .expect("join a"),
+    );
+    drive(
+        &mut [&mut a],
+        WAIT,
+        "a holds every task",
+        |_| {},
+        |o| o[0].held == expected,
+    )
+    .await;
+    let mut b = Owner::new(
+        "b",
+        MemberHandle::join(topology, member_config(&bootstrap))
+            .await
+            .expect("join b"),
+    );
+    drive(
+        &mut [&mut a, &mut b],
+        WAIT,
+        "a split",
+        |_| {},
+        |o| {
+            !o[1].held.is_empty()
+                && o[0].held.union(&o[1].held).count() == expected.len()
+                && !o[0].has_pending_releases()
+        },
+    )
+    .await;
+
+    a.member.close().await.expect("close a");
+    let took = drive(
+        &mut [&mut b],
+        WAIT,
+        "b holds every task",
+        |_| {},
+        |o| o[0].held == expected,
+    )
+    .await;
+    eprintln!("tasks reached the remaining member {took:?} after the other left");
+    assert!(
+        took < Duration::from_secs(5),
+        "took {took:?}: the leave was not seen"
+    );
+    b.member.close().await.expect("close b");
+}
+
+/// Must show 4: joining with a changed topology under the same application id fails with the
+/// typed error, whose message says what to do.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_changed_topology_is_refused_with_advice() {
+    init_tracing();
+    let bootstrap = require_broker().await;
+    let admin = Admin::new(&bootstrap);
+    let app = app_id("changed");
+    let input = leak(format!("{app}-input"));
+    admin.create_topic(input, 3).await;
+
+    let mut a = Owner::new(
+        "a",
+        MemberHandle::join(
+            two_subtopologies(app, input, "counts"),
+            member_config(&bootstrap),
+        )
+        .await
+        .expect("join a"),
+    );
+    drive(
+        &mut [&mut a],
+        WAIT,
+        "an assignment",
+        |_| {},
+        |o| !o[0].held.is_empty(),
+    )
+    .await;
+
+    let changed = two_subtopologies(app, input, "totals");
+    let err = MemberHandle::join(changed, member_config(&bootstrap))
+        .await
+        .expect_err("a changed topology must be refused");
+    let text = err.to_string();
+    eprintln!("{text}");
+    assert!(matches!(err, GroupError::TopologyChanged { .. }), "{err:?}");
+    assert!(text.contains("new application id"), "{text}");
+    assert!(text.contains("delete the streams group"), "{text}");
+    assert!(text.contains(app), "{text}");
+    a.member.close().await.expect("close a");
+}
+
+/// Must show 5: a missing source topic is reported as such; once it exists, the assignment
+/// follows.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missing_source_topic_is_reported_then_assigned() {
+    init_tracing();
+    let bootstrap = require_broker().await;
+    let admin = Admin::new(&bootstrap);
+    let app = app_id("missing");
+    let input = leak(format!("{app}-input"));
+    let topology = one_subtopology(app, input);
+
+    let mut a = Owner::new(
+        "a",
+        MemberHandle::join(topology, member_config(&bootstrap))
+            .await
+            .expect("join"),
+    );
+    drive(
+        &mut [&mut a],
+        WAIT,
+        "a MISSING_SOURCE_TOPICS status",
+        |_| {},
+        |o| {
+            o[0].statuses
+                .iter()
+                .flatten()
+                .any(|s| s.code == StatusCode::MissingSourceTopics && s.detail.contains(input))
+        },
+    )
+    .await;
+    assert!(a.held.is_empty(), "no task without the source topic");
+
+    admin.create_topic(input, 3).await;
+    let expected = all_tasks(&["0"], 3);
+    let took = drive(
+        &mut [&mut a],
+        WAIT,
+        "tasks once the topic exists",
+        |_| {},
+        |o| o[0].held == expected,
+    )
+    .await;
+    eprintln!("assignment followed {took:?} after the topic was created");
+    assert!(
+        a.statuses
+            .last()
+            .is_some_and(|s| s.iter().all(|s| s.code != StatusCode::MissingSourceTopics)),
+        "the status cleared: {:?}",
+        a.statuses.last()
+    );
+    a.member.close().await.expect("close");
+}
+
+/// No broker at the address: a typed error after the connect timeout, not a hang or a panic.
+#[tokio::test]
+async fn no_broker_is_a_clear_error() {
+    let mut config = MemberConfig::new("127.0.0.1:1");
+    config.connect_timeout = Duration::from_secs(1);
+    let topology = one_subtopology(app_id("nobroker"), "t");
+    let err = MemberHandle::join(topology, config)
+        .await
+        .expect_err("nothing listens on port 1");
+    assert!(matches!(err, GroupError::NoBroker { .. }), "{err:?}");
+    assert!(err.to_string().contains("127.0.0.1:1"), "{err}");
+}
