@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The test command of dekaf-streams: prepares a (fresh) Debian machine, starts a single-node
+# Apache Kafka 4.4 broker on 127.0.0.1, runs every test of the workspace against it
+# (`cargo test --workspace`, extra arguments passed on), and stops the broker again.
+#
+# Installs, when missing (apt-get, needs root or sudo):
+#   - build-essential, pkg-config, cmake, libssl-dev, libcurl4-openssl-dev, zlib1g-dev:
+#     to build librdkafka 2.12.1 from the sources bundled with the rdkafka crate;
+#   - openjdk-17-jre-headless and maven (through scripts/kafka.sh): to resolve and run the broker.
+# Needs Rust (cargo) 1.95 or newer, from rustup.
+#
+# Environment: DEKAF_KAFKA_PORT (broker port, default 9092), DEKAF_CACHE_DIR (see scripts/kafka.sh).
+# The tests find the broker through DEKAF_BOOTSTRAP, which this script exports.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+say() { printf '[test.sh] %s\n' "$*" >&2; }
+die() { say "error: $*"; exit 1; }
+as_root() {
+  if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
+    die "need root (or sudo) to run: $*"
+  fi
+}
+
+started=$SECONDS
+export DEKAF_KAFKA_PORT="${DEKAF_KAFKA_PORT:-9092}"
+
+# 1. Build dependencies of rdkafka's bundled librdkafka.
+missing=()
+for pkg in build-essential pkg-config cmake libssl-dev libcurl4-openssl-dev zlib1g-dev; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  command -v apt-get >/dev/null || die "install these packages (or their equivalents): ${missing[*]}"
+  say "installing Debian packages: ${missing[*]}"
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+command -v cargo >/dev/null || die "cargo not found: install Rust 1.95+ with rustup (https://rustup.rs)"
+
+# 2. The broker (Java and Maven are installed by kafka.sh when missing).
+if bash scripts/kafka.sh status >/dev/null 2>&1; then
+  say "a broker already runs on port $DEKAF_KAFKA_PORT; using it and leaving it running"
+else
+  bash scripts/kafka.sh start
+  trap 'bash scripts/kafka.sh stop' EXIT
+fi
+export DEKAF_BOOTSTRAP="127.0.0.1:$DEKAF_KAFKA_PORT"
+say "set-up took $((SECONDS - started))s; DEKAF_BOOTSTRAP=$DEKAF_BOOTSTRAP"
+
+# 3. The tests.
+tests_started=$SECONDS
+status=0
+cargo test --workspace "$@" || status=$?
+say "cargo test took $((SECONDS - tests_started))s (exit $status); $((SECONDS - started))s in all"
+if [ "$status" -ne 0 ]; then
+  say "the broker's log: $(bash scripts/kafka.sh log 0 2>&1 | head -n1)"
+fi
+exit "$status"
