@@ -9,7 +9,7 @@ use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
 use rdkafka::client::DefaultClientContext;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::error::KafkaError;
-use rdkafka::message::Message;
+use rdkafka::message::{Header, Message, OwnedHeaders};
 use rdkafka::producer::{BaseRecord, DefaultProducerContext, Producer, ThreadedProducer};
 use rdkafka::types::RDKafkaErrorCode;
 use rdkafka::{Offset, TopicPartitionList};
@@ -50,21 +50,64 @@ pub fn producer(bootstrap: &str) -> Result<ThreadedProducer<DefaultProducerConte
         .create()
 }
 
+/// A record to produce.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NewRecord<'a> {
+    /// Key bytes.
+    pub key: Option<&'a [u8]>,
+    /// Value bytes.
+    pub value: Option<&'a [u8]>,
+    /// Timestamp (now, when `None`).
+    pub timestamp: Option<i64>,
+    /// Headers.
+    pub headers: Vec<(&'a str, &'a [u8])>,
+}
+
 /// Produces `records` (key, value) to `topic` and waits until all are acknowledged.
 pub fn produce<'a>(
     bootstrap: &str,
     topic: &str,
     records: impl IntoIterator<Item = (Option<&'a [u8]>, Option<&'a [u8]>)>,
 ) -> Result<u64, KafkaError> {
+    produce_records(
+        bootstrap,
+        topic,
+        records.into_iter().map(|(key, value)| NewRecord {
+            key,
+            value,
+            ..NewRecord::default()
+        }),
+    )
+}
+
+/// Produces `records` to `topic` and waits until all are acknowledged.
+pub fn produce_records<'a>(
+    bootstrap: &str,
+    topic: &str,
+    records: impl IntoIterator<Item = NewRecord<'a>>,
+) -> Result<u64, KafkaError> {
     let producer = producer(bootstrap)?;
     let mut n = 0;
-    for (key, value) in records {
+    for r in records {
         let mut record: BaseRecord<'_, [u8], [u8]> = BaseRecord::to(topic);
-        if let Some(k) = key {
+        if let Some(k) = r.key {
             record = record.key(k);
         }
-        if let Some(v) = value {
+        if let Some(v) = r.value {
             record = record.payload(v);
+        }
+        if let Some(t) = r.timestamp {
+            record = record.timestamp(t);
+        }
+        if !r.headers.is_empty() {
+            let mut headers = OwnedHeaders::new();
+            for (key, value) in &r.headers {
+                headers = headers.insert(Header {
+                    key,
+                    value: Some(*value),
+                });
+            }
+            record = record.headers(headers);
         }
         loop {
             match producer.send(record) {

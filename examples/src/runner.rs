@@ -6,6 +6,7 @@
 //! | `DEKAF_GUARANTEE` | `exactly_once` or `at_least_once` | `exactly_once` |
 //! | `DEKAF_THREADS` | processing threads (group members) | `1` |
 //! | `DEKAF_COMMIT_INTERVAL_MS` | commit interval | `100` |
+//! | `DEKAF_TRANSACTION_TIMEOUT_MS` | transaction timeout | `10000` |
 //! | `RUST_LOG` | log filter | `info` |
 
 use std::process::ExitCode;
@@ -16,6 +17,15 @@ use dekaf_streams::task::Topology;
 
 fn env_or(name: &str, default: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| default.to_owned())
+}
+
+fn env_number(name: &str, default: u64) -> Result<u64, String> {
+    match std::env::var(name) {
+        Ok(v) => v
+            .parse()
+            .map_err(|_| format!("{name}={v}: expected a whole number")),
+        Err(_) => Ok(default),
+    }
 }
 
 /// Runs `topology` until SIGINT or SIGTERM; the exit code says whether it failed.
@@ -34,24 +44,23 @@ pub async fn run_on_kafka<T: Topology>(topology: T) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let threads = match env_or("DEKAF_THREADS", "1").parse() {
-        Ok(n) => n,
-        Err(_) => {
-            eprintln!("DEKAF_THREADS must be a number");
-            return ExitCode::from(2);
-        }
-    };
-    let commit_ms = match env_or("DEKAF_COMMIT_INTERVAL_MS", "100").parse() {
-        Ok(n) => n,
-        Err(_) => {
-            eprintln!("DEKAF_COMMIT_INTERVAL_MS must be a number");
+    let numbers = (
+        env_number("DEKAF_THREADS", 1),
+        env_number("DEKAF_COMMIT_INTERVAL_MS", 100),
+        env_number("DEKAF_TRANSACTION_TIMEOUT_MS", 10_000),
+    );
+    let (threads, commit_ms, txn_timeout_ms) = match numbers {
+        (Ok(t), Ok(c), Ok(x)) => (t, c, x),
+        (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => {
+            eprintln!("{e}");
             return ExitCode::from(2);
         }
     };
     let streams = KafkaStreams::builder(topology)
+        .transaction_timeout(Duration::from_millis(txn_timeout_ms))
         .bootstrap_servers(env_or("DEKAF_BOOTSTRAP", "127.0.0.1:9092"))
         .processing_guarantee(guarantee)
-        .threads(threads)
+        .threads(threads as usize)
         .commit_interval(Duration::from_millis(commit_ms))
         .build();
     let streams = match streams {

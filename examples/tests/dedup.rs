@@ -18,7 +18,10 @@ fn forwards_each_id_once() {
         [("e1", "a"), ("e2", "b"), ("e3", "c")].map(|(k, v)| (k.to_owned(), v.to_owned()))
     );
     let seen = driver.key_value_store(Dedup::SEEN_IDS);
-    assert_eq!(seen.all(), [("e1", 10), ("e2", 20), ("e3", 40)].map(|(k, t)| (k.to_owned(), t)));
+    assert_eq!(
+        seen.all(),
+        [("e1", 10), ("e2", 20), ("e3", 40)].map(|(k, t)| (k.to_owned(), t))
+    );
     // Every put went to the changelog, on the task's partition.
     assert_eq!(driver.changelog("dedup-seen-ids-changelog").len(), 3);
 

@@ -5,7 +5,10 @@ use dekaf_streams::testing::TestDriver;
 use dekaf_streams_examples::orders::{Customer, EnrichedOrder, Order, OrderEnrichment};
 
 fn customer(name: &str, country: &str) -> Customer {
-    Customer { name: name.into(), country: country.into() }
+    Customer {
+        name: name.into(),
+        country: country.into(),
+    }
 }
 
 fn enriched(id: u64, amount_cents: i64, c: Option<(&str, &str)>) -> EnrichedOrder {
@@ -26,15 +29,39 @@ fn join_and_left_join() {
     let left = driver.output_topic(OrderEnrichment::ORDERS_WITH_CUSTOMER);
 
     customers.pipe_input("c1".into(), customer("Ada", "GB"));
-    orders.pipe_input("c1".into(), Order { id: 1, amount_cents: 500 });
+    orders.pipe_input(
+        "c1".into(),
+        Order {
+            id: 1,
+            amount_cents: 500,
+        },
+    );
     // Unknown customer: dropped by join, passes left_join with None.
-    orders.pipe_input("c2".into(), Order { id: 2, amount_cents: 700 });
+    orders.pipe_input(
+        "c2".into(),
+        Order {
+            id: 2,
+            amount_cents: 700,
+        },
+    );
     // The customer changes: later orders see the new value.
     customers.pipe_input("c1".into(), customer("Ada L.", "GB"));
-    orders.pipe_input("c1".into(), Order { id: 3, amount_cents: 900 });
+    orders.pipe_input(
+        "c1".into(),
+        Order {
+            id: 3,
+            amount_cents: 900,
+        },
+    );
     // The customer is deleted (tombstone).
     customers.pipe_tombstone("c1".into(), 0);
-    orders.pipe_input("c1".into(), Order { id: 4, amount_cents: 100 });
+    orders.pipe_input(
+        "c1".into(),
+        Order {
+            id: 4,
+            amount_cents: 100,
+        },
+    );
 
     assert_eq!(
         joined.read_key_values_to_list(),
@@ -53,8 +80,17 @@ fn join_and_left_join() {
         ]
     );
     // The table's store is restored from its own topic: no changelog is written.
-    assert!(driver.changelog("order-enrichment-customers-changelog").is_empty());
-    assert_eq!(driver.key_value_store(OrderEnrichment::CUSTOMERS_STORE).len(), 0);
+    assert!(
+        driver
+            .changelog("order-enrichment-customers-changelog")
+            .is_empty()
+    );
+    assert_eq!(
+        driver
+            .key_value_store(OrderEnrichment::CUSTOMERS_STORE)
+            .len(),
+        0
+    );
 }
 
 #[test]
@@ -63,7 +99,10 @@ fn declares_the_copartition_group() {
     assert_eq!(OrderEnrichment::INFO.subtopologies.len(), 1);
     assert_eq!(sub.source_topics, ["customers", "orders"]);
     assert_eq!(sub.copartition_groups.len(), 1);
-    assert_eq!(sub.copartition_groups[0].source_topics, ["customers", "orders"]);
+    assert_eq!(
+        sub.copartition_groups[0].source_topics,
+        ["customers", "orders"]
+    );
     assert_eq!(sub.stores[0].changelog_topic, "customers");
     assert!(sub.state_changelog_topics.is_empty());
 }

@@ -39,7 +39,9 @@ fn tumbling_windows_with_grace_and_late_records() {
     // Late: one record in the tumbling windows, and in the hopping windows the same record
     // misses [0, 60 s) (closed) while [30 s, 90 s) still takes it.
     assert_eq!(driver.late_records_dropped(), 2);
-    let record = driver.output_topic(PageViews::PAGE_VIEWS_PER_MINUTE).read_record();
+    let record = driver
+        .output_topic(PageViews::PAGE_VIEWS_PER_MINUTE)
+        .read_record();
     assert!(record.is_none());
 }
 
@@ -68,16 +70,28 @@ fn hopping_windows_count_a_record_in_every_window_that_contains_it() {
     // from its start) and was dropped from the store.
     assert_eq!(
         driver.window_store(PageViews::VIEWS_HOPPING).all(),
-        vec![(w("home", 30_000), 1), (w("home", 60_000), 1), (w("home", 90_000), 1)]
+        vec![
+            (w("home", 30_000), 1),
+            (w("home", 60_000), 1),
+            (w("home", 90_000), 1)
+        ]
     );
 }
 
 #[test]
 fn windowed_keys_use_the_kafka_streams_layout() {
     let driver = TestDriver::<PageViews>::new();
-    driver.input_topic(PageViews::PAGE_VIEWS).pipe_input_at("u".into(), "a".into(), 120_000);
-    let raw = driver.output_topic(PageViews::PAGE_VIEWS_PER_MINUTE).read_raw().expect("a record");
-    assert_eq!(raw.key.as_deref(), Some(&[b'a', 0, 0, 0, 0, 0, 1, 0xd4, 0xc0][..]));
+    driver
+        .input_topic(PageViews::PAGE_VIEWS)
+        .pipe_input_at("u".into(), "a".into(), 120_000);
+    let raw = driver
+        .output_topic(PageViews::PAGE_VIEWS_PER_MINUTE)
+        .read_raw()
+        .expect("a record");
+    assert_eq!(
+        raw.key.as_deref(),
+        Some(&[b'a', 0, 0, 0, 0, 0, 1, 0xd4, 0xc0][..])
+    );
     assert_eq!(raw.value.as_deref(), Some(&1i64.to_be_bytes()[..]));
     assert_eq!(raw.timestamp, 120_000);
 }

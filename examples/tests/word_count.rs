@@ -13,8 +13,15 @@ fn counts_words() {
     sentences.pipe_input("s2".to_owned(), "the lazy dog".to_owned());
     assert_eq!(
         counts.read_key_values_to_list(),
-        [("the", 1), ("quick", 1), ("fox", 1), ("the", 2), ("lazy", 1), ("dog", 1)]
-            .map(|(w, c)| (w.to_owned(), c))
+        [
+            ("the", 1),
+            ("quick", 1),
+            ("fox", 1),
+            ("the", 2),
+            ("lazy", 1),
+            ("dog", 1)
+        ]
+        .map(|(w, c)| (w.to_owned(), c))
     );
     let store = driver.key_value_store(WordCount::COUNTS);
     assert_eq!(store.get(&"the".to_owned()), Some(2));
@@ -25,18 +32,31 @@ fn counts_words() {
 #[test]
 fn description_snapshot() {
     let expected = include_str!("word_count.describe.txt");
-    assert_eq!(WordCount::describe(), expected, "\n--- actual ---\n{}", WordCount::describe());
+    assert_eq!(
+        WordCount::describe(),
+        expected,
+        "\n--- actual ---\n{}",
+        WordCount::describe()
+    );
 }
 
 #[test]
 fn topology_info() {
     let info = WordCount::INFO;
     assert_eq!(info.application_id, "word-count");
-    let [s0, s1] = info.subtopologies else { panic!("two subtopologies") };
+    let [s0, s1] = info.subtopologies else {
+        panic!("two subtopologies")
+    };
     assert_eq!(s0.source_topics, ["sentences"]);
-    assert_eq!(s0.repartition_sink_topics, ["word-count-counts-repartition"]);
+    assert_eq!(
+        s0.repartition_sink_topics,
+        ["word-count-counts-repartition"]
+    );
     assert!(s0.stores.is_empty());
-    assert_eq!(s1.repartition_source_topics[0].name, "word-count-counts-repartition");
+    assert_eq!(
+        s1.repartition_source_topics[0].name,
+        "word-count-counts-repartition"
+    );
     assert_eq!(
         s1.repartition_source_topics[0].configs,
         [
@@ -46,10 +66,16 @@ fn topology_info() {
             ("segment.bytes", "52428800"),
         ]
     );
-    assert_eq!(s1.state_changelog_topics[0].name, "word-count-counts-changelog");
+    assert_eq!(
+        s1.state_changelog_topics[0].name,
+        "word-count-counts-changelog"
+    );
     assert_eq!(
         s1.state_changelog_topics[0].configs,
-        [("cleanup.policy", "compact"), ("message.timestamp.type", "CreateTime")]
+        [
+            ("cleanup.policy", "compact"),
+            ("message.timestamp.type", "CreateTime")
+        ]
     );
     assert_eq!(s1.sink_topics, ["word-counts"]);
     assert_eq!(s1.stores[0].name, "counts");

@@ -1,0 +1,22 @@
+//! Runs one topology of [`dekaf_streams_examples::e2e`] on Kafka, in its own process, for the
+//! end-to-end tests: `e2e-instance wc-two|wc-kill|wc-alos|wc-scale`. Settings come from the
+//! environment (see [`dekaf_streams_examples::runner`]).
+
+use std::process::ExitCode;
+
+use dekaf_streams_examples::e2e::{WcAlos, WcKill, WcScale, WcTwo};
+use dekaf_streams_examples::runner::run_on_kafka;
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    match std::env::args().nth(1).as_deref() {
+        Some("wc-two") => run_on_kafka(WcTwo).await,
+        Some("wc-kill") => run_on_kafka(WcKill).await,
+        Some("wc-alos") => run_on_kafka(WcAlos).await,
+        Some("wc-scale") => run_on_kafka(WcScale).await,
+        _ => {
+            eprintln!("usage: e2e-instance wc-two|wc-kill|wc-alos|wc-scale");
+            ExitCode::from(2)
+        }
+    }
+}

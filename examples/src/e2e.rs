@@ -1,0 +1,384 @@
+//! Topologies and helpers of the end-to-end tests (`tests/kafka_*.rs`), which run them on a real
+//! broker. Each test has its own application id and topics, so tests can share one broker and
+//! run in parallel; each starts by deleting what an earlier run left (group, internal topics,
+//! its own topics).
+//!
+//! The `e2e-instance` binary runs any of these topologies in a child process, so tests can kill
+//! an instance with SIGKILL.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use dekaf_streams::kafka::ClientSettings;
+use dekaf_streams::prelude::*;
+use dekaf_streams::streams::reset_application;
+use rdkafka::ClientConfig;
+use rdkafka::admin::{AdminClient, AdminOptions};
+use rdkafka::client::DefaultClientContext;
+use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::message::{Headers as _, Message};
+use rdkafka::{Offset, TopicPartitionList};
+
+use crate::kafka_io::{ReadRecord, create_topics};
+
+/// Defines a word-count topology with its own application id and topics.
+macro_rules! word_count_topology {
+    ($(#[$meta:meta])* $name:ident = $app:tt, $input:tt -> $output:tt) => {
+        topology! {
+            $(#[$meta])*
+            pub $name = $app {
+                stream($input, Utf8, Utf8)
+                    .flat_map_values(|sentence| sentence.split(' ').map(str::to_owned))
+                    .group_by(|_key, word| word.clone(), Utf8, Utf8)
+                    .count("counts")
+                    .to_stream()
+                    .to($output, Utf8, I64);
+            }
+        }
+    };
+}
+
+word_count_topology!(
+    /// Word count for the scale test.
+    WcScale = "e2e-wc-scale", "e2e-wc-scale-in" -> "e2e-wc-scale-out"
+);
+word_count_topology!(
+    /// Word count for the two-instance test.
+    WcTwo = "e2e-wc-two", "e2e-wc-two-in" -> "e2e-wc-two-out"
+);
+word_count_topology!(
+    /// Word count for the SIGKILL test under exactly-once.
+    WcKill = "e2e-wc-kill", "e2e-wc-kill-in" -> "e2e-wc-kill-out"
+);
+word_count_topology!(
+    /// Word count for the SIGKILL test under at-least-once.
+    WcAlos = "e2e-wc-alos", "e2e-wc-alos-in" -> "e2e-wc-alos-out"
+);
+
+topology! {
+    /// Counts records per key in tumbling 10-second windows.
+    pub Windows = "e2e-win" {
+        stream("e2e-win-in", Utf8, Utf8)
+            .group_by_key()
+            .windowed_by(tumbling(Duration::from_secs(10)).grace(Duration::from_secs(0)))
+            .count("per-window")
+            .to_stream()
+            .to("e2e-win-out", TimeWindowed::<Utf8>, I64);
+    }
+}
+
+topology! {
+    /// Orders (value: item) joined with customers (value: name), both keyed by customer.
+    pub Join = "e2e-join" {
+        let customers = table("e2e-join-customers", Utf8, Utf8);
+        let orders = stream("e2e-join-orders", Utf8, Utf8);
+        orders
+            .join(customers, |item, name| format!("{item} for {name}"))
+            .to("e2e-join-out", Utf8, Utf8);
+        orders
+            .left_join(customers, |item, name: Option<String>| format!("{item} for {}", name.unwrap_or_else(|| "?".into())))
+            .to("e2e-join-left-out", Utf8, Utf8);
+    }
+}
+
+topology! {
+    /// Doubles i64 values; records that do not deserialize go to `e2e-dlq-dead`.
+    pub DeadLetters = "e2e-dlq" {
+        on_error(|_error| ErrorResponse::DeadLetter("e2e-dlq-dead"));
+        stream("e2e-dlq-in", Utf8, I64)
+            .map_values(|v| v * 2)
+            .to("e2e-dlq-out", Utf8, I64);
+    }
+}
+
+topology! {
+    /// Doubles i64 values; a record that does not deserialize stops the application.
+    pub FailFast = "e2e-fail" {
+        stream("e2e-fail-in", Utf8, I64)
+            .map_values(|v| v * 2)
+            .to("e2e-fail-out", Utf8, I64);
+    }
+}
+
+topology! {
+    /// The first version of an application.
+    pub EvolveV1 = "e2e-evolve" {
+        stream("e2e-evolve-in", Utf8, Utf8)
+            .to("e2e-evolve-out", Utf8, Utf8);
+    }
+}
+
+topology! {
+    /// The same application id with a changed topology (it now counts).
+    pub EvolveV2 = "e2e-evolve" {
+        stream("e2e-evolve-in", Utf8, Utf8)
+            .group_by_key()
+            .count("seen")
+            .to_stream()
+            .to("e2e-evolve-counts", Utf8, I64);
+    }
+}
+
+/// Deletes what an earlier run of `application_id` left (its group, internal topics and the
+/// given topics) and creates the topics afresh.
+pub async fn fresh(bootstrap: &str, application_id: &str, topics: &[(&str, i32)]) {
+    let settings = ClientSettings::new(bootstrap);
+    // An earlier run's members may still be in the group until their session times out.
+    let started = Instant::now();
+    loop {
+        match reset_application(&settings, application_id).await {
+            Ok(_) => break,
+            Err(e) if started.elapsed() < Duration::from_secs(60) => {
+                eprintln!("reset of {application_id} not possible yet: {e}");
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+            Err(e) => panic!("cannot reset {application_id}: {e}"),
+        }
+    }
+    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .create()
+        .expect("admin client");
+    let names: Vec<&str> = topics.iter().map(|(n, _)| *n).collect();
+    let _ = admin.delete_topics(&names, &AdminOptions::new()).await;
+    // Deleted topics may take a moment to disappear.
+    let started = Instant::now();
+    loop {
+        match create_topics(bootstrap, topics).await {
+            Ok(()) if topics_ready(bootstrap, topics) => break,
+            _ if started.elapsed() > Duration::from_secs(60) => panic!("cannot create {names:?}"),
+            _ => tokio::time::sleep(Duration::from_millis(500)).await,
+        }
+    }
+}
+
+fn topics_ready(bootstrap: &str, topics: &[(&str, i32)]) -> bool {
+    let Ok(consumer) = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .create::<BaseConsumer>()
+    else {
+        return false;
+    };
+    topics.iter().all(|(name, partitions)| {
+        consumer
+            .fetch_metadata(Some(name), Duration::from_secs(5))
+            .is_ok_and(|m| {
+                m.topics().first().is_some_and(|t| {
+                    t.error().is_none() && t.partitions().len() == *partitions as usize
+                })
+            })
+    })
+}
+
+/// `n` sentences of 1 to 8 words from a vocabulary of `vocabulary` words, deterministic in `seed`.
+pub fn sentences(n: usize, vocabulary: usize, seed: u64) -> Vec<String> {
+    let mut state = seed
+        .wrapping_mul(6_364_136_223_846_793_005)
+        .wrapping_add(1_442_695_040_888_963_407)
+        | 1;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    (0..n)
+        .map(|_| {
+            let words = 1 + next() % 8;
+            (0..words)
+                .map(|_| format!("w{}", next() % vocabulary as u64))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect()
+}
+
+/// The count of every word in `sentences`.
+pub fn expected_counts<S: AsRef<str>>(sentences: &[S]) -> HashMap<String, i64> {
+    let mut counts = HashMap::new();
+    for s in sentences {
+        for w in s.as_ref().split(' ') {
+            *counts.entry(w.to_owned()).or_insert(0) += 1;
+        }
+    }
+    counts
+}
+
+/// An independent read_committed reader of one output topic that keeps what it read.
+pub struct Reader {
+    consumer: BaseConsumer,
+    /// Every record read so far.
+    pub records: Vec<ReadRecord>,
+}
+
+impl Reader {
+    /// Reads `topic` from the beginning.
+    pub fn new(bootstrap: &str, topic: &str) -> Reader {
+        let consumer: BaseConsumer = ClientConfig::new()
+            .set("bootstrap.servers", bootstrap)
+            .set("group.id", format!("e2e-reader-{}", uuid::Uuid::new_v4()))
+            .set("enable.auto.commit", "false")
+            .set("isolation.level", "read_committed")
+            .create()
+            .expect("reader");
+        let metadata = consumer
+            .fetch_metadata(Some(topic), Duration::from_secs(10))
+            .expect("metadata");
+        let mut tpl = TopicPartitionList::new();
+        for t in metadata.topics() {
+            for p in t.partitions() {
+                tpl.add_partition_offset(topic, p.id(), Offset::Beginning)
+                    .expect("partition");
+            }
+        }
+        consumer.assign(&tpl).expect("assign");
+        Reader {
+            consumer,
+            records: Vec::new(),
+        }
+    }
+
+    /// Reads until `done(records)` holds or `timeout` passes; says whether it held.
+    pub fn read_until(
+        &mut self,
+        timeout: Duration,
+        mut done: impl FnMut(&[ReadRecord]) -> bool,
+    ) -> bool {
+        let started = Instant::now();
+        let mut since_check = Instant::now();
+        loop {
+            match self.consumer.poll(Duration::from_millis(100)) {
+                Some(Ok(m)) => self.records.push(ReadRecord {
+                    partition: m.partition(),
+                    offset: m.offset(),
+                    key: m.key().map(<[u8]>::to_vec),
+                    value: m.payload().map(<[u8]>::to_vec),
+                    timestamp: m.timestamp().to_millis().unwrap_or(-1),
+                    headers: m
+                        .headers()
+                        .map(|h| {
+                            h.iter()
+                                .map(|h| (h.key.to_owned(), h.value.map(<[u8]>::to_vec)))
+                                .collect()
+                        })
+                        .unwrap_or_default(),
+                }),
+                Some(Err(e)) => eprintln!("reader: {e}"),
+                None => {}
+            }
+            if since_check.elapsed() > Duration::from_millis(250) {
+                since_check = Instant::now();
+                if done(&self.records) {
+                    return true;
+                }
+                if started.elapsed() > timeout {
+                    return false;
+                }
+            }
+        }
+    }
+
+    /// Reads for `quiet` more, to see whether anything else arrives.
+    pub fn drain(&mut self, quiet: Duration) {
+        let _ = self.read_until(quiet, |_| false);
+    }
+}
+
+/// Checks exactly-once output of a count topic: for every key the updates are exactly
+/// `1, 2, …, n` with `n` the expected count (a repeated or skipped value is a duplicate or a
+/// loss). Returns the problems found (empty when exact).
+pub fn exactly_once_problems(
+    records: &[ReadRecord],
+    expected: &HashMap<String, i64>,
+) -> Vec<String> {
+    let mut seen: HashMap<String, Vec<i64>> = HashMap::new();
+    for r in records {
+        if let (Some(k), Some(v)) = (&r.key, &r.value)
+            && let Ok(bytes) = <[u8; 8]>::try_from(v.as_slice())
+        {
+            seen.entry(String::from_utf8_lossy(k).into_owned())
+                .or_default()
+                .push(i64::from_be_bytes(bytes));
+        }
+    }
+    let mut problems = Vec::new();
+    for (word, n) in expected {
+        let values = seen.remove(word).unwrap_or_default();
+        let exact: Vec<i64> = (1..=*n).collect();
+        if values != exact {
+            let dup = values.len() as i64 - n;
+            problems.push(format!(
+                "{word}: expected 1..={n}, got {} updates (last {:?}, {dup:+})",
+                values.len(),
+                values.last()
+            ));
+        }
+    }
+    for (word, values) in seen {
+        problems.push(format!(
+            "{word}: unexpected key with {} updates",
+            values.len()
+        ));
+    }
+    problems.sort();
+    problems
+}
+
+/// Whether every expected key has reached at least its expected count.
+pub fn counts_reached(records: &[ReadRecord], expected: &HashMap<String, i64>) -> bool {
+    let last = crate::kafka_io::last_counts(records);
+    expected
+        .iter()
+        .all(|(k, n)| last.get(k).is_some_and(|v| v >= n))
+}
+
+/// A topology running in this process, stopped by [`InProcess::stop`].
+pub struct InProcess {
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    run: tokio::task::JoinHandle<Result<(), dekaf_streams::streams::StreamsError>>,
+}
+
+impl InProcess {
+    /// Starts `topology` on `bootstrap` with `guarantee`.
+    pub fn start<T: Topology + Send>(
+        topology: T,
+        bootstrap: &str,
+        guarantee: dekaf_streams::streams::ProcessingGuarantee,
+    ) -> InProcess {
+        let streams = dekaf_streams::streams::KafkaStreams::builder(topology)
+            .bootstrap_servers(bootstrap)
+            .processing_guarantee(guarantee)
+            .build()
+            .expect("valid settings");
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let run = tokio::spawn(streams.run(async move {
+            let _ = stopped.await;
+        }));
+        InProcess {
+            stop: Some(stop),
+            run,
+        }
+    }
+
+    /// Asks it to stop and returns what `run` returned.
+    pub async fn stop(mut self) -> Result<(), dekaf_streams::streams::StreamsError> {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        self.run.await.expect("run() does not panic")
+    }
+
+    /// Waits for `run` to return by itself (it failed), at most `timeout`.
+    pub async fn finished(
+        self,
+        timeout: Duration,
+    ) -> Option<Result<(), dekaf_streams::streams::StreamsError>> {
+        let InProcess { stop, run } = self;
+        let result = tokio::time::timeout(timeout, run)
+            .await
+            .ok()
+            .map(|r| r.expect("run() does not panic"));
+        drop(stop);
+        result
+    }
+}

@@ -1,0 +1,178 @@
+//! Word count on a real broker: scale, two instances, SIGKILL under exactly-once and
+//! at-least-once. Results are read by an independent read_committed consumer.
+//!
+//! Needs a broker at `DEKAF_BOOTSTRAP` (default 127.0.0.1:9092): `scripts/kafka.sh start`.
+
+use std::process::{Child, Command};
+use std::time::Duration;
+
+use dekaf_streams::streams::ProcessingGuarantee;
+use dekaf_streams_examples::e2e::{
+    InProcess, Reader, WcScale, counts_reached, exactly_once_problems, expected_counts, fresh,
+    sentences,
+};
+use dekaf_streams_examples::kafka_io::{bootstrap, produce};
+
+fn produce_sentences(topic: &str, batch: &[String], first_key: usize) {
+    let keys: Vec<String> = (first_key..first_key + batch.len())
+        .map(|i| format!("s{i}"))
+        .collect();
+    let n = produce(
+        &bootstrap(),
+        topic,
+        keys.iter()
+            .zip(batch)
+            .map(|(k, s)| (Some(k.as_bytes()), Some(s.as_bytes()))),
+    )
+    .expect("produce sentences");
+    assert_eq!(n as usize, batch.len());
+}
+
+fn instance(name: &str, guarantee: &str) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_e2e-instance"))
+        .arg(name)
+        .env("DEKAF_BOOTSTRAP", bootstrap())
+        .env("DEKAF_GUARANTEE", guarantee)
+        .env("DEKAF_TRANSACTION_TIMEOUT_MS", "5000")
+        .env("RUST_LOG", "info,rdkafka=warn")
+        .spawn()
+        .expect("start e2e-instance")
+}
+
+fn terminate(child: &mut Child) {
+    let _ = Command::new("kill")
+        .arg("-TERM")
+        .arg(child.id().to_string())
+        .status();
+    let status = child.wait().expect("wait for instance");
+    assert!(
+        status.success(),
+        "a stopped instance exits cleanly, got {status}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn word_count_of_100k_sentences_is_exact() {
+    let servers = bootstrap();
+    fresh(
+        &servers,
+        "e2e-wc-scale",
+        &[("e2e-wc-scale-in", 4), ("e2e-wc-scale-out", 4)],
+    )
+    .await;
+    let input = sentences(100_000, 2_000, 1);
+    let expected = expected_counts(&input);
+    produce_sentences("e2e-wc-scale-in", &input, 0);
+    let app = InProcess::start(WcScale, &servers, ProcessingGuarantee::ExactlyOnce);
+    let mut reader = Reader::new(&servers, "e2e-wc-scale-out");
+    let done = reader.read_until(Duration::from_secs(300), |r| counts_reached(r, &expected));
+    app.stop().await.expect("clean stop");
+    reader.drain(Duration::from_secs(2));
+    assert!(done, "counts not reached within the limit");
+    let problems = exactly_once_problems(&reader.records, &expected);
+    assert!(
+        problems.is_empty(),
+        "{} words wrong, e.g. {:?}",
+        problems.len(),
+        &problems[..problems.len().min(5)]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_instances_one_stopped_mid_run_count_exactly_once() {
+    let servers = bootstrap();
+    fresh(
+        &servers,
+        "e2e-wc-two",
+        &[("e2e-wc-two-in", 4), ("e2e-wc-two-out", 4)],
+    )
+    .await;
+    let input = sentences(30_000, 500, 2);
+    let expected = expected_counts(&input);
+    let (first, rest) = input.split_at(10_000);
+    let (second, third) = rest.split_at(10_000);
+    produce_sentences("e2e-wc-two-in", first, 0);
+    let mut a = instance("wc-two", "exactly_once");
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let mut b = instance("wc-two", "exactly_once");
+    produce_sentences("e2e-wc-two-in", second, 10_000);
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    terminate(&mut a);
+    // Every task now runs on b: the third batch covers all partitions.
+    produce_sentences("e2e-wc-two-in", third, 20_000);
+    let mut reader = Reader::new(&servers, "e2e-wc-two-out");
+    let done = reader.read_until(Duration::from_secs(180), |r| counts_reached(r, &expected));
+    reader.drain(Duration::from_secs(2));
+    terminate(&mut b);
+    assert!(
+        done,
+        "counts not reached: the remaining instance did not take over every task"
+    );
+    let problems = exactly_once_problems(&reader.records, &expected);
+    assert!(
+        problems.is_empty(),
+        "{} words wrong, e.g. {:?}",
+        problems.len(),
+        &problems[..problems.len().min(5)]
+    );
+}
+
+/// Runs an instance, kills it with SIGKILL while it works, restarts it, and returns what the
+/// reader saw once every count reached its expected value.
+async fn kill_and_restart(
+    app: &str,
+    name: &str,
+    guarantee: &str,
+    seed: u64,
+) -> (
+    Vec<dekaf_streams_examples::kafka_io::ReadRecord>,
+    std::collections::HashMap<String, i64>,
+) {
+    let servers = bootstrap();
+    let input_topic = format!("{app}-in");
+    let output_topic = format!("{app}-out");
+    fresh(&servers, app, &[(&input_topic, 4), (&output_topic, 4)]).await;
+    let input = sentences(60_000, 500, seed);
+    let expected = expected_counts(&input);
+    produce_sentences(&input_topic, &input, 0);
+    let mut victim = instance(name, guarantee);
+    let mut reader = Reader::new(&servers, &output_topic);
+    // Kill it once it has committed some output, while it still has work.
+    assert!(reader.read_until(Duration::from_secs(120), |r| r.len() > 10_000), "no output before the kill");
+    victim.kill().expect("SIGKILL");
+    let _ = victim.wait();
+    assert!(!counts_reached(&reader.records, &expected), "the instance finished before it was killed");
+    let mut restarted = instance(name, guarantee);
+    let done = reader.read_until(Duration::from_secs(240), |r| counts_reached(r, &expected));
+    reader.drain(Duration::from_secs(2));
+    terminate(&mut restarted);
+    assert!(done, "counts not reached after the restart");
+    (reader.records, expected)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigkill_and_restart_under_exactly_once_counts_exactly_once() {
+    let (records, expected) = kill_and_restart("e2e-wc-kill", "wc-kill", "exactly_once", 3).await;
+    let problems = exactly_once_problems(&records, &expected);
+    assert!(
+        problems.is_empty(),
+        "{} words wrong, e.g. {:?}",
+        problems.len(),
+        &problems[..problems.len().min(5)]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigkill_and_restart_under_at_least_once_loses_nothing() {
+    let (records, expected) = kill_and_restart("e2e-wc-alos", "wc-alos", "at_least_once", 4).await;
+    let last = dekaf_streams_examples::kafka_io::last_counts(&records);
+    let lost: Vec<_> = expected
+        .iter()
+        .filter(|(k, n)| last.get(*k).is_none_or(|v| v < n))
+        .collect();
+    assert!(
+        lost.is_empty(),
+        "counts below expected: {:?}",
+        &lost[..lost.len().min(5)]
+    );
+}
