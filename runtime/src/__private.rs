@@ -12,10 +12,13 @@ use std::fmt::Display;
 pub use crate::serdes::{Encoded, Serde, SerdeError, Window, Windowed};
 pub use crate::store::{BackendFactory, KeyValueStore, StoreBackend, StoreError};
 pub use crate::task::{
-    ErrorKind, ErrorResponse, Headers, InputRecord, OutgoingRecord, Partitioning, ProcessError, ProcessingError,
-    RecordSink, SinkError, StoreRef, Task, TaskError, TopicKind, TopicRef, Topology, WindowStoreRef,
+    ErrorKind, ErrorResponse, Headers, InputRecord, OutgoingRecord, Partitioning, ProcessError,
+    ProcessingError, RecordSink, SinkError, StoreRef, Task, TaskError, TopicKind, TopicRef,
+    Topology, WindowStoreRef,
 };
-pub use crate::topology::{CopartitionGroup, InternalTopicInfo, StoreInfo, StoreKind, SubtopologyInfo, TopologyInfo};
+pub use crate::topology::{
+    CopartitionGroup, InternalTopicInfo, StoreInfo, StoreKind, SubtopologyInfo, TopologyInfo,
+};
 
 /// Why one record stopped inside a task.
 #[derive(Debug)]
@@ -23,7 +26,11 @@ pub enum RecordError {
     /// The sink failed: the task fails, whatever `on_error` says.
     Sink(SinkError),
     /// The record failed: `on_error` decides.
-    Record { kind: ErrorKind, node: &'static str, message: String },
+    Record {
+        kind: ErrorKind,
+        node: &'static str,
+        message: String,
+    },
 }
 
 impl From<SinkError> for RecordError {
@@ -35,7 +42,11 @@ impl From<SinkError> for RecordError {
 
 #[cold]
 fn record(kind: ErrorKind, node: &'static str, message: impl Display) -> RecordError {
-    RecordError::Record { kind, node, message: message.to_string() }
+    RecordError::Record {
+        kind,
+        node,
+        message: message.to_string(),
+    }
 }
 
 #[cold]
@@ -50,7 +61,11 @@ pub fn store_error(node: &'static str, e: StoreError) -> RecordError {
 pub fn process_error(node: &'static str, e: ProcessError) -> RecordError {
     match e {
         ProcessError::Sink(s) => RecordError::Sink(s),
-        ProcessError::Record(m) => RecordError::Record { kind: ErrorKind::Processing, node, message: m },
+        ProcessError::Record(m) => RecordError::Record {
+            kind: ErrorKind::Processing,
+            node,
+            message: m,
+        },
     }
 }
 
@@ -77,24 +92,36 @@ pub fn handle_error<S: RecordSink>(
 ) -> Result<(), TaskError> {
     match error {
         RecordError::Sink(e) => Err(TaskError::Sink(e)),
-        RecordError::Record { kind, node, message } => {
-            let error = ProcessingError { kind, node, topic, partition: record.partition, offset: record.offset, message };
+        RecordError::Record {
+            kind,
+            node,
+            message,
+        } => {
+            let error = ProcessingError {
+                kind,
+                node,
+                topic,
+                partition: record.partition,
+                offset: record.offset,
+                message,
+            };
             match on_error(&error) {
                 ErrorResponse::Fail => Err(TaskError::Failed(error)),
                 ErrorResponse::Continue => {
                     *skipped += 1;
                     Ok(())
                 }
-                ErrorResponse::DeadLetter(topic) => {
+                ErrorResponse::DeadLetter(dead_letter_topic) => {
                     *skipped += 1;
+                    let headers = dead_letter_headers(record.headers, &error);
                     sink.send(OutgoingRecord {
-                        topic,
+                        topic: dead_letter_topic,
                         kind: TopicKind::DeadLetter,
                         partitioning: Partitioning::ByKey,
                         key: record.key,
                         value: record.value,
                         timestamp: record.timestamp,
-                        headers: record.headers,
+                        headers: &headers,
                     })?;
                     Ok(())
                 }
@@ -103,12 +130,29 @@ pub fn handle_error<S: RecordSink>(
     }
 }
 
+/// The headers of a dead letter: the record's own, then Kafka Streams' dead-letter headers
+/// (KIP-1034) naming the error and where the record came from.
+#[cold]
+fn dead_letter_headers(original: &Headers, error: &ProcessingError) -> Headers {
+    let mut headers = original.clone();
+    headers
+        .add("__streams.errors.exception", Some(error.kind.to_string()))
+        .add("__streams.errors.message", Some(error.to_string()))
+        .add("__streams.errors.topic", Some(error.topic))
+        .add("__streams.errors.partition", Some(error.partition.to_string()))
+        .add("__streams.errors.offset", Some(error.offset.to_string()));
+    headers
+}
+
 pub fn default_on_error(_: &ProcessingError) -> ErrorResponse {
     ErrorResponse::Fail
 }
 
 #[inline(always)]
-pub fn on_error<F: FnOnce(&ProcessingError) -> ErrorResponse>(e: &ProcessingError, f: F) -> ErrorResponse {
+pub fn on_error<F: FnOnce(&ProcessingError) -> ErrorResponse>(
+    e: &ProcessingError,
+    f: F,
+) -> ErrorResponse {
     f(e)
 }
 
@@ -120,14 +164,21 @@ pub fn de_key<S: Serde>(bytes: Option<&[u8]>, node: &'static str) -> Result<S::V
 }
 
 #[inline(always)]
-pub fn de_value<S: Serde>(bytes: Option<&[u8]>, node: &'static str) -> Result<S::Value, RecordError> {
+pub fn de_value<S: Serde>(
+    bytes: Option<&[u8]>,
+    node: &'static str,
+) -> Result<S::Value, RecordError> {
     S::deserialize(bytes).map_err(|e| record(ErrorKind::ValueDeserialization, node, e))
 }
 
 /// Serializes into `buf` (cleared first). Spanned at the user's serde: a value of another type
 /// is a type error there.
 #[inline(always)]
-pub fn ser<S: Serde>(value: &S::Value, buf: &mut Vec<u8>, node: &'static str) -> Result<Encoded, RecordError> {
+pub fn ser<S: Serde>(
+    value: &S::Value,
+    buf: &mut Vec<u8>,
+    node: &'static str,
+) -> Result<Encoded, RecordError> {
     buf.clear();
     S::serialize(value, buf).map_err(|e| record(ErrorKind::Serialization, node, e))
 }
@@ -156,14 +207,26 @@ pub fn send<S: RecordSink>(
     timestamp: i64,
     headers: &Headers,
 ) -> Result<(), RecordError> {
-    sink.send(OutgoingRecord { topic, kind, partitioning: Partitioning::ByKey, key, value, timestamp, headers })?;
+    sink.send(OutgoingRecord {
+        topic,
+        kind,
+        partitioning: Partitioning::ByKey,
+        key,
+        value,
+        timestamp,
+        headers,
+    })?;
     Ok(())
 }
 
 // ---- stores -------------------------------------------------------------------------------
 
 #[inline(always)]
-pub fn store_get<VS: Serde, B: StoreBackend>(store: &B, key: &[u8], node: &'static str) -> Result<Option<VS::Value>, RecordError> {
+pub fn store_get<VS: Serde, B: StoreBackend>(
+    store: &B,
+    key: &[u8],
+    node: &'static str,
+) -> Result<Option<VS::Value>, RecordError> {
     match store.get(key).map_err(|e| store_error(node, e))? {
         Some(bytes) => VS::deserialize(Some(bytes))
             .map(Some)
@@ -186,10 +249,13 @@ pub fn store_put<VS: Serde, B: StoreBackend, S: RecordSink>(
     node: &'static str,
 ) -> Result<(), RecordError> {
     value_buf.clear();
-    let encoded = VS::serialize(value, value_buf).map_err(|e| record(ErrorKind::Serialization, node, e))?;
+    let encoded =
+        VS::serialize(value, value_buf).map_err(|e| record(ErrorKind::Serialization, node, e))?;
     let value = match encoded {
         Encoded::Present => {
-            store.put(key, value_buf).map_err(|e| store_error(node, e))?;
+            store
+                .put(key, value_buf)
+                .map_err(|e| store_error(node, e))?;
             Some(value_buf.as_slice())
         }
         Encoded::Null => {
@@ -211,7 +277,11 @@ pub fn store_put<VS: Serde, B: StoreBackend, S: RecordSink>(
 
 /// Applies a changelog record to a store.
 #[inline]
-pub fn restore<B: StoreBackend>(store: &mut B, key: &[u8], value: Option<&[u8]>) -> Result<(), TaskError> {
+pub fn restore<B: StoreBackend>(
+    store: &mut B,
+    key: &[u8],
+    value: Option<&[u8]>,
+) -> Result<(), TaskError> {
     match value {
         Some(value) => store.put(key, value)?,
         None => {
@@ -256,10 +326,18 @@ impl WindowStarts {
 #[inline]
 pub fn window_starts(timestamp: i64, size: i64, advance: i64) -> WindowStarts {
     if timestamp < 0 || size <= 0 || advance <= 0 {
-        return WindowStarts { next: 1, last: 0, advance: 1 };
+        return WindowStarts {
+            next: 1,
+            last: 0,
+            advance: 1,
+        };
     }
     let first = (timestamp - size + advance).max(0) / advance * advance;
-    WindowStarts { next: first, last: timestamp, advance }
+    WindowStarts {
+        next: first,
+        last: timestamp,
+        advance,
+    }
 }
 
 // ---- closures -----------------------------------------------------------------------------
@@ -294,7 +372,11 @@ pub fn try_map<K, V, K2, V2, F: FnOnce(K, V) -> Result<(K2, V2), ProcessError>>(
     f(k, v).map_err(|e| process_error(node, e))
 }
 #[inline(always)]
-pub fn try_map_values<V, V2, F: FnOnce(V) -> Result<V2, ProcessError>>(v: V, node: &'static str, f: F) -> Result<V2, RecordError> {
+pub fn try_map_values<V, V2, F: FnOnce(V) -> Result<V2, ProcessError>>(
+    v: V,
+    node: &'static str,
+    f: F,
+) -> Result<V2, RecordError> {
     f(v).map_err(|e| process_error(node, e))
 }
 #[inline(always)]
@@ -307,7 +389,11 @@ pub fn try_map_values_with_key<K, V, V2, F: FnOnce(&K, V) -> Result<V2, ProcessE
     f(k, v).map_err(|e| process_error(node, e))
 }
 #[inline(always)]
-pub fn flat_map<'a, K, V, I: IntoIterator, F: FnOnce(&'a K, &'a V) -> I>(k: &'a K, v: &'a V, f: F) -> I {
+pub fn flat_map<'a, K, V, I: IntoIterator, F: FnOnce(&'a K, &'a V) -> I>(
+    k: &'a K,
+    v: &'a V,
+    f: F,
+) -> I {
     f(k, v)
 }
 #[inline(always)]
@@ -315,7 +401,11 @@ pub fn flat_map_values<'a, V, I: IntoIterator, F: FnOnce(&'a V) -> I>(v: &'a V, 
     f(v)
 }
 #[inline(always)]
-pub fn flat_map_values_with_key<'a, K, V, I: IntoIterator, F: FnOnce(&'a K, &'a V) -> I>(k: &'a K, v: &'a V, f: F) -> I {
+pub fn flat_map_values_with_key<'a, K, V, I: IntoIterator, F: FnOnce(&'a K, &'a V) -> I>(
+    k: &'a K,
+    v: &'a V,
+    f: F,
+) -> I {
     f(k, v)
 }
 #[inline(always)]
@@ -353,38 +443,51 @@ pub fn process<C, K, V, I: IntoIterator, F: FnOnce(&mut C, K, V) -> Result<I, Pr
     f(ctx, k, v).map_err(|e| process_error(node, e))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn windows_like_kafka_streams() {
-        assert_eq!(window_starts(65_000, 60_000, 60_000).collect::<Vec<_>>(), [60_000]);
-        assert_eq!(window_starts(65_000, 60_000, 30_000).collect::<Vec<_>>(), [30_000, 60_000]);
-        assert_eq!(window_starts(10, 60_000, 30_000).collect::<Vec<_>>(), [0]);
-        assert_eq!(window_starts(-1, 60_000, 30_000).count(), 0);
-        let starts = window_starts(65_000, 60_000, 30_000);
-        assert!(starts.is_last(60_000) && !starts.is_last(30_000));
-    }
-}
-
 /// Deletes the windows of a window store whose start is at or before `cutoff` (stream time
 /// minus retention), as Kafka Streams expires old segments. Called every half retention period
 /// of stream time; collects the keys to delete (the only allocation, amortized over that
 /// period). No changelog tombstones: the changelog's `retention.ms` expires them there.
 #[inline(never)]
-pub fn purge_windows<B: StoreBackend>(store: &mut B, cutoff: i64, node: &'static str) -> Result<(), RecordError> {
+pub fn purge_windows<B: StoreBackend>(
+    store: &mut B,
+    cutoff: i64,
+    node: &'static str,
+) -> Result<(), RecordError> {
     let mut expired: Vec<Vec<u8>> = Vec::new();
-    for entry in store.range(std::ops::Bound::Unbounded, std::ops::Bound::Unbounded).map_err(|e| store_error(node, e))? {
+    for entry in store
+        .range(std::ops::Bound::Unbounded, std::ops::Bound::Unbounded)
+        .map_err(|e| store_error(node, e))?
+    {
         let (key, _) = entry.map_err(|e| store_error(node, e))?;
-        if let Some((_, start)) = crate::store::split_window_key(key) {
-            if start <= cutoff {
-                expired.push(key.to_vec());
-            }
+        if let Some((_, start)) = crate::store::split_window_key(key)
+            && start <= cutoff
+        {
+            expired.push(key.to_vec());
         }
     }
     for key in expired {
         store.delete(&key).map_err(|e| store_error(node, e))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn windows_like_kafka_streams() {
+        assert_eq!(
+            window_starts(65_000, 60_000, 60_000).collect::<Vec<_>>(),
+            [60_000]
+        );
+        assert_eq!(
+            window_starts(65_000, 60_000, 30_000).collect::<Vec<_>>(),
+            [30_000, 60_000]
+        );
+        assert_eq!(window_starts(10, 60_000, 30_000).collect::<Vec<_>>(), [0]);
+        assert_eq!(window_starts(-1, 60_000, 30_000).count(), 0);
+        let starts = window_starts(65_000, 60_000, 30_000);
+        assert!(starts.is_last(60_000) && !starts.is_last(30_000));
+    }
 }
