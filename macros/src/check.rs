@@ -18,11 +18,19 @@ pub fn invalid_name(name: &str) -> Option<String> {
     if name == "." || name == ".." {
         return Some(format!("`{name}` is reserved"));
     }
-    if let Some(c) = name.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))) {
-        return Some(format!("it contains {c:?}; Kafka allows ASCII letters, digits, '.', '_' and '-'"));
+    if let Some(c) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')))
+    {
+        return Some(format!(
+            "it contains {c:?}; Kafka allows ASCII letters, digits, '.', '_' and '-'"
+        ));
     }
     if name.len() > MAX_TOPIC_LEN {
-        return Some(format!("it is {} characters long; Kafka allows {MAX_TOPIC_LEN}", name.len()));
+        return Some(format!(
+            "it is {} characters long; Kafka allows {MAX_TOPIC_LEN}",
+            name.len()
+        ));
     }
     None
 }
@@ -41,7 +49,11 @@ pub fn check(model: &Model) -> Vec<syn::Error> {
     let mut written: BTreeMap<&str, (String, String, Span)> = BTreeMap::new();
     for t in &model.topics {
         if let Some(why) = invalid_name(&t.name) {
-            let what = if t.role == TopicRole::DeadLetter { "dead-letter topic" } else { "topic name" };
+            let what = if t.role == TopicRole::DeadLetter {
+                "dead-letter topic"
+            } else {
+                "topic name"
+            };
             errors.push(e(t.span, format!("invalid {what} `{}`: {why}", t.name)));
             continue;
         }
@@ -50,7 +62,10 @@ pub fn check(model: &Model) -> Vec<syn::Error> {
                 if let Some(first) = read.insert(&t.name, t.span) {
                     let mut err = e(
                         t.span,
-                        format!("topic `{}` is read twice: read it once and bind it (`let s = stream(\"{}\", ..);`), then use `s` as often as you like", t.name, t.name),
+                        format!(
+                            "topic `{}` is read twice: read it once and bind it (`let s = stream(\"{}\", ..);`), then use `s` as often as you like",
+                            t.name, t.name
+                        ),
                     );
                     err.combine(e(first, "first read here".to_owned()));
                     errors.push(err);
@@ -63,7 +78,13 @@ pub fn check(model: &Model) -> Vec<syn::Error> {
                 );
                 if let Some((k, v, first)) = written.get(t.name.as_str()) {
                     if (k, v) != (&serdes.0, &serdes.1) {
-                        let mut err = e(t.span, format!("topic `{}` is written with serdes ({}, {}) here and ({k}, {v}) elsewhere: use the same serdes for one topic", t.name, serdes.0, serdes.1));
+                        let mut err = e(
+                            t.span,
+                            format!(
+                                "topic `{}` is written with serdes ({}, {}) here and ({k}, {v}) elsewhere: use the same serdes for one topic",
+                                t.name, serdes.0, serdes.1
+                            ),
+                        );
                         err.combine(e(*first, "written here".to_owned()));
                         errors.push(err);
                     }
@@ -80,7 +101,13 @@ pub fn check(model: &Model) -> Vec<syn::Error> {
     let mut internal: Vec<(String, Span)> = Vec::new();
     for st in &model.stores {
         if let Some(first) = stores.insert(&st.name, st.span) {
-            let mut err = e(st.span, format!("duplicate store `{}`: every store (and table) needs its own name", st.name));
+            let mut err = e(
+                st.span,
+                format!(
+                    "duplicate store `{}`: every store (and table) needs its own name",
+                    st.name
+                ),
+            );
             err.combine(e(first, "first named here".to_owned()));
             errors.push(err);
             continue;
@@ -88,7 +115,11 @@ pub fn check(model: &Model) -> Vec<syn::Error> {
         if st.owner == StoreOwner::Table {
             continue;
         }
-        if let Some(c) = st.name.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))) {
+        if let Some(c) = st
+            .name
+            .chars()
+            .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')))
+        {
             errors.push(e(st.span, format!("invalid store name `{}`: it names internal topics, so it may contain ASCII letters, digits, '.', '_' and '-' but not {c:?}", st.name)));
             continue;
         }
@@ -97,8 +128,19 @@ pub fn check(model: &Model) -> Vec<syn::Error> {
             continue;
         }
         internal.push((st.changelog.clone(), st.span));
-        if st.owner == StoreOwner::Declared && matches!(snake(&st.name).as_str(), "timestamp" | "headers" | "partition") {
-            errors.push(e(st.span, format!("store name `{}` clashes with a method of the processor context: rename it", st.name)));
+        if st.owner == StoreOwner::Declared
+            && matches!(
+                snake(&st.name).as_str(),
+                "timestamp" | "headers" | "partition"
+            )
+        {
+            errors.push(e(
+                st.span,
+                format!(
+                    "store name `{}` clashes with a method of the processor context: rename it",
+                    st.name
+                ),
+            ));
         }
     }
     for node in &model.nodes {
@@ -119,7 +161,9 @@ pub fn check(model: &Model) -> Vec<syn::Error> {
         if let Some(t) = model.topics.iter().find(|t| &t.name == topic) {
             let mut err = e(
                 t.span,
-                format!("topic `{topic}` is also an internal topic of this topology (`<application id>-<name>-repartition|changelog`): rename the topic or the store"),
+                format!(
+                    "topic `{topic}` is also an internal topic of this topology (`<application id>-<name>-repartition|changelog`): rename the topic or the store"
+                ),
             );
             err.combine(e(*span, "the internal topic comes from here".to_owned()));
             errors.push(err);
@@ -130,7 +174,16 @@ pub fn check(model: &Model) -> Vec<syn::Error> {
 
 /// `word-counts` → `word_counts`.
 pub fn snake(name: &str) -> String {
-    let mut out: String = name.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' }).collect();
+    let mut out: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
     if out.starts_with(|c: char| c.is_ascii_digit()) {
         out.insert(0, '_');
     }
@@ -148,7 +201,7 @@ mod tests {
     use quote::quote;
 
     fn errors(tokens: proc_macro2::TokenStream) -> Vec<String> {
-        let m = crate::model::build(syn::parse2(tokens).expect("parses")).ok().expect("builds");
+        let m = crate::model::build(syn::parse2(tokens).expect("parses")).expect("builds");
         check(&m).iter().map(ToString::to_string).collect()
     }
 
@@ -164,7 +217,9 @@ mod tests {
     #[test]
     fn internal_topics_fit_kafka_limits() {
         let app = "a".repeat(230);
-        let e = errors(quote!(T = #app { stream("in", Utf8, Utf8).group_by_key().count("counts-store"); }));
+        let e = errors(
+            quote!(T = #app { stream("in", Utf8, Utf8).group_by_key().count("counts-store"); }),
+        );
         assert!(e[0].contains("internal topic"), "{e:?}");
         assert!(e[0].contains("249"), "{e:?}");
     }

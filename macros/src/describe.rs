@@ -14,30 +14,53 @@ pub fn describe(m: &Model) -> String {
         for &i in &sub.nodes {
             let n = &m.nodes[i];
             let name = &n.name;
-            let stores = |ids: &[usize]| ids.iter().map(|&s| m.stores[s].name.clone()).collect::<Vec<_>>().join(", ");
+            let stores = |ids: &[usize]| {
+                ids.iter()
+                    .map(|&s| m.stores[s].name.clone())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
             let line = match &n.kind {
                 NodeKind::Source { topic, .. } | NodeKind::RepartitionSource { topic, .. } => {
                     format!("Source: {name} (topics: [{topic}])")
                 }
                 NodeKind::TableSource { topic, store, .. } => {
-                    format!("Source: {name} (topics: [{topic}], stores: [{}])", m.stores[*store].name)
+                    format!(
+                        "Source: {name} (topics: [{topic}], stores: [{}])",
+                        m.stores[*store].name
+                    )
                 }
-                NodeKind::Sink { topic, .. } | NodeKind::RepartitionSink { topic, .. } => format!("Sink: {name} (topic: {topic})"),
+                NodeKind::Sink { topic, .. } | NodeKind::RepartitionSink { topic, .. } => {
+                    format!("Sink: {name} (topic: {topic})")
+                }
                 NodeKind::Aggregate { store, .. } | NodeKind::Join { store, .. } => {
                     format!("Processor: {name} (stores: [{}])", m.stores[*store].name)
                 }
-                NodeKind::Process { stores: s, .. } => format!("Processor: {name} (stores: [{}])", stores(s)),
+                NodeKind::Process { stores: s, .. } => {
+                    format!("Processor: {name} (stores: [{}])", stores(s))
+                }
                 _ => format!("Processor: {name} (stores: [])"),
             };
             let _ = writeln!(out, "    {line}");
             if !n.children.is_empty() {
-                let c: Vec<&str> = n.children.iter().map(|&c| m.nodes[c].name.as_str()).collect();
+                let c: Vec<&str> = n
+                    .children
+                    .iter()
+                    .map(|&c| m.nodes[c].name.as_str())
+                    .collect();
                 let _ = writeln!(out, "      --> {}", c.join(", "));
-            } else if !matches!(n.kind, NodeKind::Sink { .. } | NodeKind::RepartitionSink { .. }) {
+            } else if !matches!(
+                n.kind,
+                NodeKind::Sink { .. } | NodeKind::RepartitionSink { .. }
+            ) {
                 let _ = writeln!(out, "      --> none");
             }
             if !n.parents.is_empty() {
-                let p: Vec<&str> = n.parents.iter().map(|&p| m.nodes[p].name.as_str()).collect();
+                let p: Vec<&str> = n
+                    .parents
+                    .iter()
+                    .map(|&p| m.nodes[p].name.as_str())
+                    .collect();
                 let _ = writeln!(out, "      <-- {}", p.join(", "));
             }
         }
@@ -45,10 +68,19 @@ pub fn describe(m: &Model) -> String {
             let st = &m.stores[s];
             let kind = match st.window {
                 None => "key-value".to_owned(),
-                Some(w) if w.size == w.advance => format!("window, tumbling {} ms, grace {} ms", w.size, w.grace),
-                Some(w) => format!("window, hopping {} ms advancing {} ms, grace {} ms", w.size, w.advance, w.grace),
+                Some(w) if w.size == w.advance => {
+                    format!("window, tumbling {} ms, grace {} ms", w.size, w.grace)
+                }
+                Some(w) => format!(
+                    "window, hopping {} ms advancing {} ms, grace {} ms",
+                    w.size, w.advance, w.grace
+                ),
             };
-            let _ = writeln!(out, "    Store: {} ({kind}; changelog: {})", st.name, st.changelog);
+            let _ = writeln!(
+                out,
+                "    Store: {} ({kind}; changelog: {})",
+                st.name, st.changelog
+            );
         }
         for (users, reps) in &sub.copartition_groups {
             let all: Vec<&str> = users.iter().chain(reps).map(String::as_str).collect();

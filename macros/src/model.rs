@@ -76,26 +76,78 @@ pub enum AggOp {
 /// What a node does.
 #[derive(Clone)]
 pub enum NodeKind {
-    Source { topic: String, key: SerdeTy, value: SerdeTy },
-    TableSource { topic: String, key: SerdeTy, value: SerdeTy, store: usize },
-    RepartitionSource { topic: String, key: SerdeTy, value: SerdeTy },
-    Filter { f: Expr, negate: bool },
-    Map { f: Expr, fallible: bool },
-    MapValues { f: Expr, with_key: bool, fallible: bool },
-    FlatMap { f: Expr },
-    FlatMapValues { f: Expr, with_key: bool },
-    SelectKey { f: Expr },
-    Peek { f: Expr },
+    Source {
+        topic: String,
+        key: SerdeTy,
+        value: SerdeTy,
+    },
+    TableSource {
+        topic: String,
+        key: SerdeTy,
+        value: SerdeTy,
+        store: usize,
+    },
+    RepartitionSource {
+        topic: String,
+        key: SerdeTy,
+        value: SerdeTy,
+    },
+    Filter {
+        f: Expr,
+        negate: bool,
+    },
+    Map {
+        f: Expr,
+        fallible: bool,
+    },
+    MapValues {
+        f: Expr,
+        with_key: bool,
+        fallible: bool,
+    },
+    FlatMap {
+        f: Expr,
+    },
+    FlatMapValues {
+        f: Expr,
+        with_key: bool,
+    },
+    SelectKey {
+        f: Expr,
+    },
+    Peek {
+        f: Expr,
+    },
     /// Children are the arms, in predicate order.
-    Branch { preds: Vec<Expr> },
+    Branch {
+        preds: Vec<Expr>,
+    },
     BranchArm,
     Merge,
-    RepartitionSink { topic: String, key: SerdeTy, value: SerdeTy },
-    Aggregate { store: usize, op: AggOp },
+    RepartitionSink {
+        topic: String,
+        key: SerdeTy,
+        value: SerdeTy,
+    },
+    Aggregate {
+        store: usize,
+        op: AggOp,
+    },
     ToStream,
-    Join { store: usize, f: Expr, left: bool },
-    Process { f: Expr, stores: Vec<usize> },
-    Sink { topic: String, key: SerdeTy, value: SerdeTy },
+    Join {
+        store: usize,
+        f: Expr,
+        left: bool,
+    },
+    Process {
+        f: Expr,
+        stores: Vec<usize>,
+    },
+    Sink {
+        topic: String,
+        key: SerdeTy,
+        value: SerdeTy,
+    },
 }
 
 /// One operator.
@@ -189,7 +241,10 @@ pub struct Model {
 enum Flow {
     Stream(Stream),
     Grouped(Grouped),
-    Table { node: usize, store: usize },
+    Table {
+        node: usize,
+        store: usize,
+    },
     Ended(Span),
     Branches(Vec<usize>, Span),
     Decl(Span),
@@ -314,9 +369,16 @@ pub fn build(def: TopologyDef) -> Result<Model, Vec<syn::Error>> {
                     // An arm keeps the key and serdes of the branched stream.
                     let stream = match b.arms.get(&arm) {
                         Some(s) => s.clone(),
-                        None => Stream { node: arm, key: None, value: None, key_changed: true, window: None },
+                        None => Stream {
+                            node: arm,
+                            key: None,
+                            value: None,
+                            key_changed: true,
+                            window: None,
+                        },
                     };
-                    b.vars.insert(name.to_string(), (Flow::Stream(stream), name.span()));
+                    b.vars
+                        .insert(name.to_string(), (Flow::Stream(stream), name.span()));
                 }
             }
         }
@@ -333,7 +395,15 @@ impl Builder {
 
     fn push_node(&mut self, kind: NodeKind, name: String, span: Span, parents: &[usize]) -> usize {
         let id = self.nodes.len();
-        self.nodes.push(Node { id, name, kind, span, parents: parents.to_vec(), children: Vec::new(), sub: 0 });
+        self.nodes.push(Node {
+            id,
+            name,
+            kind,
+            span,
+            parents: parents.to_vec(),
+            children: Vec::new(),
+            sub: 0,
+        });
         for &p in parents {
             self.nodes[p].children.push(id);
         }
@@ -350,7 +420,11 @@ impl Builder {
                         name.span(),
                         format!(
                             "unknown stream or table `{name}`: bind it first with `let {name} = stream(..);`{}",
-                            if known.is_empty() { String::new() } else { format!(" (bound so far: {})", known.join(", ")) }
+                            if known.is_empty() {
+                                String::new()
+                            } else {
+                                format!(" (bound so far: {})", known.join(", "))
+                            }
                         ),
                     ));
                 }
@@ -366,7 +440,8 @@ impl Builder {
     fn root(&mut self, call: Call) -> syn::Result<Flow> {
         match call.name.to_string().as_str() {
             "stream" => {
-                let (topic, tspan) = topic_arg(&call, 0, "stream(\"topic\", KeySerde, ValueSerde)")?;
+                let (topic, tspan) =
+                    topic_arg(&call, 0, "stream(\"topic\", KeySerde, ValueSerde)")?;
                 let key = serde_arg(&call, 1, "stream(\"topic\", KeySerde, ValueSerde)")?;
                 let value = serde_arg(&call, 2, "stream(\"topic\", KeySerde, ValueSerde)")?;
                 arity(&call, 3, "stream(\"topic\", KeySerde, ValueSerde)")?;
@@ -378,12 +453,22 @@ impl Builder {
                     value: Some(value.clone()),
                 });
                 let node = self.node(
-                    NodeKind::Source { topic, key: key.clone(), value: value.clone() },
+                    NodeKind::Source {
+                        topic,
+                        key: key.clone(),
+                        value: value.clone(),
+                    },
                     "KSTREAM-SOURCE",
                     call.span,
                     &[],
                 );
-                Ok(Flow::Stream(Stream { node, key: Some(key), value: Some(value), key_changed: false, window: None }))
+                Ok(Flow::Stream(Stream {
+                    node,
+                    key: Some(key),
+                    value: Some(value),
+                    key_changed: false,
+                    window: None,
+                }))
             }
             "table" => {
                 const USAGE: &str = "table(\"topic\", KeySerde, ValueSerde) or table(\"topic\", KeySerde, ValueSerde, \"store\")";
@@ -395,7 +480,10 @@ impl Builder {
                     None => (topic.clone(), tspan),
                 };
                 if call.args.len() > 4 {
-                    return Err(err(call.args[4].span(), format!("too many arguments: {USAGE}")));
+                    return Err(err(
+                        call.args[4].span(),
+                        format!("too many arguments: {USAGE}"),
+                    ));
                 }
                 self.topics.push(TopicUse {
                     name: topic.clone(),
@@ -417,7 +505,17 @@ impl Builder {
                     sub: 0,
                     users: Vec::new(),
                 });
-                let node = self.node(NodeKind::TableSource { topic, key, value, store }, "KTABLE-SOURCE", call.span, &[]);
+                let node = self.node(
+                    NodeKind::TableSource {
+                        topic,
+                        key,
+                        value,
+                        store,
+                    },
+                    "KTABLE-SOURCE",
+                    call.span,
+                    &[],
+                );
                 self.stores[store].users.push(node);
                 Ok(Flow::Table { node, store })
             }
@@ -471,7 +569,10 @@ impl Builder {
             match tt {
                 TokenTree::Ident(id) if id == "DeadLetter" => {
                     let Some(TokenTree::Group(g)) = tokens.get(i + 1) else {
-                        self.errors.push(err(id.span(), "write DeadLetter(\"topic\") with a string literal topic"));
+                        self.errors.push(err(
+                            id.span(),
+                            "write DeadLetter(\"topic\") with a string literal topic",
+                        ));
                         continue;
                     };
                     match syn::parse2::<syn::LitStr>(g.stream()) {
@@ -531,14 +632,28 @@ impl Builder {
             "to_stream" => {
                 arity(&call, 0, "to_stream()")?;
                 let s = &self.stores[store];
-                let (key, value, window) = (Some(s.key.clone()), Some(s.value.clone()), s.window.map(|w| w.size));
+                let (key, value, window) = (
+                    Some(s.key.clone()),
+                    Some(s.value.clone()),
+                    s.window.map(|w| w.size),
+                );
                 let n = self.node(NodeKind::ToStream, "KTABLE-TOSTREAM", call.span, &[node]);
-                Ok(Flow::Stream(Stream { node: n, key, value, key_changed: false, window }))
+                Ok(Flow::Stream(Stream {
+                    node: n,
+                    key,
+                    value,
+                    key_changed: false,
+                    window,
+                }))
             }
-            _ if STREAM_OPS.contains(&op.as_str()) || GROUPED_OPS.contains(&op.as_str()) => Err(err(
-                call.name.span(),
-                format!("a table has no `{op}`: call `to_stream()` first, then `{op}(..)` on the stream (a table supports to_stream() and being joined against)"),
-            )),
+            _ if STREAM_OPS.contains(&op.as_str()) || GROUPED_OPS.contains(&op.as_str()) => {
+                Err(err(
+                    call.name.span(),
+                    format!(
+                        "a table has no `{op}`: call `to_stream()` first, then `{op}(..)` on the stream (a table supports to_stream() and being joined against)"
+                    ),
+                ))
+            }
             _ => Err(unknown_op(&call)),
         }
     }
@@ -547,17 +662,30 @@ impl Builder {
         let op = call.name.to_string();
         match op.as_str() {
             "windowed_by" => {
-                arity(&call, 1, "windowed_by(tumbling(Duration::from_secs(60)).grace(Duration::from_secs(10)))")?;
+                arity(
+                    &call,
+                    1,
+                    "windowed_by(tumbling(Duration::from_secs(60)).grace(Duration::from_secs(10)))",
+                )?;
                 if g.window.is_some() {
-                    return Err(err(call.name.span(), "the stream is windowed already: call windowed_by(..) once"));
+                    return Err(err(
+                        call.name.span(),
+                        "the stream is windowed already: call windowed_by(..) once",
+                    ));
                 }
                 let window = window_spec(&call.args[0])?;
-                Ok(Flow::Grouped(Grouped { window: Some(window), ..g }))
+                Ok(Flow::Grouped(Grouped {
+                    window: Some(window),
+                    ..g
+                }))
             }
             "count" | "reduce" | "aggregate" => self.aggregate(g, call),
             _ if STREAM_OPS.contains(&op.as_str()) => Err(err(
                 call.name.span(),
-                format!("`{op}` is not an operation of a grouped stream: aggregate it first (count, reduce, aggregate), or call `{op}` before {}", g.how),
+                format!(
+                    "`{op}` is not an operation of a grouped stream: aggregate it first (count, reduce, aggregate), or call `{op}` before {}",
+                    g.how
+                ),
             )),
             _ => Err(unknown_op(&call)),
         }
@@ -575,7 +703,13 @@ impl Builder {
             "count" => {
                 arity(&call, 1, usage)?;
                 let i64_ty: Type = syn::parse_quote_spanned!(sspan=> ::dekaf_streams::serdes::I64);
-                (AggOp::Count, SerdeTy { ty: i64_ty, span: sspan })
+                (
+                    AggOp::Count,
+                    SerdeTy {
+                        ty: i64_ty,
+                        span: sspan,
+                    },
+                )
             }
             "reduce" => {
                 arity(&call, 2, usage)?;
@@ -590,13 +724,21 @@ impl Builder {
             _ => {
                 arity(&call, 4, usage)?;
                 let serde = serde_arg(&call, 3, usage)?;
-                (AggOp::Aggregate { init: call.args[1].clone(), f: call.args[2].clone() }, serde)
+                (
+                    AggOp::Aggregate {
+                        init: call.args[1].clone(),
+                        f: call.args[2].clone(),
+                    },
+                    serde,
+                )
             }
         };
         let Some(key) = g.key.clone() else {
             return Err(err(
                 g.span,
-                format!("{op}(..) stores keys of the stream, but their serde is not known here (an operator changed the keys): pass serdes, e.g. group_by_key(KeySerde, ValueSerde)"),
+                format!(
+                    "{op}(..) stores keys of the stream, but their serde is not known here (an operator changed the keys): pass serdes, e.g. group_by_key(KeySerde, ValueSerde)"
+                ),
             ));
         };
         let mut upstream = g.node;
@@ -606,13 +748,21 @@ impl Builder {
                 err(g.span, "the repartition topic needs the value serde: pass it, e.g. group_by_key(KeySerde, ValueSerde)")
             })?;
             let sink = self.push_node(
-                NodeKind::RepartitionSink { topic: topic.clone(), key: key.clone(), value: value.clone() },
+                NodeKind::RepartitionSink {
+                    topic: topic.clone(),
+                    key: key.clone(),
+                    value: value.clone(),
+                },
                 format!("{store_name}-repartition-sink"),
                 g.span,
                 &[upstream],
             );
             let source = self.push_node(
-                NodeKind::RepartitionSource { topic, key: key.clone(), value },
+                NodeKind::RepartitionSource {
+                    topic,
+                    key: key.clone(),
+                    value,
+                },
                 format!("{store_name}-repartition-source"),
                 g.span,
                 &[],
@@ -640,7 +790,12 @@ impl Builder {
             (_, true) => "KSTREAM-WINDOWED-AGGREGATE",
             _ => "KSTREAM-AGGREGATE",
         };
-        let node = self.node(NodeKind::Aggregate { store, op: agg }, kind_name, call.span, &[upstream]);
+        let node = self.node(
+            NodeKind::Aggregate { store, op: agg },
+            kind_name,
+            call.span,
+            &[upstream],
+        );
         self.stores[store].users.push(node);
         Ok(Flow::Table { node, store })
     }
@@ -649,14 +804,24 @@ impl Builder {
         let op = call.name.to_string();
         let span = call.span;
         let closure = |i: usize, usage: &str| -> syn::Result<Expr> {
-            call.arg(i).cloned().ok_or_else(|| err(span, format!("missing argument: {usage}")))
+            call.arg(i)
+                .cloned()
+                .ok_or_else(|| err(span, format!("missing argument: {usage}")))
         };
         let keep = |node: usize, s: &Stream| Stream { node, ..s.clone() };
         match op.as_str() {
             "filter" | "filter_not" => {
                 let f = closure(0, "filter(|key, value| bool)")?;
                 arity(&call, 1, "filter(|key, value| bool)")?;
-                let n = self.node(NodeKind::Filter { f, negate: op == "filter_not" }, "KSTREAM-FILTER", span, &[s.node]);
+                let n = self.node(
+                    NodeKind::Filter {
+                        f,
+                        negate: op == "filter_not",
+                    },
+                    "KSTREAM-FILTER",
+                    span,
+                    &[s.node],
+                );
                 Ok(Flow::Stream(keep(n, &s)))
             }
             "peek" => {
@@ -668,55 +833,126 @@ impl Builder {
             "map" | "try_map" => {
                 let f = closure(0, "map(|key, value| (new_key, new_value))")?;
                 arity(&call, 1, "map(|key, value| (new_key, new_value))")?;
-                let n = self.node(NodeKind::Map { f, fallible: op == "try_map" }, "KSTREAM-MAP", span, &[s.node]);
-                Ok(Flow::Stream(Stream { node: n, key: None, value: None, key_changed: true, window: None }))
+                let n = self.node(
+                    NodeKind::Map {
+                        f,
+                        fallible: op == "try_map",
+                    },
+                    "KSTREAM-MAP",
+                    span,
+                    &[s.node],
+                );
+                Ok(Flow::Stream(Stream {
+                    node: n,
+                    key: None,
+                    value: None,
+                    key_changed: true,
+                    window: None,
+                }))
             }
             "map_values" | "try_map_values" => {
                 let f = closure(0, "map_values(|value| new_value)")?;
                 arity(&call, 1, "map_values(|value| new_value)")?;
                 let with_key = closure_arity(&f) == Some(2);
                 let n = self.node(
-                    NodeKind::MapValues { f, with_key, fallible: op == "try_map_values" },
+                    NodeKind::MapValues {
+                        f,
+                        with_key,
+                        fallible: op == "try_map_values",
+                    },
                     "KSTREAM-MAPVALUES",
                     span,
                     &[s.node],
                 );
-                Ok(Flow::Stream(Stream { node: n, value: None, ..s }))
+                Ok(Flow::Stream(Stream {
+                    node: n,
+                    value: None,
+                    ..s
+                }))
             }
             "flat_map" => {
                 let f = closure(0, "flat_map(|key, value| iterator of (key, value))")?;
                 arity(&call, 1, "flat_map(|key, value| iterator of (key, value))")?;
                 let n = self.node(NodeKind::FlatMap { f }, "KSTREAM-FLATMAP", span, &[s.node]);
-                Ok(Flow::Stream(Stream { node: n, key: None, value: None, key_changed: true, window: None }))
+                Ok(Flow::Stream(Stream {
+                    node: n,
+                    key: None,
+                    value: None,
+                    key_changed: true,
+                    window: None,
+                }))
             }
             "flat_map_values" => {
                 let f = closure(0, "flat_map_values(|value| iterator of values)")?;
                 arity(&call, 1, "flat_map_values(|value| iterator of values)")?;
                 let with_key = closure_arity(&f) == Some(2);
-                let n = self.node(NodeKind::FlatMapValues { f, with_key }, "KSTREAM-FLATMAPVALUES", span, &[s.node]);
-                Ok(Flow::Stream(Stream { node: n, value: None, ..s }))
+                let n = self.node(
+                    NodeKind::FlatMapValues { f, with_key },
+                    "KSTREAM-FLATMAPVALUES",
+                    span,
+                    &[s.node],
+                );
+                Ok(Flow::Stream(Stream {
+                    node: n,
+                    value: None,
+                    ..s
+                }))
             }
             "select_key" => {
                 let f = closure(0, "select_key(|key, value| new_key)")?;
                 arity(&call, 1, "select_key(|key, value| new_key)")?;
-                let n = self.node(NodeKind::SelectKey { f }, "KSTREAM-KEY-SELECT", span, &[s.node]);
-                Ok(Flow::Stream(Stream { node: n, key: None, key_changed: true, window: None, ..s }))
+                let n = self.node(
+                    NodeKind::SelectKey { f },
+                    "KSTREAM-KEY-SELECT",
+                    span,
+                    &[s.node],
+                );
+                Ok(Flow::Stream(Stream {
+                    node: n,
+                    key: None,
+                    key_changed: true,
+                    window: None,
+                    ..s
+                }))
             }
             "merge" => {
                 arity(&call, 1, "merge(other_stream)")?;
                 let Expr::Path(p) = &call.args[0] else {
-                    return Err(err(call.args[0].span(), "merge(..) takes a stream bound by `let`: `a.merge(b)`"));
+                    return Err(err(
+                        call.args[0].span(),
+                        "merge(..) takes a stream bound by `let`: `a.merge(b)`",
+                    ));
                 };
                 let Some(name) = p.path.get_ident() else {
-                    return Err(err(p.span(), "merge(..) takes a stream bound by `let`: `a.merge(b)`"));
+                    return Err(err(
+                        p.span(),
+                        "merge(..) takes a stream bound by `let`: `a.merge(b)`",
+                    ));
                 };
                 let other = match self.vars.get(&name.to_string()) {
                     Some((Flow::Stream(o), _)) => o.clone(),
                     Some((Flow::Broken, _)) => return Ok(Flow::Broken),
-                    Some(_) => return Err(err(name.span(), format!("`{name}` is not a stream: merge(..) merges two streams"))),
-                    None => return Err(err(name.span(), format!("unknown stream `{name}`: bind it first with `let {name} = ..;`"))),
+                    Some(_) => {
+                        return Err(err(
+                            name.span(),
+                            format!("`{name}` is not a stream: merge(..) merges two streams"),
+                        ));
+                    }
+                    None => {
+                        return Err(err(
+                            name.span(),
+                            format!(
+                                "unknown stream `{name}`: bind it first with `let {name} = ..;`"
+                            ),
+                        ));
+                    }
                 };
-                let n = self.node(NodeKind::Merge, "KSTREAM-MERGE", span, &[s.node, other.node]);
+                let n = self.node(
+                    NodeKind::Merge,
+                    "KSTREAM-MERGE",
+                    span,
+                    &[s.node, other.node],
+                );
                 let same = |a: &Option<SerdeTy>, b: &Option<SerdeTy>| match (a, b) {
                     (Some(a), Some(b)) if a.text() == b.text() => Some(a.clone()),
                     _ => None,
@@ -731,12 +967,27 @@ impl Builder {
             }
             "branch" => {
                 if call.args.is_empty() {
-                    return Err(err(span, "branch(..) needs predicates: `let [a, b] = s.branch(|k, v| .., |k, v| ..);`"));
+                    return Err(err(
+                        span,
+                        "branch(..) needs predicates: `let [a, b] = s.branch(|k, v| .., |k, v| ..);`",
+                    ));
                 }
-                let n = self.node(NodeKind::Branch { preds: call.args.clone() }, "KSTREAM-BRANCH", span, &[s.node]);
+                let n = self.node(
+                    NodeKind::Branch {
+                        preds: call.args.clone(),
+                    },
+                    "KSTREAM-BRANCH",
+                    span,
+                    &[s.node],
+                );
                 let mut arms = Vec::new();
                 for (i, pred) in call.args.iter().enumerate() {
-                    let arm = self.push_node(NodeKind::BranchArm, format!("KSTREAM-BRANCH-{n:010}-{i}"), pred.span(), &[n]);
+                    let arm = self.push_node(
+                        NodeKind::BranchArm,
+                        format!("KSTREAM-BRANCH-{n:010}-{i}"),
+                        pred.span(),
+                        &[n],
+                    );
                     arms.push(arm);
                 }
                 // Arms keep the stream's properties.
@@ -752,7 +1003,12 @@ impl Builder {
                 let value = serde_arg(&call, 2, USAGE)?;
                 arity(&call, 3, USAGE)?;
                 self.check_value_serde(&s, &value);
-                let n = self.node(NodeKind::SelectKey { f }, "KSTREAM-KEY-SELECT", span, &[s.node]);
+                let n = self.node(
+                    NodeKind::SelectKey { f },
+                    "KSTREAM-KEY-SELECT",
+                    span,
+                    &[s.node],
+                );
                 Ok(Flow::Grouped(Grouped {
                     node: n,
                     key: Some(key),
@@ -783,7 +1039,10 @@ impl Builder {
                     ));
                 }
                 if s.window.is_some() {
-                    return Err(err(span, "the stream has windowed keys: group it with group_by(..) to a plain key first"));
+                    return Err(err(
+                        span,
+                        "the stream has windowed keys: group it with group_by(..) to a plain key first",
+                    ));
                 }
                 Ok(Flow::Grouped(Grouped {
                     node: s.node,
@@ -799,10 +1058,18 @@ impl Builder {
                 let usage = format!("{op}(table, |value, table_value| joined)");
                 arity(&call, 2, &usage)?;
                 let Expr::Path(p) = &call.args[0] else {
-                    return Err(err(call.args[0].span(), format!("{op}(..) takes a table bound by `let`: `let t = table(..);` then `s.{op}(t, ..)`")));
+                    return Err(err(
+                        call.args[0].span(),
+                        format!(
+                            "{op}(..) takes a table bound by `let`: `let t = table(..);` then `s.{op}(t, ..)`"
+                        ),
+                    ));
                 };
                 let Some(name) = p.path.get_ident() else {
-                    return Err(err(p.span(), format!("{op}(..) takes a table bound by `let`")));
+                    return Err(err(
+                        p.span(),
+                        format!("{op}(..) takes a table bound by `let`"),
+                    ));
                 };
                 let (tnode, store) = match self.vars.get(&name.to_string()) {
                     Some((Flow::Table { node, store }, _)) => (*node, *store),
@@ -810,19 +1077,35 @@ impl Builder {
                     Some((Flow::Stream(_), _)) => {
                         return Err(err(
                             name.span(),
-                            format!("`{name}` is a stream: joins are stream-table (stream-stream joins are not supported); read it with table(..) or aggregate it into a table"),
+                            format!(
+                                "`{name}` is a stream: joins are stream-table (stream-stream joins are not supported); read it with table(..) or aggregate it into a table"
+                            ),
                         ));
                     }
                     Some(_) => return Err(err(name.span(), format!("`{name}` is not a table"))),
-                    None => return Err(err(name.span(), format!("unknown table `{name}`: bind it first with `let {name} = table(..);`"))),
+                    None => {
+                        return Err(err(
+                            name.span(),
+                            format!(
+                                "unknown table `{name}`: bind it first with `let {name} = table(..);`"
+                            ),
+                        ));
+                    }
                 };
                 let tstore = self.stores[store].clone();
                 if tstore.window.is_some() {
-                    return Err(err(name.span(), format!("`{name}` is a windowed table: a stream can only join a table with plain keys")));
+                    return Err(err(
+                        name.span(),
+                        format!(
+                            "`{name}` is a windowed table: a stream can only join a table with plain keys"
+                        ),
+                    ));
                 }
-                if let Some(k) = &s.key {
-                    if let (Some(a), Some(b)) = (k.builtin_value(), tstore.key.builtin_value()) {
-                        if a != b || k.is_windowed() {
+                if let Some(k) = &s.key
+                    && let (Some(a), Some(b)) = (k.builtin_value(), tstore.key.builtin_value())
+                {
+                    {
+                        if a != b {
                             let mut e = err(
                                 call.name.span(),
                                 format!(
@@ -839,40 +1122,66 @@ impl Builder {
                 if s.key_changed {
                     return Err(err(
                         call.name.span(),
-                        format!("the key changed upstream (map, select_key, flat_map), so the stream is not partitioned like table `{name}`: join before changing the key, or write the re-keyed stream to a topic with to(..) and read it back with stream(..)"),
+                        format!(
+                            "the key changed upstream (map, select_key, flat_map), so the stream is not partitioned like table `{name}`: join before changing the key, or write the re-keyed stream to a topic with to(..) and read it back with stream(..)"
+                        ),
                     ));
                 }
                 if s.window.is_some() {
-                    return Err(err(call.name.span(), "a stream with windowed keys cannot join a table"));
+                    return Err(err(
+                        call.name.span(),
+                        "a stream with windowed keys cannot join a table",
+                    ));
                 }
                 let f = call.args[1].clone();
                 let left = op == "left_join";
                 let n = self.node(
                     NodeKind::Join { store, f, left },
-                    if left { "KSTREAM-LEFTJOIN" } else { "KSTREAM-JOIN" },
+                    if left {
+                        "KSTREAM-LEFTJOIN"
+                    } else {
+                        "KSTREAM-JOIN"
+                    },
                     span,
                     &[s.node],
                 );
                 self.stores[store].users.push(n);
                 self.joins.push((n, tnode));
-                Ok(Flow::Stream(Stream { node: n, value: None, ..s }))
+                Ok(Flow::Stream(Stream {
+                    node: n,
+                    value: None,
+                    ..s
+                }))
             }
             "process" => {
-                const USAGE: &str = "process([\"store\", ..], |ctx, key, value| Ok(Some((key, value))))";
+                const USAGE: &str =
+                    "process([\"store\", ..], |ctx, key, value| Ok(Some((key, value))))";
                 arity(&call, 2, USAGE)?;
                 let Expr::Array(arr) = &call.args[0] else {
-                    return Err(err(call.args[0].span(), format!("the first argument names the stores it uses, as an array of string literals: {USAGE}")));
+                    return Err(err(
+                        call.args[0].span(),
+                        format!(
+                            "the first argument names the stores it uses, as an array of string literals: {USAGE}"
+                        ),
+                    ));
                 };
                 let mut stores = Vec::new();
                 for e in &arr.elems {
-                    let Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(lit), .. }) = e else {
+                    let Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Str(lit),
+                        ..
+                    }) = e
+                    else {
                         return Err(err(e.span(), "a store name is a string literal"));
                     };
                     let name = lit.value();
                     match self.stores.iter().position(|st| st.name == name) {
                         Some(i) if self.stores[i].owner == StoreOwner::Declared => {
                             if stores.contains(&i) {
-                                return Err(err(lit.span(), format!("store `{name}` is listed twice")));
+                                return Err(err(
+                                    lit.span(),
+                                    format!("store `{name}` is listed twice"),
+                                ));
                             }
                             stores.push(i);
                         }
@@ -881,7 +1190,11 @@ impl Builder {
                                 lit.span(),
                                 format!(
                                     "store `{name}` belongs to {}: process() can only use stores declared with store(\"{name}\", KeySerde, ValueSerde); declare one with another name",
-                                    if self.stores[i].owner == StoreOwner::Table { "a table" } else { "an aggregation" }
+                                    if self.stores[i].owner == StoreOwner::Table {
+                                        "a table"
+                                    } else {
+                                        "an aggregation"
+                                    }
                                 ),
                             ));
                         }
@@ -896,18 +1209,36 @@ impl Builder {
                                 lit.span(),
                                 format!(
                                     "unknown store `{name}`: declare it before this statement with store(\"{name}\", KeySerde, ValueSerde){}",
-                                    if declared.is_empty() { String::new() } else { format!(" (declared: {})", declared.join(", ")) }
+                                    if declared.is_empty() {
+                                        String::new()
+                                    } else {
+                                        format!(" (declared: {})", declared.join(", "))
+                                    }
                                 ),
                             ));
                         }
                     }
                 }
                 let f = call.args[1].clone();
-                let n = self.node(NodeKind::Process { f, stores: stores.clone() }, "KSTREAM-PROCESSOR", span, &[s.node]);
+                let n = self.node(
+                    NodeKind::Process {
+                        f,
+                        stores: stores.clone(),
+                    },
+                    "KSTREAM-PROCESSOR",
+                    span,
+                    &[s.node],
+                );
                 for st in stores {
                     self.stores[st].users.push(n);
                 }
-                Ok(Flow::Stream(Stream { node: n, key: None, value: None, key_changed: true, window: None }))
+                Ok(Flow::Stream(Stream {
+                    node: n,
+                    key: None,
+                    value: None,
+                    key_changed: true,
+                    window: None,
+                }))
             }
             "to" => {
                 const USAGE: &str = "to(\"topic\", KeySerde, ValueSerde)";
@@ -927,7 +1258,10 @@ impl Builder {
                         if key.builtin_value().is_some() {
                             return Err(err(
                                 key.span,
-                                format!("this stream's keys are windowed (Windowed<K>): write them with TimeWindowed::<{}>", key.text()),
+                                format!(
+                                    "this stream's keys are windowed (Windowed<K>): write them with TimeWindowed::<{}>",
+                                    key.text()
+                                ),
                             ));
                         }
                     }
@@ -942,15 +1276,28 @@ impl Builder {
                     key: Some(key.clone()),
                     value: Some(value.clone()),
                 });
-                self.node(NodeKind::Sink { topic, key, value }, "KSTREAM-SINK", span, &[s.node]);
+                self.node(
+                    NodeKind::Sink { topic, key, value },
+                    "KSTREAM-SINK",
+                    span,
+                    &[s.node],
+                );
                 Ok(Flow::Ended(span))
             }
-            "windowed_by" => Err(err(call.name.span(), "windowed_by(..) applies to a grouped stream: call group_by(..) or group_by_key() first")),
+            "windowed_by" => Err(err(
+                call.name.span(),
+                "windowed_by(..) applies to a grouped stream: call group_by(..) or group_by_key() first",
+            )),
             "count" | "reduce" | "aggregate" => Err(err(
                 call.name.span(),
-                format!("`{op}` needs a grouped stream: call group_by(|key, value| new_key, KeySerde, ValueSerde) or group_by_key() before {op}(..)"),
+                format!(
+                    "`{op}` needs a grouped stream: call group_by(|key, value| new_key, KeySerde, ValueSerde) or group_by_key() before {op}(..)"
+                ),
             )),
-            "to_stream" => Err(err(call.name.span(), "this is a stream already: to_stream() applies to tables")),
+            "to_stream" => Err(err(
+                call.name.span(),
+                "this is a stream already: to_stream() applies to tables",
+            )),
             _ => Err(unknown_op(&call)),
         }
     }
@@ -969,7 +1316,13 @@ impl Builder {
         }
     }
 
-    fn finish(mut self, attrs: Vec<syn::Attribute>, vis: syn::Visibility, name: Ident, app: syn::LitStr) -> Result<Model, Vec<syn::Error>> {
+    fn finish(
+        mut self,
+        attrs: Vec<syn::Attribute>,
+        vis: syn::Visibility,
+        name: Ident,
+        app: syn::LitStr,
+    ) -> Result<Model, Vec<syn::Error>> {
         // Declared stores nobody uses.
         for st in &self.stores {
             if st.owner == StoreOwner::Declared && st.users.is_empty() {
@@ -1017,7 +1370,7 @@ impl Builder {
         }
         let mut roots: Vec<usize> = Vec::new();
         let mut sub_of = vec![0; n];
-        for i in 0..n {
+        for (i, slot) in sub_of.iter_mut().enumerate() {
             let r = find(&mut uf, i);
             let idx = match roots.iter().position(|&x| x == r) {
                 Some(p) => p,
@@ -1026,17 +1379,28 @@ impl Builder {
                     roots.len() - 1
                 }
             };
-            sub_of[i] = idx;
+            *slot = idx;
         }
-        let mut subs: Vec<Sub> = (0..roots.len()).map(|id| Sub { id, ..Sub::default() }).collect();
+        let mut subs: Vec<Sub> = (0..roots.len())
+            .map(|id| Sub {
+                id,
+                ..Sub::default()
+            })
+            .collect();
         for i in 0..n {
             self.nodes[i].sub = sub_of[i];
             let sub = &mut subs[sub_of[i]];
             sub.nodes.push(i);
             match &self.nodes[i].kind {
-                NodeKind::Source { topic, .. } | NodeKind::TableSource { topic, .. } => sub.source_topics.push((topic.clone(), i)),
-                NodeKind::RepartitionSource { topic, .. } => sub.repartition_sources.push((topic.clone(), i)),
-                NodeKind::RepartitionSink { topic, .. } => sub.repartition_sinks.push(topic.clone()),
+                NodeKind::Source { topic, .. } | NodeKind::TableSource { topic, .. } => {
+                    sub.source_topics.push((topic.clone(), i))
+                }
+                NodeKind::RepartitionSource { topic, .. } => {
+                    sub.repartition_sources.push((topic.clone(), i))
+                }
+                NodeKind::RepartitionSink { topic, .. } => {
+                    sub.repartition_sinks.push(topic.clone())
+                }
                 NodeKind::Sink { topic, .. } => sub.sink_topics.push(topic.clone()),
                 _ => {}
             }
@@ -1046,8 +1410,12 @@ impl Builder {
             st.sub = sub;
             subs[sub].stores.push(i);
         }
-        let dead_letters: Vec<String> =
-            self.topics.iter().filter(|t| t.role == TopicRole::DeadLetter).map(|t| t.name.clone()).collect();
+        let dead_letters: Vec<String> = self
+            .topics
+            .iter()
+            .filter(|t| t.role == TopicRole::DeadLetter)
+            .map(|t| t.name.clone())
+            .collect();
         for sub in &mut subs {
             sub.source_topics.sort();
             sub.repartition_sources.sort();
@@ -1063,7 +1431,10 @@ impl Builder {
             let mut rep = BTreeSet::new();
             self.origins(j, &mut user, &mut rep);
             self.origins(t, &mut user, &mut rep);
-            let group = (user.into_iter().collect::<Vec<_>>(), rep.into_iter().collect::<Vec<_>>());
+            let group = (
+                user.into_iter().collect::<Vec<_>>(),
+                rep.into_iter().collect::<Vec<_>>(),
+            );
             let sub = &mut subs[sub_of[j]];
             if !sub.copartition_groups.contains(&group) {
                 sub.copartition_groups.push(group);
@@ -1151,7 +1522,11 @@ fn mismatch(what: &str, known: Option<&SerdeTy>, given: &SerdeTy) -> Option<syn:
             given.text(),
             known.text(),
             known.text(),
-            if what == "value" { " with map_values(..)" } else { " with map(..) or select_key(..)" }
+            if what == "value" {
+                " with map_values(..)"
+            } else {
+                " with map(..) or select_key(..)"
+            }
         ),
     );
     e.combine(err(known.span, format!("the stream's {what} serde")));
@@ -1163,13 +1538,26 @@ fn arity(call: &Call, n: usize, usage: &str) -> syn::Result<()> {
         return Ok(());
     }
     let span = call.args.get(n).map_or(call.span, Spanned::span);
-    Err(err(span, format!("`{}` takes {n} argument{}: {usage}", call.name, if n == 1 { "" } else { "s" })))
+    Err(err(
+        span,
+        format!(
+            "`{}` takes {n} argument{}: {usage}",
+            call.name,
+            if n == 1 { "" } else { "s" }
+        ),
+    ))
 }
 
 fn topic_arg(call: &Call, i: usize, usage: &str) -> syn::Result<(String, Span)> {
     match call.arg(i) {
-        Some(Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. })) => Ok((s.value(), s.span())),
-        Some(other) => Err(err(other.span(), format!("expected a string literal (names are known while compiling): {usage}"))),
+        Some(Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(s),
+            ..
+        })) => Ok((s.value(), s.span())),
+        Some(other) => Err(err(
+            other.span(),
+            format!("expected a string literal (names are known while compiling): {usage}"),
+        )),
         None => Err(err(call.span, format!("missing arguments: {usage}"))),
     }
 }
@@ -1177,39 +1565,63 @@ fn topic_arg(call: &Call, i: usize, usage: &str) -> syn::Result<(String, Span)> 
 fn serde_arg(call: &Call, i: usize, usage: &str) -> syn::Result<SerdeTy> {
     match call.arg(i) {
         Some(Expr::Path(p)) if p.qself.is_none() => {
-            let ty: Type = Type::Path(syn::TypePath { qself: None, path: p.path.clone() });
+            let ty: Type = Type::Path(syn::TypePath {
+                qself: None,
+                path: p.path.clone(),
+            });
             Ok(SerdeTy { ty, span: p.span() })
         }
-        Some(other) => Err(err(other.span(), format!("expected a serde type such as Utf8, I64 or Json::<T>: {usage}"))),
+        Some(other) => Err(err(
+            other.span(),
+            format!("expected a serde type such as Utf8, I64 or Json::<T>: {usage}"),
+        )),
         None => Err(err(call.span, format!("missing arguments: {usage}"))),
     }
 }
 
 /// `TimeWindowed::<S>` gets the window size; an explicit size must match.
 fn fill_window_size(mut key: SerdeTy, size: i64) -> syn::Result<SerdeTy> {
-    let Type::Path(p) = &mut key.ty else { return Ok(key) };
-    let Some(last) = p.path.segments.last_mut() else { return Ok(key) };
+    let Type::Path(p) = &mut key.ty else {
+        return Ok(key);
+    };
+    let Some(last) = p.path.segments.last_mut() else {
+        return Ok(key);
+    };
     let syn::PathArguments::AngleBracketed(args) = &mut last.arguments else {
-        return Err(err(key.span, "write the inner key serde: TimeWindowed::<Utf8>"));
+        return Err(err(
+            key.span,
+            "write the inner key serde: TimeWindowed::<Utf8>",
+        ));
     };
     match args.args.len() {
         1 => {
             let lit = syn::LitInt::new(&format!("{size}i64"), key.span);
-            args.args.push(syn::GenericArgument::Const(syn::parse_quote!(#lit)));
+            args.args
+                .push(syn::GenericArgument::Const(syn::parse_quote!(#lit)));
         }
         2 => {
             let given = match &args.args[1] {
-                syn::GenericArgument::Const(Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. })) => i.base10_parse::<i64>().ok(),
+                syn::GenericArgument::Const(Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Int(i),
+                    ..
+                })) => i.base10_parse::<i64>().ok(),
                 _ => None,
             };
             if given != Some(size) {
                 return Err(err(
                     args.args[1].span(),
-                    format!("the window size here must be the stream's window size, {size} ms: write TimeWindowed::<S> and the macro fills it in"),
+                    format!(
+                        "the window size here must be the stream's window size, {size} ms: write TimeWindowed::<S> and the macro fills it in"
+                    ),
                 ));
             }
         }
-        _ => return Err(err(key.span, "write the inner key serde: TimeWindowed::<Utf8>")),
+        _ => {
+            return Err(err(
+                key.span,
+                "write the inner key serde: TimeWindowed::<Utf8>",
+            ));
+        }
     }
     Ok(key)
 }
@@ -1228,15 +1640,27 @@ fn window_spec(e: &Expr) -> syn::Result<WindowSpec> {
     let (base, grace) = match e {
         Expr::MethodCall(m) if m.method == "grace" => {
             if m.args.len() != 1 {
-                return Err(err(m.span(), format!("grace(..) takes one duration: {USAGE}")));
+                return Err(err(
+                    m.span(),
+                    format!("grace(..) takes one duration: {USAGE}"),
+                ));
             }
             (&*m.receiver, duration(&m.args[0])?)
         }
         other => (other, 0),
     };
-    let Expr::Call(c) = base else { return Err(err(base.span(), format!("expected a window: {USAGE}"))) };
-    let Expr::Path(p) = &*c.func else { return Err(err(c.span(), format!("expected a window: {USAGE}"))) };
-    let name = p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+    let Expr::Call(c) = base else {
+        return Err(err(base.span(), format!("expected a window: {USAGE}")));
+    };
+    let Expr::Path(p) = &*c.func else {
+        return Err(err(c.span(), format!("expected a window: {USAGE}")));
+    };
+    let name = p
+        .path
+        .segments
+        .last()
+        .map(|s| s.ident.to_string())
+        .unwrap_or_default();
     let args: Vec<&Expr> = c.args.iter().collect();
     let (size, advance) = match (name.as_str(), args.as_slice()) {
         ("tumbling", [size]) => {
@@ -1250,22 +1674,45 @@ fn window_spec(e: &Expr) -> syn::Result<WindowSpec> {
         return Err(err(c.span(), "the window size must be positive"));
     }
     if advance <= 0 || advance > size {
-        return Err(err(c.span(), "a hopping window advances by more than 0 and at most its size"));
+        return Err(err(
+            c.span(),
+            "a hopping window advances by more than 0 and at most its size",
+        ));
     }
     if grace < 0 {
         return Err(err(e.span(), "the grace period cannot be negative"));
     }
-    Ok(WindowSpec { size, advance, grace })
+    Ok(WindowSpec {
+        size,
+        advance,
+        grace,
+    })
 }
 
 fn duration(e: &Expr) -> syn::Result<i64> {
     const USAGE: &str = "a duration is milliseconds as an integer literal or Duration::from_millis/from_secs/from_mins(N)";
     match e {
-        Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => i.base10_parse::<i64>(),
+        Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) => i.base10_parse::<i64>(),
         Expr::Call(c) => {
-            let Expr::Path(p) = &*c.func else { return Err(err(e.span(), USAGE)) };
-            let f = p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
-            let [Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. })] = c.args.iter().collect::<Vec<_>>().as_slice() else {
+            let Expr::Path(p) = &*c.func else {
+                return Err(err(e.span(), USAGE));
+            };
+            let f = p
+                .path
+                .segments
+                .last()
+                .map(|s| s.ident.to_string())
+                .unwrap_or_default();
+            let [
+                Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Int(i),
+                    ..
+                }),
+            ] = c.args.iter().collect::<Vec<_>>().as_slice()
+            else {
                 return Err(err(e.span(), USAGE));
             };
             let n = i.base10_parse::<i64>()?;
@@ -1276,7 +1723,8 @@ fn duration(e: &Expr) -> syn::Result<i64> {
                 "from_hours" => 3_600_000,
                 _ => return Err(err(e.span(), USAGE)),
             };
-            n.checked_mul(factor).ok_or_else(|| err(e.span(), "duration too large"))
+            n.checked_mul(factor)
+                .ok_or_else(|| err(e.span(), "duration too large"))
         }
         _ => Err(err(e.span(), USAGE)),
     }
@@ -1313,11 +1761,24 @@ mod tests {
 
     #[test]
     fn group_by_splits_at_the_repartition_topic() {
-        let m = model(WORD_COUNT()).ok().expect("builds");
+        let m = model(WORD_COUNT()).expect("builds");
         assert_eq!(m.subs.len(), 2);
-        assert_eq!(m.subs[0].source_topics.iter().map(|t| t.0.as_str()).collect::<Vec<_>>(), ["sentences"]);
-        assert_eq!(m.subs[0].repartition_sinks, ["word-count-counts-repartition"]);
-        assert_eq!(m.subs[1].repartition_sources[0].0, "word-count-counts-repartition");
+        assert_eq!(
+            m.subs[0]
+                .source_topics
+                .iter()
+                .map(|t| t.0.as_str())
+                .collect::<Vec<_>>(),
+            ["sentences"]
+        );
+        assert_eq!(
+            m.subs[0].repartition_sinks,
+            ["word-count-counts-repartition"]
+        );
+        assert_eq!(
+            m.subs[1].repartition_sources[0].0,
+            "word-count-counts-repartition"
+        );
         assert_eq!(m.subs[1].sink_topics, ["word-counts"]);
         assert_eq!(m.stores[0].changelog, "word-count-counts-changelog");
         assert_eq!(m.stores[0].sub, 1);
@@ -1339,8 +1800,8 @@ mod tests {
 
     #[test]
     fn output_is_deterministic() {
-        let a = crate::describe::describe(&model(WORD_COUNT()).ok().expect("builds"));
-        let b = crate::describe::describe(&model(WORD_COUNT()).ok().expect("builds"));
+        let a = crate::describe::describe(&model(WORD_COUNT()).expect("builds"));
+        let b = crate::describe::describe(&model(WORD_COUNT()).expect("builds"));
         assert_eq!(a, b);
     }
 
@@ -1352,10 +1813,12 @@ mod tests {
                 s.group_by_key().count("a");
                 s.select_key(|_, v| *v).group_by_key(I64, I64).count("b");
             }
-        })
-        .ok()
-        .expect("builds");
-        let reps: Vec<&str> = m.subs.iter().flat_map(|s| s.repartition_sinks.iter().map(String::as_str)).collect();
+        }).expect("builds");
+        let reps: Vec<&str> = m
+            .subs
+            .iter()
+            .flat_map(|s| s.repartition_sinks.iter().map(String::as_str))
+            .collect();
         assert_eq!(reps, ["app-b-repartition"]);
         assert_eq!(m.subs.len(), 2);
     }
@@ -1367,11 +1830,12 @@ mod tests {
                 let t = table("customers", Utf8, Utf8);
                 stream("orders", Utf8, Utf8).join(t, |a, b| a + &b).to("out", Utf8, Utf8);
             }
-        })
-        .ok()
-        .expect("builds");
+        }).expect("builds");
         assert_eq!(m.subs.len(), 1);
-        assert_eq!(m.subs[0].copartition_groups, [(vec!["customers".to_owned(), "orders".to_owned()], vec![])]);
+        assert_eq!(
+            m.subs[0].copartition_groups,
+            [(vec!["customers".to_owned(), "orders".to_owned()], vec![])]
+        );
         assert!(!m.stores[0].logged);
         assert_eq!(m.stores[0].changelog, "customers");
     }
@@ -1385,21 +1849,40 @@ mod tests {
                     .windowed_by(hopping(Duration::from_mins(5), 60_000).grace(Duration::from_secs(30)))
                     .count("c");
             }
-        })
-        .ok()
-        .expect("builds");
-        assert_eq!(m.stores[0].window, Some(WindowSpec { size: 300_000, advance: 60_000, grace: 30_000 }));
+        }).expect("builds");
+        assert_eq!(
+            m.stores[0].window,
+            Some(WindowSpec {
+                size: 300_000,
+                advance: 60_000,
+                grace: 30_000
+            })
+        );
     }
 
     #[test]
     fn structural_errors_name_the_fix() {
-        assert!(first_error(quote!(T = "a" { stream("in", Utf8, Utf8).count("c"); })).contains("group_by"));
-        assert!(first_error(quote!(T = "a" { table("t", Utf8, Utf8).filter(|_, _| true); })).contains("to_stream()"));
         assert!(
-            first_error(quote!(T = "a" { stream("in", Utf8, Utf8).to("o", Utf8, Utf8).peek(|_, _| ()); }))
-                .contains("after a sink")
+            first_error(quote!(T = "a" { stream("in", Utf8, Utf8).count("c"); }))
+                .contains("group_by")
         );
-        assert!(first_error(quote!(T = "a" { stream("in", Utf8, Utf8).to("o", Utf8, I64); })).contains("i64"));
-        assert!(first_error(quote!(T = "a" { x.to("o", Utf8, I64); })).contains("unknown stream or table `x`"));
+        assert!(
+            first_error(quote!(T = "a" { table("t", Utf8, Utf8).filter(|_, _| true); }))
+                .contains("to_stream()")
+        );
+        assert!(
+            first_error(
+                quote!(T = "a" { stream("in", Utf8, Utf8).to("o", Utf8, Utf8).peek(|_, _| ()); })
+            )
+            .contains("after a sink")
+        );
+        assert!(
+            first_error(quote!(T = "a" { stream("in", Utf8, Utf8).to("o", Utf8, I64); }))
+                .contains("i64")
+        );
+        assert!(
+            first_error(quote!(T = "a" { x.to("o", Utf8, I64); }))
+                .contains("unknown stream or table `x`")
+        );
     }
 }

@@ -79,10 +79,16 @@ impl Parse for TopologyDef {
         let attrs = input.call(Attribute::parse_outer)?;
         let vis: Visibility = input.parse()?;
         let name: Ident = input.parse().map_err(|e| {
-            syn::Error::new(e.span(), "expected the topology's type name: `pub WordCount = \"word-count\" { ... }`")
+            syn::Error::new(
+                e.span(),
+                "expected the topology's type name: `pub WordCount = \"word-count\" { ... }`",
+            )
         })?;
         input.parse::<Token![=]>().map_err(|e| {
-            syn::Error::new(e.span(), "expected `=` and the application id: `pub WordCount = \"word-count\" { ... }`")
+            syn::Error::new(
+                e.span(),
+                "expected `=` and the application id: `pub WordCount = \"word-count\" { ... }`",
+            )
         })?;
         let app_id: LitStr = input.parse().map_err(|e| {
             syn::Error::new(e.span(), "expected the application id as a string literal: `pub WordCount = \"word-count\" { ... }`")
@@ -97,7 +103,13 @@ impl Parse for TopologyDef {
         for stmt in block {
             stmts.push(statement(stmt)?);
         }
-        Ok(TopologyDef { attrs, vis, name, app_id, stmts })
+        Ok(TopologyDef {
+            attrs,
+            vis,
+            name,
+            app_id,
+            stmts,
+        })
     }
 }
 
@@ -106,25 +118,42 @@ fn statement(stmt: syn::Stmt) -> syn::Result<Statement> {
         syn::Stmt::Local(local) => {
             let binding = binding(&local.pat)?;
             let Some(init) = local.init else {
-                return Err(syn::Error::new(local.span(), "a `let` in a topology needs a value: `let s = stream(..);`"));
+                return Err(syn::Error::new(
+                    local.span(),
+                    "a `let` in a topology needs a value: `let s = stream(..);`",
+                ));
             };
             if let Some((_, diverge)) = init.diverge {
-                return Err(syn::Error::new(diverge.span(), "`let .. else` has no meaning in a topology"));
+                return Err(syn::Error::new(
+                    diverge.span(),
+                    "`let .. else` has no meaning in a topology",
+                ));
             }
-            Ok(Statement { binding, chain: chain(*init.expr)? })
+            Ok(Statement {
+                binding,
+                chain: chain(*init.expr)?,
+            })
         }
-        syn::Stmt::Expr(expr, _) => Ok(Statement { binding: Binding::None, chain: chain(expr)? }),
+        syn::Stmt::Expr(expr, _) => Ok(Statement {
+            binding: Binding::None,
+            chain: chain(expr)?,
+        }),
         syn::Stmt::Item(item) => Err(syn::Error::new(
             item.span(),
             "items cannot be declared inside a topology: declare them next to the `topology!` invocation",
         )),
-        syn::Stmt::Macro(m) => Err(syn::Error::new(m.span(), "macros cannot be used as topology statements")),
+        syn::Stmt::Macro(m) => Err(syn::Error::new(
+            m.span(),
+            "macros cannot be used as topology statements",
+        )),
     }
 }
 
 fn binding(pat: &syn::Pat) -> syn::Result<Binding> {
     match pat {
-        syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => Ok(Binding::One(p.ident.clone())),
+        syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
+            Ok(Binding::One(p.ident.clone()))
+        }
         syn::Pat::Slice(s) => {
             let mut names = Vec::new();
             for elem in &s.elems {
@@ -132,7 +161,10 @@ fn binding(pat: &syn::Pat) -> syn::Result<Binding> {
                     syn::Pat::Ident(p) => names.push(p.ident.clone()),
                     syn::Pat::Wild(w) => names.push(Ident::new("_", w.span())),
                     other => {
-                        return Err(syn::Error::new(other.span(), "bind each branch to a name: `let [a, b] = s.branch(..);`"));
+                        return Err(syn::Error::new(
+                            other.span(),
+                            "bind each branch to a name: `let [a, b] = s.branch(..);`",
+                        ));
                     }
                 }
             }
@@ -153,10 +185,21 @@ pub fn chain(expr: Expr) -> syn::Result<Chain> {
         match expr {
             Expr::MethodCall(m) => {
                 if let Some(turbofish) = &m.turbofish {
-                    return Err(syn::Error::new(turbofish.span(), "topology operators take no type arguments"));
+                    return Err(syn::Error::new(
+                        turbofish.span(),
+                        "topology operators take no type arguments",
+                    ));
                 }
-                let span = m.method.span().join(m.paren_token.span.close()).unwrap_or_else(|| m.method.span());
-                calls.push(Call { name: m.method.clone(), args: m.args.into_iter().collect(), span });
+                let span = m
+                    .method
+                    .span()
+                    .join(m.paren_token.span.close())
+                    .unwrap_or_else(|| m.method.span());
+                calls.push(Call {
+                    name: m.method.clone(),
+                    args: m.args.into_iter().collect(),
+                    span,
+                });
                 expr = *m.receiver;
             }
             Expr::Paren(p) => expr = *p.expr,
@@ -167,16 +210,29 @@ pub fn chain(expr: Expr) -> syn::Result<Chain> {
                 let Some(name) = p.path.get_ident().cloned() else {
                     return Err(syn::Error::new(p.span(), ROOT_HELP));
                 };
-                let span = name.span().join(c.paren_token.span.close()).unwrap_or_else(|| name.span());
+                let span = name
+                    .span()
+                    .join(c.paren_token.span.close())
+                    .unwrap_or_else(|| name.span());
                 calls.reverse();
-                return Ok(Chain { root: Root::Call(Call { name, args: c.args.into_iter().collect(), span }), calls });
+                return Ok(Chain {
+                    root: Root::Call(Call {
+                        name,
+                        args: c.args.into_iter().collect(),
+                        span,
+                    }),
+                    calls,
+                });
             }
             Expr::Path(p) => {
                 let Some(name) = p.path.get_ident().cloned() else {
                     return Err(syn::Error::new(p.span(), ROOT_HELP));
                 };
                 calls.reverse();
-                return Ok(Chain { root: Root::Var(name), calls });
+                return Ok(Chain {
+                    root: Root::Var(name),
+                    calls,
+                });
             }
             other => return Err(syn::Error::new(other.span(), ROOT_HELP)),
         }

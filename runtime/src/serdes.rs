@@ -244,7 +244,10 @@ pub struct Windowed<K> {
 impl<K> Windowed<K> {
     /// A windowed key.
     pub fn new(key: K, start: i64, end: i64) -> Self {
-        Windowed { key, window: Window { start, end } }
+        Windowed {
+            key,
+            window: Window { start, end },
+        }
     }
 }
 
@@ -269,7 +272,10 @@ impl<S: Serde, const SIZE_MS: i64> Serde for TimeWindowed<S, SIZE_MS> {
     fn deserialize(bytes: Option<&[u8]>) -> Result<Self::Value, SerdeError> {
         let bytes = bytes.ok_or(SerdeError::Null)?;
         let Some(split) = bytes.len().checked_sub(8) else {
-            return Err(SerdeError::Length { expected: 8, actual: bytes.len() });
+            return Err(SerdeError::Length {
+                expected: 8,
+                actual: bytes.len(),
+            });
         };
         let (key, start) = bytes.split_at(split);
         let mut array = [0u8; 8];
@@ -303,7 +309,8 @@ mod tests {
         assert_eq!(roundtrip::<I64>(1).0, [0, 0, 0, 0, 0, 0, 0, 1]);
         assert_eq!(roundtrip::<I32>(-2).0, [0xff, 0xff, 0xff, 0xfe]);
         assert_eq!(roundtrip::<Utf8>("héllo".into()).1, "héllo");
-        let (bytes, back) = roundtrip::<TimeWindowed<Utf8, 60_000>>(Windowed::new("a".into(), 120_000, 180_000));
+        let (bytes, back) =
+            roundtrip::<TimeWindowed<Utf8, 60_000>>(Windowed::new("a".into(), 120_000, 180_000));
         assert_eq!(bytes, [b'a', 0, 0, 0, 0, 0, 1, 0xd4, 0xc0]);
         assert_eq!(back, Windowed::new("a".to_owned(), 120_000, 180_000));
         assert_eq!(roundtrip::<Nullable<I32>>(None).1, None);
@@ -311,7 +318,13 @@ mod tests {
 
     #[test]
     fn bad_input_is_an_error() {
-        assert!(matches!(I64::deserialize(Some(&[1, 2])), Err(SerdeError::Length { expected: 8, actual: 2 })));
+        assert!(matches!(
+            I64::deserialize(Some(&[1, 2])),
+            Err(SerdeError::Length {
+                expected: 8,
+                actual: 2
+            })
+        ));
         assert!(matches!(Utf8::deserialize(None), Err(SerdeError::Null)));
         assert!(Utf8::deserialize(Some(&[0xff])).is_err());
         assert!(Json::<Vec<i32>>::deserialize(Some(b"{")).is_err());

@@ -72,7 +72,11 @@ pub trait StoreBackend {
     fn delete(&mut self, key: &[u8]) -> Result<bool, StoreError>;
     /// The entries whose keys lie between the bounds, in key-byte order. A range whose start
     /// lies after its end is empty.
-    fn range<'a>(&'a self, from: Bound<&[u8]>, to: Bound<&[u8]>) -> Result<Self::Range<'a>, StoreError>;
+    fn range<'a>(
+        &'a self,
+        from: Bound<&[u8]>,
+        to: Bound<&[u8]>,
+    ) -> Result<Self::Range<'a>, StoreError>;
     /// Removes every entry (a task dropping uncommitted state before it restores).
     fn clear(&mut self) -> Result<(), StoreError>;
     /// The number of entries.
@@ -88,7 +92,13 @@ pub trait BackendFactory {
     /// The backend it opens.
     type Backend: StoreBackend;
     /// Opens (or creates) the backend of `store` for the task of `subtopology` on `partition`.
-    fn open(&mut self, application_id: &str, subtopology: &str, partition: i32, store: &StoreInfo) -> Result<Self::Backend, StoreError>;
+    fn open(
+        &mut self,
+        application_id: &str,
+        subtopology: &str,
+        partition: i32,
+        store: &StoreInfo,
+    ) -> Result<Self::Backend, StoreError>;
 }
 
 /// An ordered in-memory map of bytes to bytes.
@@ -130,7 +140,11 @@ fn bound_value<'a>(bound: &Bound<&'a [u8]>) -> Option<&'a [u8]> {
 /// such bounds; we answer with an empty range instead).
 fn inverted(from: &Bound<&[u8]>, to: &Bound<&[u8]>) -> bool {
     match (bound_value(from), bound_value(to)) {
-        (Some(f), Some(t)) => f > t || (f == t && !(matches!(from, Bound::Included(_)) && matches!(to, Bound::Included(_)))),
+        (Some(f), Some(t)) => {
+            f > t
+                || (f == t
+                    && !(matches!(from, Bound::Included(_)) && matches!(to, Bound::Included(_))))
+        }
         _ => false,
     }
 }
@@ -162,11 +176,17 @@ impl StoreBackend for MemoryBackend {
         Ok(self.map.remove(key).is_some())
     }
 
-    fn range<'a>(&'a self, from: Bound<&[u8]>, to: Bound<&[u8]>) -> Result<MemoryRange<'a>, StoreError> {
+    fn range<'a>(
+        &'a self,
+        from: Bound<&[u8]>,
+        to: Bound<&[u8]>,
+    ) -> Result<MemoryRange<'a>, StoreError> {
         if inverted(&from, &to) {
             return Ok(MemoryRange { inner: None });
         }
-        Ok(MemoryRange { inner: Some(self.map.range::<[u8], _>((from, to))) })
+        Ok(MemoryRange {
+            inner: Some(self.map.range::<[u8], _>((from, to))),
+        })
     }
 
     fn clear(&mut self) -> Result<(), StoreError> {
@@ -186,7 +206,13 @@ pub struct MemoryStores;
 
 impl BackendFactory for MemoryStores {
     type Backend = MemoryBackend;
-    fn open(&mut self, _: &str, _: &str, _: i32, _: &StoreInfo) -> Result<MemoryBackend, StoreError> {
+    fn open(
+        &mut self,
+        _: &str,
+        _: &str,
+        _: i32,
+        _: &StoreInfo,
+    ) -> Result<MemoryBackend, StoreError> {
         Ok(MemoryBackend::new())
     }
 }
@@ -213,6 +239,9 @@ pub(crate) fn encode<S: Serde>(value: &S::Value, out: &mut Vec<u8>) -> Result<En
     out.clear();
     S::serialize(value, out)
 }
+
+/// Decoded entries of a store with serdes `KS` and `VS`.
+pub type Pairs<KS, VS> = Vec<(<KS as Serde>::Value, <VS as Serde>::Value)>;
 
 /// The typed view of a key-value store inside a `process(...)` closure: every write goes to
 /// the backend and, as one changelog record, to the task's changelog partition.
@@ -244,7 +273,16 @@ impl<'a, KS: Serde, VS: Serde, B: StoreBackend, S: RecordSink> KeyValueStore<'a,
         value_buf: &'a mut Vec<u8>,
         sink: &'a mut S,
     ) -> Self {
-        KeyValueStore { backend, changelog, partition, timestamp, key_buf, value_buf, sink, serdes: PhantomData }
+        KeyValueStore {
+            backend,
+            changelog,
+            partition,
+            timestamp,
+            key_buf,
+            value_buf,
+            sink,
+            serdes: PhantomData,
+        }
     }
 
     /// The value stored under `key`.
@@ -299,7 +337,11 @@ impl<'a, KS: Serde, VS: Serde, B: StoreBackend, S: RecordSink> KeyValueStore<'a,
     /// The entries whose keys lie between the bounds, ordered by serialized key bytes (as Kafka
     /// Streams orders them: for `I64` keys that is numeric order of non-negative numbers, for
     /// `Utf8` keys byte order). Collects into a `Vec`.
-    pub fn range(&mut self, from: Bound<&KS::Value>, to: Bound<&KS::Value>) -> Result<Vec<(KS::Value, VS::Value)>, StoreError> {
+    pub fn range(
+        &mut self,
+        from: Bound<&KS::Value>,
+        to: Bound<&KS::Value>,
+    ) -> Result<Pairs<KS, VS>, StoreError> {
         let from = encode_bound::<KS>(from, self.key_buf)?;
         let to = encode_bound::<KS>(to, self.value_buf)?;
         let from = as_slice_bound(&from, self.key_buf);
@@ -313,7 +355,7 @@ impl<'a, KS: Serde, VS: Serde, B: StoreBackend, S: RecordSink> KeyValueStore<'a,
     }
 
     /// Every entry, ordered by serialized key bytes.
-    pub fn all(&mut self) -> Result<Vec<(KS::Value, VS::Value)>, StoreError> {
+    pub fn all(&mut self) -> Result<Pairs<KS, VS>, StoreError> {
         self.range(Bound::Unbounded, Bound::Unbounded)
     }
 
@@ -328,7 +370,10 @@ impl<'a, KS: Serde, VS: Serde, B: StoreBackend, S: RecordSink> KeyValueStore<'a,
     }
 }
 
-fn encode_bound<S: Serde>(bound: Bound<&S::Value>, buf: &mut Vec<u8>) -> Result<Bound<()>, SerdeError> {
+fn encode_bound<S: Serde>(
+    bound: Bound<&S::Value>,
+    buf: &mut Vec<u8>,
+) -> Result<Bound<()>, SerdeError> {
     Ok(match bound {
         Bound::Included(v) => {
             encode::<S>(v, buf)?;
@@ -366,8 +411,20 @@ mod tests {
             .map(|e| e.expect("entry").0.to_vec())
             .collect();
         assert_eq!(keys, [b"a".to_vec(), b"ab".to_vec(), b"b".to_vec()]);
-        assert_eq!(store.range(Bound::Included(b"c"), Bound::Included(b"a")).expect("range").count(), 0);
-        assert_eq!(store.range(Bound::Excluded(b"a"), Bound::Excluded(b"a")).expect("range").count(), 0);
+        assert_eq!(
+            store
+                .range(Bound::Included(b"c"), Bound::Included(b"a"))
+                .expect("range")
+                .count(),
+            0
+        );
+        assert_eq!(
+            store
+                .range(Bound::Excluded(b"a"), Bound::Excluded(b"a"))
+                .expect("range")
+                .count(),
+            0
+        );
         store.put(b"a", b"longer value").expect("put");
         assert_eq!(store.get(b"a").expect("get"), Some(&b"longer value"[..]));
         assert!(store.delete(b"a").expect("delete"));

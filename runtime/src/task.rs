@@ -55,7 +55,9 @@ static EMPTY_HEADERS: Headers = Headers::new();
 impl Headers {
     /// No headers.
     pub const fn new() -> Self {
-        Headers { entries: Vec::new() }
+        Headers {
+            entries: Vec::new(),
+        }
     }
 
     /// A shared empty header list.
@@ -77,7 +79,11 @@ impl Headers {
 
     /// The value of the last header named `name`.
     pub fn last(&self, name: &str) -> Option<Option<&[u8]>> {
-        self.entries.iter().rev().find(|(n, _)| n == name).map(|(_, v)| v.as_deref())
+        self.entries
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_deref())
     }
 
     /// All headers in order.
@@ -392,10 +398,19 @@ pub trait Task {
         self.source_topics().iter().position(|t| *t == topic)
     }
     /// Processes one record, writing everything it produces to `sink`.
-    fn process<S: RecordSink>(&mut self, record: &InputRecord<'_>, sink: &mut S) -> Result<(), TaskError>;
+    fn process<S: RecordSink>(
+        &mut self,
+        record: &InputRecord<'_>,
+        sink: &mut S,
+    ) -> Result<(), TaskError>;
     /// Applies one changelog record (`value: None` is a tombstone) of `changelog_topic` (a
     /// store's `StoreInfo::changelog_topic`) while restoring.
-    fn restore(&mut self, changelog_topic: &str, key: &[u8], value: Option<&[u8]>) -> Result<(), TaskError>;
+    fn restore(
+        &mut self,
+        changelog_topic: &str,
+        key: &[u8],
+        value: Option<&[u8]>,
+    ) -> Result<(), TaskError>;
     /// Drops all state: empties every store and forgets stream time and counters. Restore
     /// afterwards.
     fn clear(&mut self) -> Result<(), TaskError>;
@@ -430,7 +445,13 @@ pub struct TopicRef<K, V> {
 impl<K, V> TopicRef<K, V> {
     /// A handle of topic `name` with serdes `KS` and `VS`.
     pub const fn new<KS: Serde<Value = K>, VS: Serde<Value = V>>(name: &'static str) -> Self {
-        TopicRef { name, key_ser: KS::serialize, key_de: KS::deserialize, value_ser: VS::serialize, value_de: VS::deserialize }
+        TopicRef {
+            name,
+            key_ser: KS::serialize,
+            key_de: KS::deserialize,
+            value_ser: VS::serialize,
+            value_de: VS::deserialize,
+        }
     }
 }
 
@@ -458,7 +479,12 @@ pub struct StoreRef<K, V> {
 impl<K, V> StoreRef<K, V> {
     /// A handle of store `name` with serdes `KS` and `VS`.
     pub const fn new<KS: Serde<Value = K>, VS: Serde<Value = V>>(name: &'static str) -> Self {
-        StoreRef { name, key_ser: KS::serialize, key_de: KS::deserialize, value_de: VS::deserialize }
+        StoreRef {
+            name,
+            key_ser: KS::serialize,
+            key_de: KS::deserialize,
+            value_de: VS::deserialize,
+        }
     }
 }
 
@@ -488,8 +514,18 @@ pub struct WindowStoreRef<K, V> {
 
 impl<K, V> WindowStoreRef<K, V> {
     /// A handle of window store `name` of windows `size_ms` long, with serdes `KS` and `VS`.
-    pub const fn new<KS: Serde<Value = K>, VS: Serde<Value = V>>(name: &'static str, size_ms: i64) -> Self {
-        WindowStoreRef { name, size_ms, key_ser: KS::serialize, key_de: KS::deserialize, value_de: VS::deserialize, marker: PhantomData }
+    pub const fn new<KS: Serde<Value = K>, VS: Serde<Value = V>>(
+        name: &'static str,
+        size_ms: i64,
+    ) -> Self {
+        WindowStoreRef {
+            name,
+            size_ms,
+            key_ser: KS::serialize,
+            key_de: KS::deserialize,
+            value_de: VS::deserialize,
+            marker: PhantomData,
+        }
     }
 }
 
@@ -517,11 +553,19 @@ mod tests {
             (b"foobar", -790_332_482),
             (b"a-little-bit-long-string", -985_981_536),
             (b"a-little-bit-longer-string", -1_486_304_829),
-            (b"lkjh234lh9fiuh90y23oiuhsafujhadof229phr9h19h89h8", -58_897_971),
+            (
+                b"lkjh234lh9fiuh90y23oiuhsafujhadof229phr9h19h89h8",
+                -58_897_971,
+            ),
             (b"abc", 479_470_107),
         ];
         for (data, expected) in cases {
-            assert_eq!(murmur2(data) as i32, expected, "{:?}", std::str::from_utf8(data));
+            assert_eq!(
+                murmur2(data) as i32,
+                expected,
+                "{:?}",
+                std::str::from_utf8(data)
+            );
         }
         assert_eq!(Partitioning::ByKey.partition(None, 3), None);
         assert_eq!(Partitioning::Exact(2).partition(None, 3), Some(2));

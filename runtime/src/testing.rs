@@ -41,8 +41,8 @@ use std::ops::Bound;
 use crate::serdes::{Encoded, Windowed};
 use crate::store::{MemoryBackend, MemoryStores, StoreBackend, split_window_key};
 use crate::task::{
-    Headers, InputRecord, OutgoingRecord, RecordSink, SinkError, StoreRef, Task, TaskError, TopicKind, TopicRef,
-    Topology, WindowStoreRef,
+    Headers, InputRecord, OutgoingRecord, RecordSink, SinkError, StoreRef, Task, TaskError,
+    TopicKind, TopicRef, Topology, WindowStoreRef,
 };
 
 /// A record as the driver keeps it: bytes, timestamp, headers.
@@ -106,10 +106,17 @@ impl RecordSink for Collect<'_> {
             headers: r.headers.clone(),
         };
         match r.kind {
-            TopicKind::Changelog => self.changelogs.entry(r.topic.to_owned()).or_default().push(raw),
+            TopicKind::Changelog => self
+                .changelogs
+                .entry(r.topic.to_owned())
+                .or_default()
+                .push(raw),
             TopicKind::Repartition => self.queue.push_back((r.topic, raw)),
             TopicKind::Sink | TopicKind::DeadLetter => {
-                self.outputs.entry(r.topic.to_owned()).or_default().push_back(raw.clone());
+                self.outputs
+                    .entry(r.topic.to_owned())
+                    .or_default()
+                    .push_back(raw.clone());
                 self.queue.push_back((r.topic, raw));
             }
         }
@@ -150,43 +157,75 @@ impl<T: Topology> TestDriver<T> {
     /// The typed input topic `topic` (a handle such as `WordCount::SENTENCES`). Records get
     /// timestamp 0 unless you give one or set a start with [`TestInputTopic::with_time`].
     pub fn input_topic<K, V>(&self, topic: TopicRef<K, V>) -> TestInputTopic<'_, T, K, V> {
-        TestInputTopic { driver: self, topic, time: RefCell::new((0, 0)) }
+        TestInputTopic {
+            driver: self,
+            topic,
+            time: RefCell::new((0, 0)),
+        }
     }
 
     /// The typed output topic `topic`. Any handle works, also one you make for a dead-letter
     /// topic: `TopicRef::new::<Utf8, Bytes>("orders-dead-letter")`.
     pub fn output_topic<K, V>(&self, topic: TopicRef<K, V>) -> TestOutputTopic<'_, T, K, V> {
-        TestOutputTopic { driver: self, topic }
+        TestOutputTopic {
+            driver: self,
+            topic,
+        }
     }
 
     /// The key-value store `store` (a handle such as `WordCount::COUNTS`).
     pub fn key_value_store<K, V>(&self, store: StoreRef<K, V>) -> TestKeyValueStore<'_, T, K, V> {
-        TestKeyValueStore { driver: self, store }
+        TestKeyValueStore {
+            driver: self,
+            store,
+        }
     }
 
     /// The window store `store`.
     pub fn window_store<K, V>(&self, store: WindowStoreRef<K, V>) -> TestWindowStore<'_, T, K, V> {
-        TestWindowStore { driver: self, store }
+        TestWindowStore {
+            driver: self,
+            store,
+        }
     }
 
     /// The changelog records written to `topic` so far.
     pub fn changelog(&self, topic: &str) -> Vec<RawRecord> {
-        self.inner.borrow().changelogs.get(topic).cloned().unwrap_or_default()
+        self.inner
+            .borrow()
+            .changelogs
+            .get(topic)
+            .cloned()
+            .unwrap_or_default()
     }
 
     /// Records dropped as late by windowed operators, over all tasks.
     pub fn late_records_dropped(&self) -> u64 {
-        self.inner.borrow().tasks.iter().map(Task::late_records_dropped).sum()
+        self.inner
+            .borrow()
+            .tasks
+            .iter()
+            .map(Task::late_records_dropped)
+            .sum()
     }
 
     /// Records skipped by the error handler (`Continue` or `DeadLetter`), over all tasks.
     pub fn records_skipped(&self) -> u64 {
-        self.inner.borrow().tasks.iter().map(Task::records_skipped).sum()
+        self.inner
+            .borrow()
+            .tasks
+            .iter()
+            .map(Task::records_skipped)
+            .sum()
     }
 
     /// The stream time of the task of subtopology `index`.
     pub fn stream_time(&self, subtopology: usize) -> Option<i64> {
-        self.inner.borrow().tasks.get(subtopology).map(Task::stream_time)
+        self.inner
+            .borrow()
+            .tasks
+            .get(subtopology)
+            .map(Task::stream_time)
     }
 
     /// Drops all state of every task and rebuilds the stores from the changelog records written
@@ -194,7 +233,9 @@ impl<T: Topology> TestDriver<T> {
     /// state comes back the same).
     pub fn clear_and_restore(&self) -> Result<(), TaskError> {
         let mut inner = self.inner.borrow_mut();
-        let Inner { tasks, changelogs, .. } = &mut *inner;
+        let Inner {
+            tasks, changelogs, ..
+        } = &mut *inner;
         for task in tasks.iter_mut() {
             let time = task.stream_time();
             task.clear()?;
@@ -220,8 +261,16 @@ impl<T: Topology> TestDriver<T> {
         };
         let mut queue = VecDeque::from([(topic, record)]);
         while let Some((topic, record)) = queue.pop_front() {
-            let Inner { tasks, routes, outputs, changelogs, offsets } = &mut *inner;
-            let Some(&(task, source)) = routes.get(topic) else { continue };
+            let Inner {
+                tasks,
+                routes,
+                outputs,
+                changelogs,
+                offsets,
+            } = &mut *inner;
+            let Some(&(task, source)) = routes.get(topic) else {
+                continue;
+            };
             let offset = offsets.entry(topic.to_owned()).or_insert(0);
             let input = InputRecord {
                 source,
@@ -233,7 +282,11 @@ impl<T: Topology> TestDriver<T> {
                 headers: &record.headers,
             };
             *offset += 1;
-            let mut sink = Collect { queue: &mut queue, outputs, changelogs };
+            let mut sink = Collect {
+                queue: &mut queue,
+                outputs,
+                changelogs,
+            };
             tasks[task].process(&input, &mut sink)?;
         }
         Ok(())
@@ -244,7 +297,11 @@ impl<T: Topology> TestDriver<T> {
     }
 
     fn outputs_len(&self, topic: &str) -> usize {
-        self.inner.borrow().outputs.get(topic).map_or(0, VecDeque::len)
+        self.inner
+            .borrow()
+            .outputs
+            .get(topic)
+            .map_or(0, VecDeque::len)
     }
 
     fn find_store<R>(&self, name: &str, f: impl FnOnce(&MemoryBackend) -> R) -> Option<R> {
@@ -305,13 +362,24 @@ impl<T: Topology, K, V> TestInputTopic<'_, T, K, V> {
     }
 
     /// Pipes a record; returns the task's error instead of panicking.
-    pub fn try_pipe_record_at(&self, key: K, value: V, timestamp: i64, headers: Headers) -> Result<(), TaskError> {
+    pub fn try_pipe_record_at(
+        &self,
+        key: K,
+        value: V,
+        timestamp: i64,
+        headers: Headers,
+    ) -> Result<(), TaskError> {
         self.try_pipe(Some(&key), Some(&value), timestamp, headers)
     }
 
     /// Pipes raw bytes (for example a value that does not deserialize) with a timestamp.
     pub fn pipe_raw(&self, key: Option<&[u8]>, value: Option<&[u8]>, timestamp: i64) {
-        let record = RawRecord { key: key.map(<[u8]>::to_vec), value: value.map(<[u8]>::to_vec), timestamp, headers: Headers::new() };
+        let record = RawRecord {
+            key: key.map(<[u8]>::to_vec),
+            value: value.map(<[u8]>::to_vec),
+            timestamp,
+            headers: Headers::new(),
+        };
         self.unwrap(self.driver.try_pipe_raw(self.topic.name, record));
     }
 
@@ -320,7 +388,13 @@ impl<T: Topology, K, V> TestInputTopic<'_, T, K, V> {
         self.unwrap(self.try_pipe(Some(&key), None, timestamp, Headers::new()));
     }
 
-    fn try_pipe(&self, key: Option<&K>, value: Option<&V>, timestamp: i64, headers: Headers) -> Result<(), TaskError> {
+    fn try_pipe(
+        &self,
+        key: Option<&K>,
+        value: Option<&V>,
+        timestamp: i64,
+        headers: Headers,
+    ) -> Result<(), TaskError> {
         let encode = |enc: Result<Encoded, crate::serdes::SerdeError>, buf: Vec<u8>| match enc {
             Ok(Encoded::Present) => Ok(Some(buf)),
             Ok(Encoded::Null) => Ok(None),
@@ -344,14 +418,28 @@ impl<T: Topology, K, V> TestInputTopic<'_, T, K, V> {
         };
         let (key, value) = match (key, value) {
             (Ok(k), Ok(v)) => (k, v),
-            (Err(e), _) | (_, Err(e)) => panic!("the test input for {} does not serialize: {e}", self.topic.name),
+            (Err(e), _) | (_, Err(e)) => panic!(
+                "the test input for {} does not serialize: {e}",
+                self.topic.name
+            ),
         };
-        self.driver.try_pipe_raw(self.topic.name, RawRecord { key, value, timestamp, headers })
+        self.driver.try_pipe_raw(
+            self.topic.name,
+            RawRecord {
+                key,
+                value,
+                timestamp,
+                headers,
+            },
+        )
     }
 
     fn unwrap(&self, result: Result<(), TaskError>) {
         if let Err(e) = result {
-            panic!("the topology failed on a record piped into {}: {e}", self.topic.name);
+            panic!(
+                "the topology failed on a record piped into {}: {e}",
+                self.topic.name
+            );
         }
     }
 }
@@ -369,8 +457,16 @@ impl<T: Topology, K, V> TestOutputTopic<'_, T, K, V> {
         let key = (self.topic.key_de)(raw.key.as_deref());
         let value = (self.topic.value_de)(raw.value.as_deref());
         match (key, value) {
-            (Ok(key), Ok(value)) => Some(TestRecord { key, value, timestamp: raw.timestamp, headers: raw.headers }),
-            (Err(e), _) | (_, Err(e)) => panic!("a record of {} does not deserialize with the handle's serdes: {e}", self.topic.name),
+            (Ok(key), Ok(value)) => Some(TestRecord {
+                key,
+                value,
+                timestamp: raw.timestamp,
+                headers: raw.headers,
+            }),
+            (Err(e), _) | (_, Err(e)) => panic!(
+                "a record of {} does not deserialize with the handle's serdes: {e}",
+                self.topic.name
+            ),
         }
     }
 
@@ -437,7 +533,9 @@ impl<T: Topology, K, V> TestKeyValueStore<'_, T, K, V> {
             panic!("the key does not serialize: {e}");
         }
         self.driver
-            .find_store(self.store.name, |b| b.get(&buf).ok().flatten().map(|v| self.value(v)))
+            .find_store(self.store.name, |b| {
+                b.get(&buf).ok().flatten().map(|v| self.value(v))
+            })
             .flatten()
     }
 
@@ -450,7 +548,10 @@ impl<T: Topology, K, V> TestKeyValueStore<'_, T, K, V> {
                     for (k, v) in range.flatten() {
                         match (self.store.key_de)(Some(k)) {
                             Ok(k) => out.push((k, self.value(v))),
-                            Err(e) => panic!("a key of store {} does not deserialize: {e}", self.store.name),
+                            Err(e) => panic!(
+                                "a key of store {} does not deserialize: {e}",
+                                self.store.name
+                            ),
                         }
                     }
                 }
@@ -461,7 +562,9 @@ impl<T: Topology, K, V> TestKeyValueStore<'_, T, K, V> {
 
     /// The number of entries.
     pub fn len(&self) -> usize {
-        self.driver.find_store(self.store.name, |b| b.len()).unwrap_or(0)
+        self.driver
+            .find_store(self.store.name, |b| b.len())
+            .unwrap_or(0)
     }
 
     /// Whether the store is empty.
@@ -472,7 +575,10 @@ impl<T: Topology, K, V> TestKeyValueStore<'_, T, K, V> {
     fn value(&self, bytes: &[u8]) -> V {
         match (self.store.value_de)(Some(bytes)) {
             Ok(v) => v,
-            Err(e) => panic!("a value of store {} does not deserialize: {e}", self.store.name),
+            Err(e) => panic!(
+                "a value of store {} does not deserialize: {e}",
+                self.store.name
+            ),
         }
     }
 }
@@ -492,7 +598,9 @@ impl<T: Topology, K, V> TestWindowStore<'_, T, K, V> {
         }
         crate::store::window_key(&mut buf, start);
         self.driver
-            .find_store(self.store.name, |b| b.get(&buf).ok().flatten().map(|v| self.value(v)))
+            .find_store(self.store.name, |b| {
+                b.get(&buf).ok().flatten().map(|v| self.value(v))
+            })
             .flatten()
     }
 
@@ -503,10 +611,18 @@ impl<T: Topology, K, V> TestWindowStore<'_, T, K, V> {
                 let mut out = Vec::new();
                 if let Ok(range) = b.range(Bound::Unbounded, Bound::Unbounded) {
                     for (k, v) in range.flatten() {
-                        let Some((key, start)) = split_window_key(k) else { continue };
+                        let Some((key, start)) = split_window_key(k) else {
+                            continue;
+                        };
                         match (self.store.key_de)(Some(key)) {
-                            Ok(key) => out.push((Windowed::new(key, start, start + self.store.size_ms), self.value(v))),
-                            Err(e) => panic!("a key of store {} does not deserialize: {e}", self.store.name),
+                            Ok(key) => out.push((
+                                Windowed::new(key, start, start + self.store.size_ms),
+                                self.value(v),
+                            )),
+                            Err(e) => panic!(
+                                "a key of store {} does not deserialize: {e}",
+                                self.store.name
+                            ),
                         }
                     }
                 }
@@ -518,8 +634,10 @@ impl<T: Topology, K, V> TestWindowStore<'_, T, K, V> {
     fn value(&self, bytes: &[u8]) -> V {
         match (self.store.value_de)(Some(bytes)) {
             Ok(v) => v,
-            Err(e) => panic!("a value of store {} does not deserialize: {e}", self.store.name),
+            Err(e) => panic!(
+                "a value of store {} does not deserialize: {e}",
+                self.store.name
+            ),
         }
     }
 }
-

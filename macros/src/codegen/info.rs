@@ -27,7 +27,10 @@ pub fn repartition_configs() -> Vec<(&'static str, String)> {
 /// Kafka Streams' configuration of a changelog topic.
 pub fn changelog_configs(window: Option<crate::model::WindowSpec>) -> Vec<(&'static str, String)> {
     match window {
-        None => vec![("cleanup.policy", "compact".to_owned()), ("message.timestamp.type", "CreateTime".to_owned())],
+        None => vec![
+            ("cleanup.policy", "compact".to_owned()),
+            ("message.timestamp.type", "CreateTime".to_owned()),
+        ],
         Some(w) => vec![
             ("cleanup.policy", "compact,delete".to_owned()),
             ("message.timestamp.type", "CreateTime".to_owned()),

@@ -22,7 +22,10 @@ pub fn generate(m: &Model) -> TokenStream {
     let description = crate::describe::describe(m);
     let info = info::info(m);
     let task_enum = format_ident!("__{}Task", name);
-    let em = Emitter { m, topo: name.clone() };
+    let em = Emitter {
+        m,
+        topo: name.clone(),
+    };
 
     let handles = handles(m);
     let on_error = match &m.on_error {
@@ -39,13 +42,27 @@ pub fn generate(m: &Model) -> TokenStream {
         let id = sub.id.to_string();
         let idx = sub.id;
         variants.push(quote!(#variant(#sub_ty<B>)));
-        creates.push(quote!(#id => Ok(#task_enum::#variant(#sub_ty::__create(partition, stores)?)),));
+        creates
+            .push(quote!(#id => Ok(#task_enum::#variant(#sub_ty::__create(partition, stores)?)),));
 
-        let store_fields: Vec<_> = sub.stores.iter().map(|&s| Emitter::store_field(s)).collect();
-        let purge_fields: Vec<_> =
-            sub.stores.iter().filter(|&&s| m.stores[s].window.is_some()).map(|&s| Emitter::purge_field(s)).collect();
+        let store_fields: Vec<_> = sub
+            .stores
+            .iter()
+            .map(|&s| Emitter::store_field(s))
+            .collect();
+        let purge_fields: Vec<_> = sub
+            .stores
+            .iter()
+            .filter(|&&s| m.stores[s].window.is_some())
+            .map(|&s| Emitter::purge_field(s))
+            .collect();
         let store_infos = sub.stores.iter().map(|&s| info::store_info(m, s));
-        let sources: Vec<(String, usize)> = sub.source_topics.iter().chain(&sub.repartition_sources).cloned().collect();
+        let sources: Vec<(String, usize)> = sub
+            .source_topics
+            .iter()
+            .chain(&sub.repartition_sources)
+            .cloned()
+            .collect();
         let source_names = sources.iter().map(|(t, _)| t);
         let mut source_fns = Vec::new();
         let mut arms = Vec::new();
@@ -73,11 +90,15 @@ pub fn generate(m: &Model) -> TokenStream {
                 ),
             });
         }
-        let restores = sub.stores.iter().filter(|&&s| m.stores[s].logged || m.stores[s].owner == StoreOwner::Table).map(|&s| {
-            let topic = &m.stores[s].changelog;
-            let f = Emitter::store_field(s);
-            quote!(#topic => #dk::restore(&mut self.#f, key, value),)
-        });
+        let restores = sub
+            .stores
+            .iter()
+            .filter(|&&s| m.stores[s].logged || m.stores[s].owner == StoreOwner::Table)
+            .map(|&s| {
+                let topic = &m.stores[s].changelog;
+                let f = Emitter::store_field(s);
+                quote!(#topic => #dk::restore(&mut self.#f, key, value),)
+            });
         let store_lookups = sub.stores.iter().map(|&s| {
             let n = &m.stores[s].name;
             let f = Emitter::store_field(s);
@@ -205,7 +226,9 @@ pub fn generate(m: &Model) -> TokenStream {
     let contexts = contexts(m, &em);
     let sub_variants: Vec<_> = m.subs.iter().map(|s| format_ident!("S{}", s.id)).collect();
     let delegate = |call: TokenStream| {
-        let arms = sub_variants.iter().map(|v| quote!(#task_enum::#v(t) => t.#call,));
+        let arms = sub_variants
+            .iter()
+            .map(|v| quote!(#task_enum::#v(t) => t.#call,));
         quote!(match self { #(#arms)* })
     };
     let d_sub = delegate(quote!(subtopology()));
@@ -290,7 +313,9 @@ fn handles(m: &Model) -> TokenStream {
         if t.role == TopicRole::DeadLetter || taken.contains(&screaming(&t.name)) {
             continue;
         }
-        let (Some(k), Some(v)) = (&t.key, &t.value) else { continue };
+        let (Some(k), Some(v)) = (&t.key, &t.value) else {
+            continue;
+        };
         let c = syn::Ident::new(&screaming(&t.name), Span::call_site());
         taken.push(c.to_string());
         let (kt, vt) = (&k.ty, &v.ty);
@@ -318,7 +343,10 @@ fn handles(m: &Model) -> TokenStream {
         let sname = &st.name;
         let out_tokens = match st.window {
             None => {
-                let doc = format!("Key-value store `{}` (changelog `{}`).", st.name, st.changelog);
+                let doc = format!(
+                    "Key-value store `{}` (changelog `{}`).",
+                    st.name, st.changelog
+                );
                 quote! {
                     #[doc = #doc]
                     pub const #c: #dk::StoreRef<<#kt as #dk::Serde>::Value, <#vt as #dk::Serde>::Value> =
@@ -346,7 +374,9 @@ fn contexts(m: &Model, em: &Emitter<'_>) -> TokenStream {
     let vis = &m.vis;
     let mut out = TokenStream::new();
     for n in &m.nodes {
-        let NodeKind::Process { stores, .. } = &n.kind else { continue };
+        let NodeKind::Process { stores, .. } = &n.kind else {
+            continue;
+        };
         let ctx = em.ctx_type(n.id);
         let fields: Vec<_> = stores.iter().map(|&s| Emitter::store_field(s)).collect();
         let accessors = stores.iter().map(|&s| {
@@ -355,7 +385,10 @@ fn contexts(m: &Model, em: &Emitter<'_>) -> TokenStream {
             let method = syn::Ident::new(&snake(&st.name), st.span);
             let (kt, vt) = (&st.key.ty, &st.value.ty);
             let changelog = &st.changelog;
-            let doc = format!("Store `{}`: get, put, delete, range; writes go to `{}`.", st.name, st.changelog);
+            let doc = format!(
+                "Store `{}`: get, put, delete, range; writes go to `{}`.",
+                st.name, st.changelog
+            );
             quote! {
                 #[doc = #doc]
                 pub fn #method(&mut self) -> #dk::KeyValueStore<'_, #kt, #vt, B, S> {
@@ -366,7 +399,10 @@ fn contexts(m: &Model, em: &Emitter<'_>) -> TokenStream {
                 }
             }
         });
-        let doc = format!("What the closure of `process(..)` ({}) sees: its stores and the record's metadata.", n.name);
+        let doc = format!(
+            "What the closure of `process(..)` ({}) sees: its stores and the record's metadata.",
+            n.name
+        );
         out.extend(quote! {
             #[doc = #doc]
             #[doc(hidden)]

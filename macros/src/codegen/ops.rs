@@ -15,19 +15,30 @@ pub struct Acc {
 
 impl Acc {
     pub fn owned(ident: Ident) -> Self {
-        Acc { ident, is_ref: false }
+        Acc {
+            ident,
+            is_ref: false,
+        }
     }
 
     /// `&x` (or `x` if it holds a reference), spanned at `span` so type errors land there.
     fn r(&self, span: Span) -> TokenStream {
         let id = Ident::new(&self.ident.to_string(), span);
-        if self.is_ref { quote_spanned!(span=> #id) } else { quote_spanned!(span=> &#id) }
+        if self.is_ref {
+            quote_spanned!(span=> #id)
+        } else {
+            quote_spanned!(span=> &#id)
+        }
     }
 
     /// `x` moved, or cloned if it holds a reference.
     fn o(&self, span: Span) -> TokenStream {
         let id = Ident::new(&self.ident.to_string(), span);
-        if self.is_ref { quote_spanned!(span=> ::core::clone::Clone::clone(#id)) } else { quote_spanned!(span=> #id) }
+        if self.is_ref {
+            quote_spanned!(span=> ::core::clone::Clone::clone(#id))
+        } else {
+            quote_spanned!(span=> #id)
+        }
     }
 }
 
@@ -65,10 +76,24 @@ impl Emitter<'_> {
                 let kr = format_ident!("__kr{}", node);
                 let vr = format_ident!("__vr{}", node);
                 let (kid, vid) = (&k.ident, &v.ident);
-                let kdef = if k.is_ref { quote!(let #kr = #kid;) } else { quote!(let #kr = &#kid;) };
-                let vdef = if v.is_ref { quote!(let #vr = #vid;) } else { quote!(let #vr = &#vid;) };
-                let ka = Acc { ident: kr, is_ref: true };
-                let va = Acc { ident: vr, is_ref: true };
+                let kdef = if k.is_ref {
+                    quote!(let #kr = #kid;)
+                } else {
+                    quote!(let #kr = &#kid;)
+                };
+                let vdef = if v.is_ref {
+                    quote!(let #vr = #vid;)
+                } else {
+                    quote!(let #vr = &#vid;)
+                };
+                let ka = Acc {
+                    ident: kr,
+                    is_ref: true,
+                };
+                let va = Acc {
+                    ident: vr,
+                    is_ref: true,
+                };
                 let bodies = children.iter().map(|&c| self.emit(c, &ka, &va));
                 quote! { #kdef #vdef #( { #bodies } )* }
             }
@@ -83,7 +108,8 @@ impl Emitter<'_> {
         let k = format_ident!("__k{}", node);
         let v = format_ident!("__v{}", node);
         match &n.kind {
-            NodeKind::Source { key, value, .. } | NodeKind::RepartitionSource { key, value, .. } => {
+            NodeKind::Source { key, value, .. }
+            | NodeKind::RepartitionSource { key, value, .. } => {
                 let (kt, vt) = (&key.ty, &value.ty);
                 let children = self.children(node, &Acc::owned(k.clone()), &Acc::owned(v.clone()));
                 quote! {
@@ -92,7 +118,9 @@ impl Emitter<'_> {
                     #children
                 }
             }
-            NodeKind::TableSource { key, value, store, .. } => {
+            NodeKind::TableSource {
+                key, value, store, ..
+            } => {
                 let (kt, vt) = (&key.ty, &value.ty);
                 let field = Self::store_field(*store);
                 let children = self.children(node, &Acc::owned(k.clone()), &Acc::owned(v.clone()));
@@ -125,7 +153,9 @@ impl Emitter<'_> {
         let nv = format_ident!("__v{}", node);
         let sp = n.span;
         match &n.kind {
-            NodeKind::Source { .. } | NodeKind::TableSource { .. } | NodeKind::RepartitionSource { .. } => quote!(),
+            NodeKind::Source { .. }
+            | NodeKind::TableSource { .. }
+            | NodeKind::RepartitionSource { .. } => quote!(),
             NodeKind::Filter { f, negate } => {
                 let (kr, vr) = (k.r(sp), v.r(sp));
                 let call = quote_spanned!(sp=> #dk::filter(#kr, #vr, #f));
@@ -145,16 +175,23 @@ impl Emitter<'_> {
                 } else {
                     quote_spanned!(sp=> #dk::map(#ko, #vo, #f))
                 };
-                let children = self.children(node, &Acc::owned(nk.clone()), &Acc::owned(nv.clone()));
+                let children =
+                    self.children(node, &Acc::owned(nk.clone()), &Acc::owned(nv.clone()));
                 quote! { let (#nk, #nv) = #call; #children }
             }
-            NodeKind::MapValues { f, with_key, fallible } => {
+            NodeKind::MapValues {
+                f,
+                with_key,
+                fallible,
+            } => {
                 let (kr, vo) = (k.r(sp), v.o(sp));
                 let call = match (*with_key, *fallible) {
                     (false, false) => quote_spanned!(sp=> #dk::map_values(#vo, #f)),
                     (true, false) => quote_spanned!(sp=> #dk::map_values_with_key(#kr, #vo, #f)),
                     (false, true) => quote_spanned!(sp=> #dk::try_map_values(#vo, #name, #f)?),
-                    (true, true) => quote_spanned!(sp=> #dk::try_map_values_with_key(#kr, #vo, #name, #f)?),
+                    (true, true) => {
+                        quote_spanned!(sp=> #dk::try_map_values_with_key(#kr, #vo, #name, #f)?)
+                    }
                 };
                 let children = self.children(node, k, &Acc::owned(nv.clone()));
                 quote! { let #nv = #call; #children }
@@ -162,7 +199,8 @@ impl Emitter<'_> {
             NodeKind::FlatMap { f } => {
                 let (kr, vr) = (k.r(sp), v.r(sp));
                 let item = format_ident!("__item{}", node);
-                let children = self.children(node, &Acc::owned(nk.clone()), &Acc::owned(nv.clone()));
+                let children =
+                    self.children(node, &Acc::owned(nk.clone()), &Acc::owned(nv.clone()));
                 quote! {
                     for #item in #dk::flat_map(#kr, #vr, #f) {
                         let (#nk, #nv) = #item;
@@ -180,8 +218,19 @@ impl Emitter<'_> {
                 // The key is shared by every value: children borrow it.
                 let kb = format_ident!("__kb{}", node);
                 let kid = &k.ident;
-                let kdef = if k.is_ref { quote!(let #kb = #kid;) } else { quote!(let #kb = &#kid;) };
-                let children = self.children(node, &Acc { ident: kb, is_ref: true }, &Acc::owned(nv.clone()));
+                let kdef = if k.is_ref {
+                    quote!(let #kb = #kid;)
+                } else {
+                    quote!(let #kb = &#kid;)
+                };
+                let children = self.children(
+                    node,
+                    &Acc {
+                        ident: kb,
+                        is_ref: true,
+                    },
+                    &Acc::owned(nv.clone()),
+                );
                 quote! { #kdef for #nv in #call { #children } }
             }
             NodeKind::SelectKey { f } => {
@@ -209,13 +258,19 @@ impl Emitter<'_> {
                 out
             }
             NodeKind::BranchArm | NodeKind::Merge | NodeKind::ToStream => self.children(node, k, v),
-            NodeKind::Sink { topic, key, value } | NodeKind::RepartitionSink { topic, key, value } => {
-                let kind = if matches!(n.kind, NodeKind::Sink { .. }) { quote!(Sink) } else { quote!(Repartition) };
+            NodeKind::Sink { topic, key, value }
+            | NodeKind::RepartitionSink { topic, key, value } => {
+                let kind = if matches!(n.kind, NodeKind::Sink { .. }) {
+                    quote!(Sink)
+                } else {
+                    quote!(Repartition)
+                };
                 let (kt, vt) = (&key.ty, &value.ty);
                 let kr = k.r(key.span);
                 let vr = v.r(value.span);
                 let ke = quote_spanned!(key.span=> #dk::ser::<#kt>(#kr, &mut self.__kbuf, #name)?);
-                let ve = quote_spanned!(value.span=> #dk::ser::<#vt>(#vr, &mut self.__vbuf, #name)?);
+                let ve =
+                    quote_spanned!(value.span=> #dk::ser::<#vt>(#vr, &mut self.__vbuf, #name)?);
                 quote! {
                     let __dk_ke = #ke;
                     let __dk_ve = #ve;
@@ -264,7 +319,8 @@ impl Emitter<'_> {
                 let (ko, vo) = (k.o(sp), v.o(sp));
                 let out = format_ident!("__out{}", node);
                 let call = quote_spanned!(sp=> #dk::process(&mut __dk_ctx, #ko, #vo, #name, #f)?);
-                let children = self.children(node, &Acc::owned(nk.clone()), &Acc::owned(nv.clone()));
+                let children =
+                    self.children(node, &Acc::owned(nk.clone()), &Acc::owned(nv.clone()));
                 quote! {
                     let #out = {
                         let mut __dk_ctx = #ctx {
@@ -301,7 +357,12 @@ impl Emitter<'_> {
         let tumbling = windowed.is_some_and(|w| w.size == w.advance);
         // In a hopping window a record updates several windows: the value is cloned per window.
         let value_once = windowed.is_none() || tumbling;
-        let vo = if value_once { v.o(sp) } else { let r = v.r(sp); quote_spanned!(sp=> ::core::clone::Clone::clone(#r)) };
+        let vo = if value_once {
+            v.o(sp)
+        } else {
+            let r = v.r(sp);
+            quote_spanned!(sp=> ::core::clone::Clone::clone(#r))
+        };
         let krr = k.r(sp);
         let new = match op {
             AggOp::Count => quote! {
@@ -344,8 +405,14 @@ impl Emitter<'_> {
             }
             Some(w) => {
                 let (size, advance, grace) = (w.size, w.advance, w.grace);
-                let wkey = if tumbling { k.o(sp) } else { let r = k.r(sp); quote!(::core::clone::Clone::clone(#r)) };
-                let children = self.children(node, &Acc::owned(nk.clone()), &Acc::owned(nv.clone()));
+                let wkey = if tumbling {
+                    k.o(sp)
+                } else {
+                    let r = k.r(sp);
+                    quote!(::core::clone::Clone::clone(#r))
+                };
+                let children =
+                    self.children(node, &Acc::owned(nk.clone()), &Acc::owned(nv.clone()));
                 // Retention as Kafka Streams' default: size + grace, counted from the window start.
                 let retention = size.saturating_add(grace);
                 let purge_every = (retention / 2).max(1);
