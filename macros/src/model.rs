@@ -1813,7 +1813,8 @@ mod tests {
                 s.group_by_key().count("a");
                 s.select_key(|_, v| *v).group_by_key(I64, I64).count("b");
             }
-        }).expect("builds");
+        })
+        .expect("builds");
         let reps: Vec<&str> = m
             .subs
             .iter()
@@ -1830,7 +1831,8 @@ mod tests {
                 let t = table("customers", Utf8, Utf8);
                 stream("orders", Utf8, Utf8).join(t, |a, b| a + &b).to("out", Utf8, Utf8);
             }
-        }).expect("builds");
+        })
+        .expect("builds");
         assert_eq!(m.subs.len(), 1);
         assert_eq!(
             m.subs[0].copartition_groups,

@@ -139,7 +139,10 @@ fn dead_letter_headers(original: &Headers, error: &ProcessingError) -> Headers {
         .add("__streams.errors.exception", Some(error.kind.to_string()))
         .add("__streams.errors.message", Some(error.to_string()))
         .add("__streams.errors.topic", Some(error.topic))
-        .add("__streams.errors.partition", Some(error.partition.to_string()))
+        .add(
+            "__streams.errors.partition",
+            Some(error.partition.to_string()),
+        )
         .add("__streams.errors.offset", Some(error.offset.to_string()));
     headers
 }

@@ -38,11 +38,13 @@ pub use dekaf_streams_macros::topology;
 
 /// What a topology definition needs in scope: `use dekaf_streams::prelude::*;`.
 pub mod prelude {
-    pub use crate::serdes::{Bytes, I32, I64, Json, Nullable, Serde, TimeWindowed, Unit, Utf8, Window, Windowed};
+    pub use crate::serdes::{
+        Bytes, I32, I64, Json, Nullable, Serde, TimeWindowed, Unit, Utf8, Window, Windowed,
+    };
     pub use crate::store::{KeyValueStore, StoreError};
     pub use crate::task::{
-        ErrorKind, ErrorResponse, Headers, ProcessError, ProcessingError, StoreRef, Task, Topology, TopicRef,
-        WindowStoreRef,
+        ErrorKind, ErrorResponse, Headers, ProcessError, ProcessingError, StoreRef, Task, TopicRef,
+        Topology, WindowStoreRef,
     };
     pub use crate::topology;
     pub use std::time::Duration;
