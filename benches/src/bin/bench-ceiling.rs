@@ -168,8 +168,7 @@ fn worker(
     let mut pending = 0u64;
     let mut window = Instant::now();
     while Instant::now() < deadline {
-        // Serve delivery reports on this thread. (A ThreadedProducer's poll thread made every
-        // commit_transaction wait ~100 ms, its poll interval: measured, not guessed.)
+        // Serve delivery reports on this thread.
         producer.poll(Duration::ZERO);
         let stopping = STOP.load(Ordering::Relaxed);
         if stopping || window.elapsed() >= interval {
@@ -281,6 +280,8 @@ fn commit(
             .context("send_offsets_to_transaction failed")?;
         if std::env::var_os("DEKAF_CEILING_TRACE").is_some() {
             eprintln!("  send_offsets took {:?}", t0.elapsed());
+            producer.flush(timeout).context("flush failed")?;
+            eprintln!("  flush took {:?}", t0.elapsed());
         }
         producer
             .commit_transaction(timeout)

@@ -31,10 +31,10 @@ use dekaf_streams_benches::{now_micros, now_ms, procstat};
 const USAGE: &str = "usage: bench [--records 100k] [--workloads all|stateless,wordcount,window,join] \
 [--guarantees all|exactly_once,at_least_once] [--systems kstreams,ceiling (add dekaf when wired)] \
 [--partitions 2] [--threads 1] [--commit-interval-ms 100] [--linger-ms 5] [--batch-size 16384] \
-[--live-rate 1000] [--live-seconds 3] [--timeout-seconds 300] [--restore true|false] \
+[--live-rate 1000] [--live-seconds 5] [--timeout-seconds 300] [--restore true|false] \
 [--results-dir benches/results] [--kstreams-jar benches/kstreams/target/kstreams-bench.jar] \
 [--java java] [--java-opts \"-Xmx1g\"] [--bin-dir <dir of this binary>] [--broker-version 4.4.0] \
-[--keep-topics false] [--bootstrap 127.0.0.1:$DEKAF_KAFKA_PORT]";
+[--keep-topics false] [--purge-stale false] [--bootstrap 127.0.0.1:$DEKAF_KAFKA_PORT]";
 
 /// Everything a run needs.
 struct Plan {
@@ -93,7 +93,7 @@ fn main() -> Result<()> {
             batch_size: f.parse_or("batch-size", d.batch_size)?,
         },
         live_rate: f.parse_or("live-rate", 1000)?,
-        live_seconds: f.parse_or("live-seconds", 3)?,
+        live_seconds: f.parse_or("live-seconds", 5)?,
         timeout: Duration::from_secs(f.parse_or("timeout-seconds", 300)?),
         restore: f.parse_or("restore", true)?,
         keep_topics: f.parse_or("keep-topics", false)?,
@@ -120,12 +120,29 @@ fn main() -> Result<()> {
     }
     let admin = Admin::new(&plan.bootstrap)?;
     // Fail early, with what to do, when there is no broker.
-    admin.topics_with_prefix("dkb-").with_context(|| {
+    let stale = admin.topics_with_prefix("dkb-").with_context(|| {
         format!(
             "no broker at {}; start one with scripts/kafka.sh start",
             plan.bootstrap
         )
     })?;
+    if !stale.is_empty() {
+        if f.parse_or("purge-stale", false)? {
+            eprintln!(
+                "[bench] deleting {} topics of earlier interrupted runs (dkb-*)",
+                stale.len()
+            );
+            for w in admin.clean_up("dkb-", &[]) {
+                eprintln!("[bench] warning: {w}");
+            }
+        } else {
+            eprintln!(
+                "[bench] note: {} topics of earlier interrupted runs (dkb-*) are on the broker; \
+                 --purge-stale true deletes them",
+                stale.len()
+            );
+        }
+    }
 
     let mut report = Report {
         machine: procstat::machine(),
