@@ -23,6 +23,59 @@
 //! store write into buffers the task reuses. Nothing is boxed and nothing is dispatched
 //! dynamically.
 //!
+//! # Driving a task
+//!
+//! A runner in a few lines — the Kafka runtime does the same with a consumer, a
+//! transactional producer and LMDB or memory stores:
+//!
+//! ```
+//! use dekaf_streams::prelude::*;
+//! use dekaf_streams::store::MemoryStores;
+//! use dekaf_streams::task::{InputRecord, OutgoingRecord, RecordSink, SinkError, TopicKind};
+//!
+//! topology! {
+//!     pub Counts = "counts" {
+//!         stream("words", Utf8, Utf8).group_by_key().count("counts").to_stream().to("out", Utf8, I64);
+//!     }
+//! }
+//!
+//! /// Keeps (topic, partition, key, value) of everything the task writes.
+//! #[derive(Default)]
+//! struct Collect(Vec<(&'static str, Option<i32>, Option<Vec<u8>>, Option<Vec<u8>>)>);
+//!
+//! impl RecordSink for Collect {
+//!     fn send(&mut self, r: OutgoingRecord<'_>) -> Result<(), SinkError> {
+//!         // A producer would resolve ByKey with the topic's partition count here.
+//!         let partition = r.partitioning.partition(r.key, 3);
+//!         self.0.push((r.topic, partition, r.key.map(<[u8]>::to_vec), r.value.map(<[u8]>::to_vec)));
+//!         Ok(())
+//!     }
+//! }
+//!
+//! // The coordinator assigned subtopology "0", partition 2.
+//! let mut task = Counts::create_task("0", 2, &mut MemoryStores)?;
+//! // Restore from the changelog: "a" was counted 4 times before.
+//! task.restore("counts-counts-changelog", b"a", Some(&4i64.to_be_bytes()))?;
+//! // Process a consumed record.
+//! let source = task.source_index("words").expect("a source of this task");
+//! let headers = Headers::new();
+//! let record = InputRecord {
+//!     source, partition: 2, offset: 17, key: Some(b"a"), value: Some(b"a"), timestamp: 1_000, headers: &headers,
+//! };
+//! let mut sink = Collect::default();
+//! task.process(&record, &mut sink)?;
+//! let five = Some(5i64.to_be_bytes().to_vec());
+//! assert_eq!(sink.0, [
+//!     // The changelog record goes to the task's own partition.
+//!     ("counts-counts-changelog", Some(2), Some(b"a".to_vec()), five.clone()),
+//!     ("out", Some(dekaf_streams::task::Partitioning::ByKey.partition(Some(b"a"), 3).unwrap()), Some(b"a".to_vec()), five),
+//! ]);
+//! // An aborted transaction: drop the state, then restore and re-process.
+//! task.clear()?;
+//! assert_eq!(task.stream_time(), i64::MIN);
+//! # Ok::<(), dekaf_streams::task::TaskError>(())
+//! ```
+//!
 //! # Errors of one record
 //!
 //! A record whose key or value does not deserialize, a `try_*` closure or `process(...)`

@@ -30,7 +30,8 @@
 //! # Panics
 //!
 //! The driver is a test tool: `pipe_*` panics when the topology fails (the error handler chose
-//! `Fail`; use the `try_pipe_*` variants to get the [`TaskError`]), and the `read_*` methods
+//! `Fail`; use the `try_pipe_*` variants to get the [`TestError`]) or the topic is not one the
+//! topology reads, and the `read_*` methods
 //! panic when a record does not deserialize with the handle's serdes.
 
 use std::cell::RefCell;
@@ -44,6 +45,17 @@ use crate::task::{
     Headers, InputRecord, OutgoingRecord, RecordSink, SinkError, StoreRef, Task, TaskError,
     TopicKind, TopicRef, Topology, WindowStoreRef,
 };
+
+/// Why the driver could not pipe a record.
+#[derive(Debug, thiserror::Error)]
+pub enum TestError {
+    /// The topology does not read this topic.
+    #[error("the topology reads no topic `{0}`")]
+    UnknownTopic(String),
+    /// The topology failed on the record (the error handler chose `Fail`, or a sink failed).
+    #[error(transparent)]
+    Task(#[from] TaskError),
+}
 
 /// A record as the driver keeps it: bytes, timestamp, headers.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -254,10 +266,10 @@ impl<T: Topology> TestDriver<T> {
     }
 
     /// Pipes raw bytes into `topic` (for example a record that does not deserialize).
-    pub fn try_pipe_raw(&self, topic: &str, record: RawRecord) -> Result<(), TaskError> {
+    pub fn try_pipe_raw(&self, topic: &str, record: RawRecord) -> Result<(), TestError> {
         let mut inner = self.inner.borrow_mut();
         let Some(topic) = inner.routes.keys().copied().find(|t| *t == topic) else {
-            return Ok(());
+            return Err(TestError::UnknownTopic(topic.to_owned()));
         };
         let mut queue = VecDeque::from([(topic, record)]);
         while let Some((topic, record)) = queue.pop_front() {
@@ -368,7 +380,7 @@ impl<T: Topology, K, V> TestInputTopic<'_, T, K, V> {
         value: V,
         timestamp: i64,
         headers: Headers,
-    ) -> Result<(), TaskError> {
+    ) -> Result<(), TestError> {
         self.try_pipe(Some(&key), Some(&value), timestamp, headers)
     }
 
@@ -394,7 +406,7 @@ impl<T: Topology, K, V> TestInputTopic<'_, T, K, V> {
         value: Option<&V>,
         timestamp: i64,
         headers: Headers,
-    ) -> Result<(), TaskError> {
+    ) -> Result<(), TestError> {
         let encode = |enc: Result<Encoded, crate::serdes::SerdeError>, buf: Vec<u8>| match enc {
             Ok(Encoded::Present) => Ok(Some(buf)),
             Ok(Encoded::Null) => Ok(None),
@@ -434,7 +446,7 @@ impl<T: Topology, K, V> TestInputTopic<'_, T, K, V> {
         )
     }
 
-    fn unwrap(&self, result: Result<(), TaskError>) {
+    fn unwrap(&self, result: Result<(), TestError>) {
         if let Err(e) = result {
             panic!(
                 "the topology failed on a record piped into {}: {e}",
