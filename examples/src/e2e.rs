@@ -122,6 +122,14 @@ topology! {
 /// Deletes what an earlier run of `application_id` left (its group, internal topics and the
 /// given topics) and creates the topics afresh.
 pub async fn fresh(bootstrap: &str, application_id: &str, topics: &[(&str, i32)]) {
+    // Logs of in-process applications go to the test's output (shown when a test fails).
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,rdkafka=warn")),
+        )
+        .with_test_writer()
+        .try_init();
     let settings = ClientSettings::new(bootstrap);
     // An earlier run's members may still be in the group until their session times out.
     let started = Instant::now();
@@ -380,5 +388,15 @@ impl InProcess {
             .map(|r| r.expect("run() does not panic"));
         drop(stop);
         result
+    }
+}
+
+topology! {
+    /// Blows every value up 2000-fold: with a small `max.message.bytes` on the output topic the
+    /// broker refuses the records, which no retry fixes.
+    pub BigRecords = "e2e-big" {
+        stream("e2e-big-in", Utf8, Utf8)
+            .map_values(|v| v.repeat(2_000))
+            .to("e2e-big-out", Utf8, Utf8);
     }
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 use dekaf_streams::kafka::ClientSettings;
 use dekaf_streams::streams::{ProcessingGuarantee, StreamsError, reset_application};
 use dekaf_streams_examples::e2e::{
-    DeadLetters, EvolveV1, EvolveV2, FailFast, InProcess, Join, Reader, Windows, fresh,
+    BigRecords, DeadLetters, EvolveV1, EvolveV2, FailFast, InProcess, Join, Reader, Windows, fresh,
 };
 use dekaf_streams_examples::kafka_io::{
     NewRecord, ReadRecord, bootstrap, produce, produce_records,
@@ -363,4 +363,51 @@ async fn changed_topology_is_refused_until_the_application_is_reset() {
         vec![1],
         "input is read again from the beginning"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_record_the_broker_refuses_as_too_large_stops_the_application() {
+    use rdkafka::admin::{AdminClient, AdminOptions, AlterConfig, ResourceSpecifier};
+    use rdkafka::client::DefaultClientContext;
+    let servers = bootstrap();
+    fresh(
+        &servers,
+        "e2e-big",
+        &[("e2e-big-in", 1), ("e2e-big-out", 1)],
+    )
+    .await;
+    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
+        .set("bootstrap.servers", &servers)
+        .create()
+        .expect("admin");
+    let alter =
+        AlterConfig::new(ResourceSpecifier::Topic("e2e-big-out")).set("max.message.bytes", "4096");
+    for r in admin
+        .alter_configs(&[alter], &AdminOptions::new())
+        .await
+        .expect("alter configs")
+    {
+        r.expect("max.message.bytes set");
+    }
+    produce(
+        &servers,
+        "e2e-big-in",
+        [(Some(&b"k"[..]), Some(&b"0123456789"[..]))],
+    )
+    .expect("produce");
+    let app = InProcess::start(BigRecords, &servers, EOS);
+    let error = app
+        .finished(Duration::from_secs(60))
+        .await
+        .expect("run() returns by itself")
+        .expect_err("the app stops");
+    let message = error.to_string();
+    assert!(matches!(error, StreamsError::Delivery(_)), "{message}");
+    assert!(
+        message.contains("e2e-big-out") && message.contains("max.message.bytes"),
+        "{message}"
+    );
+    let mut out = Reader::new(&servers, "e2e-big-out");
+    out.drain(Duration::from_secs(1));
+    assert!(out.records.is_empty());
 }

@@ -22,12 +22,15 @@ use rdkafka::{Offset, TopicPartitionList};
 use super::error::StreamsError;
 use super::tasks::TaskId;
 use super::thread::StreamThread;
-use crate::kafka::txn_offsets::send_offsets_to_transaction;
+use crate::kafka::txn_offsets::{TxnOffsetsError, send_offsets_to_transaction};
 use crate::store::BackendFactory;
 use crate::task::{Task, Topology};
 
 /// How long a commit may take before it counts as failed.
 const COMMIT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Commits in a row that may fail and be redone before the application gives up.
+const MAX_FAILED_COMMITS: u32 = 10;
 
 /// The offset metadata that carries a task's stream time.
 pub(crate) fn stream_time_metadata(stream_time: i64) -> String {
@@ -37,6 +40,14 @@ pub(crate) fn stream_time_metadata(stream_time: i64) -> String {
 /// The stream time in committed offset metadata, if any.
 pub(crate) fn parse_stream_time(metadata: &str) -> Option<i64> {
     metadata.strip_prefix("st=")?.parse().ok()
+}
+
+/// How an exactly-once commit failed.
+enum Failure {
+    /// Adding the offsets to the transaction failed.
+    Offsets(TxnOffsetsError),
+    /// Committing the transaction failed.
+    Commit(KafkaError),
 }
 
 /// Error codes by which the coordinator says this member's epoch is no longer valid.
@@ -80,31 +91,39 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                 return Ok(());
             }
             let identity = self.member.identity();
-            if let Err(e) =
+            let result =
                 send_offsets_to_transaction(&self.producer, &offsets, &identity, COMMIT_TIMEOUT)
-            {
-                if is_fencing(e.code) {
-                    tracing::warn!(error = %e, "the coordinator fenced this member; dropping uncommitted work");
-                    return self.lose(None);
-                }
-                if e.fatal {
-                    return Err(e.into());
-                }
-                tracing::warn!(error = %e, "offset commit failed; aborting and redoing the interval");
-                return self.abort_and_rebuild();
-            }
-            if let Err(e) = self.producer.commit_transaction(COMMIT_TIMEOUT) {
-                if let Some(failure) = self.deliveries.take() {
+                    .map_err(Failure::Offsets)
+                    .and_then(|()| {
+                        self.producer
+                            .commit_transaction(COMMIT_TIMEOUT)
+                            .map_err(Failure::Commit)
+                    });
+            if let Err(failure) = result {
+                // A record the broker refused for good fails the transaction: that stops the
+                // application rather than being redone forever. Its delivery report may still
+                // be on its way; waiting for the outstanding records brings it.
+                let _ = self.producer.flush(Duration::from_secs(5));
+                if let Some(delivery) = self.deliveries.take() {
                     let _ = self.producer.abort_transaction(COMMIT_TIMEOUT);
                     self.txn_open = false;
-                    return Err(failure.into());
+                    return Err(delivery.into());
                 }
-                return match &e {
-                    KafkaError::Transaction(rd) if rd.txn_requires_abort() => {
-                        tracing::warn!(error = %e, "commit failed; aborting and redoing the interval");
+                return match failure {
+                    Failure::Offsets(e) if is_fencing(e.code) => {
+                        tracing::warn!(error = %e, "the coordinator fenced this member; dropping uncommitted work");
+                        self.lose(None)
+                    }
+                    Failure::Offsets(e) if e.fatal => Err(e.into()),
+                    Failure::Offsets(e) => {
+                        tracing::warn!(error = %e, "offset commit failed; aborting and redoing the interval");
                         self.abort_and_rebuild()
                     }
-                    _ => Err(StreamsError::kafka("committing the transaction")(e)),
+                    Failure::Commit(KafkaError::Transaction(rd)) if rd.txn_requires_abort() => {
+                        tracing::warn!(error = %rd, "commit failed; aborting and redoing the interval");
+                        self.abort_and_rebuild()
+                    }
+                    Failure::Commit(e) => Err(StreamsError::kafka("committing the transaction")(e)),
                 };
             }
             self.txn_open = false;
@@ -132,6 +151,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         }
         metrics::counter!("dekaf.streams.records.processed").increment(processed);
         metrics::counter!("dekaf.streams.commits").increment(1);
+        self.failed_commits = 0;
         metrics::histogram!("dekaf.streams.commit.duration")
             .record(started.elapsed().as_secs_f64());
         self.last_commit = Instant::now();
@@ -145,6 +165,10 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     /// input to the committed offsets.
     pub(crate) fn abort_and_rebuild(&mut self) -> Result<(), StreamsError> {
         metrics::counter!("dekaf.streams.commits.aborted").increment(1);
+        self.failed_commits += 1;
+        if self.failed_commits > MAX_FAILED_COMMITS {
+            return Err(StreamsError::CommitsKeepFailing(self.failed_commits));
+        }
         if self.txn_open {
             self.producer
                 .abort_transaction(COMMIT_TIMEOUT)

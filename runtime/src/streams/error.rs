@@ -55,6 +55,12 @@ pub enum StreamsError {
     /// The at-least-once offset commit was refused.
     #[error(transparent)]
     OffsetCommit(Box<OffsetCommitError>),
+    /// Commits failed and were redone too many times in a row.
+    #[error(
+        "{0} commits in a row failed and were redone; giving up. The log says why each failed \
+         (broker unavailable, transaction timeouts, authorization)"
+    )]
+    CommitsKeepFailing(u32),
     /// A processing thread ended without reporting (it panicked).
     #[error("processing thread {0} panicked; see the log for the panic message")]
     ThreadPanicked(usize),

@@ -58,6 +58,8 @@ pub(crate) struct StreamThread<T: Topology, F: BackendFactory> {
     pub(super) admin: Arc<Admin>,
     pub(super) tasks: ActiveTasks<T, F>,
     pub(super) txn_open: bool,
+    /// Commits aborted in a row.
+    pub(super) failed_commits: u32,
     pub(super) last_commit: Instant,
     pub(super) last_purge: Instant,
 }
@@ -106,6 +108,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             admin,
             tasks: ActiveTasks::default(),
             txn_open: false,
+            failed_commits: 0,
             last_commit: Instant::now(),
             last_purge: Instant::now(),
         })
