@@ -400,3 +400,8 @@ topology! {
             .to("e2e-big-out", Utf8, Utf8);
     }
 }
+
+word_count_topology!(
+    /// Word count for the metrics test.
+    WcMetrics = "e2e-wc-metrics", "e2e-wc-metrics-in" -> "e2e-wc-metrics-out"
+);

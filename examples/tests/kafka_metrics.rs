@@ -1,0 +1,136 @@
+//! The runtime's metrics (through the `metrics` facade) on a real broker: records processed and
+//! restored, commits, tasks. In its own test binary: the recorder is global to the process.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use dekaf_streams::streams::ProcessingGuarantee;
+use dekaf_streams_examples::e2e::{
+    InProcess, Reader, WcMetrics, counts_reached, expected_counts, fresh, sentences,
+};
+use dekaf_streams_examples::kafka_io::{bootstrap, produce};
+use metrics_util::debugging::{DebugValue, DebuggingRecorder, Snapshotter};
+
+/// Totals of every instrument. The debugging recorder hands out what changed since the last
+/// snapshot, so totals add the snapshots up.
+struct Totals {
+    snapshotter: Snapshotter,
+    totals: HashMap<String, f64>,
+}
+
+impl Totals {
+    fn read(&mut self) -> HashMap<String, f64> {
+        for (name, v) in values(&self.snapshotter) {
+            *self.totals.entry(name).or_insert(0.0) += v;
+        }
+        self.totals.clone()
+    }
+}
+
+fn values(snapshotter: &Snapshotter) -> HashMap<String, f64> {
+    let mut out = HashMap::new();
+    for (key, _, _, value) in snapshotter.snapshot().into_vec() {
+        let v = match value {
+            DebugValue::Counter(c) => c as f64,
+            DebugValue::Gauge(g) => g.into_inner(),
+            DebugValue::Histogram(h) => h.len() as f64,
+        };
+        *out.entry(key.key().name().to_owned()).or_insert(0.0) += v;
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn metrics_count_processed_and_restored_records_commits_and_tasks() {
+    let recorder = DebuggingRecorder::new();
+    let mut totals = Totals {
+        snapshotter: recorder.snapshotter(),
+        totals: HashMap::new(),
+    };
+    metrics::set_global_recorder(recorder).expect("the only recorder of this test binary");
+    let servers = bootstrap();
+    fresh(
+        &servers,
+        "e2e-wc-metrics",
+        &[("e2e-wc-metrics-in", 2), ("e2e-wc-metrics-out", 2)],
+    )
+    .await;
+    let input = sentences(1_000, 50, 9);
+    let words: usize = input.iter().map(|s| s.split(' ').count()).sum();
+    let expected = expected_counts(&input);
+    let keys: Vec<String> = (0..input.len()).map(|i| format!("s{i}")).collect();
+    produce(
+        &servers,
+        "e2e-wc-metrics-in",
+        keys.iter()
+            .zip(&input)
+            .map(|(k, s)| (Some(k.as_bytes()), Some(s.as_bytes()))),
+    )
+    .expect("produce");
+
+    let app = InProcess::start(WcMetrics, &servers, ProcessingGuarantee::ExactlyOnce);
+    let mut reader = Reader::new(&servers, "e2e-wc-metrics-out");
+    assert!(
+        reader.read_until(Duration::from_secs(60), |r| counts_reached(r, &expected)),
+        "counts not reached"
+    );
+    let running = totals.read();
+    app.stop().await.expect("clean stop");
+    let stopped = totals.read();
+    // 2 partitions × 2 subtopologies.
+    assert_eq!(
+        running.get("dekaf.streams.tasks.active"),
+        Some(&4.0),
+        "{running:?}"
+    );
+    assert_eq!(
+        stopped.get("dekaf.streams.tasks.active"),
+        Some(&0.0),
+        "{stopped:?}"
+    );
+    // Each sentence once in subtopology 0, each word once in subtopology 1.
+    assert_eq!(
+        stopped.get("dekaf.streams.records.processed"),
+        Some(&((input.len() + words) as f64)),
+        "{stopped:?}"
+    );
+    assert!(
+        stopped
+            .get("dekaf.streams.commits")
+            .is_some_and(|c| *c >= 1.0),
+        "{stopped:?}"
+    );
+    assert_eq!(
+        stopped
+            .get("dekaf.streams.commits.aborted")
+            .copied()
+            .unwrap_or(0.0),
+        0.0,
+        "{stopped:?}"
+    );
+    assert!(
+        stopped
+            .get("dekaf.streams.commit.duration")
+            .is_some_and(|c| *c >= 1.0),
+        "{stopped:?}"
+    );
+
+    // In memory, a restart restores every changelog record: one per word.
+    let app = InProcess::start(WcMetrics, &servers, ProcessingGuarantee::ExactlyOnce);
+    let started = std::time::Instant::now();
+    while totals.read().get("dekaf.streams.tasks.active") != Some(&4.0)
+        && started.elapsed() < Duration::from_secs(60)
+    {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    app.stop().await.expect("clean stop");
+    let restored = totals
+        .read()
+        .get("dekaf.streams.records.restored")
+        .copied()
+        .unwrap_or(0.0);
+    assert_eq!(
+        restored, words as f64,
+        "every changelog record restored once"
+    );
+}
