@@ -14,6 +14,9 @@ use rdkafka::message::Message;
 use rdkafka::{ClientConfig, ClientContext};
 use rdkafka::{Offset, TopicPartitionList};
 
+/// How often a long restore logs its progress.
+const PROGRESS_INTERVAL: Duration = Duration::from_secs(5);
+
 /// Why a restore stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum RestoreError {
@@ -177,7 +180,16 @@ where
     }
     consumer.assign(&tpl).map_err(|e| kafka_error(wave[0], e))?;
     let mut pending: Vec<&RestorePartition> = wave.to_vec();
+    let mut last_report = Instant::now();
     while !pending.is_empty() {
+        if last_report.elapsed() >= PROGRESS_INTERVAL {
+            last_report = Instant::now();
+            tracing::info!(
+                restored = summary.records,
+                partitions_left = pending.len(),
+                "restoring changelogs"
+            );
+        }
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
             return Err(RestoreError::TimedOut {

@@ -52,6 +52,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         }
         let committed = self.fetch_committed(&added)?;
         for id in &added {
+            let _span = tracing::info_span!("task", task = %id).entered();
             let mut active = ActiveTasks::<T, F>::create(*id, &mut self.stores)
                 .map_err(|source| StreamsError::task(id, source))?;
             for (i, topic) in active.task.source_topics().iter().enumerate() {
