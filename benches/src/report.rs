@@ -43,13 +43,14 @@ pub struct RunResult {
     pub status: Status,
     /// Stream input records of the backlog.
     pub input_records: u64,
-    /// Input records per second, `running` event → all output committed and visible.
+    /// Input records per second, `running` event (or first output, if earlier) → all output
+    /// committed and visible.
     pub throughput_rps: Option<f64>,
     /// Process start → `running` event, s.
     pub startup_seconds: Option<f64>,
-    /// `running` event → first output visible, s.
+    /// `running` event → first output visible, s (negative: output before `running`).
     pub first_output_seconds: Option<f64>,
-    /// `running` event → all backlog output visible, s.
+    /// `running` event (or first output, if earlier) → all backlog output visible, s.
     pub backlog_seconds: Option<f64>,
     /// End-to-end latency p50 in the live phase, ms.
     pub p50_ms: Option<f64>,
@@ -164,7 +165,7 @@ impl Report {
         let _ = writeln!(m, "- command: `{}`\n", self.command);
         let _ = writeln!(
             m,
-            "Throughput: backlog input records / (all output visible to a read_committed consumer − the system's `running` event). \
+            "Throughput: backlog input records / (all output visible to a read_committed consumer − the system's `running` event or its first visible output, whichever is earlier). \
              Latency: live phase at a fixed input rate, output visible − input timestamp. \
              Peak RSS and CPU from /proc of the system's process (CPU: start until the backlog is done). \
              Startup: process start → `running`. \
