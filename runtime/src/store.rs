@@ -15,7 +15,7 @@
 //!
 //! # Why bytes and not typed maps in memory
 //!
-//! A typed `HashMap<K, V>` saves the key serialization on a lookup, but every store write must
+//! A typed `HashMap<K, V>` would save the key serialization on a lookup, but every store write must
 //! be serialized anyway for the changelog, so the key bytes exist already; a range over typed
 //! keys would have to be re-sorted by their bytes to agree with Kafka Streams and LMDB; and
 //! restore would have to deserialize every changelog record. The benchmark
@@ -29,9 +29,10 @@
 //! [`MemoryBackend`]s. The generated tasks are generic over the backend, so there is no
 //! dispatch on the hot path.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeSet, HashMap};
 use std::marker::PhantomData;
 use std::ops::Bound;
+use std::sync::Arc;
 
 use crate::serdes::{Encoded, Serde, SerdeError};
 use crate::task::{OutgoingRecord, Partitioning, RecordSink, SinkError, TopicKind};
@@ -101,10 +102,17 @@ pub trait BackendFactory {
     ) -> Result<Self::Backend, StoreError>;
 }
 
-/// An ordered in-memory map of bytes to bytes.
+/// An in-memory map of bytes to bytes: a hash map for point operations and an ordered index
+/// of the keys for range scans.
+///
+/// Point reads and writes (every aggregation update, join lookup and most processor calls) cost
+/// one hash lookup; a range scan walks the ordered key index. An update of an existing key
+/// reuses the stored value's buffer, so it allocates only when the value grows; a new key
+/// allocates its key (shared by both indexes) and its value.
 #[derive(Debug, Default, Clone)]
 pub struct MemoryBackend {
-    map: BTreeMap<Vec<u8>, Vec<u8>>,
+    map: HashMap<Arc<[u8]>, Vec<u8>>,
+    order: BTreeSet<Arc<[u8]>>,
 }
 
 impl MemoryBackend {
@@ -117,15 +125,21 @@ impl MemoryBackend {
 /// The iterator of [`MemoryBackend::range`].
 #[derive(Debug)]
 pub struct MemoryRange<'a> {
-    inner: Option<std::collections::btree_map::Range<'a, Vec<u8>, Vec<u8>>>,
+    keys: Option<std::collections::btree_set::Range<'a, Arc<[u8]>>>,
+    map: &'a HashMap<Arc<[u8]>, Vec<u8>>,
 }
 
 impl<'a> Iterator for MemoryRange<'a> {
     type Item = Entry<'a>;
     #[inline]
     fn next(&mut self) -> Option<Entry<'a>> {
-        let (k, v) = self.inner.as_mut()?.next()?;
-        Some(Ok((k.as_slice(), v.as_slice())))
+        loop {
+            let key = self.keys.as_mut()?.next()?;
+            // Both indexes hold the same keys; a miss cannot happen, but is skipped, not a panic.
+            if let Some(value) = self.map.get(key) {
+                return Some(Ok((&key[..], value.as_slice())));
+            }
+        }
     }
 }
 
@@ -136,7 +150,7 @@ fn bound_value<'a>(bound: &Bound<&'a [u8]>) -> Option<&'a [u8]> {
     }
 }
 
-/// Whether a range with these bounds is empty by construction (`BTreeMap::range` panics on
+/// Whether a range with these bounds is empty by construction (`BTreeSet::range` panics on
 /// such bounds; we answer with an empty range instead).
 fn inverted(from: &Bound<&[u8]>, to: &Bound<&[u8]>) -> bool {
     match (bound_value(from), bound_value(to)) {
@@ -165,7 +179,9 @@ impl StoreBackend for MemoryBackend {
                 stored.extend_from_slice(value);
             }
             None => {
-                self.map.insert(key.to_vec(), value.to_vec());
+                let key: Arc<[u8]> = Arc::from(key);
+                self.order.insert(Arc::clone(&key));
+                self.map.insert(key, value.to_vec());
             }
         }
         Ok(())
@@ -173,7 +189,12 @@ impl StoreBackend for MemoryBackend {
 
     #[inline]
     fn delete(&mut self, key: &[u8]) -> Result<bool, StoreError> {
-        Ok(self.map.remove(key).is_some())
+        if self.map.remove(key).is_some() {
+            self.order.remove(key);
+            Ok(true)
+        } else {
+            Ok(false)
+        }
     }
 
     fn range<'a>(
@@ -182,15 +203,20 @@ impl StoreBackend for MemoryBackend {
         to: Bound<&[u8]>,
     ) -> Result<MemoryRange<'a>, StoreError> {
         if inverted(&from, &to) {
-            return Ok(MemoryRange { inner: None });
+            return Ok(MemoryRange {
+                keys: None,
+                map: &self.map,
+            });
         }
         Ok(MemoryRange {
-            inner: Some(self.map.range::<[u8], _>((from, to))),
+            keys: Some(self.order.range::<[u8], _>((from, to))),
+            map: &self.map,
         })
     }
 
     fn clear(&mut self) -> Result<(), StoreError> {
         self.map.clear();
+        self.order.clear();
         Ok(())
     }
 

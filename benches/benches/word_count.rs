@@ -1,0 +1,405 @@
+//! The compiled word-count topology against hand-written Rust doing the same work.
+//!
+//! Run: `cargo bench -p dekaf-streams-benches --bench word_count`
+//!
+//! Three loops over the same 1,000 pre-serialized sentences (10 words each, 500-word
+//! vocabulary, so after the first pass every update hits an existing key):
+//!
+//! - `compiled`: the `topology!` word count. Both subtopologies run in process: the sink of
+//!   task 0 hands each repartition record straight to task 1, as the TestDriver does, and the
+//!   changelog and output records go to a sink that only looks at their bytes.
+//! - `hand_written_same_steps`: hand-written code doing what the compiled code must do: decode
+//!   the sentence, split, serialize each word to a repartition record and decode it again,
+//!   update the count in a map, serialize the count for the changelog and the output.
+//! - `hand_written_minimal`: the shortest hand-written word count (split, typed
+//!   `HashMap<String, i64>` update, serialize key and count once): a lower bound that skips the
+//!   repartition round trip Kafka needs to scale a group_by out.
+//!
+//! Before criterion runs, the benchmark prints ns per word for each loop and heap allocations
+//! per word (counted by a global allocator), so the numbers can be quoted.
+//!
+//! The `store` group measures the store choice, one count update (get, add one, put) per
+//! element on 500 warm keys: the in-memory backend (bytes in a hash map plus an ordered key
+//! index), a bytes `BTreeMap<Vec<u8>, Vec<u8>>`, a typed `HashMap<String, i64>` and a typed
+//! `BTreeMap<String, i64>`.
+
+#![allow(missing_docs, clippy::unwrap_used)]
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::collections::{BTreeMap, HashMap};
+use std::hint::black_box;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use dekaf_streams::prelude::*;
+use dekaf_streams::store::{MemoryBackend, MemoryStores, StoreBackend};
+use dekaf_streams::task::{InputRecord, OutgoingRecord, RecordSink, SinkError, TopicKind};
+
+/// Counts heap allocations; forwards everything to the system allocator.
+struct Counting;
+
+static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+
+// SAFETY: every method forwards to `System` with the caller's arguments unchanged, so
+// `Counting` upholds `GlobalAlloc`'s contract exactly as `System` does.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: forwarded unchanged (see the impl).
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded unchanged (see the impl).
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: forwarded unchanged (see the impl).
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+topology! {
+    pub WordCount = "word-count" {
+        stream("sentences", Utf8, Utf8)
+            .flat_map_values(|sentence| sentence.split(' ').map(str::to_owned))
+            .group_by(|_key, word| word.clone(), Utf8, Utf8)
+            .count("counts")
+            .to_stream()
+            .to("word-counts", Utf8, I64);
+    }
+}
+
+type WcTask = <WordCount as Topology>::Task<MemoryBackend>;
+
+/// Takes output and changelog records by looking at their bytes.
+#[derive(Default)]
+struct Observe {
+    bytes: usize,
+}
+
+impl RecordSink for Observe {
+    #[inline]
+    fn send(&mut self, r: OutgoingRecord<'_>) -> Result<(), SinkError> {
+        self.bytes += r.key.map_or(0, <[u8]>::len) + r.value.map_or(0, <[u8]>::len);
+        Ok(())
+    }
+}
+
+/// Hands repartition records of task 0 to task 1.
+struct Chain<'a> {
+    downstream: &'a mut WcTask,
+    source: usize,
+    out: &'a mut Observe,
+}
+
+impl RecordSink for Chain<'_> {
+    #[inline]
+    fn send(&mut self, r: OutgoingRecord<'_>) -> Result<(), SinkError> {
+        if r.kind == TopicKind::Repartition {
+            let record = InputRecord {
+                source: self.source,
+                partition: 0,
+                offset: 0,
+                key: r.key,
+                value: r.value,
+                timestamp: r.timestamp,
+                headers: r.headers,
+            };
+            self.downstream
+                .process(&record, self.out)
+                .map_err(SinkError::msg)
+        } else {
+            self.out.send(r)
+        }
+    }
+}
+
+fn sentences() -> (Vec<Vec<u8>>, usize) {
+    let vocabulary: Vec<String> = (0..500).map(|i| format!("word{i}")).collect();
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let sentences: Vec<Vec<u8>> = (0..1000)
+        .map(|_| {
+            let words: Vec<&str> = (0..10)
+                .map(|_| vocabulary[(next() % 500) as usize].as_str())
+                .collect();
+            words.join(" ").into_bytes()
+        })
+        .collect();
+    (sentences, 10_000)
+}
+
+struct Compiled {
+    t0: WcTask,
+    t1: WcTask,
+    repartition_source: usize,
+    out: Observe,
+}
+
+impl Compiled {
+    fn new() -> Self {
+        let t0 = WordCount::create_task("0", 0, &mut MemoryStores).unwrap();
+        let t1 = WordCount::create_task("1", 0, &mut MemoryStores).unwrap();
+        let repartition_source = t1.source_index("word-count-counts-repartition").unwrap();
+        Compiled {
+            t0,
+            t1,
+            repartition_source,
+            out: Observe::default(),
+        }
+    }
+
+    #[inline(never)]
+    fn run(&mut self, input: &[Vec<u8>]) {
+        let headers = Headers::empty();
+        let mut sink = Chain {
+            downstream: &mut self.t1,
+            source: self.repartition_source,
+            out: &mut self.out,
+        };
+        for (i, s) in input.iter().enumerate() {
+            let record = InputRecord {
+                source: 0,
+                partition: 0,
+                offset: i as i64,
+                key: Some(b"k"),
+                value: Some(s),
+                timestamp: i as i64,
+                headers,
+            };
+            self.t0.process(&record, &mut sink).unwrap();
+        }
+    }
+}
+
+/// Hand-written, with the steps the compiled pipeline takes (repartition round trip included).
+#[derive(Default)]
+struct SameSteps {
+    counts: HashMap<String, i64>,
+    kbuf: Vec<u8>,
+    vbuf: Vec<u8>,
+    out: Observe,
+}
+
+impl SameSteps {
+    #[inline(never)]
+    fn run(&mut self, input: &[Vec<u8>]) {
+        for s in input {
+            let _key = std::str::from_utf8(b"k").unwrap().to_owned();
+            let sentence = std::str::from_utf8(s).unwrap().to_owned();
+            for word in sentence.split(' ').map(str::to_owned) {
+                let new_key = word.clone();
+                // repartition record
+                self.kbuf.clear();
+                self.kbuf.extend_from_slice(new_key.as_bytes());
+                self.vbuf.clear();
+                self.vbuf.extend_from_slice(word.as_bytes());
+                // read back by the counting side
+                let key = std::str::from_utf8(&self.kbuf).unwrap().to_owned();
+                let _value = std::str::from_utf8(&self.vbuf).unwrap().to_owned();
+                let count = match self.counts.get_mut(&key) {
+                    Some(c) => {
+                        *c += 1;
+                        *c
+                    }
+                    None => {
+                        self.counts.insert(key.clone(), 1);
+                        1
+                    }
+                };
+                // changelog and output records
+                self.vbuf.clear();
+                self.vbuf.extend_from_slice(&count.to_be_bytes());
+                self.out.bytes += 2 * (key.len() + self.vbuf.len());
+            }
+        }
+    }
+}
+
+/// The shortest hand-written word count.
+#[derive(Default)]
+struct Minimal {
+    counts: HashMap<String, i64>,
+    vbuf: Vec<u8>,
+    out: Observe,
+}
+
+impl Minimal {
+    #[inline(never)]
+    fn run(&mut self, input: &[Vec<u8>]) {
+        for s in input {
+            let sentence = std::str::from_utf8(s).unwrap();
+            for word in sentence.split(' ') {
+                let count = match self.counts.get_mut(word) {
+                    Some(c) => {
+                        *c += 1;
+                        *c
+                    }
+                    None => {
+                        self.counts.insert(word.to_owned(), 1);
+                        1
+                    }
+                };
+                self.vbuf.clear();
+                self.vbuf.extend_from_slice(&count.to_be_bytes());
+                self.out.bytes += word.len() + self.vbuf.len();
+            }
+        }
+    }
+}
+
+/// ns per word and allocations per word of `f` over `passes` passes after a warm-up pass.
+fn measure(mut f: impl FnMut(), words: usize, passes: usize) -> (f64, f64) {
+    f();
+    let a0 = ALLOCATIONS.load(Ordering::Relaxed);
+    let t0 = Instant::now();
+    for _ in 0..passes {
+        f();
+    }
+    let elapsed = t0.elapsed();
+    let allocs = ALLOCATIONS.load(Ordering::Relaxed) - a0;
+    let n = (words * passes) as f64;
+    (elapsed.as_nanos() as f64 / n, allocs as f64 / n)
+}
+
+fn summary(input: &[Vec<u8>], words: usize) {
+    let mut compiled = Compiled::new();
+    let mut same = SameSteps::default();
+    let mut minimal = Minimal::default();
+    let passes = 200;
+    // Interleave to share machine noise; take the best of three.
+    let mut best = [(f64::MAX, 0.0); 3];
+    for _ in 0..3 {
+        let c = measure(|| compiled.run(input), words, passes);
+        let s = measure(|| same.run(input), words, passes);
+        let m = measure(|| minimal.run(input), words, passes);
+        for (b, x) in best.iter_mut().zip([c, s, m]) {
+            if x.0 < b.0 {
+                *b = x;
+            }
+        }
+    }
+    let [c, s, m] = best;
+    println!("word count, {words} words per pass, best of 3 x {passes} passes:");
+    println!(
+        "  compiled topology        {:7.1} ns/word  {:5.2} allocations/word",
+        c.0, c.1
+    );
+    println!(
+        "  hand-written same steps  {:7.1} ns/word  {:5.2} allocations/word",
+        s.0, s.1
+    );
+    println!(
+        "  hand-written minimal     {:7.1} ns/word  {:5.2} allocations/word",
+        m.0, m.1
+    );
+    println!(
+        "  compiled / same steps = {:.2}x; allocations of the library per word = {:.2}",
+        c.0 / s.0,
+        c.1 - s.1
+    );
+    black_box((compiled.out.bytes, same.out.bytes, minimal.out.bytes));
+}
+
+fn bench(c: &mut Criterion) {
+    let (input, words) = sentences();
+    summary(&input, words);
+
+    let mut g = c.benchmark_group("word_count");
+    g.throughput(Throughput::Elements(words as u64));
+    let mut compiled = Compiled::new();
+    g.bench_function("compiled", |b| b.iter(|| compiled.run(black_box(&input))));
+    let mut same = SameSteps::default();
+    g.bench_function("hand_written_same_steps", |b| {
+        b.iter(|| same.run(black_box(&input)))
+    });
+    let mut minimal = Minimal::default();
+    g.bench_function("hand_written_minimal", |b| {
+        b.iter(|| minimal.run(black_box(&input)))
+    });
+    g.finish();
+
+    // One count update per iteration, on a warm store of 500 words.
+    let keys: Vec<String> = (0..500).map(|i| format!("word{i}")).collect();
+    let mut g = c.benchmark_group("store");
+    g.throughput(Throughput::Elements(keys.len() as u64));
+    let mut bytes = MemoryBackend::new();
+    let mut vbuf = Vec::new();
+    g.bench_function("memory_backend_update", |b| {
+        b.iter(|| {
+            for k in &keys {
+                let key = k.as_bytes();
+                let old = match bytes.get(key).unwrap() {
+                    Some(v) => i64::from_be_bytes(v.try_into().unwrap()),
+                    None => 0,
+                };
+                vbuf.clear();
+                vbuf.extend_from_slice(&(old + 1).to_be_bytes());
+                bytes.put(key, &vbuf).unwrap();
+            }
+        })
+    });
+    let mut tree: BTreeMap<Vec<u8>, Vec<u8>> = BTreeMap::new();
+    g.bench_function("bytes_btreemap_update", |b| {
+        b.iter(|| {
+            for k in &keys {
+                let key = k.as_bytes();
+                let old = match tree.get(key) {
+                    Some(v) => i64::from_be_bytes(v.as_slice().try_into().unwrap()),
+                    None => 0,
+                };
+                vbuf.clear();
+                vbuf.extend_from_slice(&(old + 1).to_be_bytes());
+                match tree.get_mut(key) {
+                    Some(v) => {
+                        v.clear();
+                        v.extend_from_slice(&vbuf);
+                    }
+                    None => {
+                        tree.insert(key.to_vec(), vbuf.clone());
+                    }
+                }
+            }
+        })
+    });
+    let mut typed: HashMap<String, i64> = HashMap::new();
+    g.bench_function("typed_hashmap_update", |b| {
+        b.iter(|| {
+            for k in &keys {
+                match typed.get_mut(k.as_str()) {
+                    Some(c) => *c += 1,
+                    None => {
+                        typed.insert(k.clone(), 1);
+                    }
+                }
+            }
+        })
+    });
+    let mut typed_tree: BTreeMap<String, i64> = BTreeMap::new();
+    g.bench_function("typed_btreemap_update", |b| {
+        b.iter(|| {
+            for k in &keys {
+                match typed_tree.get_mut(k.as_str()) {
+                    Some(c) => *c += 1,
+                    None => {
+                        typed_tree.insert(k.clone(), 1);
+                    }
+                }
+            }
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
