@@ -50,12 +50,15 @@ as_root() {
 }
 
 apt_updated=""
-apt_install() {
-  command -v apt-get >/dev/null || die "apt-get not found; install $* yourself"
+apt_update_once() {
+  command -v apt-get >/dev/null || die "apt-get not found; install Java 17+ and Maven yourself"
   if [ -z "$apt_updated" ]; then
     as_root apt-get update -qq
     apt_updated=1
   fi
+}
+apt_install() {
+  apt_update_once
   say "installing Debian packages: $*"
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null
 }
@@ -66,7 +69,15 @@ java_major() {
 
 ensure_java() {
   if ! command -v java >/dev/null || [ "$(java_major)" -lt 17 ] 2>/dev/null; then
-    apt_install openjdk-17-jre-headless
+    # Debian 12 ships OpenJDK 17, Debian 13 OpenJDK 21: take the first one the mirror has.
+    apt_update_once
+    local pkg
+    for pkg in openjdk-17-jre-headless openjdk-21-jre-headless default-jre-headless; do
+      if apt-cache show "$pkg" >/dev/null 2>&1; then
+        apt_install "$pkg"
+        break
+      fi
+    done
   fi
   local major
   major="$(java_major)"
@@ -280,6 +291,8 @@ start() {
     write_config
     format_storage
     say "starting Kafka $KAFKA_VERSION on 127.0.0.1:$PORT (controller :$CONTROLLER_PORT)"
+    # Keep the previous run's log apart, so a failed start shows only its own lines.
+    [ -f "$LOGS/server.log" ] && mv -f "$LOGS/server.log" "$LOGS/server.log.1"
     : >"$LOGS/stdout.log"
     rm -f "$PIDFILE"
     # The JVM gets its own session (a Ctrl-C in this shell does not reach it); the shell that
