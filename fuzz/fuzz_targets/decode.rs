@@ -29,7 +29,10 @@ fuzz_target!(|data: &[u8]| {
         0 => {
             if let Ok(v) = StreamsGroupHeartbeatResponse::decode(bytes, version) {
                 let again = v.encode(version).expect("encode");
-                assert_eq!(StreamsGroupHeartbeatResponse::decode(&again, version), Ok(v));
+                assert_eq!(
+                    StreamsGroupHeartbeatResponse::decode(&again, version),
+                    Ok(v)
+                );
             }
         }
         1 => {
