@@ -315,6 +315,34 @@ async fn a_missing_source_topic_is_reported_then_assigned() {
     a.member.close().await.expect("close");
 }
 
+/// Kafka 4.2 and 4.3 serve StreamsGroupHeartbeat v0 only (an `int32` recovery lag, no
+/// TopologyDescriptionRequired): a member limited to v0 joins and gets its tasks from 4.4 too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn heartbeat_version_0_works_too() {
+    init_tracing();
+    let bootstrap = require_broker().await;
+    let admin = Admin::new(&bootstrap);
+    let app = app_id("v0");
+    let input = leak(format!("{app}-input"));
+    admin.create_topic(input, 3).await;
+    let mut config = member_config(&bootstrap);
+    config.max_heartbeat_version = 0;
+    let member = MemberHandle::join(one_subtopology(app, input), config)
+        .await
+        .expect("join");
+    let mut a = Owner::new("a", member);
+    let expected = all_tasks(&["0"], 3);
+    drive(
+        &mut [&mut a],
+        WAIT,
+        "three tasks over v0",
+        |_| {},
+        |o| o[0].held == expected,
+    )
+    .await;
+    a.member.close().await.expect("close");
+}
+
 /// No broker at the address: a typed error after the connect timeout, not a hang or a panic.
 #[tokio::test]
 async fn no_broker_is_a_clear_error() {

@@ -41,6 +41,9 @@ pub struct MemberConfig {
     pub request_timeout: Duration,
     /// Endpoint for interactive queries, if any.
     pub user_endpoint: Option<(String, u16)>,
+    /// The newest StreamsGroupHeartbeat version to use (default 1, the newest this crate
+    /// speaks; Kafka 4.2 and 4.3 serve only 0, which is chosen automatically).
+    pub max_heartbeat_version: i16,
 }
 
 impl MemberConfig {
@@ -55,6 +58,7 @@ impl MemberConfig {
             connect_timeout: Duration::from_secs(30),
             request_timeout: Duration::from_secs(30),
             user_endpoint: None,
+            max_heartbeat_version: heartbeat::MAX_VERSION,
         }
     }
 }
@@ -125,6 +129,9 @@ impl MemberHandle {
             membership: Membership::new(topology, wire, identity),
             conn: None,
             version: heartbeat::MIN_VERSION,
+            max_version: config
+                .max_heartbeat_version
+                .clamp(heartbeat::MIN_VERSION, heartbeat::MAX_VERSION),
             coordinator,
             shared: Arc::clone(&shared),
             events: event_tx,
@@ -215,6 +222,7 @@ struct Driver {
     membership: Membership,
     conn: Option<BrokerConnection>,
     version: i16,
+    max_version: i16,
     coordinator: CoordinatorConfig,
     shared: Arc<Shared>,
     events: mpsc::UnboundedSender<Result<MemberEvent, GroupError>>,
@@ -238,7 +246,7 @@ impl Driver {
         self.version = conn
             .pick_version(
                 heartbeat::API_KEY,
-                (heartbeat::MIN_VERSION, heartbeat::MAX_VERSION),
+                (heartbeat::MIN_VERSION, self.max_version),
             )
             .unwrap_or(heartbeat::MIN_VERSION);
         tracing::debug!(group = %self.group(), coordinator = conn.addr(), version = self.version, "connected to the group coordinator");
