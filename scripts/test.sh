@@ -9,6 +9,9 @@
 #   - openjdk-17-jre-headless and maven (through scripts/kafka.sh): to resolve and run the broker.
 # Needs Rust (cargo) 1.95 or newer, from rustup.
 #
+# A broker it starts itself begins from empty storage (`scripts/kafka.sh reset`) and is stopped at
+# the end; a broker that already answers on the port is used as it is and left running.
+#
 # Environment: DEKAF_KAFKA_PORT (broker port, default 9092), DEKAF_CACHE_DIR (see scripts/kafka.sh).
 # The tests find the broker through DEKAF_BOOTSTRAP, which this script exports.
 set -euo pipefail
@@ -42,6 +45,8 @@ command -v cargo >/dev/null || die "cargo not found: install Rust 1.95+ with rus
 if bash scripts/kafka.sh status >/dev/null 2>&1; then
   say "a broker already runs on port $DEKAF_KAFKA_PORT; using it and leaving it running"
 else
+  # A broker of its own starts from empty storage: no topics or groups of earlier runs.
+  bash scripts/kafka.sh reset
   bash scripts/kafka.sh start
   trap 'bash scripts/kafka.sh stop' EXIT
 fi
