@@ -62,6 +62,15 @@ pub fn machine() -> String {
     format!("{model}, {cores} cores, {mem_gib:.0} GiB RAM")
 }
 
+/// The 1, 5 and 15 minute load averages (`/proc/loadavg`), e.g. `0.52 0.40 0.31`: other work
+/// on the machine skews the figures, so the report names it.
+pub fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|| "unknown".into())
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
