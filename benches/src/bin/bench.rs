@@ -165,6 +165,7 @@ fn main() -> Result<()> {
             "live".into(),
             format!("{} rec/s for {} s", plan.live_rate, plan.live_seconds),
         ),
+        ("load average at start".into(), procstat::load_average()),
         (
             "java opts".into(),
             if plan.launcher.java_opts.is_empty() {
@@ -217,6 +218,9 @@ fn main() -> Result<()> {
             }
         }
     }
+    report
+        .settings
+        .insert("load average at end".into(), procstat::load_average());
     // The scratch directory keeps only the systems' logs (state directories are gone).
     eprintln!("[bench] logs of the systems: {}", plan.scratch.display());
 
