@@ -72,6 +72,8 @@ pub struct RunResult {
     pub fingerprint: Option<String>,
     /// Restore from the changelog, for stateful workloads.
     pub restore: Option<Restore>,
+    /// Internal topics the system created (names after `<app id>-`, sorted).
+    pub internal_topics: Vec<String>,
 }
 
 impl RunResult {
@@ -97,6 +99,7 @@ impl RunResult {
             output_keys: 0,
             fingerprint: None,
             restore: None,
+            internal_topics: Vec::new(),
         }
     }
 

@@ -159,6 +159,15 @@ impl Workload {
         }
     }
 
+    /// Suffixes of the internal topics (after `<app id>-`) the topology must create.
+    pub fn internal_topics(self) -> &'static [&'static str] {
+        match self {
+            Workload::Stateless | Workload::Join => &[],
+            Workload::WordCount => &["counts-changelog", "words-repartition"],
+            Workload::Window => &["window-counts-changelog"],
+        }
+    }
+
     /// The output value format.
     pub fn output_format(self) -> ValueFormat {
         match self {

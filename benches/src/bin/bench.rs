@@ -376,8 +376,15 @@ fn run_one(
         std::thread::sleep(Duration::from_millis(20));
     }
 
-    // 3. Stop; resources.
+    // 3. Stop; resources; the internal topics it made.
     let (res, status) = running.stop(Duration::from_secs(40))?;
+    let app_prefix = format!("{}-", args.app_id);
+    let mut internal: Vec<String> = admin
+        .topics_with_prefix(&app_prefix)?
+        .into_iter()
+        .map(|t| t[app_prefix.len()..].to_owned())
+        .collect();
+    internal.sort();
     let observed = measurer.stop()?;
     let mut row = RunResult::new(w.name(), g.name(), s.tag(), Status::Ok);
     row.input_records = plan.records;
@@ -395,6 +402,7 @@ fn run_one(
     row.output_records = backlog_records;
     row.output_keys = backlog_finals.len();
     row.fingerprint = Some(format!("{:016x}", fingerprint(&backlog_finals)));
+    row.internal_topics = internal;
     // 143: the JVM's exit status after SIGTERM and its shutdown hooks (a clean stop).
     if !status.success() && status.code() != Some(143) {
         eprintln!(
@@ -453,6 +461,19 @@ fn compare(
     g: Guarantee,
     notes: &mut Vec<String>,
 ) {
+    for (row, _) in rows.iter() {
+        if row.status == Status::Ok && row.system != "ceiling" {
+            let expected: Vec<&str> = w.internal_topics().to_vec();
+            if row.internal_topics != expected {
+                notes.push(format!(
+                    "**internal topics** {w}/{g} {}: made [{}], WORKLOADS.md names [{}] (after `<app id>-`)",
+                    row.system,
+                    row.internal_topics.join(", "),
+                    expected.join(", ")
+                ));
+            }
+        }
+    }
     let ok: Vec<usize> = (0..rows.len())
         .filter(|i| rows[*i].0.status == Status::Ok)
         .collect();
