@@ -278,6 +278,69 @@ pub fn store_put<VS: Serde, B: StoreBackend, S: RecordSink>(
     Ok(())
 }
 
+/// Updates the value under `key` with one store lookup (where the backend can): decodes the
+/// current value, computes the new one with `f`, writes it and its changelog record (to the
+/// task's partition), and returns it.
+#[inline(always)]
+pub fn store_update<VS: Serde, B: StoreBackend, S: RecordSink, F>(
+    store: &mut B,
+    key: &[u8],
+    value_buf: &mut Vec<u8>,
+    sink: &mut S,
+    changelog: &'static str,
+    partition: i32,
+    timestamp: i64,
+    node: &'static str,
+    f: F,
+) -> Result<VS::Value, RecordError>
+where
+    F: FnOnce(Option<VS::Value>) -> VS::Value,
+{
+    let mut new = None;
+    let mut present = false;
+    let outcome: Result<(), RecordError> = store
+        .update(key, value_buf, |old, buf| {
+            let old = match old {
+                Some(bytes) => Some(
+                    VS::deserialize(Some(bytes))
+                        .map_err(|e| record(ErrorKind::Serialization, node, e))?,
+                ),
+                None => None,
+            };
+            let value = f(old);
+            buf.clear();
+            let encoded = VS::serialize(&value, buf)
+                .map_err(|e| record(ErrorKind::Serialization, node, e))?;
+            new = Some(value);
+            present = encoded == Encoded::Present;
+            Ok(present)
+        })
+        .map_err(|e| store_error(node, e))?;
+    outcome?;
+    let Some(value) = new else {
+        return Err(record(
+            ErrorKind::Serialization,
+            node,
+            "the store update wrote nothing",
+        ));
+    };
+    // A value that encodes as null deleted the key: the changelog gets a tombstone.
+    sink.send(OutgoingRecord {
+        topic: changelog,
+        kind: TopicKind::Changelog,
+        partitioning: Partitioning::Exact(partition),
+        key: Some(key),
+        value: if present {
+            Some(value_buf.as_slice())
+        } else {
+            None
+        },
+        timestamp,
+        headers: Headers::empty(),
+    })?;
+    Ok(value)
+}
+
 /// Applies a changelog record to a store.
 #[inline]
 pub fn restore<B: StoreBackend>(

@@ -78,6 +78,27 @@ pub trait StoreBackend {
         from: Bound<&[u8]>,
         to: Bound<&[u8]>,
     ) -> Result<Self::Range<'a>, StoreError>;
+    /// Replaces the value under `key` by what `update` writes into `buf` given the current
+    /// value; `update` returns whether it wrote a value (`false` deletes the key). The memory
+    /// backend does this with one lookup; the default is `get` then `put` or `delete`. The
+    /// outer error is the backend's, the inner one `update`'s.
+    fn update<E>(
+        &mut self,
+        key: &[u8],
+        buf: &mut Vec<u8>,
+        update: impl FnOnce(Option<&[u8]>, &mut Vec<u8>) -> Result<bool, E>,
+    ) -> Result<Result<(), E>, StoreError> {
+        let present = match update(self.get(key)?, buf) {
+            Ok(present) => present,
+            Err(e) => return Ok(Err(e)),
+        };
+        if present {
+            self.put(key, buf)?;
+        } else {
+            self.delete(key)?;
+        }
+        Ok(Ok(()))
+    }
     /// Removes every entry (a task dropping uncommitted state before it restores).
     fn clear(&mut self) -> Result<(), StoreError>;
     /// The number of entries.
@@ -185,6 +206,39 @@ impl StoreBackend for MemoryBackend {
             }
         }
         Ok(())
+    }
+
+    #[inline]
+    fn update<E>(
+        &mut self,
+        key: &[u8],
+        buf: &mut Vec<u8>,
+        update: impl FnOnce(Option<&[u8]>, &mut Vec<u8>) -> Result<bool, E>,
+    ) -> Result<Result<(), E>, StoreError> {
+        let present = match self.map.get_mut(key) {
+            Some(stored) => {
+                let present = match update(Some(stored.as_slice()), buf) {
+                    Ok(present) => present,
+                    Err(e) => return Ok(Err(e)),
+                };
+                if present {
+                    stored.clear();
+                    stored.extend_from_slice(buf);
+                    return Ok(Ok(()));
+                }
+                false
+            }
+            None => match update(None, buf) {
+                Ok(present) => present,
+                Err(e) => return Ok(Err(e)),
+            },
+        };
+        if present {
+            self.put(key, buf)?;
+        } else {
+            self.delete(key)?;
+        }
+        Ok(Ok(()))
     }
 
     #[inline]
@@ -452,6 +506,20 @@ mod tests {
             0
         );
         store.put(b"a", b"longer value").expect("put");
+        let updated: Result<(), ()> = store
+            .update(b"a", &mut Vec::new(), |old, buf| {
+                buf.extend_from_slice(old.unwrap_or_default());
+                buf.extend_from_slice(b"!");
+                Ok(true)
+            })
+            .expect("update");
+        assert!(updated.is_ok());
+        assert_eq!(store.get(b"a").expect("get"), Some(&b"longer value!"[..]));
+        store.put(b"a", b"longer value").expect("put");
+        let _: Result<(), ()> = store
+            .update(b"z", &mut Vec::new(), |_, _| Ok(false))
+            .expect("update");
+        assert_eq!(store.get(b"z").expect("get"), None);
         assert_eq!(store.get(b"a").expect("get"), Some(&b"longer value"[..]));
         assert!(store.delete(b"a").expect("delete"));
         store.clear().expect("clear");

@@ -384,11 +384,10 @@ impl Emitter<'_> {
             }
         };
         let update = quote! {
-            let __dk_old = #dk::store_get::<#vt, _>(&self.#field, &self.__kbuf, #name)?;
-            let #nv = #new;
-            #dk::store_put::<#vt, _, _>(
-                &mut self.#field, &self.__kbuf, &#nv, &mut self.__vbuf, __dk_sink, #changelog,
+            let #nv = #dk::store_update::<#vt, _, _, _>(
+                &mut self.#field, &self.__kbuf, &mut self.__vbuf, __dk_sink, #changelog,
                 self.__partition, __dk_record.timestamp, #name,
+                |__dk_old| #new,
             )?;
         };
         match windowed {
