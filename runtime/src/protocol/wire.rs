@@ -71,7 +71,7 @@ impl<'a> Reader<'a> {
 
     /// Bytes not read yet.
     pub fn remaining(&self) -> usize {
-        self.buf.len() - self.pos
+        self.buf.len().saturating_sub(self.pos)
     }
 
     /// Fails unless every byte was read.
@@ -83,14 +83,13 @@ impl<'a> Reader<'a> {
     }
 
     fn take(&mut self, n: usize) -> Result<&'a [u8], DecodeError> {
-        let rest = &self.buf[self.pos..];
-        if rest.len() < n {
+        let rest = self.buf.get(self.pos..).unwrap_or_default();
+        let Some(out) = rest.get(..n) else {
             return Err(DecodeError::Truncated {
                 offset: self.pos,
                 needed: n - rest.len(),
             });
-        }
-        let out = &rest[..n];
+        };
         self.pos += n;
         Ok(out)
     }
@@ -128,7 +127,8 @@ impl<'a> Reader<'a> {
 
     /// `bool` (any non-zero byte is true, as in the Java client).
     pub fn bool(&mut self) -> Result<bool, DecodeError> {
-        Ok(self.take(1)?[0] != 0)
+        let [byte] = self.array()?;
+        Ok(byte != 0)
     }
 
     /// An unsigned varint of at most 32 bits.
@@ -136,7 +136,7 @@ impl<'a> Reader<'a> {
         let start = self.pos;
         let mut value: u32 = 0;
         for i in 0..5 {
-            let byte = self.take(1)?[0];
+            let [byte] = self.array()?;
             if i == 4 && byte > 0x0f {
                 return Err(DecodeError::MalformedVarint { offset: start });
             }
