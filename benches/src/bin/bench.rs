@@ -129,10 +129,15 @@ fn main() -> Result<()> {
     if !stale.is_empty() {
         if f.parse_or("purge-stale", false)? {
             eprintln!(
-                "[bench] deleting {} topics of earlier interrupted runs (dkb-*)",
+                "[bench] deleting {} topics of earlier interrupted runs (dkb-*) and their groups",
                 stale.len()
             );
-            for w in admin.clean_up("dkb-", &[]) {
+            // Each system's group is its output topic's name with `-app` for `-out`.
+            let groups: Vec<String> = stale
+                .iter()
+                .filter_map(|t| t.strip_suffix("-out").map(|p| format!("{p}-app")))
+                .collect();
+            for w in admin.clean_up("dkb-", &groups) {
                 eprintln!("[bench] warning: {w}");
             }
         } else {
