@@ -10,7 +10,7 @@ use std::time::Duration;
 use rdkafka::ClientContext;
 use rdkafka::error::KafkaError;
 use rdkafka::message::{DeliveryResult, Message, OwnedHeaders};
-use rdkafka::producer::{BaseRecord, ProducerContext, ThreadedProducer};
+use rdkafka::producer::{BaseRecord, Producer, ProducerContext, ThreadedProducer};
 use rdkafka::types::RDKafkaErrorCode;
 
 /// The first record the producer could not deliver.
@@ -18,7 +18,8 @@ use rdkafka::types::RDKafkaErrorCode;
 #[error(
     "a record for {topic}[{partition}] could not be delivered: {error}; the application stops \
      because no retry fixes this (for a record too large, raise the topic's max.message.bytes \
-     or make the record smaller)"
+     or make the record smaller; for a missing topic or authorization, create the topic or \
+     grant the principal WRITE on it)"
 )]
 pub struct DeliveryFailure {
     /// The topic of the failed record.
@@ -27,6 +28,9 @@ pub struct DeliveryFailure {
     pub partition: i32,
     /// What the broker or librdkafka said.
     pub error: KafkaError,
+    /// No retry fixes it (a record too large, a missing topic, no authorization): the
+    /// application stops. Otherwise (a timeout, a broker that moved) the commit is redone.
+    pub permanent: bool,
 }
 
 /// A producer context that remembers the first failed delivery.
@@ -49,7 +53,7 @@ impl ProducerContext for DeliveryWatch {
 
     fn delivery(&self, result: &DeliveryResult<'_>, _: ()) {
         if let Err((error, message)) = result {
-            // Records purged by an abort are expected; they are redone.
+            // Records purged by an abort are expected: they are redone.
             if matches!(
                 error,
                 KafkaError::MessageProduction(
@@ -65,10 +69,32 @@ impl ProducerContext for DeliveryWatch {
                     topic: message.topic().to_owned(),
                     partition: message.partition(),
                     error: error.clone(),
+                    permanent: is_permanent(error),
                 });
             }
         }
     }
+}
+
+/// Whether a delivery failure is one that no retry can fix.
+fn is_permanent(error: &KafkaError) -> bool {
+    let KafkaError::MessageProduction(code) = error else {
+        return false;
+    };
+    matches!(
+        code,
+        RDKafkaErrorCode::MessageSizeTooLarge
+            | RDKafkaErrorCode::InvalidMessageSize
+            | RDKafkaErrorCode::MessageBatchTooLarge
+            | RDKafkaErrorCode::UnknownPartition
+            | RDKafkaErrorCode::InvalidRecord
+            | RDKafkaErrorCode::InvalidMessage
+            | RDKafkaErrorCode::InvalidTopic
+            | RDKafkaErrorCode::UnknownTopic
+            | RDKafkaErrorCode::TopicAuthorizationFailed
+            | RDKafkaErrorCode::ClusterAuthorizationFailed
+            | RDKafkaErrorCode::TransactionalIdAuthorizationFailed
+    )
 }
 
 /// The producer of one processing thread.
@@ -108,4 +134,21 @@ pub fn send(
             Err((e, _)) => return Err(e),
         }
     }
+}
+
+/// Waits until every record sent is acknowledged (or failed), checking every 200 µs.
+///
+/// rdkafka's `flush` (which `commit_transaction` calls first) polls in steps of 100 ms and each
+/// step blocks for all of it, so any record still in flight made every commit take at least
+/// 100 ms. The producer's own thread serves delivery reports; draining here first leaves
+/// nothing for that flush to wait for.
+pub fn drain(producer: &StreamsProducer, timeout: Duration) -> Result<(), KafkaError> {
+    let deadline = std::time::Instant::now() + timeout;
+    while producer.in_flight_count() > 0 {
+        if std::time::Instant::now() >= deadline {
+            return Err(KafkaError::Flush(RDKafkaErrorCode::OperationTimedOut));
+        }
+        std::thread::sleep(Duration::from_micros(200));
+    }
+    Ok(())
 }

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use rdkafka::consumer::{BaseConsumer, Consumer, ConsumerContext};
 use rdkafka::error::KafkaError;
 use rdkafka::message::Message;
+use rdkafka::types::RDKafkaErrorCode;
 use rdkafka::{ClientConfig, ClientContext};
 use rdkafka::{Offset, TopicPartitionList};
 
@@ -84,7 +85,10 @@ pub struct RestoreContext;
 
 impl ClientContext for RestoreContext {
     fn error(&self, error: KafkaError, reason: &str) {
-        if !matches!(error, KafkaError::PartitionEOF(_)) {
+        if !matches!(
+            error,
+            KafkaError::PartitionEOF(_) | KafkaError::Global(RDKafkaErrorCode::PartitionEOF)
+        ) {
             tracing::error!(%error, reason, "restore consumer error");
         }
     }

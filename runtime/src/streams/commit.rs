@@ -22,6 +22,7 @@ use rdkafka::{Offset, TopicPartitionList};
 use super::error::StreamsError;
 use super::tasks::TaskId;
 use super::thread::StreamThread;
+use crate::kafka::producer;
 use crate::kafka::txn_offsets::{TxnOffsetsError, send_offsets_to_transaction};
 use crate::store::BackendFactory;
 use crate::task::{Task, Topology};
@@ -91,20 +92,25 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                 return Ok(());
             }
             let identity = self.member.identity();
-            let result =
-                send_offsets_to_transaction(&self.producer, &offsets, &identity, COMMIT_TIMEOUT)
-                    .map_err(Failure::Offsets)
-                    .and_then(|()| {
-                        self.producer
-                            .commit_transaction(COMMIT_TIMEOUT)
-                            .map_err(Failure::Commit)
-                    });
+            let result = producer::drain(&self.producer, COMMIT_TIMEOUT)
+                .map_err(Failure::Commit)
+                .and_then(|()| {
+                    send_offsets_to_transaction(&self.producer, &offsets, &identity, COMMIT_TIMEOUT)
+                        .map_err(Failure::Offsets)
+                })
+                .and_then(|()| {
+                    self.producer
+                        .commit_transaction(COMMIT_TIMEOUT)
+                        .map_err(Failure::Commit)
+                });
             if let Err(failure) = result {
                 // A record the broker refused for good fails the transaction: that stops the
                 // application rather than being redone forever. Its delivery report may still
                 // be on its way; waiting for the outstanding records brings it.
-                let _ = self.producer.flush(Duration::from_secs(5));
-                if let Some(delivery) = self.deliveries.take() {
+                let _ = producer::drain(&self.producer, Duration::from_secs(5));
+                if let Some(delivery) = self.deliveries.take()
+                    && delivery.permanent
+                {
                     let _ = self.producer.abort_transaction(COMMIT_TIMEOUT);
                     self.txn_open = false;
                     return Err(delivery.into());
@@ -128,11 +134,16 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             }
             self.txn_open = false;
         } else {
-            self.producer
-                .flush(COMMIT_TIMEOUT)
+            producer::drain(&self.producer, COMMIT_TIMEOUT)
                 .map_err(StreamsError::kafka("flushing the producer"))?;
             if let Some(failure) = self.deliveries.take() {
-                return Err(failure.into());
+                if failure.permanent {
+                    return Err(failure.into());
+                }
+                // Without a transaction, a record that was not delivered means the offsets
+                // must not move: the interval is redone.
+                tracing::warn!(error = %failure.error, topic = failure.topic, "a record was not delivered; redoing the interval");
+                return self.abort_and_rebuild();
             }
             let handle = self.ctx.handle.clone();
             if let Err(e) = handle.block_on(self.member.commit_offsets(&offsets)) {

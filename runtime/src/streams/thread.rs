@@ -228,6 +228,7 @@ fn process<T: Topology, F: BackendFactory>(
             // A failed sink may mean the producer hit an unretriable error: report that.
             if matches!(source, TaskError::Sink(_))
                 && let Some(failure) = deliveries.take()
+                && failure.permanent
             {
                 return Err(failure.into());
             }
