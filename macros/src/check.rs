@@ -148,6 +148,19 @@ pub fn check(model: &Model) -> Vec<syn::Error> {
             internal.push((topic.clone(), node.span));
         }
     }
+    let mut seen_internal: BTreeMap<&str, Span> = BTreeMap::new();
+    for (topic, span) in &internal {
+        if let Some(first) = seen_internal.insert(topic, *span) {
+            let mut err = e(
+                *span,
+                format!(
+                    "internal topic `{topic}` would be created twice: give this store or repartition another name"
+                ),
+            );
+            err.combine(e(first, "first named here".to_owned()));
+            errors.push(err);
+        }
+    }
     for (topic, span) in &internal {
         if topic.len() > MAX_TOPIC_LEN {
             errors.push(e(

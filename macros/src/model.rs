@@ -288,6 +288,8 @@ struct Builder {
     joins: Vec<(usize, usize)>,
     /// branch arm node → the stream it continues
     arms: BTreeMap<usize, Stream>,
+    /// repartition topics of repartition(..) → where named
+    repartition_names: BTreeMap<String, Span>,
 }
 
 fn err(span: Span, msg: impl std::fmt::Display) -> syn::Error {
@@ -308,6 +310,7 @@ pub fn build(def: TopologyDef) -> Result<Model, Vec<syn::Error>> {
         repartitions: Vec::new(),
         joins: Vec::new(),
         arms: BTreeMap::new(),
+        repartition_names: BTreeMap::new(),
     };
     for stmt in def.stmts {
         let flow = match b.chain(stmt.chain) {
@@ -1123,7 +1126,7 @@ impl Builder {
                     return Err(err(
                         call.name.span(),
                         format!(
-                            "the key changed upstream (map, select_key, flat_map), so the stream is not partitioned like table `{name}`: join before changing the key, or write the re-keyed stream to a topic with to(..) and read it back with stream(..)"
+                            "the key changed upstream (map, select_key, flat_map), so the stream is not partitioned like table `{name}`: repartition it first with .repartition(\"name\", KeySerde, ValueSerde), or join before changing the key"
                         ),
                     ));
                 }
@@ -1237,6 +1240,71 @@ impl Builder {
                     key: None,
                     value: None,
                     key_changed: true,
+                    window: None,
+                }))
+            }
+            "repartition" => {
+                const USAGE: &str = "repartition(\"name\", KeySerde, ValueSerde)";
+                let (name, nspan) = topic_arg(&call, 0, USAGE)?;
+                let key = serde_arg(&call, 1, USAGE)?;
+                let value = serde_arg(&call, 2, USAGE)?;
+                arity(&call, 3, USAGE)?;
+                if s.window.is_some() || key.is_windowed() {
+                    return Err(err(
+                        call.name.span(),
+                        "a stream with windowed keys cannot be repartitioned",
+                    ));
+                }
+                self.check_key_serde(&s, &key);
+                self.check_value_serde(&s, &value);
+                if let Some(c) = name
+                    .chars()
+                    .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')))
+                {
+                    return Err(err(
+                        nspan,
+                        format!(
+                            "invalid repartition name `{name}`: it names an internal topic, so it may contain ASCII letters, digits, '.', '_' and '-' but not {c:?}"
+                        ),
+                    ));
+                }
+                let topic = self.internal(&name, "repartition");
+                if let Some(other) = self.repartition_names.insert(topic.clone(), nspan) {
+                    let mut e = err(
+                        nspan,
+                        format!(
+                            "duplicate repartition name `{name}`: it would share the topic `{topic}` with another repartition"
+                        ),
+                    );
+                    e.combine(err(other, "first used here"));
+                    return Err(e);
+                }
+                let sink = self.push_node(
+                    NodeKind::RepartitionSink {
+                        topic: topic.clone(),
+                        key: key.clone(),
+                        value: value.clone(),
+                    },
+                    format!("{name}-repartition-sink"),
+                    nspan,
+                    &[s.node],
+                );
+                let source = self.push_node(
+                    NodeKind::RepartitionSource {
+                        topic,
+                        key: key.clone(),
+                        value: value.clone(),
+                    },
+                    format!("{name}-repartition-source"),
+                    nspan,
+                    &[],
+                );
+                self.repartitions.push((sink, source));
+                Ok(Flow::Stream(Stream {
+                    node: source,
+                    key: Some(key),
+                    value: Some(value),
+                    key_changed: false,
                     window: None,
                 }))
             }
@@ -1493,6 +1561,7 @@ const STREAM_OPS: &[&str] = &[
     "join",
     "left_join",
     "process",
+    "repartition",
     "to",
 ];
 const GROUPED_OPS: &[&str] = &["windowed_by", "count", "reduce", "aggregate"];
