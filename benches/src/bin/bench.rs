@@ -34,7 +34,7 @@ const USAGE: &str = "usage: bench [--records 100k] [--workloads all|stateless,wo
 [--live-rate 1000] [--live-seconds 5] [--timeout-seconds 300] [--restore true|false] \
 [--results-dir benches/results] [--kstreams-jar benches/kstreams/target/kstreams-bench.jar] \
 [--java java] [--java-opts \"-Xmx1g\"] [--bin-dir <dir of this binary>] [--broker-version 4.4.0] \
-[--keep-topics false] [--purge-stale false] [--bootstrap 127.0.0.1:$DEKAF_KAFKA_PORT]";
+[--keep-topics false] [--purge-stale false] [--fixed-names false] [--bootstrap 127.0.0.1:$DEKAF_KAFKA_PORT]";
 
 /// Everything a run needs.
 struct Plan {
@@ -47,6 +47,7 @@ struct Plan {
     timeout: Duration,
     restore: bool,
     keep_topics: bool,
+    fixed_names: bool,
     launcher: Launcher,
     run_id: String,
     scratch: PathBuf,
@@ -97,6 +98,7 @@ fn main() -> Result<()> {
         timeout: Duration::from_secs(f.parse_or("timeout-seconds", 300)?),
         restore: f.parse_or("restore", true)?,
         keep_topics: f.parse_or("keep-topics", false)?,
+        fixed_names: f.parse_or("fixed-names", false)?,
         launcher: Launcher {
             java: f.get("java").unwrap_or("java").to_owned(),
             java_opts: f
@@ -188,7 +190,15 @@ fn main() -> Result<()> {
             let mut rows: Vec<(RunResult, Option<FinalValues>)> = Vec::new();
             for s in systems.iter().filter(|s| s.supports(*w)) {
                 eprintln!("[bench] {w} {g} {}: starting", s.tag());
-                let (row, finals) = match run_one(&plan, &admin, *w, *g, *s, &prefix, end_ms) {
+                let names = Names::new(&plan, *w, *s, &prefix);
+                if plan.fixed_names {
+                    report.warnings.extend(names.clean(&admin));
+                }
+                let result = run_one(&plan, &admin, *w, *g, *s, &names, end_ms);
+                if plan.fixed_names && !plan.keep_topics {
+                    report.warnings.extend(names.clean(&admin));
+                }
+                let (row, finals) = match result {
                     Ok((row, finals)) => (row, Some(finals)),
                     Err(e) => {
                         let mut row = RunResult::new(
@@ -212,7 +222,7 @@ fn main() -> Result<()> {
             }
             compare(&mut rows, *w, *g, &mut report.comparisons);
             report.results.extend(rows.into_iter().map(|(r, _)| r));
-            if !plan.keep_topics {
+            if !plan.keep_topics && !plan.fixed_names {
                 let groups: Vec<String> = systems
                     .iter()
                     .map(|s| format!("{prefix}-{}-app", s.tag()))
@@ -258,6 +268,59 @@ fn main() -> Result<()> {
     Ok(())
 }
 
+/// Topic names and application id of one system's run.
+struct Names {
+    input_prefix: String,
+    output: String,
+    app_id: String,
+    /// Every topic of the run (inputs, output, internal topics) starts with this.
+    topic_prefix: String,
+}
+
+impl Names {
+    /// Unique names per run and system (`dkb-<run>-<workload>-<guarantee>-<system>-…`), or with
+    /// `--fixed-names` the same for every run and system (`dkb-<workload>`, `dkb-<workload>-out`,
+    /// application id `dkb-<workload>`), for a system whose names are fixed when it is compiled.
+    fn new(plan: &Plan, w: Workload, s: SystemKind, prefix: &str) -> Self {
+        let base = if plan.fixed_names {
+            format!("dkb-{}", w.name())
+        } else {
+            format!("{prefix}-{}", s.tag())
+        };
+        Self {
+            input_prefix: base.clone(),
+            output: format!("{base}-out"),
+            app_id: if plan.fixed_names {
+                base.clone()
+            } else {
+                format!("{base}-app")
+            },
+            topic_prefix: format!("{base}-"),
+        }
+    }
+
+    /// Deletes the run's topics and group, and waits until the topics are gone (so that the
+    /// next run can create them afresh). Returns warnings.
+    fn clean(&self, admin: &Admin) -> Vec<String> {
+        let mut warnings = admin.clean_up(&self.topic_prefix, std::slice::from_ref(&self.app_id));
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while admin
+            .topics_with_prefix(&self.topic_prefix)
+            .is_ok_and(|t| !t.is_empty())
+        {
+            if Instant::now() > deadline {
+                warnings.push(format!(
+                    "topics {}* still there after 60 s",
+                    self.topic_prefix
+                ));
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        warnings
+    }
+}
+
 /// Runs one system on one workload × guarantee; returns its figures and the backlog's final
 /// values (for the cross-system comparison).
 fn run_one(
@@ -266,11 +329,11 @@ fn run_one(
     w: Workload,
     g: Guarantee,
     s: SystemKind,
-    prefix: &str,
+    names: &Names,
     end_ms: i64,
 ) -> Result<(RunResult, FinalValues)> {
-    let sys_prefix = format!("{prefix}-{}", s.tag());
-    let output = format!("{sys_prefix}-out");
+    let sys_prefix = names.input_prefix.clone();
+    let output = names.output.clone();
     let mut topics: Vec<String> = w
         .input_suffixes()
         .iter()
@@ -297,7 +360,7 @@ fn run_one(
         bootstrap: plan.bootstrap.clone(),
         workload: w,
         guarantee: g,
-        app_id: format!("{sys_prefix}-app"),
+        app_id: names.app_id.clone(),
         input_prefix: sys_prefix.clone(),
         output_topic: output.clone(),
         knobs: plan.knobs.clone(),
@@ -387,6 +450,7 @@ fn run_one(
     let mut internal: Vec<String> = admin
         .topics_with_prefix(&app_prefix)?
         .into_iter()
+        .filter(|t| !topics.contains(t))
         .map(|t| t[app_prefix.len()..].to_owned())
         .collect();
     internal.sort();

@@ -41,7 +41,10 @@ fn main() -> ExitCode {
 /// To fill in (the runtime's owner), per WORKLOADS.md:
 /// - the topology of `args.workload` reading `<input_prefix>-<topic>` and writing
 ///   `args.output_topic`, with the store/repartition names given there, so that internal topics
-///   are `<app_id>-<name>-repartition` / `<app_id>-<store>-changelog`;
+///   are `<app_id>-<name>-repartition` / `<app_id>-<store>-changelog`. If the topologies name
+///   topics and the application id with literals, use the fixed names of WORKLOADS.md
+///   (`dkb-wordcount-sentences`, `dkb-wordcount-out`, application id `dkb-wordcount`, …), run
+///   the driver with `--fixed-names true`, and fail here if `args` names anything else;
 /// - `KafkaStreams::builder(topology).bootstrap_servers(&args.bootstrap)`
 ///   `.application_id(&args.app_id)` (if overridable) `.threads(args.knobs.threads)`
 ///   `.processing_guarantee(..from args.guarantee..)`
