@@ -236,6 +236,22 @@ fn main() -> Result<()> {
     report
         .settings
         .insert("load average at end".into(), procstat::load_average());
+    let cores = std::thread::available_parallelism().map_or(1, usize::from) as f64;
+    let busy = ["load average at start", "load average at end"]
+        .iter()
+        .any(|k| {
+            report.settings[*k]
+                .split_whitespace()
+                .next()
+                .and_then(|l| l.parse::<f64>().ok())
+                .is_some_and(|l| l > cores)
+        });
+    if busy {
+        report.warnings.push(format!(
+            "the machine was busy (1-minute load average above its {cores} cores): other work \
+             competed for the CPU, so these figures are skewed; run again on a quiet machine"
+        ));
+    }
     // The scratch directory keeps only the systems' logs (state directories are gone).
     eprintln!("[bench] logs of the systems: {}", plan.scratch.display());
 
