@@ -34,7 +34,7 @@ const USAGE: &str = "usage: bench [--records 100k] [--workloads all|stateless,wo
 [--live-rate 1000] [--live-seconds 5] [--timeout-seconds 300] [--restore true|false] \
 [--results-dir benches/results] [--kstreams-jar benches/kstreams/target/kstreams-bench.jar] \
 [--java java] [--java-opts \"-Xmx1g\"] [--bin-dir <dir of this binary>] [--broker-version 4.4.0] \
-[--keep-topics false] [--purge-stale false] [--fixed-names false] [--bootstrap 127.0.0.1:$DEKAF_KAFKA_PORT]";
+[--keep-topics false] [--purge-stale false] [--fixed-names false] [--repeat 1] [--bootstrap 127.0.0.1:$DEKAF_KAFKA_PORT]";
 
 /// Everything a run needs.
 struct Plan {
@@ -48,6 +48,7 @@ struct Plan {
     restore: bool,
     keep_topics: bool,
     fixed_names: bool,
+    repeat: u32,
     launcher: Launcher,
     run_id: String,
     scratch: PathBuf,
@@ -99,6 +100,7 @@ fn main() -> Result<()> {
         restore: f.parse_or("restore", true)?,
         keep_topics: f.parse_or("keep-topics", false)?,
         fixed_names: f.parse_or("fixed-names", false)?,
+        repeat: f.parse_or::<u32>("repeat", 1)?.max(1),
         launcher: Launcher {
             java: f.get("java").unwrap_or("java").to_owned(),
             java_opts: f
@@ -174,6 +176,17 @@ fn main() -> Result<()> {
         ),
         ("load average at start".into(), procstat::load_average()),
         (
+            "runs per figure".into(),
+            if plan.repeat > 1 {
+                format!(
+                    "{} (median by throughput; any failed run fails the row)",
+                    plan.repeat
+                )
+            } else {
+                "1".into()
+            },
+        ),
+        (
             "java opts".into(),
             if plan.launcher.java_opts.is_empty() {
                 "JVM defaults".into()
@@ -189,48 +202,53 @@ fn main() -> Result<()> {
             let end_ms = now_ms();
             let mut rows: Vec<(RunResult, Option<FinalValues>)> = Vec::new();
             for s in systems.iter().filter(|s| s.supports(*w)) {
-                eprintln!("[bench] {w} {g} {}: starting", s.tag());
-                let names = Names::new(&plan, *w, *s, &prefix);
-                if plan.fixed_names {
-                    report.warnings.extend(names.clean(&admin));
-                }
-                let result = run_one(&plan, &admin, *w, *g, *s, &names, end_ms);
-                if plan.fixed_names && !plan.keep_topics {
-                    report.warnings.extend(names.clean(&admin));
-                }
-                let (row, finals) = match result {
-                    Ok((row, finals)) => (row, Some(finals)),
-                    Err(e) => {
-                        let mut row = RunResult::new(
-                            w.name(),
-                            g.name(),
-                            s.tag(),
-                            Status::Failed(format!("{e:#}")),
-                        );
-                        row.input_records = plan.records;
-                        (row, None)
+                let mut runs = Vec::new();
+                for rep in 0..plan.repeat {
+                    eprintln!(
+                        "[bench] {w} {g} {} (run {}/{}): starting",
+                        s.tag(),
+                        rep + 1,
+                        plan.repeat
+                    );
+                    let run_prefix = if plan.repeat > 1 {
+                        format!("{prefix}-r{rep}")
+                    } else {
+                        prefix.clone()
+                    };
+                    let names = Names::new(&plan, *w, *s, &run_prefix);
+                    if plan.fixed_names {
+                        report.warnings.extend(names.clean(&admin));
                     }
-                };
-                eprintln!(
-                    "[bench] {w} {g} {}: {:?} {:?} rec/s p99 {:?} ms",
-                    s.tag(),
-                    row.status,
-                    row.throughput_rps.map(|x| x.round()),
-                    row.p99_ms
-                );
-                rows.push((row, finals));
+                    let result = run_one(&plan, &admin, *w, *g, *s, &names, end_ms);
+                    if !plan.keep_topics {
+                        report.warnings.extend(names.clean(&admin));
+                    }
+                    let (row, finals) = match result {
+                        Ok((row, finals)) => (row, Some(finals)),
+                        Err(e) => {
+                            let mut row = RunResult::new(
+                                w.name(),
+                                g.name(),
+                                s.tag(),
+                                Status::Failed(format!("{e:#}")),
+                            );
+                            row.input_records = plan.records;
+                            (row, None)
+                        }
+                    };
+                    eprintln!(
+                        "[bench] {w} {g} {}: {:?} {:?} rec/s p99 {:?} ms",
+                        s.tag(),
+                        row.status,
+                        row.throughput_rps.map(|x| x.round()),
+                        row.p99_ms
+                    );
+                    runs.push((row, finals));
+                }
+                rows.push(median_run(runs));
             }
             compare(&mut rows, *w, *g, &mut report.comparisons);
             report.results.extend(rows.into_iter().map(|(r, _)| r));
-            if !plan.keep_topics && !plan.fixed_names {
-                let groups: Vec<String> = systems
-                    .iter()
-                    .map(|s| format!("{prefix}-{}-app", s.tag()))
-                    .collect();
-                report
-                    .warnings
-                    .extend(admin.clean_up(&format!("{prefix}-"), &groups));
-            }
         }
     }
     report
@@ -282,6 +300,27 @@ fn main() -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// The run with the median throughput of `runs` (at least one); a failed run wins, so that any
+/// failure is reported.
+fn median_run(mut runs: Vec<(RunResult, Option<FinalValues>)>) -> (RunResult, Option<FinalValues>) {
+    let n = runs.len();
+    if let Some(i) = runs.iter().position(|(r, _)| r.status != Status::Ok) {
+        let (mut row, finals) = runs.swap_remove(i);
+        if n > 1
+            && let Status::Failed(why) = &row.status
+        {
+            row.status = Status::Failed(format!("one of {n} runs: {why}"));
+        }
+        return (row, finals);
+    }
+    runs.sort_by(|a, b| {
+        a.0.throughput_rps
+            .unwrap_or(0.0)
+            .total_cmp(&b.0.throughput_rps.unwrap_or(0.0))
+    });
+    runs.swap_remove(n / 2)
 }
 
 /// Topic names and application id of one system's run.
