@@ -9,17 +9,13 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use dekaf_streams::kafka::ClientSettings;
 use dekaf_streams::prelude::*;
-use dekaf_streams::streams::reset_application;
 use rdkafka::ClientConfig;
-use rdkafka::admin::{AdminClient, AdminOptions};
-use rdkafka::client::DefaultClientContext;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::message::{Headers as _, Message};
 use rdkafka::{Offset, TopicPartitionList};
 
-use crate::kafka_io::{ReadRecord, create_topics};
+use crate::kafka_io::{ReadRecord, recreate};
 
 /// Defines a word-count topology with its own application id and topics.
 macro_rules! word_count_topology {
@@ -120,9 +116,9 @@ topology! {
 }
 
 /// Deletes what an earlier run of `application_id` left (its group, internal topics and the
-/// given topics) and creates the topics afresh.
+/// given topics) and creates the topics afresh; also sends the logs of in-process applications
+/// to the test's output (shown when a test fails).
 pub async fn fresh(bootstrap: &str, application_id: &str, topics: &[(&str, i32)]) {
-    // Logs of in-process applications go to the test's output (shown when a test fails).
     let _ = tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
@@ -130,52 +126,9 @@ pub async fn fresh(bootstrap: &str, application_id: &str, topics: &[(&str, i32)]
         )
         .with_test_writer()
         .try_init();
-    let settings = ClientSettings::new(bootstrap);
-    // An earlier run's members may still be in the group until their session times out.
-    let started = Instant::now();
-    loop {
-        match reset_application(&settings, application_id).await {
-            Ok(_) => break,
-            Err(e) if started.elapsed() < Duration::from_secs(60) => {
-                eprintln!("reset of {application_id} not possible yet: {e}");
-                tokio::time::sleep(Duration::from_secs(1)).await;
-            }
-            Err(e) => panic!("cannot reset {application_id}: {e}"),
-        }
+    if let Err(e) = recreate(bootstrap, application_id, topics).await {
+        panic!("{e}");
     }
-    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
-        .set("bootstrap.servers", bootstrap)
-        .create()
-        .expect("admin client");
-    let names: Vec<&str> = topics.iter().map(|(n, _)| *n).collect();
-    let _ = admin.delete_topics(&names, &AdminOptions::new()).await;
-    // Deleted topics may take a moment to disappear.
-    let started = Instant::now();
-    loop {
-        match create_topics(bootstrap, topics).await {
-            Ok(()) if topics_ready(bootstrap, topics) => break,
-            _ if started.elapsed() > Duration::from_secs(60) => panic!("cannot create {names:?}"),
-            _ => tokio::time::sleep(Duration::from_millis(500)).await,
-        }
-    }
-}
-
-fn topics_ready(bootstrap: &str, topics: &[(&str, i32)]) -> bool {
-    let Ok(consumer) = ClientConfig::new()
-        .set("bootstrap.servers", bootstrap)
-        .create::<BaseConsumer>()
-    else {
-        return false;
-    };
-    topics.iter().all(|(name, partitions)| {
-        consumer
-            .fetch_metadata(Some(name), Duration::from_secs(5))
-            .is_ok_and(|m| {
-                m.topics().first().is_some_and(|t| {
-                    t.error().is_none() && t.partitions().len() == *partitions as usize
-                })
-            })
-    })
 }
 
 /// `n` sentences of 1 to 8 words from a vocabulary of `vocabulary` words, deterministic in `seed`.

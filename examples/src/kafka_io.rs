@@ -4,6 +4,8 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
+use dekaf_streams::kafka::ClientSettings;
+use dekaf_streams::streams::reset_application;
 use rdkafka::ClientConfig;
 use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
 use rdkafka::client::DefaultClientContext;
@@ -209,4 +211,62 @@ pub fn last_counts(records: &[ReadRecord]) -> HashMap<String, i64> {
         }
     }
     counts
+}
+
+/// Deletes what an earlier run of `application_id` left (its streams group, its internal topics
+/// and `topics`) and creates `topics` (name, partitions) afresh. Waits up to a minute for members
+/// of an earlier run to leave the group.
+pub async fn recreate(
+    bootstrap: &str,
+    application_id: &str,
+    topics: &[(&str, i32)],
+) -> Result<(), String> {
+    let settings = ClientSettings::new(bootstrap);
+    let started = Instant::now();
+    loop {
+        match reset_application(&settings, application_id).await {
+            Ok(_) => break,
+            Err(e) if started.elapsed() < Duration::from_secs(60) => {
+                eprintln!("reset of {application_id} not possible yet: {e}");
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+            Err(e) => return Err(format!("cannot reset {application_id}: {e}")),
+        }
+    }
+    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .create()
+        .map_err(|e| format!("admin client: {e}"))?;
+    let names: Vec<&str> = topics.iter().map(|(n, _)| *n).collect();
+    let _ = admin.delete_topics(&names, &AdminOptions::new()).await;
+    // Deleted topics may take a moment to disappear.
+    let started = Instant::now();
+    loop {
+        match create_topics(bootstrap, topics).await {
+            Ok(()) if topics_ready(bootstrap, topics) => return Ok(()),
+            _ if started.elapsed() > Duration::from_secs(60) => {
+                return Err(format!("cannot create {names:?}"));
+            }
+            _ => tokio::time::sleep(Duration::from_millis(500)).await,
+        }
+    }
+}
+
+/// Whether every topic exists with its partition count.
+fn topics_ready(bootstrap: &str, topics: &[(&str, i32)]) -> bool {
+    let Ok(consumer) = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .create::<BaseConsumer>()
+    else {
+        return false;
+    };
+    topics.iter().all(|(name, partitions)| {
+        consumer
+            .fetch_metadata(Some(name), Duration::from_secs(5))
+            .is_ok_and(|m| {
+                m.topics().first().is_some_and(|t| {
+                    t.error().is_none() && t.partitions().len() == *partitions as usize
+                })
+            })
+    })
 }
