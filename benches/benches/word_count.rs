@@ -335,7 +335,7 @@ fn bench(c: &mut Criterion) {
     g.throughput(Throughput::Elements(keys.len() as u64));
     let mut bytes = MemoryBackend::new();
     let mut vbuf = Vec::new();
-    g.bench_function("memory_backend_update", |b| {
+    g.bench_function("memory_backend_get_put", |b| {
         b.iter(|| {
             for k in &keys {
                 let key = k.as_bytes();
@@ -346,6 +346,22 @@ fn bench(c: &mut Criterion) {
                 vbuf.clear();
                 vbuf.extend_from_slice(&(old + 1).to_be_bytes());
                 bytes.put(key, &vbuf).unwrap();
+            }
+        })
+    });
+    let mut one_lookup = MemoryBackend::new();
+    g.bench_function("memory_backend_update_one_lookup", |b| {
+        b.iter(|| {
+            for k in &keys {
+                let r: Result<(), ()> = one_lookup
+                    .update(k.as_bytes(), &mut vbuf, |old, buf| {
+                        let old = old.map_or(0, |v| i64::from_be_bytes(v.try_into().unwrap()));
+                        buf.clear();
+                        buf.extend_from_slice(&(old + 1).to_be_bytes());
+                        Ok(true)
+                    })
+                    .unwrap();
+                r.unwrap();
             }
         })
     });

@@ -280,7 +280,8 @@ pub fn store_put<VS: Serde, B: StoreBackend, S: RecordSink>(
 
 /// Updates the value under `key` with one store lookup (where the backend can): decodes the
 /// current value, computes the new one with `f`, writes it and its changelog record (to the
-/// task's partition), and returns it.
+/// task's partition), and returns it with whether it is stored (a value that encodes as null
+/// deletes the key). On return `value_buf` holds the encoded value.
 #[inline(always)]
 pub fn store_update<VS: Serde, B: StoreBackend, S: RecordSink, F>(
     store: &mut B,
@@ -292,7 +293,7 @@ pub fn store_update<VS: Serde, B: StoreBackend, S: RecordSink, F>(
     timestamp: i64,
     node: &'static str,
     f: F,
-) -> Result<VS::Value, RecordError>
+) -> Result<(VS::Value, bool), RecordError>
 where
     F: FnOnce(Option<VS::Value>) -> VS::Value,
 {
@@ -338,7 +339,7 @@ where
         timestamp,
         headers: Headers::empty(),
     })?;
-    Ok(value)
+    Ok((value, present))
 }
 
 /// Applies a changelog record to a store.

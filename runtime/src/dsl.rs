@@ -66,6 +66,7 @@
 //! | `peek(f)` | `\|key: &K, value: &V\|` |
 //! | `merge(other)` | — both streams continue as one |
 //! | `branch(p1, p2, ..)` | predicates as for `filter`; a record goes to the first branch whose predicate holds, or nowhere; bind the branches: `let [a, b] = s.branch(..);` |
+//! | `repartition("name", KeySerde, ValueSerde)` | — writes the stream to `<app>-<name>-repartition` and reads it back, partitioned by its current key (for example before a join, after `select_key`) |
 //! | `try_map(f)`, `try_map_values(f)` | as `map`/`map_values`, returning `Result<_, ProcessError>`; an `Err` goes to `on_error` |
 //!
 //! A stream used by several operators (fan-out) hands each a reference; operators that need

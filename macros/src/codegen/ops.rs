@@ -56,6 +56,24 @@ impl Emitter<'_> {
         format_ident!("__store_{}", i)
     }
 
+    /// The sink of `aggregate → to_stream → to(..)`: its topic and serdes.
+    fn direct_sink(&self, node: usize) -> Option<(&String, &syn::Type, &syn::Type)> {
+        let [to_stream] = self.m.nodes[node].children.as_slice() else {
+            return None;
+        };
+        let to_stream = &self.m.nodes[*to_stream];
+        if !matches!(to_stream.kind, NodeKind::ToStream) {
+            return None;
+        }
+        let [sink] = to_stream.children.as_slice() else {
+            return None;
+        };
+        match &self.m.nodes[*sink].kind {
+            NodeKind::Sink { topic, key, value } => Some((topic, &key.ty, &value.ty)),
+            _ => None,
+        }
+    }
+
     /// The stream time at which a window store next drops expired windows.
     pub fn purge_field(i: usize) -> Ident {
         format_ident!("__purge_{}", i)
@@ -384,15 +402,47 @@ impl Emitter<'_> {
             }
         };
         let update = quote! {
-            let #nv = #dk::store_update::<#vt, _, _, _>(
+            let (#nv, __dk_present) = #dk::store_update::<#vt, _, _, _>(
                 &mut self.#field, &self.__kbuf, &mut self.__vbuf, __dk_sink, #changelog,
                 self.__partition, __dk_record.timestamp, #name,
                 |__dk_old| #new,
             )?;
         };
+        // `count(..).to_stream().to(..)` with the store's own serdes: the sink's bytes are the
+        // store's, so they are sent as they are. The check is on types (constant after
+        // monomorphization), so any other serde takes the general path.
+        let direct = |general: TokenStream| -> TokenStream {
+            let Some((topic, sk, sv)) = self.direct_sink(node) else {
+                return general;
+            };
+            let expected_key = match windowed {
+                None => quote!(#kt),
+                Some(w) => {
+                    let size = w.size;
+                    quote!(::dekaf_streams::serdes::TimeWindowed<#kt, #size>)
+                }
+            };
+            quote! {
+                if ::core::any::TypeId::of::<#sk>() == ::core::any::TypeId::of::<#expected_key>()
+                    && ::core::any::TypeId::of::<#sv>() == ::core::any::TypeId::of::<#vt>()
+                {
+                    #dk::send(
+                        __dk_sink,
+                        #topic,
+                        #dk::TopicKind::Sink,
+                        Some(&self.__kbuf),
+                        if __dk_present { Some(&self.__vbuf) } else { None },
+                        __dk_record.timestamp,
+                        __dk_record.headers,
+                    )?;
+                } else {
+                    #general
+                }
+            }
+        };
         match windowed {
             None => {
-                let children = self.children(node, k, &Acc::owned(nv.clone()));
+                let children = direct(self.children(node, k, &Acc::owned(nv.clone())));
                 quote! {
                     // Records whose key serializes to null are dropped, as Kafka Streams does.
                     let __dk_ke = #ke;
@@ -410,8 +460,11 @@ impl Emitter<'_> {
                     let r = k.r(sp);
                     quote!(::core::clone::Clone::clone(#r))
                 };
-                let children =
-                    self.children(node, &Acc::owned(nk.clone()), &Acc::owned(nv.clone()));
+                let general = self.children(node, &Acc::owned(nk.clone()), &Acc::owned(nv.clone()));
+                let children = direct(quote! {
+                    let #nk = #dk::Windowed::new(#wkey, __dk_start, __dk_end);
+                    #general
+                });
                 // Retention as Kafka Streams' default: size + grace, counted from the window start.
                 let retention = size.saturating_add(grace);
                 let purge_every = (retention / 2).max(1);
@@ -432,7 +485,6 @@ impl Emitter<'_> {
                         if matches!(__dk_ke, #dk::Encoded::Present) {
                             ::dekaf_streams::store::window_key(&mut self.__kbuf, __dk_start);
                             #update
-                            let #nk = #dk::Windowed::new(#wkey, __dk_start, __dk_end);
                             #children
                         }
                     }
