@@ -10,7 +10,7 @@
 //!
 //! | module | what |
 //! |---|---|
-//! | [`topology`] | the static description of a compiled topology |
+//! | [`topology`](mod@topology) | the static description of a compiled topology |
 //! | [`serdes`] | the `Serde` trait and Kafka's byte layouts (UTF-8, big-endian integers, JSON, windowed keys) |
 //! | [`store`] | state stores: byte-ordered backends (in memory; LMDB later), the processor API's typed view |
 //! | [`task`] | the `Topology` and `Task` traits: what a runner (TestDriver, Kafka runtime) calls |
