@@ -317,6 +317,81 @@ async fn a_missing_source_topic_is_reported_then_assigned() {
     a.member.close().await.expect("close");
 }
 
+/// A member that does not release revoked tasks within its rebalance timeout is fenced by the
+/// coordinator: its owner is told the tasks are lost, drops them, and the member rejoins (epoch
+/// 0, same member id) and gets tasks again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_member_that_holds_on_is_fenced_loses_its_tasks_and_rejoins() {
+    init_tracing();
+    let bootstrap = require_broker().await;
+    let admin = Admin::new(&bootstrap);
+    let app = app_id("fenced");
+    let input = leak(format!("{app}-input"));
+    admin.create_topic(input, 3).await;
+    let topology = two_subtopologies(app, input, "counts");
+    let expected = all_tasks(&["0", "1"], 3);
+
+    let mut config = member_config(&bootstrap);
+    config.rebalance_timeout = Duration::from_secs(2);
+    let mut a = Owner::new(
+        "a",
+        MemberHandle::join(topology, config).await.expect("join a"),
+    );
+    let member_id = a.member.member_id().to_owned();
+    drive(
+        &mut [&mut a],
+        WAIT,
+        "a holds every task",
+        |_| {},
+        |o| o[0].held == expected,
+    )
+    .await;
+
+    // a never gives up what is revoked.
+    a.release_delay = Duration::from_secs(3600);
+    let mut b = Owner::new(
+        "b",
+        MemberHandle::join(topology, member_config(&bootstrap))
+            .await
+            .expect("join b"),
+    );
+    drive(
+        &mut [&mut a, &mut b],
+        WAIT,
+        "a fenced",
+        |_| {},
+        |o| !o[0].lost_total.is_empty(),
+    )
+    .await;
+    assert!(
+        a.lost_total.is_superset(&a.revoked_total),
+        "the unreleased tasks were lost"
+    );
+
+    // After dropping its tasks, a rejoins under the same member id and the group settles.
+    drive(
+        &mut [&mut a, &mut b],
+        WAIT,
+        "a complete split after the rejoin",
+        |_| {},
+        |o| {
+            !o[0].held.is_empty()
+                && o[0].held.is_disjoint(&o[1].held)
+                && o[0]
+                    .held
+                    .union(&o[1].held)
+                    .copied()
+                    .collect::<BTreeSet<_>>()
+                    == expected
+        },
+    )
+    .await;
+    assert_eq!(a.member.member_id(), member_id);
+    assert!(a.member.member_epoch() > 0);
+    a.member.close().await.expect("close a");
+    b.member.close().await.expect("close b");
+}
+
 /// Kafka 4.2 and 4.3 serve StreamsGroupHeartbeat v0 only (an `int32` recovery lag, no
 /// TopologyDescriptionRequired): a member limited to v0 joins and gets its tasks from 4.4 too.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
