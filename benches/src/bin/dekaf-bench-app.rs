@@ -1,23 +1,83 @@
-//! **The dekaf-streams slot of the end-to-end benchmarks.**
+//! **dekaf-streams in the end-to-end benchmarks.**
 //!
-//! The driver (`bench --systems dekaf,kstreams,ceiling`) runs this binary exactly as it runs the
-//! Kafka Streams jar: same flags ([`SystemArgs`]), JSON event lines on stdout, a clean stop on
-//! SIGTERM or after `--max-seconds`. The contract is in `benches/WORKLOADS.md`
-//! ("System command line"). All that is missing is [`run_workload`]: build the workload's
-//! topology with `topology!`, run it with `KafkaStreams::builder(..)` using the shared knobs,
-//! and print the events. Everything else (input, measuring, comparing, RSS/CPU, report) is done.
+//! The driver (`bench --systems dekaf,kstreams,ceiling --fixed-names true`) runs this binary
+//! exactly as it runs the Kafka Streams jar: same flags ([`SystemArgs`]), JSON event lines on
+//! stdout, a clean stop on SIGTERM or after `--max-seconds`. The contract is in
+//! `benches/WORKLOADS.md` ("System command line").
+//!
+//! `topology!` names topics at compile time, so this binary runs the fixed names the driver
+//! uses with `--fixed-names true`: application `dkb-<workload>`, input `dkb-<workload>-<topic>`,
+//! output `dkb-<workload>-out`. It refuses other names.
+//!
+//! Progress (`running`, `restored`) is read from the runtime's metrics through a small
+//! recorder: tasks owned, records restored and restore time.
 
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
-use anyhow::{Result, bail};
-use dekaf_streams as _;
+use anyhow::{Context, Result, bail};
+use dekaf_streams::prelude::*;
+use dekaf_streams::streams::{KafkaStreams, ProcessingGuarantee, shutdown_signal};
 use dekaf_streams_benches::args::{Flags, Mode, SystemArgs, emit_event};
+use dekaf_streams_benches::workload::{Guarantee, Workload};
+use metrics::{
+    Counter, Gauge, Histogram, Key, KeyName, Metadata, Recorder, SharedString, Unit as MetricUnit,
+};
 use serde_json::json;
 
 const USAGE: &str = "usage: dekaf-bench-app --workload stateless|wordcount|window|join \
 --guarantee exactly_once|at_least_once --app-id ID --input-prefix P --output-topic T \
 [--bootstrap 127.0.0.1:9092] [--threads 1] [--commit-interval-ms 100] [--linger-ms 5] \
 [--batch-size 16384] [--state-dir DIR] [--max-seconds 600] [--mode run|restore]";
+
+topology! {
+    /// `stateless`: drop multiples of 5, double the rest.
+    pub Stateless = "dkb-stateless" {
+        stream("dkb-stateless-numbers", Utf8, I64)
+            .filter(|_key, v| v % 5 != 0)
+            .map_values(|v| v * 2)
+            .to("dkb-stateless-out", Utf8, I64);
+    }
+}
+
+topology! {
+    /// `wordcount`: count words through the repartition topic `words` into the store `counts`.
+    pub WordCount = "dkb-wordcount" {
+        stream("dkb-wordcount-sentences", Unit, Utf8)
+            .flat_map_values(|sentence| sentence.split(' ').map(str::to_owned).collect::<Vec<_>>())
+            .select_key(|_key, word| word.clone())
+            .repartition("words", Utf8, Utf8)
+            .group_by_key()
+            .count("counts")
+            .to_stream()
+            .to("dkb-wordcount-out", Utf8, I64);
+    }
+}
+
+topology! {
+    /// `window`: counts per key in tumbling 10 s windows (24 h grace), keyed `<key>@<start>`.
+    pub WindowCount = "dkb-window" {
+        stream("dkb-window-events", Utf8, Utf8)
+            .group_by_key()
+            .windowed_by(tumbling(Duration::from_secs(10)).grace(Duration::from_secs(86400)))
+            .count("window-counts")
+            .to_stream()
+            .map(|key, count| (format!("{}@{}", key.key, key.window.start), count))
+            .to("dkb-window-out", Utf8, I64);
+    }
+}
+
+topology! {
+    /// `join`: clicks joined with the users table (its changelog is its topic).
+    pub Join = "dkb-join" {
+        let users = table("dkb-join-users", Utf8, Utf8, "users");
+        stream("dkb-join-clicks", Utf8, Utf8)
+            .join(users, |page, region| format!("{page}@{region}"))
+            .to("dkb-join-out", Utf8, Utf8);
+    }
+}
 
 fn main() -> ExitCode {
     let result = Flags::parse(std::env::args().skip(1), USAGE)
@@ -36,30 +96,138 @@ fn main() -> ExitCode {
     }
 }
 
-/// Runs `args.workload` with dekaf-streams until SIGTERM or `args.max_seconds`.
-///
-/// To fill in (the runtime's owner), per WORKLOADS.md:
-/// - the topology of `args.workload` reading `<input_prefix>-<topic>` and writing
-///   `args.output_topic`, with the store/repartition names given there, so that internal topics
-///   are `<app_id>-<name>-repartition` / `<app_id>-<store>-changelog`. If the topologies name
-///   topics and the application id with literals, use the fixed names of WORKLOADS.md
-///   (`dkb-wordcount-sentences`, `dkb-wordcount-out`, application id `dkb-wordcount`, …), run
-///   the driver with `--fixed-names true`, and fail here if `args` names anything else;
-/// - `KafkaStreams::builder(topology).bootstrap_servers(&args.bootstrap)`
-///   `.application_id(&args.app_id)` (if overridable) `.threads(args.knobs.threads)`
-///   `.processing_guarantee(..from args.guarantee..)`
-///   `.commit_interval(Duration::from_millis(args.knobs.commit_interval_ms))`, producer
-///   `linger.ms` = `args.knobs.linger_ms`, `batch.size` = `args.knobs.batch_size`,
-///   `.state_dir(&args.state_dir)`;
-/// - print `{"event":"running"}` once the group has assigned tasks and processing started;
-/// - in [`Mode::Restore`]: print `{"event":"restored","records":N,"millis":M}` once every
-///   store has been rebuilt from its changelog, then stop;
-/// - stop cleanly on SIGTERM (e.g. `run(shutdown_signal())`) or after `args.max_seconds`.
+/// Runs `args.workload` with dekaf-streams until SIGTERM or `args.max_seconds` (or, in restore
+/// mode, until every store is restored).
 fn run_workload(args: &SystemArgs) -> Result<()> {
-    let _ = (Mode::Run, args);
-    bail!(
-        "dekaf-streams is not wired into the benchmark yet: implement run_workload in \
-         benches/src/bin/dekaf-bench-app.rs (see benches/WORKLOADS.md); until then run the \
-         driver without dekaf in --systems"
-    )
+    let name = args.workload.name();
+    let app = format!("dkb-{name}");
+    if args.app_id != app || args.input_prefix != app || args.output_topic != format!("{app}-out") {
+        bail!(
+            "dekaf-streams topologies name their topics at compile time: run the driver with \
+             --fixed-names true (app id {app}, input prefix {app}, output {app}-out)"
+        );
+    }
+    let progress = Progress::default();
+    metrics::set_global_recorder(progress.clone()).context("installing the metrics recorder")?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .context("starting tokio")?;
+    runtime.block_on(async {
+        match args.workload {
+            Workload::Stateless => run(Stateless, args, &progress).await,
+            Workload::WordCount => run(WordCount, args, &progress).await,
+            Workload::Window => run(WindowCount, args, &progress).await,
+            Workload::Join => run(Join, args, &progress).await,
+        }
+    })
+}
+
+async fn run<T: Topology>(topology: T, args: &SystemArgs, progress: &Progress) -> Result<()> {
+    let guarantee = match args.guarantee {
+        Guarantee::ExactlyOnce => ProcessingGuarantee::ExactlyOnce,
+        Guarantee::AtLeastOnce => ProcessingGuarantee::AtLeastOnce,
+    };
+    let streams = KafkaStreams::builder(topology)
+        .bootstrap_servers(&args.bootstrap)
+        .threads(args.knobs.threads as usize)
+        .processing_guarantee(guarantee)
+        .commit_interval(Duration::from_millis(args.knobs.commit_interval_ms))
+        .property("linger.ms", args.knobs.linger_ms.to_string())
+        .property("batch.size", args.knobs.batch_size.to_string())
+        .property("log_level", "3")
+        .build()?;
+    let started = Instant::now();
+    let mode = args.mode;
+    let max = Duration::from_secs(args.max_seconds);
+    let watch = progress.clone();
+    let stop = async move {
+        let deadline = tokio::time::sleep(max);
+        tokio::pin!(deadline);
+        let signal = shutdown_signal();
+        tokio::pin!(signal);
+        let mut announced = false;
+        loop {
+            tokio::select! {
+                () = &mut deadline => return,
+                () = &mut signal => return,
+                () = tokio::time::sleep(Duration::from_millis(5)) => {}
+            }
+            if !announced && watch.tasks() > 0.0 {
+                announced = true;
+                match mode {
+                    Mode::Run => emit_event("running", json!({})),
+                    Mode::Restore => {
+                        emit_event(
+                            "restored",
+                            json!({
+                                "records": watch.restored.load(Ordering::Relaxed),
+                                "millis": (watch.restore_seconds() * 1000.0).round() as u64,
+                                "wall_millis": started.elapsed().as_millis() as u64,
+                            }),
+                        );
+                        return;
+                    }
+                }
+            }
+        }
+    };
+    streams.run(stop).await?;
+    Ok(())
+}
+
+/// The runtime's progress, as its metrics report it.
+#[derive(Debug, Clone, Default)]
+struct Progress {
+    tasks: Arc<AtomicU64>,
+    restored: Arc<AtomicU64>,
+    restore_micros: Arc<Micros>,
+}
+
+impl Progress {
+    fn tasks(&self) -> f64 {
+        f64::from_bits(self.tasks.load(Ordering::Relaxed))
+    }
+
+    fn restore_seconds(&self) -> f64 {
+        self.restore_micros.0.load(Ordering::Relaxed) as f64 / 1e6
+    }
+}
+
+/// A histogram that keeps the sum of its samples (seconds) in microseconds.
+#[derive(Debug, Default)]
+struct Micros(AtomicU64);
+
+impl metrics::HistogramFn for Micros {
+    fn record(&self, seconds: f64) {
+        self.0.fetch_add((seconds * 1e6) as u64, Ordering::Relaxed);
+    }
+}
+
+impl Recorder for Progress {
+    fn describe_counter(&self, _: KeyName, _: Option<MetricUnit>, _: SharedString) {}
+    fn describe_gauge(&self, _: KeyName, _: Option<MetricUnit>, _: SharedString) {}
+    fn describe_histogram(&self, _: KeyName, _: Option<MetricUnit>, _: SharedString) {}
+
+    fn register_counter(&self, key: &Key, _: &Metadata<'_>) -> Counter {
+        match key.name() {
+            "dekaf.streams.records.restored" => Counter::from_arc(self.restored.clone()),
+            _ => Counter::noop(),
+        }
+    }
+
+    fn register_gauge(&self, key: &Key, _: &Metadata<'_>) -> Gauge {
+        match key.name() {
+            "dekaf.streams.tasks.active" => Gauge::from_arc(self.tasks.clone()),
+            _ => Gauge::noop(),
+        }
+    }
+
+    fn register_histogram(&self, key: &Key, _: &Metadata<'_>) -> Histogram {
+        match key.name() {
+            "dekaf.streams.restore.duration" => Histogram::from_arc(self.restore_micros.clone()),
+            _ => Histogram::noop(),
+        }
+    }
 }

@@ -134,6 +134,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         )
         .map_err(|source| StreamsError::restore(active.id, source))?;
         metrics::counter!("dekaf.streams.records.restored").increment(summary.records);
+        metrics::histogram!("dekaf.streams.restore.duration").record(started.elapsed().as_secs_f64());
         tracing::info!(
             task = %active.id,
             records = summary.records,

@@ -13,6 +13,21 @@
 //! | [`reset`] | deleting an application's group and internal topics |
 //! | [`signal`] | shutting down on SIGINT/SIGTERM |
 
+//! # Metrics
+//!
+//! Published through the [`metrics`](https://docs.rs/metrics) facade: install any recorder
+//! (Prometheus, StatsD, …) in the application.
+//!
+//! | instrument | kind | meaning |
+//! |---|---|---|
+//! | `dekaf.streams.records.processed` | counter | records processed, counted at commit |
+//! | `dekaf.streams.records.restored` | counter | changelog records applied while restoring state |
+//! | `dekaf.streams.commits` | counter | completed commits |
+//! | `dekaf.streams.commits.aborted` | counter | aborted commits (their work is redone) |
+//! | `dekaf.streams.commit.duration` | histogram | commit time in seconds |
+//! | `dekaf.streams.restore.duration` | histogram | time to restore one task's stores, in seconds |
+//! | `dekaf.streams.tasks.active` | gauge | tasks currently owned |
+
 pub mod app;
 mod assignment;
 mod commit;
