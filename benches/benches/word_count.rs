@@ -23,6 +23,23 @@
 //! index), a bytes `BTreeMap<Vec<u8>, Vec<u8>>`, a typed `HashMap<String, i64>` and a typed
 //! `BTreeMap<String, i64>`.
 
+//!
+//! # Figures (2-core AMD EPYC shared with parallel builds, load average 3-6, 2 December 2026)
+//!
+//! | loop | ns/word | allocations/word |
+//! |---|---|---|
+//! | compiled topology | 161 | 4.20 |
+//! | hand-written, same steps | 119–121 | 4.20 |
+//! | hand-written, minimal | 44 | 0.00 |
+//!
+//! The compiled topology is 1.34–1.36x the hand-written loop doing the same steps (criterion's
+//! medians: 1.70–1.82 ms against 1.23–1.24 ms per 10,000 words), and allocates nothing of its
+//! own: its 4.2 allocations per word are the serde's `String`s (sentence, repartitioned key and
+//! value) and the user closures' (`to_owned`, `clone`), exactly those of the hand-written loop.
+//! Under heavier load (load average 8-10) the ratio measured 0.98x-1.26x. Store update, 500 warm
+//! keys: memory backend with one lookup 27-30 ns, typed `HashMap<String, i64>` 27 ns, memory
+//! backend get + put 56-60 ns, typed `BTreeMap` 83 ns, bytes `BTreeMap` 200 ns.
+
 #![allow(missing_docs, clippy::unwrap_used)]
 
 use std::alloc::{GlobalAlloc, Layout, System};
