@@ -138,10 +138,16 @@ async fn kill_and_restart(
     let mut victim = instance(name, guarantee);
     let mut reader = Reader::new(&servers, &output_topic);
     // Kill it once it has committed some output, while it still has work.
-    assert!(reader.read_until(Duration::from_secs(120), |r| r.len() > 10_000), "no output before the kill");
+    assert!(
+        reader.read_until(Duration::from_secs(120), |r| r.len() > 10_000),
+        "no output before the kill"
+    );
     victim.kill().expect("SIGKILL");
     let _ = victim.wait();
-    assert!(!counts_reached(&reader.records, &expected), "the instance finished before it was killed");
+    assert!(
+        !counts_reached(&reader.records, &expected),
+        "the instance finished before it was killed"
+    );
     let mut restarted = instance(name, guarantee);
     let done = reader.read_until(Duration::from_secs(240), |r| counts_reached(r, &expected));
     reader.drain(Duration::from_secs(2));

@@ -134,7 +134,8 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         )
         .map_err(|source| StreamsError::restore(active.id, source))?;
         metrics::counter!("dekaf.streams.records.restored").increment(summary.records);
-        metrics::histogram!("dekaf.streams.restore.duration").record(started.elapsed().as_secs_f64());
+        metrics::histogram!("dekaf.streams.restore.duration")
+            .record(started.elapsed().as_secs_f64());
         tracing::info!(
             task = %active.id,
             records = summary.records,
