@@ -18,6 +18,8 @@
 //! | [`dsl`] | the `topology!` language, operator by operator |
 //! | [`protocol`] | Kafka requests the runtime encodes itself (streams group heartbeat, describe) |
 //! | [`group`] | the coordinator connection and the streams-group membership state machine |
+//! | [`kafka`] | thin wrappers over librdkafka: client settings, producer, restore reader, admin |
+//! | [`streams`] | `KafkaStreams`: threads as group members, commits, restore, rebalances, reset |
 
 pub mod group;
 pub mod kafka;
