@@ -10,12 +10,9 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use dekaf_streams::prelude::*;
-use rdkafka::ClientConfig;
-use rdkafka::consumer::{BaseConsumer, Consumer};
-use rdkafka::message::{Headers as _, Message};
-use rdkafka::{Offset, TopicPartitionList};
+use rdkafka::consumer::BaseConsumer;
 
-use crate::kafka_io::{ReadRecord, recreate};
+use crate::kafka_io::{ReadRecord, committed_reader, recreate};
 
 /// Defines a word-count topology with its own application id and topics.
 macro_rules! word_count_topology {
@@ -175,24 +172,7 @@ pub struct Reader {
 impl Reader {
     /// Reads `topic` from the beginning.
     pub fn new(bootstrap: &str, topic: &str) -> Reader {
-        let consumer: BaseConsumer = ClientConfig::new()
-            .set("bootstrap.servers", bootstrap)
-            .set("group.id", format!("e2e-reader-{}", uuid::Uuid::new_v4()))
-            .set("enable.auto.commit", "false")
-            .set("isolation.level", "read_committed")
-            .create()
-            .expect("reader");
-        let metadata = consumer
-            .fetch_metadata(Some(topic), Duration::from_secs(10))
-            .expect("metadata");
-        let mut tpl = TopicPartitionList::new();
-        for t in metadata.topics() {
-            for p in t.partitions() {
-                tpl.add_partition_offset(topic, p.id(), Offset::Beginning)
-                    .expect("partition");
-            }
-        }
-        consumer.assign(&tpl).expect("assign");
+        let consumer = committed_reader(bootstrap, topic).expect("a read_committed reader");
         Reader {
             consumer,
             records: Vec::new(),
@@ -209,21 +189,7 @@ impl Reader {
         let mut since_check = Instant::now();
         loop {
             match self.consumer.poll(Duration::from_millis(100)) {
-                Some(Ok(m)) => self.records.push(ReadRecord {
-                    partition: m.partition(),
-                    offset: m.offset(),
-                    key: m.key().map(<[u8]>::to_vec),
-                    value: m.payload().map(<[u8]>::to_vec),
-                    timestamp: m.timestamp().to_millis().unwrap_or(-1),
-                    headers: m
-                        .headers()
-                        .map(|h| {
-                            h.iter()
-                                .map(|h| (h.key.to_owned(), h.value.map(<[u8]>::to_vec)))
-                                .collect()
-                        })
-                        .unwrap_or_default(),
-                }),
+                Some(Ok(m)) => self.records.push(ReadRecord::from_message(&m)),
                 Some(Err(e)) => eprintln!("reader: {e}"),
                 None => {}
             }
@@ -358,3 +324,14 @@ word_count_topology!(
     /// Word count for the metrics test.
     WcMetrics = "e2e-wc-metrics", "e2e-wc-metrics-in" -> "e2e-wc-metrics-out"
 );
+
+/// Asserts [`exactly_once_problems`] finds none, naming a few of those it finds.
+pub fn assert_exactly_once(records: &[ReadRecord], expected: &HashMap<String, i64>) {
+    let problems = exactly_once_problems(records, expected);
+    assert!(
+        problems.is_empty(),
+        "{} words wrong, e.g. {:?}",
+        problems.len(),
+        &problems[..problems.len().min(5)]
+    );
+}

@@ -152,7 +152,26 @@ pub fn read_all(
     quiet: Duration,
     limit: Duration,
 ) -> Result<Vec<ReadRecord>, KafkaError> {
-    use rdkafka::message::Headers as _;
+    let consumer = committed_reader(bootstrap, topic)?;
+    let started = Instant::now();
+    let mut last = Instant::now();
+    let mut out = Vec::new();
+    while last.elapsed() < quiet && started.elapsed() < limit {
+        match consumer.poll(Duration::from_millis(100)) {
+            Some(Ok(m)) => {
+                last = Instant::now();
+                out.push(ReadRecord::from_message(&m));
+            }
+            Some(Err(e)) => return Err(e),
+            None => {}
+        }
+    }
+    Ok(out)
+}
+
+/// A consumer that reads every partition of `topic` from the beginning, `read_committed`, in no
+/// consumer group (as an independent downstream application would).
+pub fn committed_reader(bootstrap: &str, topic: &str) -> Result<BaseConsumer, KafkaError> {
     let consumer: BaseConsumer = ClientConfig::new()
         .set("bootstrap.servers", bootstrap)
         .set("group.id", format!("dekaf-reader-{}", uuid::Uuid::new_v4()))
@@ -167,34 +186,29 @@ pub fn read_all(
         }
     }
     consumer.assign(&tpl)?;
-    let started = Instant::now();
-    let mut last = Instant::now();
-    let mut out = Vec::new();
-    while last.elapsed() < quiet && started.elapsed() < limit {
-        match consumer.poll(Duration::from_millis(100)) {
-            Some(Ok(m)) => {
-                last = Instant::now();
-                out.push(ReadRecord {
-                    partition: m.partition(),
-                    offset: m.offset(),
-                    key: m.key().map(<[u8]>::to_vec),
-                    value: m.payload().map(<[u8]>::to_vec),
-                    timestamp: m.timestamp().to_millis().unwrap_or(-1),
-                    headers: m
-                        .headers()
-                        .map(|h| {
-                            h.iter()
-                                .map(|h| (h.key.to_owned(), h.value.map(<[u8]>::to_vec)))
-                                .collect()
-                        })
-                        .unwrap_or_default(),
-                });
-            }
-            Some(Err(e)) => return Err(e),
-            None => {}
+    Ok(consumer)
+}
+
+impl ReadRecord {
+    /// A copy of a consumed record.
+    pub fn from_message(m: &impl Message) -> ReadRecord {
+        use rdkafka::message::Headers as _;
+        ReadRecord {
+            partition: m.partition(),
+            offset: m.offset(),
+            key: m.key().map(<[u8]>::to_vec),
+            value: m.payload().map(<[u8]>::to_vec),
+            timestamp: m.timestamp().to_millis().unwrap_or(-1),
+            headers: m
+                .headers()
+                .map(|h| {
+                    h.iter()
+                        .map(|h| (h.key.to_owned(), h.value.map(<[u8]>::to_vec)))
+                        .collect()
+                })
+                .unwrap_or_default(),
         }
     }
-    Ok(out)
 }
 
 /// The last value per key of UTF-8 keys and big-endian i64 values (a count topic).

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use dekaf_streams::streams::ProcessingGuarantee;
 use dekaf_streams_examples::e2e::{
-    InProcess, Reader, WcScale, counts_reached, exactly_once_problems, expected_counts, fresh,
+    InProcess, Reader, WcScale, assert_exactly_once, counts_reached, expected_counts, fresh,
     sentences,
 };
 use dekaf_streams_examples::kafka_io::{bootstrap, produce};
@@ -69,13 +69,7 @@ async fn word_count_of_100k_sentences_is_exact() {
     app.stop().await.expect("clean stop");
     reader.drain(Duration::from_secs(2));
     assert!(done, "counts not reached within the limit");
-    let problems = exactly_once_problems(&reader.records, &expected);
-    assert!(
-        problems.is_empty(),
-        "{} words wrong, e.g. {:?}",
-        problems.len(),
-        &problems[..problems.len().min(5)]
-    );
+    assert_exactly_once(&reader.records, &expected);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -108,13 +102,7 @@ async fn two_instances_one_stopped_mid_run_count_exactly_once() {
         done,
         "counts not reached: the remaining instance did not take over every task"
     );
-    let problems = exactly_once_problems(&reader.records, &expected);
-    assert!(
-        problems.is_empty(),
-        "{} words wrong, e.g. {:?}",
-        problems.len(),
-        &problems[..problems.len().min(5)]
-    );
+    assert_exactly_once(&reader.records, &expected);
 }
 
 /// Runs an instance, kills it with SIGKILL while it works, restarts it, and returns what the
@@ -159,13 +147,7 @@ async fn kill_and_restart(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigkill_and_restart_under_exactly_once_counts_exactly_once() {
     let (records, expected) = kill_and_restart("e2e-wc-kill", "wc-kill", "exactly_once", 3).await;
-    let problems = exactly_once_problems(&records, &expected);
-    assert!(
-        problems.is_empty(),
-        "{} words wrong, e.g. {:?}",
-        problems.len(),
-        &problems[..problems.len().min(5)]
-    );
+    assert_exactly_once(&records, &expected);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
