@@ -109,6 +109,14 @@ fn run_workload(args: &SystemArgs) -> Result<()> {
     }
     let progress = Progress::default();
     metrics::set_global_recorder(progress.clone()).context("installing the metrics recorder")?;
+    // Warnings and errors of the runtime go to stderr, which the driver keeps as the system's log.
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,rdkafka=warn")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
