@@ -92,7 +92,10 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                 return Ok(());
             }
             let identity = self.member.identity();
-            let result = producer::drain(&self.producer, COMMIT_TIMEOUT)
+            let result = self
+                .changelog
+                .flush(&self.producer)
+                .and_then(|_| producer::drain(&self.producer, COMMIT_TIMEOUT))
                 .map_err(Failure::Commit)
                 .and_then(|()| {
                     send_offsets_to_transaction(&self.producer, &offsets, &identity, COMMIT_TIMEOUT)
@@ -134,6 +137,9 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             }
             self.txn_open = false;
         } else {
+            self.changelog
+                .flush(&self.producer)
+                .map_err(StreamsError::kafka("producing changelog records"))?;
             producer::drain(&self.producer, COMMIT_TIMEOUT)
                 .map_err(StreamsError::kafka("flushing the producer"))?;
             if let Some(failure) = self.deliveries.take() {
@@ -187,6 +193,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             self.txn_open = false;
         }
         let _ = self.deliveries.take();
+        self.changelog.discard();
         self.rebuild()
     }
 
@@ -221,6 +228,9 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             metrics::counter!("dekaf.streams.commits.aborted").increment(1);
         }
         let _ = self.deliveries.take();
+        if aborted {
+            self.changelog.discard();
+        }
         let ids = lost.map_or_else(|| self.tasks.ids(), <[TaskId]>::to_vec);
         // Tasks kept are rebuilt from committed state: the aborted transaction held their work too.
         let mut dropped = 0;
@@ -251,6 +261,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                 let _ = self.producer.abort_transaction(COMMIT_TIMEOUT);
                 self.txn_open = false;
             }
+            self.changelog.discard();
             Ok(())
         };
         let n = self.tasks.drain().len();

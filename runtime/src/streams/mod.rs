@@ -30,6 +30,7 @@
 
 pub mod app;
 mod assignment;
+mod changelog_buffer;
 mod commit;
 pub mod config;
 pub mod error;

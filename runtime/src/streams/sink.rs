@@ -3,24 +3,28 @@
 
 use rdkafka::message::{Header, OwnedHeaders};
 
+use super::changelog_buffer::ChangelogBuffer;
 use crate::kafka::producer::{self, StreamsProducer};
-use crate::task::{Headers, OutgoingRecord, Partitioning, RecordSink, SinkError};
+use crate::task::{Headers, OutgoingRecord, Partitioning, RecordSink, SinkError, TopicKind};
 
-/// Produces a task's output with the thread's producer.
+/// Produces a task's output with the thread's producer; changelog records wait for the commit
+/// in the thread's [`ChangelogBuffer`], one per key.
 ///
 /// Keys are partitioned by librdkafka's `murmur2_random` partitioner, which for a non-null key is
 /// Kafka's default partitioner, so `Partitioning::ByKey` leaves the choice to it. Changelog
 /// records carry an exact partition.
 pub struct ProducerSink<'a> {
     producer: &'a StreamsProducer,
-    /// Records sent through this sink.
-    pub sent: u64,
+    changelog: &'a mut ChangelogBuffer,
 }
 
 impl<'a> ProducerSink<'a> {
-    /// A sink over `producer`.
-    pub fn new(producer: &'a StreamsProducer) -> Self {
-        ProducerSink { producer, sent: 0 }
+    /// A sink over `producer`; changelog records wait in `changelog` for the commit.
+    pub(crate) fn new(producer: &'a StreamsProducer, changelog: &'a mut ChangelogBuffer) -> Self {
+        ProducerSink {
+            producer,
+            changelog,
+        }
     }
 }
 
@@ -39,6 +43,13 @@ fn owned_headers(headers: &Headers) -> Option<OwnedHeaders> {
 impl RecordSink for ProducerSink<'_> {
     #[inline]
     fn send(&mut self, record: OutgoingRecord<'_>) -> Result<(), SinkError> {
+        if let (TopicKind::Changelog, Partitioning::Exact(partition), Some(key)) =
+            (record.kind, record.partitioning, record.key)
+        {
+            self.changelog
+                .put(record.topic, partition, key, record.value, record.timestamp);
+            return Ok(());
+        }
         let partition = match record.partitioning {
             Partitioning::ByKey => None,
             Partitioning::Exact(p) => Some(p),
@@ -52,8 +63,6 @@ impl RecordSink for ProducerSink<'_> {
             record.timestamp,
             owned_headers(record.headers),
         )
-        .map_err(|e| SinkError::msg(format_args!("producing to {} failed: {e}", record.topic)))?;
-        self.sent += 1;
-        Ok(())
+        .map_err(|e| SinkError::msg(format_args!("producing to {} failed: {e}", record.topic)))
     }
 }

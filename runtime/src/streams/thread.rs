@@ -14,6 +14,7 @@ use rdkafka::message::{BorrowedMessage, Headers as _, Message};
 use rdkafka::producer::Producer;
 use tokio::runtime::Handle;
 
+use super::changelog_buffer::ChangelogBuffer;
 use super::config::{ProcessingGuarantee, StreamsConfig};
 use super::error::StreamsError;
 use super::membership::Membership;
@@ -58,6 +59,8 @@ pub(crate) struct StreamThread<T: Topology, F: BackendFactory> {
     pub(super) admin: Arc<Admin>,
     pub(super) tasks: ActiveTasks<T, F>,
     pub(super) txn_open: bool,
+    /// Changelog records of the interval, one per key.
+    pub(super) changelog: ChangelogBuffer,
     /// Commits aborted in a row.
     pub(super) failed_commits: u32,
     pub(super) last_commit: Instant,
@@ -108,6 +111,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             admin,
             tasks: ActiveTasks::default(),
             txn_open: false,
+            changelog: ChangelogBuffer::default(),
             failed_commits: 0,
             last_commit: Instant::now(),
             last_purge: Instant::now(),
@@ -147,6 +151,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                     process(
                         &mut self.tasks,
                         &self.producer,
+                        &mut self.changelog,
                         &self.deliveries,
                         &mut self.txn_open,
                         eos,
@@ -180,6 +185,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
 fn process<T: Topology, F: BackendFactory>(
     tasks: &mut ActiveTasks<T, F>,
     producer: &StreamsProducer,
+    changelog: &mut ChangelogBuffer,
     deliveries: &DeliveryWatch,
     txn_open: &mut bool,
     eos: bool,
@@ -216,7 +222,7 @@ fn process<T: Topology, F: BackendFactory>(
         timestamp: message.timestamp().to_millis().unwrap_or(0),
         headers,
     };
-    let mut sink = ProducerSink::new(producer);
+    let mut sink = ProducerSink::new(producer, changelog);
     match active.task.process(&record, &mut sink) {
         Ok(()) => {
             active.positions[source] = Some(message.offset() + 1);
