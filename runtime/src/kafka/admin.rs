@@ -93,17 +93,37 @@ pub async fn delete_group(
         group: group_id.to_owned(),
         source,
     };
-    let results = admin
-        .delete_groups(&[group_id], &options(timeout))
-        .await
-        .map_err(kafka)?;
-    match results.into_iter().next() {
-        None | Some(Ok(_)) => Ok(GroupDeletion::Deleted),
-        Some(Err((_, RDKafkaErrorCode::GroupIdNotFound))) => Ok(GroupDeletion::NotFound),
-        Some(Err((_, RDKafkaErrorCode::NonEmptyGroup))) => {
-            Err(DeleteGroupError::NotEmpty(group_id.to_owned()))
+    let deadline = std::time::Instant::now() + timeout;
+    let mut backoff = Duration::from_millis(100);
+    loop {
+        let results = admin
+            .delete_groups(&[group_id], &options(timeout))
+            .await
+            .map_err(kafka)?;
+        match results.into_iter().next() {
+            None | Some(Ok(_)) => return Ok(GroupDeletion::Deleted),
+            Some(Err((_, RDKafkaErrorCode::GroupIdNotFound))) => {
+                return Ok(GroupDeletion::NotFound);
+            }
+            Some(Err((_, RDKafkaErrorCode::NonEmptyGroup))) => {
+                return Err(DeleteGroupError::NotEmpty(group_id.to_owned()));
+            }
+            // The group coordinator is moving or still loading (on a new cluster, until the
+            // offsets topic exists): ask again.
+            Some(Err((
+                _,
+                code @ (RDKafkaErrorCode::NotCoordinator
+                | RDKafkaErrorCode::CoordinatorNotAvailable
+                | RDKafkaErrorCode::CoordinatorLoadInProgress),
+            ))) => {
+                if std::time::Instant::now() + backoff > deadline {
+                    return Err(kafka(KafkaError::AdminOp(code)));
+                }
+                tokio::time::sleep(backoff).await;
+                backoff = (backoff * 2).min(Duration::from_secs(2));
+            }
+            Some(Err((_, code))) => return Err(kafka(KafkaError::AdminOp(code))),
         }
-        Some(Err((_, code))) => Err(kafka(KafkaError::AdminOp(code))),
     }
 }
 
