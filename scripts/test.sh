@@ -56,7 +56,8 @@ say "set-up took $((SECONDS - started))s; DEKAF_BOOTSTRAP=$DEKAF_BOOTSTRAP"
 # 3. The tests.
 tests_started=$SECONDS
 status=0
-cargo test --workspace "$@" || status=$?
+# --no-fail-fast: one failing test binary does not hide the results of the others.
+cargo test --workspace --no-fail-fast "$@" || status=$?
 say "cargo test took $((SECONDS - tests_started))s (exit $status); $((SECONDS - started))s in all"
 if [ "$status" -ne 0 ]; then
   say "the broker's log: $(bash scripts/kafka.sh log 0 2>&1 | head -n1)"
