@@ -102,6 +102,11 @@ impl ClientSettings {
             .set("enable.auto.commit", "false")
             .set("enable.auto.offset.store", "false")
             .set("auto.offset.reset", "earliest")
+            // How long the broker holds a fetch that has nothing to return. Under read_committed
+            // a repartition topic's records only become readable when the writing transaction
+            // commits; with the default 500 ms a fetch parked before the commit marker kept the
+            // next subtopology waiting (word count p99 858 ms -> 270 ms exactly-once).
+            .set("fetch.wait.max.ms", "50")
             .set(
                 "isolation.level",
                 if read_committed {
