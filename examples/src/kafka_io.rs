@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use dekaf_streams::kafka::ClientSettings;
+use dekaf_streams::kafka::producer::send;
 use dekaf_streams::streams::reset_application;
 use rdkafka::ClientConfig;
 use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
@@ -12,7 +13,7 @@ use rdkafka::client::DefaultClientContext;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::error::KafkaError;
 use rdkafka::message::{Header, Message, OwnedHeaders};
-use rdkafka::producer::{BaseRecord, DefaultProducerContext, Producer, ThreadedProducer};
+use rdkafka::producer::{DefaultProducerContext, Producer, ThreadedProducer};
 use rdkafka::types::RDKafkaErrorCode;
 use rdkafka::{Offset, TopicPartitionList};
 
@@ -91,36 +92,17 @@ pub fn produce_records<'a>(
     let producer = producer(bootstrap)?;
     let mut n = 0;
     for r in records {
-        let mut record: BaseRecord<'_, [u8], [u8]> = BaseRecord::to(topic);
-        if let Some(k) = r.key {
-            record = record.key(k);
-        }
-        if let Some(v) = r.value {
-            record = record.payload(v);
-        }
-        if let Some(t) = r.timestamp {
-            record = record.timestamp(t);
-        }
-        if !r.headers.is_empty() {
-            let mut headers = OwnedHeaders::new();
-            for (key, value) in &r.headers {
-                headers = headers.insert(Header {
-                    key,
-                    value: Some(*value),
-                });
-            }
-            record = record.headers(headers);
-        }
-        loop {
-            match producer.send(record) {
-                Ok(()) => break,
-                Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), back)) => {
-                    record = back;
-                    std::thread::sleep(Duration::from_millis(5));
-                }
-                Err((e, _)) => return Err(e),
-            }
-        }
+        let headers = (!r.headers.is_empty()).then(|| {
+            r.headers
+                .iter()
+                .fold(OwnedHeaders::new(), |headers, (key, value)| {
+                    headers.insert(Header {
+                        key,
+                        value: Some(*value),
+                    })
+                })
+        });
+        send(&producer, topic, None, r.key, r.value, r.timestamp, headers)?;
         n += 1;
     }
     producer.flush(Duration::from_secs(60))?;

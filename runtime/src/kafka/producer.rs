@@ -101,17 +101,21 @@ fn is_permanent(error: &KafkaError) -> bool {
 pub type StreamsProducer = ThreadedProducer<DeliveryWatch>;
 
 /// Sends one record, waiting while librdkafka's queue is full. `partition` `None` lets the
-/// murmur2 partitioner choose from the key.
-pub fn send(
-    producer: &StreamsProducer,
+/// configured partitioner choose from the key; `timestamp` `None` stamps it now.
+#[allow(clippy::too_many_arguments)]
+pub fn send<C: ProducerContext<DeliveryOpaque = ()> + 'static>(
+    producer: &ThreadedProducer<C>,
     topic: &str,
     partition: Option<i32>,
     key: Option<&[u8]>,
     value: Option<&[u8]>,
-    timestamp: i64,
+    timestamp: Option<i64>,
     headers: Option<OwnedHeaders>,
 ) -> Result<(), KafkaError> {
-    let mut record: BaseRecord<'_, [u8], [u8], ()> = BaseRecord::to(topic).timestamp(timestamp);
+    let mut record: BaseRecord<'_, [u8], [u8], ()> = BaseRecord::to(topic);
+    if let Some(t) = timestamp {
+        record = record.timestamp(t);
+    }
     if let Some(p) = partition {
         record = record.partition(p);
     }

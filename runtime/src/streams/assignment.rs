@@ -42,9 +42,10 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
 
     /// Creates the tasks `added`, restores their stores and starts consuming their partitions.
     pub(crate) fn add(&mut self, added: &[TaskId]) -> Result<(), StreamsError> {
+        let owned = self.tasks.ids();
         let added: Vec<TaskId> = added
             .iter()
-            .filter(|id| !self.tasks.ids().contains(id))
+            .filter(|id| !owned.contains(id))
             .copied()
             .collect();
         if added.is_empty() {

@@ -93,7 +93,7 @@ impl ChangelogBuffer {
                     Some(*partition),
                     Some(key),
                     value,
-                    slot.timestamp,
+                    Some(slot.timestamp),
                     None,
                 )?;
                 slot.dirty = false;

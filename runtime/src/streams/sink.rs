@@ -60,7 +60,7 @@ impl RecordSink for ProducerSink<'_> {
             partition,
             record.key,
             record.value,
-            record.timestamp,
+            Some(record.timestamp),
             owned_headers(record.headers),
         )
         .map_err(|e| SinkError::msg(format_args!("producing to {} failed: {e}", record.topic)))
