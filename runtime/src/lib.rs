@@ -29,6 +29,7 @@ pub mod topology;
 
 pub mod dsl;
 pub mod serdes;
+pub mod state_dir;
 pub mod store;
 pub mod task;
 pub mod testing;

@@ -1,0 +1,49 @@
+//! The only `unsafe` of the LMDB stores: opening an environment and resizing its map.
+//!
+//! heed marks both `unsafe` because LMDB memory-maps its file:
+//!
+//! - **Opening** is undefined behaviour if the file is modified behind LMDB's back (another
+//!   process writing it without LMDB's lock, a truncation, a network file system). Every
+//!   environment lives in a task directory that the runtime locks for the time the task runs
+//!   ([`crate::state_dir`]), and one state directory is locked by one running application,
+//!   so nothing else of ours opens or writes it; LMDB's own lock file covers readers.
+//! - **Resizing** is undefined behaviour while a transaction of this process is active on the
+//!   environment. Each environment belongs to exactly one [`super::LmdbBackend`] (one store of
+//!   one task), which resizes only from `&mut self` after it has dropped its read
+//!   transaction and before it opens a write transaction.
+
+use std::path::Path;
+
+use heed::{Env, EnvFlags, EnvOpenOptions, WithoutTls};
+
+/// The map size a new environment starts with. The map grows as the store does.
+pub(super) const INITIAL_MAP_SIZE: usize = 64 << 20;
+
+/// Opens (creating if needed) the environment in `dir`, which must exist.
+///
+/// Flags are chosen for throughput, since the changelog is the truth and the directory only a
+/// cache of it: no fsync per commit (`NO_SYNC`, `NO_META_SYNC`; a checkpoint syncs explicitly),
+/// no read-ahead (state larger than memory is read at random), and read transactions not bound
+/// to a thread (`WithoutTls`).
+pub(super) fn open(dir: &Path, map_size: usize) -> heed::Result<Env<WithoutTls>> {
+    let mut options = EnvOpenOptions::new().read_txn_without_tls();
+    options.map_size(map_size).max_dbs(0).max_readers(8);
+    // SAFETY: the flags change durability, not memory safety.
+    unsafe {
+        options.flags(EnvFlags::NO_SYNC | EnvFlags::NO_META_SYNC | EnvFlags::NO_READ_AHEAD);
+    }
+    // SAFETY: `dir` is inside a task directory locked by this process for as long as the
+    // environment is open (see the module documentation); nothing else maps or writes it.
+    unsafe { options.open(dir) }
+}
+
+/// Grows the map of `env` to `new_size` bytes (a multiple of the page size).
+///
+/// # Safety
+///
+/// No transaction of this process may be active on `env`. The caller owns the environment
+/// alone ([`super::LmdbBackend`]) and has dropped its read transaction.
+pub(super) unsafe fn resize(env: &Env<WithoutTls>, new_size: usize) -> heed::Result<()> {
+    // SAFETY: upheld by the caller.
+    unsafe { env.resize(new_size) }
+}
