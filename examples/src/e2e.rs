@@ -277,6 +277,11 @@ impl InProcess {
             .processing_guarantee(guarantee)
             .build()
             .expect("valid settings");
+        InProcess::run(streams)
+    }
+
+    /// Runs `streams` until [`InProcess::stop`].
+    pub fn run<T: Topology + Send>(streams: dekaf_streams::streams::KafkaStreams<T>) -> InProcess {
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let run = tokio::spawn(streams.run(async move {
             let _ = stopped.await;
@@ -317,6 +322,29 @@ topology! {
         stream("e2e-big-in", Utf8, Utf8)
             .map_values(|v| v.repeat(2_000))
             .to("e2e-big-out", Utf8, Utf8);
+    }
+}
+
+word_count_topology!(
+    /// Word count with a state directory, killed and restarted.
+    WcStateKill = "e2e-wc-state-kill", "e2e-wc-state-kill-in" -> "e2e-wc-state-kill-out"
+);
+
+word_count_topology!(
+    /// Word count with a state directory, for the two-instances test.
+    WcStateTwo = "e2e-wc-state-two", "e2e-wc-state-two-in" -> "e2e-wc-state-two-out"
+);
+
+topology! {
+    /// Counts records per key and reports only keys seen twice: a changelog as large as the
+    /// number of keys, with almost no output.
+    pub KeyRepeats = "e2e-state-repeats" {
+        stream("e2e-state-repeats-in", Utf8, Utf8)
+            .group_by_key()
+            .count("seen")
+            .to_stream()
+            .filter(|_, n| *n >= 2)
+            .to("e2e-state-repeats-out", Utf8, I64);
     }
 }
 

@@ -7,6 +7,7 @@
 //! | `DEKAF_THREADS` | processing threads (group members) | `1` |
 //! | `DEKAF_COMMIT_INTERVAL_MS` | commit interval | `100` |
 //! | `DEKAF_TRANSACTION_TIMEOUT_MS` | transaction timeout | `10000` |
+//! | `DEKAF_STATE_DIR` | keep stores on disk (LMDB) under this directory | unset: in memory |
 //! | `RUST_LOG` | log filter | `info` |
 
 use std::process::ExitCode;
@@ -56,13 +57,16 @@ pub async fn run_on_kafka<T: Topology>(topology: T) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let streams = KafkaStreams::builder(topology)
+    let mut builder = KafkaStreams::builder(topology)
         .transaction_timeout(Duration::from_millis(txn_timeout_ms))
         .bootstrap_servers(env_or("DEKAF_BOOTSTRAP", "127.0.0.1:9092"))
         .processing_guarantee(guarantee)
         .threads(threads as usize)
-        .commit_interval(Duration::from_millis(commit_ms))
-        .build();
+        .commit_interval(Duration::from_millis(commit_ms));
+    if let Ok(dir) = std::env::var("DEKAF_STATE_DIR") {
+        builder = builder.state_dir(dir);
+    }
+    let streams = builder.build();
     let streams = match streams {
         Ok(s) => s,
         Err(e) => {

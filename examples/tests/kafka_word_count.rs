@@ -3,6 +3,7 @@
 //!
 //! Needs a broker at `DEKAF_BOOTSTRAP` (default 127.0.0.1:9092): `scripts/kafka.sh start`.
 
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 use std::time::Duration;
 
@@ -29,14 +30,22 @@ fn produce_sentences(topic: &str, batch: &[String], first_key: usize) {
 }
 
 fn instance(name: &str, guarantee: &str) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_e2e-instance"))
+    instance_in(name, guarantee, None)
+}
+
+/// An instance keeping its stores under `state_dir` (LMDB) when given.
+fn instance_in(name: &str, guarantee: &str, state_dir: Option<&Path>) -> Child {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_e2e-instance"));
+    command
         .arg(name)
         .env("DEKAF_BOOTSTRAP", bootstrap())
         .env("DEKAF_GUARANTEE", guarantee)
         .env("DEKAF_TRANSACTION_TIMEOUT_MS", "5000")
-        .env("RUST_LOG", "info,rdkafka=warn")
-        .spawn()
-        .expect("start e2e-instance")
+        .env("RUST_LOG", "info,rdkafka=warn");
+    if let Some(dir) = state_dir {
+        command.env("DEKAF_STATE_DIR", dir);
+    }
+    command.spawn().expect("start e2e-instance")
 }
 
 fn terminate(child: &mut Child) {
@@ -112,6 +121,7 @@ async fn kill_and_restart(
     name: &str,
     guarantee: &str,
     seed: u64,
+    state_dir: Option<&Path>,
 ) -> (
     Vec<dekaf_streams_examples::kafka_io::ReadRecord>,
     std::collections::HashMap<String, i64>,
@@ -123,7 +133,7 @@ async fn kill_and_restart(
     let input = sentences(60_000, 500, seed);
     let expected = expected_counts(&input);
     produce_sentences(&input_topic, &input, 0);
-    let mut victim = instance(name, guarantee);
+    let mut victim = instance_in(name, guarantee, state_dir);
     let mut reader = Reader::new(&servers, &output_topic);
     // Kill it once it has committed some output, while it still has work.
     assert!(
@@ -136,7 +146,18 @@ async fn kill_and_restart(
         !counts_reached(&reader.records, &expected),
         "the instance finished before it was killed"
     );
-    let mut restarted = instance(name, guarantee);
+    if let Some(dir) = state_dir {
+        let checkpoints = checkpoints_in(&dir.join(app));
+        assert!(
+            checkpoints.is_empty(),
+            "a killed instance leaves no checkpoint, so the next start rebuilds: {checkpoints:?}"
+        );
+        assert!(
+            has_store_files(&dir.join(app)),
+            "the killed instance kept its stores on disk"
+        );
+    }
+    let mut restarted = instance_in(name, guarantee, state_dir);
     let done = reader.read_until(Duration::from_secs(240), |r| counts_reached(r, &expected));
     reader.drain(Duration::from_secs(2));
     terminate(&mut restarted);
@@ -144,15 +165,61 @@ async fn kill_and_restart(
     (reader.records, expected)
 }
 
+/// The `.checkpoint` files under an application's state directory.
+fn checkpoints_in(app_dir: &Path) -> Vec<PathBuf> {
+    let Ok(tasks) = std::fs::read_dir(app_dir) else {
+        return Vec::new();
+    };
+    tasks
+        .flatten()
+        .map(|t| t.path().join(dekaf_streams::state_dir::CHECKPOINT_FILE))
+        .filter(|p| p.exists())
+        .collect()
+}
+
+/// Whether any task directory under `app_dir` holds an LMDB store.
+fn has_store_files(app_dir: &Path) -> bool {
+    let Ok(tasks) = std::fs::read_dir(app_dir) else {
+        return false;
+    };
+    tasks.flatten().any(|t| {
+        std::fs::read_dir(t.path())
+            .is_ok_and(|stores| stores.flatten().any(|s| s.path().join("data.mdb").exists()))
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigkill_with_a_state_dir_rebuilds_the_stores_and_counts_exactly_once() {
+    let dir = std::env::temp_dir().join(format!("dekaf-e2e-state-kill-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (records, expected) = kill_and_restart(
+        "e2e-wc-state-kill",
+        "wc-state-kill",
+        "exactly_once",
+        5,
+        Some(&dir),
+    )
+    .await;
+    assert_exactly_once(&records, &expected);
+    // The restarted instance was stopped cleanly: now every task has its checkpoint.
+    assert!(
+        !checkpoints_in(&dir.join("e2e-wc-state-kill")).is_empty(),
+        "a clean stop writes checkpoints"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigkill_and_restart_under_exactly_once_counts_exactly_once() {
-    let (records, expected) = kill_and_restart("e2e-wc-kill", "wc-kill", "exactly_once", 3).await;
+    let (records, expected) =
+        kill_and_restart("e2e-wc-kill", "wc-kill", "exactly_once", 3, None).await;
     assert_exactly_once(&records, &expected);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigkill_and_restart_under_at_least_once_loses_nothing() {
-    let (records, expected) = kill_and_restart("e2e-wc-alos", "wc-alos", "at_least_once", 4).await;
+    let (records, expected) =
+        kill_and_restart("e2e-wc-alos", "wc-alos", "at_least_once", 4, None).await;
     let last = dekaf_streams_examples::kafka_io::last_counts(&records);
     let lost: Vec<_> = expected
         .iter()

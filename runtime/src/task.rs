@@ -95,7 +95,7 @@ use std::marker::PhantomData;
 
 use crate::serdes::{Encoded, Serde, SerdeError, Windowed};
 use crate::store::{BackendFactory, StoreBackend, StoreError};
-use crate::topology::{SubtopologyInfo, TopologyInfo};
+use crate::topology::{StoreInfo, SubtopologyInfo, TopologyInfo};
 
 /// Record headers: an ordered list of (name, value) pairs; names may repeat.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -479,6 +479,13 @@ pub trait Task {
     fn records_skipped(&self) -> u64;
     /// The backend of a store by name.
     fn store(&self, name: &str) -> Option<&Self::Backend>;
+    /// Calls `f` with every store of the task and its description, in the order of
+    /// `SubtopologyInfo::stores`: how the runtime flushes stores after a commit and syncs them
+    /// before a checkpoint.
+    fn for_each_store<E>(
+        &mut self,
+        f: impl FnMut(&'static StoreInfo, &mut Self::Backend) -> Result<(), E>,
+    ) -> Result<(), E>;
 }
 
 type Ser<T> = fn(&T, &mut Vec<u8>) -> Result<Encoded, SerdeError>;

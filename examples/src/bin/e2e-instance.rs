@@ -4,7 +4,7 @@
 
 use std::process::ExitCode;
 
-use dekaf_streams_examples::e2e::{WcAlos, WcKill, WcScale, WcTwo};
+use dekaf_streams_examples::e2e::{WcAlos, WcKill, WcScale, WcStateKill, WcTwo};
 use dekaf_streams_examples::runner::run_on_kafka;
 
 #[tokio::main]
@@ -14,8 +14,9 @@ async fn main() -> ExitCode {
         Some("wc-kill") => run_on_kafka(WcKill).await,
         Some("wc-alos") => run_on_kafka(WcAlos).await,
         Some("wc-scale") => run_on_kafka(WcScale).await,
+        Some("wc-state-kill") => run_on_kafka(WcStateKill).await,
         _ => {
-            eprintln!("usage: e2e-instance wc-two|wc-kill|wc-alos|wc-scale");
+            eprintln!("usage: e2e-instance wc-two|wc-kill|wc-alos|wc-scale|wc-state-kill");
             ExitCode::from(2)
         }
     }

@@ -99,6 +99,10 @@ pub fn generate(m: &Model) -> TokenStream {
                 let f = Emitter::store_field(s);
                 quote!(#topic => #dk::restore(&mut self.#f, key, value),)
             });
+        let store_visits = sub.stores.iter().enumerate().map(|(j, &s)| {
+            let f = Emitter::store_field(s);
+            quote!(__dk_f(&<#name as #dk::Topology>::INFO.subtopologies[#idx].stores[#j], &mut self.#f)?;)
+        });
         let store_lookups = sub.stores.iter().map(|&s| {
             let n = &m.stores[s].name;
             let f = Emitter::store_field(s);
@@ -219,6 +223,15 @@ pub fn generate(m: &Model) -> TokenStream {
                         _ => None,
                     }
                 }
+
+                #[allow(unused_variables, unused_mut)]
+                fn for_each_store<E>(
+                    &mut self,
+                    mut __dk_f: impl FnMut(&'static #dk::StoreInfo, &mut B) -> ::core::result::Result<(), E>,
+                ) -> ::core::result::Result<(), E> {
+                    #(#store_visits)*
+                    Ok(())
+                }
             }
         });
     }
@@ -242,6 +255,7 @@ pub fn generate(m: &Model) -> TokenStream {
     let d_late = delegate(quote!(late_records_dropped()));
     let d_skip = delegate(quote!(records_skipped()));
     let d_store = delegate(quote!(store(name)));
+    let d_each = delegate(quote!(for_each_store(f)));
     let doc_task = format!("The task of one subtopology of [`{name}`], over store backend `B`.");
 
     quote! {
@@ -282,6 +296,7 @@ pub fn generate(m: &Model) -> TokenStream {
             fn late_records_dropped(&self) -> u64 { #d_late }
             fn records_skipped(&self) -> u64 { #d_skip }
             fn store(&self, name: &str) -> Option<&B> { #d_store }
+            fn for_each_store<E>(&mut self, f: impl FnMut(&'static #dk::StoreInfo, &mut B) -> ::core::result::Result<(), E>) -> ::core::result::Result<(), E> { #d_each }
         }
 
         impl #dk::Topology for #name {

@@ -12,7 +12,8 @@ use super::config::{BuildError, ProcessingGuarantee, StreamsConfig};
 use super::error::StreamsError;
 use super::thread::{StreamThread, ThreadContext};
 use crate::kafka::settings::SettingsError;
-use crate::store::MemoryStores;
+use crate::state_dir::StateDirectory;
+use crate::store::{LmdbStores, MemoryStores};
 use crate::task::Topology;
 
 /// A topology that runs on Kafka.
@@ -78,7 +79,13 @@ impl<T: Topology> KafkaStreams<T> {
     /// heartbeat and admin calls run on the tokio runtime that polls this future.
     pub async fn run<S: Future<Output = ()>>(self, shutdown: S) -> Result<(), StreamsError> {
         let stop = Arc::new(AtomicBool::new(false));
-        let process_id = uuid::Uuid::new_v4();
+        let state = match &self.config.state_dir {
+            Some(dir) => Some(Arc::new(StateDirectory::open(dir, T::APPLICATION_ID)?)),
+            None => None,
+        };
+        let process_id = state
+            .as_ref()
+            .map_or_else(uuid::Uuid::new_v4, |s| s.process_id());
         let handle = tokio::runtime::Handle::current();
         let threads = self.config.threads;
         let (done_tx, mut done_rx) = mpsc::unbounded_channel::<(usize, Result<(), StreamsError>)>();
@@ -90,7 +97,9 @@ impl<T: Topology> KafkaStreams<T> {
                 process_id,
                 handle: handle.clone(),
                 stop: stop.clone(),
+                state: state.clone(),
             };
+            let state_root = self.config.state_dir.clone();
             let done = done_tx.clone();
             let spawned = std::thread::Builder::new()
                 .name(format!("{}-{index}", T::APPLICATION_ID))
@@ -101,11 +110,18 @@ impl<T: Topology> KafkaStreams<T> {
                         thread = index
                     );
                     let _entered = span.enter();
-                    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        StreamThread::<T, MemoryStores>::start(ctx, MemoryStores)
-                            .and_then(StreamThread::run)
-                    }))
-                    .unwrap_or(Err(StreamsError::ThreadPanicked(index)));
+                    let result =
+                        std::panic::catch_unwind(std::panic::AssertUnwindSafe(
+                            || match state_root {
+                                Some(root) => {
+                                    StreamThread::<T, LmdbStores>::start(ctx, LmdbStores::new(root))
+                                        .and_then(StreamThread::run)
+                                }
+                                None => StreamThread::<T, MemoryStores>::start(ctx, MemoryStores)
+                                    .and_then(StreamThread::run),
+                            },
+                        ))
+                        .unwrap_or(Err(StreamsError::ThreadPanicked(index)));
                     let _ = done.send((index, result));
                 });
             if let Err(e) = spawned {
@@ -187,6 +203,20 @@ impl<T: Topology> Builder<T> {
     /// (30 s by default).
     pub fn rebalance_timeout(mut self, timeout: Duration) -> Self {
         self.config.rebalance_timeout = timeout;
+        self
+    }
+
+    /// Keeps every store on disk, in LMDB, under `<dir>/<application id>/` (see
+    /// [`crate::state_dir`]): state may be larger than memory, and a restart after a clean
+    /// shutdown restores only what the changelogs gained since. By default stores live in
+    /// memory and are rebuilt from their changelogs whenever a task starts.
+    ///
+    /// One running instance per directory: a second instance started on the same directory
+    /// fails with an error naming the first. The instance's process id is kept there too, so
+    /// a restarted instance fences its predecessor's open transactions at once instead of
+    /// waiting for the transaction timeout.
+    pub fn state_dir(mut self, dir: impl Into<std::path::PathBuf>) -> Self {
+        self.config.state_dir = Some(dir.into());
         self
     }
 

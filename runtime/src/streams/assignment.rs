@@ -12,6 +12,7 @@ use rdkafka::{Offset, TopicPartitionList};
 
 use super::commit::parse_stream_time;
 use super::error::StreamsError;
+use super::state::flush_task;
 use super::tasks::{ActiveTask, ActiveTasks, TaskId};
 use super::thread::StreamThread;
 use crate::kafka::restore::{RestorePartition, restore};
@@ -29,7 +30,8 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         self.commit()?;
         let mut closed = 0;
         for id in revoked {
-            if self.tasks.remove(*id).is_some() {
+            if let Some(active) = self.tasks.remove(*id) {
+                self.close_committed(active);
                 closed += 1;
             }
         }
@@ -54,7 +56,8 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         let committed = self.fetch_committed(&added)?;
         for id in &added {
             let _span = tracing::info_span!("task", task = %id).entered();
-            let mut active = ActiveTasks::<T, F>::create(*id, &mut self.stores)
+            let dir = self.lock_task_dir(id.subtopology, id.partition)?;
+            let mut active = ActiveTasks::<T, F>::create(*id, &mut self.stores, dir)
                 .map_err(|source| StreamsError::task(id, source))?;
             for (i, topic) in active.task.source_topics().iter().enumerate() {
                 if let Some(elem) = committed.find_partition(topic, id.partition) {
@@ -99,8 +102,9 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             .map_err(StreamsError::kafka("fetching committed offsets"))
     }
 
-    /// Restores every store of `active` from its changelog. A table read from a user topic is
-    /// restored only up to the committed offset of that topic: processing resumes there.
+    /// Restores every store of `active` from its changelog: from the beginning, or after the
+    /// checkpoint of a task directory (see [`crate::state_dir`]). A table read from a user topic
+    /// is restored only up to the committed offset of that topic: processing resumes there.
     pub(crate) fn restore_task(
         &mut self,
         active: &mut ActiveTask<T, F>,
@@ -120,6 +124,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                 until,
             });
         }
+        self.restore_start(active, &mut partitions)?;
         if partitions.is_empty() {
             return Ok(());
         }
@@ -135,6 +140,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             },
         )
         .map_err(|source| StreamsError::restore(active.id, source))?;
+        flush_task(&mut active.task).map_err(|e| StreamsError::store(active.id, e))?;
         metrics::counter!("dekaf.streams.records.restored").increment(summary.records);
         metrics::histogram!("dekaf.streams.restore.duration")
             .record(started.elapsed().as_secs_f64());

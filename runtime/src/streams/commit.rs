@@ -167,6 +167,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             processed += std::mem::take(&mut active.processed);
         }
         metrics::counter!("dekaf.streams.records.processed").increment(processed);
+        self.flush_stores()?;
         metrics::counter!("dekaf.streams.commits").increment(1);
         self.failed_commits = 0;
         metrics::histogram!("dekaf.streams.commit.duration")
@@ -264,7 +265,14 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             self.changelog.discard();
             Ok(())
         };
-        let n = self.tasks.drain().len();
+        let tasks = self.tasks.drain();
+        let n = tasks.len();
+        for active in tasks {
+            // Only a clean, committed close may name the stores complete in a checkpoint.
+            if clean && committed.is_ok() {
+                self.close_committed(active);
+            }
+        }
         metrics::gauge!("dekaf.streams.tasks.active").decrement(n as f64);
         let handle = self.ctx.handle.clone();
         handle.block_on(self.member.leave());

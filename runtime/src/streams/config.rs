@@ -1,5 +1,6 @@
 //! How an application runs: guarantee, threads, commit interval, client settings.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::kafka::settings::{ClientSettings, SettingsError};
@@ -33,6 +34,8 @@ pub struct StreamsConfig {
     pub transaction_timeout: Duration,
     /// How long the coordinator waits for a member to release revoked tasks before fencing it.
     pub rebalance_timeout: Duration,
+    /// Where stores live on disk (LMDB), or `None` to keep them in memory (the default).
+    pub state_dir: Option<PathBuf>,
 }
 
 /// Why an application could not be built.
@@ -70,6 +73,7 @@ impl StreamsConfig {
             commit_interval: Duration::from_millis(100),
             transaction_timeout: Duration::from_secs(10),
             rebalance_timeout: Duration::from_secs(30),
+            state_dir: None,
         }
     }
 

@@ -7,6 +7,8 @@ use crate::group::GroupError;
 use crate::kafka::producer::DeliveryFailure;
 use crate::kafka::restore::RestoreError;
 use crate::kafka::txn_offsets::TxnOffsetsError;
+use crate::state_dir::StateDirError;
+use crate::store::StoreError;
 use crate::task::TaskError;
 
 /// Why [`KafkaStreams::run`](super::KafkaStreams::run) returned an error.
@@ -61,6 +63,19 @@ pub enum StreamsError {
          (broker unavailable, transaction timeouts, authorization)"
     )]
     CommitsKeepFailing(u32),
+    /// The state directory could not be used (another instance holds it, or a file operation
+    /// failed).
+    #[error(transparent)]
+    StateDir(Box<StateDirError>),
+    /// A store failed outside of processing (flushing after a commit, syncing, clearing).
+    #[error("task {task}: {source}")]
+    Store {
+        /// The task.
+        task: String,
+        /// What failed.
+        #[source]
+        source: Box<StoreError>,
+    },
     /// A processing thread ended without reporting (it panicked).
     #[error("processing thread {0} panicked; see the log for the panic message")]
     ThreadPanicked(usize),
@@ -88,12 +103,21 @@ boxed_from!(
     Delivery(DeliveryFailure),
     TxnOffsets(TxnOffsetsError),
     OffsetCommit(OffsetCommitError),
+    StateDir(StateDirError),
 );
 
 impl StreamsError {
     /// Task `task` failed with `source`.
     pub(crate) fn task(task: impl ToString, source: TaskError) -> StreamsError {
         StreamsError::Task {
+            task: task.to_string(),
+            source: Box::new(source),
+        }
+    }
+
+    /// A store of task `task` failed with `source`.
+    pub(crate) fn store(task: impl ToString, source: StoreError) -> StreamsError {
+        StreamsError::Store {
             task: task.to_string(),
             source: Box::new(source),
         }

@@ -39,6 +39,7 @@ mod offset_commit;
 pub mod reset;
 pub mod signal;
 mod sink;
+mod state;
 pub mod tasks;
 mod thread;
 

@@ -1,6 +1,7 @@
 //! The active tasks of one processing thread, and the routing of consumed records to them.
 
 pub use crate::group::TaskId;
+use crate::state_dir::TaskDir;
 use crate::store::BackendFactory;
 use crate::task::{Task, TaskError, Topology};
 
@@ -18,6 +19,9 @@ pub struct ActiveTask<T: Topology, F: BackendFactory> {
     pub committed_stream_time: i64,
     /// Records processed since the last commit.
     pub processed: u64,
+    /// The task's locked directory, when stores live on disk. Dropped after the task, so the
+    /// stores close before the lock is released.
+    pub dir: Option<TaskDir>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -46,8 +50,13 @@ impl<T: Topology, F: BackendFactory> Default for ActiveTasks<T, F> {
 }
 
 impl<T: Topology, F: BackendFactory> ActiveTasks<T, F> {
-    /// Creates the task `id` with stores opened by `stores`. Its positions start unknown.
-    pub fn create(id: TaskId, stores: &mut F) -> Result<ActiveTask<T, F>, TaskError> {
+    /// Creates the task `id` with stores opened by `stores` (in `dir`, when on disk). Its
+    /// positions start unknown.
+    pub fn create(
+        id: TaskId,
+        stores: &mut F,
+        dir: Option<TaskDir>,
+    ) -> Result<ActiveTask<T, F>, TaskError> {
         let task = T::create_task(id.subtopology, id.partition, stores)?;
         let n = task.source_topics().len();
         Ok(ActiveTask {
@@ -57,6 +66,7 @@ impl<T: Topology, F: BackendFactory> ActiveTasks<T, F> {
             committed: vec![None; n],
             committed_stream_time: i64::MIN,
             processed: 0,
+            dir,
         })
     }
 

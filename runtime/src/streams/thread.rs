@@ -24,6 +24,7 @@ use crate::group::MemberEvent;
 use crate::kafka::admin::{self, Admin};
 use crate::kafka::producer::{DeliveryWatch, StreamsProducer};
 use crate::kafka::restore::{RestoreConsumer, restore_consumer};
+use crate::state_dir::StateDirectory;
 use crate::store::BackendFactory;
 use crate::task::{Headers, InputRecord, Task, TaskError, Topology};
 
@@ -39,6 +40,8 @@ pub(crate) struct ThreadContext {
     pub handle: Handle,
     /// Set when the application shuts down.
     pub stop: Arc<AtomicBool>,
+    /// The locked state directory, when stores live on disk.
+    pub state: Option<Arc<StateDirectory>>,
 }
 
 /// How long a poll waits for a record.

@@ -248,12 +248,15 @@ fn prefixed_bound(bound: Bound<&[u8]>) -> Bound<Vec<u8>> {
     }
 }
 
+/// A pending change: key, and value or `None` for a deletion.
+type PendingEntry<'a> = (&'a [u8], Option<&'a [u8]>);
+
 /// The iterator of [`LmdbBackend::range`]: LMDB's entries as of the last flush, merged with the
 /// pending changes, in key order.
 pub struct LmdbRange<'a> {
     stored: Option<heed::RoRange<'a, Bytes, Bytes>>,
     next_stored: Option<(&'a [u8], &'a [u8])>,
-    pending: std::iter::Peekable<std::vec::IntoIter<(&'a [u8], Option<&'a [u8]>)>>,
+    pending: std::iter::Peekable<std::vec::IntoIter<PendingEntry<'a>>>,
     path: &'a Path,
 }
 
