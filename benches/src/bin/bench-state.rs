@@ -1,0 +1,298 @@
+//! The LMDB store against the in-memory one, side by side in one run: loading keys, random
+//! point reads, count updates (get, add one, put) with a flush every 10,000 updates (about what a
+//! 100 ms commit interval sees), resident memory, and the restore rate from a changelog topic on
+//! the broker (the runtime's own restore loop into each backend).
+//!
+//! ```text
+//! cargo run --release -p dekaf-streams-benches --bin bench-state -- [--keys 1m] [--restore 1m]
+//!     [--bootstrap 127.0.0.1:$DEKAF_KAFKA_PORT] [--dir /tmp/bench-state]
+//! ```
+//!
+//! `--restore 0` skips the broker part. Prints a markdown table.
+
+use std::io::Write as _;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use dekaf_streams::kafka::restore::{RestorePartition, restore, restore_consumer};
+use dekaf_streams::store::{LmdbBackend, MemoryBackend, StoreBackend};
+use dekaf_streams_benches::args::{Flags, parse_count};
+use dekaf_streams_benches::kafka::{Admin, bootstrap_from_env, client_config};
+use rdkafka::Offset;
+use rdkafka::producer::{BaseRecord, DefaultProducerContext, Producer, ThreadedProducer};
+use rdkafka::types::RDKafkaErrorCode;
+
+const USAGE: &str =
+    "usage: bench-state [--keys 1m] [--restore 1m] [--bootstrap host:port] [--dir D]";
+const FLUSH_EVERY: usize = 10_000;
+const CHANGELOG_PREFIX: &str = "bench-state-changelog";
+
+/// Kibibytes of a `/proc/self/status` field.
+fn status_kib(field: &str) -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix(field))
+                .and_then(|r| r.trim().trim_end_matches(" kB").trim().parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+fn key(out: &mut Vec<u8>, i: u64) {
+    out.clear();
+    let _ = write!(out, "user-{i:012}");
+}
+
+/// A fixed pseudo-random order of `0..n` (xorshift), the same for both backends.
+fn order(n: u64) -> Vec<u64> {
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    (0..n)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        })
+        .collect()
+}
+
+/// Distinct keys of the hot-key update (a word-count vocabulary).
+const HOT_KEYS: u64 = 2_000;
+
+struct Figures {
+    load_per_s: f64,
+    get_per_s: f64,
+    update_per_s: f64,
+    hot_update_per_s: f64,
+    anon_mib: u64,
+    restore_per_s: Option<f64>,
+}
+
+fn per_second(n: usize, since: Instant) -> f64 {
+    n as f64 / since.elapsed().as_secs_f64()
+}
+
+fn measure<B: StoreBackend>(store: &mut B, keys: u64, reads: &[u64]) -> Result<Figures> {
+    let anon_before = status_kib("RssAnon:");
+    let mut k = Vec::with_capacity(32);
+    let started = Instant::now();
+    for i in 0..keys {
+        key(&mut k, i);
+        store.put(&k, &0i64.to_be_bytes())?;
+        if i as usize % FLUSH_EVERY == FLUSH_EVERY - 1 {
+            store.flush()?;
+        }
+    }
+    store.flush()?;
+    let load_per_s = per_second(keys as usize, started);
+    let anon_mib = status_kib("RssAnon:").saturating_sub(anon_before) / 1024;
+
+    let started = Instant::now();
+    let mut found = 0u64;
+    for &i in reads {
+        key(&mut k, i);
+        found += u64::from(store.get(&k)?.is_some());
+    }
+    let get_per_s = per_second(reads.len(), started);
+    if found != reads.len() as u64 {
+        bail!("{found} of {} keys found", reads.len());
+    }
+
+    let started = Instant::now();
+    for (n, &i) in reads.iter().enumerate() {
+        key(&mut k, i);
+        let count = match store.get(&k)? {
+            Some(v) => i64::from_be_bytes(v.try_into().context("an 8-byte count")?),
+            None => 0,
+        };
+        store.put(&k, &(count + 1).to_be_bytes())?;
+        if n % FLUSH_EVERY == FLUSH_EVERY - 1 {
+            store.flush()?;
+        }
+    }
+    store.flush()?;
+    let update_per_s = per_second(reads.len(), started);
+
+    let started = Instant::now();
+    for (n, &i) in reads.iter().enumerate() {
+        key(&mut k, i % HOT_KEYS);
+        let count = match store.get(&k)? {
+            Some(v) => i64::from_be_bytes(v.try_into().context("an 8-byte count")?),
+            None => 0,
+        };
+        store.put(&k, &(count + 1).to_be_bytes())?;
+        if n % FLUSH_EVERY == FLUSH_EVERY - 1 {
+            store.flush()?;
+        }
+    }
+    store.flush()?;
+    let hot_update_per_s = per_second(reads.len(), started);
+    Ok(Figures {
+        load_per_s,
+        get_per_s,
+        update_per_s,
+        hot_update_per_s,
+        anon_mib,
+        restore_per_s: None,
+    })
+}
+
+/// Writes `n` changelog records (distinct keys, 8-byte values) to a fresh one-partition topic.
+fn write_changelog(bootstrap: &str, topic: &str, n: u64) -> Result<()> {
+    let admin = Admin::new(bootstrap)?;
+    let topics = [topic.to_owned()];
+    admin.create_topics(&topics, 1)?;
+    admin.wait_for_topics(&topics, 1)?;
+    let producer: ThreadedProducer<DefaultProducerContext> = client_config(bootstrap)
+        .set("linger.ms", "5")
+        .set("batch.size", "1000000")
+        .set("queue.buffering.max.messages", "1000000")
+        .create()
+        .context("cannot create the producer")?;
+    let mut k = Vec::with_capacity(32);
+    for i in 0..n {
+        key(&mut k, i);
+        let value = (i as i64).to_be_bytes();
+        let mut record: BaseRecord<'_, [u8], [u8]> =
+            BaseRecord::to(topic).key(&k[..]).payload(&value[..]);
+        loop {
+            match producer.send(record) {
+                Ok(()) => break,
+                Err((e, back)) if e.rdkafka_error_code() == Some(RDKafkaErrorCode::QueueFull) => {
+                    record = back;
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                Err((e, _)) => bail!("producing the changelog failed: {e}"),
+            }
+        }
+    }
+    producer
+        .flush(Duration::from_secs(120))
+        .context("the changelog was not acknowledged")?;
+    Ok(())
+}
+
+/// Restores the changelog into `store` with the runtime's restore loop; records per second.
+fn restore_into<B: StoreBackend>(
+    bootstrap: &str,
+    topic: &str,
+    store: &mut B,
+    n: u64,
+) -> Result<f64> {
+    let mut config = client_config(bootstrap);
+    config
+        .set("group.id", "bench-state")
+        .set("enable.auto.commit", "false")
+        .set("isolation.level", "read_committed");
+    let consumer = restore_consumer(&config).context("restore consumer")?;
+    let partitions = [RestorePartition {
+        topic: topic.to_owned(),
+        partition: 0,
+        from: Offset::Beginning,
+        until: None,
+    }];
+    let started = Instant::now();
+    let mut failed = None;
+    let summary = restore(
+        &consumer,
+        &partitions,
+        Duration::from_secs(600),
+        |_, _, _, key, value| {
+            let key = key.unwrap_or_default();
+            let result = match value {
+                Some(v) => store.put(key, v),
+                None => store.delete(key).map(|_| ()),
+            };
+            result.map_err(|e| {
+                failed.get_or_insert(e.to_string());
+                e.to_string()
+            })
+        },
+    )?;
+    store.flush()?;
+    let rate = per_second(summary.records as usize, started);
+    if summary.records != n {
+        bail!("restored {} of {n} records", summary.records);
+    }
+    Ok(rate)
+}
+
+fn main() -> Result<()> {
+    let f = Flags::parse(std::env::args().skip(1), USAGE)?;
+    let keys = parse_count(f.get("keys").unwrap_or("1m"))?;
+    let restore_n = parse_count(f.get("restore").unwrap_or("1m"))?;
+    let bootstrap = f
+        .get("bootstrap")
+        .map_or_else(bootstrap_from_env, str::to_owned);
+    let dir = std::path::PathBuf::from(f.get("dir").unwrap_or("/tmp/dekaf-bench-state"));
+    let _ = std::fs::remove_dir_all(&dir);
+    let reads = order(keys);
+
+    let mut memory = MemoryBackend::new();
+    let mut mem = measure(&mut memory, keys, &reads)?;
+    drop(memory);
+    let mut lmdb_store = LmdbBackend::open(&dir.join("measure"))?;
+    let mut lmdb = measure(&mut lmdb_store, keys, &reads)?;
+    drop(lmdb_store);
+
+    if restore_n > 0 {
+        let topic = format!("{CHANGELOG_PREFIX}-{}", std::process::id());
+        write_changelog(&bootstrap, &topic, restore_n)?;
+        let mut memory = MemoryBackend::new();
+        mem.restore_per_s = Some(restore_into(&bootstrap, &topic, &mut memory, restore_n)?);
+        drop(memory);
+        let mut store = LmdbBackend::open(&dir.join("restore"))?;
+        lmdb.restore_per_s = Some(restore_into(&bootstrap, &topic, &mut store, restore_n)?);
+        for warning in Admin::new(&bootstrap)?.clean_up(&topic, &[]) {
+            eprintln!("clean-up: {warning}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+
+    let k = |x: f64| format!("{:.0}k", x / 1_000.0);
+    let ratio = |l: f64, m: f64| format!("{:.2}x", l / m);
+    println!(
+        "{keys} keys, {} reads/updates, flush every {FLUSH_EVERY}; restore of {restore_n} records\n",
+        reads.len()
+    );
+    println!("| per second | memory | LMDB | LMDB / memory |");
+    println!("|---|---:|---:|---:|");
+    println!(
+        "| load (put new keys) | {} | {} | {} |",
+        k(mem.load_per_s),
+        k(lmdb.load_per_s),
+        ratio(lmdb.load_per_s, mem.load_per_s)
+    );
+    println!(
+        "| random get | {} | {} | {} |",
+        k(mem.get_per_s),
+        k(lmdb.get_per_s),
+        ratio(lmdb.get_per_s, mem.get_per_s)
+    );
+    println!(
+        "| count update, random over all keys | {} | {} | {} |",
+        k(mem.update_per_s),
+        k(lmdb.update_per_s),
+        ratio(lmdb.update_per_s, mem.update_per_s)
+    );
+    println!(
+        "| count update, {HOT_KEYS} hot keys | {} | {} | {} |",
+        k(mem.hot_update_per_s),
+        k(lmdb.hot_update_per_s),
+        ratio(lmdb.hot_update_per_s, mem.hot_update_per_s)
+    );
+    if let (Some(m), Some(l)) = (mem.restore_per_s, lmdb.restore_per_s) {
+        println!(
+            "| restore from changelog | {} | {} | {} |",
+            k(m),
+            k(l),
+            ratio(l, m)
+        );
+    }
+    println!(
+        "\nAnonymous memory grown while loading: memory {} MiB, LMDB {} MiB.",
+        mem.anon_mib, lmdb.anon_mib
+    );
+    Ok(())
+}
