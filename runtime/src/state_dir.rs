@@ -226,6 +226,24 @@ impl StateDirectory {
     }
 }
 
+/// Deletes the local state of `application_id` under `root` (Kafka Streams' `cleanUp()`):
+/// every task directory, checkpoint and the process id. Says whether there was any.
+///
+/// # Errors
+///
+/// [`StateDirError::InUse`] while an instance runs on it: stop it first.
+pub fn delete_application_state(root: &Path, application_id: &str) -> Result<bool, StateDirError> {
+    let dir = root.join(application_id);
+    if !dir.exists() {
+        return Ok(false);
+    }
+    // Holding the instance lock proves no instance runs on it while it is deleted.
+    let locked = StateDirectory::open(root, application_id)?;
+    fs::remove_dir_all(&dir).map_err(io_error("deleting", &dir))?;
+    drop(locked);
+    Ok(true)
+}
+
 fn hostname() -> String {
     fs::read_to_string("/proc/sys/kernel/hostname")
         .map(|h| h.trim().to_owned())
@@ -418,6 +436,12 @@ mod tests {
         drop(first);
         let again = StateDirectory::open(&root, "app").expect("after the first stopped");
         assert_eq!(again.process_id(), id);
+        let refused = delete_application_state(&root, "app").expect_err("running");
+        assert!(matches!(refused, StateDirError::InUse { .. }), "{refused}");
+        drop(again);
+        assert!(delete_application_state(&root, "app").expect("stopped"));
+        assert!(!root.join("app").exists());
+        assert!(!delete_application_state(&root, "app").expect("nothing left"));
         let _ = fs::remove_dir_all(root);
     }
 

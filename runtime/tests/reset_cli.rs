@@ -54,8 +54,16 @@ async fn reset_cli_deletes_internal_topics_only() {
         r.expect("topic created");
     }
 
+    // Local state of a stopped instance, as `state_dir` leaves it.
+    let state_dir = std::env::temp_dir().join(format!("dekaf-reset-cli-{}", std::process::id()));
+    let task = state_dir.join(&app).join("0_0");
+    std::fs::create_dir_all(task.join("counts")).expect("task dir");
+    std::fs::write(task.join(".checkpoint"), "x").expect("checkpoint");
+
     let output = Command::new(env!("CARGO_BIN_EXE_dekaf-streams-reset"))
         .args(["--bootstrap-server", &servers, "--application-id", &app])
+        .arg("--state-dir")
+        .arg(&state_dir)
         .output()
         .expect("run dekaf-streams-reset");
     let stdout = String::from_utf8_lossy(&output.stdout);
@@ -68,6 +76,10 @@ async fn reset_cli_deletes_internal_topics_only() {
         stdout.contains(&internal[0]) && stdout.contains(&internal[1]),
         "{stdout}"
     );
+
+    assert!(stdout.contains("local state under"), "{stdout}");
+    assert!(!state_dir.join(&app).exists(), "the local state is deleted");
+    let _ = std::fs::remove_dir_all(&state_dir);
 
     let left = topics(&servers);
     assert!(left.contains(&user), "the user topic stays");

@@ -1,9 +1,11 @@
 //! `dekaf-streams-reset`: deletes an application's streams group and internal topics, so a
 //! changed topology can start under the same application id. Stop every instance first.
+//! With `--state-dir`, also deletes the application's local state under that directory (run
+//! it on every machine that had one, or delete those directories by hand).
 //!
 //! ```text
 //! dekaf-streams-reset --bootstrap-server 127.0.0.1:9092 --application-id word-count
-//!                     [--property key=value]...
+//!                     [--state-dir /var/lib/word-count] [--property key=value]...
 //! ```
 
 use std::process::ExitCode;
@@ -11,11 +13,19 @@ use std::process::ExitCode;
 use dekaf_streams::kafka::ClientSettings;
 use dekaf_streams::streams::reset_application;
 
-const USAGE: &str = "usage: dekaf-streams-reset --bootstrap-server HOST:PORT --application-id ID [--property KEY=VALUE]...";
+const USAGE: &str = "usage: dekaf-streams-reset --bootstrap-server HOST:PORT --application-id ID [--state-dir DIR] [--property KEY=VALUE]...";
 
-fn parse(args: &[String]) -> Result<(ClientSettings, String), String> {
+/// What the command line asks for.
+struct Reset {
+    settings: ClientSettings,
+    application_id: String,
+    state_dir: Option<std::path::PathBuf>,
+}
+
+fn parse(args: &[String]) -> Result<Reset, String> {
     let mut settings = ClientSettings::new("");
     let mut application_id = None;
+    let mut state_dir = None;
     let mut it = args.iter();
     while let Some(flag) = it.next() {
         let mut value = || {
@@ -27,6 +37,7 @@ fn parse(args: &[String]) -> Result<(ClientSettings, String), String> {
                 .set("bootstrap.servers", value()?.as_str())
                 .map_err(|e| e.to_string())?,
             "--application-id" => application_id = Some(value()?.clone()),
+            "--state-dir" => state_dir = Some(std::path::PathBuf::from(value()?)),
             "--property" => {
                 let kv = value()?;
                 let (k, v) = kv
@@ -41,13 +52,21 @@ fn parse(args: &[String]) -> Result<(ClientSettings, String), String> {
     settings.validate().map_err(|e| format!("{e}\n{USAGE}"))?;
     let application_id =
         application_id.ok_or_else(|| format!("--application-id is required\n{USAGE}"))?;
-    Ok((settings, application_id))
+    Ok(Reset {
+        settings,
+        application_id,
+        state_dir,
+    })
 }
 
 #[tokio::main]
 async fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let (settings, application_id) = match parse(&args) {
+    let Reset {
+        settings,
+        application_id,
+        state_dir,
+    } = match parse(&args) {
         Ok(p) => p,
         Err(message) => {
             eprintln!("{message}");
@@ -69,6 +88,21 @@ async fn main() -> ExitCode {
                     report.topics_deleted.join(", ")
                 }
             );
+            if let Some(dir) = state_dir {
+                match dekaf_streams::state_dir::delete_application_state(&dir, &application_id) {
+                    Ok(true) => println!(
+                        "{application_id}: local state under {} deleted",
+                        dir.display()
+                    ),
+                    Ok(false) => {
+                        println!("{application_id}: no local state under {}", dir.display())
+                    }
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        return ExitCode::FAILURE;
+                    }
+                }
+            }
             ExitCode::SUCCESS
         }
         Err(e) => {
