@@ -171,6 +171,9 @@ offsets.topic.num.partitions=3
 transaction.state.log.replication.factor=1
 transaction.state.log.min.isr=1
 transaction.state.log.num.partitions=3
+# Abort timed-out transactions within a second (default 10 s), so tests of crashes and stalls
+# see the broker's decision quickly.
+transaction.abort.timed.out.transaction.cleanup.interval.ms=1000
 share.coordinator.state.topic.replication.factor=1
 share.coordinator.state.topic.min.isr=1
 # Fast tests: no initial rebalance delay, short heartbeats and sessions.

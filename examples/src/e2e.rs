@@ -93,6 +93,23 @@ topology! {
     }
 }
 
+/// Set once [`StallOnce`] has stalled.
+pub static STALLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+topology! {
+    /// Copies values; the first time it sees `stall`, it stalls for 4 s, past a 2 s transaction
+    /// timeout, so the broker aborts the transaction and fences the producer.
+    pub StallOnce = "e2e-stall" {
+        stream("e2e-stall-in", Utf8, Utf8)
+            .peek(|_, v| {
+                if v == "stall" && !STALLED.swap(true, std::sync::atomic::Ordering::SeqCst) {
+                    std::thread::sleep(std::time::Duration::from_secs(4));
+                }
+            })
+            .to("e2e-stall-out", Utf8, Utf8);
+    }
+}
+
 topology! {
     /// The first version of an application.
     pub EvolveV1 = "e2e-evolve" {

@@ -5,9 +5,10 @@
 use std::time::Duration;
 
 use dekaf_streams::kafka::ClientSettings;
-use dekaf_streams::streams::{ProcessingGuarantee, StreamsError, reset_application};
+use dekaf_streams::streams::{KafkaStreams, ProcessingGuarantee, StreamsError, reset_application};
 use dekaf_streams_examples::e2e::{
-    BigRecords, DeadLetters, EvolveV1, EvolveV2, FailFast, InProcess, Join, Reader, Windows, fresh,
+    BigRecords, DeadLetters, EvolveV1, EvolveV2, FailFast, InProcess, Join, Reader, StallOnce,
+    Windows, fresh,
 };
 use dekaf_streams_examples::kafka_io::{
     NewRecord, ReadRecord, bootstrap, produce, produce_records,
@@ -249,6 +250,52 @@ fn committed_offset(servers: &str, group: &str, topic: &str) -> Option<i64> {
         Some(Offset::Offset(o)) => Some(o),
         _ => None,
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_transaction_the_broker_aborts_for_timeout_is_redone_with_a_new_producer() {
+    let servers = bootstrap();
+    fresh(
+        &servers,
+        "e2e-stall",
+        &[("e2e-stall-in", 1), ("e2e-stall-out", 1)],
+    )
+    .await;
+    let values: Vec<String> = (0..300)
+        .map(|i| {
+            if i == 150 {
+                "stall".to_owned()
+            } else {
+                format!("v{i}")
+            }
+        })
+        .collect();
+    produce(
+        &servers,
+        "e2e-stall-in",
+        values.iter().map(|v| (Some(&b"k"[..]), Some(v.as_bytes()))),
+    )
+    .expect("produce");
+    let streams = KafkaStreams::builder(StallOnce)
+        .bootstrap_servers(&servers)
+        .transaction_timeout(Duration::from_secs(2))
+        .build()
+        .expect("valid settings");
+    let app = InProcess::run(streams);
+    let mut out = Reader::new(&servers, "e2e-stall-out");
+    let done = out.read_until(Duration::from_secs(90), |r| r.len() >= values.len());
+    out.drain(Duration::from_secs(2));
+    app.stop()
+        .await
+        .expect("the application survives the fenced producer");
+    assert!(done, "output stopped after the stall");
+    assert!(dekaf_streams_examples::e2e::STALLED.load(std::sync::atomic::Ordering::SeqCst));
+    let got: Vec<String> = out
+        .records
+        .iter()
+        .map(|r| String::from_utf8(r.value.clone().unwrap_or_default()).expect("utf-8"))
+        .collect();
+    assert_eq!(got, values, "every value exactly once, in order");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

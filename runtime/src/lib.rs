@@ -12,7 +12,8 @@
 //! |---|---|
 //! | [`topology`](mod@topology) | the static description of a compiled topology |
 //! | [`serdes`] | the `Serde` trait and Kafka's byte layouts (UTF-8, big-endian integers, JSON, windowed keys) |
-//! | [`store`] | state stores: byte-ordered backends (in memory; LMDB later), the processor API's typed view |
+//! | [`store`] | state stores: byte-ordered backends (in memory, LMDB), the processor API's typed view |
+//! | [`state_dir`] | the on-disk state directory: locks, process id, checkpoints |
 //! | [`task`] | the `Topology` and `Task` traits: what a runner (TestDriver, Kafka runtime) calls |
 //! | [`testing`] | `TestDriver`: run a topology in process, without a broker |
 //! | [`dsl`] | the `topology!` language, operator by operator |

@@ -123,13 +123,22 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                         tracing::warn!(error = %e, "the coordinator fenced this member; dropping uncommitted work");
                         self.lose(None)
                     }
-                    Failure::Offsets(e) if e.fatal => Err(e.into()),
+                    Failure::Offsets(e) if e.fatal => {
+                        tracing::warn!(error = %e, "the producer failed for good while adding the offsets; replacing it and redoing the interval");
+                        self.replace_producer()?;
+                        self.abort_and_rebuild()
+                    }
                     Failure::Offsets(e) => {
                         tracing::warn!(error = %e, "offset commit failed; aborting and redoing the interval");
                         self.abort_and_rebuild()
                     }
                     Failure::Commit(KafkaError::Transaction(rd)) if rd.txn_requires_abort() => {
                         tracing::warn!(error = %rd, "commit failed; aborting and redoing the interval");
+                        self.abort_and_rebuild()
+                    }
+                    Failure::Commit(KafkaError::Transaction(rd)) if rd.is_fatal() => {
+                        tracing::warn!(error = %rd, "the producer was fenced while committing; replacing it and redoing the interval");
+                        self.replace_producer()?;
                         self.abort_and_rebuild()
                     }
                     Failure::Commit(e) => Err(StreamsError::kafka("committing the transaction")(e)),
@@ -188,9 +197,14 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             return Err(StreamsError::CommitsKeepFailing(self.failed_commits));
         }
         if self.txn_open {
-            self.producer
-                .abort_transaction(COMMIT_TIMEOUT)
-                .map_err(StreamsError::kafka("aborting the transaction"))?;
+            match self.producer.abort_transaction(COMMIT_TIMEOUT) {
+                Ok(()) => {}
+                Err(KafkaError::Transaction(rd)) if rd.is_fatal() => {
+                    tracing::warn!(error = %rd, "the producer was fenced (the broker aborted its transaction, or another producer took its transactional id); replacing it");
+                    self.replace_producer()?;
+                }
+                Err(e) => return Err(StreamsError::kafka("aborting the transaction")(e)),
+            }
             self.txn_open = false;
         }
         let _ = self.deliveries.take();

@@ -10,6 +10,7 @@
 //! | `thread` | one processing thread: member, consumer, producer, tasks |
 //! | `assignment` | taking on tasks (restore) and giving them up (commit, close) |
 //! | `commit` | exactly-once and at-least-once commits, aborts and rebuilds |
+//! | `state` | on-disk stores: flush after commits, restore from a checkpoint, checkpoint on close |
 //! | [`reset`] | deleting an application's group and internal topics |
 //! | [`signal`] | shutting down on SIGINT/SIGTERM |
 

@@ -81,23 +81,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             .map_err(StreamsError::kafka("creating the consumer"))?;
         let restore_consumer = restore_consumer(&settings.consumer(T::APPLICATION_ID, eos))
             .map_err(StreamsError::kafka("creating the restore consumer"))?;
-        let transactional_id = format!("{}-{}-{}", T::APPLICATION_ID, ctx.process_id, ctx.index);
-        let mut producer_config = settings.producer(eos.then_some(transactional_id.as_str()));
-        if eos {
-            producer_config.set(
-                "transaction.timeout.ms",
-                ctx.config.transaction_timeout.as_millis().to_string(),
-            );
-        }
-        let deliveries = DeliveryWatch::default();
-        let producer: StreamsProducer = producer_config
-            .create_with_context(deliveries.clone())
-            .map_err(StreamsError::kafka("creating the producer"))?;
-        if eos {
-            producer
-                .init_transactions(Duration::from_secs(60))
-                .map_err(StreamsError::kafka("initializing transactions"))?;
-        }
+        let (producer, deliveries) = new_producer::<T>(&ctx)?;
         let admin = Arc::new(
             admin::admin(&settings.admin())
                 .map_err(StreamsError::kafka("creating the admin client"))?,
@@ -123,6 +107,17 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
 
     pub(super) fn eos(&self) -> bool {
         self.ctx.config.guarantee == ProcessingGuarantee::ExactlyOnce
+    }
+
+    /// Replaces a producer that failed for good (fenced: the broker aborted its transaction
+    /// after the transaction timeout and bumped its epoch) by a new one with the same
+    /// transactional id. The caller rebuilds the tasks: their uncommitted work is gone.
+    pub(super) fn replace_producer(&mut self) -> Result<(), StreamsError> {
+        let (producer, deliveries) = new_producer::<T>(&self.ctx)?;
+        self.producer = producer;
+        self.deliveries = deliveries;
+        self.txn_open = false;
+        Ok(())
     }
 
     /// Runs until the application stops or fails, then commits (when it stopped cleanly),
@@ -182,6 +177,36 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     pub(super) fn purge_due(&self) -> bool {
         self.last_purge.elapsed() >= PURGE_INTERVAL
     }
+}
+
+/// The thread's producer: transactional under exactly-once, with a transactional id that is the
+/// same for this thread of this process every time (the process id persists in the state
+/// directory, when there is one), so a new producer fences an older one at once.
+fn new_producer<T: Topology>(
+    ctx: &ThreadContext,
+) -> Result<(StreamsProducer, DeliveryWatch), StreamsError> {
+    let eos = ctx.config.guarantee == ProcessingGuarantee::ExactlyOnce;
+    let transactional_id = format!("{}-{}-{}", T::APPLICATION_ID, ctx.process_id, ctx.index);
+    let mut producer_config = ctx
+        .config
+        .settings
+        .producer(eos.then_some(transactional_id.as_str()));
+    if eos {
+        producer_config.set(
+            "transaction.timeout.ms",
+            ctx.config.transaction_timeout.as_millis().to_string(),
+        );
+    }
+    let deliveries = DeliveryWatch::default();
+    let producer: StreamsProducer = producer_config
+        .create_with_context(deliveries.clone())
+        .map_err(StreamsError::kafka("creating the producer"))?;
+    if eos {
+        producer
+            .init_transactions(Duration::from_secs(60))
+            .map_err(StreamsError::kafka("initializing transactions"))?;
+    }
+    Ok((producer, deliveries))
 }
 
 /// Runs one consumed record through its task.
