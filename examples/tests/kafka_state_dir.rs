@@ -1,6 +1,7 @@
 //! Stores on disk (`state_dir`, LMDB) on a real broker: a clean restart restores nothing of a
 //! million-record changelog and goes on counting from the stored state; a second instance on
-//! the same state directory is refused while the first one keeps working.
+//! the same state directory is refused while the first one keeps working; a checkpoint that does
+//! not fit the changelog is not trusted, and the stores are rebuilt.
 //!
 //! In its own test binary: the metrics recorder is global to the process, and the tests take
 //! turns so each one's metric deltas are its own.
@@ -170,8 +171,8 @@ async fn a_clean_restart_restores_nothing_of_a_million_record_changelog_and_coun
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_second_instance_on_the_same_state_dir_is_refused_and_the_first_is_unharmed() {
-    let _turn = counters().lock().await;
+async fn a_second_instance_is_refused_and_a_checkpoint_that_does_not_fit_is_rebuilt() {
+    let mut counters = counters().lock().await;
     let servers = bootstrap();
     fresh(
         &servers,
@@ -226,5 +227,43 @@ async fn a_second_instance_on_the_same_state_dir_is_refused_and_the_first_is_unh
     reader.drain(Duration::from_secs(2));
     assert!(done, "the first instance did not finish after the refusal");
     assert_exactly_once(&reader.records, &expected);
+
+    // A checkpoint that does not fit the changelog (here: offsets past its end) is not trusted:
+    // the stores are rebuilt from the changelog, and counting goes on exactly.
+    let app_dir = dir.join("e2e-wc-state-two");
+    let mut tampered = 0;
+    for task in std::fs::read_dir(&app_dir)
+        .expect("task directories")
+        .flatten()
+    {
+        let checkpoint = task.path().join(dekaf_streams::state_dir::CHECKPOINT_FILE);
+        if let Ok(text) = std::fs::read_to_string(&checkpoint) {
+            let mut lines = text.lines();
+            let mut out = format!("{}\n", lines.next().expect("header"));
+            for line in lines {
+                let (rest, _) = line.rsplit_once(' ').expect("topic partition offset");
+                out.push_str(&format!("{rest} 999999999\n"));
+            }
+            std::fs::write(&checkpoint, out).expect("tamper");
+            tampered += 1;
+        }
+    }
+    assert!(tampered > 0, "a clean stop leaves checkpoints");
+    let restored = counters.get("dekaf.streams.records.restored");
+    let third = InProcess::run(on_disk(WcStateTwo, &dir));
+    let more = sentences(2_000, 300, 12);
+    let mut all = input.clone();
+    all.extend(more.iter().cloned());
+    let expected = expected_counts(&all);
+    produce_all(&more);
+    let done = reader.read_until(Duration::from_secs(180), |r| counts_reached(r, &expected));
+    third.stop().await.expect("clean stop");
+    reader.drain(Duration::from_secs(2));
+    assert!(done, "counting did not go on after the rebuild");
+    assert_exactly_once(&reader.records, &expected);
+    assert!(
+        counters.get("dekaf.streams.records.restored") > restored,
+        "the stores were rebuilt from the changelog"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
