@@ -13,6 +13,7 @@
 //! | [`topology`](mod@topology) | the static description of a compiled topology |
 //! | [`serdes`] | the `Serde` trait and Kafka's byte layouts (UTF-8, big-endian integers, JSON, windowed keys) |
 //! | [`store`] | state stores: byte-ordered backends (in memory; LMDB later), the processor API's typed view |
+//! | [`cache`] | the record cache of aggregations: dirty keys forwarded at a flush |
 //! | [`task`] | the `Topology` and `Task` traits: what a runner (TestDriver, Kafka runtime) calls |
 //! | [`testing`] | `TestDriver`: run a topology in process, without a broker |
 //! | [`dsl`] | the `topology!` language, operator by operator |
@@ -27,6 +28,7 @@ pub mod protocol;
 pub mod streams;
 pub mod topology;
 
+pub mod cache;
 pub mod dsl;
 pub mod serdes;
 pub mod store;

@@ -33,7 +33,13 @@ pub struct StreamsConfig {
     pub transaction_timeout: Duration,
     /// How long the coordinator waits for a member to release revoked tasks before fencing it.
     pub rebalance_timeout: Duration,
+    /// The record cache of the instance in bytes (10 MiB by default, as Kafka Streams'
+    /// `statestore.cache.max.bytes`); 0 forwards every update of an aggregation.
+    pub cache_max_bytes: usize,
 }
+
+/// The default record cache: 10 MiB, as Kafka Streams' `statestore.cache.max.bytes`.
+pub const DEFAULT_CACHE_MAX_BYTES: usize = 10 * 1024 * 1024;
 
 /// Why an application could not be built.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -70,6 +76,7 @@ impl StreamsConfig {
             commit_interval: Duration::from_millis(100),
             transaction_timeout: Duration::from_secs(10),
             rebalance_timeout: Duration::from_secs(30),
+            cache_max_bytes: DEFAULT_CACHE_MAX_BYTES,
         }
     }
 
@@ -104,6 +111,7 @@ mod tests {
         assert_eq!(c.guarantee, ProcessingGuarantee::ExactlyOnce);
         assert_eq!(c.commit_interval, Duration::from_millis(100));
         assert_eq!(c.transaction_timeout, Duration::from_secs(10));
+        assert_eq!(c.cache_max_bytes, 10 * 1024 * 1024);
         assert_eq!(c.validate(), Ok(()));
     }
 
