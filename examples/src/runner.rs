@@ -7,6 +7,7 @@
 //! | `DEKAF_THREADS` | processing threads (group members) | `1` |
 //! | `DEKAF_COMMIT_INTERVAL_MS` | commit interval | `100` |
 //! | `DEKAF_TRANSACTION_TIMEOUT_MS` | transaction timeout | `10000` |
+//! | `DEKAF_CACHE_MAX_BYTES` | record cache of aggregations (`0`: forward every update) | `10485760` (10 MiB) |
 //! | `RUST_LOG` | log filter | `info` |
 
 use std::process::ExitCode;
@@ -48,10 +49,14 @@ pub async fn run_on_kafka<T: Topology>(topology: T) -> ExitCode {
         env_number("DEKAF_THREADS", 1),
         env_number("DEKAF_COMMIT_INTERVAL_MS", 100),
         env_number("DEKAF_TRANSACTION_TIMEOUT_MS", 10_000),
+        env_number(
+            "DEKAF_CACHE_MAX_BYTES",
+            dekaf_streams::streams::config::DEFAULT_CACHE_MAX_BYTES as u64,
+        ),
     );
-    let (threads, commit_ms, txn_timeout_ms) = match numbers {
-        (Ok(t), Ok(c), Ok(x)) => (t, c, x),
-        (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => {
+    let (threads, commit_ms, txn_timeout_ms, cache_bytes) = match numbers {
+        (Ok(t), Ok(c), Ok(x), Ok(b)) => (t, c, x, b),
+        (Err(e), _, _, _) | (_, Err(e), _, _) | (_, _, Err(e), _) | (_, _, _, Err(e)) => {
             eprintln!("{e}");
             return ExitCode::from(2);
         }
@@ -62,6 +67,7 @@ pub async fn run_on_kafka<T: Topology>(topology: T) -> ExitCode {
         .processing_guarantee(guarantee)
         .threads(threads as usize)
         .commit_interval(Duration::from_millis(commit_ms))
+        .cache_max_bytes(usize::try_from(cache_bytes).unwrap_or(usize::MAX))
         .build();
     let streams = match streams {
         Ok(s) => s,

@@ -1,10 +1,10 @@
 //! Runs one topology of [`dekaf_streams_examples::e2e`] on Kafka, in its own process, for the
-//! end-to-end tests: `e2e-instance wc-two|wc-kill|wc-alos|wc-scale`. Settings come from the
+//! end-to-end tests: `e2e-instance wc-two|wc-kill|wc-alos|wc-scale|wc-ctwo|wc-ckill`. Settings come from the
 //! environment (see [`dekaf_streams_examples::runner`]).
 
 use std::process::ExitCode;
 
-use dekaf_streams_examples::e2e::{WcAlos, WcKill, WcScale, WcTwo};
+use dekaf_streams_examples::e2e::{WcAlos, WcCachedKill, WcCachedTwo, WcKill, WcScale, WcTwo};
 use dekaf_streams_examples::runner::run_on_kafka;
 
 #[tokio::main]
@@ -14,8 +14,10 @@ async fn main() -> ExitCode {
         Some("wc-kill") => run_on_kafka(WcKill).await,
         Some("wc-alos") => run_on_kafka(WcAlos).await,
         Some("wc-scale") => run_on_kafka(WcScale).await,
+        Some("wc-ctwo") => run_on_kafka(WcCachedTwo).await,
+        Some("wc-ckill") => run_on_kafka(WcCachedKill).await,
         _ => {
-            eprintln!("usage: e2e-instance wc-two|wc-kill|wc-alos|wc-scale");
+            eprintln!("usage: e2e-instance wc-two|wc-kill|wc-alos|wc-scale|wc-ctwo|wc-ckill");
             ExitCode::from(2)
         }
     }
