@@ -29,11 +29,8 @@ fn produce_sentences(topic: &str, batch: &[String], first_key: usize) {
     assert_eq!(n as usize, batch.len());
 }
 
-/// An instance without a record cache: the checks expect every update 1..n of every count.
-fn instance(name: &str, guarantee: &str) -> Child {
-    instance_with_cache(name, guarantee, 0)
-}
-
+/// An instance of `name`; `cache_bytes` 0 (no record cache) for the checks that expect every
+/// update 1..n of every count.
 fn instance_with_cache(name: &str, guarantee: &str, cache_bytes: usize) -> Child {
     Command::new(env!("CARGO_BIN_EXE_e2e-instance"))
         .arg(name)

@@ -10,7 +10,10 @@
 //!    [`InputRecord`] and a [`RecordSink`] that receives every record the task writes: sink
 //!    records, repartition records, changelog records and dead-letter records, each tagged
 //!    with its [`TopicKind`] and its [`Partitioning`];
-//! 3. on an aborted transaction, **drops uncommitted state** with [`Task::clear`] (or drops the
+//! 3. at every commit, **flushes the record cache** with [`Task::flush_cache`] (after
+//!    [`Task::set_cache_max_bytes`] turned it on): each aggregation forwards the latest result
+//!    of every key it changed since the last flush;
+//! 4. on an aborted transaction, **drops uncommitted state** with [`Task::clear`] (or drops the
 //!    task and creates a new one), sets the committed stream time with
 //!    [`Task::set_stream_time`], restores again and re-reads its input from the committed
 //!    offsets.
