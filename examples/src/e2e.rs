@@ -268,6 +268,49 @@ pub fn exactly_once_problems(
     problems
 }
 
+/// Checks the output of a count topic written through the record cache: for every key the
+/// values strictly increase (a repeated value is a duplicate, a decrease a replay) and end at
+/// `n`, its expected count; keys not expected are problems too. Returns the problems found.
+pub fn cached_count_problems(
+    records: &[ReadRecord],
+    expected: &HashMap<String, i64>,
+) -> Vec<String> {
+    let mut seen: HashMap<String, Vec<i64>> = HashMap::new();
+    for r in records {
+        if let (Some(k), Some(v)) = (&r.key, &r.value)
+            && let Ok(bytes) = <[u8; 8]>::try_from(v.as_slice())
+        {
+            seen.entry(String::from_utf8_lossy(k).into_owned())
+                .or_default()
+                .push(i64::from_be_bytes(bytes));
+        }
+    }
+    let mut problems = Vec::new();
+    for (word, n) in expected {
+        let values = seen.remove(word).unwrap_or_default();
+        if values.last() != Some(n) {
+            problems.push(format!(
+                "{word}: expected to end at {n}, got {:?}",
+                values.last()
+            ));
+        }
+        if let Some(pair) = values.windows(2).find(|p| p[0] >= p[1]) {
+            problems.push(format!(
+                "{word}: {} then {}: not increasing",
+                pair[0], pair[1]
+            ));
+        }
+    }
+    for (word, values) in seen {
+        problems.push(format!(
+            "{word}: unexpected key with {} updates",
+            values.len()
+        ));
+    }
+    problems.sort();
+    problems
+}
+
 /// Whether every expected key has reached at least its expected count.
 pub fn counts_reached(records: &[ReadRecord], expected: &HashMap<String, i64>) -> bool {
     let last = crate::kafka_io::last_counts(records);
@@ -283,15 +326,27 @@ pub struct InProcess {
 }
 
 impl InProcess {
-    /// Starts `topology` on `bootstrap` with `guarantee`.
+    /// Starts `topology` on `bootstrap` with `guarantee`, without a record cache (the tests
+    /// check every update of every count).
     pub fn start<T: Topology + Send>(
         topology: T,
         bootstrap: &str,
         guarantee: dekaf_streams::streams::ProcessingGuarantee,
     ) -> InProcess {
+        Self::start_with_cache(topology, bootstrap, guarantee, 0)
+    }
+
+    /// Starts `topology` on `bootstrap` with `guarantee` and a record cache of `cache_bytes`.
+    pub fn start_with_cache<T: Topology + Send>(
+        topology: T,
+        bootstrap: &str,
+        guarantee: dekaf_streams::streams::ProcessingGuarantee,
+        cache_bytes: usize,
+    ) -> InProcess {
         let streams = dekaf_streams::streams::KafkaStreams::builder(topology)
             .bootstrap_servers(bootstrap)
             .processing_guarantee(guarantee)
+            .cache_max_bytes(cache_bytes)
             .build()
             .expect("valid settings");
         InProcess::run(streams)
@@ -365,6 +420,18 @@ topology! {
     }
 }
 
+word_count_topology!(
+    /// Word count with the record cache on.
+    WcCached = "e2e-wc-cached", "e2e-wc-cached-in" -> "e2e-wc-cached-out"
+);
+word_count_topology!(
+    /// Word count with the record cache, two instances.
+    WcCachedTwo = "e2e-wc-ctwo", "e2e-wc-ctwo-in" -> "e2e-wc-ctwo-out"
+);
+word_count_topology!(
+    /// Word count with the record cache, SIGKILL under exactly-once.
+    WcCachedKill = "e2e-wc-ckill", "e2e-wc-ckill-in" -> "e2e-wc-ckill-out"
+);
 word_count_topology!(
     /// Word count for the metrics test.
     WcMetrics = "e2e-wc-metrics", "e2e-wc-metrics-in" -> "e2e-wc-metrics-out"

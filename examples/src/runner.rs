@@ -8,6 +8,7 @@
 //! | `DEKAF_COMMIT_INTERVAL_MS` | commit interval | `100` |
 //! | `DEKAF_TRANSACTION_TIMEOUT_MS` | transaction timeout | `10000` |
 //! | `DEKAF_STATE_DIR` | keep stores on disk (LMDB) under this directory | unset: in memory |
+//! | `DEKAF_CACHE_MAX_BYTES` | record cache of aggregations (`0`: forward every update) | `10485760` (10 MiB) |
 //! | `RUST_LOG` | log filter | `info` |
 
 use std::process::ExitCode;
@@ -49,10 +50,14 @@ pub async fn run_on_kafka<T: Topology>(topology: T) -> ExitCode {
         env_number("DEKAF_THREADS", 1),
         env_number("DEKAF_COMMIT_INTERVAL_MS", 100),
         env_number("DEKAF_TRANSACTION_TIMEOUT_MS", 10_000),
+        env_number(
+            "DEKAF_CACHE_MAX_BYTES",
+            dekaf_streams::streams::config::DEFAULT_CACHE_MAX_BYTES as u64,
+        ),
     );
-    let (threads, commit_ms, txn_timeout_ms) = match numbers {
-        (Ok(t), Ok(c), Ok(x)) => (t, c, x),
-        (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => {
+    let (threads, commit_ms, txn_timeout_ms, cache_bytes) = match numbers {
+        (Ok(t), Ok(c), Ok(x), Ok(b)) => (t, c, x, b),
+        (Err(e), _, _, _) | (_, Err(e), _, _) | (_, _, Err(e), _) | (_, _, _, Err(e)) => {
             eprintln!("{e}");
             return ExitCode::from(2);
         }
@@ -62,7 +67,8 @@ pub async fn run_on_kafka<T: Topology>(topology: T) -> ExitCode {
         .bootstrap_servers(env_or("DEKAF_BOOTSTRAP", "127.0.0.1:9092"))
         .processing_guarantee(guarantee)
         .threads(threads as usize)
-        .commit_interval(Duration::from_millis(commit_ms));
+        .commit_interval(Duration::from_millis(commit_ms))
+        .cache_max_bytes(usize::try_from(cache_bytes).unwrap_or(usize::MAX));
     if let Ok(dir) = std::env::var("DEKAF_STATE_DIR") {
         builder = builder.state_dir(dir);
     }

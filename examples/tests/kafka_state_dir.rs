@@ -56,10 +56,13 @@ fn state_dir(name: &str) -> PathBuf {
     dir
 }
 
+/// `topology` with stores under `dir`, and no record cache: the exactly-once checks expect every
+/// update of every count.
 fn on_disk<T: dekaf_streams::task::Topology>(topology: T, dir: &PathBuf) -> KafkaStreams<T> {
     KafkaStreams::builder(topology)
         .bootstrap_servers(bootstrap())
         .processing_guarantee(ProcessingGuarantee::ExactlyOnce)
+        .cache_max_bytes(0)
         .state_dir(dir)
         .build()
         .expect("valid settings")

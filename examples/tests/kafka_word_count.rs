@@ -8,9 +8,10 @@ use std::process::{Child, Command};
 use std::time::Duration;
 
 use dekaf_streams::streams::ProcessingGuarantee;
+use dekaf_streams::streams::config::DEFAULT_CACHE_MAX_BYTES;
 use dekaf_streams_examples::e2e::{
-    InProcess, Reader, WcScale, assert_exactly_once, counts_reached, expected_counts, fresh,
-    sentences,
+    InProcess, Reader, WcCached, WcScale, assert_exactly_once, cached_count_problems,
+    counts_reached, expected_counts, fresh, sentences,
 };
 use dekaf_streams_examples::kafka_io::{bootstrap, produce};
 
@@ -29,18 +30,16 @@ fn produce_sentences(topic: &str, batch: &[String], first_key: usize) {
     assert_eq!(n as usize, batch.len());
 }
 
-fn instance(name: &str, guarantee: &str) -> Child {
-    instance_in(name, guarantee, None)
-}
-
-/// An instance keeping its stores under `state_dir` (LMDB) when given.
-fn instance_in(name: &str, guarantee: &str, state_dir: Option<&Path>) -> Child {
+/// An instance of `name`; `cache_bytes` 0 (no record cache) for the checks that expect every
+/// update 1..n of every count; stores under `state_dir` (LMDB) when given.
+fn instance_in(name: &str, guarantee: &str, cache_bytes: usize, state_dir: Option<&Path>) -> Child {
     let mut command = Command::new(env!("CARGO_BIN_EXE_e2e-instance"));
     command
         .arg(name)
         .env("DEKAF_BOOTSTRAP", bootstrap())
         .env("DEKAF_GUARANTEE", guarantee)
         .env("DEKAF_TRANSACTION_TIMEOUT_MS", "5000")
+        .env("DEKAF_CACHE_MAX_BYTES", cache_bytes.to_string())
         .env("RUST_LOG", "info,rdkafka=warn");
     if let Some(dir) = state_dir {
         command.env("DEKAF_STATE_DIR", dir);
@@ -82,28 +81,66 @@ async fn word_count_of_100k_sentences_is_exact() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn two_instances_one_stopped_mid_run_count_exactly_once() {
+async fn word_count_with_the_record_cache_is_exact_with_far_fewer_outputs() {
     let servers = bootstrap();
     fresh(
         &servers,
-        "e2e-wc-two",
-        &[("e2e-wc-two-in", 4), ("e2e-wc-two-out", 4)],
+        "e2e-wc-cached",
+        &[("e2e-wc-cached-in", 4), ("e2e-wc-cached-out", 4)],
     )
     .await;
+    let input = sentences(100_000, 2_000, 5);
+    let expected = expected_counts(&input);
+    let updates: i64 = expected.values().sum();
+    produce_sentences("e2e-wc-cached-in", &input, 0);
+    let app = InProcess::start_with_cache(
+        WcCached,
+        &servers,
+        ProcessingGuarantee::ExactlyOnce,
+        DEFAULT_CACHE_MAX_BYTES,
+    );
+    let mut reader = Reader::new(&servers, "e2e-wc-cached-out");
+    let done = reader.read_until(Duration::from_secs(300), |r| counts_reached(r, &expected));
+    app.stop().await.expect("clean stop");
+    reader.drain(Duration::from_secs(2));
+    assert!(done, "counts not reached within the limit");
+    assert_cached_counts(&reader.records, &expected);
+    let outputs = reader.records.len() as i64;
+    eprintln!("{updates} count updates, {outputs} output records");
+    assert!(
+        outputs * 4 < updates,
+        "the cache should fold most updates: {outputs} outputs for {updates} updates"
+    );
+}
+
+/// Runs two instances of `name` (application `app`), stops one mid-run so every task moves
+/// to the other, and returns what the reader saw once every count reached its expected value.
+async fn two_instances(
+    app: &str,
+    name: &str,
+    cache_bytes: usize,
+) -> (
+    Vec<dekaf_streams_examples::kafka_io::ReadRecord>,
+    std::collections::HashMap<String, i64>,
+) {
+    let servers = bootstrap();
+    let input_topic = format!("{app}-in");
+    let output_topic = format!("{app}-out");
+    fresh(&servers, app, &[(&input_topic, 4), (&output_topic, 4)]).await;
     let input = sentences(30_000, 500, 2);
     let expected = expected_counts(&input);
     let (first, rest) = input.split_at(10_000);
     let (second, third) = rest.split_at(10_000);
-    produce_sentences("e2e-wc-two-in", first, 0);
-    let mut a = instance("wc-two", "exactly_once");
+    produce_sentences(&input_topic, first, 0);
+    let mut a = instance_in(name, "exactly_once", cache_bytes, None);
     tokio::time::sleep(Duration::from_secs(2)).await;
-    let mut b = instance("wc-two", "exactly_once");
-    produce_sentences("e2e-wc-two-in", second, 10_000);
+    let mut b = instance_in(name, "exactly_once", cache_bytes, None);
+    produce_sentences(&input_topic, second, 10_000);
     tokio::time::sleep(Duration::from_secs(3)).await;
     terminate(&mut a);
     // Every task now runs on b: the third batch covers all partitions.
-    produce_sentences("e2e-wc-two-in", third, 20_000);
-    let mut reader = Reader::new(&servers, "e2e-wc-two-out");
+    produce_sentences(&input_topic, third, 20_000);
+    let mut reader = Reader::new(&servers, &output_topic);
     let done = reader.read_until(Duration::from_secs(180), |r| counts_reached(r, &expected));
     reader.drain(Duration::from_secs(2));
     terminate(&mut b);
@@ -111,16 +148,46 @@ async fn two_instances_one_stopped_mid_run_count_exactly_once() {
         done,
         "counts not reached: the remaining instance did not take over every task"
     );
-    assert_exactly_once(&reader.records, &expected);
+    (reader.records, expected)
 }
 
-/// Runs an instance, kills it with SIGKILL while it works, restarts it, and returns what the
-/// reader saw once every count reached its expected value.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_instances_one_stopped_mid_run_count_exactly_once() {
+    let (records, expected) = two_instances("e2e-wc-two", "wc-two", 0).await;
+    assert_exactly_once(&records, &expected);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_instances_with_the_record_cache_hand_over_their_tasks_exactly_once() {
+    let (records, expected) =
+        two_instances("e2e-wc-ctwo", "wc-ctwo", DEFAULT_CACHE_MAX_BYTES).await;
+    assert_cached_counts(&records, &expected);
+}
+
+/// Asserts [`cached_count_problems`] finds none.
+fn assert_cached_counts(
+    records: &[dekaf_streams_examples::kafka_io::ReadRecord],
+    expected: &std::collections::HashMap<String, i64>,
+) {
+    let problems = cached_count_problems(records, expected);
+    assert!(
+        problems.is_empty(),
+        "{} words wrong, e.g. {:?}",
+        problems.len(),
+        &problems[..problems.len().min(5)]
+    );
+}
+
+/// Runs an instance, kills it with SIGKILL once the reader saw more than `kill_after` records
+/// (while it still works), restarts it, and returns what the reader saw once every count reached
+/// its expected value.
 async fn kill_and_restart(
     app: &str,
     name: &str,
     guarantee: &str,
     seed: u64,
+    cache_bytes: usize,
+    kill_after: usize,
     state_dir: Option<&Path>,
 ) -> (
     Vec<dekaf_streams_examples::kafka_io::ReadRecord>,
@@ -133,11 +200,11 @@ async fn kill_and_restart(
     let input = sentences(60_000, 500, seed);
     let expected = expected_counts(&input);
     produce_sentences(&input_topic, &input, 0);
-    let mut victim = instance_in(name, guarantee, state_dir);
+    let mut victim = instance_in(name, guarantee, cache_bytes, state_dir);
     let mut reader = Reader::new(&servers, &output_topic);
     // Kill it once it has committed some output, while it still has work.
     assert!(
-        reader.read_until(Duration::from_secs(120), |r| r.len() > 10_000),
+        reader.read_until(Duration::from_secs(120), |r| r.len() > kill_after),
         "no output before the kill"
     );
     victim.kill().expect("SIGKILL");
@@ -157,7 +224,7 @@ async fn kill_and_restart(
             "the killed instance kept its stores on disk"
         );
     }
-    let mut restarted = instance_in(name, guarantee, state_dir);
+    let mut restarted = instance_in(name, guarantee, cache_bytes, state_dir);
     let done = reader.read_until(Duration::from_secs(240), |r| counts_reached(r, &expected));
     reader.drain(Duration::from_secs(2));
     terminate(&mut restarted);
@@ -197,6 +264,8 @@ async fn sigkill_with_a_state_dir_rebuilds_the_stores_and_counts_exactly_once() 
         "wc-state-kill",
         "exactly_once",
         5,
+        0,
+        10_000,
         Some(&dir),
     )
     .await;
@@ -212,14 +281,22 @@ async fn sigkill_with_a_state_dir_rebuilds_the_stores_and_counts_exactly_once() 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigkill_and_restart_under_exactly_once_counts_exactly_once() {
     let (records, expected) =
-        kill_and_restart("e2e-wc-kill", "wc-kill", "exactly_once", 3, None).await;
+        kill_and_restart("e2e-wc-kill", "wc-kill", "exactly_once", 3, 0, 10_000, None).await;
     assert_exactly_once(&records, &expected);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigkill_and_restart_under_at_least_once_loses_nothing() {
-    let (records, expected) =
-        kill_and_restart("e2e-wc-alos", "wc-alos", "at_least_once", 4, None).await;
+    let (records, expected) = kill_and_restart(
+        "e2e-wc-alos",
+        "wc-alos",
+        "at_least_once",
+        4,
+        0,
+        10_000,
+        None,
+    )
+    .await;
     let last = dekaf_streams_examples::kafka_io::last_counts(&records);
     let lost: Vec<_> = expected
         .iter()
@@ -230,4 +307,19 @@ async fn sigkill_and_restart_under_at_least_once_loses_nothing() {
         "counts below expected: {:?}",
         &lost[..lost.len().min(5)]
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigkill_and_restart_with_the_record_cache_under_exactly_once_counts_exactly_once() {
+    let (records, expected) = kill_and_restart(
+        "e2e-wc-ckill",
+        "wc-ckill",
+        "exactly_once",
+        6,
+        DEFAULT_CACHE_MAX_BYTES,
+        300,
+        None,
+    )
+    .await;
+    assert_cached_counts(&records, &expected);
 }

@@ -9,6 +9,7 @@
 
 use std::fmt::Display;
 
+pub use crate::cache::{DirtyKeys, Update};
 pub use crate::serdes::{Encoded, Serde, SerdeError, Window, Windowed};
 pub use crate::store::{BackendFactory, KeyValueStore, StoreBackend, StoreError};
 pub use crate::task::{
@@ -67,6 +68,17 @@ pub fn process_error(node: &'static str, e: ProcessError) -> RecordError {
             message: m,
         },
     }
+}
+
+/// A window-store key in the record cache without its 8-byte window start (cannot happen: the
+/// task wrote it).
+#[cold]
+pub fn cache_key_error(node: &'static str) -> RecordError {
+    record(
+        ErrorKind::KeyDeserialization,
+        node,
+        "a cached window-store key is shorter than its 8-byte window start",
+    )
 }
 
 #[cold]
@@ -281,7 +293,8 @@ pub fn store_put<VS: Serde, B: StoreBackend, S: RecordSink>(
 /// Updates the value under `key` with one store lookup (where the backend can): decodes the
 /// current value, computes the new one with `f`, writes it and its changelog record (to the
 /// task's partition), and returns it with whether it is stored (a value that encodes as null
-/// deletes the key). On return `value_buf` holds the encoded value.
+/// deletes the key) and whether the key had a value before. On return `value_buf` holds the
+/// encoded value.
 #[inline(always)]
 pub fn store_update<VS: Serde, B: StoreBackend, S: RecordSink, F>(
     store: &mut B,
@@ -293,14 +306,16 @@ pub fn store_update<VS: Serde, B: StoreBackend, S: RecordSink, F>(
     timestamp: i64,
     node: &'static str,
     f: F,
-) -> Result<(VS::Value, bool), RecordError>
+) -> Result<(VS::Value, bool, bool), RecordError>
 where
     F: FnOnce(Option<VS::Value>) -> VS::Value,
 {
     let mut new = None;
     let mut present = false;
+    let mut existed = false;
     let outcome: Result<(), RecordError> = store
         .update(key, value_buf, |old, buf| {
+            existed = old.is_some();
             let old = match old {
                 Some(bytes) => Some(
                     VS::deserialize(Some(bytes))
@@ -339,7 +354,7 @@ where
         timestamp,
         headers: Headers::empty(),
     })?;
-    Ok((value, present))
+    Ok((value, present, existed))
 }
 
 /// Applies a changelog record to a store.
@@ -514,11 +529,15 @@ pub fn process<C, K, V, I: IntoIterator, F: FnOnce(&mut C, K, V) -> Result<I, Pr
 /// minus retention), as Kafka Streams expires old segments. Called every half retention period
 /// of stream time; collects the keys to delete (the only allocation, amortized over that
 /// period). No changelog tombstones: the changelog's `retention.ms` expires them there.
+///
+/// Windows in the record cache (`dirty`) are kept until the next purge: their final value is
+/// still forwarded at the next flush, as Kafka Streams forwards an expired window's cached value.
 #[inline(never)]
 pub fn purge_windows<B: StoreBackend>(
     store: &mut B,
     cutoff: i64,
     node: &'static str,
+    dirty: &crate::cache::DirtyKeys,
 ) -> Result<(), RecordError> {
     let mut expired: Vec<Vec<u8>> = Vec::new();
     for entry in store
@@ -528,6 +547,7 @@ pub fn purge_windows<B: StoreBackend>(
         let (key, _) = entry.map_err(|e| store_error(node, e))?;
         if let Some((_, start)) = crate::store::split_window_key(key)
             && start <= cutoff
+            && (dirty.is_empty() || !dirty.contains(key))
         {
             expired.push(key.to_vec());
         }

@@ -85,7 +85,8 @@
 //! | `to_stream()` | the table's updates as a stream |
 //!
 //! Every store writes its updates to `<app>-<store>-changelog`. An aggregation emits the new
-//! value for each record. Windowed aggregations key their results by
+//! value for each record, or, with the record cache on (`KafkaStreams`' default, 10 MiB), the
+//! latest value of each changed key at every commit ([`crate::cache`]). Windowed aggregations key their results by
 //! [`Windowed<K>`](crate::serdes::Windowed); write them with `TimeWindowed::<KeySerde>` (the
 //! macro fills in the window size). Stream time is the largest timestamp a task has seen; a
 //! window closes when stream time reaches its end plus the grace period, and a record for a

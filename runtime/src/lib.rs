@@ -14,6 +14,7 @@
 //! | [`serdes`] | the `Serde` trait and Kafka's byte layouts (UTF-8, big-endian integers, JSON, windowed keys) |
 //! | [`store`] | state stores: byte-ordered backends (in memory, LMDB), the processor API's typed view |
 //! | [`state_dir`] | the on-disk state directory: locks, process id, checkpoints |
+//! | [`cache`] | the record cache of aggregations: dirty keys forwarded at a flush |
 //! | [`task`] | the `Topology` and `Task` traits: what a runner (TestDriver, Kafka runtime) calls |
 //! | [`testing`] | `TestDriver`: run a topology in process, without a broker |
 //! | [`dsl`] | the `topology!` language, operator by operator |
@@ -28,6 +29,7 @@ pub mod protocol;
 pub mod streams;
 pub mod topology;
 
+pub mod cache;
 pub mod dsl;
 pub mod serdes;
 pub mod state_dir;

@@ -10,7 +10,10 @@
 //!    [`InputRecord`] and a [`RecordSink`] that receives every record the task writes: sink
 //!    records, repartition records, changelog records and dead-letter records, each tagged
 //!    with its [`TopicKind`] and its [`Partitioning`];
-//! 3. on an aborted transaction, **drops uncommitted state** with [`Task::clear`] (or drops the
+//! 3. at every commit, **flushes the record cache** with [`Task::flush_cache`] (after
+//!    [`Task::set_cache_max_bytes`] turned it on): each aggregation forwards the latest result
+//!    of every key it changed since the last flush;
+//! 4. on an aborted transaction, **drops uncommitted state** with [`Task::clear`] (or drops the
 //!    task and creates a new one), sets the committed stream time with
 //!    [`Task::set_stream_time`], restores again and re-reads its input from the committed
 //!    offsets.
@@ -456,6 +459,51 @@ pub trait Task {
         record: &InputRecord<'_>,
         sink: &mut S,
     ) -> Result<(), TaskError>;
+
+    // ---- record cache (see `crate::cache`) ----
+
+    /// Sets the budget of the task's record cache in bytes; `0` (a new task's setting) turns
+    /// caching off: every update of an aggregation is forwarded downstream as it happens.
+    ///
+    /// With a budget, an update of a `count`/`reduce`/`aggregate` (windowed or not) is written
+    /// to the store (and its changelog) at once, but its result is only forwarded downstream
+    /// when the cache is flushed: by [`Task::flush_cache`], which the runner calls at every
+    /// commit, or by [`Task::process`] itself as soon as the dirty keys count more than the
+    /// budget ([`Task::cache_bytes`]). Lowering the budget does not flush: call
+    /// [`Task::flush_cache`] to forward what waits.
+    fn set_cache_max_bytes(&mut self, bytes: usize) {
+        let _ = bytes;
+    }
+    /// Forwards what the record cache holds back: for every aggregation, upstream ones first,
+    /// each key that changed since the last flush, in the order keys first changed, once, with
+    /// its current value read from the store, runs through the aggregation's downstream
+    /// operators; repeats until no key is dirty (a downstream aggregation of the same task may
+    /// have become dirty).
+    ///
+    /// A forwarded result carries the timestamp of the key's last update and no headers. A key
+    /// whose value was deleted since it became dirty forwards a tombstone, unless it had no
+    /// value before it became dirty either (then nothing), as in Kafka Streams. A window that
+    /// expired while dirty is still forwarded with its final value (Kafka Streams forwards the
+    /// cached value too), and dropped from the store at the next purge.
+    ///
+    /// Failures of the downstream operators go to `on_error` as [`Task::process`]'s do, with
+    /// the source topic and offset of the record that last updated the key, and, for a dead
+    /// letter, the key and value bytes of the aggregation's result (for a window, the key
+    /// followed by the 8-byte window start) with that timestamp and no headers.
+    ///
+    /// The runner calls it at the start of every commit, inside the transaction under
+    /// exactly-once, and so before a task is closed with a commit. [`Task::clear`] drops the
+    /// dirty keys without forwarding them.
+    fn flush_cache<S: RecordSink>(&mut self, sink: &mut S) -> Result<(), TaskError> {
+        let _ = sink;
+        Ok(())
+    }
+    /// What the dirty keys of the task's record cache count against its budget: key bytes,
+    /// latest value sizes and a fixed overhead per key (`crate::cache::ENTRY_OVERHEAD`).
+    fn cache_bytes(&self) -> usize {
+        0
+    }
+
     /// Applies one changelog record (`value: None` is a tombstone) of `changelog_topic` (a
     /// store's `StoreInfo::changelog_topic`) while restoring.
     fn restore(

@@ -27,6 +27,35 @@
 //! assert!(output.is_empty());
 //! ```
 //!
+//! # The record cache
+//!
+//! A new driver forwards every update of an aggregation at once (no record cache), so tests
+//! see every intermediate result. [`TestDriver::with_cache_max_bytes`] gives every task a
+//! record cache as the Kafka runtime does ([`KafkaStreams`](crate::streams::KafkaStreams)
+//! caches by default): updates are then forwarded only by [`TestDriver::commit`] (what the
+//! runtime does at every commit), or when a task's dirty keys exceed the budget, one record
+//! per changed key with its latest value.
+//!
+//! ```
+//! use dekaf_streams::prelude::*;
+//! use dekaf_streams::testing::TestDriver;
+//!
+//! topology! {
+//!     pub Counts = "counts" {
+//!         stream("words", Utf8, Utf8).group_by_key().count("counts").to_stream().to("out", Utf8, I64);
+//!     }
+//! }
+//!
+//! let driver = TestDriver::<Counts>::with_cache_max_bytes(10 * 1024 * 1024);
+//! let (input, output) = (driver.input_topic(Counts::WORDS), driver.output_topic(Counts::OUT));
+//! for word in ["a", "b", "a", "a"] {
+//!     input.pipe_input(word.to_owned(), word.to_owned());
+//! }
+//! assert!(output.is_empty());
+//! driver.commit();
+//! assert_eq!(output.read_key_values_to_list(), [("a".to_owned(), 3), ("b".to_owned(), 1)]);
+//! ```
+//!
 //! # Panics
 //!
 //! The driver is a test tool: `pipe_*` panics when the topology fails (the error handler chose
@@ -137,19 +166,32 @@ impl RecordSink for Collect<'_> {
 }
 
 impl<T: Topology> TestDriver<T> {
-    /// A driver with one task per subtopology on partition 0 and empty in-memory stores.
+    /// A driver with one task per subtopology on partition 0 and empty in-memory stores,
+    /// without a record cache: every update of an aggregation is forwarded at once.
     ///
     /// # Panics
     ///
     /// If the topology cannot create its tasks (it always can with in-memory stores).
     pub fn new() -> Self {
+        Self::with_cache_max_bytes(0)
+    }
+
+    /// A driver whose tasks each have a record cache of `bytes` (0: none, as
+    /// [`TestDriver::new`]): aggregation results are forwarded by [`TestDriver::commit`], or
+    /// when a task's dirty keys count more than `bytes`. See the [module docs](self).
+    ///
+    /// # Panics
+    ///
+    /// If the topology cannot create its tasks (it always can with in-memory stores).
+    pub fn with_cache_max_bytes(bytes: usize) -> Self {
         let mut tasks = Vec::new();
         let mut routes = HashMap::new();
         for sub in T::INFO.subtopologies {
-            let task = match T::create_task(sub.id, 0, &mut MemoryStores) {
+            let mut task = match T::create_task(sub.id, 0, &mut MemoryStores) {
                 Ok(task) => task,
                 Err(e) => panic!("creating the task of subtopology {}: {e}", sub.id),
             };
+            task.set_cache_max_bytes(bytes);
             for (i, topic) in task.source_topics().iter().enumerate() {
                 routes.insert(*topic, (tasks.len(), i));
             }
@@ -240,9 +282,50 @@ impl<T: Topology> TestDriver<T> {
             .map(Task::stream_time)
     }
 
+    /// Flushes every task's record cache, as the runtime does at a commit: each aggregation
+    /// forwards the latest result of every key it changed since the last flush. Records the
+    /// flush writes to repartition topics are processed at once, and caches they dirty are
+    /// flushed too, until nothing waits. Without a cache there is nothing to do.
+    ///
+    /// # Panics
+    ///
+    /// When the topology fails while forwarding (use [`TestDriver::try_commit`]).
+    pub fn commit(&self) {
+        if let Err(e) = self.try_commit() {
+            panic!("the topology failed while flushing its record cache: {e}");
+        }
+    }
+
+    /// [`TestDriver::commit`], returning the task's error instead of panicking.
+    pub fn try_commit(&self) -> Result<(), TestError> {
+        let mut inner = self.inner.borrow_mut();
+        loop {
+            let mut queue = VecDeque::new();
+            let Inner {
+                tasks,
+                outputs,
+                changelogs,
+                ..
+            } = &mut *inner;
+            for task in tasks.iter_mut() {
+                let mut sink = Collect {
+                    queue: &mut queue,
+                    outputs: &mut *outputs,
+                    changelogs: &mut *changelogs,
+                };
+                task.flush_cache(&mut sink)?;
+            }
+            // Sink records are queued too (for a topology that reads its own output).
+            if queue.is_empty() {
+                return Ok(());
+            }
+            Self::run_queue(&mut inner, queue)?;
+        }
+    }
+
     /// Drops all state of every task and rebuilds the stores from the changelog records written
     /// so far, as the runtime does after an aborted transaction (here nothing is aborted, so the
-    /// state comes back the same).
+    /// state comes back the same). Results waiting in a record cache are dropped.
     pub fn clear_and_restore(&self) -> Result<(), TaskError> {
         let mut inner = self.inner.borrow_mut();
         let Inner {
@@ -271,7 +354,14 @@ impl<T: Topology> TestDriver<T> {
         let Some(topic) = inner.routes.keys().copied().find(|t| *t == topic) else {
             return Err(TestError::UnknownTopic(topic.to_owned()));
         };
-        let mut queue = VecDeque::from([(topic, record)]);
+        Self::run_queue(&mut inner, VecDeque::from([(topic, record)]))
+    }
+
+    /// Processes `queue` and whatever its records write to topics the topology reads.
+    fn run_queue(
+        inner: &mut Inner<T>,
+        mut queue: VecDeque<(&'static str, RawRecord)>,
+    ) -> Result<(), TestError> {
         while let Some((topic, record)) = queue.pop_front() {
             let Inner {
                 tasks,
@@ -279,7 +369,7 @@ impl<T: Topology> TestDriver<T> {
                 outputs,
                 changelogs,
                 offsets,
-            } = &mut *inner;
+            } = inner;
             let Some(&(task, source)) = routes.get(topic) else {
                 continue;
             };

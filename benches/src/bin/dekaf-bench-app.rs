@@ -32,6 +32,10 @@ const USAGE: &str = "usage: dekaf-bench-app --workload stateless|wordcount|windo
 [--bootstrap 127.0.0.1:9092] [--threads 1] [--commit-interval-ms 100] [--linger-ms 5] \
 [--batch-size 16384] [--state-dir DIR] [--max-seconds 600] [--mode run|restore]";
 
+/// The record cache: Kafka Streams' default `statestore.cache.max.bytes`, which the Kafka
+/// Streams application sets explicitly too.
+const CACHE_MAX_BYTES: usize = 10 * 1024 * 1024;
+
 topology! {
     /// `stateless`: drop multiples of 5, double the rest.
     pub Stateless = "dkb-stateless" {
@@ -142,6 +146,8 @@ async fn run<T: Topology>(topology: T, args: &SystemArgs, progress: &Progress) -
         .threads(args.knobs.threads as usize)
         .processing_guarantee(guarantee)
         .commit_interval(Duration::from_millis(args.knobs.commit_interval_ms))
+        // Kafka Streams' default record cache (statestore.cache.max.bytes), set on both sides.
+        .cache_max_bytes(CACHE_MAX_BYTES)
         .property("linger.ms", args.knobs.linger_ms.to_string())
         .property("batch.size", args.knobs.batch_size.to_string())
         .property("log_level", "3")

@@ -1,10 +1,12 @@
 //! Runs one topology of [`dekaf_streams_examples::e2e`] on Kafka, in its own process, for the
-//! end-to-end tests: `e2e-instance wc-two|wc-kill|wc-alos|wc-scale`. Settings come from the
+//! end-to-end tests: `e2e-instance wc-two|wc-kill|wc-alos|wc-scale|wc-ctwo|wc-ckill`. Settings come from the
 //! environment (see [`dekaf_streams_examples::runner`]).
 
 use std::process::ExitCode;
 
-use dekaf_streams_examples::e2e::{WcAlos, WcKill, WcScale, WcStateKill, WcTwo};
+use dekaf_streams_examples::e2e::{
+    WcAlos, WcCachedKill, WcCachedTwo, WcKill, WcScale, WcStateKill, WcTwo,
+};
 use dekaf_streams_examples::runner::run_on_kafka;
 
 #[tokio::main]
@@ -15,8 +17,12 @@ async fn main() -> ExitCode {
         Some("wc-alos") => run_on_kafka(WcAlos).await,
         Some("wc-scale") => run_on_kafka(WcScale).await,
         Some("wc-state-kill") => run_on_kafka(WcStateKill).await,
+        Some("wc-ctwo") => run_on_kafka(WcCachedTwo).await,
+        Some("wc-ckill") => run_on_kafka(WcCachedKill).await,
         _ => {
-            eprintln!("usage: e2e-instance wc-two|wc-kill|wc-alos|wc-scale|wc-state-kill");
+            eprintln!(
+                "usage: e2e-instance wc-two|wc-kill|wc-alos|wc-scale|wc-ctwo|wc-ckill|wc-state-kill"
+            );
             ExitCode::from(2)
         }
     }

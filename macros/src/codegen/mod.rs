@@ -2,6 +2,7 @@
 //! static `TopologyInfo`, and per subtopology a task struct whose `process` runs every operator
 //! inline ([`ops`]).
 
+mod cache;
 mod info;
 pub mod ops;
 
@@ -103,6 +104,14 @@ pub fn generate(m: &Model) -> TokenStream {
             let f = Emitter::store_field(s);
             quote!(__dk_f(&<#name as #dk::Topology>::INFO.subtopologies[#idx].stores[#j], &mut self.#f)?;)
         });
+        let cache::CacheParts {
+            fields: cache_fields,
+            inits: cache_inits,
+            methods: cache_methods,
+            trait_items: cache_trait_items,
+            clear: cache_clear,
+            after_record: cache_after_record,
+        } = cache::parts(&em, sub);
         let store_lookups = sub.stores.iter().map(|&s| {
             let n = &m.stores[s].name;
             let f = Emitter::store_field(s);
@@ -120,6 +129,7 @@ pub fn generate(m: &Model) -> TokenStream {
                 __vbuf: ::std::vec::Vec<u8>,
                 #(#store_fields: B,)*
                 #(#purge_fields: i64,)*
+                #cache_fields
                 __marker: ::core::marker::PhantomData<fn() -> B>,
             }
 
@@ -137,11 +147,14 @@ pub fn generate(m: &Model) -> TokenStream {
                         __vbuf: ::std::vec::Vec::with_capacity(64),
                         #(#store_fields: stores.open(#app, #id, partition, &#store_infos)?,)*
                         #(#purge_fields: i64::MIN,)*
+                        #cache_inits
                         __marker: ::core::marker::PhantomData,
                     })
                 }
 
                 #(#source_fns)*
+
+                #cache_methods
             }
 
             impl<B: #dk::StoreBackend> #dk::Task for #sub_ty<B> {
@@ -180,10 +193,14 @@ pub fn generate(m: &Model) -> TokenStream {
                         }),
                     };
                     match __dk_result {
-                        Ok(()) => Ok(()),
-                        Err(e) => #dk::handle_error(e, __dk_topic, __dk_record, #name::__on_error, &mut self.__skipped, __dk_sink),
+                        Ok(()) => {}
+                        Err(e) => #dk::handle_error(e, __dk_topic, __dk_record, #name::__on_error, &mut self.__skipped, __dk_sink)?,
                     }
+                    #cache_after_record
+                    Ok(())
                 }
+
+                #cache_trait_items
 
                 #[allow(unused_variables)]
                 fn restore(&mut self, changelog_topic: &str, key: &[u8], value: Option<&[u8]>) -> ::core::result::Result<(), #dk::TaskError> {
@@ -196,6 +213,7 @@ pub fn generate(m: &Model) -> TokenStream {
                 fn clear(&mut self) -> ::core::result::Result<(), #dk::TaskError> {
                     #(#dk::StoreBackend::clear(&mut self.#store_fields)?;)*
                     #(self.#purge_fields = i64::MIN;)*
+                    #cache_clear
                     self.__stream_time = i64::MIN;
                     Ok(())
                 }
@@ -256,6 +274,9 @@ pub fn generate(m: &Model) -> TokenStream {
     let d_skip = delegate(quote!(records_skipped()));
     let d_store = delegate(quote!(store(name)));
     let d_each = delegate(quote!(for_each_store(f)));
+    let d_set_cache = delegate(quote!(set_cache_max_bytes(bytes)));
+    let d_flush_cache = delegate(quote!(flush_cache(sink)));
+    let d_cache_bytes = delegate(quote!(cache_bytes()));
     let doc_task = format!("The task of one subtopology of [`{name}`], over store backend `B`.");
 
     quote! {
@@ -297,6 +318,9 @@ pub fn generate(m: &Model) -> TokenStream {
             fn records_skipped(&self) -> u64 { #d_skip }
             fn store(&self, name: &str) -> Option<&B> { #d_store }
             fn for_each_store<E>(&mut self, f: impl FnMut(&'static #dk::StoreInfo, &mut B) -> ::core::result::Result<(), E>) -> ::core::result::Result<(), E> { #d_each }
+            fn set_cache_max_bytes(&mut self, bytes: usize) { #d_set_cache }
+            fn flush_cache<S: #dk::RecordSink>(&mut self, sink: &mut S) -> ::core::result::Result<(), #dk::TaskError> { #d_flush_cache }
+            fn cache_bytes(&self) -> usize { #d_cache_bytes }
         }
 
         impl #dk::Topology for #name {

@@ -79,6 +79,11 @@ impl Emitter<'_> {
         format_ident!("__purge_{}", i)
     }
 
+    /// The dirty keys (record cache) of aggregation node `node`.
+    pub fn cache_field(node: usize) -> Ident {
+        format_ident!("__cache_{}", node)
+    }
+
     pub fn ctx_type(&self, node: usize) -> Ident {
         format_ident!("__{}Context{}", self.topo, node)
     }
@@ -402,11 +407,28 @@ impl Emitter<'_> {
             }
         };
         let update = quote! {
-            let (#nv, __dk_present) = #dk::store_update::<#vt, _, _, _>(
+            let (#nv, __dk_present, __dk_existed) = #dk::store_update::<#vt, _, _, _>(
                 &mut self.#field, &self.__kbuf, &mut self.__vbuf, __dk_sink, #changelog,
                 self.__partition, __dk_record.timestamp, #name,
                 |__dk_old| #new,
             )?;
+        };
+        // With a record cache the update only marks the key dirty; `__flush_N` forwards it.
+        let cache = Self::cache_field(node);
+        let cached = |children: TokenStream| -> TokenStream {
+            quote! {
+                if self.__cache_max != 0 {
+                    self.#cache.mark(&self.__kbuf, #dk::Update {
+                        value_len: if __dk_present { self.__vbuf.len() } else { 0 },
+                        source: __dk_record.source,
+                        timestamp: __dk_record.timestamp,
+                        offset: __dk_record.offset,
+                        existed: __dk_existed,
+                    });
+                } else {
+                    #children
+                }
+            }
         };
         // `count(..).to_stream().to(..)` with the store's own serdes: the sink's bytes are the
         // store's, so they are sent as they are. The check is on types (constant after
@@ -442,7 +464,7 @@ impl Emitter<'_> {
         };
         match windowed {
             None => {
-                let children = direct(self.children(node, k, &Acc::owned(nv.clone())));
+                let children = cached(direct(self.children(node, k, &Acc::owned(nv.clone()))));
                 quote! {
                     // Records whose key serializes to null are dropped, as Kafka Streams does.
                     let __dk_ke = #ke;
@@ -461,17 +483,17 @@ impl Emitter<'_> {
                     quote!(::core::clone::Clone::clone(#r))
                 };
                 let general = self.children(node, &Acc::owned(nk.clone()), &Acc::owned(nv.clone()));
-                let children = direct(quote! {
+                let children = cached(direct(quote! {
                     let #nk = #dk::Windowed::new(#wkey, __dk_start, __dk_end);
                     #general
-                });
+                }));
                 // Retention as Kafka Streams' default: size + grace, counted from the window start.
                 let retention = size.saturating_add(grace);
                 let purge_every = (retention / 2).max(1);
                 let purge = Self::purge_field(store);
                 let expire = quote! {
                     if self.__stream_time >= self.#purge {
-                        #dk::purge_windows(&mut self.#field, self.__stream_time.saturating_sub(#retention), #name)?;
+                        #dk::purge_windows(&mut self.#field, self.__stream_time.saturating_sub(#retention), #name, &self.#cache)?;
                         self.#purge = self.__stream_time.saturating_add(#purge_every);
                     }
                 };
@@ -505,6 +527,74 @@ impl Emitter<'_> {
                     }
                 }
             }
+        }
+    }
+
+    /// The body of `__forward_N` of aggregation `node`: runs its downstream operators on the
+    /// current result of one dirty key. `__dk_record` is the synthesized record of the flush:
+    /// key = the store key bytes, value = the stored value bytes (`None`: deleted), timestamp of
+    /// the key's last update, no headers.
+    pub fn aggregate_forward(&self, node: usize) -> TokenStream {
+        let dk = dk();
+        let n = &self.m.nodes[node];
+        let name = &n.name;
+        let NodeKind::Aggregate { store, .. } = &n.kind else {
+            return quote!();
+        };
+        let st = &self.m.stores[*store];
+        let (kt, vt) = (&st.key.ty, &st.value.ty);
+        let nv = format_ident!("__v{}", node);
+        let nk = format_ident!("__k{}", node);
+        let general = self.children(node, &Acc::owned(nk.clone()), &Acc::owned(nv.clone()));
+        let (general, expected_key) = match st.window {
+            None => (
+                quote! {
+                    let #nk = #dk::de_key::<#kt>(Some(__dk_skey), #name)?;
+                    let #nv = #dk::de_value::<#vt>(__dk_record.value, #name)?;
+                    #general
+                },
+                quote!(#kt),
+            ),
+            Some(w) => {
+                let size = w.size;
+                (
+                    quote! {
+                        let (__dk_kb, __dk_start) = match ::dekaf_streams::store::split_window_key(__dk_skey) {
+                            Some(split) => split,
+                            None => return Err(#dk::cache_key_error(#name)),
+                        };
+                        let __dk_end = __dk_start.saturating_add(#size);
+                        let #nk = #dk::Windowed::new(#dk::de_key::<#kt>(Some(__dk_kb), #name)?, __dk_start, __dk_end);
+                        let #nv = #dk::de_value::<#vt>(__dk_record.value, #name)?;
+                        #general
+                    },
+                    quote!(::dekaf_streams::serdes::TimeWindowed<#kt, #size>),
+                )
+            }
+        };
+        let body = match self.direct_sink(node) {
+            None => general,
+            Some((topic, sk, sv)) => quote! {
+                if ::core::any::TypeId::of::<#sk>() == ::core::any::TypeId::of::<#expected_key>()
+                    && ::core::any::TypeId::of::<#sv>() == ::core::any::TypeId::of::<#vt>()
+                {
+                    #dk::send(
+                        __dk_sink,
+                        #topic,
+                        #dk::TopicKind::Sink,
+                        Some(__dk_skey),
+                        __dk_record.value,
+                        __dk_record.timestamp,
+                        __dk_record.headers,
+                    )?;
+                } else {
+                    #general
+                }
+            },
+        };
+        quote! {
+            let __dk_skey: &[u8] = __dk_record.key.unwrap_or_default();
+            #body
         }
     }
 }

@@ -220,6 +220,21 @@ impl<T: Topology> Builder<T> {
         self
     }
 
+    /// The record cache of this instance in bytes: 10 MiB by default (Kafka Streams'
+    /// `statestore.cache.max.bytes`); 0 forwards every update of every aggregation.
+    ///
+    /// With a cache, a `count`, `reduce` or `aggregate` forwards its result for a key only when
+    /// the cache is flushed: at every commit, or when it is full. So a key updated many times in
+    /// one commit interval produces one output record, with its latest value and the timestamp
+    /// of its last update (no headers). The budget is split evenly over the processing threads
+    /// and, within a thread, evenly over its tasks (recomputed whenever its tasks change); a
+    /// task whose dirty keys count more than its share flushes at once. Stores, changelogs and
+    /// joins always see every update. See [`Task::flush_cache`](crate::task::Task::flush_cache).
+    pub fn cache_max_bytes(mut self, bytes: usize) -> Self {
+        self.config.cache_max_bytes = bytes;
+        self
+    }
+
     /// Sets a librdkafka property on every client (TLS, SASL, tuning such as `linger.ms`).
     /// Properties the guarantees depend on (`isolation.level`, `transactional.id`, …) are
     /// refused by [`build`](Self::build).

@@ -9,6 +9,11 @@
 //! At-least-once: the producer is flushed, then the offsets are committed with the member's
 //! epoch.
 //!
+//! Every commit starts by flushing the tasks' record caches (inside the open transaction under
+//! exactly-once), so the latest result of every key an aggregation changed in the interval is
+//! part of what commits. An aborted interval drops the caches with the rest of the tasks'
+//! uncommitted state (`Task::clear` in the rebuild).
+//!
 //! Each consumed offset carries the task's stream time in its metadata, so windows close at the
 //! same point after a restart or a move.
 
@@ -20,12 +25,13 @@ use rdkafka::types::RDKafkaErrorCode;
 use rdkafka::{Offset, TopicPartitionList};
 
 use super::error::StreamsError;
+use super::sink::ProducerSink;
 use super::tasks::TaskId;
 use super::thread::StreamThread;
 use crate::kafka::producer;
 use crate::kafka::txn_offsets::{TxnOffsetsError, send_offsets_to_transaction};
 use crate::store::BackendFactory;
-use crate::task::{Task, Topology};
+use crate::task::{Task, TaskError, Topology};
 
 /// How long a commit may take before it counts as failed.
 const COMMIT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -91,6 +97,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                 self.last_commit = Instant::now();
                 return Ok(());
             }
+            self.flush_caches()?;
             let identity = self.member.identity();
             let result = self
                 .changelog
@@ -146,6 +153,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             }
             self.txn_open = false;
         } else {
+            self.flush_caches()?;
             self.changelog
                 .flush(&self.producer)
                 .map_err(StreamsError::kafka("producing changelog records"))?;
@@ -184,6 +192,25 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         self.last_commit = Instant::now();
         if self.purge_due() {
             self.purge_repartitions();
+        }
+        Ok(())
+    }
+
+    /// Flushes every task's record cache into the producer: each aggregation forwards the
+    /// latest result of every key it changed since the last flush.
+    fn flush_caches(&mut self) -> Result<(), StreamsError> {
+        let mut sink = ProducerSink::new(&self.producer, &mut self.changelog);
+        for active in self.tasks.iter_mut() {
+            if let Err(source) = active.task.flush_cache(&mut sink) {
+                // A failed sink may mean the producer hit an unretriable error: report that.
+                if matches!(source, TaskError::Sink(_))
+                    && let Some(failure) = self.deliveries.take()
+                    && failure.permanent
+                {
+                    return Err(failure.into());
+                }
+                return Err(StreamsError::task(active.id, source));
+            }
         }
         Ok(())
     }

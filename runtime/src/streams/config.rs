@@ -36,7 +36,13 @@ pub struct StreamsConfig {
     pub rebalance_timeout: Duration,
     /// Where stores live on disk (LMDB), or `None` to keep them in memory (the default).
     pub state_dir: Option<PathBuf>,
+    /// The record cache of the instance in bytes (10 MiB by default, as Kafka Streams'
+    /// `statestore.cache.max.bytes`); 0 forwards every update of an aggregation.
+    pub cache_max_bytes: usize,
 }
+
+/// The default record cache: 10 MiB, as Kafka Streams' `statestore.cache.max.bytes`.
+pub const DEFAULT_CACHE_MAX_BYTES: usize = 10 * 1024 * 1024;
 
 /// Why an application could not be built.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -74,6 +80,7 @@ impl StreamsConfig {
             transaction_timeout: Duration::from_secs(10),
             rebalance_timeout: Duration::from_secs(30),
             state_dir: None,
+            cache_max_bytes: DEFAULT_CACHE_MAX_BYTES,
         }
     }
 
@@ -108,6 +115,7 @@ mod tests {
         assert_eq!(c.guarantee, ProcessingGuarantee::ExactlyOnce);
         assert_eq!(c.commit_interval, Duration::from_millis(100));
         assert_eq!(c.transaction_timeout, Duration::from_secs(10));
+        assert_eq!(c.cache_max_bytes, 10 * 1024 * 1024);
         assert_eq!(c.validate(), Ok(()));
     }
 

@@ -37,6 +37,8 @@ pub struct ActiveTasks<T: Topology, F: BackendFactory> {
     tasks: Vec<ActiveTask<T, F>>,
     routes: Vec<Route>,
     last: usize,
+    /// The record cache of the thread, shared evenly by its tasks.
+    cache_max_bytes: usize,
 }
 
 impl<T: Topology, F: BackendFactory> Default for ActiveTasks<T, F> {
@@ -45,6 +47,7 @@ impl<T: Topology, F: BackendFactory> Default for ActiveTasks<T, F> {
             tasks: Vec::new(),
             routes: Vec::new(),
             last: 0,
+            cache_max_bytes: 0,
         }
     }
 }
@@ -91,7 +94,26 @@ impl<T: Topology, F: BackendFactory> ActiveTasks<T, F> {
         std::mem::take(&mut self.tasks)
     }
 
+    /// Sets the thread's record cache budget (0: none), shared evenly by its tasks now and
+    /// whenever tasks are added or removed.
+    pub fn set_cache_max_bytes(&mut self, bytes: usize) {
+        self.cache_max_bytes = bytes;
+        self.share_cache();
+    }
+
+    fn share_cache(&mut self) {
+        let share = match self.cache_max_bytes {
+            0 => 0,
+            // At least one byte each, so a tiny budget does not turn caching off.
+            total => (total / self.tasks.len().max(1)).max(1),
+        };
+        for t in &mut self.tasks {
+            t.task.set_cache_max_bytes(share);
+        }
+    }
+
     fn reroute(&mut self) {
+        self.share_cache();
         self.routes.clear();
         self.last = 0;
         for (ti, t) in self.tasks.iter().enumerate() {

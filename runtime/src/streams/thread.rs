@@ -87,6 +87,8 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                 .map_err(StreamsError::kafka("creating the admin client"))?,
         );
         let member = ctx.handle.block_on(Membership::join::<T>(&ctx))?;
+        let mut tasks = ActiveTasks::default();
+        tasks.set_cache_max_bytes(ctx.config.cache_max_bytes / ctx.config.threads.max(1));
         Ok(StreamThread {
             ctx,
             stores,
@@ -96,7 +98,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             producer,
             deliveries,
             admin,
-            tasks: ActiveTasks::default(),
+            tasks,
             txn_open: false,
             changelog: ChangelogBuffer::default(),
             failed_commits: 0,

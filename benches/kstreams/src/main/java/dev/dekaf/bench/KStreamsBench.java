@@ -167,6 +167,8 @@ public final class KStreamsBench {
           + "; use exactly_once or at_least_once");
     });
     p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, args.getOrDefault("commit-interval-ms", "100"));
+    // The default record cache (10 MiB), explicit as on the dekaf-streams side.
+    p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 10L * 1024 * 1024);
     p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, args.getOrDefault("threads", "1"));
     p.put(StreamsConfig.TOPOLOGY_OPTIMIZATION_CONFIG, StreamsConfig.REUSE_KTABLE_SOURCE_TOPICS);
     p.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), args.getOrDefault("linger-ms", "5"));

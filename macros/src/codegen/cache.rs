@@ -1,0 +1,192 @@
+//! The record cache in a generated task (runtime: `dekaf_streams::cache`): per aggregation a
+//! set of dirty keys, the flush that forwards their current results downstream, and the budget
+//! check after each record. The per-record side (marking a key dirty instead of forwarding) is in
+//! [`ops`](super::ops)' `aggregate`.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use super::ops::Emitter;
+use crate::model::{NodeKind, Sub};
+
+/// The pieces a subtopology's task gets; all empty for a subtopology without aggregations.
+#[derive(Default)]
+pub struct CacheParts {
+    /// Fields of the task struct.
+    pub fields: TokenStream,
+    /// Their initial values (in `__create`).
+    pub inits: TokenStream,
+    /// Methods of the task struct: `__forward_N` and `__flush_N` per aggregation.
+    pub methods: TokenStream,
+    /// `Task` methods: `set_cache_max_bytes`, `flush_cache`, `cache_bytes`.
+    pub trait_items: TokenStream,
+    /// Statements of `clear`: drop the dirty keys.
+    pub clear: TokenStream,
+    /// Statements after a record was processed: flush when over budget.
+    pub after_record: TokenStream,
+}
+
+/// The record cache of `sub`.
+pub fn parts(em: &Emitter<'_>, sub: &Sub) -> CacheParts {
+    let m = em.m;
+    let dk = quote!(::dekaf_streams::__private);
+    let topo = &em.topo;
+    // Node ids grow downstream (a node is made after its parents), so this is topological order:
+    // a flush that feeds a downstream aggregation of the same task runs before that one's.
+    let mut aggs: Vec<usize> = sub
+        .nodes
+        .iter()
+        .copied()
+        .filter(|&n| matches!(m.nodes[n].kind, NodeKind::Aggregate { .. }))
+        .collect();
+    aggs.sort_unstable();
+    if aggs.is_empty() {
+        return CacheParts::default();
+    }
+    let caches: Vec<_> = aggs.iter().map(|&n| Emitter::cache_field(n)).collect();
+    let flushes: Vec<_> = aggs
+        .iter()
+        .map(|&n| format_ident!("__flush_{}", n))
+        .collect();
+    let mut methods = TokenStream::new();
+    for (&node, (cache, flush)) in aggs.iter().zip(caches.iter().zip(&flushes)) {
+        let NodeKind::Aggregate { store, .. } = &m.nodes[node].kind else {
+            continue;
+        };
+        let store_field = Emitter::store_field(*store);
+        let forward = format_ident!("__forward_{}", node);
+        let node_name = &m.nodes[node].name;
+        let body = em.aggregate_forward(node);
+        methods.extend(quote! {
+            #[allow(unused_variables, unused_mut, unreachable_code, clippy::all)]
+            #[inline]
+            fn #forward<S: #dk::RecordSink>(
+                &mut self,
+                __dk_record: &#dk::InputRecord<'_>,
+                __dk_sink: &mut S,
+            ) -> ::core::result::Result<(), #dk::RecordError> {
+                #body
+                Ok(())
+            }
+
+            /// Forwards the current result of every dirty key of this aggregation, then
+            /// forgets the keys (also when it fails).
+            #[inline(never)]
+            fn #flush<S: #dk::RecordSink>(
+                &mut self,
+                __dk_sink: &mut S,
+            ) -> ::core::result::Result<(), #dk::TaskError> {
+                if self.#cache.is_empty() {
+                    return Ok(());
+                }
+                // The key and value are copied out of the cache and the store: the downstream
+                // code needs the task mutably. The buffers keep their capacity across flushes.
+                let mut __dk_fk = ::core::mem::take(&mut self.__fkbuf);
+                let mut __dk_fv = ::core::mem::take(&mut self.__fvbuf);
+                let mut __dk_out = Ok(());
+                let mut __dk_i = 0usize;
+                while let Some((__dk_key, __dk_entry)) = self.#cache.get(__dk_i) {
+                    __dk_i += 1;
+                    __dk_fk.clear();
+                    __dk_fk.extend_from_slice(__dk_key);
+                    __dk_fv.clear();
+                    let __dk_present = match #dk::StoreBackend::get(&self.#store_field, &__dk_fk) {
+                        Ok(Some(__dk_v)) => {
+                            __dk_fv.extend_from_slice(__dk_v);
+                            true
+                        }
+                        Ok(None) => false,
+                        Err(e) => {
+                            __dk_out = Err(#dk::TaskError::Store(e));
+                            break;
+                        }
+                    };
+                    // Created and deleted since the last flush: nothing to say downstream.
+                    if !__dk_present && !__dk_entry.existed {
+                        continue;
+                    }
+                    let __dk_record = #dk::InputRecord {
+                        source: __dk_entry.source,
+                        partition: self.__partition,
+                        offset: __dk_entry.offset,
+                        key: Some(&__dk_fk),
+                        value: if __dk_present { Some(&__dk_fv) } else { None },
+                        timestamp: __dk_entry.timestamp,
+                        headers: #dk::Headers::empty(),
+                    };
+                    let __dk_result = match ::std::panic::catch_unwind(
+                        ::std::panic::AssertUnwindSafe(|| self.#forward(&__dk_record, __dk_sink)),
+                    ) {
+                        Ok(r) => r,
+                        Err(payload) => Err(#dk::RecordError::Record {
+                            kind: #dk::ErrorKind::Processing,
+                            node: #node_name,
+                            message: #dk::panic_message(payload),
+                        }),
+                    };
+                    if let Err(e) = __dk_result {
+                        let __dk_topic = #dk::Task::source_topics(self)
+                            .get(__dk_entry.source)
+                            .copied()
+                            .unwrap_or("");
+                        if let Err(e) = #dk::handle_error(
+                            e, __dk_topic, &__dk_record, #topo::__on_error, &mut self.__skipped, __dk_sink,
+                        ) {
+                            __dk_out = Err(e);
+                            break;
+                        }
+                    }
+                }
+                self.#cache.clear();
+                self.__fkbuf = __dk_fk;
+                self.__fvbuf = __dk_fv;
+                __dk_out
+            }
+        });
+    }
+    CacheParts {
+        fields: quote! {
+            __cache_max: usize,
+            __fkbuf: ::std::vec::Vec<u8>,
+            __fvbuf: ::std::vec::Vec<u8>,
+            #(#caches: #dk::DirtyKeys,)*
+        },
+        inits: quote! {
+            __cache_max: 0,
+            __fkbuf: ::std::vec::Vec::new(),
+            __fvbuf: ::std::vec::Vec::new(),
+            #(#caches: #dk::DirtyKeys::new(),)*
+        },
+        methods,
+        trait_items: quote! {
+            fn set_cache_max_bytes(&mut self, bytes: usize) {
+                self.__cache_max = bytes;
+            }
+
+            fn flush_cache<S: #dk::RecordSink>(
+                &mut self,
+                __dk_sink: &mut S,
+            ) -> ::core::result::Result<(), #dk::TaskError> {
+                // One pass in node order empties every set; the loop is a guarantee, not a need.
+                loop {
+                    #(self.#flushes(__dk_sink)?;)*
+                    if #(self.#caches.is_empty())&&* {
+                        return Ok(());
+                    }
+                }
+            }
+
+            fn cache_bytes(&self) -> usize {
+                0 #(+ self.#caches.bytes())*
+            }
+        },
+        clear: quote! {
+            #(self.#caches.clear();)*
+        },
+        after_record: quote! {
+            if self.__cache_max != 0 && #dk::Task::cache_bytes(self) > self.__cache_max {
+                #dk::Task::flush_cache(self, __dk_sink)?;
+            }
+        },
+    }
+}
