@@ -141,7 +141,7 @@ async fn run<T: Topology>(topology: T, args: &SystemArgs, progress: &Progress) -
         Guarantee::ExactlyOnce => ProcessingGuarantee::ExactlyOnce,
         Guarantee::AtLeastOnce => ProcessingGuarantee::AtLeastOnce,
     };
-    let streams = KafkaStreams::builder(topology)
+    let mut builder = KafkaStreams::builder(topology)
         .bootstrap_servers(&args.bootstrap)
         .threads(args.knobs.threads as usize)
         .processing_guarantee(guarantee)
@@ -150,8 +150,13 @@ async fn run<T: Topology>(topology: T, args: &SystemArgs, progress: &Progress) -
         .cache_max_bytes(CACHE_MAX_BYTES)
         .property("linger.ms", args.knobs.linger_ms.to_string())
         .property("batch.size", args.knobs.batch_size.to_string())
-        .property("log_level", "3")
-        .build()?;
+        .property("log_level", "3");
+    // `DEKAF_BENCH_STORE=lmdb`: stores on disk in the driver's state directory, as Kafka
+    // Streams keeps them in RocksDB; otherwise in memory (dekaf-streams' default).
+    if std::env::var("DEKAF_BENCH_STORE").is_ok_and(|s| s == "lmdb") {
+        builder = builder.state_dir(&args.state_dir);
+    }
+    let streams = builder.build()?;
     let started = Instant::now();
     let mode = args.mode;
     let max = Duration::from_secs(args.max_seconds);
