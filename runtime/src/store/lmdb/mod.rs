@@ -150,6 +150,10 @@ impl LmdbBackend {
 
     /// The value LMDB held for `key` at the last flush.
     fn stored(&self, key: &[u8]) -> Result<Option<&[u8]>, StoreError> {
+        if key.len() > self.max_key_len {
+            // Never stored: a put of it was refused.
+            return Ok(None);
+        }
         let snapshot = self.snapshot()?;
         let mut scratch = self.scratch.borrow_mut();
         prefixed(&mut scratch, key);

@@ -134,6 +134,8 @@ fn the_map_grows_instead_of_failing_and_long_keys_get_a_clear_error() {
         .expect("the longest key fits");
     let err = lmdb.put(&vec![1u8; max + 1], b"x").expect_err("too long");
     assert!(err.to_string().contains("longer than"), "{err}");
+    assert_eq!(lmdb.get(&vec![1u8; max + 1]).expect("get"), None);
+    assert!(!lmdb.delete(&vec![1u8; max + 1]).expect("delete"));
     lmdb.flush().expect("flush");
     drop(lmdb);
     let _ = std::fs::remove_dir_all(dir);
