@@ -8,6 +8,8 @@
 //! - `compiled`: the `topology!` word count. Both subtopologies run in process: the sink of
 //!   task 0 hands each repartition record straight to task 1, as the TestDriver does, and the
 //!   changelog and output records go to a sink that only looks at their bytes.
+//! - `compiled_cached`: the same with a record cache (10 MiB) on the counting task, flushed
+//!   once per pass (a commit): about 500 output records per 10,000 words instead of 10,000.
 //! - `hand_written_same_steps`: hand-written code doing what the compiled code must do: decode
 //!   the sentence, split, serialize each word to a repartition record and decode it again,
 //!   update the count in a map, serialize the count for the changelog and the output.
@@ -29,6 +31,7 @@
 //! | loop | ns/word | allocations/word |
 //! |---|---|---|
 //! | compiled topology | 161 | 4.20 |
+//! | compiled topology, record cache (measured 2 December 2026, load 0.7–3) | +2 to +28 over the row above | 4.20 |
 //! | hand-written, same steps | 119–121 | 4.20 |
 //! | hand-written, minimal | 44 | 0.00 |
 //!
@@ -39,6 +42,11 @@
 //! Under heavier load (load average 8-10) the ratio measured 0.98x-1.26x. Store update, 500 warm
 //! keys: memory backend with one lookup 27-30 ns, typed `HashMap<String, i64>` 27 ns, memory
 //! backend get + put 56-60 ns, typed `BTreeMap` 83 ns, bytes `BTreeMap` 200 ns.
+//!
+//! The record cache costs a hash lookup in its dirty-key set per update (the sink here is free,
+//! so the output it saves costs nothing): 178.5 against 155.9 and 206.1 against 177.7 ns/word in
+//! the summary, 2.035 against 2.025 ms per pass in criterion's medians; it allocates nothing per
+//! word once its set has grown. On Kafka each saved output record is a produced record.
 
 #![allow(missing_docs, clippy::unwrap_used)]
 
