@@ -1,9 +1,8 @@
 //! Thin wrappers over librdkafka (through `rdkafka`) for what the runtime needs and the safe API
-//! lacks: client settings shared by every client of an application, a transactional offset
-//! commit made on behalf of a streams-group member, and batch consumption.
+//! lacks: client settings shared by every client of an application, and a transactional offset
+//! commit made on behalf of a streams-group member.
 
 pub mod admin;
-pub mod batch;
 pub mod producer;
 pub mod restore;
 pub mod settings;

@@ -1,17 +1,16 @@
 //! One processing thread: one streams-group member, one consumer, one producer, and the tasks
 //! the coordinator assigned to it.
 //!
-//! The loop: take the member's assignment changes, take a batch of fetched records
-//! ([`batch`](crate::kafka::batch)), route each to its task, run the compiled task (which writes
-//! its output through the thread's producer), and every commit interval commit output, state and
-//! offsets together ([`commit`](super::commit)).
+//! The loop: take the member's assignment changes, poll a record, route it to its task, run the
+//! compiled task (which writes its output through the thread's producer), and every commit
+//! interval commit output, state and offsets together ([`commit`](super::commit)).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use rdkafka::consumer::BaseConsumer;
-use rdkafka::error::KafkaError;
+use rdkafka::message::{BorrowedMessage, Headers as _, Message};
 use rdkafka::producer::Producer;
 use tokio::runtime::Handle;
 
@@ -23,7 +22,6 @@ use super::sink::ProducerSink;
 use super::tasks::ActiveTasks;
 use crate::group::MemberEvent;
 use crate::kafka::admin::{self, Admin};
-use crate::kafka::batch::{BatchConsumer, Polled, RawMessage};
 use crate::kafka::producer::{DeliveryWatch, StreamsProducer};
 use crate::kafka::restore::{RestoreConsumer, restore_consumer};
 use crate::state_dir::StateDirectory;
@@ -57,7 +55,7 @@ pub(crate) struct StreamThread<T: Topology, F: BackendFactory> {
     pub(super) ctx: ThreadContext,
     pub(super) stores: F,
     pub(super) member: Membership,
-    pub(super) consumer: BatchConsumer,
+    pub(super) consumer: BaseConsumer,
     pub(super) restore_consumer: RestoreConsumer,
     pub(super) producer: StreamsProducer,
     pub(super) deliveries: DeliveryWatch,
@@ -81,11 +79,6 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             .consumer(T::APPLICATION_ID, eos)
             .create()
             .map_err(StreamsError::kafka("creating the consumer"))?;
-        let consumer = BatchConsumer::new(consumer).ok_or_else(|| {
-            StreamsError::kafka("creating the consumer")(KafkaError::ClientCreation(
-                "librdkafka has no consumer queue".to_owned(),
-            ))
-        })?;
         let restore_consumer = restore_consumer(&settings.consumer(T::APPLICATION_ID, eos))
             .map_err(StreamsError::kafka("creating the restore consumer"))?;
         let (producer, deliveries) = new_producer::<T>(&ctx)?;
@@ -138,6 +131,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     }
 
     fn run_loop(&mut self) -> Result<(), StreamsError> {
+        let mut since_clock_check = 0u32;
         while !self.ctx.stop.load(Ordering::Relaxed) {
             while let Some(event) = self.member.try_event()? {
                 match event {
@@ -151,13 +145,10 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                 std::thread::sleep(POLL);
                 continue;
             }
-            // Up to `BATCH` fetched records per call (see `kafka::batch`): the commit interval and
-            // the member's events are checked once per batch.
-            let eos = self.eos();
-            let batch = self.consumer.next_batch(POLL);
-            for i in 0..batch.len() {
-                match batch.get(i) {
-                    Some(Polled::Message(message)) => process(
+            match self.consumer.poll(POLL) {
+                Some(Ok(message)) => {
+                    let eos = self.eos();
+                    process(
                         &mut self.tasks,
                         &self.producer,
                         &mut self.changelog,
@@ -165,14 +156,18 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                         &mut self.txn_open,
                         eos,
                         &message,
-                    )?,
-                    Some(Polled::Error(e)) => {
-                        tracing::warn!(error = %e, "consumer error; retrying");
+                    )?;
+                    since_clock_check += 1;
+                    if since_clock_check < 64 {
+                        continue;
                     }
-                    None => {}
                 }
+                Some(Err(e)) => {
+                    tracing::warn!(error = %e, "consumer error; retrying");
+                }
+                None => {}
             }
-            drop(batch);
+            since_clock_check = 0;
             if self.last_commit.elapsed() >= self.ctx.config.commit_interval {
                 self.commit()?;
             }
@@ -224,9 +219,9 @@ fn process<T: Topology, F: BackendFactory>(
     deliveries: &DeliveryWatch,
     txn_open: &mut bool,
     eos: bool,
-    message: &RawMessage<'_>,
+    message: &BorrowedMessage<'_>,
 ) -> Result<(), StreamsError> {
-    let Some((active, source)) = tasks.route(message.topic, message.partition) else {
+    let Some((active, source)) = tasks.route(message.topic(), message.partition()) else {
         // A record fetched just before its partition was unassigned.
         return Ok(());
     };
@@ -236,22 +231,31 @@ fn process<T: Topology, F: BackendFactory>(
             .map_err(StreamsError::kafka("beginning a transaction"))?;
         *txn_open = true;
     }
-    // Copied only when the record has headers (an empty list does not allocate).
-    let mut headers = Headers::new();
-    message.headers_into(&mut headers);
+    let owned_headers;
+    let headers = match message.headers() {
+        Some(h) if h.count() > 0 => {
+            let mut copy = Headers::new();
+            for header in h.iter() {
+                copy.add(header.key, header.value);
+            }
+            owned_headers = copy;
+            &owned_headers
+        }
+        _ => Headers::empty(),
+    };
     let record = InputRecord {
         source,
-        partition: message.partition,
-        offset: message.offset,
-        key: message.key,
-        value: message.value,
-        timestamp: message.timestamp.unwrap_or(0),
-        headers: &headers,
+        partition: message.partition(),
+        offset: message.offset(),
+        key: message.key(),
+        value: message.payload(),
+        timestamp: message.timestamp().to_millis().unwrap_or(0),
+        headers,
     };
     let mut sink = ProducerSink::new(producer, changelog);
     match active.task.process(&record, &mut sink) {
         Ok(()) => {
-            active.positions[source] = Some(message.offset + 1);
+            active.positions[source] = Some(message.offset() + 1);
             active.processed += 1;
             Ok(())
         }
