@@ -17,6 +17,9 @@ pub fn admin(config: &ClientConfig) -> Result<Admin, KafkaError> {
     config.create()
 }
 
+/// The longest one attempt of a retried admin call may take.
+const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(5);
+
 fn options(timeout: Duration) -> AdminOptions {
     AdminOptions::new()
         .operation_timeout(Some(timeout))
@@ -96,10 +99,20 @@ pub async fn delete_group(
     let deadline = std::time::Instant::now() + timeout;
     let mut backoff = Duration::from_millis(100);
     loop {
-        let results = admin
-            .delete_groups(&[group_id], &options(timeout))
-            .await
-            .map_err(kafka)?;
+        // Each attempt gets a few seconds: on a new cluster librdkafka's coordinator lookup can
+        // stall an attempt until its own timeout, and a fresh attempt finds the coordinator.
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        let attempt = left.min(ATTEMPT_TIMEOUT).max(Duration::from_millis(100));
+        let results = match admin.delete_groups(&[group_id], &options(attempt)).await {
+            Ok(results) => results,
+            Err(KafkaError::AdminOp(RDKafkaErrorCode::OperationTimedOut))
+                if std::time::Instant::now() + backoff < deadline =>
+            {
+                tokio::time::sleep(backoff).await;
+                continue;
+            }
+            Err(e) => return Err(kafka(e)),
+        };
         match results.into_iter().next() {
             None | Some(Ok(_)) => return Ok(GroupDeletion::Deleted),
             Some(Err((_, RDKafkaErrorCode::GroupIdNotFound))) => {
@@ -114,7 +127,9 @@ pub async fn delete_group(
                 _,
                 code @ (RDKafkaErrorCode::NotCoordinator
                 | RDKafkaErrorCode::CoordinatorNotAvailable
-                | RDKafkaErrorCode::CoordinatorLoadInProgress),
+                | RDKafkaErrorCode::CoordinatorLoadInProgress
+                | RDKafkaErrorCode::OperationTimedOut
+                | RDKafkaErrorCode::RequestTimedOut),
             ))) => {
                 if std::time::Instant::now() + backoff > deadline {
                     return Err(kafka(KafkaError::AdminOp(code)));
