@@ -99,35 +99,8 @@ fn measure<B: StoreBackend>(store: &mut B, keys: u64, reads: &[u64]) -> Result<F
         bail!("{found} of {} keys found", reads.len());
     }
 
-    let started = Instant::now();
-    for (n, &i) in reads.iter().enumerate() {
-        key(&mut k, i);
-        let count = match store.get(&k)? {
-            Some(v) => i64::from_be_bytes(v.try_into().context("an 8-byte count")?),
-            None => 0,
-        };
-        store.put(&k, &(count + 1).to_be_bytes())?;
-        if n % FLUSH_EVERY == FLUSH_EVERY - 1 {
-            store.flush()?;
-        }
-    }
-    store.flush()?;
-    let update_per_s = per_second(reads.len(), started);
-
-    let started = Instant::now();
-    for (n, &i) in reads.iter().enumerate() {
-        key(&mut k, i % HOT_KEYS);
-        let count = match store.get(&k)? {
-            Some(v) => i64::from_be_bytes(v.try_into().context("an 8-byte count")?),
-            None => 0,
-        };
-        store.put(&k, &(count + 1).to_be_bytes())?;
-        if n % FLUSH_EVERY == FLUSH_EVERY - 1 {
-            store.flush()?;
-        }
-    }
-    store.flush()?;
-    let hot_update_per_s = per_second(reads.len(), started);
+    let update_per_s = count_updates(store, reads, |i| i)?;
+    let hot_update_per_s = count_updates(store, reads, |i| i % HOT_KEYS)?;
     Ok(Figures {
         load_per_s,
         get_per_s,
@@ -136,6 +109,30 @@ fn measure<B: StoreBackend>(store: &mut B, keys: u64, reads: &[u64]) -> Result<F
         anon_mib,
         restore_per_s: None,
     })
+}
+
+/// Count updates (get, add one, put) of the keys `key_of(i)` for `i` in `reads`, flushing every
+/// [`FLUSH_EVERY`]; updates per second.
+fn count_updates<B: StoreBackend>(
+    store: &mut B,
+    reads: &[u64],
+    key_of: impl Fn(u64) -> u64,
+) -> Result<f64> {
+    let mut k = Vec::with_capacity(32);
+    let started = Instant::now();
+    for (n, &i) in reads.iter().enumerate() {
+        key(&mut k, key_of(i));
+        let count = match store.get(&k)? {
+            Some(v) => i64::from_be_bytes(v.try_into().context("an 8-byte count")?),
+            None => 0,
+        };
+        store.put(&k, &(count + 1).to_be_bytes())?;
+        if n % FLUSH_EVERY == FLUSH_EVERY - 1 {
+            store.flush()?;
+        }
+    }
+    store.flush()?;
+    Ok(per_second(reads.len(), started))
 }
 
 /// Writes `n` changelog records (distinct keys, 8-byte values) to a fresh one-partition topic.
