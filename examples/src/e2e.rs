@@ -228,13 +228,8 @@ impl Reader {
     }
 }
 
-/// Checks exactly-once output of a count topic: for every key the updates are exactly
-/// `1, 2, …, n` with `n` the expected count (a repeated or skipped value is a duplicate or a
-/// loss). Returns the problems found (empty when exact).
-pub fn exactly_once_problems(
-    records: &[ReadRecord],
-    expected: &HashMap<String, i64>,
-) -> Vec<String> {
+/// The 8-byte counts of a count topic per (UTF-8) key, in the order they were read.
+fn counts_by_key(records: &[ReadRecord]) -> HashMap<String, Vec<i64>> {
     let mut seen: HashMap<String, Vec<i64>> = HashMap::new();
     for r in records {
         if let (Some(k), Some(v)) = (&r.key, &r.value)
@@ -245,6 +240,17 @@ pub fn exactly_once_problems(
                 .push(i64::from_be_bytes(bytes));
         }
     }
+    seen
+}
+
+/// Checks exactly-once output of a count topic: for every key the updates are exactly
+/// `1, 2, …, n` with `n` the expected count (a repeated or skipped value is a duplicate or a
+/// loss). Returns the problems found (empty when exact).
+pub fn exactly_once_problems(
+    records: &[ReadRecord],
+    expected: &HashMap<String, i64>,
+) -> Vec<String> {
+    let mut seen = counts_by_key(records);
     let mut problems = Vec::new();
     for (word, n) in expected {
         let values = seen.remove(word).unwrap_or_default();
@@ -275,16 +281,7 @@ pub fn cached_count_problems(
     records: &[ReadRecord],
     expected: &HashMap<String, i64>,
 ) -> Vec<String> {
-    let mut seen: HashMap<String, Vec<i64>> = HashMap::new();
-    for r in records {
-        if let (Some(k), Some(v)) = (&r.key, &r.value)
-            && let Ok(bytes) = <[u8; 8]>::try_from(v.as_slice())
-        {
-            seen.entry(String::from_utf8_lossy(k).into_owned())
-                .or_default()
-                .push(i64::from_be_bytes(bytes));
-        }
-    }
+    let mut seen = counts_by_key(records);
     let mut problems = Vec::new();
     for (word, n) in expected {
         let values = seen.remove(word).unwrap_or_default();
