@@ -8,9 +8,9 @@
 # Streams jar (Maven) and the Rust binaries (release), runs the driver (`bench --help` lists its
 # flags; by default all four workloads × both guarantees on kstreams and ceiling, N=100k), draws
 # the chart (matplotlib in a venv under ~/.cache/dekaf-streams) and writes
-# benches/results/<time>-<run>/{report.md,results.json,chart.png} plus benches/results/latest.md
-# and latest.png. dekaf-streams joins with `--systems dekaf,kstreams,ceiling` once
-# benches/src/bin/dekaf-bench-app.rs is filled in. Topics and groups of the run are deleted at
+# benches/results/<time>-<run>/{report.md,results.json,chart.png}, copies the chart to
+# benches/results/latest.png, and rewrites benches/results/latest.md, the index of the newest
+# figures of every workload over all runs kept (bench-index). Topics and groups of the run are deleted at
 # its end. The broker is left running (stop it with scripts/kafka.sh stop).
 #
 # Environment: DEKAF_KAFKA_PORT, DEKAF_CACHE_DIR (as scripts/kafka.sh), CARGO_TARGET_DIR,
@@ -58,7 +58,7 @@ if [ -z "${BENCH_NO_CHART:-}" ]; then
     say "warning: the chart could not be drawn; the report stands without it"
   fi
 fi
-sed -e 's#(chart.png)#(latest.png)#' -e "1a\\
-\\
-(copy of \`${out#"$here/"}/report.md\`)" "$out/report.md" >"$here/results/latest.md"
+# latest.md: the newest figures of every workload × guarantee over all runs kept in results/
+# (a run of a few workloads must not hide the others' figures, nor leave a stale run standing).
+"$bin_dir/bench-index" "$here/results" >"$here/results/latest.md"
 say "latest: $here/results/latest.md"

@@ -12,6 +12,10 @@
 # A broker it starts itself begins from empty storage (`scripts/kafka.sh reset`) and is stopped at
 # the end; a broker that already answers on the port is used as it is and left running.
 #
+# Before the broker starts it runs the house rules as gates (skip them with DEKAF_SKIP_GATES=1 while
+# iterating): `cargo fmt --check`, `cargo clippy --workspace --all-targets -D warnings` and
+# `cargo doc --no-deps` with warnings denied. A gate that fails fails the command.
+#
 # Environment: DEKAF_KAFKA_PORT (broker port, default 9092), DEKAF_CACHE_DIR (see scripts/kafka.sh).
 # The tests find the broker through DEKAF_BOOTSTRAP, which this script exports.
 set -euo pipefail
@@ -41,7 +45,19 @@ if [ "${#missing[@]}" -gt 0 ]; then
 fi
 command -v cargo >/dev/null || die "cargo not found: install Rust 1.95+ with rustup (https://rustup.rs)"
 
-# 2. The broker (Java and Maven are installed by kafka.sh when missing).
+# 2. The house rules, before anything slow: formatting, lints, documentation.
+if [ -z "${DEKAF_SKIP_GATES:-}" ]; then
+  gates_started=$SECONDS
+  cargo fmt --version >/dev/null 2>&1 || die "rustfmt missing: rustup component add rustfmt"
+  cargo clippy --version >/dev/null 2>&1 || die "clippy missing: rustup component add clippy"
+  cargo fmt --all -- --check || die "cargo fmt --check: run \`cargo fmt --all\` and commit"
+  cargo clippy --workspace --all-targets -- -D warnings || die "clippy found warnings (denied)"
+  RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps \
+    || die "cargo doc found warnings (denied): fix the rustdoc"
+  say "gates (fmt, clippy, doc) took $((SECONDS - gates_started))s"
+fi
+
+# 3. The broker (Java and Maven are installed by kafka.sh when missing).
 if bash scripts/kafka.sh status >/dev/null 2>&1; then
   say "a broker already runs on port $DEKAF_KAFKA_PORT; using it and leaving it running"
 else
@@ -53,7 +69,7 @@ fi
 export DEKAF_BOOTSTRAP="127.0.0.1:$DEKAF_KAFKA_PORT"
 say "set-up took $((SECONDS - started))s; DEKAF_BOOTSTRAP=$DEKAF_BOOTSTRAP"
 
-# 3. The tests.
+# 4. The tests.
 tests_started=$SECONDS
 status=0
 # --no-fail-fast: one failing test binary does not hide the results of the others.

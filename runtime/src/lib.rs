@@ -55,3 +55,8 @@ pub mod prelude {
     pub use crate::topology;
     pub use std::time::Duration;
 }
+
+/// The README's code blocks, compiled as doctests so its example stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;

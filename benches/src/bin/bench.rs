@@ -164,6 +164,14 @@ fn main() -> Result<()> {
         ("records".into(), plan.records.to_string()),
         ("partitions".into(), plan.partitions.to_string()),
         ("threads".into(), plan.knobs.threads.to_string()),
+        // dekaf-bench-app reads DEKAF_BENCH_STORE from the environment it inherits.
+        (
+            "dekaf store".into(),
+            match std::env::var("DEKAF_BENCH_STORE").as_deref() {
+                Ok("lmdb") => "lmdb".into(),
+                _ => "memory".into(),
+            },
+        ),
         (
             "commit.interval.ms".into(),
             plan.knobs.commit_interval_ms.to_string(),

@@ -33,7 +33,7 @@ pub struct MemberConfig {
     /// The member id (default: a new UUID). Keep it for the member's lifetime.
     pub member_id: String,
     /// How long the coordinator waits for revoked tasks to be released before fencing the
-    /// member (default 5 minutes, as Kafka Streams' `max.poll.interval.ms`).
+    /// member ([`DEFAULT_REBALANCE_TIMEOUT`] by default).
     pub rebalance_timeout: Duration,
     /// How long to look for the coordinator before failing (default 30 s).
     pub connect_timeout: Duration,
@@ -46,6 +46,14 @@ pub struct MemberConfig {
     pub max_heartbeat_version: i16,
 }
 
+/// The rebalance timeout a member declares when joining: 30 s.
+///
+/// Kafka Streams sends its `max.poll.interval.ms` (300 s by default) here. A member of ours
+/// releases revoked tasks after one commit and close, which the transaction timeout (10 s by
+/// default) already bounds, so a member that has not released them after 30 s is stuck, and the
+/// coordinator should fence it and move its tasks rather than let the group wait five minutes.
+pub const DEFAULT_REBALANCE_TIMEOUT: Duration = Duration::from_secs(30);
+
 impl MemberConfig {
     /// Defaults for the given bootstrap servers.
     pub fn new(bootstrap_servers: impl Into<String>) -> Self {
@@ -54,7 +62,7 @@ impl MemberConfig {
             client_id: "dekaf-streams".into(),
             process_id: uuid::Uuid::new_v4().to_string(),
             member_id: uuid::Uuid::new_v4().to_string(),
-            rebalance_timeout: Duration::from_secs(300),
+            rebalance_timeout: DEFAULT_REBALANCE_TIMEOUT,
             connect_timeout: Duration::from_secs(30),
             request_timeout: Duration::from_secs(30),
             user_endpoint: None,

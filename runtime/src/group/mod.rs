@@ -58,5 +58,5 @@ pub use coordinator::{CoordinatorConfig, connect_to_coordinator};
 pub use describe::describe_streams_group;
 pub use error::GroupError;
 pub use events::{GroupStatus, MemberEvent, StatusCode};
-pub use member::{MemberConfig, MemberHandle};
+pub use member::{DEFAULT_REBALANCE_TIMEOUT, MemberConfig, MemberHandle};
 pub use task::{Assignment, TaskId, TaskSet};

@@ -1,11 +1,11 @@
-//! State stores: a byte-ordered backend abstraction, the in-memory backend, and the typed view
-//! that `process(...)` closures use.
+//! State stores: a byte-ordered backend abstraction, its two backends (in memory, and LMDB on
+//! disk), and the typed view that `process(...)` closures use.
 //!
 //! # Layout
 //!
 //! Every store keeps **serialized** keys and values, ordered by the key bytes, as Kafka Streams
-//! does. That makes range scans return the same order on every backend (memory now, LMDB
-//! later), lets restore apply changelog records without deserializing them, and lets a task
+//! does. That makes range scans return the same order on every backend (memory and LMDB),
+//! lets restore apply changelog records without deserializing them, and lets a task
 //! write the changelog record from the very bytes it stored.
 //!
 //! - Key-value stores: key = the serialized key.

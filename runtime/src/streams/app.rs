@@ -199,8 +199,9 @@ impl<T: Topology> Builder<T> {
         self
     }
 
-    /// How long the coordinator waits for this instance to release tasks it must give up
-    /// (30 s by default).
+    /// How long the coordinator waits for this instance to release tasks it must give up before
+    /// fencing it (30 s by default, [`DEFAULT_REBALANCE_TIMEOUT`](crate::group::DEFAULT_REBALANCE_TIMEOUT);
+    /// Kafka Streams uses its `max.poll.interval.ms`, 300 s).
     pub fn rebalance_timeout(mut self, timeout: Duration) -> Self {
         self.config.rebalance_timeout = timeout;
         self

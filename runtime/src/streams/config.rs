@@ -32,7 +32,8 @@ pub struct StreamsConfig {
     /// How long the broker waits before aborting the open transaction of a crashed instance
     /// (10 s by default). Read-committed consumers of affected partitions wait that long.
     pub transaction_timeout: Duration,
-    /// How long the coordinator waits for a member to release revoked tasks before fencing it.
+    /// How long the coordinator waits for a member to release revoked tasks before fencing it
+    /// ([`DEFAULT_REBALANCE_TIMEOUT`](crate::group::DEFAULT_REBALANCE_TIMEOUT), 30 s).
     pub rebalance_timeout: Duration,
     /// Where stores live on disk (LMDB), or `None` to keep them in memory (the default).
     pub state_dir: Option<PathBuf>,
@@ -78,7 +79,7 @@ impl StreamsConfig {
             guarantee: ProcessingGuarantee::ExactlyOnce,
             commit_interval: Duration::from_millis(100),
             transaction_timeout: Duration::from_secs(10),
-            rebalance_timeout: Duration::from_secs(30),
+            rebalance_timeout: crate::group::DEFAULT_REBALANCE_TIMEOUT,
             state_dir: None,
             cache_max_bytes: DEFAULT_CACHE_MAX_BYTES,
         }

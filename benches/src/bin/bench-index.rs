@@ -1,0 +1,159 @@
+//! `bench-index RESULTS_DIR`: writes to stdout the index of the end-to-end benchmark runs kept
+//! under `RESULTS_DIR` (`<time>-<run>/results.json`), which `benches/run.sh` saves as
+//! `results/latest.md`.
+//!
+//! Runs often measure a subset of the workloads (`--workloads wordcount`), so a copy of the
+//! newest report would hide the figures of the others, or leave a stale full run standing. The
+//! index instead takes, for every workload × guarantee, the newest run in which both dekaf-streams
+//! and Kafka Streams finished, and names that run, its commit and its date beside the figures.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use serde_json::Value;
+
+/// The figures of one system in one run.
+struct Figures {
+    throughput: Option<f64>,
+    p99_ms: Option<f64>,
+    rss_mib: Option<f64>,
+}
+
+/// dekaf-streams and Kafka Streams on one workload × guarantee of one run.
+struct Pair {
+    run: String,
+    started: String,
+    commit: String,
+    runs_per_figure: String,
+    store: String,
+    dekaf: Figures,
+    kstreams: Figures,
+}
+
+fn figures(result: &Value) -> Option<Figures> {
+    if result["status"]["kind"] != "ok" {
+        return None;
+    }
+    Some(Figures {
+        throughput: result["throughput_rps"].as_f64(),
+        p99_ms: result["p99_ms"].as_f64(),
+        rss_mib: result["peak_rss_mib"].as_f64(),
+    })
+}
+
+fn ratio(a: Option<f64>, b: Option<f64>) -> String {
+    match (a, b) {
+        (Some(a), Some(b)) if b > 0.0 => format!("{:.2}×", a / b),
+        _ => "—".into(),
+    }
+}
+
+fn num(v: Option<f64>) -> String {
+    v.map_or("—".into(), |x| format!("{x:.0}"))
+}
+
+/// The newest dekaf/Kafka Streams pair of every (workload, guarantee, dekaf store).
+fn collect(dir: &Path) -> Result<BTreeMap<(String, String, String), Pair>> {
+    let mut runs: Vec<_> = std::fs::read_dir(dir)
+        .with_context(|| format!("reading {}", dir.display()))?
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.join("results.json").is_file())
+        .collect();
+    // Run directories start with their UTC start time, so their names sort by age.
+    runs.sort();
+    let mut newest = BTreeMap::new();
+    for run in runs {
+        let path = run.join("results.json");
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("reading {}", path.display()))?;
+        let report: Value =
+            serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
+        let Some(results) = report["results"].as_array() else {
+            continue;
+        };
+        let find = |w: &Value, g: &Value, system: &str| {
+            results
+                .iter()
+                .find(|r| r["workload"] == *w && r["guarantee"] == *g && r["system"] == system)
+                .and_then(figures)
+        };
+        for r in results.iter().filter(|r| r["system"] == "dekaf") {
+            let (w, g) = (&r["workload"], &r["guarantee"]);
+            let (Some(dekaf), Some(kstreams)) = (find(w, g, "dekaf"), find(w, g, "kstreams"))
+            else {
+                continue;
+            };
+            let text = |v: &Value| v.as_str().unwrap_or("?").to_owned();
+            let store = report["settings"]["dekaf store"]
+                .as_str()
+                .unwrap_or("not recorded")
+                .to_owned();
+            newest.insert(
+                (text(w), text(g), store.clone()),
+                Pair {
+                    run: run
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default(),
+                    started: text(&report["started"]),
+                    commit: text(&report["versions"]["dekaf-streams commit"]),
+                    runs_per_figure: text(&report["settings"]["runs per figure"]),
+                    store,
+                    dekaf,
+                    kstreams,
+                },
+            );
+        }
+    }
+    Ok(newest)
+}
+
+fn main() -> Result<()> {
+    let dir = std::env::args()
+        .nth(1)
+        .context("usage: bench-index RESULTS_DIR")?;
+    let pairs = collect(Path::new(&dir))?;
+    let mut out = String::new();
+    out.push_str(
+        "# dekaf-streams vs Apache Kafka Streams — newest figures\n\n\
+         Made by `benches/run.sh` after every run (`bench-index`): for each workload, \
+         guarantee and dekaf-streams store, the newest run in `results/` in which both systems finished, side by side in \
+         that one run. Runs differ in date and commit: each row names its own. The settings, \
+         latencies and restore rates of a run are in its `report.md`; the chart \
+         (`latest.png`) is the newest run's. Kafka Streams always keeps its stores in RocksDB; \
+         dekaf-streams in memory unless the run had `DEKAF_BENCH_STORE=lmdb`.\n\n\
+         | workload | guarantee | dekaf rec/s | KS rec/s | throughput dekaf/KS | p99 dekaf/KS (ms) | \
+         peak RSS dekaf/KS (MiB) | dekaf store | runs per figure | run | commit | started |\n\
+         |---|---|---:|---:|---:|---:|---:|---|---:|---|---|---|\n",
+    );
+    for ((workload, guarantee, _), p) in &pairs {
+        let (d, k) = (&p.dekaf, &p.kstreams);
+        let _ = writeln!(
+            out,
+            "| {workload} | {guarantee} | {} | {} | **{}** | {}/{} ({}) | {}/{} ({}) | {} | {} | \
+             [{run}]({run}/report.md) | {} | {} |",
+            num(d.throughput),
+            num(k.throughput),
+            ratio(d.throughput, k.throughput),
+            num(d.p99_ms),
+            num(k.p99_ms),
+            ratio(d.p99_ms, k.p99_ms),
+            num(d.rss_mib),
+            num(k.rss_mib),
+            ratio(d.rss_mib, k.rss_mib),
+            p.store,
+            p.runs_per_figure,
+            p.commit,
+            p.started,
+            run = p.run,
+        );
+    }
+    if pairs.is_empty() {
+        out.push_str("\nNo run in which both systems finished yet.\n");
+    }
+    print!("{out}");
+    Ok(())
+}
