@@ -52,6 +52,9 @@ if [ -z "${DEKAF_SKIP_GATES:-}" ]; then
   cargo clippy --version >/dev/null 2>&1 || die "clippy missing: rustup component add clippy"
   cargo fmt --all -- --check || die "cargo fmt --check: run \`cargo fmt --all\` and commit"
   cargo clippy --workspace --all-targets -- -D warnings || die "clippy found warnings (denied)"
+  # The runtime without its `kafka` feature (no librdkafka): stores, serdes, TestDriver.
+  cargo clippy -p dekaf-streams --no-default-features --all-targets -- -D warnings \
+    || die "dekaf-streams without the kafka feature: clippy found warnings or errors"
   RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps \
     || die "cargo doc found warnings (denied): fix the rustdoc"
   say "gates (fmt, clippy, doc) took $((SECONDS - gates_started))s"

@@ -2,22 +2,13 @@
 //! or a value, never panic, hang or allocate without bound. A value that decodes must encode back
 //! to the same bytes' meaning (decode ∘ encode ∘ decode = decode).
 //!
-//! The codec's source files are compiled in directly: `dekaf-streams` as a whole depends on
-//! rdkafka, whose bundled C build does not survive the sanitizer flags of cargo-fuzz.
+//! It uses `dekaf-streams` without its `kafka` feature, so librdkafka is not built.
 #![no_main]
-#![allow(dead_code, missing_docs)]
 
-#[path = "../../runtime/src/protocol/common.rs"]
-mod common;
-#[path = "../../runtime/src/protocol/describe.rs"]
-mod describe;
-#[path = "../../runtime/src/protocol/heartbeat.rs"]
-mod heartbeat;
-#[path = "../../runtime/src/protocol/wire.rs"]
-mod wire;
-
-use describe::{StreamsGroupDescribeRequest, StreamsGroupDescribeResponse};
-use heartbeat::{StreamsGroupHeartbeatRequest, StreamsGroupHeartbeatResponse};
+use dekaf_streams::protocol::{
+    StreamsGroupDescribeRequest, StreamsGroupDescribeResponse, StreamsGroupHeartbeatRequest,
+    StreamsGroupHeartbeatResponse,
+};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -20,12 +20,18 @@
 //! | [`dsl`] | the `topology!` language, operator by operator |
 //! | [`protocol`] | Kafka requests the runtime encodes itself (streams group heartbeat, describe) |
 //! | [`group`] | the coordinator connection and the streams-group membership state machine |
-//! | [`kafka`] | thin wrappers over librdkafka: client settings, producer, restore reader, admin |
-//! | [`streams`] | `KafkaStreams`: threads as group members, commits, restore, rebalances, reset |
+//! | `kafka` | thin wrappers over librdkafka: client settings, producer, restore reader, admin |
+//! | `streams` | `KafkaStreams`: threads as group members, commits, restore, rebalances, reset |
+//!
+//! `kafka` and `streams` need the `kafka` feature (on by default), which builds librdkafka. Without
+//! it (`default-features = false`) the macro, serdes, stores, record cache and [`testing`] still
+//! work, so a crate that only unit-tests its topologies compiles quickly.
 
 pub mod group;
+#[cfg(feature = "kafka")]
 pub mod kafka;
 pub mod protocol;
+#[cfg(feature = "kafka")]
 pub mod streams;
 pub mod topology;
 
