@@ -1,52 +1,53 @@
-//! Phase 3: the rules about names and topics, each a `syn::Error` at the user's token whose
-//! message says how to fix it.
+//! Phase 3: the rules about names and topics, one function per rule. Each reports a
+//! `syn::Error` at the user's token whose message says how to fix it; all rules run, so every
+//! mistake is reported at once.
 
 use std::collections::BTreeMap;
 
 use proc_macro2::Span;
 
-use crate::model::{Model, StoreOwner, TopicRole};
+use crate::diagnostics::Diagnostics;
+use crate::ir::{Model, NodeKind, StoreOwner, TopicRole};
+use crate::names::{MAX_TOPIC_LEN, illegal_char, invalid_name, snake};
 
-/// Kafka's longest topic name.
-pub const MAX_TOPIC_LEN: usize = 249;
+/// Every rule, in order.
+const RULES: &[fn(&Model, &mut Diagnostics)] = &[
+    application_id_is_a_valid_name,
+    topic_names_are_valid,
+    topics_are_read_once,
+    a_topic_is_written_with_one_pair_of_serdes,
+    dead_letter_topics_are_not_inputs,
+    store_names_are_unique_and_valid,
+    internal_topics_are_unique,
+    internal_topics_fit_kafka_limits,
+    internal_topics_are_not_user_topics,
+];
 
-/// Why a topic name (or application id) is not legal in Kafka, if it is not.
-pub fn invalid_name(name: &str) -> Option<String> {
-    if name.is_empty() {
-        return Some("it is empty".to_owned());
+/// Runs every rule.
+pub fn check(model: &Model, diagnostics: &mut Diagnostics) {
+    for rule in RULES {
+        rule(model, diagnostics);
     }
-    if name == "." || name == ".." {
-        return Some(format!("`{name}` is reserved"));
-    }
-    if let Some(c) = name
-        .chars()
-        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')))
-    {
-        return Some(format!(
-            "it contains {c:?}; Kafka allows ASCII letters, digits, '.', '_' and '-'"
-        ));
-    }
-    if name.len() > MAX_TOPIC_LEN {
-        return Some(format!(
-            "it is {} characters long; Kafka allows {MAX_TOPIC_LEN}",
-            name.len()
-        ));
-    }
-    None
 }
 
-/// Every rule; all errors at once.
-pub fn check(model: &Model) -> Vec<syn::Error> {
-    let mut errors = Vec::new();
-    let e = |span: Span, msg: String| syn::Error::new(span, msg);
+fn e(span: Span, msg: impl std::fmt::Display) -> syn::Error {
+    syn::Error::new(span, msg)
+}
 
+fn with_note(mut error: syn::Error, span: Span, note: &str) -> syn::Error {
+    error.combine(e(span, note));
+    error
+}
+
+/// The application id is the group id and the prefix of every internal topic.
+fn application_id_is_a_valid_name(model: &Model, d: &mut Diagnostics) {
     if let Some(why) = invalid_name(&model.app_id) {
-        errors.push(e(model.app_span, format!("invalid application id `{}`: {why}. It is the group id and the prefix of every internal topic", model.app_id)));
+        d.error(e(model.app_span, format!("invalid application id `{}`: {why}. It is the group id and the prefix of every internal topic", model.app_id)));
     }
+}
 
-    // User topics.
-    let mut read: BTreeMap<&str, Span> = BTreeMap::new();
-    let mut written: BTreeMap<&str, (String, String, Span)> = BTreeMap::new();
+/// Every user topic name (sources, tables, sinks, dead-letter topics) is legal in Kafka.
+fn topic_names_are_valid(model: &Model, d: &mut Diagnostics) {
     for t in &model.topics {
         if let Some(why) = invalid_name(&t.name) {
             let what = if t.role == TopicRole::DeadLetter {
@@ -54,87 +55,143 @@ pub fn check(model: &Model) -> Vec<syn::Error> {
             } else {
                 "topic name"
             };
-            errors.push(e(t.span, format!("invalid {what} `{}`: {why}", t.name)));
-            continue;
-        }
-        match t.role {
-            TopicRole::Source | TopicRole::Table => {
-                if let Some(first) = read.insert(&t.name, t.span) {
-                    let mut err = e(
-                        t.span,
-                        format!(
-                            "topic `{}` is read twice: read it once and bind it (`let s = stream(\"{}\", ..);`), then use `s` as often as you like",
-                            t.name, t.name
-                        ),
-                    );
-                    err.combine(e(first, "first read here".to_owned()));
-                    errors.push(err);
-                }
-            }
-            TopicRole::Sink => {
-                let serdes = (
-                    t.key.as_ref().map(|k| k.text()).unwrap_or_default(),
-                    t.value.as_ref().map(|v| v.text()).unwrap_or_default(),
-                );
-                if let Some((k, v, first)) = written.get(t.name.as_str()) {
-                    if (k, v) != (&serdes.0, &serdes.1) {
-                        let mut err = e(
-                            t.span,
-                            format!(
-                                "topic `{}` is written with serdes ({}, {}) here and ({k}, {v}) elsewhere: use the same serdes for one topic",
-                                t.name, serdes.0, serdes.1
-                            ),
-                        );
-                        err.combine(e(*first, "written here".to_owned()));
-                        errors.push(err);
-                    }
-                } else {
-                    written.insert(&t.name, (serdes.0, serdes.1, t.span));
-                }
-            }
-            TopicRole::DeadLetter => {}
+            d.error(e(t.span, format!("invalid {what} `{}`: {why}", t.name)));
         }
     }
+}
 
-    // Stores: names, duplicates, internal topics.
+/// A topic is read by one source: Kafka Streams refuses a topic subscribed twice.
+fn topics_are_read_once(model: &Model, d: &mut Diagnostics) {
+    let mut read: BTreeMap<&str, Span> = BTreeMap::new();
+    for t in model
+        .topics
+        .iter()
+        .filter(|t| invalid_name(&t.name).is_none())
+    {
+        if !matches!(t.role, TopicRole::Source | TopicRole::Table) {
+            continue;
+        }
+        if let Some(first) = read.insert(&t.name, t.span) {
+            d.error(with_note(
+                e(
+                    t.span,
+                    format!(
+                        "topic `{}` is read twice: read it once and bind it (`let s = stream(\"{}\", ..);`), then use `s` as often as you like",
+                        t.name, t.name
+                    ),
+                ),
+                first,
+                "first read here",
+            ));
+        }
+    }
+}
+
+/// Every `to(..)` of one topic uses the same serdes.
+fn a_topic_is_written_with_one_pair_of_serdes(model: &Model, d: &mut Diagnostics) {
+    let mut written: BTreeMap<&str, (String, String, Span)> = BTreeMap::new();
+    for t in model
+        .topics
+        .iter()
+        .filter(|t| invalid_name(&t.name).is_none())
+    {
+        if t.role != TopicRole::Sink {
+            continue;
+        }
+        let serdes = (
+            t.key.as_ref().map(|k| k.text()).unwrap_or_default(),
+            t.value.as_ref().map(|v| v.text()).unwrap_or_default(),
+        );
+        match written.get(t.name.as_str()) {
+            Some((k, v, first)) if (k, v) != (&serdes.0, &serdes.1) => {
+                d.error(with_note(
+                    e(
+                        t.span,
+                        format!(
+                            "topic `{}` is written with serdes ({}, {}) here and ({k}, {v}) elsewhere: use the same serdes for one topic",
+                            t.name, serdes.0, serdes.1
+                        ),
+                    ),
+                    *first,
+                    "written here",
+                ));
+            }
+            Some(_) => {}
+            None => {
+                written.insert(&t.name, (serdes.0, serdes.1, t.span));
+            }
+        }
+    }
+}
+
+/// A dead-letter topic is not an input of the topology: a poison record would be read back,
+/// fail again and be dead-lettered again, forever.
+fn dead_letters_loop_back(model: &Model) -> impl Iterator<Item = syn::Error> + '_ {
+    model
+        .topics
+        .iter()
+        .filter(|t| t.role == TopicRole::DeadLetter)
+        .filter_map(|dl| {
+            let input = model.topics.iter().find(|t| {
+                t.name == dl.name && matches!(t.role, TopicRole::Source | TopicRole::Table)
+            })?;
+            Some(with_note(
+                e(
+                    dl.span,
+                    format!(
+                        "dead-letter topic `{}` is also an input topic of this topology: a record that fails would be read back, fail again and be dead-lettered again, forever. Send dead letters to a topic the topology does not read (e.g. `{}-dead-letter`)",
+                        dl.name, dl.name
+                    ),
+                ),
+                input.span,
+                "read here",
+            ))
+        })
+}
+
+fn dead_letter_topics_are_not_inputs(model: &Model, d: &mut Diagnostics) {
+    for error in dead_letters_loop_back(model) {
+        d.error(error);
+    }
+}
+
+/// Store names are unique, legal parts of internal topic names, and no declared store's
+/// accessor clashes with a method of the processor context.
+fn store_names_are_unique_and_valid(model: &Model, d: &mut Diagnostics) {
     let mut stores: BTreeMap<&str, Span> = BTreeMap::new();
-    let mut internal: Vec<(String, Span)> = Vec::new();
     for st in &model.stores {
         if let Some(first) = stores.insert(&st.name, st.span) {
-            let mut err = e(
-                st.span,
-                format!(
-                    "duplicate store `{}`: every store (and table) needs its own name",
-                    st.name
+            d.error(with_note(
+                e(
+                    st.span,
+                    format!(
+                        "duplicate store `{}`: every store (and table) needs its own name",
+                        st.name
+                    ),
                 ),
-            );
-            err.combine(e(first, "first named here".to_owned()));
-            errors.push(err);
+                first,
+                "first named here",
+            ));
             continue;
         }
         if st.owner == StoreOwner::Table {
             continue;
         }
-        if let Some(c) = st
-            .name
-            .chars()
-            .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')))
-        {
-            errors.push(e(st.span, format!("invalid store name `{}`: it names internal topics, so it may contain ASCII letters, digits, '.', '_' and '-' but not {c:?}", st.name)));
+        if let Some(c) = illegal_char(&st.name) {
+            d.error(e(st.span, format!("invalid store name `{}`: it names internal topics, so it may contain ASCII letters, digits, '.', '_' and '-' but not {c:?}", st.name)));
             continue;
         }
         if st.name.is_empty() {
-            errors.push(e(st.span, "a store needs a name".to_owned()));
+            d.error(e(st.span, "a store needs a name"));
             continue;
         }
-        internal.push((st.changelog.clone(), st.span));
         if st.owner == StoreOwner::Declared
             && matches!(
                 snake(&st.name).as_str(),
                 "timestamp" | "headers" | "partition"
             )
         {
-            errors.push(e(
+            d.error(e(
                 st.span,
                 format!(
                     "store name `{}` clashes with a method of the processor context: rename it",
@@ -143,69 +200,81 @@ pub fn check(model: &Model) -> Vec<syn::Error> {
             ));
         }
     }
+}
+
+/// The internal topics (changelogs of valid, first-named stores; repartition topics) with
+/// where each comes from, in the order the topology names them.
+fn internal_topics(model: &Model) -> Vec<(&str, Span)> {
+    let mut seen_stores: Vec<&str> = Vec::new();
+    let mut internal = Vec::new();
+    for st in &model.stores {
+        if seen_stores.contains(&st.name.as_str()) {
+            continue;
+        }
+        seen_stores.push(&st.name);
+        if st.owner == StoreOwner::Table || st.name.is_empty() || illegal_char(&st.name).is_some() {
+            continue;
+        }
+        internal.push((st.changelog.as_str(), st.span));
+    }
     for node in &model.nodes {
-        if let crate::model::NodeKind::RepartitionSink { topic, .. } = &node.kind {
-            internal.push((topic.clone(), node.span));
+        if let NodeKind::RepartitionSink { topic, .. } = &node.kind {
+            internal.push((topic.as_str(), node.span));
         }
     }
-    let mut seen_internal: BTreeMap<&str, Span> = BTreeMap::new();
-    for (topic, span) in &internal {
-        if let Some(first) = seen_internal.insert(topic, *span) {
-            let mut err = e(
-                *span,
-                format!(
-                    "internal topic `{topic}` would be created twice: give this store or repartition another name"
+    internal
+}
+
+/// Two stores or repartitions do not derive the same internal topic.
+fn internal_topics_are_unique(model: &Model, d: &mut Diagnostics) {
+    let mut seen: BTreeMap<&str, Span> = BTreeMap::new();
+    for (topic, span) in internal_topics(model) {
+        if let Some(first) = seen.insert(topic, span) {
+            d.error(with_note(
+                e(
+                    span,
+                    format!(
+                        "internal topic `{topic}` would be created twice: give this store or repartition another name"
+                    ),
                 ),
-            );
-            err.combine(e(first, "first named here".to_owned()));
-            errors.push(err);
+                first,
+                "first named here",
+            ));
         }
     }
-    for (topic, span) in &internal {
+}
+
+/// Internal topic names fit Kafka's 249 characters.
+fn internal_topics_fit_kafka_limits(model: &Model, d: &mut Diagnostics) {
+    for (topic, span) in internal_topics(model) {
         if topic.len() > MAX_TOPIC_LEN {
-            errors.push(e(
-                *span,
+            d.error(e(
+                span,
                 format!(
                     "internal topic `{topic}` would be {} characters long; Kafka allows {MAX_TOPIC_LEN}: shorten the application id or this name",
                     topic.len()
                 ),
             ));
         }
-        if let Some(t) = model.topics.iter().find(|t| &t.name == topic) {
-            let mut err = e(
-                t.span,
-                format!(
-                    "topic `{topic}` is also an internal topic of this topology (`<application id>-<name>-repartition|changelog`): rename the topic or the store"
+    }
+}
+
+/// No user topic has the name of an internal topic.
+fn internal_topics_are_not_user_topics(model: &Model, d: &mut Diagnostics) {
+    for (topic, span) in internal_topics(model) {
+        if let Some(t) = model.topics.iter().find(|t| t.name == topic) {
+            d.error(with_note(
+                e(
+                    t.span,
+                    format!(
+                        "topic `{topic}` is also an internal topic of this topology (`<application id>-<name>-repartition|changelog`): rename the topic or the store"
+                    ),
                 ),
-            );
-            err.combine(e(*span, "the internal topic comes from here".to_owned()));
-            errors.push(err);
+                span,
+                "the internal topic comes from here",
+            ));
         }
     }
-    errors
-}
-
-/// `word-counts` → `word_counts`.
-pub fn snake(name: &str) -> String {
-    let mut out: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_lowercase()
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if out.starts_with(|c: char| c.is_ascii_digit()) {
-        out.insert(0, '_');
-    }
-    out
-}
-
-/// `word-counts` → `WORD_COUNTS`.
-pub fn screaming(name: &str) -> String {
-    snake(name).to_ascii_uppercase()
 }
 
 #[cfg(test)]
@@ -214,17 +283,10 @@ mod tests {
     use quote::quote;
 
     fn errors(tokens: proc_macro2::TokenStream) -> Vec<String> {
-        let m = crate::model::build(syn::parse2(tokens).expect("parses")).expect("builds");
-        check(&m).iter().map(ToString::to_string).collect()
-    }
-
-    #[test]
-    fn topic_names() {
-        assert_eq!(invalid_name("orders"), None);
-        assert!(invalid_name("a b").is_some());
-        assert!(invalid_name("..").is_some());
-        assert!(invalid_name(&"x".repeat(250)).is_some());
-        assert_eq!(invalid_name(&"x".repeat(249)), None);
+        let mut d = Diagnostics::default();
+        let m = crate::build::build(syn::parse2(tokens).expect("parses"), &mut d).expect("builds");
+        check(&m, &mut d);
+        d.errors().iter().map(ToString::to_string).collect()
     }
 
     #[test]
@@ -251,9 +313,20 @@ mod tests {
     }
 
     #[test]
-    fn handle_names() {
-        assert_eq!(screaming("word-counts"), "WORD_COUNTS");
-        assert_eq!(snake("seen.ids"), "seen_ids");
-        assert_eq!(snake("1st"), "_1st");
+    fn a_dead_letter_topic_that_is_an_input_is_refused() {
+        let e = errors(quote!(T = "app" {
+            on_error(|_| ErrorResponse::DeadLetter("orders"));
+            stream("orders", Utf8, Utf8).to("out", Utf8, Utf8);
+        }));
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert!(
+            e[0].contains("dead-letter topic `orders` is also an input topic"),
+            "{e:?}"
+        );
+        let ok = errors(quote!(T = "app" {
+            on_error(|_| ErrorResponse::DeadLetter("orders-dead-letter"));
+            stream("orders", Utf8, Utf8).to("out", Utf8, Utf8);
+        }));
+        assert!(ok.is_empty(), "{ok:?}");
     }
 }

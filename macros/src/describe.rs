@@ -1,16 +1,17 @@
 //! The `describe()` text, in the spirit of Kafka Streams' `Topology.describe()`.
 
-use std::fmt::Write;
-
-use crate::model::{Model, NodeKind};
+use crate::ir::{Model, NodeKind};
 
 /// The description of a model: subtopologies, nodes with their edges, topics and stores.
 pub fn describe(m: &Model) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "Topology: {} (application id {})", m.name, m.app_id);
-    let _ = writeln!(out, "Topologies:");
+    push_line(
+        &mut out,
+        format_args!("Topology: {} (application id {})", m.name, m.app_id),
+    );
+    push_line(&mut out, format_args!("Topologies:"));
     for sub in &m.subs {
-        let _ = writeln!(out, "   Sub-topology: {}", sub.id);
+        push_line(&mut out, format_args!("   Sub-topology: {}", sub.id));
         for &i in &sub.nodes {
             let n = &m.nodes[i];
             let name = &n.name;
@@ -20,7 +21,7 @@ pub fn describe(m: &Model) -> String {
                     .collect::<Vec<_>>()
                     .join(", ")
             };
-            let line = match &n.kind {
+            let text = match &n.kind {
                 NodeKind::Source { topic, .. } | NodeKind::RepartitionSource { topic, .. } => {
                     format!("Source: {name} (topics: [{topic}])")
                 }
@@ -41,19 +42,19 @@ pub fn describe(m: &Model) -> String {
                 }
                 _ => format!("Processor: {name} (stores: [])"),
             };
-            let _ = writeln!(out, "    {line}");
+            push_line(&mut out, format_args!("    {text}"));
             if !n.children.is_empty() {
                 let c: Vec<&str> = n
                     .children
                     .iter()
                     .map(|&c| m.nodes[c].name.as_str())
                     .collect();
-                let _ = writeln!(out, "      --> {}", c.join(", "));
+                push_line(&mut out, format_args!("      --> {}", c.join(", ")));
             } else if !matches!(
                 n.kind,
                 NodeKind::Sink { .. } | NodeKind::RepartitionSink { .. }
             ) {
-                let _ = writeln!(out, "      --> none");
+                push_line(&mut out, format_args!("      --> none"));
             }
             if !n.parents.is_empty() {
                 let p: Vec<&str> = n
@@ -61,7 +62,7 @@ pub fn describe(m: &Model) -> String {
                     .iter()
                     .map(|&p| m.nodes[p].name.as_str())
                     .collect();
-                let _ = writeln!(out, "      <-- {}", p.join(", "));
+                push_line(&mut out, format_args!("      <-- {}", p.join(", ")));
             }
         }
         for &s in &sub.stores {
@@ -76,17 +77,28 @@ pub fn describe(m: &Model) -> String {
                     w.size, w.advance, w.grace
                 ),
             };
-            let _ = writeln!(
-                out,
-                "    Store: {} ({kind}; changelog: {})",
-                st.name, st.changelog
+            push_line(
+                &mut out,
+                format_args!(
+                    "    Store: {} ({kind}; changelog: {})",
+                    st.name, st.changelog
+                ),
             );
         }
         for (users, reps) in &sub.copartition_groups {
             let all: Vec<&str> = users.iter().chain(reps).map(String::as_str).collect();
-            let _ = writeln!(out, "    Co-partitioned: [{}]", all.join(", "));
+            push_line(
+                &mut out,
+                format_args!("    Co-partitioned: [{}]", all.join(", ")),
+            );
         }
-        let _ = writeln!(out);
+        out.push('\n');
     }
     out
+}
+
+/// Appends `text` and a newline.
+fn push_line(out: &mut String, text: std::fmt::Arguments<'_>) {
+    out.push_str(&text.to_string());
+    out.push('\n');
 }

@@ -1,15 +1,21 @@
 //! The `topology!` compiler of dekaf-streams, in phases: `parse` (the syn AST of the DSL) →
-//! `model` (the operator graph as plain data: nodes, stores, subtopologies, internal topic
-//! names) → `check` (naming and topic rules, each a `syn::Error` at the user's token) →
-//! `codegen` (the topology type, its `TopologyInfo`, typed handles and inlined task code).
+//! `build` (lowering through the operator registry, `ops`, into the graph of `ir`: nodes,
+//! stores, subtopologies, internal topic names) → `check` (naming and topic rules) → `codegen`
+//! (the topology type, its `TopologyInfo`, typed handles and inlined task code). Errors and
+//! warnings of every phase are collected in `diagnostics`.
 //!
 //! Use it through the `dekaf-streams` crate, which re-exports [`topology!`] and documents the
 //! DSL.
 
+mod args;
+mod build;
 mod check;
 mod codegen;
 mod describe;
-mod model;
+mod diagnostics;
+mod ir;
+mod names;
+mod ops;
 mod parse;
 
 use proc_macro::TokenStream;
@@ -41,13 +47,15 @@ fn expand(input: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
         Ok(def) => def,
         Err(e) => return e.to_compile_error(),
     };
-    let model = match model::build(def) {
-        Ok(m) => m,
-        Err(errors) => return errors.into_iter().map(|e| e.to_compile_error()).collect(),
+    let mut diagnostics = diagnostics::Diagnostics::default();
+    let Some(model) = build::build(def, &mut diagnostics) else {
+        return diagnostics.to_tokens();
     };
-    let errors = check::check(&model);
-    if !errors.is_empty() {
-        return errors.into_iter().map(|e| e.to_compile_error()).collect();
+    check::check(&model, &mut diagnostics);
+    if diagnostics.has_errors() {
+        return diagnostics.to_tokens();
     }
-    codegen::generate(&model)
+    let mut out = codegen::generate(&model);
+    out.extend(diagnostics.to_tokens());
+    out
 }

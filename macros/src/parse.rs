@@ -17,7 +17,8 @@
 //! rooted at a call (`stream(..)`, `table(..)`, `store(..)`, `on_error(..)`) or at a name bound
 //! by an earlier `let`.
 
-use proc_macro2::Span;
+use proc_macro2::{Span, TokenStream};
+use quote::ToTokens;
 use syn::parse::{Parse, ParseStream};
 use syn::spanned::Spanned;
 use syn::{Attribute, Expr, Ident, LitStr, Token, Visibility};
@@ -29,6 +30,8 @@ pub struct TopologyDef {
     pub name: Ident,
     pub app_id: LitStr,
     pub stmts: Vec<Statement>,
+    /// The braces of the body, for errors about the body as a whole.
+    pub body_span: Span,
 }
 
 /// What a `let` binds.
@@ -64,8 +67,12 @@ pub enum Root {
 pub struct Call {
     pub name: Ident,
     pub args: Vec<Expr>,
-    /// The span of the whole call (name and arguments).
+    /// Where the generated code of the call is spanned (its name; the whole call where the
+    /// compiler can join spans).
     pub span: Span,
+    /// The call's tokens, name and parenthesized arguments: errors about the whole call cover
+    /// them (`syn::Error::new_spanned`, which works on stable Rust).
+    pub tokens: TokenStream,
 }
 
 impl Call {
@@ -94,7 +101,7 @@ impl Parse for TopologyDef {
             syn::Error::new(e.span(), "expected the application id as a string literal: `pub WordCount = \"word-count\" { ... }`")
         })?;
         let content;
-        syn::braced!(content in input);
+        let brace = syn::braced!(content in input);
         let block = content.call(syn::Block::parse_within)?;
         if !input.is_empty() {
             return Err(input.error("one topology per `topology!`: remove what follows the body"));
@@ -109,6 +116,7 @@ impl Parse for TopologyDef {
             name,
             app_id,
             stmts,
+            body_span: brace.span.join(),
         })
     }
 }
@@ -195,10 +203,13 @@ pub fn chain(expr: Expr) -> syn::Result<Chain> {
                     .span()
                     .join(m.paren_token.span.close())
                     .unwrap_or_else(|| m.method.span());
+                let mut tokens = m.method.to_token_stream();
+                m.paren_token.surround(&mut tokens, |t| m.args.to_tokens(t));
                 calls.push(Call {
                     name: m.method.clone(),
                     args: m.args.into_iter().collect(),
                     span,
+                    tokens,
                 });
                 expr = *m.receiver;
             }
@@ -214,12 +225,15 @@ pub fn chain(expr: Expr) -> syn::Result<Chain> {
                     .span()
                     .join(c.paren_token.span.close())
                     .unwrap_or_else(|| name.span());
+                let mut tokens = name.to_token_stream();
+                c.paren_token.surround(&mut tokens, |t| c.args.to_tokens(t));
                 calls.reverse();
                 return Ok(Chain {
                     root: Root::Call(Call {
                         name,
                         args: c.args.into_iter().collect(),
                         span,
+                        tokens,
                     }),
                     calls,
                 });

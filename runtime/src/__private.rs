@@ -502,6 +502,20 @@ pub fn reduce<V, F: FnOnce(V, V) -> V>(aggregate: V, v: V, f: F) -> V {
 pub fn initializer<A, F: FnOnce() -> A>(f: F) -> A {
     f()
 }
+/// The initializer of `aggregate(..)`: it returns the value type of the aggregate serde, so a
+/// mismatch is reported at the user's initializer, naming this bound.
+#[inline(always)]
+pub fn aggregate_initializer_returns_the_aggregate_serde_type<
+    AS: Serde,
+    F: FnOnce() -> AS::Value,
+>(
+    f: F,
+) -> AS::Value {
+    f()
+}
+/// A compile-time assertion of `merge(..)`: both merged streams' key serdes serialize one type
+/// (a mismatch is reported at the `merge`, naming this bound). No code runs.
+pub const fn merged_streams_need_one_key_type<A: Serde, B: Serde<Value = A::Value>>() {}
 #[inline(always)]
 pub fn aggregator<K, V, A, F: FnOnce(&K, V, A) -> A>(k: &K, v: V, aggregate: A, f: F) -> A {
     f(k, v, aggregate)

@@ -119,7 +119,7 @@
 //! # The processor API
 //!
 //! Declare key-value stores with `store("name", KeySerde, ValueSerde)` and list the ones a
-//! `process` closure uses. The closure gets a context with one accessor per store (the name in
+//! `process(["name", ..], |ctx, key, value| ..)` closure uses. The closure gets a context with one accessor per store (the name in
 //! snake case) returning a [`KeyValueStore`](crate::store::KeyValueStore) (`get`, `put`,
 //! `delete`, `range`, `all`), and the record's `timestamp()`, `headers()` and `partition()`. It
 //! returns `Ok` with what it forwards — any `IntoIterator` of (key, value) pairs — or `Err` for

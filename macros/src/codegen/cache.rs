@@ -6,8 +6,8 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::ops::Emitter;
-use crate::model::{NodeKind, Sub};
+use super::emitter::Emitter;
+use crate::ir::{NodeKind, Sub};
 
 /// The pieces a subtopology's task gets; all empty for a subtopology without aggregations.
 #[derive(Default)]
@@ -56,7 +56,7 @@ pub fn parts(em: &Emitter<'_>, sub: &Sub) -> CacheParts {
         let store_field = Emitter::store_field(*store);
         let forward = format_ident!("__forward_{}", node);
         let node_name = &m.nodes[node].name;
-        let body = em.aggregate_forward(node);
+        let body = crate::ops::aggregate::emit_forward(em, node);
         methods.extend(quote! {
             #[allow(unused_variables, unused_mut, unreachable_code, clippy::all)]
             #[inline]

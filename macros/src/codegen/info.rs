@@ -3,7 +3,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::model::{Model, NodeKind};
+use crate::ir::Model;
 
 const DAY_MS: i64 = 86_400_000;
 
@@ -25,7 +25,7 @@ pub fn repartition_configs() -> Vec<(&'static str, String)> {
 }
 
 /// Kafka Streams' configuration of a changelog topic.
-pub fn changelog_configs(window: Option<crate::model::WindowSpec>) -> Vec<(&'static str, String)> {
+pub fn changelog_configs(window: Option<crate::ir::WindowSpec>) -> Vec<(&'static str, String)> {
     match window {
         None => vec![
             ("cleanup.policy", "compact".to_owned()),
@@ -78,7 +78,6 @@ pub fn info(m: &Model) -> TokenStream {
             quote!(#dk::CopartitionGroup { source_topics: &[#(#u),*], repartition_source_topics: &[#(#r),*] })
         });
         let stores = sub.stores.iter().map(|&s| store_info(m, s));
-        let _ = NodeKind::Merge;
         quote! {
             #dk::SubtopologyInfo {
                 id: #id,

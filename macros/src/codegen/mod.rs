@@ -1,17 +1,17 @@
 //! Phase 4: Rust code. The topology type with its typed handles and `Topology` impl, the
 //! static `TopologyInfo`, and per subtopology a task struct whose `process` runs every operator
-//! inline ([`ops`]).
+//! inline ([`emitter`], and each operator's file under [`crate::ops`]).
 
 mod cache;
+pub mod emitter;
 mod info;
-pub mod ops;
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::check::{screaming, snake};
-use crate::model::{Model, NodeKind, StoreOwner, TopicRole};
-use ops::{Acc, Emitter};
+use crate::ir::{Model, StoreOwner, TopicRole};
+use crate::names::screaming;
+use emitter::Emitter;
 
 /// The whole expansion.
 pub fn generate(m: &Model) -> TokenStream {
@@ -119,8 +119,7 @@ pub fn generate(m: &Model) -> TokenStream {
         });
 
         subs.push(quote! {
-            #[doc(hidden)]
-            #vis struct #sub_ty<B> {
+            pub struct #sub_ty<B> {
                 __partition: i32,
                 __stream_time: i64,
                 __late: u64,
@@ -254,7 +253,7 @@ pub fn generate(m: &Model) -> TokenStream {
         });
     }
 
-    let contexts = contexts(m, &em);
+    let contexts = crate::ops::process::contexts(m, &em);
     let sub_variants: Vec<_> = m.subs.iter().map(|s| format_ident!("S{}", s.id)).collect();
     let delegate = |call: TokenStream| {
         let arms = sub_variants
@@ -286,17 +285,20 @@ pub fn generate(m: &Model) -> TokenStream {
 
         impl #name {
             #handles
+        }
 
-            #[doc(hidden)]
+        // The task types live in an anonymous const: they are the `Topology::Task` of the
+        // topology, reachable through the trait, but add no names to the user's module.
+        const _: () = {
+        impl #name {
             fn __on_error(__dk_error: &#dk::ProcessingError) -> #dk::ErrorResponse {
                 #on_error
             }
         }
 
         #[doc = #doc_task]
-        #[doc(hidden)]
-        #vis enum #task_enum<B> {
-            #(#[doc(hidden)] #variants,)*
+        pub enum #task_enum<B> {
+            #(#variants,)*
         }
 
         #(#subs)*
@@ -340,6 +342,7 @@ pub fn generate(m: &Model) -> TokenStream {
                 }
             }
         }
+        };
     }
 }
 
@@ -404,77 +407,5 @@ fn handles(m: &Model) -> TokenStream {
         };
         out.extend(out_tokens);
     }
-    out
-}
-
-/// The context struct of every `process(..)` node: one accessor per declared store.
-fn contexts(m: &Model, em: &Emitter<'_>) -> TokenStream {
-    let dk = quote!(::dekaf_streams::__private);
-    let vis = &m.vis;
-    let mut out = TokenStream::new();
-    for n in &m.nodes {
-        let NodeKind::Process { stores, .. } = &n.kind else {
-            continue;
-        };
-        let ctx = em.ctx_type(n.id);
-        let fields: Vec<_> = stores.iter().map(|&s| Emitter::store_field(s)).collect();
-        let accessors = stores.iter().map(|&s| {
-            let st = &m.stores[s];
-            let f = Emitter::store_field(s);
-            let method = syn::Ident::new(&snake(&st.name), st.span);
-            let (kt, vt) = (&st.key.ty, &st.value.ty);
-            let changelog = &st.changelog;
-            let doc = format!(
-                "Store `{}`: get, put, delete, range; writes go to `{}`.",
-                st.name, st.changelog
-            );
-            quote! {
-                #[doc = #doc]
-                pub fn #method(&mut self) -> #dk::KeyValueStore<'_, #kt, #vt, B, S> {
-                    #dk::KeyValueStore::new(
-                        &mut *self.#f, #changelog, self.__partition, self.__timestamp,
-                        &mut *self.__kbuf, &mut *self.__vbuf, &mut *self.__sink,
-                    )
-                }
-            }
-        });
-        let doc = format!(
-            "What the closure of `process(..)` ({}) sees: its stores and the record's metadata.",
-            n.name
-        );
-        out.extend(quote! {
-            #[doc = #doc]
-            #[doc(hidden)]
-            #vis struct #ctx<'a, B: #dk::StoreBackend, S: #dk::RecordSink> {
-                #(#fields: &'a mut B,)*
-                __kbuf: &'a mut ::std::vec::Vec<u8>,
-                __vbuf: &'a mut ::std::vec::Vec<u8>,
-                __sink: &'a mut S,
-                __partition: i32,
-                __timestamp: i64,
-                __headers: &'a #dk::Headers,
-            }
-
-            impl<'a, B: #dk::StoreBackend, S: #dk::RecordSink> #ctx<'a, B, S> {
-                #(#accessors)*
-
-                /// The record's timestamp.
-                pub fn timestamp(&self) -> i64 {
-                    self.__timestamp
-                }
-
-                /// The record's headers.
-                pub fn headers(&self) -> &#dk::Headers {
-                    self.__headers
-                }
-
-                /// The task's partition.
-                pub fn partition(&self) -> i32 {
-                    self.__partition
-                }
-            }
-        });
-    }
-    let _ = Acc::owned(syn::Ident::new("x", Span::call_site()));
     out
 }

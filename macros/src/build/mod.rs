@@ -1,0 +1,452 @@
+//! Phase 2: lowering the parsed statements into the operator graph ([`crate::ir`]).
+//!
+//! [`build`] walks the statements; every call is looked up in the operator registry
+//! ([`crate::ops`]) and lowered by its operator into nodes (one per operator, numbered in the
+//! order they appear, so ids and names are deterministic) and stores. It reports the mistakes
+//! that make a graph impossible to build (an operator a table does not have, `count` without
+//! grouping, an operator after a sink, an unknown name); [`partition`] then cuts the graph into
+//! subtopologies and [`crate::check`] checks names and topics.
+
+mod partition;
+#[cfg(test)]
+mod tests;
+
+use std::collections::BTreeMap;
+
+use proc_macro2::{Span, TokenStream};
+use quote::ToTokens;
+use syn::Expr;
+
+use crate::args::{err, err_at, err_call};
+use crate::diagnostics::Diagnostics;
+use crate::ir::{Model, Node, NodeKind, SerdeTy, Store, TopicUse, WindowSpec};
+use crate::names;
+use crate::ops::{self, Lower};
+use crate::parse::{Binding, Call, Root, TopologyDef};
+
+/// What a name or an expression evaluates to while building.
+#[derive(Clone)]
+pub enum Flow {
+    Stream(Stream),
+    Grouped(Grouped),
+    Table(Table),
+    /// After a sink: the sink call's tokens.
+    Ended(TokenStream),
+    /// The arms of a branch, and the branch call's tokens.
+    Branches(Vec<usize>, TokenStream),
+    Decl,
+    /// A name whose definition had an error: uses of it report nothing more.
+    Broken,
+}
+
+/// A stream: the node that produces it and what is known of its records.
+#[derive(Clone)]
+pub struct Stream {
+    pub node: usize,
+    pub key: Option<SerdeTy>,
+    pub value: Option<SerdeTy>,
+    pub key_changed: bool,
+    /// The window size of windowed keys.
+    pub window: Option<i64>,
+}
+
+/// A grouped (and maybe windowed) stream, waiting for its aggregation.
+#[derive(Clone)]
+pub struct Grouped {
+    pub node: usize,
+    pub key: Option<SerdeTy>,
+    pub value: Option<SerdeTy>,
+    pub repartition: bool,
+    pub window: Option<WindowSpec>,
+    pub span: Span,
+    /// The grouping call's tokens, for errors about it.
+    pub tokens: TokenStream,
+    /// The operator that grouped, for messages.
+    pub how: &'static str,
+}
+
+/// A table: the node that produces it and its store.
+#[derive(Clone, Copy)]
+pub struct Table {
+    pub node: usize,
+    pub store: usize,
+}
+
+/// A name bound by `let`.
+struct Var {
+    flow: Flow,
+    name: syn::Ident,
+    used: bool,
+}
+
+/// The graph under construction.
+pub struct Builder {
+    pub app_id: String,
+    pub nodes: Vec<Node>,
+    pub stores: Vec<Store>,
+    vars: BTreeMap<String, Var>,
+    pub on_error: Option<Expr>,
+    /// The tokens of the `on_error(..)` call, once set.
+    pub on_error_call: Option<TokenStream>,
+    pub topics: Vec<TopicUse>,
+    pub diagnostics: Diagnostics,
+    /// repartition sink node → repartition source node
+    pub repartitions: Vec<(usize, usize)>,
+    /// join node → table node
+    pub joins: Vec<(usize, usize)>,
+    /// branch arm node → the stream it continues
+    pub arms: BTreeMap<usize, Stream>,
+    /// repartition topics of repartition(..) → where named
+    pub repartition_names: BTreeMap<String, Span>,
+}
+
+/// Builds the model; errors (and warnings) are collected in `diagnostics`.
+pub fn build(def: TopologyDef, diagnostics: &mut Diagnostics) -> Option<Model> {
+    let mut b = Builder {
+        app_id: def.app_id.value(),
+        nodes: Vec::new(),
+        stores: Vec::new(),
+        vars: BTreeMap::new(),
+        on_error: None,
+        on_error_call: None,
+        topics: Vec::new(),
+        diagnostics: std::mem::take(diagnostics),
+        repartitions: Vec::new(),
+        joins: Vec::new(),
+        arms: BTreeMap::new(),
+        repartition_names: BTreeMap::new(),
+    };
+    for stmt in def.stmts {
+        let flow = match b.chain(stmt.chain) {
+            Ok(flow) => flow,
+            Err(e) => {
+                b.diagnostics.error(e);
+                Flow::Broken
+            }
+        };
+        b.bind(stmt.binding, flow);
+    }
+    b.report_unused_bindings();
+    b.report_unused_stores();
+    if b.nodes.is_empty() && !b.diagnostics.has_errors() {
+        b.diagnostics.error(err(
+            def.body_span,
+            format!(
+                "topology `{}` reads no topic: its body needs at least one source, e.g. `stream(\"input\", Utf8, Utf8).to(\"output\", Utf8, Utf8);`",
+                def.name
+            ),
+        ));
+    }
+    *diagnostics = std::mem::take(&mut b.diagnostics);
+    if diagnostics.has_errors() {
+        return None;
+    }
+    let app = def.app_id;
+    Some(partition::partition(b, def.attrs, def.vis, def.name, app))
+}
+
+impl Builder {
+    /// Binds the names of a statement to what its chain made.
+    fn bind(&mut self, binding: Binding, flow: Flow) {
+        if let Flow::Broken = flow {
+            let names = match binding {
+                Binding::One(name) => vec![name],
+                Binding::Many(names, _) => names,
+                Binding::None => Vec::new(),
+            };
+            for name in names {
+                self.define(name, Flow::Broken);
+            }
+            return;
+        }
+        match binding {
+            Binding::None => {}
+            Binding::One(name) => {
+                if let Flow::Branches(_, tokens) = flow {
+                    self.diagnostics.error(err_at(tokens, "branch() makes several streams: bind them with `let [a, b] = s.branch(..);`"));
+                    return;
+                }
+                self.define(name, flow);
+            }
+            Binding::Many(names, span) => {
+                let Flow::Branches(arms, _) = flow else {
+                    self.diagnostics.error(err(span, "only branch(..) makes several streams; bind other streams with `let s = ..;`"));
+                    return;
+                };
+                if arms.len() != names.len() {
+                    self.diagnostics.error(err(
+                        span,
+                        format!(
+                            "branch(..) has {} predicates but {} names are bound: bind one name per predicate",
+                            arms.len(),
+                            names.len()
+                        ),
+                    ));
+                    // Bind the names anyway, so later statements do not report them unknown.
+                    for name in names {
+                        self.define(name, Flow::Broken);
+                    }
+                    return;
+                }
+                for (name, arm) in names.into_iter().zip(arms) {
+                    // An arm keeps the key and serdes of the branched stream.
+                    let stream = match self.arms.get(&arm) {
+                        Some(s) => s.clone(),
+                        None => Stream {
+                            node: arm,
+                            key: None,
+                            value: None,
+                            key_changed: true,
+                            window: None,
+                        },
+                    };
+                    self.define(name, Flow::Stream(stream));
+                }
+            }
+        }
+    }
+
+    fn define(&mut self, name: syn::Ident, flow: Flow) {
+        if name == "_" {
+            return;
+        }
+        self.vars.insert(
+            name.to_string(),
+            Var {
+                flow,
+                name,
+                used: false,
+            },
+        );
+    }
+
+    /// What `name` is bound to, marking it used.
+    pub fn lookup(&mut self, name: &syn::Ident) -> Option<Flow> {
+        let var = self.vars.get_mut(&name.to_string())?;
+        var.used = true;
+        Some(var.flow.clone())
+    }
+
+    /// Warns about a bound stream or table nothing uses (as rustc's `unused_variables`, a name
+    /// starting with `_` is exempt).
+    fn report_unused_bindings(&mut self) {
+        for var in self.vars.values() {
+            let what = match var.flow {
+                Flow::Stream(_) => "stream",
+                Flow::Table(_) => "table",
+                Flow::Grouped(_) => "grouped stream",
+                _ => continue,
+            };
+            if var.used || var.name.to_string().starts_with('_') {
+                continue;
+            }
+            self.diagnostics.warning(
+                "unused_binding",
+                &var.name,
+                format!(
+                    "the {what} `{0}` is bound but never used: it is still computed for nothing (its topics are read, its stores kept). Continue it (`{0}.to(..)`), remove the `let`, or name it `_{0}`",
+                    var.name
+                ),
+            );
+        }
+    }
+
+    /// Declared stores nobody uses.
+    fn report_unused_stores(&mut self) {
+        for st in &self.stores {
+            if st.owner == crate::ir::StoreOwner::Declared && st.users.is_empty() {
+                self.diagnostics.error(err(st.span, format!("store `{}` is declared but no process([..]) uses it: list it in a process(..) or remove it", st.name)));
+            }
+        }
+    }
+
+    /// Adds a node named `<kind>-<id>`, Kafka Streams style.
+    pub fn node(
+        &mut self,
+        kind: NodeKind,
+        kind_name: &str,
+        span: Span,
+        parents: &[usize],
+    ) -> usize {
+        let name = names::node_name(kind_name, self.nodes.len());
+        self.push_node(kind, name, span, parents)
+    }
+
+    /// Adds a node with its own name.
+    pub fn push_node(
+        &mut self,
+        kind: NodeKind,
+        name: String,
+        span: Span,
+        parents: &[usize],
+    ) -> usize {
+        let id = self.nodes.len();
+        self.nodes.push(Node {
+            id,
+            name,
+            kind,
+            span,
+            parents: parents.to_vec(),
+            children: Vec::new(),
+            sub: 0,
+        });
+        for &p in parents {
+            self.nodes[p].children.push(id);
+        }
+        id
+    }
+
+    /// The name of an internal topic of this application.
+    pub fn internal(&self, name: &str, suffix: &str) -> String {
+        names::internal_topic(&self.app_id, name, suffix)
+    }
+
+    fn chain(&mut self, chain: crate::parse::Chain) -> syn::Result<Flow> {
+        let mut flow = match chain.root {
+            Root::Var(name) => match self.lookup(&name) {
+                Some(flow) => flow,
+                None => {
+                    let known: Vec<&str> = self.vars.keys().map(String::as_str).collect();
+                    return Err(err_at(
+                        &name,
+                        format!(
+                            "unknown stream or table `{name}`: bind it first with `let {name} = stream(..);`{}",
+                            if known.is_empty() {
+                                String::new()
+                            } else {
+                                format!(" (bound so far: {})", known.join(", "))
+                            }
+                        ),
+                    ));
+                }
+            },
+            Root::Call(call) => self.root(&call)?,
+        };
+        for call in chain.calls {
+            flow = self.call(flow, &call)?;
+        }
+        Ok(flow)
+    }
+
+    fn root(&mut self, call: &Call) -> syn::Result<Flow> {
+        match ops::find(&call.name.to_string()).map(|op| &op.lower) {
+            Some(Lower::Root(lower)) => lower(self, call),
+            _ => Err(err_at(
+                &call.name,
+                format!(
+                    "unknown source `{}`: a topology statement starts with {}",
+                    call.name,
+                    ops::roots()
+                ),
+            )),
+        }
+    }
+
+    fn call(&mut self, flow: Flow, call: &Call) -> syn::Result<Flow> {
+        let op = call.name.to_string();
+        match flow {
+            Flow::Broken => Ok(Flow::Broken),
+            Flow::Ended(sink) => {
+                let mut e = err_at(
+                    &call.name,
+                    format!(
+                        "`{op}` comes after a sink: to(..) ends a stream. Bind the stream before the sink (`let s = ..;`) and use it twice"
+                    ),
+                );
+                e.combine(err_at(sink, "the stream ends here"));
+                Err(e)
+            }
+            Flow::Decl => Err(err_call(
+                call,
+                format!(
+                    "`{op}` cannot follow a declaration (store(..), on_error(..)): declarations are statements of their own"
+                ),
+            )),
+            Flow::Branches(_, tokens) => {
+                let mut e = err_at(
+                    &call.name,
+                    format!(
+                        "`{op}` cannot follow branch(..): bind the branches (`let [a, b] = s.branch(..);`) and continue each by name"
+                    ),
+                );
+                e.combine(err_at(tokens, "branched here"));
+                Err(e)
+            }
+            Flow::Table(t) => match ops::find(&op).map(|o| &o.lower) {
+                Some(Lower::Table(lower)) => lower(self, t, call),
+                Some(Lower::Stream(_) | Lower::Grouped(_)) => Err(err_at(
+                    &call.name,
+                    format!(
+                        "a table has no `{op}`: call `to_stream()` first, then `{op}(..)` on the stream (a table supports to_stream() and being joined against)"
+                    ),
+                )),
+                _ => Err(ops::unknown(call)),
+            },
+            Flow::Grouped(g) => match ops::find(&op).map(|o| &o.lower) {
+                Some(Lower::Grouped(lower)) => lower(self, g, call),
+                Some(Lower::Stream(_)) => Err(err_at(
+                    &call.name,
+                    format!(
+                        "`{op}` is not an operation of a grouped stream: aggregate it first (count, reduce, aggregate), or call `{op}` before {}",
+                        g.how
+                    ),
+                )),
+                _ => Err(ops::unknown(call)),
+            },
+            Flow::Stream(s) => match ops::find(&op) {
+                Some(o) => match &o.lower {
+                    Lower::Stream(lower) => lower(self, s, call),
+                    _ => Err(err_at(
+                        &call.name,
+                        o.on_stream
+                            .unwrap_or("`{op}` does not apply to a stream")
+                            .replace("{op}", &op),
+                    )),
+                },
+                None => Err(ops::unknown(call)),
+            },
+        }
+    }
+
+    /// A known serde that differs from the stream's known serde is an error here; unknown ones
+    /// are checked by rustc through the generated code (spanned at the serde).
+    pub fn check_value_serde(&mut self, s: &Stream, given: &SerdeTy) {
+        if let Some(e) = mismatch("value", s.value.as_ref(), given) {
+            self.diagnostics.error(e);
+        }
+    }
+
+    /// As [`Self::check_value_serde`], for keys.
+    pub fn check_key_serde(&mut self, s: &Stream, given: &SerdeTy) {
+        if let Some(e) = mismatch("key", s.key.as_ref(), given) {
+            self.diagnostics.error(e);
+        }
+    }
+}
+
+fn mismatch(what: &str, known: Option<&SerdeTy>, given: &SerdeTy) -> Option<syn::Error> {
+    let known = known?;
+    let (a, b) = (known.builtin_value()?, given.builtin_value()?);
+    if a == b {
+        return None;
+    }
+    let mut e = err_at(
+        given.ty.to_token_stream(),
+        format!(
+            "serde `{}` is for {b}, but the stream's {what}s are {a} (serde `{}`): use `{}` here, or convert the {what}s first{}",
+            given.text(),
+            known.text(),
+            known.text(),
+            if what == "value" {
+                " with map_values(..)"
+            } else {
+                " with map(..) or select_key(..)"
+            }
+        ),
+    );
+    e.combine(err_at(
+        known.ty.to_token_stream(),
+        format!("the stream's {what} serde"),
+    ));
+    Some(e)
+}

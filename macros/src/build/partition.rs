@@ -1,0 +1,158 @@
+//! Subtopologies: the connected parts of the operator graph once every repartition topic is
+//! cut (joins and shared stores keep their nodes together), with the topics each reads and
+//! writes and its copartition groups.
+
+use std::collections::BTreeSet;
+
+use syn::Ident;
+
+use super::Builder;
+use crate::ir::{Model, Node, NodeKind, Sub, TopicRole};
+
+/// Assigns every node and store to its subtopology and returns the finished model.
+pub fn partition(
+    mut b: Builder,
+    attrs: Vec<syn::Attribute>,
+    vis: syn::Visibility,
+    name: Ident,
+    app: syn::LitStr,
+) -> Model {
+    // Subtopologies: connected components without the repartition edges.
+    let n = b.nodes.len();
+    let mut uf: Vec<usize> = (0..n).collect();
+    fn find(uf: &mut [usize], x: usize) -> usize {
+        let mut r = x;
+        while uf[r] != r {
+            r = uf[r];
+        }
+        let mut y = x;
+        while uf[y] != r {
+            let next = uf[y];
+            uf[y] = r;
+            y = next;
+        }
+        r
+    }
+    let union = |uf: &mut Vec<usize>, a: usize, b: usize| {
+        let (ra, rb) = (find(uf, a), find(uf, b));
+        if ra != rb {
+            let (lo, hi) = (ra.min(rb), ra.max(rb));
+            uf[hi] = lo;
+        }
+    };
+    for node in &b.nodes {
+        for &c in &node.children {
+            union(&mut uf, node.id, c);
+        }
+    }
+    for &(j, t) in &b.joins {
+        union(&mut uf, j, t);
+    }
+    for st in &b.stores {
+        for w in st.users.windows(2) {
+            union(&mut uf, w[0], w[1]);
+        }
+    }
+    let mut roots: Vec<usize> = Vec::new();
+    let mut sub_of = vec![0; n];
+    for (i, slot) in sub_of.iter_mut().enumerate() {
+        let r = find(&mut uf, i);
+        let idx = match roots.iter().position(|&x| x == r) {
+            Some(p) => p,
+            None => {
+                roots.push(r);
+                roots.len() - 1
+            }
+        };
+        *slot = idx;
+    }
+    let mut subs: Vec<Sub> = (0..roots.len())
+        .map(|id| Sub {
+            id,
+            ..Sub::default()
+        })
+        .collect();
+    for i in 0..n {
+        b.nodes[i].sub = sub_of[i];
+        let sub = &mut subs[sub_of[i]];
+        sub.nodes.push(i);
+        match &b.nodes[i].kind {
+            NodeKind::Source { topic, .. } | NodeKind::TableSource { topic, .. } => {
+                sub.source_topics.push((topic.clone(), i))
+            }
+            NodeKind::RepartitionSource { topic, .. } => {
+                sub.repartition_sources.push((topic.clone(), i))
+            }
+            NodeKind::RepartitionSink { topic, .. } => sub.repartition_sinks.push(topic.clone()),
+            NodeKind::Sink { topic, .. } => sub.sink_topics.push(topic.clone()),
+            _ => {}
+        }
+    }
+    for (i, st) in b.stores.iter_mut().enumerate() {
+        let sub = st.users.first().map_or(0, |&u| sub_of[u]);
+        st.sub = sub;
+        subs[sub].stores.push(i);
+    }
+    let dead_letters: Vec<String> = b
+        .topics
+        .iter()
+        .filter(|t| t.role == TopicRole::DeadLetter)
+        .map(|t| t.name.clone())
+        .collect();
+    for sub in &mut subs {
+        sub.source_topics.sort();
+        sub.repartition_sources.sort();
+        sub.repartition_sinks.sort();
+        sub.repartition_sinks.dedup();
+        sub.sink_topics.extend(dead_letters.iter().cloned());
+        sub.sink_topics.sort();
+        sub.sink_topics.dedup();
+    }
+    // Copartition groups: the topics feeding a join's stream side, and the table's topic.
+    for &(j, t) in &b.joins {
+        let mut user = BTreeSet::new();
+        let mut rep = BTreeSet::new();
+        origins(&b.nodes, j, &mut user, &mut rep);
+        origins(&b.nodes, t, &mut user, &mut rep);
+        let group = (
+            user.into_iter().collect::<Vec<_>>(),
+            rep.into_iter().collect::<Vec<_>>(),
+        );
+        let sub = &mut subs[sub_of[j]];
+        if !sub.copartition_groups.contains(&group) {
+            sub.copartition_groups.push(group);
+        }
+    }
+    for sub in &mut subs {
+        sub.copartition_groups.sort();
+    }
+    Model {
+        attrs,
+        vis,
+        name,
+        app_id: app.value(),
+        app_span: app.span(),
+        nodes: b.nodes,
+        stores: b.stores,
+        subs,
+        on_error: b.on_error,
+        topics: b.topics,
+    }
+}
+
+/// The source topics upstream of `node`.
+fn origins(nodes: &[Node], node: usize, user: &mut BTreeSet<String>, rep: &mut BTreeSet<String>) {
+    match &nodes[node].kind {
+        NodeKind::Source { topic, .. } | NodeKind::TableSource { topic, .. } => {
+            user.insert(topic.clone());
+        }
+        NodeKind::RepartitionSource { topic, .. } => {
+            rep.insert(topic.clone());
+        }
+        _ => {
+            for &p in &nodes[node].parents {
+                origins(nodes, p, user, rep);
+            }
+        }
+    }
+}

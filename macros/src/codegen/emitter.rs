@@ -1,0 +1,189 @@
+//! The emitter: walks the operator graph from a source and writes each node's inline code,
+//! given the locals that hold its input key and value. Each operator's code lives in its file
+//! under [`crate::ops`]; [`Emitter::emit`] dispatches to it by node kind.
+
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+
+use crate::ir::{Model, NodeKind};
+use crate::ops;
+
+/// A local holding a key or value: owned, or a reference to one.
+#[derive(Clone)]
+pub struct Acc {
+    pub ident: Ident,
+    pub is_ref: bool,
+}
+
+impl Acc {
+    pub fn owned(ident: Ident) -> Self {
+        Acc {
+            ident,
+            is_ref: false,
+        }
+    }
+
+    /// `&x` (or `x` if it holds a reference), spanned at `span` so type errors land there.
+    pub fn r(&self, span: Span) -> TokenStream {
+        let id = Ident::new(&self.ident.to_string(), span);
+        if self.is_ref {
+            quote_spanned!(span=> #id)
+        } else {
+            quote_spanned!(span=> &#id)
+        }
+    }
+
+    /// `x` moved, or cloned if it holds a reference.
+    pub fn o(&self, span: Span) -> TokenStream {
+        let id = Ident::new(&self.ident.to_string(), span);
+        if self.is_ref {
+            quote_spanned!(span=> ::core::clone::Clone::clone(#id))
+        } else {
+            quote_spanned!(span=> #id)
+        }
+    }
+}
+
+/// Writes the code of one topology's nodes.
+pub struct Emitter<'m> {
+    pub m: &'m Model,
+    pub topo: Ident,
+}
+
+/// The path of the runtime's support module for generated code.
+pub fn dk() -> TokenStream {
+    quote!(::dekaf_streams::__private)
+}
+
+impl Emitter<'_> {
+    pub fn store_field(i: usize) -> Ident {
+        format_ident!("__store_{}", i)
+    }
+
+    /// The stream time at which a window store next drops expired windows.
+    pub fn purge_field(i: usize) -> Ident {
+        format_ident!("__purge_{}", i)
+    }
+
+    /// The dirty keys (record cache) of aggregation node `node`.
+    pub fn cache_field(node: usize) -> Ident {
+        format_ident!("__cache_{}", node)
+    }
+
+    pub fn ctx_type(&self, node: usize) -> Ident {
+        format_ident!("__{}Context{}", self.topo, node)
+    }
+
+    /// The code of `node`'s children.
+    pub fn children(&self, node: usize, k: &Acc, v: &Acc) -> TokenStream {
+        let children = &self.m.nodes[node].children;
+        match children.len() {
+            0 => quote!(),
+            1 => self.emit(children[0], k, v),
+            _ => {
+                // Fan-out: every child gets references; those that need ownership clone.
+                let kr = format_ident!("__kr{}", node);
+                let vr = format_ident!("__vr{}", node);
+                let (kid, vid) = (&k.ident, &v.ident);
+                let kdef = if k.is_ref {
+                    quote!(let #kr = #kid;)
+                } else {
+                    quote!(let #kr = &#kid;)
+                };
+                let vdef = if v.is_ref {
+                    quote!(let #vr = #vid;)
+                } else {
+                    quote!(let #vr = &#vid;)
+                };
+                let ka = Acc {
+                    ident: kr,
+                    is_ref: true,
+                };
+                let va = Acc {
+                    ident: vr,
+                    is_ref: true,
+                };
+                let bodies = children.iter().map(|&c| self.emit(c, &ka, &va));
+                quote! { #kdef #vdef #( { #bodies } )* }
+            }
+        }
+    }
+
+    /// The code of a source node (the start of a `__source_N` function).
+    pub fn source(&self, node: usize) -> TokenStream {
+        let dk = dk();
+        let n = &self.m.nodes[node];
+        let name = &n.name;
+        let k = format_ident!("__k{}", node);
+        let v = format_ident!("__v{}", node);
+        match &n.kind {
+            NodeKind::Source { key, value, .. }
+            | NodeKind::RepartitionSource { key, value, .. } => {
+                let (kt, vt) = (&key.ty, &value.ty);
+                let children = self.children(node, &Acc::owned(k.clone()), &Acc::owned(v.clone()));
+                quote! {
+                    let #k = #dk::de_key::<#kt>(__dk_record.key, #name)?;
+                    let #v = #dk::de_value::<#vt>(__dk_record.value, #name)?;
+                    #children
+                }
+            }
+            NodeKind::TableSource {
+                key, value, store, ..
+            } => {
+                let (kt, vt) = (&key.ty, &value.ty);
+                let field = Self::store_field(*store);
+                let children = self.children(node, &Acc::owned(k.clone()), &Acc::owned(v.clone()));
+                quote! {
+                    // A table record without a key cannot be stored: Kafka Streams drops it too.
+                    let __dk_kb = match __dk_record.key { Some(b) => b, None => return Ok(()) };
+                    let #k = #dk::de_key::<#kt>(Some(__dk_kb), #name)?;
+                    match __dk_record.value {
+                        None => {
+                            #dk::StoreBackend::delete(&mut self.#field, __dk_kb).map_err(|e| #dk::store_error(#name, e))?;
+                        }
+                        Some(__dk_vb) => {
+                            let #v = #dk::de_value::<#vt>(Some(__dk_vb), #name)?;
+                            #dk::StoreBackend::put(&mut self.#field, __dk_kb, __dk_vb).map_err(|e| #dk::store_error(#name, e))?;
+                            #children
+                        }
+                    }
+                }
+            }
+            _ => quote!(),
+        }
+    }
+
+    /// The code of a non-source node (and, through it, of its children).
+    pub fn emit(&self, node: usize, k: &Acc, v: &Acc) -> TokenStream {
+        match &self.m.nodes[node].kind {
+            NodeKind::Source { .. }
+            | NodeKind::TableSource { .. }
+            | NodeKind::RepartitionSource { .. } => quote!(),
+            NodeKind::Filter { f, negate } => ops::filter::emit(self, node, f, *negate, k, v),
+            NodeKind::Peek { f } => ops::peek::emit(self, node, f, k, v),
+            NodeKind::Map { f, fallible } => ops::map::emit_map(self, node, f, *fallible, k, v),
+            NodeKind::MapValues {
+                f,
+                with_key,
+                fallible,
+            } => ops::map::emit_map_values(self, node, f, *with_key, *fallible, k, v),
+            NodeKind::FlatMap { f } => ops::flat_map::emit_flat_map(self, node, f, k, v),
+            NodeKind::FlatMapValues { f, with_key } => {
+                ops::flat_map::emit_flat_map_values(self, node, f, *with_key, k, v)
+            }
+            NodeKind::SelectKey { f } => ops::select_key::emit(self, node, f, k, v),
+            NodeKind::Branch { preds } => ops::branch::emit(self, node, preds, k, v),
+            NodeKind::Merge { keys } => ops::merge::emit(self, node, keys.as_ref(), k, v),
+            NodeKind::BranchArm | NodeKind::ToStream => self.children(node, k, v),
+            NodeKind::Sink { topic, key, value }
+            | NodeKind::RepartitionSink { topic, key, value } => {
+                ops::to::emit_send(self, node, topic, key, value, k, v)
+            }
+            NodeKind::Aggregate { store, op } => ops::aggregate::emit(self, node, *store, op, k, v),
+            NodeKind::Join { store, f, left } => {
+                ops::join::emit(self, node, *store, f, *left, k, v)
+            }
+            NodeKind::Process { f, stores } => ops::process::emit(self, node, f, stores, k, v),
+        }
+    }
+}

@@ -1,0 +1,232 @@
+//! The intermediate representation: the operator graph as plain data (nodes, stores,
+//! subtopologies, topics). Built by [`crate::build`], read by [`crate::check`] and
+//! [`crate::codegen`].
+
+use proc_macro2::Span;
+use quote::ToTokens;
+use syn::{Expr, Ident, Type};
+
+/// A serde as written by the user, used as a type.
+#[derive(Clone)]
+pub struct SerdeTy {
+    pub ty: Type,
+    pub span: Span,
+}
+
+impl SerdeTy {
+    /// The last path segment's name (`Utf8`, `Json`, `TimeWindowed`).
+    pub fn last_name(&self) -> Option<String> {
+        match &self.ty {
+            Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+            _ => None,
+        }
+    }
+
+    /// The Rust type of a built-in serde whose value type is known (`Utf8` → `String`).
+    pub fn builtin_value(&self) -> Option<&'static str> {
+        let Type::Path(p) = &self.ty else { return None };
+        let last = p.path.segments.last()?;
+        if !last.arguments.is_empty() {
+            return None;
+        }
+        match last.ident.to_string().as_str() {
+            "Utf8" => Some("String"),
+            "I32" => Some("i32"),
+            "I64" => Some("i64"),
+            "Bytes" => Some("Vec<u8>"),
+            "Unit" => Some("()"),
+            _ => None,
+        }
+    }
+
+    pub fn is_windowed(&self) -> bool {
+        self.last_name().as_deref() == Some("TimeWindowed")
+    }
+
+    pub fn text(&self) -> String {
+        self.ty.to_token_stream().to_string().replace(' ', "")
+    }
+}
+
+/// A window definition: tumbling when `advance == size`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WindowSpec {
+    pub size: i64,
+    pub advance: i64,
+    pub grace: i64,
+}
+
+/// The aggregation of a stateful node.
+#[derive(Clone)]
+pub enum AggOp {
+    Count,
+    Reduce(Expr),
+    Aggregate { init: Expr, f: Expr },
+}
+
+/// What a node does.
+#[derive(Clone)]
+pub enum NodeKind {
+    Source {
+        topic: String,
+        key: SerdeTy,
+        value: SerdeTy,
+    },
+    TableSource {
+        topic: String,
+        key: SerdeTy,
+        value: SerdeTy,
+        store: usize,
+    },
+    RepartitionSource {
+        topic: String,
+        key: SerdeTy,
+        value: SerdeTy,
+    },
+    Filter {
+        f: Expr,
+        negate: bool,
+    },
+    Map {
+        f: Expr,
+        fallible: bool,
+    },
+    MapValues {
+        f: Expr,
+        with_key: bool,
+        fallible: bool,
+    },
+    FlatMap {
+        f: Expr,
+    },
+    FlatMapValues {
+        f: Expr,
+        with_key: bool,
+    },
+    SelectKey {
+        f: Expr,
+    },
+    Peek {
+        f: Expr,
+    },
+    /// Children are the arms, in predicate order.
+    Branch {
+        preds: Vec<Expr>,
+    },
+    BranchArm,
+    /// `keys`: the key serdes of both merged streams, where both are known and differ as
+    /// written (rustc checks that they serialize one type).
+    Merge {
+        keys: Option<(SerdeTy, SerdeTy)>,
+    },
+    RepartitionSink {
+        topic: String,
+        key: SerdeTy,
+        value: SerdeTy,
+    },
+    Aggregate {
+        store: usize,
+        op: AggOp,
+    },
+    ToStream,
+    Join {
+        store: usize,
+        f: Expr,
+        left: bool,
+    },
+    Process {
+        f: Expr,
+        stores: Vec<usize>,
+    },
+    Sink {
+        topic: String,
+        key: SerdeTy,
+        value: SerdeTy,
+    },
+}
+
+/// One operator.
+#[derive(Clone)]
+pub struct Node {
+    pub id: usize,
+    /// Kafka Streams style name (`KSTREAM-FILTER-0000000001`).
+    pub name: String,
+    pub kind: NodeKind,
+    pub span: Span,
+    pub parents: Vec<usize>,
+    pub children: Vec<usize>,
+    pub sub: usize,
+}
+
+/// Who creates a store.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum StoreOwner {
+    Aggregate,
+    Table,
+    Declared,
+}
+
+/// A state store.
+#[derive(Clone)]
+pub struct Store {
+    pub name: String,
+    pub span: Span,
+    pub key: SerdeTy,
+    pub value: SerdeTy,
+    pub window: Option<WindowSpec>,
+    /// Full changelog topic name (the source topic for a table).
+    pub changelog: String,
+    /// Whether the task writes the changelog (false for a table read from its topic).
+    pub logged: bool,
+    pub owner: StoreOwner,
+    pub sub: usize,
+    /// The nodes that use it.
+    pub users: Vec<usize>,
+}
+
+/// A subtopology.
+#[derive(Clone, Default)]
+pub struct Sub {
+    pub id: usize,
+    pub nodes: Vec<usize>,
+    /// User topics read, sorted; each with its source node.
+    pub source_topics: Vec<(String, usize)>,
+    /// Repartition topics read, sorted.
+    pub repartition_sources: Vec<(String, usize)>,
+    pub repartition_sinks: Vec<String>,
+    pub sink_topics: Vec<String>,
+    pub stores: Vec<usize>,
+    pub copartition_groups: Vec<(Vec<String>, Vec<String>)>,
+}
+
+/// A user topic and how the topology uses it.
+#[derive(Clone)]
+pub struct TopicUse {
+    pub name: String,
+    pub span: Span,
+    pub role: TopicRole,
+    pub key: Option<SerdeTy>,
+    pub value: Option<SerdeTy>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum TopicRole {
+    Source,
+    Table,
+    Sink,
+    DeadLetter,
+}
+
+/// The whole topology.
+pub struct Model {
+    pub attrs: Vec<syn::Attribute>,
+    pub vis: syn::Visibility,
+    pub name: Ident,
+    pub app_id: String,
+    pub app_span: Span,
+    pub nodes: Vec<Node>,
+    pub stores: Vec<Store>,
+    pub subs: Vec<Sub>,
+    pub on_error: Option<Expr>,
+    pub topics: Vec<TopicUse>,
+}

@@ -1,0 +1,423 @@
+//! Aggregations of a grouped (maybe windowed) stream into a table: `count("store")`,
+//! `reduce("store", f)`, `aggregate("store", init, f, AggregateSerde)`. Each creates its store
+//! (changelog `<app>-<store>-changelog`) and, after a key change, the repartition topic
+//! `<app>-<store>-repartition`; windowed ones keep one entry per window and drop late records.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::Type;
+
+use super::{Lower, Operator};
+use crate::args::{arity, err_at, name_arg, serde_arg};
+use crate::build::{Builder, Flow, Grouped, Table};
+use crate::codegen::emitter::{Acc, Emitter, dk};
+use crate::ir::{AggOp, NodeKind, SerdeTy, Store, StoreOwner};
+use crate::names;
+use crate::parse::Call;
+
+const NEEDS_GROUPING: Option<&str> = Some(
+    "`{op}` needs a grouped stream: call group_by(|key, value| new_key, KeySerde, ValueSerde) or group_by_key() before {op}(..)",
+);
+
+pub const COUNT: Operator = Operator {
+    name: "count",
+    usage: "count(\"store\")",
+    lower: Lower::Grouped(aggregate),
+    on_stream: NEEDS_GROUPING,
+};
+
+pub const REDUCE: Operator = Operator {
+    name: "reduce",
+    usage: "reduce(\"store\", |aggregate, value| ..)",
+    lower: Lower::Grouped(aggregate),
+    on_stream: NEEDS_GROUPING,
+};
+
+pub const AGGREGATE: Operator = Operator {
+    name: "aggregate",
+    usage: "aggregate(\"store\", || initial, |key, value, aggregate| .., AggregateSerde)",
+    lower: Lower::Grouped(aggregate),
+    on_stream: NEEDS_GROUPING,
+};
+
+fn aggregate(b: &mut Builder, g: Grouped, call: &Call) -> syn::Result<Flow> {
+    let op = call.name.to_string();
+    let usage = match op.as_str() {
+        "count" => COUNT.usage,
+        "reduce" => REDUCE.usage,
+        _ => AGGREGATE.usage,
+    };
+    let (store_name, sspan) = name_arg(call, 0, usage)?;
+    let (agg, value_serde) = match op.as_str() {
+        "count" => {
+            arity(call, 1, usage)?;
+            let i64_ty: Type = syn::parse_quote_spanned!(sspan=> ::dekaf_streams::serdes::I64);
+            (
+                AggOp::Count,
+                SerdeTy {
+                    ty: i64_ty,
+                    span: sspan,
+                },
+            )
+        }
+        "reduce" => {
+            arity(call, 2, usage)?;
+            let Some(value) = g.value.clone() else {
+                return Err(err_at(
+                    &g.tokens,
+                    "reduce(..) stores values of the stream, but their serde is not known here (an operator changed the values): give it to the grouping, e.g. group_by_key(KeySerde, ValueSerde)",
+                ));
+            };
+            (AggOp::Reduce(call.args[1].clone()), value)
+        }
+        _ => {
+            arity(call, 4, usage)?;
+            let serde = serde_arg(call, 3, usage)?;
+            (
+                AggOp::Aggregate {
+                    init: call.args[1].clone(),
+                    f: call.args[2].clone(),
+                },
+                serde,
+            )
+        }
+    };
+    let Some(key) = g.key.clone() else {
+        return Err(err_at(
+            &g.tokens,
+            format!(
+                "{op}(..) stores keys of the stream, but their serde is not known here (an operator changed the keys): pass serdes, e.g. group_by_key(KeySerde, ValueSerde)"
+            ),
+        ));
+    };
+    let mut upstream = g.node;
+    if g.repartition {
+        let topic = b.internal(&store_name, "repartition");
+        let value = g.value.clone().ok_or_else(|| {
+            err_at(&g.tokens, "the repartition topic needs the value serde: pass it, e.g. group_by_key(KeySerde, ValueSerde)")
+        })?;
+        let (sink_name, source_name) = names::repartition_node_names(&store_name);
+        let sink = b.push_node(
+            NodeKind::RepartitionSink {
+                topic: topic.clone(),
+                key: key.clone(),
+                value: value.clone(),
+            },
+            sink_name,
+            g.span,
+            &[upstream],
+        );
+        let source = b.push_node(
+            NodeKind::RepartitionSource {
+                topic,
+                key: key.clone(),
+                value,
+            },
+            source_name,
+            g.span,
+            &[],
+        );
+        b.repartitions.push((sink, source));
+        upstream = source;
+    }
+    let store = b.stores.len();
+    let changelog = b.internal(&store_name, "changelog");
+    b.stores.push(Store {
+        name: store_name,
+        span: sspan,
+        key: key.clone(),
+        value: value_serde.clone(),
+        window: g.window,
+        changelog,
+        logged: true,
+        owner: StoreOwner::Aggregate,
+        sub: 0,
+        users: Vec::new(),
+    });
+    let kind_name = match (op.as_str(), g.window.is_some()) {
+        ("reduce", false) => "KSTREAM-REDUCE",
+        ("reduce", true) => "KSTREAM-WINDOWED-REDUCE",
+        (_, true) => "KSTREAM-WINDOWED-AGGREGATE",
+        _ => "KSTREAM-AGGREGATE",
+    };
+    let node = b.node(
+        NodeKind::Aggregate { store, op: agg },
+        kind_name,
+        call.span,
+        &[upstream],
+    );
+    b.stores[store].users.push(node);
+    Ok(Flow::Table(Table { node, store }))
+}
+
+/// The sink of `aggregate → to_stream → to(..)`: its topic and serdes.
+fn direct_sink<'m>(
+    em: &Emitter<'m>,
+    node: usize,
+) -> Option<(&'m String, &'m syn::Type, &'m syn::Type)> {
+    let [to_stream] = em.m.nodes[node].children.as_slice() else {
+        return None;
+    };
+    let to_stream = &em.m.nodes[*to_stream];
+    if !matches!(to_stream.kind, NodeKind::ToStream) {
+        return None;
+    }
+    let [sink] = to_stream.children.as_slice() else {
+        return None;
+    };
+    match &em.m.nodes[*sink].kind {
+        NodeKind::Sink { topic, key, value } => Some((topic, &key.ty, &value.ty)),
+        _ => None,
+    }
+}
+
+/// The update of the aggregation's store, then its children (or, with a record cache, the
+/// key marked dirty).
+pub fn emit(
+    em: &Emitter<'_>,
+    node: usize,
+    store: usize,
+    op: &AggOp,
+    k: &Acc,
+    v: &Acc,
+) -> TokenStream {
+    let dk = dk();
+    let n = &em.m.nodes[node];
+    let name = &n.name;
+    let sp = n.span;
+    let st = &em.m.stores[store];
+    let (kt, vt) = (&st.key.ty, &st.value.ty);
+    let field = Emitter::store_field(store);
+    let changelog = &st.changelog;
+    let nv = format_ident!("__v{}", node);
+    let nk = format_ident!("__k{}", node);
+    let kr = k.r(st.key.span);
+    let ke = quote_spanned!(st.key.span=> #dk::ser::<#kt>(#kr, &mut self.__kbuf, #name)?);
+    let windowed = st.window;
+    let tumbling = windowed.is_some_and(|w| w.size == w.advance);
+    // In a hopping window a record updates several windows: the value is cloned per window.
+    let value_once = windowed.is_none() || tumbling;
+    let vo = if value_once {
+        v.o(sp)
+    } else {
+        let r = v.r(sp);
+        quote_spanned!(sp=> ::core::clone::Clone::clone(#r))
+    };
+    let krr = k.r(sp);
+    let new = match op {
+        AggOp::Count => quote! {
+            match __dk_old { Some(c) => i64::saturating_add(c, 1), None => 1i64 }
+        },
+        AggOp::Reduce(f) => {
+            let call = quote_spanned!(sp=> #dk::reduce(__dk_a, #vo, #f));
+            quote! { match __dk_old { Some(__dk_a) => #call, None => #vo } }
+        }
+        AggOp::Aggregate { init, f } => {
+            // Typed by the aggregate serde and spanned at the initializer: a type mismatch is
+            // reported there, naming the bound of `aggregate(..)`'s initializer.
+            let isp = syn::spanned::Spanned::span(init);
+            // The closure is bound first so rustc infers its own return type and then reports
+            // the bound it fails, rather than a bare "mismatched types" inside it.
+            let init = quote_spanned!(isp=> {
+                let __dk_init = #init;
+                ::dekaf_streams::__private::aggregate_initializer_returns_the_aggregate_serde_type::<#vt, _>(__dk_init)
+            });
+            let call = quote_spanned!(sp=> #dk::aggregator(#krr, #vo, __dk_a, #f));
+            quote! {
+                {
+                    let __dk_a = match __dk_old { Some(a) => a, None => #init };
+                    #call
+                }
+            }
+        }
+    };
+    let update = quote! {
+        let (#nv, __dk_present, __dk_existed) = #dk::store_update::<#vt, _, _, _>(
+            &mut self.#field, &self.__kbuf, &mut self.__vbuf, __dk_sink, #changelog,
+            self.__partition, __dk_record.timestamp, #name,
+            |__dk_old| #new,
+        )?;
+    };
+    // With a record cache the update only marks the key dirty; `__flush_N` forwards it.
+    let cache = Emitter::cache_field(node);
+    let cached = |children: TokenStream| -> TokenStream {
+        quote! {
+            if self.__cache_max != 0 {
+                self.#cache.mark(&self.__kbuf, #dk::Update {
+                    value_len: if __dk_present { self.__vbuf.len() } else { 0 },
+                    source: __dk_record.source,
+                    timestamp: __dk_record.timestamp,
+                    offset: __dk_record.offset,
+                    existed: __dk_existed,
+                });
+            } else {
+                #children
+            }
+        }
+    };
+    // `count(..).to_stream().to(..)` with the store's own serdes: the sink's bytes are the
+    // store's, so they are sent as they are. The check is on types (constant after
+    // monomorphization), so any other serde takes the general path.
+    let direct = |general: TokenStream| -> TokenStream {
+        let Some((topic, sk, sv)) = direct_sink(em, node) else {
+            return general;
+        };
+        let expected_key = match windowed {
+            None => quote!(#kt),
+            Some(w) => {
+                let size = w.size;
+                quote!(::dekaf_streams::serdes::TimeWindowed<#kt, #size>)
+            }
+        };
+        quote! {
+            if ::core::any::TypeId::of::<#sk>() == ::core::any::TypeId::of::<#expected_key>()
+                && ::core::any::TypeId::of::<#sv>() == ::core::any::TypeId::of::<#vt>()
+            {
+                #dk::send(
+                    __dk_sink,
+                    #topic,
+                    #dk::TopicKind::Sink,
+                    Some(&self.__kbuf),
+                    if __dk_present { Some(&self.__vbuf) } else { None },
+                    __dk_record.timestamp,
+                    __dk_record.headers,
+                )?;
+            } else {
+                #general
+            }
+        }
+    };
+    match windowed {
+        None => {
+            let children = cached(direct(em.children(node, k, &Acc::owned(nv.clone()))));
+            quote! {
+                // Records whose key serializes to null are dropped, as Kafka Streams does.
+                let __dk_ke = #ke;
+                if matches!(__dk_ke, #dk::Encoded::Present) {
+                    #update
+                    #children
+                }
+            }
+        }
+        Some(w) => {
+            let (size, advance, grace) = (w.size, w.advance, w.grace);
+            let wkey = if tumbling {
+                k.o(sp)
+            } else {
+                let r = k.r(sp);
+                quote!(::core::clone::Clone::clone(#r))
+            };
+            let general = em.children(node, &Acc::owned(nk.clone()), &Acc::owned(nv.clone()));
+            let children = cached(direct(quote! {
+                let #nk = #dk::Windowed::new(#wkey, __dk_start, __dk_end);
+                #general
+            }));
+            // Retention as Kafka Streams' default: size + grace, counted from the window start.
+            let retention = size.saturating_add(grace);
+            let purge_every = (retention / 2).max(1);
+            let purge = Emitter::purge_field(store);
+            let expire = quote! {
+                if self.__stream_time >= self.#purge {
+                    #dk::purge_windows(&mut self.#field, self.__stream_time.saturating_sub(#retention), #name, &self.#cache)?;
+                    self.#purge = self.__stream_time.saturating_add(#purge_every);
+                }
+            };
+            let body = quote! {
+                let __dk_end = __dk_start.saturating_add(#size);
+                if __dk_end <= __dk_close {
+                    // The window closed (stream time passed its end plus grace): late.
+                    self.__late += 1;
+                } else {
+                    let __dk_ke = #ke;
+                    if matches!(__dk_ke, #dk::Encoded::Present) {
+                        ::dekaf_streams::store::window_key(&mut self.__kbuf, __dk_start);
+                        #update
+                        #children
+                    }
+                }
+            };
+            if tumbling {
+                quote! {
+                    #expire
+                    let __dk_close = self.__stream_time.saturating_sub(#grace);
+                    let mut __dk_starts = #dk::window_starts(__dk_record.timestamp, #size, #advance);
+                    if let Some(__dk_start) = ::core::iter::Iterator::next(&mut __dk_starts) { #body }
+                }
+            } else {
+                quote! {
+                    #expire
+                    let __dk_close = self.__stream_time.saturating_sub(#grace);
+                    for __dk_start in #dk::window_starts(__dk_record.timestamp, #size, #advance) { #body }
+                }
+            }
+        }
+    }
+}
+
+/// The body of `__forward_N` of aggregation `node`: runs its downstream operators on the
+/// current result of one dirty key. `__dk_record` is the synthesized record of the flush:
+/// key = the store key bytes, value = the stored value bytes (`None`: deleted), timestamp of
+/// the key's last update, no headers.
+pub fn emit_forward(em: &Emitter<'_>, node: usize) -> TokenStream {
+    let dk = dk();
+    let n = &em.m.nodes[node];
+    let name = &n.name;
+    let NodeKind::Aggregate { store, .. } = &n.kind else {
+        return quote!();
+    };
+    let st = &em.m.stores[*store];
+    let (kt, vt) = (&st.key.ty, &st.value.ty);
+    let nv = format_ident!("__v{}", node);
+    let nk = format_ident!("__k{}", node);
+    let general = em.children(node, &Acc::owned(nk.clone()), &Acc::owned(nv.clone()));
+    let (general, expected_key) = match st.window {
+        None => (
+            quote! {
+                let #nk = #dk::de_key::<#kt>(Some(__dk_skey), #name)?;
+                let #nv = #dk::de_value::<#vt>(__dk_record.value, #name)?;
+                #general
+            },
+            quote!(#kt),
+        ),
+        Some(w) => {
+            let size = w.size;
+            (
+                quote! {
+                    let (__dk_kb, __dk_start) = match ::dekaf_streams::store::split_window_key(__dk_skey) {
+                        Some(split) => split,
+                        None => return Err(#dk::cache_key_error(#name)),
+                    };
+                    let __dk_end = __dk_start.saturating_add(#size);
+                    let #nk = #dk::Windowed::new(#dk::de_key::<#kt>(Some(__dk_kb), #name)?, __dk_start, __dk_end);
+                    let #nv = #dk::de_value::<#vt>(__dk_record.value, #name)?;
+                    #general
+                },
+                quote!(::dekaf_streams::serdes::TimeWindowed<#kt, #size>),
+            )
+        }
+    };
+    let body = match direct_sink(em, node) {
+        None => general,
+        Some((topic, sk, sv)) => quote! {
+            if ::core::any::TypeId::of::<#sk>() == ::core::any::TypeId::of::<#expected_key>()
+                && ::core::any::TypeId::of::<#sv>() == ::core::any::TypeId::of::<#vt>()
+            {
+                #dk::send(
+                    __dk_sink,
+                    #topic,
+                    #dk::TopicKind::Sink,
+                    Some(__dk_skey),
+                    __dk_record.value,
+                    __dk_record.timestamp,
+                    __dk_record.headers,
+                )?;
+            } else {
+                #general
+            }
+        },
+    };
+    quote! {
+        let __dk_skey: &[u8] = __dk_record.key.unwrap_or_default();
+        #body
+    }
+}

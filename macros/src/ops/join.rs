@@ -1,0 +1,161 @@
+//! Stream-table joins: `join(table, f)` emits when the table has the record's key,
+//! `left_join(table, f)` for every record (`f` gets an `Option`). The stream must be
+//! partitioned like the table (same key, no key change since its source), so the two are
+//! copartitioned and run in one task.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::Expr;
+
+use super::{Lower, Operator};
+use crate::args::{arity, bound_name_arg, err, err_at};
+use crate::build::{Builder, Flow, Stream};
+use crate::codegen::emitter::{Acc, Emitter, dk};
+use crate::ir::NodeKind;
+use crate::parse::Call;
+
+pub const JOIN: Operator = Operator {
+    name: "join",
+    usage: "join(table, |value, table_value| joined)",
+    lower: Lower::Stream(join),
+    on_stream: None,
+};
+
+pub const LEFT_JOIN: Operator = Operator {
+    name: "left_join",
+    usage: "left_join(table, |value, table_value| joined)",
+    lower: Lower::Stream(left_join),
+    on_stream: None,
+};
+
+fn join(b: &mut Builder, s: Stream, call: &Call) -> syn::Result<Flow> {
+    lower(b, s, call, false)
+}
+
+fn left_join(b: &mut Builder, s: Stream, call: &Call) -> syn::Result<Flow> {
+    lower(b, s, call, true)
+}
+
+fn lower(b: &mut Builder, s: Stream, call: &Call, left: bool) -> syn::Result<Flow> {
+    let op = if left { LEFT_JOIN.name } else { JOIN.name };
+    arity(call, 2, if left { LEFT_JOIN.usage } else { JOIN.usage })?;
+    let name = bound_name_arg(
+        call,
+        0,
+        &format!(
+            "{op}(..) takes a table bound by `let`: `let t = table(..);` then `s.{op}(t, ..)`"
+        ),
+    )?;
+    let (tnode, store) = match b.lookup(name) {
+        Some(Flow::Table(t)) => (t.node, t.store),
+        Some(Flow::Broken) => return Ok(Flow::Broken),
+        Some(Flow::Stream(_)) => {
+            return Err(err_at(
+                name,
+                format!(
+                    "`{name}` is a stream: joins are stream-table (stream-stream joins are not supported); read it with table(..) or aggregate it into a table"
+                ),
+            ));
+        }
+        Some(_) => return Err(err_at(name, format!("`{name}` is not a table"))),
+        None => {
+            return Err(err_at(
+                name,
+                format!("unknown table `{name}`: bind it first with `let {name} = table(..);`"),
+            ));
+        }
+    };
+    let tstore = b.stores[store].clone();
+    if tstore.window.is_some() {
+        return Err(err_at(
+            name,
+            format!("`{name}` is a windowed table: a stream can only join a table with plain keys"),
+        ));
+    }
+    if let Some(k) = &s.key
+        && let (Some(a), Some(bk)) = (k.builtin_value(), tstore.key.builtin_value())
+        && a != bk
+    {
+        let mut e = err_at(
+            &call.name,
+            format!(
+                "the stream's keys are {a} (serde `{}`) but the table `{name}` has {bk} keys (serde `{}`): join needs equal key types; re-key the stream with select_key(..) and repartition it, or read the table with the stream's key serde",
+                k.text(),
+                tstore.key.text()
+            ),
+        );
+        e.combine(err(tstore.key.span, "the table's key serde"));
+        return Err(e);
+    }
+    if s.key_changed {
+        return Err(err_at(
+            &call.name,
+            format!(
+                "the key changed upstream (map, select_key, flat_map), so the stream is not partitioned like table `{name}`: repartition it first with .repartition(\"name\", KeySerde, ValueSerde), or join before changing the key"
+            ),
+        ));
+    }
+    if s.window.is_some() {
+        return Err(err_at(
+            &call.name,
+            "a stream with windowed keys cannot join a table",
+        ));
+    }
+    let f = call.args[1].clone();
+    let kind_name = if left {
+        "KSTREAM-LEFTJOIN"
+    } else {
+        "KSTREAM-JOIN"
+    };
+    let node = b.node(
+        NodeKind::Join { store, f, left },
+        kind_name,
+        call.span,
+        &[s.node],
+    );
+    b.stores[store].users.push(node);
+    b.joins.push((node, tnode));
+    Ok(Flow::Stream(Stream {
+        node,
+        value: None,
+        ..s
+    }))
+}
+
+/// The table lookup by the serialized key, then `join`/`left_join` and the children.
+pub fn emit(
+    em: &Emitter<'_>,
+    node: usize,
+    store: usize,
+    f: &Expr,
+    left: bool,
+    k: &Acc,
+    v: &Acc,
+) -> TokenStream {
+    let dk = dk();
+    let n = &em.m.nodes[node];
+    let (sp, name) = (n.span, &n.name);
+    let nv = format_ident!("__v{}", node);
+    let st = &em.m.stores[store];
+    let (kt, vt) = (&st.key.ty, &st.value.ty);
+    let field = Emitter::store_field(store);
+    let kr = k.r(sp);
+    let vo = v.o(sp);
+    let ke = quote_spanned!(sp=> #dk::ser::<#kt>(#kr, &mut self.__kbuf, #name)?);
+    let children = em.children(node, k, &Acc::owned(nv.clone()));
+    let lookup = quote! {
+        let __dk_ke = #ke;
+        let __dk_tv = if matches!(__dk_ke, #dk::Encoded::Present) {
+            #dk::store_get::<#vt, _>(&self.#field, &self.__kbuf, #name)?
+        } else {
+            None
+        };
+    };
+    if left {
+        let call = quote_spanned!(sp=> #dk::left_join(#vo, __dk_tv, #f));
+        quote! { #lookup let #nv = #call; #children }
+    } else {
+        let call = quote_spanned!(sp=> #dk::join(#vo, __dk_tv, #f));
+        quote! { #lookup if let Some(__dk_tv) = __dk_tv { let #nv = #call; #children } }
+    }
+}

@@ -1,0 +1,190 @@
+//! The statements that start a chain: `stream(..)` and `table(..)` read a topic, `store(..)`
+//! declares a store for `process(..)`, `on_error(..)` sets the error handler.
+
+use proc_macro2::{TokenStream, TokenTree};
+use quote::ToTokens;
+
+use super::{Lower, Operator};
+use crate::args::{arity, err, err_at, err_call, name_arg, serde_arg};
+use crate::build::{Builder, Flow, Stream, Table};
+use crate::ir::{NodeKind, Store, StoreOwner, TopicRole, TopicUse};
+use crate::parse::Call;
+
+pub const STREAM: Operator = Operator {
+    name: "stream",
+    usage: "stream(\"topic\", KeySerde, ValueSerde)",
+    lower: Lower::Root(stream),
+    on_stream: None,
+};
+
+pub const TABLE: Operator = Operator {
+    name: "table",
+    usage: "table(\"topic\", KeySerde, ValueSerde) or table(\"topic\", KeySerde, ValueSerde, \"store\")",
+    lower: Lower::Root(table),
+    on_stream: None,
+};
+
+pub const STORE: Operator = Operator {
+    name: "store",
+    usage: "store(\"name\", KeySerde, ValueSerde)",
+    lower: Lower::Root(store),
+    on_stream: None,
+};
+
+pub const ON_ERROR: Operator = Operator {
+    name: "on_error",
+    usage: "on_error(|error| ErrorResponse::..)",
+    lower: Lower::Root(on_error),
+    on_stream: None,
+};
+
+fn stream(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
+    let usage = STREAM.usage;
+    let (topic, tspan) = name_arg(call, 0, usage)?;
+    let key = serde_arg(call, 1, usage)?;
+    let value = serde_arg(call, 2, usage)?;
+    arity(call, 3, usage)?;
+    b.topics.push(TopicUse {
+        name: topic.clone(),
+        span: tspan,
+        role: TopicRole::Source,
+        key: Some(key.clone()),
+        value: Some(value.clone()),
+    });
+    let node = b.node(
+        NodeKind::Source {
+            topic,
+            key: key.clone(),
+            value: value.clone(),
+        },
+        "KSTREAM-SOURCE",
+        call.span,
+        &[],
+    );
+    Ok(Flow::Stream(Stream {
+        node,
+        key: Some(key),
+        value: Some(value),
+        key_changed: false,
+        window: None,
+    }))
+}
+
+fn table(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
+    let usage = TABLE.usage;
+    let (topic, tspan) = name_arg(call, 0, usage)?;
+    let key = serde_arg(call, 1, usage)?;
+    let value = serde_arg(call, 2, usage)?;
+    let (store_name, sspan) = match call.arg(3) {
+        Some(_) => name_arg(call, 3, usage)?,
+        None => (topic.clone(), tspan),
+    };
+    if call.args.len() > 4 {
+        return Err(err_at(
+            &call.args[4],
+            format!("too many arguments: {usage}"),
+        ));
+    }
+    b.topics.push(TopicUse {
+        name: topic.clone(),
+        span: tspan,
+        role: TopicRole::Table,
+        key: Some(key.clone()),
+        value: Some(value.clone()),
+    });
+    let store = b.stores.len();
+    b.stores.push(Store {
+        name: store_name,
+        span: sspan,
+        key: key.clone(),
+        value: value.clone(),
+        window: None,
+        changelog: topic.clone(),
+        logged: false,
+        owner: StoreOwner::Table,
+        sub: 0,
+        users: Vec::new(),
+    });
+    let node = b.node(
+        NodeKind::TableSource {
+            topic,
+            key,
+            value,
+            store,
+        },
+        "KTABLE-SOURCE",
+        call.span,
+        &[],
+    );
+    b.stores[store].users.push(node);
+    Ok(Flow::Table(Table { node, store }))
+}
+
+fn store(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
+    let usage = STORE.usage;
+    let (name, span) = name_arg(call, 0, usage)?;
+    let key = serde_arg(call, 1, usage)?;
+    let value = serde_arg(call, 2, usage)?;
+    arity(call, 3, usage)?;
+    let changelog = b.internal(&name, "changelog");
+    b.stores.push(Store {
+        name,
+        span,
+        key,
+        value,
+        window: None,
+        changelog,
+        logged: true,
+        owner: StoreOwner::Declared,
+        sub: 0,
+        users: Vec::new(),
+    });
+    Ok(Flow::Decl)
+}
+
+fn on_error(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
+    arity(call, 1, ON_ERROR.usage)?;
+    if let Some(prev) = &b.on_error_call {
+        let mut e = err_call(call, "on_error is set twice: keep one handler");
+        e.combine(err_at(prev, "first set here"));
+        return Err(e);
+    }
+    let f = call.args[0].clone();
+    dead_letters(b, f.to_token_stream());
+    b.on_error = Some(f);
+    b.on_error_call = Some(call.tokens.clone());
+    Ok(Flow::Decl)
+}
+
+/// Finds `DeadLetter("topic")` in the handler: the topology writes those topics.
+fn dead_letters(b: &mut Builder, tokens: TokenStream) {
+    let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+    for (i, tt) in tokens.iter().enumerate() {
+        match tt {
+            TokenTree::Ident(id) if id == "DeadLetter" => {
+                let Some(TokenTree::Group(g)) = tokens.get(i + 1) else {
+                    b.diagnostics.error(err(
+                        id.span(),
+                        "write DeadLetter(\"topic\") with a string literal topic",
+                    ));
+                    continue;
+                };
+                match syn::parse2::<syn::LitStr>(g.stream()) {
+                    Ok(lit) => b.topics.push(TopicUse {
+                        name: lit.value(),
+                        span: lit.span(),
+                        role: TopicRole::DeadLetter,
+                        key: None,
+                        value: None,
+                    }),
+                    Err(_) => b.diagnostics.error(err(
+                        g.span(),
+                        "the dead-letter topic must be a string literal (`DeadLetter(\"orders-dead-letter\")`), so the topology knows its output topics while compiling",
+                    )),
+                }
+            }
+            TokenTree::Group(g) => dead_letters(b, g.stream()),
+            _ => {}
+        }
+    }
+}

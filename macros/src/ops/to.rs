@@ -1,0 +1,103 @@
+//! `to("topic", K, V)` writes the stream to a topic and ends it. Windowed keys are written
+//! with `TimeWindowed::<S>`, whose window size the macro fills in.
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+
+use super::{Lower, Operator};
+use crate::args::{arity, err, fill_window_size, name_arg, serde_arg};
+use crate::build::{Builder, Flow, Stream};
+use crate::codegen::emitter::{Acc, Emitter, dk};
+use crate::ir::{NodeKind, SerdeTy, TopicRole, TopicUse};
+use crate::parse::Call;
+
+pub const TO: Operator = Operator {
+    name: "to",
+    usage: "to(\"topic\", KeySerde, ValueSerde)",
+    lower: Lower::Stream(to),
+    on_stream: None,
+};
+
+fn to(b: &mut Builder, s: Stream, call: &Call) -> syn::Result<Flow> {
+    let usage = TO.usage;
+    let (topic, tspan) = name_arg(call, 0, usage)?;
+    let mut key = serde_arg(call, 1, usage)?;
+    let value = serde_arg(call, 2, usage)?;
+    arity(call, 3, usage)?;
+    match (s.window, key.is_windowed()) {
+        (None, true) => {
+            return Err(err(
+                key.span,
+                "TimeWindowed is a serde of windowed keys, but this stream's keys are not windowed: use the key's own serde (windowed keys come from windowed_by(..) aggregations)",
+            ));
+        }
+        (Some(size), true) => key = fill_window_size(key, size)?,
+        (Some(_), false) => {
+            if key.builtin_value().is_some() {
+                return Err(err(
+                    key.span,
+                    format!(
+                        "this stream's keys are windowed (Windowed<K>): write them with TimeWindowed::<{}>",
+                        key.text()
+                    ),
+                ));
+            }
+        }
+        (None, false) => {}
+    }
+    b.check_key_serde(&s, &key);
+    b.check_value_serde(&s, &value);
+    b.topics.push(TopicUse {
+        name: topic.clone(),
+        span: tspan,
+        role: TopicRole::Sink,
+        key: Some(key.clone()),
+        value: Some(value.clone()),
+    });
+    b.node(
+        NodeKind::Sink { topic, key, value },
+        "KSTREAM-SINK",
+        call.span,
+        &[s.node],
+    );
+    Ok(Flow::Ended(call.tokens.clone()))
+}
+
+/// Serializes the key and value (type errors land at the serdes) and sends the record to a
+/// user topic (`to`) or a repartition topic.
+pub fn emit_send(
+    em: &Emitter<'_>,
+    node: usize,
+    topic: &str,
+    key: &SerdeTy,
+    value: &SerdeTy,
+    k: &Acc,
+    v: &Acc,
+) -> TokenStream {
+    let dk = dk();
+    let n = &em.m.nodes[node];
+    let name = &n.name;
+    let kind = if matches!(n.kind, NodeKind::Sink { .. }) {
+        quote!(Sink)
+    } else {
+        quote!(Repartition)
+    };
+    let (kt, vt) = (&key.ty, &value.ty);
+    let kr = k.r(key.span);
+    let vr = v.r(value.span);
+    let ke = quote_spanned!(key.span=> #dk::ser::<#kt>(#kr, &mut self.__kbuf, #name)?);
+    let ve = quote_spanned!(value.span=> #dk::ser::<#vt>(#vr, &mut self.__vbuf, #name)?);
+    quote! {
+        let __dk_ke = #ke;
+        let __dk_ve = #ve;
+        #dk::send(
+            __dk_sink,
+            #topic,
+            #dk::TopicKind::#kind,
+            #dk::bytes(__dk_ke, &self.__kbuf),
+            #dk::bytes(__dk_ve, &self.__vbuf),
+            __dk_record.timestamp,
+            __dk_record.headers,
+        )?;
+    }
+}

@@ -1,0 +1,6 @@
+use dekaf_streams::prelude::*;
+topology! {
+    pub T = "app" {}
+}
+
+fn main() {}
