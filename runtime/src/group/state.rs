@@ -162,6 +162,23 @@ impl Membership {
         self.target = Assignment::default();
     }
 
+    /// The owner dropped every task (it was fenced at commit time): forget them, and everything
+    /// the coordinator asked for, and rejoin at epoch 0 with the same member id. Kafka's
+    /// coordinator takes epoch 0 from a known member as a rejoin and answers with its whole
+    /// assignment, which the owner then takes on afresh from the committed offsets.
+    pub(crate) fn abandon(&mut self) {
+        tracing::info!(
+            group = %self.id.group_id, member = %self.id.member_id, epoch = self.epoch,
+            tasks = %task::display(&self.owned.active), "tasks dropped after a fenced commit; rejoining with epoch 0"
+        );
+        self.owned = Assignment::default();
+        self.target = Assignment::default();
+        self.awaiting_release = TaskSet::new();
+        self.rejoin_after_release = false;
+        self.epoch = 0;
+        self.ack_now = true;
+    }
+
     /// Digests a heartbeat response.
     pub(crate) fn on_response(
         &mut self,

@@ -51,6 +51,22 @@ pub enum StreamsError {
         #[source]
         source: KafkaError,
     },
+    /// The consumer reported an error no retry fixes (authorization, a topic that does not
+    /// exist, an unsupported broker); the message names the resource and what to do.
+    #[error(
+        "{operation} {resource} failed: {error}; the application stops because no retry fixes this: {remedy}"
+    )]
+    ConsumerFailed {
+        /// What the consumer was doing.
+        operation: &'static str,
+        /// The topic(s), group or transactional ids concerned.
+        resource: String,
+        /// What librdkafka or the broker said (matched by its code).
+        #[source]
+        error: KafkaError,
+        /// What to do.
+        remedy: &'static str,
+    },
     /// The transactional offset commit failed for good (the producer is unusable).
     #[error(transparent)]
     TxnOffsets(Box<TxnOffsetsError>),

@@ -34,6 +34,7 @@ mod assignment;
 mod changelog_buffer;
 mod commit;
 pub mod config;
+mod consumer_errors;
 pub mod error;
 mod membership;
 mod offset_commit;
