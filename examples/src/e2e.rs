@@ -450,14 +450,34 @@ word_count_topology!(
     WcLag = "e2e-wc-lag", "e2e-wc-lag-in" -> "e2e-wc-lag-out"
 );
 
-/// Per partition of `topics`: (topic, partition, committed offset of `group`, log end offset),
+/// One partition's committed offset (of a group) and log end offset.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartitionOffsets {
+    /// The topic.
+    pub topic: String,
+    /// The partition.
+    pub partition: i32,
+    /// The group's committed offset, if any.
+    pub committed: Option<i64>,
+    /// The log end offset (high watermark).
+    pub end: i64,
+}
+
+impl PartitionOffsets {
+    /// Whether the group has committed up to the log end: its lag is 0.
+    pub fn caught_up(&self) -> bool {
+        self.committed == Some(self.end)
+    }
+}
+
+/// The committed offsets of `group` and the log end offsets of every partition of `topics`,
 /// read by a consumer that is not a member of the group. Blocking: call it off the tokio
 /// workers (`spawn_blocking`).
 pub fn committed_and_end_offsets(
     bootstrap: &str,
     group: &str,
     topics: &[String],
-) -> Result<Vec<(String, i32, Option<i64>, i64)>, rdkafka::error::KafkaError> {
+) -> Result<Vec<PartitionOffsets>, rdkafka::error::KafkaError> {
     use rdkafka::consumer::Consumer;
     use rdkafka::{ClientConfig, Offset, TopicPartitionList};
     let consumer: BaseConsumer = ClientConfig::new()
@@ -490,7 +510,12 @@ pub fn committed_and_end_offsets(
                 Some(Offset::Offset(o)) => Some(o),
                 _ => None,
             };
-            (topic, partition, offset, end)
+            PartitionOffsets {
+                topic,
+                partition,
+                committed: offset,
+                end,
+            }
         })
         .collect())
 }
@@ -506,7 +531,7 @@ pub fn wait_until_caught_up(
     let deadline = Instant::now() + timeout;
     loop {
         let caught_up = committed_and_end_offsets(bootstrap, group, topics)
-            .is_ok_and(|o| !o.is_empty() && o.iter().all(|(_, _, c, end)| *c == Some(*end)));
+            .is_ok_and(|o| !o.is_empty() && o.iter().all(PartitionOffsets::caught_up));
         if caught_up {
             return true;
         }

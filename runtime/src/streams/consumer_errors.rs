@@ -17,7 +17,7 @@ use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::error::KafkaError;
 use rdkafka::types::RDKafkaErrorCode;
 
-use super::error::StreamsError;
+use super::error::{ConsumerFailure, StreamsError};
 
 /// How long an unknown topic or partition is retried before the assigned topics are checked.
 pub(crate) const UNKNOWN_GRACE: Duration = Duration::from_secs(30);
@@ -98,18 +98,18 @@ impl ConsumerErrors {
                 tracing::warn!(%error, "consumer error; retrying");
                 Ok(())
             }
-            ConsumerErrorClass::NotAuthorized(remedy) => Err(StreamsError::ConsumerFailed {
+            ConsumerErrorClass::NotAuthorized(remedy) => Err(StreamsError::from(ConsumerFailure {
                 operation: "reading",
                 resource: resource_of(code, consumer, application_id),
                 error,
                 remedy,
-            }),
-            ConsumerErrorClass::Permanent(remedy) => Err(StreamsError::ConsumerFailed {
+            })),
+            ConsumerErrorClass::Permanent(remedy) => Err(StreamsError::from(ConsumerFailure {
                 operation: "reading",
                 resource: resource_of(code, consumer, application_id),
                 error,
                 remedy,
-            }),
+            })),
             ConsumerErrorClass::UnknownTopicOrPartition => {
                 let since = *self.unknown_since.get_or_insert_with(Instant::now);
                 if since.elapsed() < UNKNOWN_GRACE {
@@ -122,7 +122,7 @@ impl ConsumerErrors {
                     self.unknown_since = None;
                     return Ok(());
                 }
-                Err(StreamsError::ConsumerFailed {
+                Err(StreamsError::from(ConsumerFailure {
                     operation: "reading",
                     resource: format!(
                         "topic {} (unknown for {} s)",
@@ -131,7 +131,7 @@ impl ConsumerErrors {
                     ),
                     error,
                     remedy: "create the topic with the partitions the topology needs, or fix the topology's topic names",
-                })
+                }))
             }
         }
     }

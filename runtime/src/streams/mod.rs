@@ -47,7 +47,7 @@ mod thread;
 
 pub use app::{Builder, KafkaStreams};
 pub use config::{BuildError, ProcessingGuarantee, StreamsConfig};
-pub use error::StreamsError;
+pub use error::{ConsumerFailure, StreamsError};
 pub use reset::{ResetError, ResetReport, reset_application};
 pub use signal::shutdown_signal;
 pub use tasks::TaskId;
