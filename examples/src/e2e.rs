@@ -574,3 +574,11 @@ pub async fn wait_for_members_with_tasks(
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
 }
+
+topology! {
+    /// Copies values to a topic that is never created (the broker does not create topics).
+    pub MissingSink = "e2e-missing-sink" {
+        stream("e2e-missing-sink-in", Utf8, Utf8)
+            .to("e2e-missing-sink-never-created", Utf8, Utf8);
+    }
+}

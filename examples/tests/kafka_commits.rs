@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 
 use dekaf_streams::streams::ProcessingGuarantee;
 use dekaf_streams_examples::e2e::{
-    InProcess, Reader, WcLag, committed_and_end_offsets, counts_reached, expected_counts, fresh,
-    sentences,
+    InProcess, MissingSink, Reader, WcLag, committed_and_end_offsets, counts_reached,
+    expected_counts, fresh, sentences,
 };
 use dekaf_streams_examples::kafka_io::bootstrap;
 use rdkafka::ClientConfig;
@@ -136,5 +136,36 @@ async fn a_caught_up_application_commits_past_the_transaction_markers_so_its_lag
     assert!(
         lagging.is_empty(),
         "partitions whose committed offset is not their log end offset: {lagging:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sink_topic_that_never_appears_stops_the_application_with_an_error_naming_it() {
+    let servers = bootstrap();
+    fresh(&servers, "e2e-missing-sink", &[("e2e-missing-sink-in", 1)]).await;
+    {
+        let servers = servers.clone();
+        tokio::task::spawn_blocking(move || {
+            dekaf_streams_examples::kafka_io::produce(
+                &servers,
+                "e2e-missing-sink-in",
+                [(Some(&b"k"[..]), Some(&b"v"[..]))],
+            )
+        })
+        .await
+        .expect("producer task")
+        .expect("produce");
+    }
+    let app = InProcess::start(MissingSink, &servers, ProcessingGuarantee::ExactlyOnce);
+    let error = app
+        .finished(Duration::from_secs(180))
+        .await
+        .expect("the application stops by itself instead of retrying forever")
+        .expect_err("run() returns the failure");
+    let text = error.to_string();
+    eprintln!("the error: {text}");
+    assert!(
+        text.contains("e2e-missing-sink-never-created"),
+        "the error names the topic: {text}"
     );
 }
