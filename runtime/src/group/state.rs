@@ -360,8 +360,10 @@ impl Membership {
                 self.fenced(&name, &message, events);
                 Outcome::Continue
             }
-            // A group that vanished (deleted while this member was away) is rejoined.
-            ResponseError::GroupIdNotFound if !message.contains("is not a streams group") => {
+            // A group that vanished (deleted while this member was away) is rejoined. Joining
+            // (epoch 0) creates a missing streams group, so the code while joining means the id
+            // belongs to a group of another type (Kafka's "Group … is not a streams group.").
+            ResponseError::GroupIdNotFound if self.epoch != 0 => {
                 self.fenced(&name, &message, events);
                 Outcome::Continue
             }
@@ -380,9 +382,10 @@ impl Membership {
                     reason: name,
                 }
             }
-            ResponseError::InvalidRequest
-                if message.contains("Topology updates are not supported") =>
-            {
+            // The only request field a correct member can get wrong is the topology of its
+            // join: Kafka 4.4 refuses a changed topology with INVALID_REQUEST ("Topology updates
+            // are not supported yet."); the broker's message goes with the error.
+            ResponseError::InvalidRequest if self.epoch == 0 => {
                 Outcome::Fatal(GroupError::TopologyChanged {
                     application_id: group,
                     broker_message: message,

@@ -302,3 +302,31 @@ fn a_member_fenced_at_commit_rejoins_and_gets_its_tasks_back_as_new() {
     );
     assert_eq!(m.request().member_epoch, 5);
 }
+
+#[test]
+fn group_and_request_errors_are_told_apart_by_code_and_epoch_not_by_message() {
+    // A member whose group vanished (deleted) rejoins, whatever the broker's words.
+    let mut m = membership();
+    m.on_response(ok(3, Some(&[("0", &[0])])));
+    let (events, outcome) = m.on_response(error(69, "Group app is not a streams group."));
+    assert!(matches!(outcome, Outcome::Continue));
+    assert_eq!(events, vec![MemberEvent::Lost(vec![t("0", 0)])]);
+    // While joining, the same code means the id belongs to a group of another type.
+    let mut joining = membership();
+    assert!(matches!(
+        joining.on_response(error(69, "")).1,
+        Outcome::Fatal(GroupError::GroupIdInUse { .. })
+    ));
+    // INVALID_REQUEST after the join is not a topology change.
+    let mut member = membership();
+    member.on_response(ok(2, None));
+    assert!(matches!(
+        member
+            .on_response(error(
+                42,
+                "Topology can only be provided when (re-)joining."
+            ))
+            .1,
+        Outcome::Fatal(GroupError::Rejected { .. })
+    ));
+}
