@@ -206,8 +206,8 @@ impl MemberHandle {
     }
 
     /// Tells the member that the owner dropped every task because the coordinator fenced it at
-    /// commit time (a transactional or plain offset commit answered `FENCED_MEMBER_EPOCH`,
-    /// `UNKNOWN_MEMBER_ID` or `ILLEGAL_GENERATION`). The member forgets its tasks and rejoins
+    /// commit time (a transactional or plain offset commit answered `UNKNOWN_MEMBER_ID` or
+    /// `FENCED_MEMBER_EPOCH`). The member forgets its tasks and rejoins
     /// with epoch 0 and the same member id, so the coordinator hands it a fresh assignment, as
     /// Kafka Streams rejoins after a `TaskMigratedException`. Without this the member would go
     /// on reporting tasks its owner no longer runs, and nobody would process them.

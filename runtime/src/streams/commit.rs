@@ -61,24 +61,28 @@ enum Failure {
 /// How the group coordinator refused the offsets of a commit because of the member's epoch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MemberRefusal {
-    /// `STALE_MEMBER_EPOCH`: the epoch moved on between reading it and the commit (a heartbeat
-    /// brought a new assignment). The member still owns its tasks: redo the interval and commit
-    /// with the current epoch. (Kafka 4.4's streams group answers this to any epoch mismatch of
-    /// a known member, transactional or not: `StreamsGroup.validateOffsetCommit`.)
+    /// The coordinator knows the member but holds another epoch: the epoch moved on between
+    /// reading it and the commit (a heartbeat brought a new assignment). Kafka 4.4's streams
+    /// group answers `STALE_MEMBER_EPOCH` to any epoch mismatch of a known member
+    /// (`StreamsGroup.validateOffsetCommit`), and a TxnOffsetCommit gets it as
+    /// `ILLEGAL_GENERATION` (checked on the broker: `runtime/tests/streams_group.rs`). The member
+    /// still owns its tasks: redo the interval and commit with the current epoch.
     Stale,
-    /// `FENCED_MEMBER_EPOCH`, `UNKNOWN_MEMBER_ID`, `ILLEGAL_GENERATION`: the coordinator no
-    /// longer counts this member as the owner of its tasks. Drop them all and rejoin, as Kafka
-    /// Streams does after a `TaskMigratedException` (`handleLostAll`, then rejoin).
+    /// `UNKNOWN_MEMBER_ID`, `FENCED_MEMBER_EPOCH`: the coordinator no longer counts this member
+    /// as the owner of its tasks. Drop them all and rejoin, as Kafka Streams does after a
+    /// `TaskMigratedException` (`handleLostAll`, then rejoin).
     Fenced,
 }
 
 /// Whether `code` is the coordinator refusing the member's epoch, and how.
 pub(crate) fn member_refusal(code: RDKafkaErrorCode) -> Option<MemberRefusal> {
     match code {
-        RDKafkaErrorCode::StaleMemberEpoch => Some(MemberRefusal::Stale),
-        RDKafkaErrorCode::FencedMemberEpoch
-        | RDKafkaErrorCode::UnknownMemberId
-        | RDKafkaErrorCode::IllegalGeneration => Some(MemberRefusal::Fenced),
+        RDKafkaErrorCode::StaleMemberEpoch | RDKafkaErrorCode::IllegalGeneration => {
+            Some(MemberRefusal::Stale)
+        }
+        RDKafkaErrorCode::FencedMemberEpoch | RDKafkaErrorCode::UnknownMemberId => {
+            Some(MemberRefusal::Fenced)
+        }
         _ => None,
     }
 }
@@ -486,14 +490,15 @@ mod tests {
 
     #[test]
     fn a_stale_epoch_is_redone_and_a_fenced_member_rejoins() {
-        assert_eq!(
-            member_refusal(RDKafkaErrorCode::StaleMemberEpoch),
-            Some(MemberRefusal::Stale)
-        );
+        for code in [
+            RDKafkaErrorCode::StaleMemberEpoch,
+            RDKafkaErrorCode::IllegalGeneration,
+        ] {
+            assert_eq!(member_refusal(code), Some(MemberRefusal::Stale), "{code:?}");
+        }
         for code in [
             RDKafkaErrorCode::FencedMemberEpoch,
             RDKafkaErrorCode::UnknownMemberId,
-            RDKafkaErrorCode::IllegalGeneration,
         ] {
             assert_eq!(
                 member_refusal(code),

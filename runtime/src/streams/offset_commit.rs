@@ -171,12 +171,12 @@ fn check(response: &OffsetCommitResponse, member_id: &str, epoch: i32) -> Result
                     | ResponseError::CoordinatorNotAvailable
                     | ResponseError::CoordinatorLoadInProgress,
                 ) => Check::Retry,
-                Some(ResponseError::StaleMemberEpoch) => refused(MemberRefusal::Stale),
-                Some(
-                    ResponseError::IllegalGeneration
-                    | ResponseError::UnknownMemberId
-                    | ResponseError::FencedMemberEpoch,
-                ) => refused(MemberRefusal::Fenced),
+                Some(ResponseError::StaleMemberEpoch | ResponseError::IllegalGeneration) => {
+                    refused(MemberRefusal::Stale)
+                }
+                Some(ResponseError::UnknownMemberId | ResponseError::FencedMemberEpoch) => {
+                    refused(MemberRefusal::Fenced)
+                }
                 _ => Check::Failed(OffsetCommitError::Refused {
                     topic: topic.name.to_string(),
                     partition: p.partition_index,
@@ -248,14 +248,15 @@ mod tests {
             Err(Check::Failed(e)) => e.refusal(),
             _ => panic!("{code:?} is a failure"),
         };
-        assert_eq!(
-            refusal(ResponseError::StaleMemberEpoch),
-            Some(MemberRefusal::Stale)
-        );
+        for code in [
+            ResponseError::StaleMemberEpoch,
+            ResponseError::IllegalGeneration,
+        ] {
+            assert_eq!(refusal(code), Some(MemberRefusal::Stale), "{code:?}");
+        }
         for code in [
             ResponseError::FencedMemberEpoch,
             ResponseError::UnknownMemberId,
-            ResponseError::IllegalGeneration,
         ] {
             assert_eq!(refusal(code), Some(MemberRefusal::Fenced), "{code:?}");
         }
