@@ -485,7 +485,7 @@ async fn transactional_offset_commits_with_a_wrong_epoch_or_member_get_codes_the
         offsets
             .add_partition_offset(input, 0, Offset::Offset(0))
             .expect("offset");
-        let mut attempt = |member_id: &str, member_epoch: i32| {
+        let attempt = |member_id: &str, member_epoch: i32| {
             producer.begin_transaction().expect("begin");
             let identity = MemberIdentity {
                 group_id: app.to_owned(),
