@@ -444,3 +444,141 @@ pub fn assert_exactly_once(records: &[ReadRecord], expected: &HashMap<String, i6
         &problems[..problems.len().min(5)]
     );
 }
+
+word_count_topology!(
+    /// Word count over a transactionally written input, for the committed-offsets (lag) test.
+    WcLag = "e2e-wc-lag", "e2e-wc-lag-in" -> "e2e-wc-lag-out"
+);
+
+/// One partition's committed offset (of a group) and log end offset.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartitionOffsets {
+    /// The topic.
+    pub topic: String,
+    /// The partition.
+    pub partition: i32,
+    /// The group's committed offset, if any.
+    pub committed: Option<i64>,
+    /// The log end offset (high watermark).
+    pub end: i64,
+}
+
+impl PartitionOffsets {
+    /// Whether the group has committed up to the log end: its lag is 0.
+    pub fn caught_up(&self) -> bool {
+        self.committed == Some(self.end)
+    }
+}
+
+/// The committed offsets of `group` and the log end offsets of every partition of `topics`,
+/// read by a consumer that is not a member of the group. Blocking: call it off the tokio
+/// workers (`spawn_blocking`).
+pub fn committed_and_end_offsets(
+    bootstrap: &str,
+    group: &str,
+    topics: &[String],
+) -> Result<Vec<PartitionOffsets>, rdkafka::error::KafkaError> {
+    use rdkafka::consumer::Consumer;
+    use rdkafka::{ClientConfig, Offset, TopicPartitionList};
+    let consumer: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .set("group.id", group)
+        .set("group.protocol", "classic")
+        .set("enable.auto.commit", "false")
+        .create()?;
+    let mut tpl = TopicPartitionList::new();
+    let mut ends = Vec::new();
+    for topic in topics {
+        let metadata = consumer.fetch_metadata(Some(topic), Duration::from_secs(10))?;
+        for t in metadata.topics() {
+            for p in t.partitions() {
+                tpl.add_partition(topic, p.id());
+                let (_, high) =
+                    consumer.fetch_watermarks(topic, p.id(), Duration::from_secs(10))?;
+                ends.push((topic.clone(), p.id(), high));
+            }
+        }
+    }
+    let committed = consumer.committed_offsets(tpl, Duration::from_secs(10))?;
+    Ok(ends
+        .into_iter()
+        .map(|(topic, partition, end)| {
+            let offset = match committed
+                .find_partition(&topic, partition)
+                .map(|e| e.offset())
+            {
+                Some(Offset::Offset(o)) => Some(o),
+                _ => None,
+            };
+            PartitionOffsets {
+                topic,
+                partition,
+                committed: offset,
+                end,
+            }
+        })
+        .collect())
+}
+
+/// Waits (polling, at most `timeout`) until `group` has committed every partition of `topics`
+/// up to its log end offset; says whether it did. Blocking: call it off the tokio workers.
+pub fn wait_until_caught_up(
+    bootstrap: &str,
+    group: &str,
+    topics: &[String],
+    timeout: Duration,
+) -> bool {
+    let deadline = Instant::now() + timeout;
+    loop {
+        let caught_up = committed_and_end_offsets(bootstrap, group, topics)
+            .is_ok_and(|o| !o.is_empty() && o.iter().all(PartitionOffsets::caught_up));
+        if caught_up {
+            return true;
+        }
+        if Instant::now() > deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// Waits (polling, at most `timeout`) until the streams group `group` has `members` members
+/// that each run at least one active task; says whether it did.
+pub async fn wait_for_members_with_tasks(
+    bootstrap: &str,
+    group: &str,
+    members: usize,
+    timeout: Duration,
+) -> bool {
+    let config = dekaf_streams::group::CoordinatorConfig::new(bootstrap, "e2e-test-describe");
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Ok(described) = dekaf_streams::group::describe_streams_group(&config, group).await {
+            let working = described
+                .members
+                .iter()
+                .filter(|m| {
+                    m.assignment
+                        .active_tasks
+                        .iter()
+                        .any(|t| !t.partitions.is_empty())
+                })
+                .count();
+            if described.members.len() == members && working == members {
+                return true;
+            }
+        }
+        if Instant::now() > deadline {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+topology! {
+    /// Copies values to a topic that is never created (the broker does not create topics).
+    pub MissingSink = "e2e-missing-sink" {
+        stream("e2e-missing-sink-in", Utf8, Utf8)
+            .to("e2e-missing-sink-never-created", Utf8, Utf8);
+    }
+}

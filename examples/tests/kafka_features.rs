@@ -8,7 +8,7 @@ use dekaf_streams::kafka::ClientSettings;
 use dekaf_streams::streams::{KafkaStreams, ProcessingGuarantee, StreamsError, reset_application};
 use dekaf_streams_examples::e2e::{
     BigRecords, DeadLetters, EvolveV1, EvolveV2, FailFast, InProcess, Join, Reader, StallOnce,
-    Windows, fresh,
+    Windows, fresh, wait_until_caught_up,
 };
 use dekaf_streams_examples::kafka_io::{
     NewRecord, ReadRecord, bootstrap, produce, produce_records,
@@ -122,8 +122,21 @@ async fn stream_table_join_and_left_join() {
     )
     .expect("customers");
     let app = InProcess::start(Join, &servers, EOS);
-    // Let the table load before the orders arrive.
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    // The table is loaded (and committed) before the orders arrive.
+    let loaded = {
+        let servers = servers.clone();
+        tokio::task::spawn_blocking(move || {
+            wait_until_caught_up(
+                &servers,
+                "e2e-join",
+                &["e2e-join-customers".to_owned()],
+                Duration::from_secs(120),
+            )
+        })
+        .await
+        .expect("offsets task")
+    };
+    assert!(loaded, "the customers table was not loaded");
     produce(
         &servers,
         "e2e-join-orders",

@@ -11,7 +11,7 @@ use dekaf_streams::streams::ProcessingGuarantee;
 use dekaf_streams::streams::config::DEFAULT_CACHE_MAX_BYTES;
 use dekaf_streams_examples::e2e::{
     InProcess, Reader, WcCached, WcScale, assert_exactly_once, cached_count_problems,
-    counts_reached, expected_counts, fresh, sentences,
+    counts_reached, expected_counts, fresh, sentences, wait_for_members_with_tasks,
 };
 use dekaf_streams_examples::kafka_io::{bootstrap, produce};
 
@@ -133,10 +133,18 @@ async fn two_instances(
     let (second, third) = rest.split_at(10_000);
     produce_sentences(&input_topic, first, 0);
     let mut a = instance_in(name, "exactly_once", cache_bytes, None);
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    // a runs every task, then b joins and takes half of them over while the second batch is
+    // processed; only then does a stop, handing the rest to b.
+    assert!(
+        wait_for_members_with_tasks(&servers, app, 1, Duration::from_secs(120)).await,
+        "the first instance got no tasks"
+    );
     let mut b = instance_in(name, "exactly_once", cache_bytes, None);
     produce_sentences(&input_topic, second, 10_000);
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert!(
+        wait_for_members_with_tasks(&servers, app, 2, Duration::from_secs(120)).await,
+        "the second instance got no tasks while the first ran"
+    );
     terminate(&mut a);
     // Every task now runs on b: the third batch covers all partitions.
     produce_sentences(&input_topic, third, 20_000);

@@ -432,3 +432,97 @@ async fn no_broker_is_a_clear_error() {
     assert!(matches!(err, GroupError::NoBroker { .. }), "{err:?}");
     assert!(err.to_string().contains("127.0.0.1:1"), "{err}");
 }
+
+/// Issue 10 points 6 and 7: Kafka 4.4's group coordinator answers a transactional offset commit
+/// of a known member with an epoch it does not hold (a heartbeat moved the epoch on during the
+/// commit) with ILLEGAL_GENERATION, and one from a member it does not know with
+/// UNKNOWN_MEMBER_ID; librdkafka hands both codes through unchanged, as an abortable error. The
+/// runtime tells them apart by these codes: the first redoes the interval with the tasks kept
+/// (it used to drop the tasks while the member kept reporting them: the handover stall), the
+/// second drops its tasks and rejoins.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn transactional_offset_commits_with_a_wrong_epoch_or_member_get_codes_the_runtime_tells_apart()
+ {
+    use dekaf_streams::kafka::{MemberIdentity, send_offsets_to_transaction};
+    use rdkafka::producer::{BaseProducer, Producer};
+    use rdkafka::types::RDKafkaErrorCode;
+    use rdkafka::{ClientConfig, Offset, TopicPartitionList};
+
+    init_tracing();
+    let bootstrap = require_broker().await;
+    let admin = Admin::new(&bootstrap);
+    let app = app_id("commit-epochs");
+    let input = leak(format!("{app}-input"));
+    admin.create_topic(input, 1).await;
+    let topology = one_subtopology(app, input);
+    let mut a = Owner::new(
+        "a",
+        MemberHandle::join(topology, member_config(&bootstrap))
+            .await
+            .expect("join a"),
+    );
+    drive(
+        &mut [&mut a],
+        WAIT,
+        "a holds its task",
+        |_| {},
+        |o| !o[0].held.is_empty(),
+    )
+    .await;
+    let epoch = a.member.member_epoch();
+    let member_id = a.member.member_id().to_owned();
+    let transactional_id = format!("{app}-txn");
+    let outcomes = tokio::task::spawn_blocking(move || {
+        let producer: BaseProducer = ClientConfig::new()
+            .set("bootstrap.servers", &bootstrap)
+            .set("transactional.id", &transactional_id)
+            .create()
+            .expect("producer");
+        producer
+            .init_transactions(Duration::from_secs(30))
+            .expect("init transactions");
+        let mut offsets = TopicPartitionList::new();
+        offsets
+            .add_partition_offset(input, 0, Offset::Offset(0))
+            .expect("offset");
+        let attempt = |member_id: &str, member_epoch: i32| {
+            producer.begin_transaction().expect("begin");
+            let identity = MemberIdentity {
+                group_id: app.to_owned(),
+                member_id: member_id.to_owned(),
+                member_epoch,
+            };
+            let result = send_offsets_to_transaction(
+                &producer,
+                &offsets,
+                &identity,
+                Duration::from_secs(30),
+            );
+            match &result {
+                Ok(()) => producer
+                    .commit_transaction(Duration::from_secs(30))
+                    .expect("commit"),
+                Err(_) => producer
+                    .abort_transaction(Duration::from_secs(30))
+                    .expect("abort"),
+            }
+            result.map_err(|e| (e.code, e.requires_abort, e.fatal))
+        };
+        [
+            attempt(&member_id, epoch - 1),
+            attempt("not-a-member-of-the-group", epoch),
+            attempt(&member_id, epoch),
+        ]
+    })
+    .await
+    .expect("producer task");
+    assert_eq!(
+        outcomes,
+        [
+            Err((RDKafkaErrorCode::IllegalGeneration, true, false)),
+            Err((RDKafkaErrorCode::UnknownMemberId, true, false)),
+            Ok(()),
+        ]
+    );
+    a.member.close().await.expect("close a");
+}

@@ -73,6 +73,7 @@ impl MemberConfig {
 
 enum Command {
     Release(Vec<TaskId>),
+    Rejoin,
     Close(oneshot::Sender<()>),
 }
 
@@ -100,6 +101,7 @@ impl std::fmt::Debug for Command {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Command::Release(t) => f.debug_tuple("Release").field(t).finish(),
+            Command::Rejoin => f.write_str("Rejoin"),
             Command::Close(_) => f.write_str("Close"),
         }
     }
@@ -209,6 +211,17 @@ impl MemberHandle {
         let tasks: Vec<TaskId> = tasks.into_iter().collect();
         // A closed channel means the member has stopped: nothing to release to.
         let _ = self.commands.send(Command::Release(tasks));
+    }
+
+    /// Tells the member that the owner dropped every task because the coordinator fenced it at
+    /// commit time (a transactional or plain offset commit answered `UNKNOWN_MEMBER_ID` or
+    /// `FENCED_MEMBER_EPOCH`). The member forgets its tasks and rejoins
+    /// with epoch 0 and the same member id, so the coordinator hands it a fresh assignment, as
+    /// Kafka Streams rejoins after a `TaskMigratedException`. Without this the member would go
+    /// on reporting tasks its owner no longer runs, and nobody would process them.
+    pub fn rejoin(&self) {
+        // A closed channel means the member has stopped: nothing to rejoin.
+        let _ = self.commands.send(Command::Rejoin);
     }
 
     /// Leaves the group (epoch -1) and stops the member. Call it after the owner committed and
@@ -385,6 +398,11 @@ impl Driver {
                     Some(Command::Release(tasks)) => {
                         let events = self.membership.release(&tasks);
                         self.publish(events);
+                        continue;
+                    }
+                    Some(Command::Rejoin) => {
+                        self.membership.abandon();
+                        self.publish(Vec::new());
                         continue;
                     }
                     Some(Command::Close(done)) => {

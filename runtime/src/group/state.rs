@@ -162,6 +162,23 @@ impl Membership {
         self.target = Assignment::default();
     }
 
+    /// The owner dropped every task (it was fenced at commit time): forget them, and everything
+    /// the coordinator asked for, and rejoin at epoch 0 with the same member id. Kafka's
+    /// coordinator takes epoch 0 from a known member as a rejoin and answers with its whole
+    /// assignment, which the owner then takes on afresh from the committed offsets.
+    pub(crate) fn abandon(&mut self) {
+        tracing::info!(
+            group = %self.id.group_id, member = %self.id.member_id, epoch = self.epoch,
+            tasks = %task::display(&self.owned.active), "tasks dropped after a fenced commit; rejoining with epoch 0"
+        );
+        self.owned = Assignment::default();
+        self.target = Assignment::default();
+        self.awaiting_release = TaskSet::new();
+        self.rejoin_after_release = false;
+        self.epoch = 0;
+        self.ack_now = true;
+    }
+
     /// Digests a heartbeat response.
     pub(crate) fn on_response(
         &mut self,
@@ -343,8 +360,10 @@ impl Membership {
                 self.fenced(&name, &message, events);
                 Outcome::Continue
             }
-            // A group that vanished (deleted while this member was away) is rejoined.
-            ResponseError::GroupIdNotFound if !message.contains("is not a streams group") => {
+            // A group that vanished (deleted while this member was away) is rejoined. Joining
+            // (epoch 0) creates a missing streams group, so the code while joining means the id
+            // belongs to a group of another type (Kafka's "Group … is not a streams group.").
+            ResponseError::GroupIdNotFound if self.epoch != 0 => {
                 self.fenced(&name, &message, events);
                 Outcome::Continue
             }
@@ -363,9 +382,10 @@ impl Membership {
                     reason: name,
                 }
             }
-            ResponseError::InvalidRequest
-                if message.contains("Topology updates are not supported") =>
-            {
+            // The only request field a correct member can get wrong is the topology of its
+            // join: Kafka 4.4 refuses a changed topology with INVALID_REQUEST ("Topology updates
+            // are not supported yet."); the broker's message goes with the error.
+            ResponseError::InvalidRequest if self.epoch == 0 => {
                 Outcome::Fatal(GroupError::TopologyChanged {
                     application_id: group,
                     broker_message: message,

@@ -79,8 +79,18 @@ impl<T: Topology> KafkaStreams<T> {
     /// heartbeat and admin calls run on the tokio runtime that polls this future.
     pub async fn run<S: Future<Output = ()>>(self, shutdown: S) -> Result<(), StreamsError> {
         let stop = Arc::new(AtomicBool::new(false));
-        let state = match &self.config.state_dir {
-            Some(dir) => Some(Arc::new(StateDirectory::open(dir, T::APPLICATION_ID)?)),
+        // Opening the state directory locks a file and reads it (and may wait for a lock a
+        // stopping thread still holds): off the tokio workers, which drive the heartbeats of
+        // any other application on this runtime.
+        let state = match self.config.state_dir.clone() {
+            Some(dir) => {
+                let opened = tokio::task::spawn_blocking(move || {
+                    StateDirectory::open(&dir, T::APPLICATION_ID)
+                })
+                .await
+                .unwrap_or_else(|joined| std::panic::resume_unwind(joined.into_panic()))?;
+                Some(Arc::new(opened))
+            }
             None => None,
         };
         let process_id = state

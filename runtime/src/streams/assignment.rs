@@ -180,6 +180,9 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     /// Points the consumer at the sources of every task, each at its next offset.
     pub(crate) fn assign_consumer(&mut self) -> Result<(), StreamsError> {
         let mut tpl = TopicPartitionList::new();
+        for active in self.tasks.iter_mut() {
+            active.consumed.fill(false);
+        }
         for active in self.tasks.iter() {
             for (i, topic) in active.task.source_topics().iter().enumerate() {
                 let offset = active.positions[i].map_or(Offset::Beginning, Offset::Offset);

@@ -19,6 +19,7 @@
 
 use std::time::{Duration, Instant};
 
+use rdkafka::consumer::Consumer;
 use rdkafka::error::KafkaError;
 use rdkafka::producer::Producer;
 use rdkafka::types::RDKafkaErrorCode;
@@ -57,15 +58,33 @@ enum Failure {
     Commit(KafkaError),
 }
 
-/// Error codes by which the coordinator says this member's epoch is no longer valid.
-fn is_fencing(code: RDKafkaErrorCode) -> bool {
-    matches!(
-        code,
-        RDKafkaErrorCode::FencedMemberEpoch
-            | RDKafkaErrorCode::UnknownMemberId
-            | RDKafkaErrorCode::IllegalGeneration
-            | RDKafkaErrorCode::StaleMemberEpoch
-    )
+/// How the group coordinator refused the offsets of a commit because of the member's epoch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemberRefusal {
+    /// The coordinator knows the member but holds another epoch: the epoch moved on between
+    /// reading it and the commit (a heartbeat brought a new assignment). Kafka 4.4's streams
+    /// group answers `STALE_MEMBER_EPOCH` to any epoch mismatch of a known member
+    /// (`StreamsGroup.validateOffsetCommit`), and a TxnOffsetCommit gets it as
+    /// `ILLEGAL_GENERATION` (checked on the broker: `runtime/tests/streams_group.rs`). The member
+    /// still owns its tasks: redo the interval and commit with the current epoch.
+    Stale,
+    /// `UNKNOWN_MEMBER_ID`, `FENCED_MEMBER_EPOCH`: the coordinator no longer counts this member
+    /// as the owner of its tasks. Drop them all and rejoin, as Kafka Streams does after a
+    /// `TaskMigratedException` (`handleLostAll`, then rejoin).
+    Fenced,
+}
+
+/// Whether `code` is the coordinator refusing the member's epoch, and how.
+pub(crate) fn member_refusal(code: RDKafkaErrorCode) -> Option<MemberRefusal> {
+    match code {
+        RDKafkaErrorCode::StaleMemberEpoch | RDKafkaErrorCode::IllegalGeneration => {
+            Some(MemberRefusal::Stale)
+        }
+        RDKafkaErrorCode::FencedMemberEpoch | RDKafkaErrorCode::UnknownMemberId => {
+            Some(MemberRefusal::Fenced)
+        }
+        _ => None,
+    }
 }
 
 impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
@@ -88,14 +107,55 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         tpl
     }
 
+    /// Moves each source's next offset past the transaction markers the consumer stepped over
+    /// after the last record it handed out, as Kafka Streams commits `mainConsumer.position()`
+    /// when the last consumed record was the last one fetched
+    /// (`StreamTask.committableOffsetsAndMetadata`). A marker is never handed out, so the
+    /// record's offset + 1 points at the marker, and lag tools would read 1 per partition
+    /// forever on a caught-up transactional input. Only sources that consumed a record since
+    /// the consumer was last assigned take its position: before that, it may still hold a
+    /// position from before a rewind.
+    fn advance_past_markers(&mut self) {
+        if !self.tasks.iter().any(|t| t.consumed.contains(&true)) {
+            return;
+        }
+        let Ok(positions) = self.consumer.position() else {
+            return;
+        };
+        for active in self.tasks.iter_mut() {
+            for (i, topic) in active.task.source_topics().iter().enumerate() {
+                if !active.consumed[i] {
+                    continue;
+                }
+                if let (Some(next), Some(elem)) = (
+                    active.positions[i],
+                    positions.find_partition(topic, active.id.partition),
+                ) && let Offset::Offset(position) = elem.offset()
+                    && position > next
+                {
+                    active.positions[i] = Some(position);
+                }
+            }
+        }
+    }
+
     /// Commits everything processed since the last commit.
     pub(crate) fn commit(&mut self) -> Result<(), StreamsError> {
         let started = Instant::now();
+        self.advance_past_markers();
         let offsets = self.progress();
         if self.eos() {
-            if !self.txn_open {
+            if !self.txn_open && offsets.count() == 0 {
                 self.last_commit = Instant::now();
                 return Ok(());
+            }
+            if !self.txn_open {
+                // Nothing processed, but the consumer stepped over markers: commit the offsets
+                // alone, so the group's lag reaches 0.
+                self.producer
+                    .begin_transaction()
+                    .map_err(StreamsError::kafka("beginning a transaction"))?;
+                self.txn_open = true;
             }
             self.flush_caches()?;
             let identity = self.member.identity();
@@ -126,9 +186,12 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                     return Err(delivery.into());
                 }
                 return match failure {
-                    Failure::Offsets(e) if is_fencing(e.code) => {
-                        tracing::warn!(error = %e, "the coordinator fenced this member; dropping uncommitted work");
-                        self.lose(None)
+                    Failure::Offsets(e) if member_refusal(e.code).is_some() => {
+                        if e.fatal {
+                            tracing::warn!(error = %e, "the producer failed for good with the refused offsets; replacing it");
+                            self.replace_producer()?;
+                        }
+                        self.member_refused(member_refusal(e.code), e)
                     }
                     Failure::Offsets(e) if e.fatal => {
                         tracing::warn!(error = %e, "the producer failed for good while adding the offsets; replacing it and redoing the interval");
@@ -146,6 +209,10 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                     Failure::Commit(KafkaError::Transaction(rd)) if rd.is_fatal() => {
                         tracing::warn!(error = %rd, "the producer was fenced while committing; replacing it and redoing the interval");
                         self.replace_producer()?;
+                        self.abort_and_rebuild()
+                    }
+                    Failure::Commit(e @ KafkaError::Flush(_)) => {
+                        tracing::warn!(error = %e, "the interval's records were not acknowledged in time; aborting and redoing the interval");
                         self.abort_and_rebuild()
                     }
                     Failure::Commit(e) => Err(StreamsError::kafka("committing the transaction")(e)),
@@ -169,12 +236,28 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                 return self.abort_and_rebuild();
             }
             let handle = self.ctx.handle.clone();
-            if let Err(e) = handle.block_on(self.member.commit_offsets(&offsets)) {
-                if e.is_fencing() {
-                    tracing::warn!(error = %e, "the coordinator fenced this member; its offsets were not committed");
-                    return self.lose(None);
-                }
-                return Err(e.into());
+            let mut committed = handle.block_on(self.member.commit_offsets(&offsets));
+            if let Err(e) = &committed
+                && e.refusal() == Some(MemberRefusal::Stale)
+            {
+                // The epoch moved on (a new assignment) while the commit was under way; the
+                // tasks are still ours: commit again with the current epoch.
+                tracing::debug!(error = %e, "offset commit with a stale member epoch; committing again");
+                committed = handle.block_on(self.member.commit_offsets(&offsets));
+            }
+            if let Err(e) = committed {
+                return match e.refusal() {
+                    Some(MemberRefusal::Fenced) => {
+                        tracing::warn!(error = %e, "the coordinator fenced this member; its offsets were not committed");
+                        self.lose_all_and_rejoin()
+                    }
+                    // Still stale after a second try: redo the interval from the committed offsets.
+                    Some(MemberRefusal::Stale) => {
+                        tracing::warn!(error = %e, "offset commit refused twice for a stale member epoch; redoing the interval");
+                        self.abort_and_rebuild()
+                    }
+                    None => Err(e.into()),
+                };
             }
         }
         let mut processed = 0;
@@ -223,20 +306,60 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         if self.failed_commits > MAX_FAILED_COMMITS {
             return Err(StreamsError::CommitsKeepFailing(self.failed_commits));
         }
-        if self.txn_open {
-            match self.producer.abort_transaction(COMMIT_TIMEOUT) {
-                Ok(()) => {}
-                Err(KafkaError::Transaction(rd)) if rd.is_fatal() => {
-                    tracing::warn!(error = %rd, "the producer was fenced (the broker aborted its transaction, or another producer took its transactional id); replacing it");
-                    self.replace_producer()?;
-                }
-                Err(e) => return Err(StreamsError::kafka("aborting the transaction")(e)),
-            }
-            self.txn_open = false;
-        }
+        self.abort_open_transaction()?;
         let _ = self.deliveries.take();
         self.changelog.discard();
         self.rebuild()
+    }
+
+    /// Aborts the open transaction, if any; says whether there was one. A producer that cannot
+    /// abort (fenced: the broker aborted its transaction after the timeout, or another producer
+    /// took its transactional id; or the abort timed out) is replaced: the new producer's
+    /// `init_transactions` aborts whatever the old one left open.
+    fn abort_open_transaction(&mut self) -> Result<bool, StreamsError> {
+        if !self.txn_open {
+            return Ok(false);
+        }
+        match self.producer.abort_transaction(COMMIT_TIMEOUT) {
+            Ok(()) => self.txn_open = false,
+            Err(KafkaError::Transaction(rd)) if rd.is_fatal() => {
+                tracing::warn!(error = %rd, "the producer was fenced (the broker aborted its transaction, or another producer took its transactional id); replacing it");
+                self.replace_producer()?;
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "aborting the transaction failed; replacing the producer, which aborts it");
+                self.replace_producer()?;
+            }
+        }
+        Ok(true)
+    }
+
+    /// The coordinator refused the interval's offsets because of the member's epoch (the
+    /// transaction is aborted here): `Stale` redoes the interval with the tasks kept, `Fenced`
+    /// drops every task and rejoins.
+    fn member_refused(
+        &mut self,
+        refusal: Option<MemberRefusal>,
+        error: impl std::fmt::Display,
+    ) -> Result<(), StreamsError> {
+        match refusal {
+            Some(MemberRefusal::Stale) => {
+                tracing::info!(%error, "the member epoch moved on during the commit; redoing the interval with the current epoch");
+                self.abort_and_rebuild()
+            }
+            _ => {
+                tracing::warn!(%error, "the coordinator fenced this member at commit; dropping its tasks and rejoining");
+                self.lose_all_and_rejoin()
+            }
+        }
+    }
+
+    /// Drops every task without committing and has the member rejoin (it was fenced at commit
+    /// time, so the heartbeat may not learn it): the coordinator then assigns tasks afresh.
+    pub(crate) fn lose_all_and_rejoin(&mut self) -> Result<(), StreamsError> {
+        self.lose(None)?;
+        self.member.rejoin();
+        Ok(())
     }
 
     /// Drops every task's state, restores it and rewinds the input to the committed offsets.
@@ -263,10 +386,8 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     /// Drops tasks without committing: those in `lost`, or all of them (the member was fenced
     /// and another member may own them already), then tells the member they are released.
     pub(crate) fn lose(&mut self, lost: Option<&[TaskId]>) -> Result<(), StreamsError> {
-        let aborted = self.txn_open;
+        let aborted = self.abort_open_transaction()?;
         if aborted {
-            let _ = self.producer.abort_transaction(COMMIT_TIMEOUT);
-            self.txn_open = false;
             metrics::counter!("dekaf.streams.commits.aborted").increment(1);
         }
         let _ = self.deliveries.take();
@@ -365,5 +486,32 @@ mod tests {
         }
         assert_eq!(parse_stream_time(""), None);
         assert_eq!(parse_stream_time("st=x"), None);
+    }
+
+    #[test]
+    fn a_stale_epoch_is_redone_and_a_fenced_member_rejoins() {
+        for code in [
+            RDKafkaErrorCode::StaleMemberEpoch,
+            RDKafkaErrorCode::IllegalGeneration,
+        ] {
+            assert_eq!(member_refusal(code), Some(MemberRefusal::Stale), "{code:?}");
+        }
+        for code in [
+            RDKafkaErrorCode::FencedMemberEpoch,
+            RDKafkaErrorCode::UnknownMemberId,
+        ] {
+            assert_eq!(
+                member_refusal(code),
+                Some(MemberRefusal::Fenced),
+                "{code:?}"
+            );
+        }
+        for code in [
+            RDKafkaErrorCode::NotCoordinator,
+            RDKafkaErrorCode::GroupAuthorizationFailed,
+            RDKafkaErrorCode::ConcurrentTransactions,
+        ] {
+            assert_eq!(member_refusal(code), None, "{code:?}");
+        }
     }
 }

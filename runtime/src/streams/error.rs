@@ -11,6 +11,23 @@ use crate::state_dir::StateDirError;
 use crate::store::StoreError;
 use crate::task::TaskError;
 
+/// An error of the consumer that no retry fixes.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{operation} {resource} failed: {error}; the application stops because no retry fixes this: {remedy}"
+)]
+pub struct ConsumerFailure {
+    /// What the consumer was doing.
+    pub operation: &'static str,
+    /// The topic(s), group or transactional ids concerned.
+    pub resource: String,
+    /// What librdkafka or the broker said (matched by its code).
+    #[source]
+    pub error: KafkaError,
+    /// What to do.
+    pub remedy: &'static str,
+}
+
 /// Why [`KafkaStreams::run`](super::KafkaStreams::run) returned an error.
 #[derive(Debug, thiserror::Error)]
 pub enum StreamsError {
@@ -51,6 +68,10 @@ pub enum StreamsError {
         #[source]
         source: KafkaError,
     },
+    /// The consumer reported an error no retry fixes (authorization, a topic that does not
+    /// exist, an unsupported broker); the message names the resource and what to do.
+    #[error(transparent)]
+    ConsumerFailed(Box<ConsumerFailure>),
     /// The transactional offset commit failed for good (the producer is unusable).
     #[error(transparent)]
     TxnOffsets(Box<TxnOffsetsError>),
@@ -104,6 +125,7 @@ boxed_from!(
     TxnOffsets(TxnOffsetsError),
     OffsetCommit(OffsetCommitError),
     StateDir(StateDirError),
+    ConsumerFailed(ConsumerFailure),
 );
 
 impl StreamsError {

@@ -52,6 +52,14 @@ impl Membership {
         }
     }
 
+    /// Has the member forget its tasks and rejoin: the owner dropped them all after the
+    /// coordinator fenced a commit.
+    pub(crate) fn rejoin(&mut self) {
+        if let Some(handle) = self.handle.as_mut() {
+            handle.rejoin();
+        }
+    }
+
     /// Who commits offsets in a transaction: the group, this member and its current epoch
     /// (epoch -1 after [`leave`](Self::leave), which no coordinator accepts).
     pub(crate) fn identity(&self) -> MemberIdentity {

@@ -34,6 +34,7 @@ mod assignment;
 mod changelog_buffer;
 mod commit;
 pub mod config;
+mod consumer_errors;
 pub mod error;
 mod membership;
 mod offset_commit;
@@ -46,7 +47,7 @@ mod thread;
 
 pub use app::{Builder, KafkaStreams};
 pub use config::{BuildError, ProcessingGuarantee, StreamsConfig};
-pub use error::StreamsError;
+pub use error::{ConsumerFailure, StreamsError};
 pub use reset::{ResetError, ResetReport, reset_application};
 pub use signal::shutdown_signal;
 pub use tasks::TaskId;

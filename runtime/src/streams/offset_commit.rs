@@ -12,6 +12,9 @@ use kafka_protocol::messages::{GroupId, OffsetCommitRequest, OffsetCommitRespons
 use kafka_protocol::protocol::StrBytes;
 use rdkafka::{Offset, TopicPartitionList};
 
+use kafka_protocol::ResponseError;
+
+use super::commit::MemberRefusal;
 use crate::group::GroupError;
 use crate::group::connection::{BrokerConnection, error_name};
 use crate::group::coordinator::{CoordinatorConfig, connect_to_coordinator};
@@ -24,17 +27,21 @@ const MIN_VERSION: i16 = 9;
 /// Why offsets were not committed.
 #[derive(Debug, thiserror::Error)]
 pub enum OffsetCommitError {
-    /// The coordinator no longer accepts this member's epoch: its tasks may have moved.
+    /// The coordinator refused the member's epoch: stale (it moved on, commit again) or fenced
+    /// (its tasks may have moved; the member drops them and rejoins).
     #[error(
-        "the coordinator refused the offsets of member {member_id} at epoch {epoch}: {code}; the member rejoins"
+        "the coordinator refused the offsets of member {member_id} at epoch {epoch}: {code}; \
+         the member commits again with its current epoch (stale) or drops its tasks and rejoins (fenced)"
     )]
-    Fenced {
+    MemberRefused {
         /// The member.
         member_id: String,
         /// The epoch it used.
         epoch: i32,
         /// The error's name.
         code: String,
+        /// Stale or fenced.
+        refusal: MemberRefusal,
     },
     /// The coordinator refused the commit for another reason.
     #[error("committing offsets of {topic}[{partition}] failed: {code}")]
@@ -52,9 +59,13 @@ pub enum OffsetCommitError {
 }
 
 impl OffsetCommitError {
-    /// Whether the member was fenced (its tasks are to be dropped, not an application failure).
-    pub fn is_fencing(&self) -> bool {
-        matches!(self, OffsetCommitError::Fenced { .. })
+    /// Whether (and how) the coordinator refused the member's epoch: not an application
+    /// failure.
+    pub(crate) fn refusal(&self) -> Option<MemberRefusal> {
+        match self {
+            OffsetCommitError::MemberRefused { refusal, .. } => Some(*refusal),
+            _ => None,
+        }
     }
 }
 
@@ -143,26 +154,35 @@ fn check(response: &OffsetCommitResponse, member_id: &str, epoch: i32) -> Result
     for topic in &response.topics {
         for p in &topic.partitions {
             let code = p.error_code;
-            match code {
-                0 => {}
-                // NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE, COORDINATOR_LOAD_IN_PROGRESS
-                14..=16 => return Err(Check::Retry),
-                // ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, FENCED_MEMBER_EPOCH, STALE_MEMBER_EPOCH
-                22 | 25 | 110 | 113 => {
-                    return Err(Check::Failed(OffsetCommitError::Fenced {
-                        member_id: member_id.to_owned(),
-                        epoch,
-                        code: error_name(code),
-                    }));
-                }
-                _ => {
-                    return Err(Check::Failed(OffsetCommitError::Refused {
-                        topic: topic.name.to_string(),
-                        partition: p.partition_index,
-                        code: error_name(code),
-                    }));
-                }
+            if code == 0 {
+                continue;
             }
+            let refused = |refusal| {
+                Check::Failed(OffsetCommitError::MemberRefused {
+                    member_id: member_id.to_owned(),
+                    epoch,
+                    code: error_name(code),
+                    refusal,
+                })
+            };
+            return Err(match ResponseError::try_from_code(code) {
+                Some(
+                    ResponseError::NotCoordinator
+                    | ResponseError::CoordinatorNotAvailable
+                    | ResponseError::CoordinatorLoadInProgress,
+                ) => Check::Retry,
+                Some(ResponseError::StaleMemberEpoch | ResponseError::IllegalGeneration) => {
+                    refused(MemberRefusal::Stale)
+                }
+                Some(ResponseError::UnknownMemberId | ResponseError::FencedMemberEpoch) => {
+                    refused(MemberRefusal::Fenced)
+                }
+                _ => Check::Failed(OffsetCommitError::Refused {
+                    topic: topic.name.to_string(),
+                    partition: p.partition_index,
+                    code: error_name(code),
+                }),
+            });
         }
     }
     Ok(())
@@ -199,4 +219,58 @@ fn request(
         .with_member_id(StrBytes::from_string(member_id.to_owned()))
         .with_retention_time_ms(-1)
         .with_topics(topics)
+}
+
+#[cfg(test)]
+mod tests {
+    use kafka_protocol::messages::offset_commit_response::{
+        OffsetCommitResponsePartition, OffsetCommitResponseTopic,
+    };
+
+    use super::*;
+
+    fn answer(code: ResponseError) -> Result<(), Check> {
+        let response = OffsetCommitResponse::default().with_topics(vec![
+            OffsetCommitResponseTopic::default()
+                .with_name(TopicName(StrBytes::from_static_str("t")))
+                .with_partitions(vec![
+                    OffsetCommitResponsePartition::default()
+                        .with_partition_index(3)
+                        .with_error_code(code.code()),
+                ]),
+        ]);
+        check(&response, "m", 7)
+    }
+
+    #[test]
+    fn the_member_epoch_errors_are_told_apart_by_code() {
+        let refusal = |code| match answer(code) {
+            Err(Check::Failed(e)) => e.refusal(),
+            _ => panic!("{code:?} is a failure"),
+        };
+        for code in [
+            ResponseError::StaleMemberEpoch,
+            ResponseError::IllegalGeneration,
+        ] {
+            assert_eq!(refusal(code), Some(MemberRefusal::Stale), "{code:?}");
+        }
+        for code in [
+            ResponseError::FencedMemberEpoch,
+            ResponseError::UnknownMemberId,
+        ] {
+            assert_eq!(refusal(code), Some(MemberRefusal::Fenced), "{code:?}");
+        }
+        assert!(matches!(
+            answer(ResponseError::NotCoordinator),
+            Err(Check::Retry)
+        ));
+        match answer(ResponseError::GroupAuthorizationFailed) {
+            Err(Check::Failed(OffsetCommitError::Refused {
+                topic, partition, ..
+            })) => {
+                assert_eq!((topic.as_str(), partition), ("t", 3));
+            }
+            _ => panic!("an authorization failure is refused for good"),
+        }
+    }
 }

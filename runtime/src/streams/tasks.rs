@@ -15,6 +15,9 @@ pub struct ActiveTask<T: Topology, F: BackendFactory> {
     pub positions: Vec<Option<i64>>,
     /// Per source: the next offset as of the last commit (where a rebuild resumes).
     pub committed: Vec<Option<i64>>,
+    /// Per source: whether a record was consumed since the consumer was last assigned. Only
+    /// then is the consumer's position (which steps over transaction markers) this task's.
+    pub consumed: Vec<bool>,
     /// Stream time as of the last commit.
     pub committed_stream_time: i64,
     /// Records processed since the last commit.
@@ -67,6 +70,7 @@ impl<T: Topology, F: BackendFactory> ActiveTasks<T, F> {
             task,
             positions: vec![None; n],
             committed: vec![None; n],
+            consumed: vec![false; n],
             committed_stream_time: i64::MIN,
             processed: 0,
             dir,

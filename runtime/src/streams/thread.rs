@@ -16,6 +16,7 @@ use tokio::runtime::Handle;
 
 use super::changelog_buffer::ChangelogBuffer;
 use super::config::{ProcessingGuarantee, StreamsConfig};
+use super::consumer_errors::ConsumerErrors;
 use super::error::StreamsError;
 use super::membership::Membership;
 use super::sink::ProducerSink;
@@ -68,6 +69,8 @@ pub(crate) struct StreamThread<T: Topology, F: BackendFactory> {
     pub(super) failed_commits: u32,
     pub(super) last_commit: Instant,
     pub(super) last_purge: Instant,
+    /// The consumer errors seen, to tell those to retry from those that stop the application.
+    pub(super) consumer_errors: ConsumerErrors,
 }
 
 impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
@@ -104,6 +107,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             failed_commits: 0,
             last_commit: Instant::now(),
             last_purge: Instant::now(),
+            consumer_errors: ConsumerErrors::default(),
         })
     }
 
@@ -163,7 +167,8 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                     }
                 }
                 Some(Err(e)) => {
-                    tracing::warn!(error = %e, "consumer error; retrying");
+                    self.consumer_errors
+                        .on_error(e, &self.consumer, T::APPLICATION_ID)?;
                 }
                 None => {}
             }
@@ -256,6 +261,7 @@ fn process<T: Topology, F: BackendFactory>(
     match active.task.process(&record, &mut sink) {
         Ok(()) => {
             active.positions[source] = Some(message.offset() + 1);
+            active.consumed[source] = true;
             active.processed += 1;
             Ok(())
         }

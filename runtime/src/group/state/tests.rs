@@ -275,3 +275,58 @@ fn standby_tasks_are_acknowledged() {
     );
     assert_eq!(m.request().standby_tasks.map(|v| v.len()), Some(1));
 }
+
+#[test]
+fn a_member_fenced_at_commit_rejoins_and_gets_its_tasks_back_as_new() {
+    let mut m = membership();
+    m.on_response(ok(4, Some(&[("0", &[0, 1]), ("1", &[0])])));
+    // A revocation is pending when the owner's commit is fenced and it drops everything.
+    let (events, _) = m.on_response(ok(4, Some(&[("0", &[0]), ("1", &[0])])));
+    assert_eq!(events, vec![MemberEvent::Revoked(vec![t("0", 1)])]);
+    m.abandon();
+    assert!(m.may_heartbeat() && m.wants_heartbeat_now());
+    let r = m.request();
+    assert_eq!((r.member_epoch, r.member_id.as_str()), (0, "m"));
+    assert_eq!(r.active_tasks, Some(vec![]), "nothing is reported as owned");
+    // The late release of the revoked task changes nothing.
+    assert!(m.release(&[t("0", 1)]).is_empty());
+    // The coordinator answers the rejoin with the member's assignment: every task is new again.
+    let (events, _) = m.on_response(ok(5, Some(&[("0", &[0]), ("1", &[0])])));
+    assert_eq!(
+        events,
+        vec![MemberEvent::Assigned {
+            active: vec![t("0", 0), t("1", 0)],
+            standby: vec![],
+            warmup: vec![],
+        }]
+    );
+    assert_eq!(m.request().member_epoch, 5);
+}
+
+#[test]
+fn group_and_request_errors_are_told_apart_by_code_and_epoch_not_by_message() {
+    // A member whose group vanished (deleted) rejoins, whatever the broker's words.
+    let mut m = membership();
+    m.on_response(ok(3, Some(&[("0", &[0])])));
+    let (events, outcome) = m.on_response(error(69, "Group app is not a streams group."));
+    assert!(matches!(outcome, Outcome::Continue));
+    assert_eq!(events, vec![MemberEvent::Lost(vec![t("0", 0)])]);
+    // While joining, the same code means the id belongs to a group of another type.
+    let mut joining = membership();
+    assert!(matches!(
+        joining.on_response(error(69, "")).1,
+        Outcome::Fatal(GroupError::GroupIdInUse { .. })
+    ));
+    // INVALID_REQUEST after the join is not a topology change.
+    let mut member = membership();
+    member.on_response(ok(2, None));
+    assert!(matches!(
+        member
+            .on_response(error(
+                42,
+                "Topology can only be provided when (re-)joining."
+            ))
+            .1,
+        Outcome::Fatal(GroupError::Rejected { .. })
+    ));
+}
