@@ -26,6 +26,7 @@
 pub mod group;
 pub mod kafka;
 pub mod protocol;
+pub mod security;
 pub mod streams;
 pub mod topology;
 
