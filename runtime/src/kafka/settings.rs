@@ -114,6 +114,11 @@ impl ClientSettings {
         self.oauth_provider = Some(provider);
     }
 
+    /// The token refresh of every librdkafka client (see [`OAuthRefresh`](super::oauth::OAuthRefresh)).
+    pub fn oauth_refresh(&self) -> super::oauth::OAuthRefresh {
+        super::oauth::OAuthRefresh::new(self.oauth_provider.clone())
+    }
+
     /// The OAUTHBEARER token provider, if one is set.
     pub fn oauth_token_provider(&self) -> Option<&OAuthTokenProvider> {
         self.oauth_provider.as_ref()

@@ -1,0 +1,63 @@
+//! librdkafka's OAUTHBEARER token refresh, answered by the application's token provider.
+//!
+//! With `sasl.mechanism=OAUTHBEARER` and no `enable.sasl.oauthbearer.unsecure.jwt`, librdkafka
+//! asks its client context for a token when the client starts and again at 80% of each token's
+//! lifetime. Every context of the runtime's clients answers through [`OAuthRefresh`].
+
+use std::error::Error;
+
+use rdkafka::client::OAuthToken as RdKafkaToken;
+
+use crate::security::OAuthTokenProvider;
+
+/// The token provider of an application as its librdkafka clients see it.
+#[derive(Debug, Clone, Default)]
+pub struct OAuthRefresh(Option<OAuthTokenProvider>);
+
+impl OAuthRefresh {
+    /// Answers token refreshes with `provider` (none: refreshes fail, as they never come
+    /// without OAUTHBEARER).
+    pub fn new(provider: Option<OAuthTokenProvider>) -> Self {
+        OAuthRefresh(provider)
+    }
+
+    /// A token for librdkafka (its SASL extensions are not passed on: rdkafka cannot set them).
+    pub fn token(&self) -> Result<RdKafkaToken, Box<dyn Error>> {
+        let provider = self.0.as_ref().ok_or(
+            "sasl.mechanism=OAUTHBEARER needs a token provider (`oauth_token_provider(..)` on the \
+             builder) or `enable.sasl.oauthbearer.unsecure.jwt=true`",
+        )?;
+        let token = provider.token().map_err(|why| {
+            tracing::warn!(%why, "the OAUTHBEARER token provider failed; librdkafka retries");
+            why
+        })?;
+        Ok(RdKafkaToken {
+            token: token.value.expose().to_owned(),
+            principal_name: token.principal,
+            lifetime_ms: token.expires_at_ms,
+        })
+    }
+}
+
+/// The context of the processing threads' main consumers.
+#[derive(Debug, Clone, Default)]
+pub struct StreamsConsumerContext {
+    oauth: OAuthRefresh,
+}
+
+impl StreamsConsumerContext {
+    /// A context answering token refreshes with `oauth`.
+    pub fn new(oauth: OAuthRefresh) -> Self {
+        StreamsConsumerContext { oauth }
+    }
+}
+
+impl rdkafka::ClientContext for StreamsConsumerContext {
+    const ENABLE_REFRESH_OAUTH_TOKEN: bool = true;
+
+    fn generate_oauth_token(&self, _: Option<&str>) -> Result<RdKafkaToken, Box<dyn Error>> {
+        self.oauth.token()
+    }
+}
+
+impl rdkafka::consumer::ConsumerContext for StreamsConsumerContext {}
