@@ -39,6 +39,19 @@ impl OAuthRefresh {
     }
 }
 
+/// Lets a consumer fetch its first OAUTHBEARER token now: librdkafka queues the first token
+/// refresh when the client is made, and a consumer handles it only when polled, so calls made
+/// before the first poll (committed offsets, metadata) would otherwise wait for a connection
+/// that cannot authenticate. Without an assignment the poll returns no record.
+pub fn fetch_first_token<C: rdkafka::consumer::ConsumerContext>(
+    consumer: &rdkafka::consumer::BaseConsumer<C>,
+    oauth: &OAuthRefresh,
+) {
+    if oauth.0.is_some() {
+        let _ = consumer.poll(std::time::Duration::ZERO);
+    }
+}
+
 /// The context of the processing threads' main consumers.
 #[derive(Debug, Clone, Default)]
 pub struct StreamsConsumerContext {

@@ -121,7 +121,11 @@ pub fn restore_consumer(
     config
         .set("enable.partition.eof", "true")
         .set("fetch.wait.max.ms", "10");
-    config.create_with_context(RestoreContext { oauth })
+    let consumer = config.create_with_context(RestoreContext {
+        oauth: oauth.clone(),
+    })?;
+    super::oauth::fetch_first_token(&consumer, &oauth);
+    Ok(consumer)
 }
 
 /// Reads every partition in `partitions` to its end with `consumer`, calling

@@ -81,6 +81,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             .consumer(T::APPLICATION_ID, eos)
             .create_with_context(StreamsConsumerContext::new(settings.oauth_refresh()))
             .map_err(StreamsError::kafka("creating the consumer"))?;
+        crate::kafka::oauth::fetch_first_token(&consumer, &settings.oauth_refresh());
         let restore_consumer = restore_consumer(
             &settings.consumer(T::APPLICATION_ID, eos),
             settings.oauth_refresh(),
