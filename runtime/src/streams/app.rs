@@ -237,7 +237,9 @@ impl<T: Topology> Builder<T> {
 
     /// Sets a librdkafka property on every client (TLS, SASL, tuning such as `linger.ms`).
     /// Properties the guarantees depend on (`isolation.level`, `transactional.id`, …) are
-    /// refused by [`build`](Self::build).
+    /// refused by [`build`](Self::build). `security.protocol`, `ssl.*` and `sasl.*` also
+    /// configure the group member's own coordinator connection (see [`crate::security`]); one
+    /// it cannot honour (GSSAPI, PKCS#12 keystores, OIDC, …) is refused by `build`, naming it.
     pub fn property(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
         if let Err(e) = self.config.settings.set(key, value) {
             self.error.get_or_insert(e);
