@@ -14,8 +14,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use dekaf_streams::group::{BrokerConnection, GroupError};
+use dekaf_streams::kafka::ClientSettings;
 use dekaf_streams::prelude::*;
-use dekaf_streams::security::{OAuthToken, SecurityConfig};
+use dekaf_streams::security::{OAuthToken, OAuthTokenProvider, SecurityConfig};
+use dekaf_streams::streams::reset_application;
 use dekaf_streams::streams::{Builder, KafkaStreams, ProcessingGuarantee, StreamsError};
 use dekaf_streams_examples::e2e::{
     InProcess, Reader, assert_exactly_once, counts_reached, expected_counts, fresh, sentences,
@@ -255,6 +257,34 @@ async fn the_token_provider_serves_every_client_and_is_asked_again_before_expiry
         "the provider was asked {} times in {:?}",
         calls.load(Ordering::SeqCst),
         started.elapsed()
+    );
+    // The reset tool's admin client and consumer (whose tokens rdkafka does not refresh by
+    // itself) authenticate with the provider too: the group and the internal topics go.
+    let mut settings = ClientSettings::new(env("DEKAF_SASL_SSL_BOOTSTRAP"));
+    for (k, v) in [
+        ("security.protocol", "SASL_SSL"),
+        ("sasl.mechanism", "OAUTHBEARER"),
+        ("ssl.ca.location", &*tls_file("ca.pem")),
+    ] {
+        settings.set(k, v).expect("valid property");
+    }
+    settings.set_oauth_token_provider(OAuthTokenProvider::new(|| {
+        Ok(unsecured_jwt("alice", Duration::from_secs(10)))
+    }));
+    let report = tokio::time::timeout(
+        Duration::from_secs(30),
+        reset_application(&settings, "sec-oauthp"),
+    )
+    .await
+    .expect("the reset ends within 30 s")
+    .expect("the reset authenticates with the provider's token");
+    assert!(report.group_deleted, "{report:?}");
+    assert!(
+        report
+            .topics_deleted
+            .iter()
+            .any(|t| t.ends_with("-repartition")),
+        "{report:?}"
     );
 }
 

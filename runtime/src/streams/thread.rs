@@ -89,7 +89,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         .map_err(StreamsError::kafka("creating the restore consumer"))?;
         let (producer, deliveries) = new_producer::<T>(&ctx)?;
         let admin = Arc::new(
-            admin::admin(&settings.admin())
+            admin::admin(&settings.admin(), settings.oauth_refresh())
                 .map_err(StreamsError::kafka("creating the admin client"))?,
         );
         let member = ctx.handle.block_on(Membership::join::<T>(&ctx))?;
