@@ -8,12 +8,26 @@
 #   scripts/kafka.sh status   say whether it runs, where, and where its log is
 #   scripts/kafka.sh log      print the tail of the broker log
 #   scripts/kafka.sh reset    stop it and delete its data (the next start formats afresh)
+#   scripts/kafka.sh env      print the exports that point tests at the broker's listeners
+#
+# Secured listeners (opt-in: DEKAF_KAFKA_SECURE=1, or `start --secure`): besides PLAINTEXT, the
+# broker then listens with
+#   SSL       on port+2: mutual TLS, a client certificate signed by the test CA is required;
+#   SASL_SSL  on port+3: SCRAM-SHA-512, PLAIN and OAUTHBEARER (the broker's unsecured JWT
+#             validator: development only), sessions re-authenticated every 60 s (KIP-368).
+# It generates a CA and the broker's and a client's certificates with openssl at the first start
+# (in $DEKAF_CACHE_DIR/broker-<port>/tls: ca.pem, client.pem, client.key encrypted with the
+# password in client.key.password), creates the SCRAM-SHA-512 users admin, alice and acl-app
+# (passwords <name>-secret; PLAIN knows the same users), and enables the standard authorizer:
+# User:admin and User:ANONYMOUS (PLAINTEXT) are super users, and a resource without ACLs is open
+# to everyone, so only resources given ACLs (the ACL test's) are restricted.
 #
 # Environment:
 #   DEKAF_KAFKA_PORT    client port (default 9092); the controller listens on the next port
 #   DEKAF_CACHE_DIR     where jars and broker state live (default ~/.cache/dekaf-streams)
 #   DEKAF_KAFKA_HEAP    JVM heap options (default "-Xms256m -Xmx1g")
 #   DEKAF_KAFKA_START_TIMEOUT  seconds to wait for the broker to answer (default 120)
+#   DEKAF_KAFKA_SECURE  1: also start the SSL and SASL_SSL listeners (see above)
 #
 # Java 17+ and Maven are installed from Debian packages when missing (needs root or sudo).
 set -euo pipefail
@@ -39,6 +53,12 @@ PROPS="$RUN/server.properties"
 LOG4J_CONF="$RUN/log4j2.properties"
 HEAP="${DEKAF_KAFKA_HEAP:--Xms256m -Xmx1g}"
 START_TIMEOUT="${DEKAF_KAFKA_START_TIMEOUT:-120}"
+SECURE="${DEKAF_KAFKA_SECURE:-0}"
+SSL_PORT=$((PORT + 2))
+SASL_SSL_PORT=$((PORT + 3))
+TLS="$RUN/tls"
+MODE_FILE="$RUN/mode"
+SCRAM_USERS="admin alice acl-app"
 
 say() { printf '[kafka.sh] %s\n' "$*" >&2; }
 die() { say "error: $*"; exit 1; }
@@ -149,18 +169,79 @@ EOF
   say "resolved $(ls "$LIBS" | wc -l) jars"
 }
 
+# The test CA, the broker's certificate (for 127.0.0.1 and localhost) and a client certificate
+# whose key is encrypted (PKCS#8, AES-256), made once per broker directory.
+make_certificates() {
+  [ -f "$TLS/.complete" ] && return
+  command -v openssl >/dev/null || apt_install openssl
+  say "generating a test CA and certificates in $TLS"
+  rm -rf "$TLS"
+  mkdir -p "$TLS"
+  (
+    cd "$TLS"
+    openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 3650 \
+      -subj "/CN=dekaf-streams test CA" 2>/dev/null
+    printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth,clientAuth\n' >broker.ext
+    openssl req -newkey rsa:2048 -nodes -keyout broker.key -out broker.csr -subj "/CN=localhost" 2>/dev/null
+    openssl x509 -req -in broker.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 3650 \
+      -extfile broker.ext -out broker.crt 2>/dev/null
+    # Kafka's PEM keystore: the (unencrypted PKCS#8) key and the certificate in one file.
+    cat broker.key broker.crt >broker.pem
+    printf 'basicConstraints=CA:FALSE\nextendedKeyUsage=clientAuth\n' >client.ext
+    openssl req -newkey rsa:2048 -nodes -keyout client.plain.key -out client.csr \
+      -subj "/CN=dekaf-client" 2>/dev/null
+    openssl x509 -req -in client.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 3650 \
+      -extfile client.ext -out client.pem 2>/dev/null
+    echo client-key-secret >client.key.password
+    openssl pkcs8 -topk8 -v2 aes-256-cbc -in client.plain.key -out client.key \
+      -passout file:client.key.password
+    rm -f client.plain.key ./*.csr ./*.srl ./*.ext
+  ) || die "openssl could not make the test certificates in $TLS"
+  touch "$TLS/.complete"
+}
+
+secure_config() {
+  local plain_users="" user
+  for user in $SCRAM_USERS; do plain_users="$plain_users user_$user=\"$user-secret\""; done
+  cat <<EOF
+# Secured listeners (DEKAF_KAFKA_SECURE=1).
+ssl.keystore.type=PEM
+ssl.keystore.location=$TLS/broker.pem
+ssl.truststore.type=PEM
+ssl.truststore.location=$TLS/ca.pem
+listener.name.ssl.ssl.client.auth=required
+listener.name.sasl_ssl.sasl.enabled.mechanisms=SCRAM-SHA-512,PLAIN,OAUTHBEARER
+listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
+listener.name.sasl_ssl.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" password="admin-secret"$plain_users;
+listener.name.sasl_ssl.oauthbearer.sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required unsecuredLoginStringClaim_sub="admin";
+# Sessions end after 60 s (or at the token's expiry) unless the client re-authenticates (KIP-368).
+listener.name.sasl_ssl.connections.max.reauth.ms=60000
+authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer
+super.users=User:admin;User:ANONYMOUS
+allow.everyone.if.no.acl.found=true
+EOF
+}
+
 write_config() {
   mkdir -p "$DATA" "$LOGS"
+  local listeners="PLAINTEXT://127.0.0.1:$PORT,CONTROLLER://127.0.0.1:$CONTROLLER_PORT"
+  local advertised="PLAINTEXT://127.0.0.1:$PORT"
+  local protocols="PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT"
+  if [ "$SECURE" = 1 ]; then
+    listeners="$listeners,SSL://127.0.0.1:$SSL_PORT,SASL_SSL://127.0.0.1:$SASL_SSL_PORT"
+    advertised="$advertised,SSL://127.0.0.1:$SSL_PORT,SASL_SSL://127.0.0.1:$SASL_SSL_PORT"
+    protocols="$protocols,SSL:SSL,SASL_SSL:SASL_SSL"
+  fi
   cat >"$PROPS" <<EOF
 # Generated by dekaf-streams scripts/kafka.sh: a single-node test broker on loopback.
 process.roles=broker,controller
 node.id=1
 controller.quorum.bootstrap.servers=127.0.0.1:$CONTROLLER_PORT
-listeners=PLAINTEXT://127.0.0.1:$PORT,CONTROLLER://127.0.0.1:$CONTROLLER_PORT
-advertised.listeners=PLAINTEXT://127.0.0.1:$PORT
+listeners=$listeners
+advertised.listeners=$advertised
 controller.listener.names=CONTROLLER
 inter.broker.listener.name=PLAINTEXT
-listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+listener.security.protocol.map=$protocols
 log.dirs=$DATA
 num.partitions=1
 auto.create.topics.enable=false
@@ -188,6 +269,7 @@ group.consumer.heartbeat.interval.ms=500
 group.consumer.min.session.timeout.ms=2000
 group.consumer.session.timeout.ms=10000
 EOF
+  if [ "$SECURE" = 1 ]; then secure_config >>"$PROPS"; fi
   cat >"$LOG4J_CONF" <<EOF
 # Generated by dekaf-streams scripts/kafka.sh.
 status = warn
@@ -220,8 +302,14 @@ format_storage() {
   cluster_id="$(java_cmd kafka.tools.StorageTool random-uuid 2>>"$LOGS/format.log" | tail -n1)"
   [ -n "$cluster_id" ] || { tail -n 20 "$LOGS/format.log" >&2; die "could not make a cluster id"; }
   say "formatting $DATA (cluster id $cluster_id)"
+  local scram=() user
+  if [ "$SECURE" = 1 ]; then
+    for user in $SCRAM_USERS; do
+      scram+=(--add-scram "SCRAM-SHA-512=[name=$user,password=$user-secret]")
+    done
+  fi
   if ! java_cmd kafka.tools.StorageTool format -t "$cluster_id" -c "$PROPS" --standalone \
-      >>"$LOGS/format.log" 2>&1; then
+      "${scram[@]}" >>"$LOGS/format.log" 2>&1; then
     tail -n 20 "$LOGS/format.log" >&2
     die "formatting the storage failed (log: $LOGS/format.log)"
   fi
@@ -289,10 +377,15 @@ start() {
     if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then
       die "port $PORT is taken by something that is not a Kafka broker; set DEKAF_KAFKA_PORT"
     fi
+    if [ -f "$DATA/meta.properties" ] && [ "$(cat "$MODE_FILE" 2>/dev/null || echo 0)" != "$SECURE" ]; then
+      die "the broker data in $DATA was made with DEKAF_KAFKA_SECURE=$(cat "$MODE_FILE" 2>/dev/null || echo 0); run \`$0 reset\` first"
+    fi
     resolve_jars
     ensure_java
+    if [ "$SECURE" = 1 ]; then make_certificates; fi
     write_config
     format_storage
+    echo "$SECURE" >"$MODE_FILE"
     say "starting Kafka $KAFKA_VERSION on 127.0.0.1:$PORT (controller :$CONTROLLER_PORT)"
     # Keep the previous run's log apart, so a failed start shows only its own lines.
     [ -f "$LOGS/server.log" ] && mv -f "$LOGS/server.log" "$LOGS/server.log.1"
@@ -326,6 +419,19 @@ start() {
     sleep 0.5
   done
   say "ready after $((SECONDS - started))s: 127.0.0.1:$PORT, pid $pid, log $LOGS/server.log"
+  if [ "$SECURE" = 1 ]; then
+    say "secured listeners: SSL 127.0.0.1:$SSL_PORT, SASL_SSL 127.0.0.1:$SASL_SSL_PORT; TLS files in $TLS"
+  fi
+}
+
+# The environment the tests read to find the listeners.
+print_env() {
+  echo "export DEKAF_BOOTSTRAP=127.0.0.1:$PORT"
+  if [ "$(cat "$MODE_FILE" 2>/dev/null || echo 0)" = 1 ]; then
+    echo "export DEKAF_SSL_BOOTSTRAP=127.0.0.1:$SSL_PORT"
+    echo "export DEKAF_SASL_SSL_BOOTSTRAP=127.0.0.1:$SASL_SSL_PORT"
+    echo "export DEKAF_TLS_DIR=$TLS"
+  fi
 }
 
 stop() {
@@ -371,15 +477,18 @@ status() {
   fi
 }
 
+if [ "${2:-}" = "--secure" ]; then SECURE=1; fi
+
 case "${1:-}" in
   start) start ;;
+  env) print_env ;;
   stop) stop ;;
   status) status ;;
   log) echo "$LOGS/server.log" >&2; tail -n "${2:-100}" "$LOGS/server.log" ;;
   reset) stop; say "deleting $RUN"; rm -rf "$RUN" ;;
   jars) resolve_jars; echo "$LIBS" ;;
   *)
-    echo "usage: $0 start|stop|status|log [lines]|reset|jars" >&2
+    echo "usage: $0 start [--secure]|stop|status|log [lines]|reset|jars|env" >&2
     exit 2
     ;;
 esac

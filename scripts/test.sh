@@ -16,8 +16,13 @@
 # iterating): `cargo fmt --check`, `cargo clippy --workspace --all-targets -D warnings` and
 # `cargo doc --no-deps` with warnings denied. A gate that fails fails the command.
 #
+# The broker it starts also has the secured listeners (DEKAF_KAFKA_SECURE=1 of scripts/kafka.sh:
+# SSL on port+2, SASL_SSL on port+3, with a test CA made by openssl) for the security tests.
+#
 # Environment: DEKAF_KAFKA_PORT (broker port, default 9092), DEKAF_CACHE_DIR (see scripts/kafka.sh).
-# The tests find the broker through DEKAF_BOOTSTRAP, which this script exports.
+# The tests find the broker through DEKAF_BOOTSTRAP, and the secured listeners through
+# DEKAF_SSL_BOOTSTRAP, DEKAF_SASL_SSL_BOOTSTRAP and DEKAF_TLS_DIR, which this script exports
+# (`scripts/kafka.sh env` prints them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -66,11 +71,13 @@ if bash scripts/kafka.sh status >/dev/null 2>&1; then
 else
   # A broker of its own starts from empty storage: no topics or groups of earlier runs.
   bash scripts/kafka.sh reset
-  bash scripts/kafka.sh start
+  DEKAF_KAFKA_SECURE=1 bash scripts/kafka.sh start
   trap 'bash scripts/kafka.sh stop' EXIT
 fi
-export DEKAF_BOOTSTRAP="127.0.0.1:$DEKAF_KAFKA_PORT"
-say "set-up took $((SECONDS - started))s; DEKAF_BOOTSTRAP=$DEKAF_BOOTSTRAP"
+# DEKAF_BOOTSTRAP, and the secured listeners when the broker has them (a broker started without
+# them fails the security tests with a message saying how to start one that has).
+eval "$(bash scripts/kafka.sh env)"
+say "set-up took $((SECONDS - started))s; DEKAF_BOOTSTRAP=$DEKAF_BOOTSTRAP DEKAF_SASL_SSL_BOOTSTRAP=${DEKAF_SASL_SSL_BOOTSTRAP:-none}"
 
 # 4. The tests.
 tests_started=$SECONDS

@@ -31,6 +31,7 @@ pub mod group;
 #[cfg(feature = "kafka")]
 pub mod kafka;
 pub mod protocol;
+pub mod security;
 #[cfg(feature = "kafka")]
 pub mod streams;
 pub mod topology;

@@ -182,7 +182,7 @@ fn restore_into<B: StoreBackend>(
         .set("group.id", "bench-state")
         .set("enable.auto.commit", "false")
         .set("isolation.level", "read_committed");
-    let consumer = restore_consumer(&config).context("restore consumer")?;
+    let consumer = restore_consumer(&config, Default::default()).context("restore consumer")?;
     let partitions = [RestorePartition {
         topic: topic.to_owned(),
         partition: 0,

@@ -1,8 +1,9 @@
-//! One TCP connection to a broker: request framing, correlation ids, version negotiation.
+//! One connection to a broker (TCP, or TLS over it), authenticated with SASL when configured:
+//! request framing, correlation ids, version negotiation, re-authentication (KIP-368).
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use bytes::{Bytes, BytesMut};
 use kafka_protocol::messages::{
@@ -14,6 +15,8 @@ use tokio::net::TcpStream;
 
 use super::error::GroupError;
 use crate::protocol::DecodeError;
+use crate::security::ConnectionSecurity;
+use crate::security::tls::BrokerStream;
 
 /// The largest response this connection accepts (a corrupt size prefix must not allocate GiBs).
 const MAX_RESPONSE_BYTES: usize = 64 * 1024 * 1024;
@@ -21,32 +24,51 @@ const MAX_RESPONSE_BYTES: usize = 64 * 1024 * 1024;
 /// A connection to one broker, after ApiVersions.
 #[derive(Debug)]
 pub struct BrokerConnection {
-    stream: TcpStream,
+    stream: BrokerStream,
     addr: String,
     client_id: String,
     next_correlation_id: i32,
     request_timeout: Duration,
     /// api key → (min, max) version the broker serves.
     versions: HashMap<i16, (i16, i16)>,
+    /// The SASL credentials, kept to re-authenticate.
+    pub(super) security: ConnectionSecurity,
+    /// When to re-authenticate, before the broker ends the SASL session (KIP-368).
+    pub(super) reauthenticate_at: Option<Instant>,
 }
 
 impl BrokerConnection {
-    /// Connects to `addr` (`host:port`) and asks which API versions the broker serves.
+    /// Connects to `addr` (`host:port`), runs the TLS handshake and SASL authentication that
+    /// `security` asks for, and asks which API versions the broker serves.
     pub async fn connect(
         addr: &str,
         client_id: &str,
         request_timeout: Duration,
+        security: &ConnectionSecurity,
     ) -> Result<Self, GroupError> {
-        let stream = tokio::time::timeout(request_timeout, TcpStream::connect(addr))
+        let timeout = |api| GroupError::Timeout {
+            broker: addr.to_owned(),
+            api,
+            timeout: request_timeout,
+        };
+        let tcp = tokio::time::timeout(request_timeout, TcpStream::connect(addr))
             .await
-            .map_err(|_| GroupError::Timeout {
-                broker: addr.to_owned(),
-                api: "connect",
-                timeout: request_timeout,
-            })?
+            .map_err(|_| timeout("connect"))?
             .map_err(|e| io_error(addr, e))?;
         // Heartbeats are small and latency matters more than batching.
-        stream.set_nodelay(true).map_err(|e| io_error(addr, e))?;
+        tcp.set_nodelay(true).map_err(|e| io_error(addr, e))?;
+        let stream = match &security.tls {
+            None => BrokerStream::Plain(tcp),
+            Some(tls) => {
+                let host = addr.rsplit_once(':').map_or(addr, |(h, _)| h);
+                let host = host.trim_start_matches('[').trim_end_matches(']');
+                let tls_stream = tokio::time::timeout(request_timeout, tls.connect(host, tcp))
+                    .await
+                    .map_err(|_| timeout("TLS handshake"))?
+                    .map_err(|e| tls_error(addr, e))?;
+                BrokerStream::Tls(Box::new(tls_stream))
+            }
+        };
         let mut conn = BrokerConnection {
             stream,
             addr: addr.to_owned(),
@@ -54,8 +76,11 @@ impl BrokerConnection {
             next_correlation_id: 1,
             request_timeout,
             versions: HashMap::new(),
+            security: security.clone(),
+            reauthenticate_at: None,
         };
         conn.negotiate().await?;
+        conn.authenticate().await?;
         Ok(conn)
     }
 
@@ -67,7 +92,7 @@ impl BrokerConnection {
             .with_client_software_name(StrBytes::from_static_str("dekaf-streams"))
             .with_client_software_version(StrBytes::from_static_str(env!("CARGO_PKG_VERSION")));
         let response: ApiVersionsResponse = self
-            .send(API_VERSIONS, version, &request, "ApiVersions")
+            .send_now(API_VERSIONS, version, &request, "ApiVersions")
             .await?;
         if response.error_code != 0 {
             return Err(GroupError::Rejected {
@@ -102,8 +127,25 @@ impl BrokerConnection {
         (v >= min.max(ours.0)).then_some(v)
     }
 
-    /// Sends a request of the `kafka-protocol` crate and decodes its response.
+    /// Sends a request of the `kafka-protocol` crate and decodes its response (re-authenticating
+    /// first when the SASL session is about to end).
     pub async fn send<Req, Resp>(
+        &mut self,
+        api_key: i16,
+        version: i16,
+        request: &Req,
+        api: &'static str,
+    ) -> Result<Resp, GroupError>
+    where
+        Req: Encodable + HeaderVersion,
+        Resp: Decodable + HeaderVersion,
+    {
+        self.reauthenticate_if_due().await?;
+        self.send_now(api_key, version, request, api).await
+    }
+
+    /// [`send`](Self::send) without the re-authentication check (for the SASL exchange itself).
+    pub(super) async fn send_now<Req, Resp>(
         &mut self,
         api_key: i16,
         version: i16,
@@ -152,6 +194,7 @@ impl BrokerConnection {
         body: &[u8],
         api: &'static str,
     ) -> Result<Bytes, GroupError> {
+        self.reauthenticate_if_due().await?;
         self.round_trip(api_key, version, 2, 1, body, api).await
     }
 
@@ -239,6 +282,21 @@ impl BrokerConnection {
 
 /// Api key of ApiVersions.
 pub const API_VERSIONS: i16 = 18;
+
+/// A failed TLS handshake is permanent (certificates, host name, protocol versions); an I/O
+/// error during it (the broker went away) is not.
+fn tls_error(addr: &str, e: std::io::Error) -> GroupError {
+    match e
+        .get_ref()
+        .and_then(|inner| inner.downcast_ref::<crate::security::tls::TlsHandshakeError>())
+    {
+        Some(handshake) => GroupError::Tls {
+            broker: addr.to_owned(),
+            reason: handshake.0.clone(),
+        },
+        None => io_error(addr, e),
+    }
+}
 
 fn io_error(addr: &str, e: std::io::Error) -> GroupError {
     GroupError::Io {

@@ -9,6 +9,7 @@ use kafka_protocol::protocol::StrBytes;
 use super::connection::{BrokerConnection, error_name};
 use super::error::GroupError;
 use crate::protocol::heartbeat;
+use crate::security::ConnectionSecurity;
 
 /// Api key of FindCoordinator.
 const FIND_COORDINATOR: i16 = 10;
@@ -26,6 +27,9 @@ pub struct CoordinatorConfig {
     pub connect_timeout: Duration,
     /// How long one request may take.
     pub request_timeout: Duration,
+    /// TLS and SASL (from the application's `security.protocol`, `ssl.*` and `sasl.*`
+    /// properties); plaintext by default.
+    pub security: ConnectionSecurity,
 }
 
 impl CoordinatorConfig {
@@ -41,6 +45,7 @@ impl CoordinatorConfig {
             client_id: client_id.to_owned(),
             connect_timeout: Duration::from_secs(30),
             request_timeout: Duration::from_secs(30),
+            security: ConnectionSecurity::default(),
         }
     }
 }
@@ -123,8 +128,13 @@ async fn try_once(
     addr: &str,
     group_id: &str,
 ) -> Result<BrokerConnection, Attempt> {
-    let mut conn =
-        BrokerConnection::connect(addr, &config.client_id, config.request_timeout).await?;
+    let mut conn = BrokerConnection::connect(
+        addr,
+        &config.client_id,
+        config.request_timeout,
+        &config.security,
+    )
+    .await?;
     let Some(version) = conn.pick_version(FIND_COORDINATOR, (0, 6)) else {
         return Err(Attempt::Fatal(GroupError::Rejected {
             api: "FindCoordinator",
@@ -197,8 +207,13 @@ async fn try_once(
     let conn = if coordinator_addr == conn.addr() {
         conn
     } else {
-        BrokerConnection::connect(&coordinator_addr, &config.client_id, config.request_timeout)
-            .await?
+        BrokerConnection::connect(
+            &coordinator_addr,
+            &config.client_id,
+            config.request_timeout,
+            &config.security,
+        )
+        .await?
     };
     if conn
         .pick_version(

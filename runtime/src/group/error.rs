@@ -141,6 +141,35 @@ pub enum GroupError {
         /// How long the member waited.
         timeout: Duration,
     },
+    /// SASL authentication failed (wrong credentials, a mechanism the listener does not offer,
+    /// an expired token): permanent, a new connection would fail the same way.
+    #[error(
+        "SASL {mechanism} authentication to {broker} failed with {code}: {message}; check \
+         `sasl.mechanism`, `sasl.username`/`sasl.password` (or the OAUTHBEARER token) against the \
+         listener's configuration and the broker's SCRAM users"
+    )]
+    AuthenticationFailed {
+        /// The broker's address.
+        broker: String,
+        /// The mechanism.
+        mechanism: &'static str,
+        /// The error's name and code, e.g. `SaslAuthenticationFailed (58)`.
+        code: String,
+        /// What the broker (or the client's check of the broker) said.
+        message: String,
+    },
+    /// The TLS handshake failed: permanent (certificate, host name, protocol).
+    #[error(
+        "the TLS handshake with {broker} failed: {reason}; check `ssl.ca.location` (the CA that \
+         signed the broker's certificate), the client certificate and key, and that the \
+         certificate names the host (or set `ssl.endpoint.identification.algorithm=none`)"
+    )]
+    Tls {
+        /// The broker's address.
+        broker: String,
+        /// OpenSSL's reason.
+        reason: String,
+    },
     /// The member has stopped (it left the group, or failed earlier with another error).
     #[error("the streams-group member has stopped")]
     Stopped,

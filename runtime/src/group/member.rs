@@ -44,6 +44,9 @@ pub struct MemberConfig {
     /// The newest StreamsGroupHeartbeat version to use (default 1, the newest this crate
     /// speaks; Kafka 4.2 and 4.3 serve only 0, which is chosen automatically).
     pub max_heartbeat_version: i16,
+    /// TLS and SASL of the coordinator connection (plaintext by default); made from the
+    /// application's properties by [`ClientSettings::connection_security`](crate::kafka::ClientSettings::connection_security).
+    pub security: crate::security::ConnectionSecurity,
 }
 
 /// The rebalance timeout a member declares when joining: 30 s.
@@ -67,6 +70,7 @@ impl MemberConfig {
             request_timeout: Duration::from_secs(30),
             user_endpoint: None,
             max_heartbeat_version: heartbeat::MAX_VERSION,
+            security: crate::security::ConnectionSecurity::default(),
         }
     }
 }
@@ -132,6 +136,7 @@ impl MemberHandle {
         let mut coordinator = CoordinatorConfig::new(&config.bootstrap_servers, &config.client_id);
         coordinator.connect_timeout = config.connect_timeout;
         coordinator.request_timeout = config.request_timeout;
+        coordinator.security = config.security.clone();
         let shared = Arc::new(Shared::default());
         let (event_tx, event_rx) = mpsc::unbounded_channel();
         let (command_tx, command_rx) = mpsc::unbounded_channel();

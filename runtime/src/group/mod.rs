@@ -43,6 +43,7 @@
 //! # }
 //! ```
 
+mod authenticate;
 pub mod connection;
 pub mod coordinator;
 mod describe;

@@ -1,6 +1,7 @@
 //! Admin operations of the runtime: purging repartition topics, and deleting an application's
 //! group and internal topics.
 
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
 
 use rdkafka::admin::{AdminClient, AdminOptions};
@@ -9,12 +10,60 @@ use rdkafka::error::KafkaError;
 use rdkafka::types::RDKafkaErrorCode;
 use rdkafka::{ClientConfig, TopicPartitionList};
 
-/// The admin client of an application.
-pub type Admin = AdminClient<DefaultClientContext>;
+use super::oauth::{OAuthRefresh, set_token};
 
-/// Makes an admin client.
-pub fn admin(config: &ClientConfig) -> Result<Admin, KafkaError> {
-    config.create()
+/// The admin client of an application. With an OAUTHBEARER token provider, it sets a fresh token
+/// before each operation once 80% of the last one's lifetime has passed (rdkafka's admin client
+/// never handles librdkafka's token refresh).
+pub struct Admin {
+    client: AdminClient<DefaultClientContext>,
+    oauth: OAuthRefresh,
+    /// When to set the next token (ms since the Unix epoch); 0: now.
+    refresh_at_ms: AtomicI64,
+}
+
+impl std::ops::Deref for Admin {
+    type Target = AdminClient<DefaultClientContext>;
+
+    fn deref(&self) -> &Self::Target {
+        &self.client
+    }
+}
+
+impl Admin {
+    /// Sets a new token when one is due.
+    fn refresh_token(&self) {
+        if !self.oauth.is_set() {
+            return;
+        }
+        let now = crate::security::oauth::now_ms();
+        if now < self.refresh_at_ms.load(Ordering::Relaxed) {
+            return;
+        }
+        let set = self
+            .oauth
+            .token()
+            .map_err(|e| e.to_string())
+            .and_then(|token| {
+                set_token(self.client.inner(), &token)?;
+                Ok(now + (token.lifetime_ms - now).max(0) * 8 / 10)
+            });
+        match set {
+            Ok(next) => self.refresh_at_ms.store(next, Ordering::Relaxed),
+            Err(why) => tracing::warn!(%why, "no OAUTHBEARER token for the admin client"),
+        }
+    }
+}
+
+/// Makes an admin client; OAUTHBEARER tokens come from `oauth`.
+pub fn admin(config: &ClientConfig, oauth: OAuthRefresh) -> Result<Admin, KafkaError> {
+    let admin = Admin {
+        client: config.create()?,
+        oauth,
+        refresh_at_ms: AtomicI64::new(0),
+    };
+    admin.refresh_token();
+    Ok(admin)
 }
 
 /// The longest one attempt of a retried admin call may take.
@@ -37,6 +86,7 @@ pub async fn purge(
     if below.count() == 0 {
         return Ok(());
     }
+    admin.refresh_token();
     admin
         .delete_records(below, &options(timeout))
         .await
@@ -92,6 +142,7 @@ pub async fn delete_group(
     group_id: &str,
     timeout: Duration,
 ) -> Result<GroupDeletion, DeleteGroupError> {
+    admin.refresh_token();
     let kafka = |source| DeleteGroupError::Kafka {
         group: group_id.to_owned(),
         source,
@@ -151,6 +202,7 @@ pub async fn delete_topics(
     if topics.is_empty() {
         return Ok(Vec::new());
     }
+    admin.refresh_token();
     let mut deleted = Vec::new();
     for result in admin.delete_topics(topics, &options(timeout)).await? {
         match result {

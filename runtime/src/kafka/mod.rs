@@ -3,6 +3,7 @@
 //! commit made on behalf of a streams-group member.
 
 pub mod admin;
+pub mod oauth;
 pub mod producer;
 pub mod restore;
 pub mod settings;

@@ -13,6 +13,8 @@ use rdkafka::message::{DeliveryResult, Message, OwnedHeaders};
 use rdkafka::producer::{BaseRecord, Producer, ProducerContext, ThreadedProducer};
 use rdkafka::types::RDKafkaErrorCode;
 
+use super::oauth::OAuthRefresh;
+
 /// The first record the producer could not deliver.
 #[derive(Debug, Clone, thiserror::Error)]
 #[error(
@@ -33,20 +35,39 @@ pub struct DeliveryFailure {
     pub permanent: bool,
 }
 
-/// A producer context that remembers the first failed delivery.
+/// A producer context that remembers the first failed delivery (and answers OAUTHBEARER token
+/// refreshes).
 #[derive(Debug, Default, Clone)]
 pub struct DeliveryWatch {
     first_failure: Arc<Mutex<Option<DeliveryFailure>>>,
+    oauth: OAuthRefresh,
 }
 
 impl DeliveryWatch {
+    /// A watch whose producer gets OAUTHBEARER tokens from `oauth`.
+    pub fn new(oauth: OAuthRefresh) -> Self {
+        DeliveryWatch {
+            first_failure: Arc::default(),
+            oauth,
+        }
+    }
+
     /// The first failure since the last [`take`](Self::take), if any.
     pub fn take(&self) -> Option<DeliveryFailure> {
         self.first_failure.lock().ok().and_then(|mut f| f.take())
     }
 }
 
-impl ClientContext for DeliveryWatch {}
+impl ClientContext for DeliveryWatch {
+    const ENABLE_REFRESH_OAUTH_TOKEN: bool = true;
+
+    fn generate_oauth_token(
+        &self,
+        _: Option<&str>,
+    ) -> Result<rdkafka::client::OAuthToken, Box<dyn std::error::Error>> {
+        self.oauth.token()
+    }
+}
 
 impl ProducerContext for DeliveryWatch {
     type DeliveryOpaque = ();

@@ -80,10 +80,21 @@ pub struct RestoreSummary {
 
 /// The context of a restore consumer: end-of-partition is how a restore knows it is done, not an
 /// error worth logging.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct RestoreContext;
+#[derive(Debug, Default, Clone)]
+pub struct RestoreContext {
+    oauth: super::oauth::OAuthRefresh,
+}
 
 impl ClientContext for RestoreContext {
+    const ENABLE_REFRESH_OAUTH_TOKEN: bool = true;
+
+    fn generate_oauth_token(
+        &self,
+        _: Option<&str>,
+    ) -> Result<rdkafka::client::OAuthToken, Box<dyn std::error::Error>> {
+        self.oauth.token()
+    }
+
     fn error(&self, error: KafkaError, reason: &str) {
         if !matches!(
             error,
@@ -100,13 +111,21 @@ impl ConsumerContext for RestoreContext {}
 pub type RestoreConsumer = BaseConsumer<RestoreContext>;
 
 /// Makes a restore consumer from `config` (a consumer configuration of the application): it
-/// reports end-of-partition and does not wait long for data at the end.
-pub fn restore_consumer(config: &ClientConfig) -> Result<RestoreConsumer, KafkaError> {
+/// reports end-of-partition and does not wait long for data at the end. OAUTHBEARER tokens come
+/// from `oauth`.
+pub fn restore_consumer(
+    config: &ClientConfig,
+    oauth: super::oauth::OAuthRefresh,
+) -> Result<RestoreConsumer, KafkaError> {
     let mut config = config.clone();
     config
         .set("enable.partition.eof", "true")
         .set("fetch.wait.max.ms", "10");
-    config.create_with_context(RestoreContext)
+    let consumer = config.create_with_context(RestoreContext {
+        oauth: oauth.clone(),
+    })?;
+    super::oauth::fetch_first_token(&consumer, &oauth);
+    Ok(consumer)
 }
 
 /// Reads every partition in `partitions` to its end with `consumer`, calling

@@ -3,7 +3,12 @@
 //! Users pass bootstrap servers and any librdkafka property (TLS, SASL, tuning); the runtime
 //! adds what its guarantees depend on and refuses user values that would break them.
 
+use std::fmt;
+
 use rdkafka::ClientConfig;
+
+use crate::security::config::is_secret_property;
+use crate::security::{ConnectionSecurity, OAuthTokenProvider, SecurityConfig, SecurityError};
 
 /// Properties the runtime sets itself; a user value for one of them is an error, since the
 /// guarantees depend on it.
@@ -30,13 +35,43 @@ pub enum SettingsError {
     /// No bootstrap servers were given.
     #[error("no bootstrap servers: call `bootstrap_servers(\"host:port\")` on the builder")]
     NoBootstrapServers,
+    /// A TLS or SASL property cannot be honoured by every client.
+    #[error(transparent)]
+    Security(#[from] SecurityError),
 }
 
-/// Connection settings shared by every client of one application.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// Connection settings shared by every client of one application. `Debug` shows secret
+/// properties (passwords, keys, tokens) as `[redacted]`.
+#[derive(Clone, Default, PartialEq, Eq)]
 pub struct ClientSettings {
     bootstrap_servers: String,
     properties: Vec<(String, String)>,
+    oauth_provider: Option<OAuthTokenProvider>,
+}
+
+impl fmt::Debug for ClientSettings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        struct Props<'a>(&'a [(String, String)]);
+        impl fmt::Debug for Props<'_> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_map()
+                    .entries(self.0.iter().map(|(k, v)| {
+                        let shown = if is_secret_property(k) {
+                            "[redacted]"
+                        } else {
+                            v.as_str()
+                        };
+                        (k, shown)
+                    }))
+                    .finish()
+            }
+        }
+        f.debug_struct("ClientSettings")
+            .field("bootstrap_servers", &self.bootstrap_servers)
+            .field("properties", &Props(&self.properties))
+            .field("oauth_provider", &self.oauth_provider)
+            .finish()
+    }
 }
 
 impl ClientSettings {
@@ -45,6 +80,7 @@ impl ClientSettings {
         ClientSettings {
             bootstrap_servers: bootstrap_servers.into(),
             properties: Vec::new(),
+            oauth_provider: None,
         }
     }
 
@@ -73,12 +109,44 @@ impl ClientSettings {
         &self.bootstrap_servers
     }
 
-    /// Checks that the settings can make a client.
+    /// Sets the OAUTHBEARER token provider of every client (`sasl.mechanism=OAUTHBEARER`).
+    pub fn set_oauth_token_provider(&mut self, provider: OAuthTokenProvider) {
+        self.oauth_provider = Some(provider);
+    }
+
+    /// The token refresh of every librdkafka client (see [`OAuthRefresh`](super::oauth::OAuthRefresh)).
+    pub fn oauth_refresh(&self) -> super::oauth::OAuthRefresh {
+        super::oauth::OAuthRefresh::new(self.oauth_provider.clone())
+    }
+
+    /// The OAUTHBEARER token provider, if one is set.
+    pub fn oauth_token_provider(&self) -> Option<&OAuthTokenProvider> {
+        self.oauth_provider.as_ref()
+    }
+
+    /// Checks that the settings can make a client, and that the coordinator connection can
+    /// honour every TLS and SASL property (and load the TLS files they name).
     pub fn validate(&self) -> Result<(), SettingsError> {
         if self.bootstrap_servers.trim().is_empty() {
             return Err(SettingsError::NoBootstrapServers);
         }
+        self.connection_security()?;
         Ok(())
+    }
+
+    /// The TLS and SASL settings of the coordinator connection, read from the properties.
+    pub fn security_config(&self) -> Result<SecurityConfig, SettingsError> {
+        Ok(SecurityConfig::from_properties(
+            self.properties
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_str())),
+            self.oauth_provider.as_ref(),
+        )?)
+    }
+
+    /// The prepared TLS and SASL of the coordinator connection (TLS files loaded).
+    pub fn connection_security(&self) -> Result<ConnectionSecurity, SettingsError> {
+        Ok(ConnectionSecurity::new(&self.security_config()?)?)
     }
 
     /// The base configuration: bootstrap servers and the user's properties.

@@ -248,11 +248,41 @@ impl<T: Topology> Builder<T> {
 
     /// Sets a librdkafka property on every client (TLS, SASL, tuning such as `linger.ms`).
     /// Properties the guarantees depend on (`isolation.level`, `transactional.id`, …) are
-    /// refused by [`build`](Self::build).
+    /// refused by [`build`](Self::build). `security.protocol`, `ssl.*` and `sasl.*` also
+    /// configure the group member's own coordinator connection (see [`crate::security`]); one
+    /// it cannot honour (GSSAPI, PKCS#12 keystores, OIDC, …) is refused by `build`, naming it.
     pub fn property(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
         if let Err(e) = self.config.settings.set(key, value) {
             self.error.get_or_insert(e);
         }
+        self
+    }
+
+    /// Sets the OAUTHBEARER token provider (with `security.protocol=SASL_SSL` and
+    /// `sasl.mechanism=OAUTHBEARER`) used by every client: librdkafka's consumers, producers and
+    /// admin clients ask it through their token refresh callback (at 80% of a token's
+    /// lifetime), and the coordinator connection asks it for each authentication and
+    /// re-authenticates before the broker's session or the token ends. Return an error string
+    /// (without secrets) when no token can be had; clients retry.
+    ///
+    /// ```no_run
+    /// # use dekaf_streams::security::OAuthToken;
+    /// # fn fetch_token_from_idp() -> String { String::new() }
+    /// # fn demo<T: dekaf_streams::task::Topology>(b: dekaf_streams::streams::Builder<T>) -> dekaf_streams::streams::Builder<T> {
+    /// b.property("security.protocol", "SASL_SSL")
+    ///     .property("sasl.mechanism", "OAUTHBEARER")
+    ///     .oauth_token_provider(|| {
+    ///         Ok(OAuthToken::new(fetch_token_from_idp(), "my-service", std::time::Duration::from_secs(300)))
+    ///     })
+    /// # }
+    /// ```
+    pub fn oauth_token_provider(
+        mut self,
+        provide: impl Fn() -> Result<crate::security::OAuthToken, String> + Send + Sync + 'static,
+    ) -> Self {
+        self.config
+            .settings
+            .set_oauth_token_provider(crate::security::OAuthTokenProvider::new(provide));
         self
     }
 

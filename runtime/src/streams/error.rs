@@ -97,6 +97,10 @@ pub enum StreamsError {
         #[source]
         source: Box<StoreError>,
     },
+    /// The client settings cannot configure a connection (a TLS file became unreadable after
+    /// `build()` checked it).
+    #[error(transparent)]
+    Settings(Box<crate::kafka::settings::SettingsError>),
     /// A processing thread ended without reporting (it panicked).
     #[error("processing thread {0} panicked; see the log for the panic message")]
     ThreadPanicked(usize),
@@ -126,6 +130,7 @@ boxed_from!(
     OffsetCommit(OffsetCommitError),
     StateDir(StateDirError),
     ConsumerFailed(ConsumerFailure),
+    Settings(crate::kafka::settings::SettingsError),
 );
 
 impl StreamsError {

@@ -25,12 +25,18 @@ impl Membership {
         config.process_id = ctx.process_id.to_string();
         config.client_id = format!("{}-{}", T::APPLICATION_ID, ctx.index);
         config.rebalance_timeout = ctx.config.rebalance_timeout;
+        // Checked by `build()`; the TLS files are read again here.
+        config.security = ctx.config.settings.connection_security()?;
+        let config_security = config.security.clone();
         let handle = MemberHandle::join(T::INFO, config).await?;
         tracing::info!(member_id = handle.member_id(), "joined the streams group");
         Ok(Membership {
             handle: Some(handle),
             committer: OffsetCommitter::new(
-                CoordinatorConfig::new(&servers, T::APPLICATION_ID),
+                CoordinatorConfig {
+                    security: config_security,
+                    ..CoordinatorConfig::new(&servers, T::APPLICATION_ID)
+                },
                 T::APPLICATION_ID,
             ),
         })

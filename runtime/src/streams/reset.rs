@@ -12,6 +12,7 @@ use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::error::KafkaError;
 
 use crate::kafka::admin::{self, DeleteGroupError, GroupDeletion};
+use crate::kafka::oauth::StreamsConsumerContext;
 use crate::kafka::settings::ClientSettings;
 
 /// What a reset deleted.
@@ -51,12 +52,15 @@ pub async fn reset_application(
         application_id: application_id.to_owned(),
         source,
     };
-    let admin = admin::admin(&settings.admin()).map_err(kafka)?;
+    let admin = admin::admin(&settings.admin(), settings.oauth_refresh()).map_err(kafka)?;
     let group_deleted =
         admin::delete_group(&admin, application_id, timeout).await? == GroupDeletion::Deleted;
     let config = settings.base();
+    let oauth = settings.oauth_refresh();
     let topics = tokio::task::spawn_blocking(move || -> Result<Vec<String>, KafkaError> {
-        let consumer: BaseConsumer = config.create()?;
+        let consumer: BaseConsumer<StreamsConsumerContext> =
+            config.create_with_context(StreamsConsumerContext::new(oauth.clone()))?;
+        crate::kafka::oauth::fetch_first_token(&consumer, &oauth);
         let metadata = consumer.fetch_metadata(None, Duration::from_secs(30))?;
         Ok(metadata
             .topics()

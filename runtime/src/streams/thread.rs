@@ -10,6 +10,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use rdkafka::consumer::BaseConsumer;
+
+use crate::kafka::oauth::StreamsConsumerContext;
 use rdkafka::message::{BorrowedMessage, Headers as _, Message};
 use rdkafka::producer::Producer;
 use tokio::runtime::Handle;
@@ -56,7 +58,7 @@ pub(crate) struct StreamThread<T: Topology, F: BackendFactory> {
     pub(super) ctx: ThreadContext,
     pub(super) stores: F,
     pub(super) member: Membership,
-    pub(super) consumer: BaseConsumer,
+    pub(super) consumer: BaseConsumer<StreamsConsumerContext>,
     pub(super) restore_consumer: RestoreConsumer,
     pub(super) producer: StreamsProducer,
     pub(super) deliveries: DeliveryWatch,
@@ -78,15 +80,19 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     pub(crate) fn start(ctx: ThreadContext, stores: F) -> Result<Self, StreamsError> {
         let eos = ctx.config.guarantee == ProcessingGuarantee::ExactlyOnce;
         let settings = &ctx.config.settings;
-        let consumer: BaseConsumer = settings
+        let consumer: BaseConsumer<StreamsConsumerContext> = settings
             .consumer(T::APPLICATION_ID, eos)
-            .create()
+            .create_with_context(StreamsConsumerContext::new(settings.oauth_refresh()))
             .map_err(StreamsError::kafka("creating the consumer"))?;
-        let restore_consumer = restore_consumer(&settings.consumer(T::APPLICATION_ID, eos))
-            .map_err(StreamsError::kafka("creating the restore consumer"))?;
+        crate::kafka::oauth::fetch_first_token(&consumer, &settings.oauth_refresh());
+        let restore_consumer = restore_consumer(
+            &settings.consumer(T::APPLICATION_ID, eos),
+            settings.oauth_refresh(),
+        )
+        .map_err(StreamsError::kafka("creating the restore consumer"))?;
         let (producer, deliveries) = new_producer::<T>(&ctx)?;
         let admin = Arc::new(
-            admin::admin(&settings.admin())
+            admin::admin(&settings.admin(), settings.oauth_refresh())
                 .map_err(StreamsError::kafka("creating the admin client"))?,
         );
         let member = ctx.handle.block_on(Membership::join::<T>(&ctx))?;
@@ -204,7 +210,7 @@ fn new_producer<T: Topology>(
             ctx.config.transaction_timeout.as_millis().to_string(),
         );
     }
-    let deliveries = DeliveryWatch::default();
+    let deliveries = DeliveryWatch::new(ctx.config.settings.oauth_refresh());
     let producer: StreamsProducer = producer_config
         .create_with_context(deliveries.clone())
         .map_err(StreamsError::kafka("creating the producer"))?;

@@ -23,7 +23,14 @@ pub fn bootstrap() -> String {
 pub async fn require_broker() -> String {
     let addr = bootstrap();
     let first = addr.split(',').next().unwrap_or_default().to_owned();
-    if let Err(e) = BrokerConnection::connect(&first, "dekaf-it", Duration::from_secs(5)).await {
+    if let Err(e) = BrokerConnection::connect(
+        &first,
+        "dekaf-it",
+        Duration::from_secs(5),
+        &Default::default(),
+    )
+    .await
+    {
         panic!(
             "no Kafka broker answers at {addr} ({e}).\n\
              These integration tests need a real Apache Kafka 4.4 broker. Start one with\n\

@@ -1,0 +1,436 @@
+//! Word count over each secured listener of the test broker (SSL with a client certificate,
+//! SASL_SSL with SCRAM-SHA-512, PLAIN and OAUTHBEARER), a token provider asked again before its
+//! tokens expire, a wrong password failing fast, and the standard authorizer's denials.
+//!
+//! Input is produced and output read over the PLAINTEXT listener (an independent
+//! read_committed reader); only the application runs over the secured listener, so every
+//! connection it makes (librdkafka's and the coordinator connection) is secured.
+//!
+//! Needs the secured test broker: `scripts/test.sh` starts it, or by hand
+//! `DEKAF_KAFKA_SECURE=1 scripts/kafka.sh start && eval "$(scripts/kafka.sh env)"`.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use dekaf_streams::group::{BrokerConnection, GroupError};
+use dekaf_streams::kafka::ClientSettings;
+use dekaf_streams::prelude::*;
+use dekaf_streams::security::{OAuthToken, OAuthTokenProvider, SecurityConfig};
+use dekaf_streams::streams::reset_application;
+use dekaf_streams::streams::{Builder, KafkaStreams, ProcessingGuarantee, StreamsError};
+use dekaf_streams_examples::e2e::{
+    InProcess, Reader, assert_exactly_once, counts_reached, expected_counts, fresh, sentences,
+};
+use dekaf_streams_examples::kafka_io::{bootstrap, produce};
+
+macro_rules! word_count {
+    ($name:ident = $app:tt, $input:tt -> $output:tt) => {
+        topology! {
+            /// Word count of one security test.
+            pub $name = $app {
+                stream($input, Utf8, Utf8)
+                    .flat_map_values(|sentence| sentence.split(' ').map(str::to_owned))
+                    .group_by(|_key, word| word.clone(), Utf8, Utf8)
+                    .count("counts")
+                    .to_stream()
+                    .to($output, Utf8, I64);
+            }
+        }
+    };
+}
+
+word_count!(WcSsl = "sec-ssl", "sec-ssl-in" -> "sec-ssl-out");
+word_count!(WcScram = "sec-scram", "sec-scram-in" -> "sec-scram-out");
+word_count!(WcPlain = "sec-plain", "sec-plain-in" -> "sec-plain-out");
+word_count!(WcOauth = "sec-oauth", "sec-oauth-in" -> "sec-oauth-out");
+word_count!(WcOauthProvider = "sec-oauthp", "sec-oauthp-in" -> "sec-oauthp-out");
+word_count!(WcBadPassword = "sec-badpw", "sec-badpw-in" -> "sec-badpw-out");
+word_count!(WcAclOk = "acl-ok-wc", "acl-ok-wc-in" -> "acl-ok-wc-out");
+word_count!(WcAclNoGroup = "acl-locked-wc", "acl-locked-wc-in" -> "acl-locked-wc-out");
+
+/// A variable `scripts/test.sh` exports; its absence fails the test with how to run it.
+fn env(name: &str) -> String {
+    std::env::var(name).unwrap_or_else(|_| {
+        panic!(
+            "{name} is not set: these tests need the secured test broker. Run them with \
+             scripts/test.sh, or start it with `DEKAF_KAFKA_SECURE=1 scripts/kafka.sh start` and \
+             export its listeners with `eval \"$(scripts/kafka.sh env)\"`"
+        )
+    })
+}
+
+fn tls_file(name: &str) -> String {
+    format!("{}/{name}", env("DEKAF_TLS_DIR"))
+}
+
+/// SASL_SSL with `mechanism` and the test CA.
+fn sasl_ssl<T: Topology>(b: Builder<T>, mechanism: &str) -> Builder<T> {
+    b.bootstrap_servers(env("DEKAF_SASL_SSL_BOOTSTRAP"))
+        // No record cache: the exactly-once check reads every update 1..n of every count.
+        .cache_max_bytes(0)
+        .property("security.protocol", "SASL_SSL")
+        .property("ssl.ca.location", tls_file("ca.pem"))
+        .property("sasl.mechanism", mechanism)
+}
+
+fn user<T: Topology>(b: Builder<T>, name: &str, password: &str) -> Builder<T> {
+    b.property("sasl.username", name)
+        .property("sasl.password", password)
+}
+
+/// Produces 2,000 sentences to `input` over PLAINTEXT, runs `streams` until an independent
+/// reader sees every count and `until()` holds (60 s at most), stops it, and checks each word's
+/// updates are exactly 1..n.
+async fn word_count_exactly_once<T: Topology + Send>(
+    streams: KafkaStreams<T>,
+    app: &str,
+    input: &str,
+    output: &str,
+    seed: u64,
+    until: impl Fn() -> bool + Send + 'static,
+) {
+    let servers = bootstrap();
+    fresh(&servers, app, &[(input, 2), (output, 2)]).await;
+    let lines = sentences(2_000, 200, seed);
+    let expected = expected_counts(&lines);
+    let keys: Vec<String> = (0..lines.len()).map(|i| format!("s{i}")).collect();
+    let n = produce(
+        &servers,
+        input,
+        keys.iter()
+            .zip(&lines)
+            .map(|(k, s)| (Some(k.as_bytes()), Some(s.as_bytes()))),
+    )
+    .expect("produce the sentences");
+    assert_eq!(n as usize, lines.len());
+    let running = InProcess::run(streams);
+    let output = output.to_owned();
+    let (records, done) = tokio::task::spawn_blocking(move || {
+        let mut reader = Reader::new(&servers, &output);
+        let done = reader.read_until(Duration::from_secs(60), |r| {
+            counts_reached(r, &expected) && until()
+        });
+        (reader, done)
+    })
+    .await
+    .expect("reader");
+    let mut reader = records;
+    running.stop().await.expect("a clean stop");
+    let expected = expected_counts(&lines);
+    let reader = tokio::task::spawn_blocking(move || {
+        reader.drain(Duration::from_secs(1));
+        reader
+    })
+    .await
+    .expect("reader");
+    assert!(
+        done,
+        "the counts (and the test's condition) were not reached within 60 s"
+    );
+    assert_exactly_once(&reader.records, &expected);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn word_count_over_mutual_tls_with_an_encrypted_client_key() {
+    let password = std::fs::read_to_string(tls_file("client.key.password")).expect("key password");
+    let streams = KafkaStreams::builder(WcSsl)
+        .bootstrap_servers(env("DEKAF_SSL_BOOTSTRAP"))
+        .cache_max_bytes(0)
+        .property("security.protocol", "SSL")
+        .property("ssl.ca.location", tls_file("ca.pem"))
+        .property("ssl.certificate.location", tls_file("client.pem"))
+        .property("ssl.key.location", tls_file("client.key"))
+        .property("ssl.key.password", password.trim())
+        .build()
+        .expect("valid TLS settings");
+    word_count_exactly_once(streams, "sec-ssl", "sec-ssl-in", "sec-ssl-out", 11, || true).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn word_count_over_sasl_ssl_with_scram_sha_512() {
+    let streams = user(
+        sasl_ssl(KafkaStreams::builder(WcScram), "SCRAM-SHA-512"),
+        "alice",
+        "alice-secret",
+    )
+    .build()
+    .expect("valid SCRAM settings");
+    word_count_exactly_once(
+        streams,
+        "sec-scram",
+        "sec-scram-in",
+        "sec-scram-out",
+        12,
+        || true,
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn word_count_over_sasl_ssl_with_plain() {
+    let streams = user(
+        sasl_ssl(KafkaStreams::builder(WcPlain), "PLAIN"),
+        "alice",
+        "alice-secret",
+    )
+    .build()
+    .expect("valid PLAIN settings");
+    word_count_exactly_once(
+        streams,
+        "sec-plain",
+        "sec-plain-in",
+        "sec-plain-out",
+        13,
+        || true,
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn word_count_over_sasl_ssl_with_an_unsecured_oauthbearer_jwt() {
+    let streams = sasl_ssl(KafkaStreams::builder(WcOauth), "OAUTHBEARER")
+        .property("enable.sasl.oauthbearer.unsecure.jwt", "true")
+        .property("sasl.oauthbearer.config", "principal=alice")
+        .build()
+        .expect("valid OAUTHBEARER settings");
+    word_count_exactly_once(
+        streams,
+        "sec-oauth",
+        "sec-oauth-in",
+        "sec-oauth-out",
+        14,
+        || true,
+    )
+    .await;
+}
+
+/// An unsigned JWT for the broker's unsecured validator, valid for `lifetime`.
+fn unsecured_jwt(principal: &str, lifetime: Duration) -> OAuthToken {
+    let config = SecurityConfig::from_properties(
+        [
+            ("security.protocol", "SASL_SSL"),
+            ("sasl.mechanism", "OAUTHBEARER"),
+            ("enable.sasl.oauthbearer.unsecure.jwt", "true"),
+            (
+                "sasl.oauthbearer.config",
+                &*format!("principal={principal} lifeSeconds={}", lifetime.as_secs()),
+            ),
+        ],
+        None,
+    )
+    .expect("valid unsecured JWT settings");
+    config
+        .sasl
+        .expect("SASL settings")
+        .oauth
+        .token()
+        .expect("a token")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_token_provider_serves_every_client_and_is_asked_again_before_expiry() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&calls);
+    let streams = sasl_ssl(KafkaStreams::builder(WcOauthProvider), "OAUTHBEARER")
+        .oauth_token_provider(move || {
+            counted.fetch_add(1, Ordering::SeqCst);
+            // Tokens of 10 s: every client must come back for a new one within the run.
+            Ok(unsecured_jwt("alice", Duration::from_secs(10)))
+        })
+        .build()
+        .expect("valid OAUTHBEARER settings");
+    // The consumer, restore consumer and producer (librdkafka) and the member's coordinator
+    // connection ask once at start (4), then again at 80-85% of each token's 10 s.
+    let asked = Arc::clone(&calls);
+    let started = Instant::now();
+    word_count_exactly_once(
+        streams,
+        "sec-oauthp",
+        "sec-oauthp-in",
+        "sec-oauthp-out",
+        15,
+        move || asked.load(Ordering::SeqCst) >= 8,
+    )
+    .await;
+    eprintln!(
+        "the provider was asked {} times in {:?}",
+        calls.load(Ordering::SeqCst),
+        started.elapsed()
+    );
+    // The reset tool's admin client and consumer (whose tokens rdkafka does not refresh by
+    // itself) authenticate with the provider too: the group and the internal topics go.
+    let mut settings = ClientSettings::new(env("DEKAF_SASL_SSL_BOOTSTRAP"));
+    for (k, v) in [
+        ("security.protocol", "SASL_SSL"),
+        ("sasl.mechanism", "OAUTHBEARER"),
+        ("ssl.ca.location", &*tls_file("ca.pem")),
+    ] {
+        settings.set(k, v).expect("valid property");
+    }
+    settings.set_oauth_token_provider(OAuthTokenProvider::new(|| {
+        Ok(unsecured_jwt("alice", Duration::from_secs(10)))
+    }));
+    let report = tokio::time::timeout(
+        Duration::from_secs(30),
+        reset_application(&settings, "sec-oauthp"),
+    )
+    .await
+    .expect("the reset ends within 30 s")
+    .expect("the reset authenticates with the provider's token");
+    assert!(report.group_deleted, "{report:?}");
+    assert!(
+        report
+            .topics_deleted
+            .iter()
+            .any(|t| t.ends_with("-repartition")),
+        "{report:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wrong_password_fails_fast_with_a_clear_error() {
+    fresh(
+        &bootstrap(),
+        "sec-badpw",
+        &[("sec-badpw-in", 1), ("sec-badpw-out", 1)],
+    )
+    .await;
+    let streams = user(
+        sasl_ssl(KafkaStreams::builder(WcBadPassword), "SCRAM-SHA-512"),
+        "alice",
+        "wrong",
+    )
+    .processing_guarantee(ProcessingGuarantee::AtLeastOnce)
+    .build()
+    .expect("valid settings");
+    let started = Instant::now();
+    let result = InProcess::run(streams)
+        .finished(Duration::from_secs(30))
+        .await
+        .expect("the application stops by itself within 30 s");
+    let err = result.expect_err("authentication fails");
+    let text = err.to_string();
+    assert!(
+        matches!(&err, StreamsError::Group(g) if matches!(**g, GroupError::AuthenticationFailed { .. })),
+        "{err:?}"
+    );
+    assert!(
+        text.contains("SaslAuthenticationFailed (58)") && text.contains("SCRAM-SHA-512"),
+        "{text}"
+    );
+    assert!(!text.contains("wrong"), "the password leaked: {text}");
+    assert!(started.elapsed() < Duration::from_secs(30));
+}
+
+/// Adds ALLOW ACLs as the super user `admin`: (resource type, pattern type, name, principal,
+/// operation) with Kafka's codes.
+async fn allow(acls: &[(i8, i8, &str, &str, i8)]) {
+    use kafka_protocol::messages::create_acls_request::AclCreation;
+    use kafka_protocol::messages::{CreateAclsRequest, CreateAclsResponse};
+    use kafka_protocol::protocol::StrBytes;
+    let security = dekaf_streams::security::ConnectionSecurity::new(
+        &SecurityConfig::from_properties(
+            [
+                ("security.protocol", "SASL_SSL"),
+                ("sasl.mechanism", "SCRAM-SHA-512"),
+                ("sasl.username", "admin"),
+                ("sasl.password", "admin-secret"),
+                ("ssl.ca.location", &*tls_file("ca.pem")),
+            ],
+            None,
+        )
+        .expect("admin settings"),
+    )
+    .expect("admin TLS");
+    let addr = env("DEKAF_SASL_SSL_BOOTSTRAP");
+    let mut conn =
+        BrokerConnection::connect(&addr, "dekaf-acl-test", Duration::from_secs(10), &security)
+            .await
+            .expect("the admin connects over SASL_SSL");
+    let request = CreateAclsRequest::default().with_creations(
+        acls.iter()
+            .map(|(kind, pattern, name, principal, op)| {
+                AclCreation::default()
+                    .with_resource_type(*kind)
+                    .with_resource_pattern_type(*pattern)
+                    .with_resource_name(StrBytes::from_string((*name).to_owned()))
+                    .with_principal(StrBytes::from_string((*principal).to_owned()))
+                    .with_host(StrBytes::from_static_str("*"))
+                    .with_operation(*op)
+                    .with_permission_type(3)
+            })
+            .collect(),
+    );
+    let response: CreateAclsResponse = conn
+        .send(30, 3, &request, "CreateAcls")
+        .await
+        .expect("CreateAcls");
+    for r in response.results {
+        assert_eq!(r.error_code, 0, "CreateAcls: {:?}", r.error_message);
+    }
+}
+
+const TOPIC: i8 = 2;
+const GROUP: i8 = 3;
+const TRANSACTIONAL_ID: i8 = 5;
+const PREFIXED: i8 = 4;
+const ALL: i8 = 2;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_principal_allowed_only_its_own_resources_runs_word_count() {
+    let app = "User:acl-app";
+    allow(&[
+        (TOPIC, PREFIXED, "acl-ok-", app, ALL),
+        (GROUP, PREFIXED, "acl-ok-", app, ALL),
+        (TRANSACTIONAL_ID, PREFIXED, "acl-ok-", app, ALL),
+    ])
+    .await;
+    let streams = user(
+        sasl_ssl(KafkaStreams::builder(WcAclOk), "SCRAM-SHA-512"),
+        "acl-app",
+        "acl-app-secret",
+    )
+    .build()
+    .expect("valid settings");
+    word_count_exactly_once(
+        streams,
+        "acl-ok-wc",
+        "acl-ok-wc-in",
+        "acl-ok-wc-out",
+        16,
+        || true,
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_principal_without_read_on_the_group_gets_a_clear_error_naming_it() {
+    // Only the admin may use groups `acl-locked-*`: the ACLs make them restricted.
+    allow(&[(GROUP, PREFIXED, "acl-locked-", "User:admin", ALL)]).await;
+    fresh(
+        &bootstrap(),
+        "acl-locked-wc",
+        &[("acl-locked-wc-in", 1), ("acl-locked-wc-out", 1)],
+    )
+    .await;
+    let streams = user(
+        sasl_ssl(KafkaStreams::builder(WcAclNoGroup), "SCRAM-SHA-512"),
+        "acl-app",
+        "acl-app-secret",
+    )
+    .build()
+    .expect("valid settings");
+    let result = InProcess::run(streams)
+        .finished(Duration::from_secs(30))
+        .await
+        .expect("the application stops by itself within 30 s");
+    let text = result.expect_err("the group is denied").to_string();
+    eprintln!("ACL denial: {text}");
+    assert!(
+        text.contains("GroupAuthorizationFailed (30)")
+            && text.contains("`acl-locked-wc`")
+            && text.contains("READ on the group"),
+        "{text}"
+    );
+}
