@@ -9,6 +9,9 @@
 #   scripts/kafka.sh log      print the tail of the broker log
 #   scripts/kafka.sh reset    stop it and delete its data (the next start formats afresh)
 #
+#   scripts/kafka.sh start --brokers 3   a replicated 3-node cluster instead (RF 3, min ISR 2), with
+#                             per-node kill-node/stop-node/start-node I: see scripts/kafka-cluster.sh
+#
 # Environment:
 #   DEKAF_KAFKA_PORT    client port (default 9092); the controller listens on the next port
 #   DEKAF_CACHE_DIR     where jars and broker state live (default ~/.cache/dekaf-streams)
@@ -371,6 +374,28 @@ status() {
   fi
 }
 
+# A replicated cluster (scripts/kafka-cluster.sh): `--brokers N` with N > 1, or a per-node command.
+BROKERS=1
+args=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --brokers) BROKERS="${2:-}"; shift 2 || die "--brokers needs a number" ;;
+    --brokers=*) BROKERS="${1#--brokers=}"; shift ;;
+    *) args+=("$1"); shift ;;
+  esac
+done
+set -- "${args[@]}"
+[[ "$BROKERS" =~ ^[1-9][0-9]?$ ]] || die "--brokers takes a node count 1..99 (got '$BROKERS')"
+case "${1:-}" in
+  kill-node | stop-node | start-node | bootstrap) [ "$BROKERS" -gt 1 ] || BROKERS=3 ;;
+esac
+if [ "$BROKERS" -gt 1 ]; then
+  # shellcheck source=scripts/kafka-cluster.sh
+  source "$(dirname "${BASH_SOURCE[0]}")/kafka-cluster.sh"
+  cluster_main "$@"
+  exit $?
+fi
+
 case "${1:-}" in
   start) start ;;
   stop) stop ;;
@@ -379,7 +404,7 @@ case "${1:-}" in
   reset) stop; say "deleting $RUN"; rm -rf "$RUN" ;;
   jars) resolve_jars; echo "$LIBS" ;;
   *)
-    echo "usage: $0 start|stop|status|log [lines]|reset|jars" >&2
+    echo "usage: $0 start|stop|status|log [lines]|reset|jars [--brokers N]" >&2
     exit 2
     ;;
 esac
