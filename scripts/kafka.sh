@@ -22,6 +22,9 @@
 # User:admin and User:ANONYMOUS (PLAINTEXT) are super users, and a resource without ACLs is open
 # to everyone, so only resources given ACLs (the ACL test's) are restricted.
 #
+#   scripts/kafka.sh start --brokers 3   a replicated 3-node cluster instead (RF 3, min ISR 2), with
+#                             per-node kill-node/stop-node/start-node I: see scripts/kafka-cluster.sh
+#
 # Environment:
 #   DEKAF_KAFKA_PORT    client port (default 9092); the controller listens on the next port
 #   DEKAF_CACHE_DIR     where jars and broker state live (default ~/.cache/dekaf-streams)
@@ -477,6 +480,28 @@ status() {
   fi
 }
 
+# A replicated cluster (scripts/kafka-cluster.sh): `--brokers N` with N > 1, or a per-node command.
+BROKERS=1
+args=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --brokers) BROKERS="${2:-}"; shift 2 || die "--brokers needs a number" ;;
+    --brokers=*) BROKERS="${1#--brokers=}"; shift ;;
+    *) args+=("$1"); shift ;;
+  esac
+done
+set -- "${args[@]}"
+[[ "$BROKERS" =~ ^[1-9][0-9]?$ ]] || die "--brokers takes a node count 1..99 (got '$BROKERS')"
+case "${1:-}" in
+  kill-node | stop-node | start-node | bootstrap) [ "$BROKERS" -gt 1 ] || BROKERS=3 ;;
+esac
+if [ "$BROKERS" -gt 1 ]; then
+  # shellcheck source=scripts/kafka-cluster.sh
+  source "$(dirname "${BASH_SOURCE[0]}")/kafka-cluster.sh"
+  cluster_main "$@"
+  exit $?
+fi
+
 if [ "${2:-}" = "--secure" ]; then SECURE=1; fi
 
 case "${1:-}" in
@@ -488,7 +513,7 @@ case "${1:-}" in
   reset) stop; say "deleting $RUN"; rm -rf "$RUN" ;;
   jars) resolve_jars; echo "$LIBS" ;;
   *)
-    echo "usage: $0 start [--secure]|stop|status|log [lines]|reset|jars|env" >&2
+    echo "usage: $0 start [--secure]|stop|status|log [lines]|reset|jars|env [--brokers N]" >&2
     exit 2
     ;;
 esac

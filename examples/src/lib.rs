@@ -8,12 +8,14 @@
 //! | [`dead_letters`] | on_error with dead-letter topics, try_map_values |
 //! | [`dedup`] | the processor API: a declared store, process(..) |
 //! | [`e2e`] | the topologies and checks of the end-to-end tests on a real broker |
+//! | [`faults`] | a fault harness for the replicated test cluster (instances, brokers, verifier) |
 //! | [`kafka_io`] | creating topics, producing, reading results (demo and end-to-end tests) |
 //! | [`runner`] | running any of them on a real broker (`src/bin/`) |
 
 pub mod dead_letters;
 pub mod dedup;
 pub mod e2e;
+pub mod faults;
 pub mod kafka_io;
 pub mod orders;
 pub mod page_views;

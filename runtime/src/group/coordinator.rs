@@ -108,6 +108,40 @@ pub async fn connect_to_coordinator(
     }
 }
 
+/// Waits until the coordinator of `group_id` answers, however long that takes: an application
+/// started while its cluster is down (or unreachable) logs a warning every `config.connect_timeout`
+/// and starts once a broker is back, instead of exiting. Returns at once when the cluster is up;
+/// fails only on a permanent error (authorization, a broker without streams groups).
+pub async fn await_coordinator(
+    config: &CoordinatorConfig,
+    group_id: &str,
+) -> Result<(), GroupError> {
+    let started = Instant::now();
+    loop {
+        match connect_to_coordinator(config, group_id).await {
+            Ok(_) => {
+                if started.elapsed() > config.connect_timeout {
+                    tracing::info!(group = group_id, waited = ?started.elapsed(), "the Kafka cluster answers again; starting");
+                }
+                return Ok(());
+            }
+            Err(GroupError::NoBroker {
+                bootstrap,
+                last_error,
+                ..
+            }) => {
+                tracing::warn!(
+                    group = group_id,
+                    waited = ?started.elapsed(),
+                    "no Kafka broker at {bootstrap} serves the group coordinator yet (last error: {last_error}); \
+                     waiting for the cluster: the application starts once a broker answers"
+                );
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
 enum Attempt {
     Retry(String),
     Fatal(GroupError),

@@ -32,6 +32,11 @@ pub struct MemberConfig {
     pub process_id: String,
     /// The member id (default: a new UUID). Keep it for the member's lifetime.
     pub member_id: String,
+    /// The static instance id (`group.instance.id`), or `None` for a dynamic member (the
+    /// default). A static member leaves with epoch -2: the coordinator keeps its tasks for the
+    /// session timeout, and a member joining with the same instance id takes them over without
+    /// moving any other member's tasks. Unique per member of the group.
+    pub instance_id: Option<String>,
     /// How long the coordinator waits for revoked tasks to be released before fencing the
     /// member ([`DEFAULT_REBALANCE_TIMEOUT`] by default).
     pub rebalance_timeout: Duration,
@@ -65,6 +70,7 @@ impl MemberConfig {
             client_id: "dekaf-streams".into(),
             process_id: uuid::Uuid::new_v4().to_string(),
             member_id: uuid::Uuid::new_v4().to_string(),
+            instance_id: None,
             rebalance_timeout: DEFAULT_REBALANCE_TIMEOUT,
             connect_timeout: Duration::from_secs(30),
             request_timeout: Duration::from_secs(30),
@@ -126,6 +132,7 @@ impl MemberHandle {
             group_id: topology.application_id.to_owned(),
             member_id: config.member_id.clone(),
             process_id: config.process_id.clone(),
+            instance_id: config.instance_id.clone(),
             rebalance_timeout_ms: i32::try_from(config.rebalance_timeout.as_millis())
                 .unwrap_or(i32::MAX),
             user_endpoint: config.user_endpoint.as_ref().map(|(host, port)| Endpoint {
@@ -440,9 +447,14 @@ impl Driver {
             self.coordinator.connect_timeout =
                 self.coordinator.connect_timeout.min(Duration::from_secs(5));
             match self.send(&request).await {
-                Ok(r) if r.error_code == 0 => {
-                    tracing::info!(group = %self.group(), member = %self.membership.member_id(), "left the streams group")
-                }
+                Ok(r) if r.error_code == 0 => match &request.instance_id {
+                    Some(instance) => {
+                        tracing::info!(group = %self.group(), member = %self.membership.member_id(), %instance, "left the streams group as a static member: the coordinator keeps its tasks for the session timeout")
+                    }
+                    None => {
+                        tracing::info!(group = %self.group(), member = %self.membership.member_id(), "left the streams group")
+                    }
+                },
                 Ok(r) => {
                     tracing::warn!(group = %self.group(), "leaving the group: {}", super::connection::error_name(r.error_code))
                 }

@@ -17,6 +17,10 @@ use crate::topology::TopologyInfo;
 
 /// Epoch of a leave request.
 pub(crate) const LEAVE_EPOCH: i32 = -1;
+/// Epoch of a static member's leave request (KIP-1071, as `StreamsGroupHeartbeatRequest.
+/// LEAVE_GROUP_STATIC_MEMBER_EPOCH`): the coordinator keeps the member and its tasks for the
+/// session timeout, so an instance restarted with the same instance id gets them back.
+pub(crate) const LEAVE_STATIC_EPOCH: i32 = -2;
 
 /// What the driver does after a response.
 #[derive(Debug)]
@@ -40,6 +44,8 @@ pub(crate) struct Identity {
     pub group_id: String,
     pub member_id: String,
     pub process_id: String,
+    /// The static member's instance id, if any.
+    pub instance_id: Option<String>,
     pub rebalance_timeout_ms: i32,
     pub user_endpoint: Option<Endpoint>,
 }
@@ -132,6 +138,8 @@ impl Membership {
             group_id: self.id.group_id.clone(),
             member_id: self.id.member_id.clone(),
             member_epoch: self.epoch,
+            // Sent on the join only, as the Java client does: it does not change afterwards.
+            instance_id: joining.then(|| self.id.instance_id.clone()).flatten(),
             endpoint_information_epoch: self.endpoint_epoch,
             rebalance_timeout_ms: self.id.rebalance_timeout_ms,
             topology: joining.then(|| self.wire_topology.clone()),
@@ -144,12 +152,18 @@ impl Membership {
         }
     }
 
-    /// The leave request (epoch -1).
+    /// The leave request: epoch -1, or -2 with the instance id for a static member (which the
+    /// coordinator keeps, tasks and all, until its session times out).
     pub(crate) fn leave_request(&self) -> StreamsGroupHeartbeatRequest {
         StreamsGroupHeartbeatRequest {
             group_id: self.id.group_id.clone(),
             member_id: self.id.member_id.clone(),
-            member_epoch: LEAVE_EPOCH,
+            member_epoch: if self.id.instance_id.is_some() {
+                LEAVE_STATIC_EPOCH
+            } else {
+                LEAVE_EPOCH
+            },
+            instance_id: self.id.instance_id.clone(),
             endpoint_information_epoch: self.endpoint_epoch,
             ..Default::default()
         }

@@ -110,6 +110,53 @@ impl ConsumerContext for RestoreContext {}
 /// The consumer restores read with.
 pub type RestoreConsumer = BaseConsumer<RestoreContext>;
 
+/// The low and high watermarks of `topic[partition]`, retried through the errors of a leader
+/// change or an unreachable broker (NOT_LEADER_OR_FOLLOWER, LEADER_NOT_AVAILABLE, timeouts,
+/// transport failures) until `timeout` has passed: on a replicated cluster a broker failure moves
+/// the changelog's leader, which a restore must wait out rather than fail on.
+pub fn watermarks<C: ConsumerContext>(
+    consumer: &BaseConsumer<C>,
+    topic: &str,
+    partition: i32,
+    timeout: Duration,
+) -> Result<(i64, i64), KafkaError> {
+    let deadline = Instant::now() + timeout;
+    let mut backoff = Duration::from_millis(100);
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match consumer.fetch_watermarks(topic, partition, left.max(Duration::from_millis(100))) {
+            Ok(marks) => return Ok(marks),
+            Err(e) if is_transient(&e) && Instant::now() + backoff < deadline => {
+                tracing::debug!(topic, partition, error = %e, "changelog offsets not readable yet (leader change?); retrying");
+                std::thread::sleep(backoff);
+                backoff = (backoff * 2).min(Duration::from_secs(1));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Errors a leader election or a broker restart causes, which go away by themselves.
+fn is_transient(e: &KafkaError) -> bool {
+    matches!(
+        e.rdkafka_error_code(),
+        Some(
+            RDKafkaErrorCode::NotLeaderForPartition
+                | RDKafkaErrorCode::LeaderNotAvailable
+                | RDKafkaErrorCode::NotCoordinator
+                | RDKafkaErrorCode::RequestTimedOut
+                | RDKafkaErrorCode::OperationTimedOut
+                | RDKafkaErrorCode::BrokerTransportFailure
+                | RDKafkaErrorCode::AllBrokersDown
+                | RDKafkaErrorCode::BrokerNotAvailable
+                | RDKafkaErrorCode::NetworkException
+                | RDKafkaErrorCode::KafkaStorageError
+                | RDKafkaErrorCode::UnknownLeaderEpoch
+                | RDKafkaErrorCode::FencedLeaderEpoch
+        )
+    )
+}
+
 /// Makes a restore consumer from `config` (a consumer configuration of the application): it
 /// reports end-of-partition and does not wait long for data at the end. OAUTHBEARER tokens come
 /// from `oauth`.
@@ -147,12 +194,13 @@ where
     let mut summary = RestoreSummary::default();
     let mut waves: Vec<Vec<&RestorePartition>> = Vec::new();
     for p in partitions {
-        let (low, high) = consumer
-            .fetch_watermarks(&p.topic, p.partition, timeout)
-            .map_err(|source| RestoreError::Kafka {
-                topic: p.topic.clone(),
-                partition: p.partition,
-                source,
+        let (low, high) =
+            watermarks(consumer, &p.topic, p.partition, timeout).map_err(|source| {
+                RestoreError::Kafka {
+                    topic: p.topic.clone(),
+                    partition: p.partition,
+                    source,
+                }
             })?;
         let start = match p.from {
             Offset::Offset(o) => o.max(low),
@@ -251,6 +299,10 @@ where
             }
             Some(Err(KafkaError::PartitionEOF(partition))) => {
                 pending.retain(|p| p.partition != partition)
+            }
+            // librdkafka refetches from the new leader by itself; the deadline bounds the wait.
+            Some(Err(e)) if is_transient(&e) => {
+                tracing::debug!(error = %e, "restore consumer: transient error; waiting for the changelog's leader");
             }
             Some(Err(e)) => return Err(kafka_error(pending[0], e)),
         }

@@ -11,6 +11,7 @@ use tokio::sync::mpsc;
 use super::config::{BuildError, ProcessingGuarantee, StreamsConfig};
 use super::error::StreamsError;
 use super::thread::{StreamThread, ThreadContext};
+use crate::group::coordinator::{CoordinatorConfig, await_coordinator};
 use crate::kafka::settings::SettingsError;
 use crate::state_dir::StateDirectory;
 use crate::store::{LmdbStores, MemoryStores};
@@ -96,6 +97,19 @@ impl<T: Topology> KafkaStreams<T> {
         let process_id = state
             .as_ref()
             .map_or_else(uuid::Uuid::new_v4, |s| s.process_id());
+        tokio::pin!(shutdown);
+        // The cluster may be down or unreachable at start: wait (logging) rather than exit, and
+        // stop waiting when asked to shut down.
+        let mut coordinator =
+            CoordinatorConfig::new(self.config.settings.bootstrap_servers(), T::APPLICATION_ID);
+        coordinator.connect_timeout = Duration::from_secs(10);
+        tokio::select! {
+            ready = await_coordinator(&coordinator, T::APPLICATION_ID) => ready?,
+            () = &mut shutdown => {
+                tracing::info!("shutdown requested before the cluster answered");
+                return Ok(());
+            }
+        }
         let handle = tokio::runtime::Handle::current();
         let threads = self.config.threads;
         let (done_tx, mut done_rx) = mpsc::unbounded_channel::<(usize, Result<(), StreamsError>)>();
@@ -143,7 +157,6 @@ impl<T: Topology> KafkaStreams<T> {
         drop(done_tx);
         let mut first_error = None;
         let mut finished = 0;
-        tokio::pin!(shutdown);
         let mut shutting_down = false;
         while finished < threads {
             tokio::select! {
@@ -243,6 +256,18 @@ impl<T: Topology> Builder<T> {
     /// joins always see every update. See [`Task::flush_cache`](crate::task::Task::flush_cache).
     pub fn cache_max_bytes(mut self, bytes: usize) -> Self {
         self.config.cache_max_bytes = bytes;
+        self
+    }
+
+    /// Makes every thread of this instance a static member of the streams group (KIP-1071,
+    /// Kafka's `group.instance.id`): thread `i` (counting from 1) joins as `<id>-<i>`, as Kafka
+    /// Streams suffixes its threads' instance ids. On shutdown a static member leaves with epoch
+    /// -2 instead of -1: the coordinator keeps its tasks for the session timeout
+    /// (`group.streams.session.timeout.ms`), and an instance restarted with the same id within
+    /// it gets exactly those tasks back while no other instance's tasks move. Give every
+    /// instance its own id, and the same id again when it restarts.
+    pub fn group_instance_id(mut self, id: impl Into<String>) -> Self {
+        self.config.group_instance_id = Some(id.into());
         self
     }
 

@@ -40,6 +40,10 @@ pub struct StreamsConfig {
     /// The record cache of the instance in bytes (10 MiB by default, as Kafka Streams'
     /// `statestore.cache.max.bytes`); 0 forwards every update of an aggregation.
     pub cache_max_bytes: usize,
+    /// The static membership id of this instance (`group.instance.id`), or `None` (the
+    /// default) for dynamic membership. Thread `i` (from 1) joins as `<id>-<i>`, as Kafka
+    /// Streams suffixes each thread's consumer.
+    pub group_instance_id: Option<String>,
 }
 
 /// The default record cache: 10 MiB, as Kafka Streams' `statestore.cache.max.bytes`.
@@ -57,6 +61,11 @@ pub enum BuildError {
     /// A zero commit interval.
     #[error("commit_interval must be longer than zero (100 ms is the default)")]
     ZeroCommitInterval,
+    /// An empty `group_instance_id`.
+    #[error(
+        "group_instance_id(\"\") is empty: give each instance a non-empty id that stays the same across its restarts, or leave it unset for dynamic membership"
+    )]
+    EmptyGroupInstanceId,
     /// The transaction timeout does not leave room for a commit interval.
     #[error(
         "transaction_timeout ({timeout:?}) must be longer than commit_interval ({interval:?}), \
@@ -82,6 +91,7 @@ impl StreamsConfig {
             rebalance_timeout: crate::group::DEFAULT_REBALANCE_TIMEOUT,
             state_dir: None,
             cache_max_bytes: DEFAULT_CACHE_MAX_BYTES,
+            group_instance_id: None,
         }
     }
 
@@ -90,6 +100,13 @@ impl StreamsConfig {
         self.settings.validate()?;
         if self.threads == 0 {
             return Err(BuildError::NoThreads);
+        }
+        if self
+            .group_instance_id
+            .as_deref()
+            .is_some_and(|id| id.trim().is_empty())
+        {
+            return Err(BuildError::EmptyGroupInstanceId);
         }
         if self.commit_interval.is_zero() {
             return Err(BuildError::ZeroCommitInterval);

@@ -1,13 +1,15 @@
 //! The processing thread's side of its streams-group member: events, releases, its identity for
 //! transactional commits, and at-least-once offset commits.
 
+use std::sync::atomic::Ordering;
+
 use rdkafka::TopicPartitionList;
 
 use super::error::StreamsError;
 use super::offset_commit::{OffsetCommitError, OffsetCommitter};
 use super::thread::ThreadContext;
 use crate::group::coordinator::CoordinatorConfig;
-use crate::group::{MemberConfig, MemberEvent, MemberHandle, TaskId};
+use crate::group::{GroupError, MemberConfig, MemberEvent, MemberHandle, TaskId};
 use crate::kafka::txn_offsets::MemberIdentity;
 use crate::task::Topology;
 
@@ -28,7 +30,29 @@ impl Membership {
         // Checked by `build()`; the TLS files are read again here.
         config.security = ctx.config.settings.connection_security()?;
         let config_security = config.security.clone();
-        let handle = MemberHandle::join(T::INFO, config).await?;
+        config.instance_id = ctx
+            .config
+            .group_instance_id
+            .as_ref()
+            .map(|id| thread_instance_id(id, ctx.index));
+        // Brokers can all be down between the instance's start and this thread's join: keep
+        // trying (logging) until they are back or the application stops.
+        let handle = loop {
+            match MemberHandle::join(T::INFO, config.clone()).await {
+                Err(GroupError::NoBroker {
+                    bootstrap,
+                    waited,
+                    last_error,
+                }) if !ctx.stop.load(Ordering::Relaxed) => {
+                    tracing::warn!(
+                        ?waited,
+                        "joining the streams group: no broker at {bootstrap} answered ({last_error}); \
+                         waiting for the cluster"
+                    );
+                }
+                joined => break joined?,
+            }
+        };
         tracing::info!(member_id = handle.member_id(), "joined the streams group");
         Ok(Membership {
             handle: Some(handle),
@@ -94,12 +118,28 @@ impl Membership {
             .await
     }
 
-    /// Leaves the group (epoch -1), so the tasks move at once.
+    /// Leaves the group: epoch -1, so the tasks move at once, or epoch -2 for a static member,
+    /// whose tasks wait for it for the session timeout.
     pub(crate) async fn leave(&mut self) {
         if let Some(handle) = self.handle.take()
             && let Err(e) = handle.close().await
         {
             tracing::warn!(error = %e, "leaving the group failed; the coordinator frees the tasks after the session timeout");
         }
+    }
+}
+
+/// The instance id of thread `index` (from 0) of a static instance: `<id>-<index + 1>`, as Kafka
+/// Streams' `StreamsConfig` suffixes each thread's `group.instance.id` with its thread index.
+pub(crate) fn thread_instance_id(id: &str, index: usize) -> String {
+    format!("{id}-{}", index + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn threads_of_a_static_instance_get_numbered_instance_ids_from_one() {
+        assert_eq!(super::thread_instance_id("billing-a", 0), "billing-a-1");
+        assert_eq!(super::thread_instance_id("billing-a", 2), "billing-a-3");
     }
 }

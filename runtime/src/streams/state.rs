@@ -7,12 +7,11 @@
 use std::time::Duration;
 
 use rdkafka::Offset;
-use rdkafka::consumer::Consumer;
 
 use super::error::StreamsError;
 use super::tasks::ActiveTask;
 use super::thread::StreamThread;
-use crate::kafka::restore::RestorePartition;
+use crate::kafka::restore::{RestorePartition, watermarks};
 use crate::state_dir::{Checkpoint, TaskDir};
 use crate::store::{BackendFactory, StoreBackend};
 use crate::task::{Task, Topology};
@@ -76,10 +75,13 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                 starts.clear();
                 break;
             };
-            let (low, high) = self
-                .restore_consumer
-                .fetch_watermarks(&p.topic, p.partition, WATERMARKS_TIMEOUT)
-                .map_err(StreamsError::kafka("reading changelog offsets"))?;
+            let (low, high) = watermarks(
+                &self.restore_consumer,
+                &p.topic,
+                p.partition,
+                WATERMARKS_TIMEOUT,
+            )
+            .map_err(StreamsError::kafka("reading changelog offsets"))?;
             if offset < low || offset > high {
                 tracing::warn!(task = %active.id, topic = p.topic, offset, low, high, "the checkpoint does not fit the changelog; rebuilding the task's stores");
                 starts.clear();
@@ -136,8 +138,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             let offset = match active.task.source_index(topic) {
                 Some(i) => active.committed[i].unwrap_or(0),
                 None => {
-                    self.restore_consumer
-                        .fetch_watermarks(topic, partition, WATERMARKS_TIMEOUT)
+                    watermarks(&self.restore_consumer, topic, partition, WATERMARKS_TIMEOUT)
                         .map_err(StreamsError::kafka("reading changelog offsets"))?
                         .1
                 }

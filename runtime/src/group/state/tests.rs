@@ -34,6 +34,10 @@ static INFO: TopologyInfo = TopologyInfo {
 };
 
 fn membership() -> Membership {
+    membership_with_instance(None)
+}
+
+fn membership_with_instance(instance_id: Option<&str>) -> Membership {
     let wire = crate::group::topology::heartbeat_topology(&INFO).expect("topology");
     Membership::new(
         &INFO,
@@ -42,6 +46,7 @@ fn membership() -> Membership {
             group_id: "app".into(),
             member_id: "m".into(),
             process_id: "p".into(),
+            instance_id: instance_id.map(str::to_owned),
             rebalance_timeout_ms: 1000,
             user_endpoint: None,
         },
@@ -329,4 +334,28 @@ fn group_and_request_errors_are_told_apart_by_code_and_epoch_not_by_message() {
             .1,
         Outcome::Fatal(GroupError::Rejected { .. })
     ));
+}
+
+#[test]
+fn a_dynamic_member_leaves_with_epoch_minus_one_and_no_instance_id() {
+    let mut m = membership();
+    assert_eq!(m.request().instance_id, None);
+    let _ = m.on_response(ok(1, Some(&[("0", &[0])])));
+    let leave = m.leave_request();
+    assert_eq!(leave.member_epoch, -1);
+    assert_eq!(leave.instance_id, None);
+}
+
+#[test]
+fn a_static_member_joins_with_its_instance_id_and_leaves_with_epoch_minus_two() {
+    let mut m = membership_with_instance(Some("orders-a-1"));
+    let join = m.request();
+    assert_eq!(join.member_epoch, 0);
+    assert_eq!(join.instance_id.as_deref(), Some("orders-a-1"));
+    let _ = m.on_response(ok(1, Some(&[("0", &[0])])));
+    // Regular heartbeats leave it out, as the Java client does once it was sent.
+    assert_eq!(m.request().instance_id, None);
+    let leave = m.leave_request();
+    assert_eq!(leave.member_epoch, -2);
+    assert_eq!(leave.instance_id.as_deref(), Some("orders-a-1"));
 }

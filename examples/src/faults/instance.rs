@@ -1,0 +1,72 @@
+//! Word-count instances as child processes of the `fault-instance` binary.
+
+use std::path::Path;
+use std::process::{Child, Command, ExitStatus, Stdio};
+
+/// One running instance.
+#[derive(Debug)]
+pub struct Instance {
+    child: Child,
+    /// What it was started with, to start it again.
+    application: String,
+    bootstrap: String,
+    log: std::path::PathBuf,
+}
+
+impl Instance {
+    /// Starts `fault-instance <application>` (the binary at `binary`) on `bootstrap`, exactly
+    /// once with a 5 s transaction timeout and no record cache (every count update is checked);
+    /// its log goes to `log` (appended).
+    pub fn start(binary: &Path, application: &str, bootstrap: &str, log: &Path) -> Instance {
+        let out = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(log)
+            .expect("open the instance log");
+        let err = out.try_clone().expect("clone the log file");
+        let child = Command::new(binary)
+            .arg(application)
+            .env("DEKAF_BOOTSTRAP", bootstrap)
+            .env("DEKAF_GUARANTEE", "exactly_once")
+            .env("DEKAF_TRANSACTION_TIMEOUT_MS", "5000")
+            .env("DEKAF_CACHE_MAX_BYTES", "0")
+            .env("RUST_LOG", "info,rdkafka=warn")
+            .stdin(Stdio::null())
+            .stdout(out)
+            .stderr(err)
+            .spawn()
+            .expect("start fault-instance");
+        Instance {
+            child,
+            application: application.to_owned(),
+            bootstrap: bootstrap.to_owned(),
+            log: log.to_owned(),
+        }
+    }
+
+    /// SIGKILL, then starts it again with the same settings.
+    pub fn kill_and_restart(&mut self, binary: &Path) {
+        self.kill();
+        *self = Instance::start(binary, &self.application, &self.bootstrap, &self.log);
+    }
+
+    /// SIGKILL (a crash) and reaps it.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Its exit status if it has exited (it should not, whatever the brokers do).
+    pub fn exited(&mut self) -> Option<ExitStatus> {
+        self.child.try_wait().ok().flatten()
+    }
+
+    /// SIGTERM (a clean shutdown) and its exit status.
+    pub fn terminate(mut self) -> ExitStatus {
+        let _ = Command::new("kill")
+            .arg("-TERM")
+            .arg(self.child.id().to_string())
+            .status();
+        self.child.wait().expect("wait for the instance")
+    }
+}
