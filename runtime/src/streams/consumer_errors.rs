@@ -13,7 +13,7 @@
 
 use std::time::{Duration, Instant};
 
-use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::consumer::{BaseConsumer, Consumer, ConsumerContext};
 use rdkafka::error::KafkaError;
 use rdkafka::types::RDKafkaErrorCode;
 
@@ -86,10 +86,10 @@ pub(crate) struct ConsumerErrors {
 impl ConsumerErrors {
     /// Handles `error`: `Ok` to retry, `Err` when the application must stop. `application_id`
     /// names the group.
-    pub(crate) fn on_error(
+    pub(crate) fn on_error<C: ConsumerContext>(
         &mut self,
         error: KafkaError,
-        consumer: &BaseConsumer,
+        consumer: &BaseConsumer<C>,
         application_id: &str,
     ) -> Result<(), StreamsError> {
         let code = error.rdkafka_error_code();
@@ -138,9 +138,9 @@ impl ConsumerErrors {
 }
 
 /// The resource an error of `code` concerns, for the error message.
-fn resource_of(
+fn resource_of<C: ConsumerContext>(
     code: Option<RDKafkaErrorCode>,
-    consumer: &BaseConsumer,
+    consumer: &BaseConsumer<C>,
     application_id: &str,
 ) -> String {
     match code {
@@ -161,7 +161,7 @@ fn resource_of(
 }
 
 /// The topics assigned to the consumer, each once.
-fn assigned_topics(consumer: &BaseConsumer) -> Vec<String> {
+fn assigned_topics<C: ConsumerContext>(consumer: &BaseConsumer<C>) -> Vec<String> {
     let mut topics: Vec<String> = Vec::new();
     if let Ok(assignment) = consumer.assignment() {
         for elem in assignment.elements() {
@@ -175,7 +175,7 @@ fn assigned_topics(consumer: &BaseConsumer) -> Vec<String> {
 
 /// The assigned topics the cluster does not know (empty when the lookup fails: then nothing is
 /// known to be missing).
-fn missing_topics(consumer: &BaseConsumer) -> Vec<String> {
+fn missing_topics<C: ConsumerContext>(consumer: &BaseConsumer<C>) -> Vec<String> {
     assigned_topics(consumer)
         .into_iter()
         .filter(
