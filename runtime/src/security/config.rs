@@ -459,7 +459,8 @@ fn read_sasl<'a>(
     })
 }
 
-#[cfg(test)]
+// The tests go through `ClientSettings`, which only the `kafka` feature has.
+#[cfg(all(test, feature = "kafka"))]
 mod tests {
     use super::*;
     use crate::kafka::ClientSettings;
