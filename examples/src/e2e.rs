@@ -464,9 +464,10 @@ pub struct PartitionOffsets {
 }
 
 impl PartitionOffsets {
-    /// Whether the group has committed up to the log end: its lag is 0.
+    /// Whether the group has committed up to the log end (or the partition never held a
+    /// record): its lag is 0.
     pub fn caught_up(&self) -> bool {
-        self.committed == Some(self.end)
+        self.committed == Some(self.end) || (self.end == 0 && self.committed.is_none())
     }
 }
 
