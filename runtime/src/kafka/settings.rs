@@ -21,6 +21,27 @@ pub const RESERVED_PROPERTIES: &[&str] = &[
     "transactional.id",
     "enable.idempotence",
     "partitioner",
+    // The restore reader depends on end-of-partition events, and the main consumer must not get them.
+    "enable.partition.eof",
+    // One consumer reads source and repartition topics; a repartition topic must be read from
+    // its beginning when its committed offset was purged, as Kafka Streams always does for its
+    // internal topics, so `latest` cannot be honoured per topic.
+    "auto.offset.reset",
+];
+
+/// Consumer properties the runtime chooses unless the user sets them (`property(..)` wins):
+/// tuning, not guarantees.
+pub const CONSUMER_DEFAULTS: &[(&str, &str)] = &[
+    // How long the broker holds a fetch that has nothing to return. Under read_committed a
+    // repartition topic's records only become readable when the writing transaction commits;
+    // with the default 500 ms a fetch parked before the commit marker kept the next subtopology
+    // waiting (word count p99 858 ms -> 270 ms exactly-once).
+    ("fetch.wait.max.ms", "50"),
+    // How long librdkafka postpones fetching a partition whose prefetch queue is over
+    // `queued.min.messages` (100k). A word count's repartition backlog (one fetch of 1 MiB per
+    // partition is about 60k words) tripped it, and the default 1000 ms left the thread idle for
+    // most of each second once the queue drained.
+    ("fetch.queue.backoff.ms", "10"),
 ];
 
 /// Why a client setting was refused.
@@ -28,8 +49,10 @@ pub const RESERVED_PROPERTIES: &[&str] = &[
 pub enum SettingsError {
     /// The user set a property the runtime must control.
     #[error(
-        "the librdkafka property `{0}` is set by dekaf-streams itself; remove it from the \
-         configuration (choose the processing guarantee with `processing_guarantee(..)` instead)"
+        "the librdkafka property `{0}` is set by dekaf-streams itself and cannot be changed; remove \
+         it from the configuration (group, offsets, isolation, idempotence and transactions follow \
+         `processing_guarantee(..)`; sources without committed offsets are read from the beginning; \
+         partitioning is murmur2, as the Java client's)"
     )]
     Reserved(String),
     /// No bootstrap servers were given.
@@ -151,7 +174,15 @@ impl ClientSettings {
 
     /// The base configuration: bootstrap servers and the user's properties.
     pub fn base(&self) -> ClientConfig {
+        self.base_over(&[])
+    }
+
+    /// `defaults`, then the bootstrap servers and the user's properties, which win.
+    fn base_over(&self, defaults: &[(&str, &str)]) -> ClientConfig {
         let mut config = ClientConfig::new();
+        for (k, v) in defaults {
+            config.set(*k, *v);
+        }
         config.set("bootstrap.servers", &self.bootstrap_servers);
         for (k, v) in &self.properties {
             config.set(k, v);
@@ -161,25 +192,15 @@ impl ClientSettings {
 
     /// A consumer that only `assign()`s partitions and never joins a group. Its `group.id` is the
     /// application id so it can read the group's committed offsets (OffsetFetch without a member
-    /// is allowed in a streams group).
+    /// is allowed in a streams group). [`CONSUMER_DEFAULTS`] apply unless the user set them.
     pub fn consumer(&self, application_id: &str, read_committed: bool) -> ClientConfig {
-        let mut config = self.base();
+        let mut config = self.base_over(CONSUMER_DEFAULTS);
         config
             .set("group.id", application_id)
             .set("group.protocol", "classic")
             .set("enable.auto.commit", "false")
             .set("enable.auto.offset.store", "false")
             .set("auto.offset.reset", "earliest")
-            // How long the broker holds a fetch that has nothing to return. Under read_committed
-            // a repartition topic's records only become readable when the writing transaction
-            // commits; with the default 500 ms a fetch parked before the commit marker kept the
-            // next subtopology waiting (word count p99 858 ms -> 270 ms exactly-once).
-            .set("fetch.wait.max.ms", "50")
-            // How long librdkafka postpones fetching a partition whose prefetch queue is over
-            // `queued.min.messages` (100k). A word count's repartition backlog (one fetch of
-            // 1 MiB per partition is about 60k words) tripped it, and the default 1000 ms left
-            // the thread idle for most of each second once the queue drained.
-            .set("fetch.queue.backoff.ms", "10")
             .set(
                 "isolation.level",
                 if read_committed {
@@ -237,6 +258,25 @@ mod tests {
         assert_eq!(c.get("group.id"), Some("app"));
         assert_eq!(c.get("isolation.level"), Some("read_committed"));
         assert_eq!(c.get("linger.ms"), Some("7"));
+    }
+
+    #[test]
+    fn tuning_defaults_yield_to_the_users_values_and_guarantees_do_not() {
+        let mut s = ClientSettings::new("a:1");
+        let c = s.consumer("app", true);
+        assert_eq!(c.get("fetch.wait.max.ms"), Some("50"));
+        s.set("fetch.wait.max.ms", "200").unwrap();
+        s.set("fetch.queue.backoff.ms", "500").unwrap();
+        let c = s.consumer("app", true);
+        assert_eq!(c.get("fetch.wait.max.ms"), Some("200"));
+        assert_eq!(c.get("fetch.queue.backoff.ms"), Some("500"));
+        assert_eq!(c.get("auto.offset.reset"), Some("earliest"));
+        for reserved in ["enable.partition.eof", "auto.offset.reset"] {
+            assert_eq!(
+                s.set(reserved, "x"),
+                Err(SettingsError::Reserved(reserved.into()))
+            );
+        }
     }
 
     #[test]
