@@ -119,8 +119,8 @@
 //! # The processor API
 //!
 //! Declare key-value stores with `store("name", KeySerde, ValueSerde)` and list the ones a
-//! `process(["name", ..], |ctx, key, value| ..)` closure uses. The closure gets a context with one accessor per store (the name in
-//! snake case) returning a [`KeyValueStore`](crate::store::KeyValueStore) (`get`, `put`,
+//! `process(["name", ..], |ctx, key, value| ..)` closure uses. The closure gets a context with
+//! one accessor per store (the name in snake case) returning a [`KeyValueStore`](crate::store::KeyValueStore) (`get`, `put`,
 //! `delete`, `range`, `all`), and the record's `timestamp()`, `headers()` and `partition()`. It
 //! returns `Ok` with what it forwards — any `IntoIterator` of (key, value) pairs — or `Err` for
 //! `on_error`. There are no timers yet.
@@ -173,7 +173,12 @@
 //! topic read twice, a duplicate or unknown store, an operator after a sink, `count`/`reduce`/
 //! `aggregate` without grouping, an operation a table does not have, a join whose key type
 //! differs from the table's, a serde whose type differs from the stream's, a windowed serde on
-//! an unwindowed stream, a `process` naming an undeclared store, an invalid dead-letter topic.
+//! an unwindowed stream, a `process` naming an undeclared store, an invalid dead-letter topic,
+//! a dead-letter topic that is also an input topic (a failing record would loop forever), two
+//! merged streams whose key types differ, an empty topology body.
+//!
+//! It warns (as a use of a deprecated item, so `#[allow(deprecated)]` silences it) about a
+//! stream or table bound by `let` that nothing uses; a name starting with `_` is exempt.
 //!
 //! ```compile_fail
 //! use dekaf_streams::prelude::*;
