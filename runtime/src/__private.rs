@@ -498,10 +498,6 @@ pub fn select_key<K, V, K2, F: FnOnce(&K, &V) -> K2>(k: &K, v: &V, f: F) -> K2 {
 pub fn reduce<V, F: FnOnce(V, V) -> V>(aggregate: V, v: V, f: F) -> V {
     f(aggregate, v)
 }
-#[inline(always)]
-pub fn initializer<A, F: FnOnce() -> A>(f: F) -> A {
-    f()
-}
 /// The initializer of `aggregate(..)`: it returns the value type of the aggregate serde, so a
 /// mismatch is reported at the user's initializer, naming this bound.
 #[inline(always)]
