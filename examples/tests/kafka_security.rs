@@ -48,6 +48,7 @@ word_count!(WcOauthProvider = "sec-oauthp", "sec-oauthp-in" -> "sec-oauthp-out")
 word_count!(WcBadPassword = "sec-badpw", "sec-badpw-in" -> "sec-badpw-out");
 word_count!(WcAclOk = "acl-ok-wc", "acl-ok-wc-in" -> "acl-ok-wc-out");
 word_count!(WcAclNoGroup = "acl-locked-wc", "acl-locked-wc-in" -> "acl-locked-wc-out");
+word_count!(WcAclNoWrite = "acl-ok-nowrite", "acl-ok-nowrite-in" -> "acl-locked-out");
 
 /// A variable `scripts/test.sh` exports; its absence fails the test with how to run it.
 fn env(name: &str) -> String {
@@ -431,6 +432,48 @@ async fn a_principal_without_read_on_the_group_gets_a_clear_error_naming_it() {
         text.contains("GroupAuthorizationFailed (30)")
             && text.contains("`acl-locked-wc`")
             && text.contains("READ on the group"),
+        "{text}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_principal_without_write_on_the_output_topic_gets_a_clear_error_naming_it() {
+    let app = "User:acl-app";
+    allow(&[
+        (TOPIC, PREFIXED, "acl-ok-", app, ALL),
+        (GROUP, PREFIXED, "acl-ok-", app, ALL),
+        (TRANSACTIONAL_ID, PREFIXED, "acl-ok-", app, ALL),
+        // Only the admin may write `acl-locked-out`.
+        (TOPIC, PREFIXED, "acl-locked-", "User:admin", ALL),
+    ])
+    .await;
+    fresh(
+        &bootstrap(),
+        "acl-ok-nowrite",
+        &[("acl-ok-nowrite-in", 1), ("acl-locked-out", 1)],
+    )
+    .await;
+    produce(
+        &bootstrap(),
+        "acl-ok-nowrite-in",
+        [(Some(&b"k"[..]), Some(&b"a b"[..]))],
+    )
+    .expect("produce");
+    let streams = user(
+        sasl_ssl(KafkaStreams::builder(WcAclNoWrite), "SCRAM-SHA-512"),
+        "acl-app",
+        "acl-app-secret",
+    )
+    .build()
+    .expect("valid settings");
+    let result = InProcess::run(streams)
+        .finished(Duration::from_secs(30))
+        .await
+        .expect("the application stops by itself within 30 s");
+    let text = result.expect_err("the output topic is denied").to_string();
+    eprintln!("ACL denial: {text}");
+    assert!(
+        text.contains("acl-locked-out") && text.contains("uthoriz"),
         "{text}"
     );
 }
