@@ -477,3 +477,66 @@ async fn a_principal_without_write_on_the_output_topic_gets_a_clear_error_naming
         "{text}"
     );
 }
+
+/// Connects the coordinator connection's way to `addr` with `properties`.
+async fn connect_with(
+    addr: &str,
+    properties: &[(&str, &str)],
+) -> Result<BrokerConnection, GroupError> {
+    let config =
+        SecurityConfig::from_properties(properties.iter().copied(), None).expect("valid settings");
+    let security =
+        dekaf_streams::security::ConnectionSecurity::new(&config).expect("TLS files load");
+    BrokerConnection::connect(addr, "dekaf-tls-test", Duration::from_secs(10), &security).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tls_failures_are_permanent_errors_that_say_what_to_check() {
+    let addr = env("DEKAF_SSL_BOOTSTRAP");
+    let ca = tls_file("ca.pem");
+    // A CA that did not sign the broker's certificate (the client certificate is no CA).
+    let not_the_ca = tls_file("client.pem");
+    let err = connect_with(
+        &addr,
+        &[
+            ("security.protocol", "SSL"),
+            ("ssl.ca.location", &not_the_ca),
+        ],
+    )
+    .await
+    .expect_err("the broker's certificate is not trusted");
+    assert!(
+        matches!(err, GroupError::Tls { .. }) && !err.is_transient(),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("ssl.ca.location"), "{err}");
+    // The listener requires a client certificate (mutual TLS); TLS 1.3 reports it after the
+    // handshake, at the first read.
+    let err = connect_with(
+        &addr,
+        &[("security.protocol", "SSL"), ("ssl.ca.location", &ca)],
+    )
+    .await
+    .expect_err("no client certificate");
+    assert!(
+        matches!(err, GroupError::Tls { .. }) && !err.is_transient(),
+        "{err:?}"
+    );
+    let key_password =
+        std::fs::read_to_string(tls_file("client.key.password")).expect("key password");
+    let client = [
+        ("security.protocol", "SSL"),
+        ("ssl.ca.location", &*ca),
+        ("ssl.certificate.location", &*tls_file("client.pem")),
+        ("ssl.key.location", &*tls_file("client.key")),
+        ("ssl.key.password", key_password.trim()),
+    ];
+    // Host name verification (on by default) accepts the names the certificate gives: the IP
+    // address and `localhost`.
+    connect_with(&addr.replace("127.0.0.1", "localhost"), &client)
+        .await
+        .expect("the certificate names localhost");
+    connect_with(&addr, &client)
+        .await
+        .expect("mutual TLS with the right files");
+}
