@@ -79,6 +79,12 @@ impl<T: Topology> KafkaStreams<T> {
     /// heartbeat and admin calls run on the tokio runtime that polls this future.
     pub async fn run<S: Future<Output = ()>>(self, shutdown: S) -> Result<(), StreamsError> {
         let stop = Arc::new(AtomicBool::new(false));
+        crate::group::check_credentials(
+            self.config.settings.bootstrap_servers(),
+            T::APPLICATION_ID,
+            &self.config.settings.connection_security()?,
+        )
+        .await?;
         let state = match &self.config.state_dir {
             Some(dir) => Some(Arc::new(StateDirectory::open(dir, T::APPLICATION_ID)?)),
             None => None,
