@@ -18,7 +18,7 @@ use dekaf_streams::kafka::ClientSettings;
 use dekaf_streams::prelude::*;
 use dekaf_streams::security::{OAuthToken, OAuthTokenProvider, SecurityConfig};
 use dekaf_streams::streams::reset_application;
-use dekaf_streams::streams::{Builder, KafkaStreams, ProcessingGuarantee, StreamsError};
+use dekaf_streams::streams::{Builder, KafkaStreams, StreamsError};
 use dekaf_streams_examples::e2e::{
     InProcess, Reader, assert_exactly_once, counts_reached, expected_counts, fresh, sentences,
 };
@@ -48,6 +48,7 @@ word_count!(WcOauthProvider = "sec-oauthp", "sec-oauthp-in" -> "sec-oauthp-out")
 word_count!(WcBadPassword = "sec-badpw", "sec-badpw-in" -> "sec-badpw-out");
 word_count!(WcAclOk = "acl-ok-wc", "acl-ok-wc-in" -> "acl-ok-wc-out");
 word_count!(WcAclNoGroup = "acl-locked-wc", "acl-locked-wc-in" -> "acl-locked-wc-out");
+word_count!(WcAclNoWrite = "acl-ok-nowrite", "acl-ok-nowrite-in" -> "acl-locked-out");
 
 /// A variable `scripts/test.sh` exports; its absence fails the test with how to run it.
 fn env(name: &str) -> String {
@@ -296,19 +297,20 @@ async fn a_wrong_password_fails_fast_with_a_clear_error() {
         &[("sec-badpw-in", 1), ("sec-badpw-out", 1)],
     )
     .await;
+    // Exactly-once (the default): the credentials are checked before the transactional
+    // producer would wait out its 60 s `init_transactions`.
     let streams = user(
         sasl_ssl(KafkaStreams::builder(WcBadPassword), "SCRAM-SHA-512"),
         "alice",
         "wrong",
     )
-    .processing_guarantee(ProcessingGuarantee::AtLeastOnce)
     .build()
     .expect("valid settings");
     let started = Instant::now();
     let result = InProcess::run(streams)
-        .finished(Duration::from_secs(30))
+        .finished(Duration::from_secs(10))
         .await
-        .expect("the application stops by itself within 30 s");
+        .expect("the application stops by itself within 10 s");
     let err = result.expect_err("authentication fails");
     let text = err.to_string();
     assert!(
@@ -320,7 +322,7 @@ async fn a_wrong_password_fails_fast_with_a_clear_error() {
         "{text}"
     );
     assert!(!text.contains("wrong"), "the password leaked: {text}");
-    assert!(started.elapsed() < Duration::from_secs(30));
+    assert!(started.elapsed() < Duration::from_secs(10));
 }
 
 /// Adds ALLOW ACLs as the super user `admin`: (resource type, pattern type, name, principal,
@@ -433,4 +435,109 @@ async fn a_principal_without_read_on_the_group_gets_a_clear_error_naming_it() {
             && text.contains("READ on the group"),
         "{text}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_principal_without_write_on_the_output_topic_gets_a_clear_error_naming_it() {
+    let app = "User:acl-app";
+    allow(&[
+        (TOPIC, PREFIXED, "acl-ok-", app, ALL),
+        (GROUP, PREFIXED, "acl-ok-", app, ALL),
+        (TRANSACTIONAL_ID, PREFIXED, "acl-ok-", app, ALL),
+        // Only the admin may write `acl-locked-out`.
+        (TOPIC, PREFIXED, "acl-locked-", "User:admin", ALL),
+    ])
+    .await;
+    fresh(
+        &bootstrap(),
+        "acl-ok-nowrite",
+        &[("acl-ok-nowrite-in", 1), ("acl-locked-out", 1)],
+    )
+    .await;
+    produce(
+        &bootstrap(),
+        "acl-ok-nowrite-in",
+        [(Some(&b"k"[..]), Some(&b"a b"[..]))],
+    )
+    .expect("produce");
+    let streams = user(
+        sasl_ssl(KafkaStreams::builder(WcAclNoWrite), "SCRAM-SHA-512"),
+        "acl-app",
+        "acl-app-secret",
+    )
+    .build()
+    .expect("valid settings");
+    let result = InProcess::run(streams)
+        .finished(Duration::from_secs(30))
+        .await
+        .expect("the application stops by itself within 30 s");
+    let text = result.expect_err("the output topic is denied").to_string();
+    eprintln!("ACL denial: {text}");
+    assert!(
+        text.contains("acl-locked-out") && text.contains("uthoriz"),
+        "{text}"
+    );
+}
+
+/// Connects the coordinator connection's way to `addr` with `properties`.
+async fn connect_with(
+    addr: &str,
+    properties: &[(&str, &str)],
+) -> Result<BrokerConnection, GroupError> {
+    let config =
+        SecurityConfig::from_properties(properties.iter().copied(), None).expect("valid settings");
+    let security =
+        dekaf_streams::security::ConnectionSecurity::new(&config).expect("TLS files load");
+    BrokerConnection::connect(addr, "dekaf-tls-test", Duration::from_secs(10), &security).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tls_failures_are_permanent_errors_that_say_what_to_check() {
+    let addr = env("DEKAF_SSL_BOOTSTRAP");
+    let ca = tls_file("ca.pem");
+    // A CA that did not sign the broker's certificate (the client certificate is no CA).
+    let not_the_ca = tls_file("client.pem");
+    let err = connect_with(
+        &addr,
+        &[
+            ("security.protocol", "SSL"),
+            ("ssl.ca.location", &not_the_ca),
+        ],
+    )
+    .await
+    .expect_err("the broker's certificate is not trusted");
+    assert!(
+        matches!(err, GroupError::Tls { .. }) && !err.is_transient(),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("ssl.ca.location"), "{err}");
+    // The listener requires a client certificate (mutual TLS); TLS 1.3 reports it after the
+    // handshake, at the first read.
+    let err = connect_with(
+        &addr,
+        &[("security.protocol", "SSL"), ("ssl.ca.location", &ca)],
+    )
+    .await
+    .expect_err("no client certificate");
+    assert!(
+        matches!(err, GroupError::Tls { .. }) && !err.is_transient(),
+        "{err:?}"
+    );
+    let key_password =
+        std::fs::read_to_string(tls_file("client.key.password")).expect("key password");
+    let client = [
+        ("security.protocol", "SSL"),
+        ("ssl.ca.location", &*ca),
+        ("ssl.certificate.location", &*tls_file("client.pem")),
+        ("ssl.key.location", &*tls_file("client.key")),
+        ("ssl.key.password", key_password.trim()),
+    ];
+    // Host name verification (on by default) accepts the names the certificate gives: the IP
+    // address and `localhost`.
+    connect_with(&addr.replace("127.0.0.1", "localhost"), &client)
+        .await
+        .expect("the certificate names localhost");
+    connect_with(&addr, &client)
+        .await
+        .expect("mutual TLS with the right files");
 }

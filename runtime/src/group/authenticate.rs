@@ -138,6 +138,35 @@ impl BrokerConnection {
     }
 }
 
+/// Checks TLS and SASL credentials against the first bootstrap server that answers, once, before
+/// any client starts: a wrong password or an untrusted certificate then fails the application
+/// in milliseconds (librdkafka's transactional producer would wait out its 60 s
+/// `init_transactions` instead). Unreachable brokers are not an error here: the clients wait
+/// for them as usual. Does nothing without TLS or SASL.
+pub async fn check_credentials(
+    bootstrap_servers: &str,
+    client_id: &str,
+    security: &crate::security::ConnectionSecurity,
+) -> Result<(), GroupError> {
+    if security.tls.is_none() && security.sasl.is_none() {
+        return Ok(());
+    }
+    for addr in bootstrap_servers
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+    {
+        match BrokerConnection::connect(addr, client_id, Duration::from_secs(10), security).await {
+            Ok(_) => return Ok(()),
+            Err(e @ (GroupError::AuthenticationFailed { .. } | GroupError::Tls { .. })) => {
+                return Err(e);
+            }
+            Err(e) => tracing::debug!(broker = addr, "credentials not checked here: {e}"),
+        }
+    }
+    Ok(())
+}
+
 /// When to re-authenticate a session the broker ends after `lifetime_ms` (0: never): at 85%
 /// of it, as Kafka's Java client does at the earliest, leaving the rest for a slow exchange.
 fn reauthentication_deadline(lifetime_ms: i64) -> Option<Instant> {

@@ -244,7 +244,7 @@ impl BrokerConnection {
                 api,
                 timeout,
             })?
-            .map_err(|e| io_error(&addr, e))?;
+            .map_err(|e| tls_error(&addr, e))?;
         let mut bytes = Bytes::from(buf);
         let header = ResponseHeader::decode(&mut bytes, response_header_version)
             .map_err(|e| self.malformed(api, e.to_string()))?;
@@ -283,16 +283,23 @@ impl BrokerConnection {
 /// Api key of ApiVersions.
 pub const API_VERSIONS: i16 = 18;
 
-/// A failed TLS handshake is permanent (certificates, host name, protocol versions); an I/O
-/// error during it (the broker went away) is not.
+/// A failed TLS handshake is permanent (certificates, host name, protocol versions), and so is a
+/// TLS protocol error after it (with TLS 1.3 a broker refuses a missing or untrusted client
+/// certificate with an alert at the first read); an I/O error (the broker went away) is not.
 fn tls_error(addr: &str, e: std::io::Error) -> GroupError {
-    match e
-        .get_ref()
-        .and_then(|inner| inner.downcast_ref::<crate::security::tls::TlsHandshakeError>())
-    {
-        Some(handshake) => GroupError::Tls {
+    let reason = e.get_ref().and_then(|inner| {
+        if let Some(handshake) = inner.downcast_ref::<crate::security::tls::TlsHandshakeError>() {
+            return Some(handshake.0.clone());
+        }
+        inner
+            .downcast_ref::<openssl::ssl::Error>()
+            .filter(|ssl| ssl.code() == openssl::ssl::ErrorCode::SSL)
+            .map(|ssl| ssl.to_string())
+    });
+    match reason {
+        Some(reason) => GroupError::Tls {
             broker: addr.to_owned(),
-            reason: handshake.0.clone(),
+            reason,
         },
         None => io_error(addr, e),
     }

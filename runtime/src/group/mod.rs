@@ -54,6 +54,7 @@ mod state;
 mod task;
 pub mod topology;
 
+pub use authenticate::check_credentials;
 pub use connection::{BrokerConnection, error_name};
 pub use coordinator::{CoordinatorConfig, connect_to_coordinator};
 pub use describe::describe_streams_group;

@@ -166,9 +166,23 @@ impl TlsConnector {
                     TlsHandshakeError(ssl.to_string()),
                 ),
             })?;
+        // With TLS 1.3 the client's handshake ends before the broker has checked the client
+        // certificate; a broker that refuses it (missing, untrusted) sends an alert and closes.
+        // Wait briefly for that alert, so it is reported as the TLS failure it is rather than as
+        // a broken pipe on the first request. Brokers send nothing unasked, so no data is lost.
+        if stream.ssl().version2() == Some(openssl::ssl::SslVersion::TLS1_3) {
+            let mut byte = [0u8; 1];
+            let probe = tokio::io::AsyncReadExt::read(&mut stream, &mut byte);
+            if let Ok(Err(e)) = tokio::time::timeout(CLIENT_CERTIFICATE_VERDICT, probe).await {
+                return Err(e);
+            }
+        }
         Ok(stream)
     }
 }
+
+/// How long a TLS 1.3 connection waits for the broker to refuse its client certificate.
+const CLIENT_CERTIFICATE_VERDICT: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// A TLS handshake the broker or this client refused (certificate, hostname, protocol):
 /// a new connection would fail the same way.

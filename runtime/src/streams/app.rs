@@ -80,6 +80,12 @@ impl<T: Topology> KafkaStreams<T> {
     /// heartbeat and admin calls run on the tokio runtime that polls this future.
     pub async fn run<S: Future<Output = ()>>(self, shutdown: S) -> Result<(), StreamsError> {
         let stop = Arc::new(AtomicBool::new(false));
+        crate::group::check_credentials(
+            self.config.settings.bootstrap_servers(),
+            T::APPLICATION_ID,
+            &self.config.settings.connection_security()?,
+        )
+        .await?;
         // Opening the state directory locks a file and reads it (and may wait for a lock a
         // stopping thread still holds): off the tokio workers, which drive the heartbeats of
         // any other application on this runtime.
