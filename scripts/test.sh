@@ -13,7 +13,9 @@
 # the end; a broker that already answers on the port is used as it is and left running.
 #
 # Environment: DEKAF_KAFKA_PORT (broker port, default 9092), DEKAF_CACHE_DIR (see scripts/kafka.sh).
-# The tests find the broker through DEKAF_BOOTSTRAP, which this script exports.
+# The tests find the broker through DEKAF_BOOTSTRAP, which this script exports. It also starts
+# the replicated 3-node cluster of the fault tests on DEKAF_CLUSTER_PORT (default 9192..9197)
+# and runs DEKAF_FAULT_LOOP_RUNS (default 2) runs of the random-SIGKILL loop at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -41,6 +43,15 @@ if [ "${#missing[@]}" -gt 0 ]; then
 fi
 command -v cargo >/dev/null || die "cargo not found: install Rust 1.95+ with rustup (https://rustup.rs)"
 
+# What this script started, it stops at the end.
+stop_broker=""
+stop_cluster=""
+cleanup() {
+  if [ -n "$stop_cluster" ]; then cluster stop; fi
+  if [ -n "$stop_broker" ]; then bash scripts/kafka.sh stop; fi
+}
+trap cleanup EXIT
+
 # 2. The broker (Java and Maven are installed by kafka.sh when missing).
 if bash scripts/kafka.sh status >/dev/null 2>&1; then
   say "a broker already runs on port $DEKAF_KAFKA_PORT; using it and leaving it running"
@@ -48,9 +59,21 @@ else
   # A broker of its own starts from empty storage: no topics or groups of earlier runs.
   bash scripts/kafka.sh reset
   bash scripts/kafka.sh start
-  trap 'bash scripts/kafka.sh stop' EXIT
+  stop_broker=1
 fi
 export DEKAF_BOOTSTRAP="127.0.0.1:$DEKAF_KAFKA_PORT"
+
+# 2b. The replicated 3-node cluster of the fault tests (examples/tests/cluster_faults.rs and the
+# fault-kill-loop), on its own ports (DEKAF_CLUSTER_PORT, default 9192: nodes on 9192/9194/9196).
+export DEKAF_CLUSTER_PORT="${DEKAF_CLUSTER_PORT:-9192}"
+cluster() { DEKAF_KAFKA_PORT="$DEKAF_CLUSTER_PORT" bash scripts/kafka.sh "$@" --brokers 3; }
+if cluster status >/dev/null 2>&1; then
+  say "the 3-node cluster already runs on $DEKAF_CLUSTER_PORT; using it and leaving it running"
+else
+  cluster reset
+  cluster start
+  stop_cluster=1
+fi
 say "set-up took $((SECONDS - started))s; DEKAF_BOOTSTRAP=$DEKAF_BOOTSTRAP"
 
 # 3. The tests.
@@ -59,6 +82,12 @@ status=0
 # --no-fail-fast: one failing test binary does not hide the results of the others.
 cargo test --workspace --no-fail-fast "$@" || status=$?
 say "cargo test took $((SECONDS - tests_started))s (exit $status); $((SECONDS - started))s in all"
+
+# 4. A short run of the random-SIGKILL loop on the cluster (the full one: fault-kill-loop 20).
+loop_started=$SECONDS
+cargo build -q -p dekaf-streams-examples --bins
+target/debug/fault-kill-loop "${DEKAF_FAULT_LOOP_RUNS:-2}" || status=$?
+say "fault-kill-loop took $((SECONDS - loop_started))s (exit $status)"
 if [ "$status" -ne 0 ]; then
   say "the broker's log: $(bash scripts/kafka.sh log 0 2>&1 | head -n1)"
 fi

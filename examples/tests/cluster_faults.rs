@@ -251,8 +251,8 @@ async fn an_application_started_while_no_broker_is_reachable_waits_then_runs_exa
         let _ = std::fs::remove_file(log);
     }
     let outcome = tokio::task::spawn_blocking(move || {
-        for node in (1..=3).rev() {
-            cluster.stop_node(node).expect("stop");
+        for node in 1..=3 {
+            cluster.kill_node(node).expect("kill");
         }
         let run = s.start();
         // Each instance says it waits for the cluster, and keeps running.
