@@ -224,7 +224,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             return Err(StreamsError::CommitsKeepFailing(self.failed_commits));
         }
         if self.txn_open {
-            match self.producer.abort_transaction(COMMIT_TIMEOUT) {
+            match self.abort_transaction_retrying() {
                 Ok(()) => {}
                 Err(KafkaError::Transaction(rd)) if rd.is_fatal() => {
                     tracing::warn!(error = %rd, "the producer was fenced (the broker aborted its transaction, or another producer took its transactional id); replacing it");
@@ -237,6 +237,24 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         let _ = self.deliveries.take();
         self.changelog.discard();
         self.rebuild()
+    }
+
+    /// Aborts the open transaction, calling again for as long as librdkafka says the call may be
+    /// retried ("Timed out waiting for operation to finish, retry call to resume": no broker
+    /// reachable), so an outage of the whole cluster is waited out instead of stopping the
+    /// application. Gives up when the application stops.
+    fn abort_transaction_retrying(&self) -> Result<(), KafkaError> {
+        loop {
+            match self.producer.abort_transaction(COMMIT_TIMEOUT) {
+                Err(KafkaError::Transaction(rd))
+                    if rd.is_retriable()
+                        && !self.ctx.stop.load(std::sync::atomic::Ordering::Relaxed) =>
+                {
+                    tracing::warn!(error = %rd, "aborting the transaction did not finish (are the brokers reachable?); trying again");
+                }
+                other => return other,
+            }
+        }
     }
 
     /// Drops every task's state, restores it and rewinds the input to the committed offsets.
