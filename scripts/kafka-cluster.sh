@@ -207,9 +207,15 @@ halt_node() {
   fi
   say "node $NODE: SIG$signal to pid $pid"
   kill "-$signal" "$pid" 2>/dev/null || true
-  local waited=0
+  [ "${2:-wait}" = wait ] || return 0
+  await_exit "$pid"
+}
+
+# Waits for node $NODE's JVM (pid $1) to exit: up to 60 s, then SIGKILL.
+await_exit() {
+  local pid="$1" waited=0
   while kill -0 "$pid" 2>/dev/null; do
-    if ((waited >= 120)); then
+    if ((waited == 120)); then
       say "node $NODE (pid $pid) still runs after 60s; killing it"
       kill -KILL "$pid" 2>/dev/null || true
     fi
@@ -221,9 +227,17 @@ halt_node() {
 
 cluster_stop() {
   cluster_lock
-  local i
-  # Brokers in reverse, so the last ones standing keep a quorum for the others' controlled shutdown.
-  for ((i = BROKERS; i >= 1; i--)); do select_node "$i"; halt_node TERM; done
+  local i pids=()
+  # Every node at once: one by one, the last node standing would wait for a quorum that is gone.
+  for ((i = 1; i <= BROKERS; i++)); do
+    select_node "$i"
+    pids[i]="$(running_pid)" || pids[i]=""
+    halt_node TERM nowait
+  done
+  for ((i = 1; i <= BROKERS; i++)); do
+    select_node "$i"
+    [ -z "${pids[i]}" ] || await_exit "${pids[i]}"
+  done
 }
 
 cluster_status() {

@@ -23,6 +23,9 @@
 # The tests find the broker through DEKAF_BOOTSTRAP, and the secured listeners through
 # DEKAF_SSL_BOOTSTRAP, DEKAF_SASL_SSL_BOOTSTRAP and DEKAF_TLS_DIR, which this script exports
 # (`scripts/kafka.sh env` prints them).
+# It also starts the replicated 3-node cluster of the fault tests on DEKAF_CLUSTER_PORT
+# (default 9192..9197) and runs DEKAF_FAULT_LOOP_RUNS (default 2) runs of the random-SIGKILL loop
+# at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -65,6 +68,15 @@ if [ -z "${DEKAF_SKIP_GATES:-}" ]; then
   say "gates (fmt, clippy, doc) took $((SECONDS - gates_started))s"
 fi
 
+# What this script started, it stops at the end.
+stop_broker=""
+stop_cluster=""
+cleanup() {
+  if [ -n "$stop_cluster" ]; then cluster stop; fi
+  if [ -n "$stop_broker" ]; then bash scripts/kafka.sh stop; fi
+}
+trap cleanup EXIT
+
 # 3. The broker (Java and Maven are installed by kafka.sh when missing).
 if bash scripts/kafka.sh status >/dev/null 2>&1; then
   say "a broker already runs on port $DEKAF_KAFKA_PORT; using it and leaving it running"
@@ -72,11 +84,23 @@ else
   # A broker of its own starts from empty storage: no topics or groups of earlier runs.
   bash scripts/kafka.sh reset
   DEKAF_KAFKA_SECURE=1 bash scripts/kafka.sh start
-  trap 'bash scripts/kafka.sh stop' EXIT
+  stop_broker=1
 fi
 # DEKAF_BOOTSTRAP, and the secured listeners when the broker has them (a broker started without
 # them fails the security tests with a message saying how to start one that has).
 eval "$(bash scripts/kafka.sh env)"
+
+# 3b. The replicated 3-node cluster of the fault tests (examples/tests/cluster_faults.rs and the
+# fault-kill-loop), on its own ports (DEKAF_CLUSTER_PORT, default 9192: nodes on 9192/9194/9196).
+export DEKAF_CLUSTER_PORT="${DEKAF_CLUSTER_PORT:-9192}"
+cluster() { DEKAF_KAFKA_PORT="$DEKAF_CLUSTER_PORT" bash scripts/kafka.sh "$@" --brokers 3; }
+if cluster status >/dev/null 2>&1; then
+  say "the 3-node cluster already runs on $DEKAF_CLUSTER_PORT; using it and leaving it running"
+else
+  cluster reset
+  cluster start
+  stop_cluster=1
+fi
 say "set-up took $((SECONDS - started))s; DEKAF_BOOTSTRAP=$DEKAF_BOOTSTRAP DEKAF_SASL_SSL_BOOTSTRAP=${DEKAF_SASL_SSL_BOOTSTRAP:-none}"
 
 # 4. The tests.
@@ -85,6 +109,11 @@ status=0
 # --no-fail-fast: one failing test binary does not hide the results of the others.
 cargo test --workspace --no-fail-fast "$@" || status=$?
 say "cargo test took $((SECONDS - tests_started))s (exit $status); $((SECONDS - started))s in all"
+
+# 5. A short run of the random-SIGKILL loop on the cluster (the full one: fault-kill-loop 20).
+loop_started=$SECONDS
+cargo run -q -p dekaf-streams-examples --bin fault-kill-loop -- "${DEKAF_FAULT_LOOP_RUNS:-2}" || status=$?
+say "fault-kill-loop took $((SECONDS - loop_started))s (exit $status)"
 if [ "$status" -ne 0 ]; then
   say "the broker's log: $(bash scripts/kafka.sh log 0 2>&1 | head -n1)"
 fi

@@ -142,6 +142,8 @@ fn is_transient(e: &KafkaError) -> bool {
         e.rdkafka_error_code(),
         Some(
             RDKafkaErrorCode::NotLeaderForPartition
+                // librdkafka's metadata cache, stale while leaders move, does not list it yet.
+                | RDKafkaErrorCode::UnknownPartition
                 | RDKafkaErrorCode::LeaderNotAvailable
                 | RDKafkaErrorCode::NotCoordinator
                 | RDKafkaErrorCode::RequestTimedOut
