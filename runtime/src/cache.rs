@@ -35,7 +35,7 @@ pub struct DirtyEntry {
     len: usize,
     /// The encoded size of the key's latest value (0 after a deletion).
     pub value_len: usize,
-    /// The source index ([`InputRecord::source`](crate::task::InputRecord::source)) of the
+    /// The source index ([`InputRecord::source`](crate::record::InputRecord::source)) of the
     /// record that last updated the key.
     pub source: usize,
     /// That record's timestamp: the timestamp of the forwarded result.

@@ -15,6 +15,7 @@
 //! | [`store`] | state stores: byte-ordered backends (in memory, LMDB), the processor API's typed view |
 //! | [`state_dir`] | the on-disk state directory: locks, process id, checkpoints |
 //! | [`cache`] | the record cache of aggregations: dirty keys forwarded at a flush |
+//! | [`record`] | the records a task reads and writes, and the `RecordSink` it writes them to |
 //! | [`task`] | the `Topology` and `Task` traits: what a runner (TestDriver, Kafka runtime) calls |
 //! | [`testing`] | `TestDriver`: run a topology in process, without a broker |
 //! | [`dsl`] | the `topology!` language, operator by operator |
@@ -38,6 +39,7 @@ pub mod topology;
 
 pub mod cache;
 pub mod dsl;
+pub mod record;
 pub mod serdes;
 pub mod state_dir;
 pub mod store;

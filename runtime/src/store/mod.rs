@@ -52,8 +52,8 @@ pub use lmdb::{LmdbBackend, LmdbRange, LmdbStores};
 pub use memory::{MemoryBackend, MemoryRange, MemoryStores};
 pub use typed::{KeyValueStore, Pairs};
 
+use crate::record::SinkError;
 use crate::serdes::{Encoded, Serde, SerdeError};
-use crate::task::SinkError;
 use crate::topology::StoreInfo;
 
 /// A failure of a store operation.

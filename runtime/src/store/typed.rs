@@ -4,8 +4,8 @@ use std::marker::PhantomData;
 use std::ops::Bound;
 
 use super::{StoreBackend, StoreError, encode};
+use crate::record::{OutgoingRecord, Partitioning, RecordSink, TopicKind};
 use crate::serdes::{Encoded, Serde, SerdeError};
-use crate::task::{OutgoingRecord, Partitioning, RecordSink, TopicKind};
 
 /// Decoded entries of a store with serdes `KS` and `VS`.
 pub type Pairs<KS, VS> = Vec<(<KS as Serde>::Value, <VS as Serde>::Value)>;
@@ -75,7 +75,7 @@ impl<'a, KS: Serde, VS: Serde, B: StoreBackend, S: RecordSink> KeyValueStore<'a,
             key: Some(self.key_buf),
             value: Some(self.value_buf),
             timestamp: self.timestamp,
-            headers: crate::task::Headers::empty(),
+            headers: crate::record::Headers::empty(),
         })?;
         Ok(())
     }
@@ -95,7 +95,7 @@ impl<'a, KS: Serde, VS: Serde, B: StoreBackend, S: RecordSink> KeyValueStore<'a,
                 key: Some(self.key_buf),
                 value: None,
                 timestamp: self.timestamp,
-                headers: crate::task::Headers::empty(),
+                headers: crate::record::Headers::empty(),
             })?;
         }
         Ok(())
