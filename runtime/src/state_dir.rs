@@ -16,7 +16,10 @@
 //! The changelog is the truth; a task directory is a cache of it. A task that closes cleanly
 //! (its tasks revoked after a commit, or the application shut down) syncs its stores to disk
 //! and then writes `.checkpoint`: for every store, the changelog offset up to which the store
-//! holds it. The next time the task opens, it reads the checkpoint, **deletes it**, and restores
+//! holds it: the offset just past the last record the task's producer wrote to the changelog,
+//! as the broker acknowledged it (Kafka Streams checkpoints the same), not a read_committed end
+//! offset, which can lag while the last transaction's markers are still being written. The
+//! next time the task opens, it reads the checkpoint, **deletes it**, and restores
 //! only the changelog records after those offsets. So:
 //!
 //! - after a clean shutdown, a restart restores nothing (or only what others wrote meanwhile);
@@ -24,7 +27,10 @@
 //!   directory is discarded and the stores rebuilt from the changelog, as exactly-once needs:
 //!   the directory may hold writes of a transaction that never committed;
 //! - a checkpoint that does not fit the changelog (an offset past its end or before its start,
-//!   as after the topic was deleted and recreated) discards the directory too.
+//!   as after the topic was deleted and recreated) discards the directory too. A checkpoint
+//!   past the last stable offset first waits a few seconds for that offset to catch up (the
+//!   last transaction's markers may still be on their way); only a transaction marker after
+//!   the checkpoint means nothing to restore.
 //!
 //! The whole directory can be deleted while the application is stopped; the next start
 //! rebuilds it.

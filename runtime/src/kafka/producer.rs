@@ -4,6 +4,7 @@
 //! a record larger than the broker accepts) must stop the application; the context below keeps
 //! the first such failure so the processing loop can check it at every commit.
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -35,21 +36,67 @@ pub struct DeliveryFailure {
     pub permanent: bool,
 }
 
-/// A producer context that remembers the first failed delivery (and answers OAUTHBEARER token
-/// refreshes).
+/// The offset of the last record the broker acknowledged, per topic and partition: what a clean
+/// close writes into a task's checkpoint (plus one), as Kafka Streams' record collector does.
+///
+/// The broker's answer is exact, where a read_committed end offset (the last stable offset) can
+/// still lag the log while the last transaction's markers are being written. Shared by the
+/// producers a thread has in turn, so a replaced producer loses nothing.
+#[derive(Debug, Default, Clone)]
+pub struct DeliveredOffsets {
+    last: Arc<Mutex<HashMap<String, HashMap<i32, i64>>>>,
+}
+
+impl DeliveredOffsets {
+    /// Notes `offset` as delivered to `topic[partition]`. Allocates only the first time a
+    /// partition is seen.
+    fn record(&self, topic: &str, partition: i32, offset: i64) {
+        if offset < 0 {
+            return;
+        }
+        let Ok(mut last) = self.last.lock() else {
+            return;
+        };
+        let partitions = match last.get_mut(topic) {
+            Some(partitions) => partitions,
+            None => last.entry(topic.to_owned()).or_default(),
+        };
+        let slot = partitions.entry(partition).or_insert(offset);
+        *slot = (*slot).max(offset);
+    }
+
+    /// Takes the offset just past the last record delivered to `topic[partition]`, if one was
+    /// delivered since the last take: where a store fed by that changelog is complete once the
+    /// records are committed.
+    pub fn take_end(&self, topic: &str, partition: i32) -> Option<i64> {
+        let mut last = self.last.lock().ok()?;
+        last.get_mut(topic)?.remove(&partition).map(|o| o + 1)
+    }
+}
+
+/// A producer context that remembers the first failed delivery and the offset of the last
+/// delivered record of every partition (and answers OAUTHBEARER token refreshes).
 #[derive(Debug, Default, Clone)]
 pub struct DeliveryWatch {
     first_failure: Arc<Mutex<Option<DeliveryFailure>>>,
+    delivered: DeliveredOffsets,
     oauth: OAuthRefresh,
 }
 
 impl DeliveryWatch {
-    /// A watch whose producer gets OAUTHBEARER tokens from `oauth`.
-    pub fn new(oauth: OAuthRefresh) -> Self {
+    /// A watch whose producer gets OAUTHBEARER tokens from `oauth` and notes its delivered
+    /// offsets in `delivered`.
+    pub fn new(oauth: OAuthRefresh, delivered: DeliveredOffsets) -> Self {
         DeliveryWatch {
             first_failure: Arc::default(),
+            delivered,
             oauth,
         }
+    }
+
+    /// The offsets this watch's producer had delivered.
+    pub fn delivered(&self) -> &DeliveredOffsets {
+        &self.delivered
     }
 
     /// The first failure since the last [`take`](Self::take), if any.
@@ -73,6 +120,10 @@ impl ProducerContext for DeliveryWatch {
     type DeliveryOpaque = ();
 
     fn delivery(&self, result: &DeliveryResult<'_>, _: ()) {
+        if let Ok(message) = result {
+            self.delivered
+                .record(message.topic(), message.partition(), message.offset());
+        }
         if let Err((error, message)) = result {
             // Records purged by an abort are expected: they are redone.
             if matches!(

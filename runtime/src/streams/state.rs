@@ -21,6 +21,10 @@ use crate::task::{Task, Topology};
 pub(super) const TASK_LOCK_WAIT: Duration = Duration::from_secs(60);
 /// How long a watermark lookup may take.
 const WATERMARKS_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a checkpoint past the changelog's last stable offset waits for that offset to catch
+/// up (the markers of the transaction that wrote the last records may still be on their way)
+/// before it counts as not fitting.
+const MARKERS_WAIT: Duration = Duration::from_secs(10);
 
 impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     /// Locks the directory of the task about to be created, when stores live on disk.
@@ -75,13 +79,9 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                 starts.clear();
                 break;
             };
-            let (low, high) = watermarks(
-                &self.restore_consumer,
-                &p.topic,
-                p.partition,
-                WATERMARKS_TIMEOUT,
-            )
-            .map_err(StreamsError::kafka("reading changelog offsets"))?;
+            let (low, high) = self
+                .end_reaching(&p.topic, p.partition, offset)
+                .map_err(StreamsError::kafka("reading changelog offsets"))?;
             if offset < low || offset > high {
                 tracing::warn!(task = %active.id, topic = p.topic, offset, low, high, "the checkpoint does not fit the changelog; rebuilding the task's stores");
                 starts.clear();
@@ -100,6 +100,30 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             p.from = Offset::Offset(offset);
         }
         Ok(())
+    }
+
+    /// The watermarks of a changelog partition, waiting up to [`MARKERS_WAIT`] for the high one
+    /// (the last stable offset: the restore consumer reads committed records only) to reach
+    /// `offset`. A checkpoint holds the offset just past the last record its task wrote; right
+    /// after the commit, that transaction's markers can still be on their way, holding the last
+    /// stable offset below it for a moment.
+    fn end_reaching(
+        &self,
+        topic: &str,
+        partition: i32,
+        offset: i64,
+    ) -> Result<(i64, i64), rdkafka::error::KafkaError> {
+        let deadline = std::time::Instant::now() + MARKERS_WAIT;
+        let mut backoff = Duration::from_millis(20);
+        loop {
+            let (low, high) =
+                watermarks(&self.restore_consumer, topic, partition, WATERMARKS_TIMEOUT)?;
+            if high >= offset || std::time::Instant::now() + backoff >= deadline {
+                return Ok((low, high));
+            }
+            std::thread::sleep(backoff);
+            backoff = (backoff * 2).min(Duration::from_millis(500));
+        }
     }
 
     /// Closes a task whose work is committed: syncs its stores to disk and writes the
@@ -127,9 +151,12 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         drop(dir);
     }
 
-    /// The changelog offsets `active`'s stores hold right after a commit: the end of each
-    /// changelog partition (the task is its only writer), or for a table read from its source
-    /// topic, the committed offset of that topic.
+    /// The changelog offsets `active`'s stores hold right after a commit. For a changelog:
+    /// the offset just past the last record the producer delivered to it, as the broker
+    /// answered (what Kafka Streams checkpoints), or, when the task wrote nothing to it since
+    /// this thread last checkpointed it, its end offset (a lower bound of what the store holds:
+    /// a restart then at worst replays records the store already has). For a table read from
+    /// its source topic: the committed offset of that topic.
     fn checkpoint_of(&self, active: &ActiveTask<T, F>) -> Result<Checkpoint, StreamsError> {
         let mut checkpoint = Checkpoint::default();
         for store in active.task.subtopology().stores {
@@ -137,11 +164,14 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             let partition = active.id.partition;
             let offset = match active.task.source_index(topic) {
                 Some(i) => active.committed[i].unwrap_or(0),
-                None => {
-                    watermarks(&self.restore_consumer, topic, partition, WATERMARKS_TIMEOUT)
-                        .map_err(StreamsError::kafka("reading changelog offsets"))?
-                        .1
-                }
+                None => match self.deliveries.delivered().take_end(topic, partition) {
+                    Some(end) => end,
+                    None => {
+                        watermarks(&self.restore_consumer, topic, partition, WATERMARKS_TIMEOUT)
+                            .map_err(StreamsError::kafka("reading changelog offsets"))?
+                            .1
+                    }
+                },
             };
             checkpoint.set(topic, partition, offset);
         }

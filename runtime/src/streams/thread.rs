@@ -25,7 +25,7 @@ use super::sink::ProducerSink;
 use super::tasks::ActiveTasks;
 use crate::group::MemberEvent;
 use crate::kafka::admin::{self, Admin};
-use crate::kafka::producer::{DeliveryWatch, StreamsProducer};
+use crate::kafka::producer::{DeliveredOffsets, DeliveryWatch, StreamsProducer};
 use crate::kafka::restore::{RestoreConsumer, restore_consumer};
 use crate::state_dir::StateDirectory;
 use crate::store::BackendFactory;
@@ -90,7 +90,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             settings.oauth_refresh(),
         )
         .map_err(StreamsError::kafka("creating the restore consumer"))?;
-        let (producer, deliveries) = new_producer::<T>(&ctx)?;
+        let (producer, deliveries) = new_producer::<T>(&ctx, DeliveredOffsets::default())?;
         let admin = Arc::new(
             admin::admin(&settings.admin(), settings.oauth_refresh())
                 .map_err(StreamsError::kafka("creating the admin client"))?,
@@ -125,7 +125,8 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     /// after the transaction timeout and bumped its epoch) by a new one with the same
     /// transactional id. The caller rebuilds the tasks: their uncommitted work is gone.
     pub(super) fn replace_producer(&mut self) -> Result<(), StreamsError> {
-        let (producer, deliveries) = new_producer::<T>(&self.ctx)?;
+        let (producer, deliveries) =
+            new_producer::<T>(&self.ctx, self.deliveries.delivered().clone())?;
         self.producer = producer;
         self.deliveries = deliveries;
         self.txn_open = false;
@@ -197,6 +198,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
 /// directory, when there is one), so a new producer fences an older one at once.
 fn new_producer<T: Topology>(
     ctx: &ThreadContext,
+    delivered: DeliveredOffsets,
 ) -> Result<(StreamsProducer, DeliveryWatch), StreamsError> {
     let eos = ctx.config.guarantee == ProcessingGuarantee::ExactlyOnce;
     let transactional_id = format!("{}-{}-{}", T::APPLICATION_ID, ctx.process_id, ctx.index);
@@ -210,7 +212,7 @@ fn new_producer<T: Topology>(
             ctx.config.transaction_timeout.as_millis().to_string(),
         );
     }
-    let deliveries = DeliveryWatch::new(ctx.config.settings.oauth_refresh());
+    let deliveries = DeliveryWatch::new(ctx.config.settings.oauth_refresh(), delivered);
     let producer: StreamsProducer = producer_config
         .create_with_context(deliveries.clone())
         .map_err(StreamsError::kafka("creating the producer"))?;
