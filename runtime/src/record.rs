@@ -66,11 +66,11 @@ impl Headers {
     }
 }
 
-/// One consumed record, as the runner hands it to [`Task::process`].
+/// One consumed record, as the runner hands it to [`Task::process`](crate::task::Task::process).
 #[derive(Debug, Clone, Copy)]
 pub struct InputRecord<'a> {
-    /// The index of the record's topic in [`Task::source_topics`] (resolve it once per
-    /// partition with [`Task::source_index`]).
+    /// The index of the record's topic in [`Task::source_topics`](crate::task::Task::source_topics) (resolve it once per
+    /// partition with [`Task::source_index`](crate::task::Task::source_index)).
     pub source: usize,
     /// The partition the record was read from.
     pub partition: i32,
