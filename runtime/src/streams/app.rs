@@ -80,10 +80,11 @@ impl<T: Topology> KafkaStreams<T> {
     /// heartbeat and admin calls run on the tokio runtime that polls this future.
     pub async fn run<S: Future<Output = ()>>(self, shutdown: S) -> Result<(), StreamsError> {
         let stop = Arc::new(AtomicBool::new(false));
+        let security = self.config.settings.connection_security()?;
         crate::group::check_credentials(
             self.config.settings.bootstrap_servers(),
             T::APPLICATION_ID,
-            &self.config.settings.connection_security()?,
+            &security,
         )
         .await?;
         // Opening the state directory locks a file and reads it (and may wait for a lock a
@@ -109,6 +110,8 @@ impl<T: Topology> KafkaStreams<T> {
         let mut coordinator =
             CoordinatorConfig::new(self.config.settings.bootstrap_servers(), T::APPLICATION_ID);
         coordinator.connect_timeout = Duration::from_secs(10);
+        // The same TLS and SASL as every other connection of the application.
+        coordinator.security = security;
         tokio::select! {
             ready = await_coordinator(&coordinator, T::APPLICATION_ID) => ready?,
             () = &mut shutdown => {
