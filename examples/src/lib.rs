@@ -14,6 +14,8 @@
 
 pub mod dead_letters;
 pub mod dedup;
+// `#[macro_use]`: `word_count_topology!` serves `faults` too.
+#[macro_use]
 pub mod e2e;
 pub mod faults;
 pub mod kafka_io;

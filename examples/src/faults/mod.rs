@@ -15,44 +15,29 @@ pub mod verify;
 
 use dekaf_streams::prelude::*;
 
-/// Defines a word-count topology with its own application id and topics (`<id>-in`, `<id>-out`).
-macro_rules! fault_word_count {
-    ($(#[$meta:meta])* $name:ident = $app:tt, $input:tt -> $output:tt) => {
-        topology! {
-            $(#[$meta])*
-            pub $name = $app {
-                stream($input, Utf8, Utf8)
-                    .flat_map_values(|sentence| sentence.split(' ').map(str::to_owned))
-                    .group_by(|_key, word| word.clone(), Utf8, Utf8)
-                    .count("counts")
-                    .to_stream()
-                    .to($output, Utf8, I64);
-            }
-        }
-    };
-}
+// `word_count_topology!` comes from `e2e` (`#[macro_use]` in lib.rs).
 
-fault_word_count!(
+word_count_topology!(
     /// SIGKILL of the broker leading the input partitions.
     LeaderKill = "fault-leader", "fault-leader-in" -> "fault-leader-out"
 );
-fault_word_count!(
+word_count_topology!(
     /// SIGKILL of the group coordinator's broker.
     CoordinatorKill = "fault-coord", "fault-coord-in" -> "fault-coord-out"
 );
-fault_word_count!(
+word_count_topology!(
     /// A rolling restart of every broker.
     Rolling = "fault-rolling", "fault-rolling-in" -> "fault-rolling-out"
 );
-fault_word_count!(
+word_count_topology!(
     /// Every broker down for 30 s.
     AllDown = "fault-alldown", "fault-alldown-in" -> "fault-alldown-out"
 );
-fault_word_count!(
+word_count_topology!(
     /// Started while no broker is reachable.
     NoBrokerAtStart = "fault-nostart", "fault-nostart-in" -> "fault-nostart-out"
 );
-fault_word_count!(
+word_count_topology!(
     /// The random instance SIGKILL loop.
     KillLoop = "fault-loop", "fault-loop-in" -> "fault-loop-out"
 );
