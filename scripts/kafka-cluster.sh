@@ -98,23 +98,7 @@ group.consumer.heartbeat.interval.ms=500
 group.consumer.min.session.timeout.ms=2000
 group.consumer.session.timeout.ms=10000
 CONF
-  cat >"$LOG4J_CONF" <<CONF
-status = warn
-appender.file.type = File
-appender.file.name = FILE
-appender.file.fileName = $LOGS/server.log
-appender.file.append = true
-appender.file.layout.type = PatternLayout
-appender.file.layout.pattern = [%d] %p %m (%c)%n
-rootLogger.level = INFO
-rootLogger.appenderRef.file.ref = FILE
-logger.kafkalog.name = org.apache.kafka.storage.internals.log
-logger.kafkalog.level = WARN
-logger.unifiedlog.name = kafka.log
-logger.unifiedlog.level = WARN
-logger.request.name = kafka.request.logger
-logger.request.level = WARN
-CONF
+  write_log4j_conf
 }
 
 # Formats every node with one cluster id (first start only).
