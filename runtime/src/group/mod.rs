@@ -49,6 +49,7 @@ pub mod coordinator;
 mod describe;
 mod error;
 mod events;
+mod java_order;
 mod member;
 mod state;
 mod task;
