@@ -12,13 +12,17 @@
 //! RFC 7628) are written here and checked against the RFCs' test vectors.
 
 pub mod config;
+mod error;
 pub mod oauth;
 pub mod sasl;
 pub mod scram;
+mod secret;
 pub mod tls;
 
-pub use config::{SaslMechanism, SecurityConfig, SecurityError, SecurityProtocol};
+pub use config::{SaslMechanism, SecurityConfig, SecurityProtocol};
+pub use error::SecurityError;
 pub use oauth::{OAuthToken, OAuthTokenProvider};
+pub use secret::Secret;
 
 use config::SaslSettings;
 use tls::TlsConnector;

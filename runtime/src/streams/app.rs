@@ -9,8 +9,9 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 
 use super::config::{BuildError, ProcessingGuarantee, StreamsConfig};
+use super::context::ThreadContext;
 use super::error::StreamsError;
-use super::thread::{StreamThread, ThreadContext};
+use super::processing::StreamThread;
 use crate::group::coordinator::{CoordinatorConfig, await_coordinator};
 use crate::kafka::settings::SettingsError;
 use crate::state_dir::StateDirectory;

@@ -7,9 +7,15 @@
 //! |---|---|
 //! | [`app`] | `KafkaStreams`, its builder, and the threads it runs |
 //! | [`config`] | processing guarantee, commit interval, timeouts |
-//! | `thread` | one processing thread: member, consumer, producer, tasks |
-//! | `assignment` | taking on tasks (restore) and giving them up (commit, close) |
-//! | `commit` | exactly-once and at-least-once commits, aborts and rebuilds |
+//! | `processing` | **one record's path**: a processing thread's loop, from poll through its task to the sink |
+//! | `commit` | **the end of that path**: exactly-once and at-least-once commits |
+//! | `abort` | undoing a failed interval: abort, drop and restore state, replace a fenced producer |
+//! | `assignment` | taking on tasks (restore) and giving them up (commit and close, or drop) |
+//! | `membership` | the thread's streams-group member: events, identity, at-least-once commits |
+//! | `offset_commit`, `refusal` | the at-least-once OffsetCommit; how a coordinator refuses a member's epoch |
+//! | `context`, `clients`, `tasks` | what a thread starts with; its librdkafka clients; its tasks and their routing |
+//! | `changelog_buffer` | changelog records held until the commit, the latest per key |
+//! | `consumer_errors` | which consumer errors are retried and which stop the application |
 //! | `state` | on-disk stores: flush after commits, restore from a checkpoint, checkpoint on close |
 //! | [`reset`] | deleting an application's group and internal topics |
 //! | [`signal`] | shutting down on SIGINT/SIGTERM |
@@ -29,21 +35,24 @@
 //! | `dekaf.streams.restore.duration` | histogram | time to restore one task's stores, in seconds |
 //! | `dekaf.streams.tasks.active` | gauge | tasks currently owned |
 
+mod abort;
 pub mod app;
 mod assignment;
 mod changelog_buffer;
+mod clients;
 mod commit;
 pub mod config;
 mod consumer_errors;
+mod context;
 pub mod error;
 mod membership;
 mod offset_commit;
+mod processing;
+mod refusal;
 pub mod reset;
 pub mod signal;
-mod sink;
 mod state;
 pub mod tasks;
-mod thread;
 
 pub use app::{Builder, KafkaStreams};
 pub use config::{BuildError, ProcessingGuarantee, StreamsConfig};
