@@ -319,7 +319,7 @@ pub fn counts_reached(records: &[ReadRecord], expected: &HashMap<String, i64>) -
 /// A topology running in this process, stopped by [`InProcess::stop`].
 pub struct InProcess {
     stop: Option<tokio::sync::oneshot::Sender<()>>,
-    run: tokio::task::JoinHandle<Result<(), dekaf_streams::streams::StreamsError>>,
+    run: tokio::task::JoinHandle<Result<(), dekaf_streams::StreamsError>>,
 }
 
 impl InProcess {
@@ -328,7 +328,7 @@ impl InProcess {
     pub fn start<T: Topology + Send>(
         topology: T,
         bootstrap: &str,
-        guarantee: dekaf_streams::streams::ProcessingGuarantee,
+        guarantee: dekaf_streams::ProcessingGuarantee,
     ) -> InProcess {
         Self::start_with_cache(topology, bootstrap, guarantee, 0)
     }
@@ -337,10 +337,10 @@ impl InProcess {
     pub fn start_with_cache<T: Topology + Send>(
         topology: T,
         bootstrap: &str,
-        guarantee: dekaf_streams::streams::ProcessingGuarantee,
+        guarantee: dekaf_streams::ProcessingGuarantee,
         cache_bytes: usize,
     ) -> InProcess {
-        let streams = dekaf_streams::streams::KafkaStreams::builder(topology)
+        let streams = dekaf_streams::KafkaStreams::builder(topology)
             .bootstrap_servers(bootstrap)
             .processing_guarantee(guarantee)
             .cache_max_bytes(cache_bytes)
@@ -350,7 +350,7 @@ impl InProcess {
     }
 
     /// Runs `streams` until [`InProcess::stop`].
-    pub fn run<T: Topology + Send>(streams: dekaf_streams::streams::KafkaStreams<T>) -> InProcess {
+    pub fn run<T: Topology + Send>(streams: dekaf_streams::KafkaStreams<T>) -> InProcess {
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let run = tokio::spawn(streams.run(async move {
             let _ = stopped.await;
@@ -362,7 +362,7 @@ impl InProcess {
     }
 
     /// Asks it to stop and returns what `run` returned.
-    pub async fn stop(mut self) -> Result<(), dekaf_streams::streams::StreamsError> {
+    pub async fn stop(mut self) -> Result<(), dekaf_streams::StreamsError> {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }
@@ -373,7 +373,7 @@ impl InProcess {
     pub async fn finished(
         self,
         timeout: Duration,
-    ) -> Option<Result<(), dekaf_streams::streams::StreamsError>> {
+    ) -> Option<Result<(), dekaf_streams::StreamsError>> {
         let InProcess { stop, run } = self;
         let result = tokio::time::timeout(timeout, run)
             .await

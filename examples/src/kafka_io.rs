@@ -4,16 +4,15 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use dekaf_streams::kafka::ClientSettings;
-use dekaf_streams::kafka::producer::send;
-use dekaf_streams::streams::reset_application;
+use dekaf_streams::ClientSettings;
+use dekaf_streams::reset_application;
 use rdkafka::ClientConfig;
 use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
 use rdkafka::client::DefaultClientContext;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::error::KafkaError;
 use rdkafka::message::{Header, Message, OwnedHeaders};
-use rdkafka::producer::{DefaultProducerContext, Producer, ThreadedProducer};
+use rdkafka::producer::{BaseRecord, DefaultProducerContext, Producer, ThreadedProducer};
 use rdkafka::types::RDKafkaErrorCode;
 use rdkafka::{Offset, TopicPartitionList};
 
@@ -102,11 +101,43 @@ pub fn produce_records<'a>(
                     })
                 })
         });
-        send(&producer, topic, None, r.key, r.value, r.timestamp, headers)?;
+        send(&producer, topic, &r, headers)?;
         n += 1;
     }
     producer.flush(Duration::from_secs(60))?;
     Ok(n)
+}
+
+/// Sends one record, waiting while librdkafka's queue is full.
+fn send(
+    producer: &ThreadedProducer<DefaultProducerContext>,
+    topic: &str,
+    r: &NewRecord<'_>,
+    headers: Option<OwnedHeaders>,
+) -> Result<(), KafkaError> {
+    let mut record: BaseRecord<'_, [u8], [u8]> = BaseRecord::to(topic);
+    if let Some(t) = r.timestamp {
+        record = record.timestamp(t);
+    }
+    if let Some(k) = r.key {
+        record = record.key(k);
+    }
+    if let Some(v) = r.value {
+        record = record.payload(v);
+    }
+    if let Some(h) = headers {
+        record = record.headers(h);
+    }
+    loop {
+        match producer.send(record) {
+            Ok(()) => return Ok(()),
+            Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), back)) => {
+                record = back;
+                producer.poll(Duration::from_millis(5));
+            }
+            Err((e, _)) => return Err(e),
+        }
+    }
 }
 
 /// One record read back.

@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use dekaf_streams::streams::ProcessingGuarantee;
+use dekaf_streams::ProcessingGuarantee;
 use dekaf_streams_examples::e2e::{
     InProcess, MissingSink, Reader, WcLag, committed_and_end_offsets, counts_reached,
     expected_counts, fresh, sentences,

@@ -4,8 +4,8 @@
 
 use std::time::Duration;
 
-use dekaf_streams::kafka::ClientSettings;
-use dekaf_streams::streams::{KafkaStreams, ProcessingGuarantee, StreamsError, reset_application};
+use dekaf_streams::ClientSettings;
+use dekaf_streams::{KafkaStreams, ProcessingGuarantee, StreamsError, reset_application};
 use dekaf_streams_examples::e2e::{
     BigRecords, DeadLetters, EvolveV1, EvolveV2, FailFast, InProcess, Join, Reader, StallOnce,
     Windows, fresh, wait_until_caught_up,

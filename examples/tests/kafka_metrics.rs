@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use dekaf_streams::streams::ProcessingGuarantee;
+use dekaf_streams::ProcessingGuarantee;
 use dekaf_streams_examples::e2e::{
     InProcess, Reader, WcMetrics, counts_reached, expected_counts, fresh, sentences,
 };

@@ -13,12 +13,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use dekaf_streams::ClientSettings;
 use dekaf_streams::group::{BrokerConnection, GroupError};
-use dekaf_streams::kafka::ClientSettings;
 use dekaf_streams::prelude::*;
+use dekaf_streams::reset_application;
 use dekaf_streams::security::{OAuthToken, OAuthTokenProvider, SecurityConfig};
-use dekaf_streams::streams::reset_application;
-use dekaf_streams::streams::{Builder, KafkaStreams, StreamsError};
+use dekaf_streams::{Builder, KafkaStreams, StreamsError};
 use dekaf_streams_examples::e2e::{
     InProcess, Reader, assert_exactly_once, counts_reached, expected_counts, fresh, sentences,
 };

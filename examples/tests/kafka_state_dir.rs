@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use dekaf_streams::streams::{KafkaStreams, ProcessingGuarantee, StreamsError};
+use dekaf_streams::{KafkaStreams, ProcessingGuarantee, StreamsError};
 use dekaf_streams_examples::e2e::{
     InProcess, KeyRepeats, Reader, WcStateTwo, assert_exactly_once, counts_reached,
     expected_counts, fresh, sentences,

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 use std::time::Duration;
 
-use dekaf_streams::streams::ProcessingGuarantee;
-use dekaf_streams::streams::config::DEFAULT_CACHE_MAX_BYTES;
+use dekaf_streams::DEFAULT_CACHE_MAX_BYTES;
+use dekaf_streams::ProcessingGuarantee;
 use dekaf_streams_examples::e2e::{
     InProcess, Reader, WcCached, WcScale, assert_exactly_once, cached_count_problems,
     counts_reached, expected_counts, fresh, sentences, wait_for_members_with_tasks,

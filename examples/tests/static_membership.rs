@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use dekaf_streams::group::{CoordinatorConfig, GroupError, describe_streams_group};
 use dekaf_streams::prelude::*;
 use dekaf_streams::protocol::describe::DescribedGroup;
-use dekaf_streams::streams::{KafkaStreams, ProcessingGuarantee};
+use dekaf_streams::{KafkaStreams, ProcessingGuarantee};
 use dekaf_streams_examples::e2e::{
     InProcess, Reader, assert_exactly_once, counts_reached, expected_counts, fresh, sentences,
 };

@@ -134,7 +134,8 @@ pub struct SecurityConfig {
 }
 
 /// Properties whose values are secrets: they never appear in `Debug` output or logs.
-pub fn is_secret_property(key: &str) -> bool {
+#[cfg(feature = "kafka")]
+pub(crate) fn is_secret_property(key: &str) -> bool {
     key.contains("password")
         || key.contains("secret")
         || key.contains("token")

@@ -5,8 +5,8 @@
 //!
 //! | module | what |
 //! |---|---|
-//! | [`app`] | `KafkaStreams`, its builder, and the threads it runs |
-//! | [`config`] | processing guarantee, commit interval, timeouts |
+//! | `app` | `KafkaStreams`, its builder, and the threads it runs |
+//! | `config` | processing guarantee, commit interval, timeouts |
 //! | `processing` | **one record's path**: a processing thread's loop, from poll through its task to the sink |
 //! | `commit` | **the end of that path**: exactly-once and at-least-once commits |
 //! | `abort` | undoing a failed interval: abort, drop and restore state, replace a fenced producer |
@@ -17,8 +17,8 @@
 //! | `changelog_buffer` | changelog records held until the commit, the latest per key |
 //! | `consumer_errors` | which consumer errors are retried and which stop the application |
 //! | `state` | on-disk stores: flush after commits, restore from a checkpoint, checkpoint on close |
-//! | [`reset`] | deleting an application's group and internal topics |
-//! | [`signal`] | shutting down on SIGINT/SIGTERM |
+//! | `reset` | deleting an application's group and internal topics |
+//! | `signal` | shutting down on SIGINT/SIGTERM |
 
 //! # Metrics
 //!
@@ -36,27 +36,35 @@
 //! | `dekaf.streams.tasks.active` | gauge | tasks currently owned |
 
 mod abort;
-pub mod app;
+mod app;
 mod assignment;
 mod changelog_buffer;
 mod clients;
 mod commit;
-pub mod config;
+mod config;
 mod consumer_errors;
 mod context;
-pub mod error;
+mod error;
 mod membership;
 mod offset_commit;
 mod processing;
 mod refusal;
-pub mod reset;
-pub mod signal;
+mod reset;
+mod signal;
 mod state;
-pub mod tasks;
+mod tasks;
 
 pub use app::{Builder, KafkaStreams};
-pub use config::{BuildError, ProcessingGuarantee, StreamsConfig};
+pub use config::{BuildError, DEFAULT_CACHE_MAX_BYTES, ProcessingGuarantee, StreamsConfig};
 pub use error::{ConsumerFailure, StreamsError};
+pub use offset_commit::OffsetCommitError;
+pub use refusal::MemberRefusal;
 pub use reset::{ResetError, ResetReport, reset_application};
 pub use signal::shutdown_signal;
-pub use tasks::TaskId;
+
+// The errors a `StreamsError` or `BuildError` carries, so they can be named and matched.
+pub use crate::group::{DEFAULT_REBALANCE_TIMEOUT, GroupError};
+pub use crate::kafka::producer::DeliveryFailure;
+pub use crate::kafka::restore::RestoreError;
+pub use crate::kafka::settings::{RESERVED_PROPERTIES, SettingsError};
+pub use crate::kafka::txn_offsets::TxnOffsetsError;
