@@ -22,8 +22,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use dekaf_streams::ProcessingGuarantee;
 use dekaf_streams::prelude::*;
-use dekaf_streams::streams::ProcessingGuarantee;
 use dekaf_streams_examples::e2e::{
     InProcess, Reader, cached_count_problems, counts_reached, expected_counts, fresh, sentences,
 };
@@ -121,47 +121,31 @@ async fn stop_kstreams(mut child: Child) {
     .expect("stopping java does not panic");
 }
 
-async fn produce_sentences(topic: &'static str, batch: Vec<String>) {
-    tokio::task::spawn_blocking(move || {
-        produce(
-            &bootstrap(),
-            topic,
-            batch.iter().map(|s| (None, Some(s.as_bytes()))),
-        )
-        .expect("input produced")
-    })
+async fn produce_sentences(topic: &str, batch: &[String]) {
+    produce(
+        &bootstrap(),
+        topic,
+        batch.iter().map(|s| (None, Some(s.as_bytes()))),
+    )
     .await
-    .expect("producing does not panic");
+    .expect("input produced");
 }
 
-/// Reads `reader` until every word of `expected` reached its count; panics at the deadline.
-async fn read_until_counts(
-    mut reader: Reader,
-    expected: HashMap<String, i64>,
-    what: &str,
-) -> Reader {
-    let what = what.to_owned();
-    tokio::task::spawn_blocking(move || {
-        let reached = reader.read_until(DEADLINE, |records| counts_reached(records, &expected));
-        assert!(
-            reached,
-            "{what}: the counts were not reached within {DEADLINE:?}"
-        );
-        reader
-    })
-    .await
-    .expect("reading does not panic")
+/// Reads until every word of `expected` reached its count; panics at the deadline.
+async fn read_until_counts(reader: &mut Reader, expected: &HashMap<String, i64>, what: &str) {
+    let reached = reader
+        .read_until(DEADLINE, |records| counts_reached(records, expected))
+        .await;
+    assert!(
+        reached,
+        "{what}: the counts were not reached within {DEADLINE:?}"
+    );
 }
 
-/// Checks the whole output after both halves, then reads a little longer for late duplicates.
-async fn assert_exact(reader: Reader, expected: HashMap<String, i64>) {
-    let problems = tokio::task::spawn_blocking(move || {
-        let mut reader = reader;
-        reader.drain(Duration::from_secs(2));
-        cached_count_problems(&reader.records, &expected)
-    })
-    .await
-    .expect("reading does not panic");
+/// Checks the whole output after both halves, after reading a little longer for late duplicates.
+async fn assert_exact(mut reader: Reader, expected: &HashMap<String, i64>) {
+    reader.drain(Duration::from_secs(2)).await;
+    let problems = cached_count_problems(&reader.records, expected);
     assert!(
         problems.is_empty(),
         "output across the switch is not exact: {problems:#?}"
@@ -193,7 +177,7 @@ impl Drop for StateDir {
 }
 
 fn start_dekaf<T: Topology + Send>(topology: T, state_dir: &Path) -> InProcess {
-    let streams = dekaf_streams::streams::KafkaStreams::builder(topology)
+    let streams = dekaf_streams::KafkaStreams::builder(topology)
         .bootstrap_servers(bootstrap())
         .processing_guarantee(ProcessingGuarantee::ExactlyOnce)
         .state_dir(state_dir)
@@ -216,20 +200,24 @@ async fn dekaf_streams_takes_over_a_kafka_streams_word_count_exactly_once() {
     let state = StateDir::new(APP);
     let all = sentences(2 * HALF, 40, 11);
     let (first, second) = all.split_at(HALF);
-    let reader = Reader::new(&bootstrap(), "e2e-takeover-in-out");
+    let mut reader = Reader::new(&bootstrap(), "e2e-takeover-in-out").await;
 
-    produce_sentences(INPUT, first.to_vec()).await;
+    produce_sentences(INPUT, first).await;
     let java = start_kstreams(&jar, APP, &state.path().join("kstreams"));
-    let reader =
-        read_until_counts(reader, expected_counts(first), "Kafka Streams, first half").await;
+    read_until_counts(
+        &mut reader,
+        &expected_counts(first),
+        "Kafka Streams, first half",
+    )
+    .await;
     stop_kstreams(java).await;
 
-    produce_sentences(INPUT, second.to_vec()).await;
+    produce_sentences(INPUT, second).await;
     let dekaf = start_dekaf(ToDekaf, &state.path().join("dekaf"));
     let expected = expected_counts(&all);
-    let reader = read_until_counts(reader, expected.clone(), "dekaf-streams, second half").await;
+    read_until_counts(&mut reader, &expected, "dekaf-streams, second half").await;
     dekaf.stop().await.expect("dekaf-streams ran without error");
-    assert_exact(reader, expected).await;
+    assert_exact(reader, &expected).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -246,18 +234,22 @@ async fn kafka_streams_takes_over_a_dekaf_streams_word_count_exactly_once() {
     let state = StateDir::new(APP);
     let all = sentences(2 * HALF, 40, 12);
     let (first, second) = all.split_at(HALF);
-    let reader = Reader::new(&bootstrap(), "e2e-takeover-back-out");
+    let mut reader = Reader::new(&bootstrap(), "e2e-takeover-back-out").await;
 
-    produce_sentences(INPUT, first.to_vec()).await;
+    produce_sentences(INPUT, first).await;
     let dekaf = start_dekaf(ToJava, &state.path().join("dekaf"));
-    let reader =
-        read_until_counts(reader, expected_counts(first), "dekaf-streams, first half").await;
+    read_until_counts(
+        &mut reader,
+        &expected_counts(first),
+        "dekaf-streams, first half",
+    )
+    .await;
     dekaf.stop().await.expect("dekaf-streams ran without error");
 
-    produce_sentences(INPUT, second.to_vec()).await;
+    produce_sentences(INPUT, second).await;
     let java = start_kstreams(&jar, APP, &state.path().join("kstreams"));
     let expected = expected_counts(&all);
-    let reader = read_until_counts(reader, expected.clone(), "Kafka Streams, second half").await;
+    read_until_counts(&mut reader, &expected, "Kafka Streams, second half").await;
     stop_kstreams(java).await;
-    assert_exact(reader, expected).await;
+    assert_exact(reader, &expected).await;
 }
