@@ -37,6 +37,10 @@ pub fn describe(m: &Model) -> String {
                 NodeKind::Aggregate { store, .. } | NodeKind::Join { store, .. } => {
                     format!("Processor: {name} (stores: [{}])", m.stores[*store].name)
                 }
+                NodeKind::Table(t) => format!(
+                    "Processor: {name} (stores: [{}])",
+                    stores(&crate::ops::table_join::node_stores(m, i, t))
+                ),
                 NodeKind::Process { stores: s, .. } => {
                     format!("Processor: {name} (stores: [{}])", stores(s))
                 }

@@ -143,6 +143,8 @@ pub enum NodeKind {
         key: SerdeTy,
         value: SerdeTy,
     },
+    /// A table operator (`crate::ops::table`).
+    Table(crate::ops::table::TableNode),
 }
 
 /// One operator.

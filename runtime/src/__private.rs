@@ -12,6 +12,10 @@ use std::fmt::Display;
 pub use crate::cache::{DirtyKeys, Update};
 pub use crate::serdes::{Encoded, Serde, SerdeError, Window, Windowed};
 pub use crate::store::{BackendFactory, KeyValueStore, StoreBackend, StoreError};
+pub use crate::table::{
+    Change, Changed, same_key, table_aggregate, table_join, table_left_join, table_outer_join,
+    table_put, table_reduce, table_select,
+};
 pub use crate::task::{
     ErrorKind, ErrorResponse, Headers, InputRecord, OutgoingRecord, Partitioning, ProcessError,
     ProcessingError, RecordSink, SinkError, StoreRef, Task, TaskError, TopicKind, TopicRef,
@@ -42,7 +46,7 @@ impl From<SinkError> for RecordError {
 }
 
 #[cold]
-fn record(kind: ErrorKind, node: &'static str, message: impl Display) -> RecordError {
+pub(crate) fn record(kind: ErrorKind, node: &'static str, message: impl Display) -> RecordError {
     RecordError::Record {
         kind,
         node,

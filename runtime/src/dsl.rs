@@ -82,7 +82,7 @@
 //! | `count("store")` | `i64` counts |
 //! | `reduce("store", \|aggregate: V, value: V\| -> V)` | |
 //! | `aggregate("store", \|\| initial, \|key: &K, value: V, aggregate: A\| -> A, AggregateSerde)` | |
-//! | `to_stream()` | the table's updates as a stream |
+//! | `to_stream()` | the table's updates as a stream (aggregations of streams: plain values) |
 //!
 //! Every store writes its updates to `<app>-<store>-changelog`. An aggregation emits the new
 //! value for each record, or, with the record cache on (`KafkaStreams`' default, 10 MiB), the
@@ -114,7 +114,33 @@
 //! `stream.join(table, |value: V, table_value: T| -> R)` emits for records whose key the table
 //! holds; `left_join(table, |value: V, table_value: Option<T>| -> R)` emits for every record.
 //! The stream and the table must have the same key type and be co-partitioned; the topology
-//! declares their copartition group. Joins are stream-table only.
+//! declares their copartition group. For joins of two tables, see [Tables](#tables).
+//!
+//! # Tables
+//!
+//! A table is a changelog: per key, the latest value. Its operators see each update as the
+//! new value and the old one, with Kafka Streams' `KTable` semantics. Tables are materialized
+//! where they start (`table(..)` and `to_table(..)` keep a store), so old values are always
+//! known, as in Kafka Streams with a materialized source.
+//!
+//! | | |
+//! |---|---|
+//! | `stream.to_table("store")` | the latest value per key of a stream (`KSTREAM-TOTABLE-n`), kept in a logged store; a value that encodes as null (`Nullable::<S>`) deletes the key, a null key is dropped; `to_table("store", KeySerde, ValueSerde)` where the stream's serdes are not known |
+//! | `table.filter(p)`, `table.filter_not(p)` | `\|key: &K, value: &V\| -> bool`; a key that stops passing forwards a tombstone, but only if it had been forwarded (`KTABLE-FILTER-n`) |
+//! | `table.map_values(f)` | `\|value: V\| -> V2` or `\|key: &K, value: V\| -> V2`; deletes stay deletes (`KTABLE-MAPVALUES-n`) |
+//! | `table.join(other, \|l: &V, r: &V2\| -> R)` | a result while both tables have the key; a delete on either side retracts it (tombstone) |
+//! | `table.left_join(other, \|l: &V, r: Option<&V2>\| -> R)` | a result while the left table has the key |
+//! | `table.outer_join(other, \|l: Option<&V>, r: Option<&V2>\| -> R)` | a result while either table has the key |
+//! | `table.to_stream()` | the updates as a stream of `Option<V>` values, `None` for a delete: write it with `Nullable::<ValueSerde>` so deletes become tombstones |
+//!
+//! `filter`, `map_values` and joins are not materialized: a join reads them through their
+//! parent's store, applying the filter or mapper on the fly. Both tables of a join must have
+//! the same key type and be co-partitioned; the join runs in one task and declares the
+//! copartition group. Its nodes are named as Kafka Streams names them: `KTABLE-MERGE-n`,
+//! `KTABLE-JOINTHIS-n+1` (the left table's updates) and `KTABLE-JOINOTHER-n+2`. Each result
+//! has the timestamp of the update that caused it. The tables of aggregations forward their
+//! results rather than changes: to filter, map or join one, write
+//! `.to_stream().to_table("store")` first.
 //!
 //! # The processor API
 //!

@@ -50,6 +50,7 @@ pub mod state_dir;
 pub mod store;
 #[cfg(feature = "kafka")]
 pub mod streams;
+mod table;
 pub mod task;
 pub mod testing;
 pub mod topology;

@@ -373,16 +373,28 @@ impl Builder {
                 Err(e)
             }
             Flow::Table(t) => match ops::find(&op).map(|o| &o.lower) {
+                // Operators a table shares by name with streams (filter, join, ..).
+                _ if ops::table::on_table(&op).is_some() => match ops::table::on_table(&op) {
+                    Some(lower) => lower(self, t, call),
+                    None => Err(ops::unknown(call)),
+                },
                 Some(Lower::Table(lower)) => lower(self, t, call),
                 Some(Lower::Stream(_) | Lower::Grouped(_)) => Err(err_at(
                     &call.name,
                     format!(
-                        "a table has no `{op}`: call `to_stream()` first, then `{op}(..)` on the stream (a table supports to_stream() and being joined against)"
+                        "a table has no `{op}`: call `to_stream()` first, then `{op}(..)` on the stream (a table has filter, filter_not, map_values, join, left_join, outer_join, group_by and to_stream())"
                     ),
                 )),
                 _ => Err(ops::unknown(call)),
             },
             Flow::Grouped(g) => match ops::find(&op).map(|o| &o.lower) {
+                // A re-grouped table (`table.group_by(..)`) aggregates with a subtractor.
+                _ if ops::table_group::on_grouped_table(self, &g, &op).is_some() => {
+                    match ops::table_group::on_grouped_table(self, &g, &op) {
+                        Some(Err(e)) => Err(e),
+                        _ => ops::table_group::aggregate(self, g, call),
+                    }
+                }
                 Some(Lower::Grouped(lower)) => lower(self, g, call),
                 Some(Lower::Stream(_)) => Err(err_at(
                     &call.name,

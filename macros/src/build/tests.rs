@@ -148,7 +148,7 @@ fn structural_errors_name_the_fix() {
         first_error(quote!(T = "a" { stream("in", Utf8, Utf8).count("c"); })).contains("group_by")
     );
     assert!(
-        first_error(quote!(T = "a" { table("t", Utf8, Utf8).filter(|_, _| true); }))
+        first_error(quote!(T = "a" { table("t", Utf8, Utf8).flat_map(|k, v| vec![(k, v)]); }))
             .contains("to_stream()")
     );
     assert!(

@@ -127,28 +127,7 @@ impl Emitter<'_> {
                     #children
                 }
             }
-            NodeKind::TableSource {
-                key, value, store, ..
-            } => {
-                let (kt, vt) = (&key.ty, &value.ty);
-                let field = Self::store_field(*store);
-                let children = self.children(node, &Acc::owned(k.clone()), &Acc::owned(v.clone()));
-                quote! {
-                    // A table record without a key cannot be stored: Kafka Streams drops it too.
-                    let __dk_kb = match __dk_record.key { Some(b) => b, None => return Ok(()) };
-                    let #k = #dk::de_key::<#kt>(Some(__dk_kb), #name)?;
-                    match __dk_record.value {
-                        None => {
-                            #dk::StoreBackend::delete(&mut self.#field, __dk_kb).map_err(|e| #dk::store_error(#name, e))?;
-                        }
-                        Some(__dk_vb) => {
-                            let #v = #dk::de_value::<#vt>(Some(__dk_vb), #name)?;
-                            #dk::StoreBackend::put(&mut self.#field, __dk_kb, __dk_vb).map_err(|e| #dk::store_error(#name, e))?;
-                            #children
-                        }
-                    }
-                }
-            }
+            NodeKind::TableSource { .. } => ops::table::emit_source(self, node),
             _ => quote!(),
         }
     }
@@ -174,7 +153,9 @@ impl Emitter<'_> {
             NodeKind::SelectKey { f } => ops::select_key::emit(self, node, f, k, v),
             NodeKind::Branch { preds } => ops::branch::emit(self, node, preds, k, v),
             NodeKind::Merge { keys } => ops::merge::emit(self, node, keys.as_ref(), k, v),
-            NodeKind::BranchArm | NodeKind::ToStream => self.children(node, k, v),
+            NodeKind::BranchArm => self.children(node, k, v),
+            NodeKind::ToStream => ops::table::emit_to_stream(self, node, k, v),
+            NodeKind::Table(t) => ops::table::emit(self, node, t, k, v),
             NodeKind::Sink { topic, key, value }
             | NodeKind::RepartitionSink { topic, key, value } => {
                 ops::to::emit_send(self, node, topic, key, value, k, v)

@@ -65,6 +65,21 @@ fn lower(b: &mut Builder, s: Stream, call: &Call, left: bool) -> syn::Result<Flo
             ));
         }
     };
+    if matches!(
+        b.nodes[tnode].kind,
+        NodeKind::Table(
+            crate::ops::table::TableNode::Filter { .. }
+                | crate::ops::table::TableNode::MapValues { .. }
+                | crate::ops::table::TableNode::JoinMerge
+        )
+    ) {
+        return Err(err_at(
+            name,
+            format!(
+                "`{name}` is a filtered, mapped or joined table without a store of its own: a stream joins a table's store; materialize it first (`{name}.to_stream().to_table(\"store\")`)"
+            ),
+        ));
+    }
     let tstore = b.stores[store].clone();
     if tstore.window.is_some() {
         return Err(err_at(

@@ -18,6 +18,9 @@ pub mod process;
 pub mod repartition;
 pub mod select_key;
 pub mod sources;
+pub mod table;
+pub mod table_group;
+pub mod table_join;
 pub mod to;
 pub mod to_stream;
 
@@ -81,6 +84,7 @@ pub const REGISTRY: &[Operator] = &[
     aggregate::REDUCE,
     aggregate::AGGREGATE,
     to_stream::TO_STREAM,
+    table::TO_TABLE,
 ];
 
 /// The operator named `name`.
@@ -113,11 +117,16 @@ pub fn unknown(call: &Call) -> syn::Error {
     err_at(
         &call.name,
         format!(
-            "unknown operator `{}`; streams have {}; grouped streams have {}; tables have {} and can be joined",
+            "unknown operator `{}`; streams have {}; grouped streams have {}; tables have {}",
             call.name,
             names(|l| matches!(l, Lower::Stream(_))).join(", "),
             names(|l| matches!(l, Lower::Grouped(_))).join(", "),
-            names(|l| matches!(l, Lower::Table(_))).join(", "),
+            table::ON_TABLE
+                .iter()
+                .copied()
+                .chain(names(|l| matches!(l, Lower::Table(_))))
+                .collect::<Vec<_>>()
+                .join(", "),
         ),
     )
 }

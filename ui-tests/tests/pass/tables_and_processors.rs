@@ -26,7 +26,7 @@ impl Serde for Celsius {
 topology! {
     pub Mixed = "mixed" {
         let limits = table("limits", Utf8, Celsius, "limit-store");
-        limits.to_stream().to("limits-changes", Utf8, Celsius);
+        limits.to_stream().to("limits-changes", Utf8, Nullable::<Celsius>);
         let readings = stream("readings", Utf8, Celsius);
         readings.join(limits, |t, limit| if t > limit { "over" } else { "ok" }.to_owned()).to("over-limit", Utf8, Utf8);
         readings.left_join(limits, |t, limit| limit.map(|l| t - l)).to("margin", Utf8, Nullable::<Celsius>);
@@ -58,7 +58,7 @@ fn main() {
     readings.pipe_input("s1".into(), 35);
     readings.pipe_input("s2".into(), -5);
     let s = |v: &str| v.to_owned();
-    assert_eq!(d.output_topic(Mixed::LIMITS_CHANGES).read_key_values_to_list(), [(s("s1"), 30)]);
+    assert_eq!(d.output_topic(Mixed::LIMITS_CHANGES).read_key_values_to_list(), [(s("s1"), Some(30))]);
     assert_eq!(d.output_topic(Mixed::OVER_LIMIT).read_values_to_list(), [s("ok"), s("over")]);
     assert_eq!(d.output_topic(Mixed::MARGIN).read_values_to_list(), [Some(-5), Some(5), None]);
     let changes = d.output_topic(Mixed::CHANGES);

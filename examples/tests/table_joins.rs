@@ -1,0 +1,154 @@
+//! Table-table joins in the TestDriver, with exact outputs after every update, as Kafka
+//! Streams 4.4's `KTableKTable{Inner,Left,Outer}Join` (and `RightJoin` for a left join's right
+//! side) forward them: a delete on either side retracts (tombstone) or updates the result.
+
+use dekaf_streams::prelude::*;
+use dekaf_streams::serdes::Nullable;
+use dekaf_streams::testing::TestDriver;
+
+fn opt(x: Option<&String>) -> String {
+    x.map_or("-".to_owned(), Clone::clone)
+}
+
+topology! {
+    /// The three joins of the same two tables.
+    pub Joins = "table-joins" {
+        let left = table("left", Utf8, Utf8, "left-store");
+        let right = table("right", Utf8, Utf8, "right-store");
+        left.join(right, |l: &String, r: &String| format!("{l}+{r}"))
+            .to_stream()
+            .to("inner", Utf8, Nullable::<Utf8>);
+        left.left_join(right, |l: &String, r: Option<&String>| format!("{l}+{}", opt(r)))
+            .to_stream()
+            .to("left-out", Utf8, Nullable::<Utf8>);
+        left.outer_join(right, |l: Option<&String>, r: Option<&String>| format!("{}+{}", opt(l), opt(r)))
+            .to_stream()
+            .to("outer", Utf8, Nullable::<Utf8>);
+    }
+}
+
+fn s(x: &str) -> String {
+    x.to_owned()
+}
+
+fn some(x: &str) -> Option<String> {
+    Some(x.to_owned())
+}
+
+/// The same sequence of updates for every join.
+fn drive(driver: &TestDriver<Joins>) {
+    let left = driver.input_topic(Joins::LEFT);
+    let right = driver.input_topic(Joins::RIGHT);
+    left.pipe_input(s("a"), s("l1")); // 1
+    right.pipe_input(s("a"), s("r1")); // 2
+    left.pipe_input(s("a"), s("l2")); // 3
+    right.pipe_tombstone(s("a"), 0); // 4
+    right.pipe_input(s("b"), s("rb")); // 5
+    left.pipe_tombstone(s("a"), 0); // 6
+    right.pipe_tombstone(s("b"), 0); // 7
+    left.pipe_tombstone(s("x"), 0); // 8: delete of a key neither side has
+}
+
+#[test]
+fn inner_join_forwards_only_with_a_partner() {
+    let driver = TestDriver::<Joins>::new();
+    drive(&driver);
+    assert_eq!(
+        driver.output_topic(Joins::INNER).read_key_values_to_list(),
+        [
+            (s("a"), some("l1+r1")), // 2
+            (s("a"), some("l2+r1")), // 3
+            (s("a"), None),          // 4: the right side deleted: retracted
+        ]
+    );
+}
+
+#[test]
+fn left_join_keeps_left_rows_without_a_partner() {
+    let driver = TestDriver::<Joins>::new();
+    drive(&driver);
+    assert_eq!(
+        driver
+            .output_topic(Joins::LEFT_OUT)
+            .read_key_values_to_list(),
+        [
+            (s("a"), some("l1+-")),  // 1
+            (s("a"), some("l1+r1")), // 2
+            (s("a"), some("l2+r1")), // 3
+            (s("a"), some("l2+-")),  // 4: right deleted: the left row stays
+            (s("a"), None),          // 6: left deleted: retracted
+        ]
+    );
+}
+
+#[test]
+fn outer_join_forwards_whenever_either_side_has_a_value() {
+    let driver = TestDriver::<Joins>::new();
+    drive(&driver);
+    assert_eq!(
+        driver.output_topic(Joins::OUTER).read_key_values_to_list(),
+        [
+            (s("a"), some("l1+-")),  // 1
+            (s("a"), some("l1+r1")), // 2
+            (s("a"), some("l2+r1")), // 3
+            (s("a"), some("l2+-")),  // 4
+            (s("b"), some("-+rb")),  // 5
+            (s("a"), None),          // 6: both sides gone
+            (s("b"), None),          // 7
+        ]
+    );
+}
+
+topology! {
+    /// A join of a filtered table (read through the filter) whose result is filtered again.
+    pub Chained = "table-joins-chained" {
+        let names = table("names", Utf8, Utf8);
+        let big = table("amounts", Utf8, I64).filter(|_k, n| *n >= 10);
+        names
+            .join(big, |name: &String, n: &i64| format!("{name}:{n}"))
+            .filter_not(|_k, v| v.starts_with("skip"))
+            .to_stream()
+            .to("big-named", Utf8, Nullable::<Utf8>);
+    }
+}
+
+#[test]
+fn a_join_reads_a_filtered_table_through_its_filter() {
+    let driver = TestDriver::<Chained>::new();
+    let names = driver.input_topic(Chained::NAMES);
+    let amounts = driver.input_topic(Chained::AMOUNTS);
+    let out = driver.output_topic(Chained::BIG_NAMED);
+    amounts.pipe_input(s("a"), 5); // filtered out
+    names.pipe_input(s("a"), s("ann")); // the getter applies the filter: no partner
+    assert!(out.is_empty());
+    amounts.pipe_input(s("a"), 50);
+    names.pipe_input(s("a"), s("anna")); // update of the left side
+    amounts.pipe_input(s("a"), 7); // leaves the filtered table: retracted
+    names.pipe_input(s("b"), s("skip-me"));
+    amounts.pipe_input(s("b"), 99); // joined but filtered out downstream: nothing
+    names.pipe_input(s("b"), s("bob")); // passes now
+    assert_eq!(
+        out.read_key_values_to_list(),
+        [
+            (s("a"), some("ann:50")),
+            (s("a"), some("anna:50")),
+            (s("a"), None),
+            (s("b"), some("bob:99")),
+        ]
+    );
+}
+
+#[test]
+fn describe_names_join_nodes_and_copartitions_both_topics() {
+    let d = <Joins as dekaf_streams::task::Topology>::DESCRIPTION;
+    for line in [
+        "Processor: KTABLE-MERGE-0000000002 (stores: [])",
+        "Processor: KTABLE-JOINTHIS-0000000003 (stores: [right-store])",
+        "Processor: KTABLE-JOINOTHER-0000000004 (stores: [left-store])",
+        "      --> KTABLE-JOINTHIS-0000000003, KTABLE-JOINTHIS-0000000008, KTABLE-JOINTHIS-0000000013",
+        "      <-- KTABLE-JOINTHIS-0000000003, KTABLE-JOINOTHER-0000000004",
+        "Co-partitioned: [left, right]",
+    ] {
+        assert!(d.contains(line), "missing {line:?} in\n{d}");
+    }
+}

@@ -1,0 +1,359 @@
+//! Table-table joins: `left.join(right, |l, r| ..)`, `left_join` (`|l, r: Option<&_>|`) and
+//! `outer_join` (`|l: Option<&_>, r: Option<&_>|`) of two co-partitioned tables with equal key
+//! types, as Kafka Streams' `KTableImpl#doJoin` builds them: `KTABLE-MERGE-n`, then
+//! `KTABLE-JOINTHIS-n+1` (the left table's changes, looking the right side up) and
+//! `KTABLE-JOINOTHER-n+2` (the right table's changes, looking the left side up), both feeding
+//! the merge. The joiner takes references, as the value looked up serves the new and the old
+//! result.
+//!
+//! Each side follows `KTableKTable{Inner,Left,Right,Outer}Join#process`: inner forwards only
+//! when the other side has the key (a delete with a partner forwards a tombstone, without one
+//! nothing); left forwards `joiner(left, None)` when the right side lacks the key, and the
+//! right side's changes only where the left side has the key; outer forwards whenever either
+//! side has a value; a change with no new and no old value and no partner is dropped. The
+//! result carries the timestamp of the record that caused it (Kafka Streams takes the larger
+//! of both sides' timestamps; stores here keep no timestamps).
+//!
+//! The other side is read through a value getter ([`getter`]): the store of a table source or
+//! `to_table`, with the filters and mappers between it and the joined table applied on the fly
+//! (`KTableFilterValueGetter`, `KTableMapValuesValueGetter`), or a joined table's two sides.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::Expr;
+
+use crate::args::{arity, bound_name_arg, err, err_at};
+use crate::build::{Builder, Flow, Table};
+use crate::codegen::emitter::{Acc, Emitter, dk};
+use crate::ir::NodeKind;
+use crate::parse::Call;
+
+use super::table::{TableNode, changing, needs_old};
+
+/// Which join.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum JoinKind {
+    Inner,
+    Left,
+    Outer,
+}
+
+/// One side of a table-table join.
+#[derive(Clone)]
+pub struct JoinSide {
+    pub kind: JoinKind,
+    /// The left table's side (`KTABLE-JOINTHIS`), or the right one's.
+    pub this: bool,
+    pub f: Expr,
+    /// The table node of the other side, read through its value getter.
+    pub other: usize,
+}
+
+pub fn join(b: &mut Builder, t: Table, call: &Call) -> syn::Result<Flow> {
+    lower(b, t, call, JoinKind::Inner)
+}
+
+pub fn left_join(b: &mut Builder, t: Table, call: &Call) -> syn::Result<Flow> {
+    lower(b, t, call, JoinKind::Left)
+}
+
+pub fn outer_join(b: &mut Builder, t: Table, call: &Call) -> syn::Result<Flow> {
+    lower(b, t, call, JoinKind::Outer)
+}
+
+fn lower(b: &mut Builder, t: Table, call: &Call, kind: JoinKind) -> syn::Result<Flow> {
+    let (op, usage) = match kind {
+        JoinKind::Inner => ("join", "join(other_table, |value, other_value| joined)"),
+        JoinKind::Left => (
+            "left_join",
+            "left_join(other_table, |value, other_value: Option<&_>| joined)",
+        ),
+        JoinKind::Outer => (
+            "outer_join",
+            "outer_join(other_table, |value: Option<&_>, other_value: Option<&_>| joined)",
+        ),
+    };
+    arity(call, 2, usage)?;
+    let name = bound_name_arg(
+        call,
+        0,
+        &format!(
+            "{op}(..) takes a table bound by `let`: `let t = table(..);` then `other.{op}(t, ..)`"
+        ),
+    )?;
+    let o = match b.lookup(name) {
+        Some(Flow::Table(o)) => o,
+        Some(Flow::Broken) => return Ok(Flow::Broken),
+        Some(_) => {
+            return Err(err_at(
+                name,
+                format!(
+                    "`{name}` is not a table: a table joins tables only; make it one with .to_table(\"store\")"
+                ),
+            ));
+        }
+        None => {
+            return Err(err_at(
+                name,
+                format!("unknown table `{name}`: bind it first with `let {name} = table(..);`"),
+            ));
+        }
+    };
+    changing(b, t, call)?;
+    changing(b, o, call)?;
+    let (lk, rk) = (b.stores[t.store].key.clone(), b.stores[o.store].key.clone());
+    if let (Some(a), Some(c)) = (lk.builtin_value(), rk.builtin_value())
+        && a != c
+    {
+        let mut e = err_at(
+            &call.name,
+            format!(
+                "this table's keys are {a} (serde `{}`) but table `{name}` has {c} keys (serde `{}`): a table-table {op} needs equal key types; re-key one side first (to_stream(), map(..), to_table(\"store\", KeySerde, ValueSerde))",
+                lk.text(),
+                rk.text()
+            ),
+        );
+        e.combine(err(rk.span, "the other table's key serde"));
+        return Err(e);
+    }
+    let f = call.args[1].clone();
+    let side = |this: bool, other: usize| {
+        NodeKind::Table(TableNode::Join(JoinSide {
+            kind,
+            this,
+            f: f.clone(),
+            other,
+        }))
+    };
+    // Named as Kafka Streams names them: the merge first, then this side, then the other.
+    let merge = b.node(
+        NodeKind::Table(TableNode::JoinMerge),
+        "KTABLE-MERGE",
+        call.span,
+        &[],
+    );
+    let this = b.node(side(true, o.node), "KTABLE-JOINTHIS", call.span, &[t.node]);
+    let other = b.node(
+        side(false, t.node),
+        "KTABLE-JOINOTHER",
+        call.span,
+        &[o.node],
+    );
+    b.nodes[merge].parents = vec![this, other];
+    b.nodes[this].children.push(merge);
+    b.nodes[other].children.push(merge);
+    // Keeps both sides in one subtopology and co-partitions their topics.
+    b.joins.push((merge, o.node));
+    Ok(Flow::Table(Table {
+        node: merge,
+        store: t.store,
+    }))
+}
+
+/// An expression: the current value (`Option<V>`) of table `node` for key `k`.
+pub fn getter(em: &Emitter<'_>, node: usize, k: &Acc) -> TokenStream {
+    let dk = dk();
+    let n = &em.m.nodes[node];
+    let (sp, name) = (n.span, &n.name);
+    let store = match &n.kind {
+        NodeKind::TableSource { store, .. }
+        | NodeKind::Aggregate { store, .. }
+        | NodeKind::Table(TableNode::ToTable { store } | TableNode::Aggregate { store, .. }) => {
+            Some(*store)
+        }
+        _ => None,
+    };
+    if let Some(store) = store {
+        let st = &em.m.stores[store];
+        let (kt, vt) = (&st.key.ty, &st.value.ty);
+        let field = Emitter::store_field(store);
+        let kr = k.r(st.key.span);
+        return quote! {
+            match #dk::ser::<#kt>(#kr, &mut self.__kbuf, #name)? {
+                #dk::Encoded::Present => #dk::store_get::<#vt, _>(&self.#field, &self.__kbuf, #name)?,
+                #dk::Encoded::Null => None,
+            }
+        };
+    }
+    let parents = &n.parents;
+    match &n.kind {
+        NodeKind::Table(TableNode::Filter { f, negate }) => {
+            let g = getter(em, parents[0], k);
+            let kr = k.r(sp);
+            let call = quote_spanned!(sp=> #dk::filter(#kr, &__dk_g, #f));
+            let keep = if *negate { quote!(!#call) } else { call };
+            quote!(match #g { Some(__dk_g) if #keep => Some(__dk_g), _ => None })
+        }
+        NodeKind::Table(TableNode::MapValues { f, with_key }) => {
+            let g = getter(em, parents[0], k);
+            let kr = k.r(sp);
+            let call = if *with_key {
+                quote_spanned!(sp=> #dk::map_values_with_key(#kr, __dk_g, #f))
+            } else {
+                quote_spanned!(sp=> #dk::map_values(__dk_g, #f))
+            };
+            quote!(match #g { Some(__dk_g) => Some(#call), None => None })
+        }
+        NodeKind::Table(TableNode::JoinMerge) => {
+            let this = &em.m.nodes[parents[0]];
+            let NodeKind::Table(TableNode::Join(side)) = &this.kind else {
+                return quote!(None);
+            };
+            let left = getter(em, this.parents[0], k);
+            let right = getter(em, side.other, k);
+            let f = &side.f;
+            match side.kind {
+                JoinKind::Inner => quote! {
+                    match (#left, #right) {
+                        (Some(__dk_l), Some(__dk_r)) => Some(#dk::table_join(&__dk_l, &__dk_r, #f)),
+                        _ => None,
+                    }
+                },
+                JoinKind::Left => quote! {
+                    match (#left, #right) {
+                        (Some(__dk_l), __dk_r) => Some(#dk::table_left_join(&__dk_l, __dk_r.as_ref(), #f)),
+                        _ => None,
+                    }
+                },
+                JoinKind::Outer => quote! {
+                    match (#left, #right) {
+                        (None, None) => None,
+                        (__dk_l, __dk_r) => Some(#dk::table_outer_join(__dk_l.as_ref(), __dk_r.as_ref(), #f)),
+                    }
+                },
+            }
+        }
+        _ => quote!(None),
+    }
+}
+
+/// One side of the join: the change of its table against the other side's current value.
+pub fn emit_side(em: &Emitter<'_>, node: usize, side: &JoinSide, k: &Acc, v: &Acc) -> TokenStream {
+    let dk = dk();
+    let n = &em.m.nodes[node];
+    let sp = n.span;
+    let nv = format_ident!("__v{}", node);
+    let vo = v.o(sp);
+    let other = getter(em, side.other, k);
+    let f = &side.f;
+    let old = needs_old(em, node);
+    let children = em.children(node, k, &Acc::owned(nv.clone()));
+    // `x`: this side's value (a reference), `o`: the other side's; the joiner's argument
+    // order is the tables' (left, right), whichever side this is.
+    let pair = |x: TokenStream, o: TokenStream| if side.this { (x, o) } else { (o, x) };
+    let body = match side.kind {
+        JoinKind::Inner => {
+            let (a, b) = pair(quote!(__dk_x), quote!(&__dk_o));
+            let j = quote_spanned!(sp=> #dk::table_join(#a, #b, #f));
+            let old_v = if old {
+                quote!(match &__dk_ch.old { Some(__dk_x) => Some(#j), None => None })
+            } else {
+                quote!(None)
+            };
+            quote! {
+                if let Some(__dk_o) = #other {
+                    let #nv = #dk::Change {
+                        new: match &__dk_ch.new { Some(__dk_x) => Some(#j), None => None },
+                        old: #old_v,
+                    };
+                    #children
+                }
+            }
+        }
+        JoinKind::Left if side.this => {
+            let j = quote_spanned!(sp=> #dk::table_left_join(__dk_x, __dk_o.as_ref(), #f));
+            let old_v = if old {
+                quote!(match &__dk_ch.old { Some(__dk_x) => Some(#j), None => None })
+            } else {
+                quote!(None)
+            };
+            quote! {
+                let __dk_o = #other;
+                if __dk_o.is_some() || !__dk_ch.is_empty() {
+                    let #nv = #dk::Change {
+                        new: match &__dk_ch.new { Some(__dk_x) => Some(#j), None => None },
+                        old: #old_v,
+                    };
+                    #children
+                }
+            }
+        }
+        JoinKind::Left => {
+            // The right side's change: results exist only where the left side has the key.
+            let jn = quote_spanned!(sp=> #dk::table_left_join(&__dk_o, __dk_ch.new.as_ref(), #f));
+            let jo = quote_spanned!(sp=> #dk::table_left_join(&__dk_o, __dk_ch.old.as_ref(), #f));
+            let old_v = if old { quote!(Some(#jo)) } else { quote!(None) };
+            quote! {
+                if let Some(__dk_o) = #other {
+                    let #nv = #dk::Change { new: Some(#jn), old: #old_v };
+                    #children
+                }
+            }
+        }
+        JoinKind::Outer => {
+            let (an, bn) = pair(quote!(__dk_ch.new.as_ref()), quote!(__dk_o.as_ref()));
+            let (ao, bo) = pair(quote!(__dk_ch.old.as_ref()), quote!(__dk_o.as_ref()));
+            let jn = quote_spanned!(sp=> #dk::table_outer_join(#an, #bn, #f));
+            let jo = quote_spanned!(sp=> #dk::table_outer_join(#ao, #bo, #f));
+            let old_v = if old {
+                quote!(if __dk_o.is_some() || __dk_ch.old.is_some() { Some(#jo) } else { None })
+            } else {
+                quote!(None)
+            };
+            quote! {
+                let __dk_o = #other;
+                if __dk_o.is_some() || !__dk_ch.is_empty() {
+                    let #nv = #dk::Change {
+                        new: if __dk_o.is_some() || __dk_ch.new.is_some() { Some(#jn) } else { None },
+                        old: #old_v,
+                    };
+                    #children
+                }
+            }
+        }
+    };
+    quote! {
+        let __dk_ch = #vo;
+        #body
+    }
+}
+
+/// The stores a table operator's node reads or writes, for `describe()`: a join side names
+/// the stores of the other side's value getter, as Kafka Streams does.
+pub fn node_stores(m: &crate::ir::Model, node: usize, t: &TableNode) -> Vec<usize> {
+    match t {
+        TableNode::ToTable { store } | TableNode::Aggregate { store, .. } => vec![*store],
+        TableNode::Join(side) => {
+            let mut out = Vec::new();
+            getter_stores(m, side.other, &mut out);
+            out
+        }
+        _ => {
+            let _ = node;
+            Vec::new()
+        }
+    }
+}
+
+fn getter_stores(m: &crate::ir::Model, node: usize, out: &mut Vec<usize>) {
+    let n = &m.nodes[node];
+    match &n.kind {
+        NodeKind::TableSource { store, .. }
+        | NodeKind::Aggregate { store, .. }
+        | NodeKind::Table(TableNode::ToTable { store } | TableNode::Aggregate { store, .. }) => {
+            out.push(*store)
+        }
+        NodeKind::Table(TableNode::JoinMerge) => {
+            let this = &m.nodes[n.parents[0]];
+            getter_stores(m, this.parents[0], out);
+            if let NodeKind::Table(TableNode::Join(side)) = &this.kind {
+                getter_stores(m, side.other, out);
+            }
+        }
+        _ => {
+            for &p in &n.parents {
+                getter_stores(m, p, out);
+            }
+        }
+    }
+}

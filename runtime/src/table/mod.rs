@@ -1,0 +1,254 @@
+//! Support for tables' change records in generated code: a table operator receives, per key,
+//! the new value and the old one ([`Change`]), as Kafka Streams' `Change<V>` carries them
+//! between `KTable` processors, and the helpers that fix the types of the user's closures.
+//!
+//! Every table of the DSL is materialized at its source (`table(..)` and `to_table(..)` keep a
+//! store), so, as in Kafka Streams with a materialized parent, old values are always available
+//! downstream (`sendOldValues`): a filter forwards a tombstone only for a key it had forwarded.
+
+mod changed;
+
+pub use changed::Changed;
+
+use crate::__private::{
+    ErrorKind, Headers, OutgoingRecord, Partitioning, RecordError, RecordSink, Serde, StoreBackend,
+    TopicKind, record, store_error, store_get,
+};
+use crate::serdes::Encoded;
+
+/// One update of a table: the key's new value (`None`: deleted) and its previous one (`None`:
+/// absent, or not needed downstream).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change<V> {
+    /// The value after the update.
+    pub new: Option<V>,
+    /// The value before the update.
+    pub old: Option<V>,
+}
+
+impl<V> Change<V> {
+    /// Whether there is nothing to say: no new and no old value.
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.new.is_none() && self.old.is_none()
+    }
+}
+
+/// `to_table(..)`: reads the old value (when `want_old`), writes `value` under `key` (a value
+/// that encodes as null deletes the key, as Kafka Streams' `toTable` deletes on a null value)
+/// with its changelog record (to the task's partition), and returns the change.
+#[inline(always)]
+pub fn table_put<VS: Serde, B: StoreBackend, S: RecordSink>(
+    store: &mut B,
+    key: &[u8],
+    value: VS::Value,
+    want_old: bool,
+    value_buf: &mut Vec<u8>,
+    sink: &mut S,
+    changelog: &'static str,
+    partition: i32,
+    timestamp: i64,
+    node: &'static str,
+) -> Result<Change<VS::Value>, RecordError> {
+    let old = if want_old {
+        store_get::<VS, B>(store, key, node)?
+    } else {
+        None
+    };
+    value_buf.clear();
+    let encoded =
+        VS::serialize(&value, value_buf).map_err(|e| record(ErrorKind::Serialization, node, e))?;
+    let (bytes, new) = match encoded {
+        Encoded::Present => {
+            store
+                .put(key, value_buf)
+                .map_err(|e| store_error(node, e))?;
+            (Some(value_buf.as_slice()), Some(value))
+        }
+        Encoded::Null => {
+            store.delete(key).map_err(|e| store_error(node, e))?;
+            (None, None)
+        }
+    };
+    sink.send(OutgoingRecord {
+        topic: changelog,
+        kind: TopicKind::Changelog,
+        partitioning: Partitioning::Exact(partition),
+        key: Some(key),
+        value: bytes,
+        timestamp,
+        headers: Headers::empty(),
+    })?;
+    Ok(Change { new, old })
+}
+
+/// `join` of two tables: the joiner on both present values.
+#[inline(always)]
+pub fn table_join<A, B, R, F: FnOnce(&A, &B) -> R>(a: &A, b: &B, f: F) -> R {
+    f(a, b)
+}
+
+/// `left_join` of two tables: the joiner on the left value and the right one if present.
+#[inline(always)]
+pub fn table_left_join<A, B, R, F: FnOnce(&A, Option<&B>) -> R>(a: &A, b: Option<&B>, f: F) -> R {
+    f(a, b)
+}
+
+/// `outer_join` of two tables: the joiner on whichever values are present.
+#[inline(always)]
+pub fn table_outer_join<A, B, R, F: FnOnce(Option<&A>, Option<&B>) -> R>(
+    a: Option<&A>,
+    b: Option<&B>,
+    f: F,
+) -> R {
+    f(a, b)
+}
+
+/// `group_by` of a table: the mapper on one value.
+#[inline(always)]
+pub fn table_select<K, V, K2, V2, F: FnOnce(&K, V) -> (K2, V2)>(k: &K, v: V, f: F) -> (K2, V2) {
+    f(k, v)
+}
+
+/// Whether a re-grouped update keeps its key (Kafka Streams compares with `equals`).
+#[inline(always)]
+pub fn same_key<K: PartialEq>(a: &K, b: &K) -> bool {
+    a == b
+}
+
+/// Writes `new` (or deletes the key when `None` or when it encodes as null) with its
+/// changelog record.
+#[inline(always)]
+fn write_aggregate<AS: Serde, B: StoreBackend, S: RecordSink>(
+    store: &mut B,
+    key: &[u8],
+    new: Option<AS::Value>,
+    value_buf: &mut Vec<u8>,
+    sink: &mut S,
+    changelog: &'static str,
+    partition: i32,
+    timestamp: i64,
+    node: &'static str,
+) -> Result<Option<AS::Value>, RecordError> {
+    let new = match new {
+        Some(a) => {
+            value_buf.clear();
+            match AS::serialize(&a, value_buf)
+                .map_err(|e| record(ErrorKind::Serialization, node, e))?
+            {
+                Encoded::Present => Some(a),
+                Encoded::Null => None,
+            }
+        }
+        None => None,
+    };
+    let bytes = match &new {
+        Some(_) => {
+            store
+                .put(key, value_buf)
+                .map_err(|e| store_error(node, e))?;
+            Some(value_buf.as_slice())
+        }
+        None => {
+            store.delete(key).map_err(|e| store_error(node, e))?;
+            None
+        }
+    };
+    sink.send(OutgoingRecord {
+        topic: changelog,
+        kind: TopicKind::Changelog,
+        partitioning: Partitioning::Exact(partition),
+        key: Some(key),
+        value: bytes,
+        timestamp,
+        headers: Headers::empty(),
+    })?;
+    Ok(new)
+}
+
+/// `KTableAggregate#process`: subtracts the old value from the key's aggregate (if both
+/// exist), then adds the new one (to the initializer's value if there is no aggregate), stores
+/// the result (none: deleted) and returns the change, its old value decoded again when `want_old`.
+#[inline(always)]
+pub fn table_aggregate<K, V, AS: Serde, B: StoreBackend, S: RecordSink, FI, FA, FS>(
+    store: &mut B,
+    key: &[u8],
+    value_buf: &mut Vec<u8>,
+    sink: &mut S,
+    changelog: &'static str,
+    partition: i32,
+    timestamp: i64,
+    node: &'static str,
+    want_old: bool,
+    k: &K,
+    change: Change<V>,
+    init: FI,
+    add: FA,
+    subtract: FS,
+) -> Result<Change<AS::Value>, RecordError>
+where
+    FI: FnOnce() -> AS::Value,
+    FA: FnOnce(&K, V, AS::Value) -> AS::Value,
+    FS: FnOnce(&K, V, AS::Value) -> AS::Value,
+{
+    let old_agg = store_get::<AS, B>(store, key, node)?;
+    let old = if want_old && old_agg.is_some() {
+        store_get::<AS, B>(store, key, node)?
+    } else {
+        None
+    };
+    let intermediate = match (change.old, old_agg) {
+        (Some(v), Some(a)) => Some(subtract(k, v, a)),
+        (_, a) => a,
+    };
+    let new = match change.new {
+        Some(v) => Some(add(k, v, intermediate.unwrap_or_else(init))),
+        None => intermediate,
+    };
+    let new = write_aggregate::<AS, B, S>(
+        store, key, new, value_buf, sink, changelog, partition, timestamp, node,
+    )?;
+    Ok(Change { new, old })
+}
+
+/// `KTableReduce#process`: as [`table_aggregate`], but the first value becomes the aggregate
+/// as it is.
+#[inline(always)]
+pub fn table_reduce<VS: Serde, B: StoreBackend, S: RecordSink, FA, FS>(
+    store: &mut B,
+    key: &[u8],
+    value_buf: &mut Vec<u8>,
+    sink: &mut S,
+    changelog: &'static str,
+    partition: i32,
+    timestamp: i64,
+    node: &'static str,
+    want_old: bool,
+    change: Change<VS::Value>,
+    add: FA,
+    subtract: FS,
+) -> Result<Change<VS::Value>, RecordError>
+where
+    FA: FnOnce(VS::Value, VS::Value) -> VS::Value,
+    FS: FnOnce(VS::Value, VS::Value) -> VS::Value,
+{
+    let old_agg = store_get::<VS, B>(store, key, node)?;
+    let old = if want_old && old_agg.is_some() {
+        store_get::<VS, B>(store, key, node)?
+    } else {
+        None
+    };
+    let intermediate = match (change.old, old_agg) {
+        (Some(v), Some(a)) => Some(subtract(a, v)),
+        (_, a) => a,
+    };
+    let new = match (change.new, intermediate) {
+        (Some(v), Some(a)) => Some(add(a, v)),
+        (Some(v), None) => Some(v),
+        (None, a) => a,
+    };
+    let new = write_aggregate::<VS, B, S>(
+        store, key, new, value_buf, sink, changelog, partition, timestamp, node,
+    )?;
+    Ok(Change { new, old })
+}
