@@ -131,6 +131,10 @@
 //! | `table.join(other, \|l: &V, r: &V2\| -> R)` | a result while both tables have the key; a delete on either side retracts it (tombstone) |
 //! | `table.left_join(other, \|l: &V, r: Option<&V2>\| -> R)` | a result while the left table has the key |
 //! | `table.outer_join(other, \|l: Option<&V>, r: Option<&V2>\| -> R)` | a result while either table has the key |
+//! | `table.group_by(\|key: &K, value: V\| -> (K2, V2), KeySerde, ValueSerde)` | re-groups the rows (`KTABLE-SELECT-n`) through `<app>-<store>-repartition`, each update as its old and new value in Kafka Streams' `ChangedSerializer` format; then one of the three below |
+//! | `.count("store")` | rows per new key (`i64`); a count that falls to 0 stays |
+//! | `.reduce("store", \|agg: V2, value: V2\| adder, \|agg: V2, old: V2\| subtractor)` | the first value is the aggregate as it is |
+//! | `.aggregate("store", \|\| init, \|key: &K2, value: V2, agg: A\| adder, \|key: &K2, old: V2, agg: A\| subtractor, AggregateSerde)` | an update subtracts the old value from its old group, then adds the new one to its new group (one change when the group is the same) |
 //! | `table.to_stream()` | the updates as a stream of `Option<V>` values, `None` for a delete: write it with `Nullable::<ValueSerde>` so deletes become tombstones |
 //!
 //! `filter`, `map_values` and joins are not materialized: a join reads them through their

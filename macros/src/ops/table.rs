@@ -45,7 +45,7 @@ pub enum TableNode {
     /// The aggregation of a re-grouped table (`KTABLE-AGGREGATE-n`, `KTABLE-REDUCE-n`).
     Aggregate {
         store: usize,
-        op: super::table_group::TableAgg,
+        op: Box<super::table_group::TableAgg>,
     },
 }
 
@@ -56,9 +56,12 @@ pub const TO_TABLE: Operator = Operator {
     on_stream: None,
 };
 
+/// How an operator of a table becomes nodes.
+pub type LowerTable = fn(&mut Builder, Table, &Call) -> syn::Result<Flow>;
+
 /// The lowering of `name` called on a table, for the operators a table shares by name with
 /// streams (`filter`, `map_values`, `join`, ..), which the registry lists as stream operators.
-pub fn on_table(name: &str) -> Option<fn(&mut Builder, Table, &Call) -> syn::Result<Flow>> {
+pub fn on_table(name: &str) -> Option<LowerTable> {
     Some(match name {
         "filter" => filter,
         "filter_not" => filter_not,

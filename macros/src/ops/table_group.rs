@@ -199,7 +199,10 @@ pub fn aggregate(b: &mut Builder, g: Grouped, call: &Call) -> syn::Result<Flow> 
         "KTABLE-AGGREGATE"
     };
     let node = b.node(
-        NodeKind::Table(TableNode::Aggregate { store, op: agg }),
+        NodeKind::Table(TableNode::Aggregate {
+            store,
+            op: Box::new(agg),
+        }),
         kind_name,
         call.span,
         &[source],

@@ -6,6 +6,9 @@
 //! store), so, as in Kafka Streams with a materialized parent, old values are always available
 //! downstream (`sendOldValues`): a filter forwards a tombstone only for a key it had forwarded.
 
+// Support for generated code, as `__private`: the task's buffers and stores are passed one by one.
+#![allow(clippy::too_many_arguments)]
+
 mod changed;
 
 pub use changed::Changed;
