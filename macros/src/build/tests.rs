@@ -244,3 +244,11 @@ fn every_registered_operator_is_dispatched() {
         );
     }
 }
+
+#[test]
+fn to_table_after_a_key_change_asks_for_a_repartition() {
+    let e = first_error(quote!(T = "a" {
+        stream("in", Utf8, Utf8).select_key(|_, v| v.clone()).to_table("t", Utf8, Utf8).to_stream().to("o", Utf8, Nullable::<Utf8>);
+    }));
+    assert!(e.contains(".repartition(\"name\""), "{e}");
+}

@@ -199,6 +199,16 @@ fn to_table(b: &mut Builder, s: Stream, call: &Call) -> syn::Result<Flow> {
             "to_table(..) keeps one value per key, but this stream's keys are windowed: map them to plain keys first",
         ));
     }
+    if s.key_changed {
+        // Kafka Streams' toTable repartitions by itself here; the topology asks for it, so the
+        // repartition topic has a name of the user's choosing.
+        return Err(err_at(
+            &call.name,
+            format!(
+                "the key changed upstream (map, select_key, flat_map), so the stream is not partitioned by its key: repartition it first with .repartition(\"name\", KeySerde, ValueSerde), then to_table(\"{name}\")"
+            ),
+        ));
+    }
     let store = b.stores.len();
     let changelog = b.internal(&name, "changelog");
     b.stores.push(Store {
