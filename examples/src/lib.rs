@@ -4,6 +4,8 @@
 //! |---|---|
 //! | [`word_count`] | flat_map_values, group_by (repartition), count, to_stream, to |
 //! | [`page_views`] | tumbling and hopping windows with grace, late records, windowed keys |
+//! | [`sessions`] | session windows: count, aggregate with a merger, reduce, emit-final |
+//! | [`sliding`] | sliding windows, emit-final of sliding and tumbling windows |
 //! | [`orders`] | stream-table join and left_join, JSON serdes, co-partitioning |
 //! | [`dead_letters`] | on_error with dead-letter topics, try_map_values |
 //! | [`dedup`] | the processor API: a declared store, process(..) |
@@ -22,4 +24,6 @@ pub mod kafka_io;
 pub mod orders;
 pub mod page_views;
 pub mod runner;
+pub mod sessions;
+pub mod sliding;
 pub mod word_count;

@@ -45,6 +45,7 @@ pub mod state_dir;
 pub mod store;
 pub mod task;
 pub mod testing;
+pub mod window;
 
 #[doc(hidden)]
 pub mod __private;
@@ -54,7 +55,8 @@ pub use dekaf_streams_macros::topology;
 /// What a topology definition needs in scope: `use dekaf_streams::prelude::*;`.
 pub mod prelude {
     pub use crate::serdes::{
-        Bytes, I32, I64, Json, Nullable, Serde, TimeWindowed, Unit, Utf8, Window, Windowed,
+        Bytes, I32, I64, Json, Nullable, Serde, SessionWindowed, TimeWindowed, Unit, Utf8, Window,
+        Windowed,
     };
     pub use crate::store::{KeyValueStore, StoreError};
     pub use crate::task::{

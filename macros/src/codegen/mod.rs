@@ -5,6 +5,9 @@
 mod cache;
 pub mod emitter;
 mod info;
+pub mod session;
+pub mod sliding;
+pub mod suppress;
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
@@ -56,6 +59,18 @@ pub fn generate(m: &Model) -> TokenStream {
             .iter()
             .filter(|&&s| m.stores[s].window.is_some())
             .map(|&s| Emitter::purge_field(s))
+            .collect();
+        // The largest time stored in each session or sliding-window store (session end, window
+        // start): what is older than it minus retention is expired (Kafka Streams' stores).
+        let max_fields: Vec<_> = sub
+            .stores
+            .iter()
+            .filter(|&&s| {
+                m.stores[s]
+                    .window
+                    .is_some_and(|w| w.kind != crate::ir::WindowKind::Time)
+            })
+            .map(|&s| Emitter::max_field(s))
             .collect();
         let store_infos = sub.stores.iter().map(|&s| info::store_info(m, s));
         let sources: Vec<(String, usize)> = sub
@@ -126,8 +141,10 @@ pub fn generate(m: &Model) -> TokenStream {
                 __skipped: u64,
                 __kbuf: ::std::vec::Vec<u8>,
                 __vbuf: ::std::vec::Vec<u8>,
+                __win: #dk::WindowScratch,
                 #(#store_fields: B,)*
                 #(#purge_fields: i64,)*
+                #(#max_fields: i64,)*
                 #cache_fields
                 __marker: ::core::marker::PhantomData<fn() -> B>,
             }
@@ -144,8 +161,10 @@ pub fn generate(m: &Model) -> TokenStream {
                         __skipped: 0,
                         __kbuf: ::std::vec::Vec::with_capacity(64),
                         __vbuf: ::std::vec::Vec::with_capacity(64),
+                        __win: #dk::WindowScratch::new(),
                         #(#store_fields: stores.open(#app, #id, partition, &#store_infos)?,)*
                         #(#purge_fields: i64::MIN,)*
+                        #(#max_fields: i64::MIN,)*
                         #cache_inits
                         __marker: ::core::marker::PhantomData,
                     })
@@ -212,6 +231,7 @@ pub fn generate(m: &Model) -> TokenStream {
                 fn clear(&mut self) -> ::core::result::Result<(), #dk::TaskError> {
                     #(#dk::StoreBackend::clear(&mut self.#store_fields)?;)*
                     #(self.#purge_fields = i64::MIN;)*
+                    #(self.#max_fields = i64::MIN;)*
                     #cache_clear
                     self.__stream_time = i64::MIN;
                     Ok(())
@@ -384,6 +404,9 @@ fn handles(m: &Model) -> TokenStream {
         let (kt, vt) = (&st.key.ty, &st.value.ty);
         let sname = &st.name;
         let out_tokens = match st.window {
+            // Session and sliding stores have their own layouts: no typed handle (yet).
+            Some(w) if w.kind != crate::ir::WindowKind::Time => continue,
+            None if st.owner == StoreOwner::Suppress => continue,
             None => {
                 let doc = format!(
                     "Key-value store `{}` (changelog `{}`).",

@@ -1,0 +1,175 @@
+//! Sliding windows and emit-final through the TestDriver, with the outputs Kafka Streams 4.4's
+//! `KStreamSlidingWindowAggregate` and `suppress(untilWindowCloses)` produce: left and right
+//! windows, out-of-order records, early records sharing `[0, d]`, closed windows, one final
+//! result per window.
+
+use dekaf_streams::prelude::*;
+use dekaf_streams::testing::{TestDriver, TestOutputTopic};
+use dekaf_streams_examples::sliding::Sliding;
+
+/// (key, window start, window end, value, timestamp)
+type Out<V> = (String, i64, i64, V, i64);
+
+fn read_all<V>(topic: &TestOutputTopic<'_, Sliding, Windowed<String>, V>) -> Vec<Out<V>> {
+    topic
+        .read_records_to_list()
+        .into_iter()
+        .map(|r| {
+            (
+                r.key.key,
+                r.key.window.start,
+                r.key.window.end,
+                r.value,
+                r.timestamp,
+            )
+        })
+        .collect()
+}
+
+fn out<V>(key: &str, start: i64, end: i64, value: V, ts: i64) -> Out<V> {
+    (key.to_owned(), start, end, value, ts)
+}
+
+fn pipe(driver: &TestDriver<Sliding>, records: &[(&str, &str, i64)]) {
+    let events = driver.input_topic(Sliding::EVENTS);
+    for (key, value, ts) in records {
+        events.pipe_input_at((*key).into(), (*value).into(), *ts);
+    }
+}
+
+const INPUT: &[(&str, &str, i64)] = &[
+    ("a", "a", 10),
+    ("a", "b", 15),
+    ("a", "c", 30),
+    ("a", "d", 22), // out of order
+    ("a", "e", 31),
+];
+
+#[test]
+fn a_record_creates_its_left_window_its_predecessors_right_window_and_updates_the_rest() {
+    let driver = TestDriver::<Sliding>::new();
+    pipe(&driver, INPUT);
+    // Difference 10, no grace. Windows are [start, start + 10], both ends inclusive.
+    assert_eq!(
+        read_all(&driver.output_topic(Sliding::SLIDING_COUNT)),
+        vec![
+            // 10: its left window.
+            out("a", 0, 10, 1, 10),
+            // 15: the right window of 10 (holding 15), then its own left window (10, 15).
+            out("a", 11, 21, 1, 15),
+            out("a", 5, 15, 2, 15),
+            // 30: no earlier record within 10: only its left window.
+            out("a", 20, 30, 1, 30),
+            // 22 (stream time 30, windows ending before 30 are closed): [20,30] takes it; 15's
+            // right window [16,26] and 22's left window [12,22] are closed (2 late); 22's right
+            // window [23,33] is created from [20,30]'s records after 22 (the 30).
+            out("a", 20, 30, 2, 30),
+            out("a", 23, 33, 1, 30),
+            // 31: [23,33] takes it, then 30's right window, then its left window (22, 30, 31).
+            out("a", 23, 33, 2, 31),
+            out("a", 31, 41, 1, 31),
+            out("a", 21, 31, 3, 31),
+        ]
+    );
+    // The concatenation has 5 ms of grace: at 22, close is 25, so [16,26] opens (just 22).
+    assert_eq!(
+        read_all(&driver.output_topic(Sliding::SLIDING_CONCAT)),
+        vec![
+            out("a", 0, 10, "a".to_owned(), 10),
+            out("a", 11, 21, "b".to_owned(), 15),
+            out("a", 5, 15, "ab".to_owned(), 15),
+            out("a", 20, 30, "c".to_owned(), 30),
+            out("a", 20, 30, "cd".to_owned(), 30),
+            out("a", 16, 26, "d".to_owned(), 22),
+            out("a", 23, 33, "c".to_owned(), 30),
+            out("a", 23, 33, "ce".to_owned(), 31),
+            out("a", 31, 41, "e".to_owned(), 31),
+            out("a", 21, 31, "cde".to_owned(), 31),
+        ]
+    );
+    // Late: 2 windows in the count, 1 in each of the two sliding aggregations with grace.
+    assert_eq!(driver.late_records_dropped(), 4);
+}
+
+#[test]
+fn records_before_the_time_difference_share_the_window_from_zero() {
+    let driver = TestDriver::<Sliding>::new();
+    pipe(&driver, &[("b", "x", 3), ("b", "y", 7), ("b", "z", 12)]);
+    assert_eq!(
+        read_all(&driver.output_topic(Sliding::SLIDING_COUNT)),
+        vec![
+            out("b", 0, 10, 1, 3),
+            // 7: 3's right window [4,14], then the shared [0,10].
+            out("b", 4, 14, 1, 7),
+            out("b", 0, 10, 2, 7),
+            // 12: [4,14] takes it; 7's right window [8,18]; its left window [2,12] (3, 7, 12).
+            out("b", 4, 14, 2, 12),
+            out("b", 8, 18, 1, 12),
+            out("b", 2, 12, 3, 12),
+        ]
+    );
+}
+
+#[test]
+fn records_before_the_close_are_dropped_and_counted() {
+    let driver = TestDriver::<Sliding>::new();
+    pipe(&driver, &[("a", "x", 100), ("a", "y", 89)]);
+    // Without grace 89 + 10 < 100 + 1: even 89's right window closed, so the count drops it
+    // whole. With 5 ms of grace (close 95) its right window [90,100] exists already (holding
+    // 100 only) and its left window [79,89] is closed: nothing changes, one late window each
+    // in the two sliding aggregations with grace; the tumbling window [80,90) is closed too.
+    assert_eq!(
+        read_all(&driver.output_topic(Sliding::SLIDING_COUNT)),
+        vec![out("a", 90, 100, 1, 100)]
+    );
+    assert_eq!(
+        read_all(&driver.output_topic(Sliding::SLIDING_CONCAT)),
+        vec![out("a", 90, 100, "x".to_owned(), 100)]
+    );
+    assert_eq!(driver.late_records_dropped(), 4);
+}
+
+#[test]
+fn emit_final_forwards_one_result_per_window_when_it_closes() {
+    let driver = TestDriver::<Sliding>::new();
+    pipe(&driver, INPUT);
+    let sliding = driver.output_topic(Sliding::SLIDING_FINAL);
+    let tumbling = driver.output_topic(Sliding::TUMBLING_FINAL);
+    // Grace 5: a window is final once stream time reaches its end + 5.
+    assert_eq!(
+        read_all(&sliding),
+        vec![
+            out("a", 0, 10, 1, 10),
+            out("a", 5, 15, 2, 15),
+            out("a", 11, 21, 1, 15),
+            out("a", 16, 26, 1, 22),
+        ]
+    );
+    assert_eq!(read_all(&tumbling), vec![out("a", 10, 20, 2, 15)]);
+    pipe(&driver, &[("a", "f", 100)]);
+    assert_eq!(
+        read_all(&sliding),
+        vec![
+            out("a", 20, 30, 2, 30),
+            out("a", 21, 31, 3, 31),
+            out("a", 23, 33, 2, 31),
+            out("a", 31, 41, 1, 31),
+        ]
+    );
+    assert_eq!(
+        read_all(&tumbling),
+        vec![out("a", 20, 30, 1, 22), out("a", 30, 40, 2, 31)]
+    );
+    // The buffers' changelogs end empty for the closed windows: every eviction wrote its
+    // tombstone, so a restore re-emits nothing.
+    let buffer = driver.changelog("sliding-tumbling-final-store-changelog");
+    let mut live = std::collections::BTreeMap::new();
+    for r in buffer {
+        live.insert(r.key.clone(), r.value.is_some());
+    }
+    assert_eq!(
+        live.values().filter(|v| **v).count(),
+        1,
+        "only [100,110) is buffered"
+    );
+}
