@@ -12,6 +12,7 @@
 //! | [`e2e`] | the topologies and checks of the end-to-end tests on a real broker |
 //! | [`faults`] | a fault harness for the replicated test cluster (instances, brokers, verifier) |
 //! | [`kafka_io`] | creating topics, producing, reading results (demo and end-to-end tests) |
+//! | [`windows_e2e`] | session, sliding and emit-final windows on a real broker, checked against the TestDriver |
 //! | [`runner`] | running any of them on a real broker (`src/bin/`) |
 
 pub mod dead_letters;
@@ -26,4 +27,5 @@ pub mod page_views;
 pub mod runner;
 pub mod sessions;
 pub mod sliding;
+pub mod windows_e2e;
 pub mod word_count;
