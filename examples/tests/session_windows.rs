@@ -218,3 +218,43 @@ fn a_negative_timestamp_goes_to_on_error_as_an_invalid_timestamp() {
     assert!(error.contains("InvalidTimestamp"), "{error}");
     assert!(driver.output_topic(Sessions::SESSION_CLICKS).is_empty());
 }
+
+#[test]
+fn expired_sessions_are_deleted_with_a_changelog_tombstone() {
+    let driver = TestDriver::<Sessions>::new();
+    let clicks = driver.input_topic(Sessions::CLICKS);
+    clicks.pipe_input_at("a".into(), "p".into(), 0);
+    clicks.pipe_input_at("a".into(), "p".into(), 5);
+    // Retention gap + grace = 10: at stream time 1000 the session [0,5] is long expired.
+    clicks.pipe_input_at("b".into(), "p".into(), 1_000);
+    let key = [b"a".as_slice(), &5i64.to_be_bytes(), &0i64.to_be_bytes()].concat();
+    let changelog = driver.changelog("sessions-clicks-per-session-changelog");
+    let last = changelog
+        .iter()
+        .rev()
+        .find(|r| r.key.as_deref() == Some(key.as_slice()))
+        .expect("the session was logged");
+    assert_eq!(
+        last.value, None,
+        "its expiry is logged, so a restore drops it"
+    );
+    assert_eq!(last.timestamp, 1_000);
+    // What a restore rebuilds: only b's session is live in the changelog.
+    let mut live = std::collections::BTreeMap::new();
+    for r in &changelog {
+        live.insert(r.key.clone(), r.value.is_some());
+    }
+    assert_eq!(live.values().filter(|v| **v).count(), 1);
+    driver.clear_and_restore().expect("restore");
+    clicks.pipe_input_at("b".into(), "p".into(), 1_005);
+    let counts = driver.output_topic(Sessions::SESSION_CLICKS);
+    let last = std::iter::from_fn(|| counts.read_raw())
+        .last()
+        .map(decode::<I64>)
+        .expect("an output");
+    assert_eq!(
+        last,
+        out("b", 1_000, 1_005, Some(2), 1_005),
+        "restored from the changelog"
+    );
+}

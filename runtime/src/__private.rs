@@ -21,7 +21,7 @@ pub use crate::topology::{
     CopartitionGroup, InternalTopicInfo, StoreInfo, StoreKind, SubtopologyInfo, TopologyInfo,
 };
 pub use crate::window::{
-    Base, SessionSpan, SlidingStep, WindowScratch, buffer_evict_next, buffer_put, purge_expired,
+    Base, SessionSpan, SlidingStep, TimeIndex, WindowScratch, buffer_evict_next, buffer_put,
     session_find, session_key, session_merge, session_merger, sliding_load, sliding_plan,
     sliding_store, split_session_key,
 };
@@ -552,52 +552,6 @@ pub fn process<C, K, V, I: IntoIterator, F: FnOnce(&mut C, K, V) -> Result<I, Pr
     f: F,
 ) -> Result<I, RecordError> {
     f(ctx, k, v).map_err(|e| process_error(node, e))
-}
-
-/// Deletes the windows of a window store whose start is at or before `cutoff` (stream time
-/// minus retention), as Kafka Streams expires old segments, and writes a changelog tombstone
-/// for each, so a restore does not bring them back. Called every half retention period of
-/// stream time; collects the keys to delete (the only allocation, amortized over that period).
-///
-/// Windows in the record cache (`dirty`) are kept until the next purge: their final value is
-/// still forwarded at the next flush, as Kafka Streams forwards an expired window's cached value.
-#[inline(never)]
-pub fn purge_windows<B: StoreBackend, S: RecordSink>(
-    store: &mut B,
-    cutoff: i64,
-    node: &'static str,
-    dirty: &crate::cache::DirtyKeys,
-    sink: &mut S,
-    changelog: &'static str,
-    partition: i32,
-    timestamp: i64,
-) -> Result<(), RecordError> {
-    let mut expired: Vec<Vec<u8>> = Vec::new();
-    for entry in store
-        .range(std::ops::Bound::Unbounded, std::ops::Bound::Unbounded)
-        .map_err(|e| store_error(node, e))?
-    {
-        let (key, _) = entry.map_err(|e| store_error(node, e))?;
-        if let Some((_, start)) = crate::store::split_window_key(key)
-            && start <= cutoff
-            && (dirty.is_empty() || !dirty.contains(key))
-        {
-            expired.push(key.to_vec());
-        }
-    }
-    for key in expired {
-        store.delete(&key).map_err(|e| store_error(node, e))?;
-        sink.send(OutgoingRecord {
-            topic: changelog,
-            kind: TopicKind::Changelog,
-            partitioning: Partitioning::Exact(partition),
-            key: Some(&key),
-            value: None,
-            timestamp,
-            headers: Headers::empty(),
-        })?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -65,6 +65,11 @@ impl Emitter<'_> {
         format_ident!("__purge_{}", i)
     }
 
+    /// The time index (retention) of window store `i`.
+    pub fn index_field(i: usize) -> Ident {
+        format_ident!("__index_{}", i)
+    }
+
     /// The largest time stored in session or sliding-window store `i`.
     pub fn max_field(i: usize) -> Ident {
         format_ident!("__max_{}", i)

@@ -72,6 +72,23 @@ pub fn generate(m: &Model) -> TokenStream {
             })
             .map(|&s| Emitter::max_field(s))
             .collect();
+        // Per window store its time index; the offset of the time in its keys: 16 bytes before
+        // the end for sessions (end ‖ start), 8 for time and sliding windows (start).
+        let windowed: Vec<usize> = sub
+            .stores
+            .iter()
+            .copied()
+            .filter(|&s| m.stores[s].window.is_some())
+            .collect();
+        let index_fields: Vec<_> = windowed.iter().map(|&s| Emitter::index_field(s)).collect();
+        let index_offsets: Vec<usize> = windowed
+            .iter()
+            .map(|&s| match m.stores[s].window.map(|w| w.kind) {
+                Some(crate::ir::WindowKind::Session) => 16,
+                _ => 8,
+            })
+            .collect();
+        let indexed_stores: Vec<_> = windowed.iter().map(|&s| Emitter::store_field(s)).collect();
         let store_infos = sub.stores.iter().map(|&s| info::store_info(m, s));
         let sources: Vec<(String, usize)> = sub
             .source_topics
@@ -113,7 +130,15 @@ pub fn generate(m: &Model) -> TokenStream {
             .map(|&s| {
                 let topic = &m.stores[s].changelog;
                 let f = Emitter::store_field(s);
-                quote!(#topic => #dk::restore(&mut self.#f, key, value),)
+                if m.stores[s].window.is_some() {
+                    let index = Emitter::index_field(s);
+                    quote!(#topic => {
+                        self.#index.restored(key, value);
+                        #dk::restore(&mut self.#f, key, value)
+                    })
+                } else {
+                    quote!(#topic => #dk::restore(&mut self.#f, key, value),)
+                }
             });
         let store_visits = sub.stores.iter().enumerate().map(|(j, &s)| {
             let f = Emitter::store_field(s);
@@ -145,6 +170,7 @@ pub fn generate(m: &Model) -> TokenStream {
                 #(#store_fields: B,)*
                 #(#purge_fields: i64,)*
                 #(#max_fields: i64,)*
+                #(#index_fields: #dk::TimeIndex,)*
                 #cache_fields
                 __marker: ::core::marker::PhantomData<fn() -> B>,
             }
@@ -154,7 +180,7 @@ pub fn generate(m: &Model) -> TokenStream {
                     partition: i32,
                     stores: &mut F,
                 ) -> ::core::result::Result<Self, #dk::TaskError> {
-                    Ok(Self {
+                    let mut __dk_task = Self {
                         __partition: partition,
                         __stream_time: i64::MIN,
                         __late: 0,
@@ -165,9 +191,13 @@ pub fn generate(m: &Model) -> TokenStream {
                         #(#store_fields: stores.open(#app, #id, partition, &#store_infos)?,)*
                         #(#purge_fields: i64::MIN,)*
                         #(#max_fields: i64::MIN,)*
+                        #(#index_fields: #dk::TimeIndex::new(#index_offsets),)*
                         #cache_inits
                         __marker: ::core::marker::PhantomData,
-                    })
+                    };
+                    // A store opened with windows in it (on disk): index them once.
+                    #(__dk_task.#index_fields.rebuild(&__dk_task.#indexed_stores)?;)*
+                    Ok(__dk_task)
                 }
 
                 #(#source_fns)*
@@ -232,6 +262,7 @@ pub fn generate(m: &Model) -> TokenStream {
                     #(#dk::StoreBackend::clear(&mut self.#store_fields)?;)*
                     #(self.#purge_fields = i64::MIN;)*
                     #(self.#max_fields = i64::MIN;)*
+                    #(self.#index_fields.clear();)*
                     #cache_clear
                     self.__stream_time = i64::MIN;
                     Ok(())

@@ -56,6 +56,7 @@ pub fn emit(
     let field = Emitter::store_field(store);
     let purge = Emitter::purge_field(store);
     let max = Emitter::max_field(store);
+    let index = Emitter::index_field(store);
     let changelog = &st.changelog;
     let nv = format_ident!("__v{}", node);
     let nk = format_ident!("__k{}", node);
@@ -140,7 +141,7 @@ pub fn emit(
         }
         if self.__stream_time >= self.#purge {
             // Sessions that ended more than gap + grace ago can merge with nothing any more.
-            #dk::purge_expired(&mut self.#field, self.__stream_time.saturating_sub(#retention), 16, __dk_sink, #changelog, self.__partition, __dk_record.timestamp, #name)?;
+            self.#index.expire(&mut self.#field, self.__stream_time.saturating_sub(#retention), None, __dk_sink, #changelog, self.__partition, __dk_record.timestamp, #name)?;
             self.#purge = self.__stream_time.saturating_add(#purge_every);
         }
         let __dk_ke = #ke;
@@ -178,6 +179,9 @@ pub fn emit(
                     self.__partition, __dk_t, #name,
                 )?;
                 self.#max = ::core::cmp::max(self.#max, __dk_span.end);
+                if __dk_present && !self.__win.sessions.contains(&(__dk_span.start, __dk_span.end)) {
+                    self.#index.insert(&self.__kbuf);
+                }
                 // Forwarded stamped with the session's end, as Kafka Streams does.
                 let __dk_out = #dk::InputRecord { timestamp: __dk_span.end, ..*__dk_record };
                 let __dk_record = &__dk_out;

@@ -35,6 +35,7 @@ pub fn emit(
     let field = Emitter::store_field(store);
     let purge = Emitter::purge_field(store);
     let max = Emitter::max_field(store);
+    let index = Emitter::index_field(store);
     let changelog = &st.changelog;
     let nv = format_ident!("__v{}", node);
     let nk = format_ident!("__k{}", node);
@@ -76,7 +77,7 @@ pub fn emit(
         }
         if self.__stream_time >= self.#purge {
             // Windows that started more than 2 × difference + grace ago take no record any more.
-            #dk::purge_expired(&mut self.#field, self.__stream_time.saturating_sub(#retention), 8, __dk_sink, #changelog, self.__partition, __dk_record.timestamp, #name)?;
+            self.#index.expire(&mut self.#field, self.__stream_time.saturating_sub(#retention), None, __dk_sink, #changelog, self.__partition, __dk_record.timestamp, #name)?;
             self.#purge = self.__stream_time.saturating_add(#purge_every);
         }
         let __dk_ke = #ke;
@@ -116,6 +117,9 @@ pub fn emit(
                         &#nv, __dk_sink, #changelog, self.__partition, #name,
                     )?;
                     self.#max = ::core::cmp::max(self.#max, __dk_start);
+                    if __dk_present && __dk_step.base != #dk::Base::Stored {
+                        self.#index.insert(&self.__kbuf);
+                    }
                     // Forwarded stamped with the window's largest record timestamp.
                     let __dk_out = #dk::InputRecord { timestamp: __dk_ts, ..*__dk_record };
                     let __dk_record = &__dk_out;

@@ -320,9 +320,11 @@ pub fn emit(
             let retention = size.saturating_add(grace);
             let purge_every = (retention / 2).max(1);
             let purge = Emitter::purge_field(store);
+            let index = Emitter::index_field(store);
             let expire = quote! {
                 if self.__stream_time >= self.#purge {
-                    #dk::purge_windows(&mut self.#field, self.__stream_time.saturating_sub(#retention), #name, &self.#cache, __dk_sink, #changelog, self.__partition, __dk_record.timestamp)?;
+                    // Windows starting at or before stream time − retention: gone.
+                    self.#index.expire(&mut self.#field, self.__stream_time.saturating_sub(#retention).saturating_add(1), Some(&self.#cache), __dk_sink, #changelog, self.__partition, __dk_record.timestamp, #name)?;
                     self.#purge = self.__stream_time.saturating_add(#purge_every);
                 }
             };
@@ -336,6 +338,9 @@ pub fn emit(
                     if matches!(__dk_ke, #dk::Encoded::Present) {
                         ::dekaf_streams::store::window_key(&mut self.__kbuf, __dk_start);
                         #update
+                        if !__dk_existed && __dk_present {
+                            self.#index.insert(&self.__kbuf);
+                        }
                         #children
                     }
                 }

@@ -26,17 +26,15 @@
 
 #![allow(clippy::too_many_arguments)]
 
+mod retention;
 mod session;
 mod sliding;
 mod suppress;
 
+pub use retention::TimeIndex;
 pub use session::{SessionSpan, session_find, session_key, session_merge, split_session_key};
 pub use sliding::{Base, SlidingStep, sliding_load, sliding_plan, sliding_store};
 pub use suppress::{buffer_evict_next, buffer_put};
-
-use crate::__private::{RecordError, store_error};
-use crate::record::{Headers, OutgoingRecord, Partitioning, RecordSink, TopicKind};
-use crate::store::StoreBackend;
 
 /// The reusable lists and buffers of a task's windowed operators.
 #[derive(Debug, Default)]
@@ -77,46 +75,4 @@ fn be_i64(bytes: &[u8], at: usize) -> i64 {
 #[inline(always)]
 pub fn session_merger<K, A, F: FnOnce(&K, A, A) -> A>(key: &K, a: A, b: A, f: F) -> A {
     f(key, a, b)
-}
-
-/// Deletes the entries of a session or sliding-window store whose time is before `cutoff`
-/// (stream time minus retention), writing a changelog tombstone for each so a restore does not
-/// bring them back. An entry's time is the 8 bytes `offset` bytes before the key's end (a
-/// session's end: 16, a window's start: 8). Called every half retention period of stream time;
-/// the list of expired keys is the only allocation, amortized over that period.
-pub fn purge_expired<B: StoreBackend, S: RecordSink>(
-    store: &mut B,
-    cutoff: i64,
-    offset: usize,
-    sink: &mut S,
-    changelog: &'static str,
-    partition: i32,
-    timestamp: i64,
-    node: &'static str,
-) -> Result<(), RecordError> {
-    let mut expired: Vec<Vec<u8>> = Vec::new();
-    for entry in store
-        .range(std::ops::Bound::Unbounded, std::ops::Bound::Unbounded)
-        .map_err(|e| store_error(node, e))?
-    {
-        let (key, _) = entry.map_err(|e| store_error(node, e))?;
-        if let Some(at) = key.len().checked_sub(offset)
-            && be_i64(key, at) < cutoff
-        {
-            expired.push(key.to_vec());
-        }
-    }
-    for key in expired {
-        store.delete(&key).map_err(|e| store_error(node, e))?;
-        sink.send(OutgoingRecord {
-            topic: changelog,
-            kind: TopicKind::Changelog,
-            partitioning: Partitioning::Exact(partition),
-            key: Some(&key),
-            value: None,
-            timestamp,
-            headers: Headers::empty(),
-        })?;
-    }
-    Ok(())
 }

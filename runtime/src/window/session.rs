@@ -184,7 +184,7 @@ mod tests {
         let span = session_find(
             &store,
             b"a",
-            12,
+            17,
             10,
             i64::MIN,
             &mut found,
@@ -194,7 +194,7 @@ mod tests {
         )
         .expect("find");
         assert_eq!(found, [(20, 30)]);
-        assert_eq!(span, SessionSpan { start: 12, end: 30 });
+        assert_eq!(span, SessionSpan { start: 17, end: 30 });
         let span = session_find(
             &store,
             b"a",
