@@ -160,7 +160,7 @@ pub fn emit(
                 // Merging into anything but the record's own [t, t] replaces the old sessions.
                 let __dk_remove = __dk_span != #dk::SessionSpan { start: __dk_t, end: __dk_t };
                 let __dk_old: ::core::option::Option<#vv> = #dk::session_merge::<#vt, _, _, _>(
-                    &mut self.#field, &mut self.__kbuf, &self.__win.sessions, __dk_remove,
+                    &mut self.#field, &mut self.#index, &mut self.__kbuf, &self.__win.sessions, __dk_remove,
                     __dk_sink, #changelog, self.__partition, __dk_t, #name,
                     |__dk_a: ::core::option::Option<#vv>, __dk_b: #vv| -> #vv { #merge },
                 )?;
@@ -179,7 +179,8 @@ pub fn emit(
                     self.__partition, __dk_t, #name,
                 )?;
                 self.#max = ::core::cmp::max(self.#max, __dk_span.end);
-                if __dk_present && !self.__win.sessions.contains(&(__dk_span.start, __dk_span.end)) {
+                if __dk_present {
+                    // Indexed once (a session replaced in place keeps its entry).
                     self.#index.insert(&self.__kbuf);
                 }
                 // Forwarded stamped with the session's end, as Kafka Streams does.

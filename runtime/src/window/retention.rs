@@ -9,7 +9,8 @@
 //! start). An entry whose window is gone already (a merged-away session) costs nothing when it
 //! expires: it is dropped without a tombstone.
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
+use std::collections::btree_map::Entry;
 
 use super::be_i64;
 use crate::__private::{RecordError, store_error};
@@ -17,10 +18,25 @@ use crate::cache::DirtyKeys;
 use crate::record::{Headers, OutgoingRecord, Partitioning, RecordSink, TopicKind};
 use crate::store::{StoreBackend, StoreError};
 
+/// The keys of the windows with one time (nearly always one).
+#[derive(Debug)]
+enum Slot {
+    One(Box<[u8]>),
+    Many(Vec<Box<[u8]>>),
+}
+
+/// How many freed keys the index keeps for reuse.
+const SPARE: usize = 64;
+
 /// The windows of one store by time.
 #[derive(Debug, Default)]
 pub struct TimeIndex {
-    entries: BTreeSet<(i64, Box<[u8]>)>,
+    entries: BTreeMap<i64, Slot>,
+    len: usize,
+    /// Keys of removed or expired windows, reused for new ones of the same length (a session
+    /// merge removes the old session and adds the merged one, whose key has the same length),
+    /// so a steady state allocates no key.
+    spare: Vec<Box<[u8]>>,
     /// Where a key's time is: this many bytes before its end (time windows: 8, sessions: 16).
     offset: usize,
 }
@@ -31,7 +47,9 @@ impl TimeIndex {
     /// keys end with end ‖ start).
     pub fn new(offset: usize) -> Self {
         TimeIndex {
-            entries: BTreeSet::new(),
+            entries: BTreeMap::new(),
+            len: 0,
+            spare: Vec::new(),
             offset,
         }
     }
@@ -43,25 +61,109 @@ impl TimeIndex {
         Some(be_i64(key, at))
     }
 
-    /// Records a window the store just created under `key`.
+    /// A boxed copy of `key`, reusing a spare key of its length.
     #[inline]
-    pub fn insert(&mut self, key: &[u8]) {
-        if let Some(time) = self.time_of(key) {
-            self.entries.insert((time, key.into()));
+    fn boxed(&mut self, key: &[u8]) -> Box<[u8]> {
+        match self.spare.iter().position(|b| b.len() == key.len()) {
+            Some(i) => {
+                let mut b = self.spare.swap_remove(i);
+                b.copy_from_slice(key);
+                b
+            }
+            None => key.into(),
         }
     }
 
-    /// Records what a changelog record restored (a tombstone leaves the entry to expire).
+    #[inline]
+    fn recycle(&mut self, key: Box<[u8]>) {
+        if self.spare.len() < SPARE {
+            self.spare.push(key);
+        }
+    }
+
+    /// Records a window the store just created under `key`.
+    #[inline]
+    pub fn insert(&mut self, key: &[u8]) {
+        let Some(time) = self.time_of(key) else {
+            return;
+        };
+        let present = match self.entries.get(&time) {
+            Some(Slot::One(k)) => **k == *key,
+            Some(Slot::Many(ks)) => ks.iter().any(|k| **k == *key),
+            None => false,
+        };
+        if present {
+            return;
+        }
+        let boxed = self.boxed(key);
+        self.len += 1;
+        match self.entries.entry(time) {
+            Entry::Vacant(v) => {
+                v.insert(Slot::One(boxed));
+            }
+            Entry::Occupied(mut o) => {
+                let slot = o.get_mut();
+                match slot {
+                    Slot::Many(ks) => ks.push(boxed),
+                    Slot::One(_) => {
+                        let Slot::One(first) = std::mem::replace(slot, Slot::Many(Vec::new()))
+                        else {
+                            return;
+                        };
+                        *slot = Slot::Many(vec![first, boxed]);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Forgets the window under `key` (the store deleted it: a merged-away session).
+    #[inline]
+    pub fn remove(&mut self, key: &[u8]) {
+        let Some(time) = self.time_of(key) else {
+            return;
+        };
+        let Entry::Occupied(mut o) = self.entries.entry(time) else {
+            return;
+        };
+        let removed = match o.get_mut() {
+            Slot::One(k) if **k == *key => {
+                let Slot::One(k) = o.remove() else {
+                    return;
+                };
+                Some(k)
+            }
+            Slot::One(_) => None,
+            Slot::Many(ks) => {
+                let found = ks
+                    .iter()
+                    .position(|k| **k == *key)
+                    .map(|i| ks.swap_remove(i));
+                if ks.is_empty() {
+                    o.remove();
+                }
+                found
+            }
+        };
+        if let Some(k) = removed {
+            self.len -= 1;
+            self.recycle(k);
+        }
+    }
+
+    /// Records what a changelog record restored (a tombstone removes the entry).
     #[inline]
     pub fn restored(&mut self, key: &[u8], value: Option<&[u8]>) {
         if value.is_some() {
             self.insert(key);
+        } else {
+            self.remove(key);
         }
     }
 
     /// Indexes every window of `store` (a store opened with windows in it).
     pub fn rebuild<B: StoreBackend>(&mut self, store: &B) -> Result<(), StoreError> {
-        self.entries.clear();
+        self.clear();
         for entry in store.range(std::ops::Bound::Unbounded, std::ops::Bound::Unbounded)? {
             let (key, _) = entry?;
             self.insert(key);
@@ -72,16 +174,17 @@ impl TimeIndex {
     /// Forgets everything (the task cleared its stores).
     pub fn clear(&mut self) {
         self.entries.clear();
+        self.len = 0;
     }
 
     /// The number of indexed windows.
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.len
     }
 
     /// Whether no window is indexed.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.len == 0
     }
 
     /// Deletes every window of `store` whose time is before `cutoff` (stream time minus
@@ -100,31 +203,38 @@ impl TimeIndex {
         timestamp: i64,
         node: &'static str,
     ) -> Result<(), RecordError> {
-        let mut kept = Vec::new();
-        while let Some(first) = self.entries.first() {
-            if first.0 >= cutoff {
+        let mut kept: Vec<Box<[u8]>> = Vec::new();
+        while let Some(entry) = self.entries.first_entry() {
+            if *entry.key() >= cutoff {
                 break;
             }
-            let Some((time, key)) = self.entries.pop_first() else {
-                break;
+            let keys = match entry.remove() {
+                Slot::One(k) => vec![k],
+                Slot::Many(ks) => ks,
             };
-            if dirty.is_some_and(|d| !d.is_empty() && d.contains(&key)) {
-                kept.push((time, key));
-                continue;
-            }
-            if store.delete(&key).map_err(|e| store_error(node, e))? {
-                sink.send(OutgoingRecord {
-                    topic: changelog,
-                    kind: TopicKind::Changelog,
-                    partitioning: Partitioning::Exact(partition),
-                    key: Some(&key),
-                    value: None,
-                    timestamp,
-                    headers: Headers::empty(),
-                })?;
+            for key in keys {
+                self.len -= 1;
+                if dirty.is_some_and(|d| !d.is_empty() && d.contains(&key)) {
+                    kept.push(key);
+                    continue;
+                }
+                if store.delete(&key).map_err(|e| store_error(node, e))? {
+                    sink.send(OutgoingRecord {
+                        topic: changelog,
+                        kind: TopicKind::Changelog,
+                        partitioning: Partitioning::Exact(partition),
+                        key: Some(&key),
+                        value: None,
+                        timestamp,
+                        headers: Headers::empty(),
+                    })?;
+                }
+                self.recycle(key);
             }
         }
-        self.entries.extend(kept);
+        for key in kept {
+            self.insert(&key);
+        }
         Ok(())
     }
 }
@@ -161,6 +271,8 @@ mod tests {
         }
         // A window deleted meanwhile (a merge) expires without a tombstone.
         store.delete(&key(b"b", 10)).expect("delete");
+        index.insert(&key(b"c", 30)); // again: indexed once
+        assert_eq!(index.len(), 4);
         let mut sink = Tombstones::default();
         index
             .expire(&mut store, 21, None, &mut sink, "cl", 0, 99, "n")
@@ -171,5 +283,17 @@ mod tests {
         let mut rebuilt = TimeIndex::new(8);
         rebuilt.rebuild(&store).expect("rebuild");
         assert_eq!(rebuilt.len(), 1);
+        // Removing and adding keys of one length reuses the freed key.
+        let mut sessions = TimeIndex::new(16);
+        let mut k = b"a".to_vec();
+        crate::window::session_key(&mut k, 0, 5);
+        sessions.insert(&k);
+        sessions.insert(&k[..15]); // too short for a time: ignored
+        sessions.remove(&k);
+        assert!(sessions.is_empty());
+        let mut merged = b"a".to_vec();
+        crate::window::session_key(&mut merged, 0, 9);
+        sessions.insert(&merged);
+        assert_eq!((sessions.len(), sessions.spare.len()), (1, 0));
     }
 }

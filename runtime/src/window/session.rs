@@ -96,10 +96,11 @@ pub fn session_find<B: StoreBackend>(
 /// Merges the aggregates of the `found` sessions of the key in `key` (store order) with
 /// `merge(aggregate so far, session aggregate)` and returns the result (`None` if none was
 /// found). With `remove`, deletes each found session and writes its changelog tombstone
-/// (stamped `timestamp`). `key` holds the key bytes again on return.
+/// (stamped `timestamp`) and drops it from `index`. `key` holds the key bytes again on return.
 #[inline]
 pub fn session_merge<VS: Serde, B: StoreBackend, S: RecordSink, F>(
     store: &mut B,
+    index: &mut super::TimeIndex,
     key: &mut Vec<u8>,
     found: &[(i64, i64)],
     remove: bool,
@@ -138,6 +139,7 @@ where
         };
         aggregate = Some(merge(aggregate, value));
         if remove {
+            index.remove(key);
             let deleted = store.delete(key).map_err(|e| store_error(node, e));
             let sent = deleted.and_then(|_| {
                 sink.send(OutgoingRecord {
