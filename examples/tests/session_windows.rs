@@ -258,3 +258,66 @@ fn expired_sessions_are_deleted_with_a_changelog_tombstone() {
         "restored from the changelog"
     );
 }
+
+dekaf_streams::topology! {
+    /// Sessions whose bad input goes to a dead-letter topic.
+    pub Guarded = "guarded" {
+        on_error(|_| ErrorResponse::DeadLetter("guarded-dead-letters"));
+        stream("guarded-in", Utf8, I64)
+            .group_by_key()
+            .windowed_by(session(10))
+            .count("guarded-sessions")
+            .to_stream()
+            .to("guarded-out", SessionWindowed::<Utf8>, I64);
+    }
+}
+
+#[test]
+fn bad_input_goes_to_on_error_with_its_kind_and_nothing_is_lost_silently() {
+    let driver = TestDriver::<Guarded>::new();
+    let raw = |key: Option<&[u8]>, value: Option<&[u8]>, timestamp: i64| RawRecord {
+        key: key.map(<[u8]>::to_vec),
+        value: value.map(<[u8]>::to_vec),
+        timestamp,
+        headers: Headers::default(),
+    };
+    let one = 1i64.to_be_bytes();
+    for record in [
+        raw(None, Some(&one), 0),                // null key
+        raw(Some(b"a"), Some(b"not a long"), 0), // the value serde rejects it
+        raw(Some(b"a"), Some(&one), -1),         // no valid timestamp
+        raw(Some(b"a"), Some(&one), 3),          // fine
+    ] {
+        driver
+            .try_pipe_raw("guarded-in", record)
+            .expect("on_error continues");
+    }
+    let dead = driver.output_topic(TopicRef::new::<Nullable<Bytes>, Bytes>(
+        "guarded-dead-letters",
+    ));
+    let kinds: Vec<String> = dead
+        .read_records_to_list()
+        .into_iter()
+        .map(|r| {
+            let kind = r
+                .headers
+                .iter()
+                .find(|(k, _)| *k == "__streams.errors.exception")
+                .and_then(|(_, v)| v.map(|v| String::from_utf8_lossy(v).into_owned()));
+            kind.expect("the error kind header")
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "key deserialization failed",
+            "value deserialization failed",
+            "invalid timestamp"
+        ]
+    );
+    assert_eq!(driver.records_skipped(), 3);
+    let out = driver
+        .output_topic(Guarded::GUARDED_OUT)
+        .read_key_values_to_list();
+    assert_eq!(out, vec![(Windowed::new("a".to_owned(), 3, 3), 1)]);
+}

@@ -142,8 +142,12 @@
 //!   once across crashes and rebalances.
 //!
 //! Stores keep windows for their retention (time: size + grace; session: gap + grace;
-//! sliding: 2 × difference + grace) and delete older ones with a changelog tombstone; their
-//! changelogs have `cleanup.policy=compact,delete` and `retention.ms` = retention + 1 day.
+//! sliding: 2 × difference + grace) and delete older ones with a changelog tombstone, found
+//! through a time-ordered index ([`TimeIndex`](crate::window::TimeIndex)) rather than a scan of
+//! the store; as in Kafka Streams, a session or sliding window older than the store's newest
+//! time minus retention is no longer seen by new records. Changelogs of window stores have
+//! `cleanup.policy=compact,delete` and `retention.ms` = retention + 1 day
+//! (`windowstore.changelog.additional.retention.ms`), as Kafka Streams sets them.
 //!
 //! ```
 //! use dekaf_streams::prelude::*;
@@ -232,7 +236,11 @@
 //! topic read twice, a duplicate or unknown store, an operator after a sink, `count`/`reduce`/
 //! `aggregate` without grouping, an operation a table does not have, a join whose key type
 //! differs from the table's, a serde whose type differs from the stream's, a windowed serde on
-//! an unwindowed stream, a `process` naming an undeclared store, an invalid dead-letter topic,
+//! an unwindowed stream, `SessionWindowed` on time windows or `TimeWindowed` on sessions, a
+//! session gap or sliding time difference of zero (Kafka Streams 4.4 accepts a zero gap; a
+//! session of one timestamp is nearly always a mistake), a session `aggregate` without its
+//! merger or a merger without session windows, `suppress_until_window_closes()` on a table that
+//! is not a windowed aggregation, a `process` naming an undeclared store, an invalid dead-letter topic,
 //! a dead-letter topic that is also an input topic (a failing record would loop forever), two
 //! merged streams whose key types differ, an empty topology body.
 //!

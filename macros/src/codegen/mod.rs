@@ -89,6 +89,16 @@ pub fn generate(m: &Model) -> TokenStream {
             })
             .collect();
         let indexed_stores: Vec<_> = windowed.iter().map(|&s| Emitter::store_field(s)).collect();
+        let max_index_fields: Vec<_> = sub
+            .stores
+            .iter()
+            .filter(|&&s| {
+                m.stores[s]
+                    .window
+                    .is_some_and(|w| w.kind != crate::ir::WindowKind::Time)
+            })
+            .map(|&s| Emitter::index_field(s))
+            .collect();
         let store_infos = sub.stores.iter().map(|&s| info::store_info(m, s));
         let sources: Vec<(String, usize)> = sub
             .source_topics
@@ -130,9 +140,22 @@ pub fn generate(m: &Model) -> TokenStream {
             .map(|&s| {
                 let topic = &m.stores[s].changelog;
                 let f = Emitter::store_field(s);
-                if m.stores[s].window.is_some() {
+                if let Some(w) = m.stores[s].window {
                     let index = Emitter::index_field(s);
+                    // Session and sliding stores track their newest time, which a restore
+                    // rebuilds (as Kafka Streams' stores do from the changelog).
+                    let max = (w.kind != crate::ir::WindowKind::Time).then(|| {
+                        let max = Emitter::max_field(s);
+                        quote! {
+                            if value.is_some() {
+                                if let Some(t) = self.#index.time_of(key) {
+                                    self.#max = ::core::cmp::max(self.#max, t);
+                                }
+                            }
+                        }
+                    });
                     quote!(#topic => {
+                        #max
                         self.#index.restored(key, value);
                         #dk::restore(&mut self.#f, key, value)
                     })
@@ -197,6 +220,7 @@ pub fn generate(m: &Model) -> TokenStream {
                     };
                     // A store opened with windows in it (on disk): index them once.
                     #(__dk_task.#index_fields.rebuild(&__dk_task.#indexed_stores)?;)*
+                    #(__dk_task.#max_fields = __dk_task.#max_index_fields.latest();)*
                     Ok(__dk_task)
                 }
 

@@ -25,8 +25,9 @@ enum Slot {
     Many(Vec<Box<[u8]>>),
 }
 
-/// How many freed keys the index keeps for reuse.
-const SPARE: usize = 64;
+/// How many freed keys the index keeps for reuse: an expiry frees the keys of a half retention
+/// period at once, which the next half period's new windows reuse.
+const SPARE: usize = 4096;
 
 /// The windows of one store by time.
 #[derive(Debug, Default)]
@@ -54,9 +55,9 @@ impl TimeIndex {
         }
     }
 
-    /// The time of a store key.
+    /// The time of a store key (a window's start, a session's end).
     #[inline]
-    fn time_of(&self, key: &[u8]) -> Option<i64> {
+    pub fn time_of(&self, key: &[u8]) -> Option<i64> {
         let at = key.len().checked_sub(self.offset)?;
         Some(be_i64(key, at))
     }
@@ -169,6 +170,12 @@ impl TimeIndex {
             self.insert(key);
         }
         Ok(())
+    }
+
+    /// The latest time indexed (`i64::MIN` when empty): the store's newest window time after a
+    /// rebuild, as Kafka Streams' stores track it.
+    pub fn latest(&self) -> i64 {
+        self.entries.last_key_value().map_or(i64::MIN, |(t, _)| *t)
     }
 
     /// Forgets everything (the task cleared its stores).
