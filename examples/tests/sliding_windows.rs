@@ -173,3 +173,179 @@ fn emit_final_forwards_one_result_per_window_when_it_closes() {
         "only [100,110) is buffered"
     );
 }
+
+dekaf_streams::topology! {
+    /// Kafka Streams' `KStreamSlidingWindowAggregateTest` topology: time difference 10 ms,
+    /// grace 50 ms, a string aggregate `"0" + "+" + v ..` and a string reduce.
+    pub KsSliding = "ks-sliding" {
+        let s = stream("topic", Utf8, Utf8);
+        s.group_by_key()
+            .windowed_by(sliding(10).grace(50))
+            .aggregate("ks-agg", || "0".to_owned(), |_k, v, agg: String| agg + "+" + &v, Utf8)
+            .to_stream()
+            .to("ks-agg-out", TimeWindowed::<Utf8>, Utf8);
+        s.group_by_key()
+            .windowed_by(sliding(10).grace(50))
+            .reduce("ks-reduce", |a: String, b: String| a + "+" + &b)
+            .to_stream()
+            .to("ks-reduce-out", TimeWindowed::<Utf8>, Utf8);
+    }
+}
+
+/// The last (value, timestamp) per window start, as the Kafka Streams tests collect them.
+fn last_per_start(
+    topic: &TestOutputTopic<'_, KsSliding, Windowed<String>, String>,
+) -> std::collections::BTreeMap<i64, (String, i64)> {
+    topic
+        .read_records_to_list()
+        .into_iter()
+        .map(|r| (r.key.window.start, (r.value, r.timestamp)))
+        .collect()
+}
+
+fn expect(pairs: &[(i64, &str, i64)]) -> std::collections::BTreeMap<i64, (String, i64)> {
+    pairs
+        .iter()
+        .map(|(start, v, ts)| (*start, ((*v).to_owned(), *ts)))
+        .collect()
+}
+
+#[test]
+fn kafka_streams_test_aggregate_small_input() {
+    let driver = TestDriver::<KsSliding>::new();
+    let input = driver.input_topic(KsSliding::TOPIC);
+    for (v, ts) in [("1", 10), ("2", 15), ("3", 20), ("4", 22), ("5", 30)] {
+        input.pipe_input_at("A".into(), v.into(), ts);
+    }
+    // KStreamSlidingWindowAggregateTest.testAggregateSmallInput's expectation.
+    assert_eq!(
+        last_per_start(&driver.output_topic(KsSliding::KS_AGG_OUT)),
+        expect(&[
+            (0, "0+1", 10),
+            (5, "0+1+2", 15),
+            (10, "0+1+2+3", 20),
+            (11, "0+2+3", 20),
+            (12, "0+2+3+4", 22),
+            (16, "0+3+4", 22),
+            (20, "0+3+4+5", 30),
+            (21, "0+4+5", 30),
+            (23, "0+5", 30),
+        ])
+    );
+}
+
+#[test]
+fn kafka_streams_test_reduce_small_input() {
+    let driver = TestDriver::<KsSliding>::new();
+    let input = driver.input_topic(KsSliding::TOPIC);
+    for (v, ts) in [
+        ("1", 10),
+        ("2", 14),
+        ("3", 15),
+        ("4", 22),
+        ("5", 26),
+        ("6", 30),
+    ] {
+        input.pipe_input_at("A".into(), v.into(), ts);
+    }
+    // KStreamSlidingWindowAggregateTest.testReduceSmallInput's expectation.
+    assert_eq!(
+        last_per_start(&driver.output_topic(KsSliding::KS_REDUCE_OUT)),
+        expect(&[
+            (0, "1", 10),
+            (4, "1+2", 14),
+            (5, "1+2+3", 15),
+            (11, "2+3", 15),
+            (12, "2+3+4", 22),
+            (15, "3+4", 22),
+            (16, "4+5", 26),
+            (20, "4+5+6", 30),
+            (23, "5+6", 30),
+            (27, "6", 30),
+        ])
+    );
+}
+
+#[test]
+fn kafka_streams_test_aggregate_large_input_out_of_order() {
+    let driver = TestDriver::<KsSliding>::new();
+    let input = driver.input_topic(KsSliding::TOPIC);
+    let records = [
+        ("A", "1", 10),
+        ("A", "2", 20),
+        ("A", "3", 22),
+        ("A", "4", 15),
+        ("B", "1", 12),
+        ("B", "2", 13),
+        ("B", "3", 18),
+        ("B", "4", 19),
+        ("B", "5", 25),
+        ("B", "6", 14),
+        ("C", "1", 11),
+        ("C", "2", 15),
+        ("C", "3", 16),
+        ("C", "4", 21),
+        ("C", "5", 23),
+    ];
+    for (k, v, ts) in records {
+        input.pipe_input_at(k.into(), v.into(), ts);
+    }
+    // KStreamSlidingWindowAggregateTest.testAggregateLargeInput's expectation for A, B and C:
+    // every update, sorted by key then window start (a stable sort: updates of one window in
+    // processing order).
+    let mut actual: Vec<(String, i64, String, i64)> = driver
+        .output_topic(KsSliding::KS_AGG_OUT)
+        .read_records_to_list()
+        .into_iter()
+        .map(|r| (r.key.key, r.key.window.start, r.value, r.timestamp))
+        .collect();
+    actual.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+    let expected: Vec<(String, i64, String, i64)> = [
+        ("A", 0, "0+1", 10),
+        ("A", 5, "0+1+4", 15),
+        ("A", 10, "0+1+2", 20),
+        ("A", 10, "0+1+2+4", 20),
+        ("A", 11, "0+2", 20),
+        ("A", 11, "0+2+4", 20),
+        ("A", 12, "0+2+3", 22),
+        ("A", 12, "0+2+3+4", 22),
+        ("A", 16, "0+2+3", 22),
+        ("A", 21, "0+3", 22),
+        ("B", 2, "0+1", 12),
+        ("B", 3, "0+1+2", 13),
+        ("B", 4, "0+1+2+6", 14),
+        ("B", 8, "0+1+2+3", 18),
+        ("B", 8, "0+1+2+3+6", 18),
+        ("B", 9, "0+1+2+3+4", 19),
+        ("B", 9, "0+1+2+3+4+6", 19),
+        ("B", 13, "0+2", 13),
+        ("B", 13, "0+2+3", 18),
+        ("B", 13, "0+2+3+4", 19),
+        ("B", 13, "0+2+3+4+6", 19),
+        ("B", 14, "0+3", 18),
+        ("B", 14, "0+3+4", 19),
+        ("B", 14, "0+3+4+6", 19),
+        ("B", 15, "0+3+4+5", 25),
+        ("B", 19, "0+4", 19),
+        ("B", 19, "0+4+5", 25),
+        ("B", 20, "0+5", 25),
+        ("C", 1, "0+1", 11),
+        ("C", 5, "0+1+2", 15),
+        ("C", 6, "0+1+2+3", 16),
+        ("C", 11, "0+1+2+3+4", 21),
+        ("C", 12, "0+2", 15),
+        ("C", 12, "0+2+3", 16),
+        ("C", 12, "0+2+3+4", 21),
+        ("C", 13, "0+2+3+4+5", 23),
+        ("C", 16, "0+3", 16),
+        ("C", 16, "0+3+4", 21),
+        ("C", 16, "0+3+4+5", 23),
+        ("C", 17, "0+4", 21),
+        ("C", 17, "0+4+5", 23),
+        ("C", 22, "0+5", 23),
+    ]
+    .iter()
+    .map(|(k, s, v, ts)| ((*k).to_owned(), *s, (*v).to_owned(), *ts))
+    .collect();
+    assert_eq!(actual, expected);
+}
