@@ -279,3 +279,28 @@ fn every_registered_operator_is_dispatched() {
         );
     }
 }
+
+#[test]
+fn suppression_is_named_as_kafka_streams_names_it() {
+    let m = model(quote! {
+        T = "app" {
+            let s = stream("in", Utf8, Utf8);
+            s.group_by_key().windowed_by(tumbling(10)).count("a").suppress_until_window_closes();
+            s.group_by_key().windowed_by(tumbling(10)).count("b").suppress_until_window_closes("fin");
+        }
+    })
+    .expect("builds");
+    let names: Vec<&str> = m.nodes.iter().map(|n| n.name.as_str()).collect();
+    assert!(names.contains(&"KTABLE-SUPPRESS-0000000002"), "{names:?}");
+    assert!(names.contains(&"fin-suppress"), "{names:?}");
+    let stores: Vec<(&str, &str)> = m
+        .stores
+        .iter()
+        .map(|s| (s.name.as_str(), s.changelog.as_str()))
+        .collect();
+    assert!(stores.contains(&(
+        "KTABLE-SUPPRESS-STATE-STORE-0000000003",
+        "app-KTABLE-SUPPRESS-STATE-STORE-0000000003-changelog"
+    )));
+    assert!(stores.contains(&("fin-store", "app-fin-store-changelog")));
+}

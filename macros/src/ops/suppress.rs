@@ -41,15 +41,16 @@ fn suppress(b: &mut Builder, t: Table, call: &Call) -> syn::Result<Flow> {
         ));
     }
     let (key, value) = (windows.key.clone(), windows.value.clone());
-    let node = b.node(
-        NodeKind::Suppress {
-            buffer: b.stores.len(),
-            windows: t.store,
-        },
-        "KTABLE-SUPPRESS",
-        call.span,
-        &[t.node],
-    );
+    let kind = NodeKind::Suppress {
+        buffer: b.stores.len(),
+        windows: t.store,
+    };
+    // Kafka Streams: `<name>-suppress` with a name, else `KTABLE-SUPPRESS-<n>` (its store
+    // takes the next number).
+    let node = match &named {
+        Some((n, _)) => b.push_node(kind, format!("{n}-suppress"), call.span, &[t.node]),
+        None => b.node(kind, "KTABLE-SUPPRESS", call.span, &[t.node]),
+    };
     let (name, span) = match named {
         Some((n, span)) => (format!("{n}-store"), span),
         None => (
