@@ -21,7 +21,7 @@ topology! {
                 ErrorResponse::DeadLetter("payments-dead-letter")
             }
             ErrorKind::Processing => ErrorResponse::DeadLetter("payments-rejected"),
-            ErrorKind::Serialization => ErrorResponse::Fail,
+            ErrorKind::Serialization | ErrorKind::InvalidTimestamp => ErrorResponse::Fail,
         });
         stream("payments", Utf8, Json::<Payment>)
             .try_map_values(|payment| {

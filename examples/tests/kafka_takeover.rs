@@ -27,7 +27,9 @@ use dekaf_streams::prelude::*;
 use dekaf_streams_examples::e2e::{
     InProcess, Reader, cached_count_problems, counts_reached, expected_counts, fresh, sentences,
 };
-use dekaf_streams_examples::kafka_io::{NewRecord, bootstrap, produce, produce_records};
+use dekaf_streams_examples::kafka_io::{
+    NewRecord, bootstrap, off_workers, produce, produce_records,
+};
 
 /// The word count of `benches/kstreams` (workload `wordcount`), named for application `$app`:
 /// input `$app-sentences`, repartition topic `$app-words-repartition`, store `counts`.
@@ -70,9 +72,18 @@ const PARTITIONS: i32 = 4;
 const HALF: usize = 1_000;
 const DEADLINE: Duration = Duration::from_secs(180);
 
-/// Builds (once; Maven keeps it until a source changes) the Kafka Streams application's jar.
+/// Builds (once per run, behind a lock: the tests run in parallel and Maven must not build the
+/// same directory twice at once; Maven keeps the jar until a source changes) the Kafka Streams
+/// application's jar.
 async fn kstreams_jar() -> PathBuf {
-    tokio::task::spawn_blocking(|| {
+    static JAR: std::sync::Mutex<Option<PathBuf>> = std::sync::Mutex::new(None);
+    off_workers(|| {
+        let mut jar = JAR
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(path) = jar.as_ref() {
+            return path.clone();
+        }
         let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../benches/kstreams/build.sh");
         let out = Command::new("bash")
             .arg(&script)
@@ -84,10 +95,11 @@ async fn kstreams_jar() -> PathBuf {
             "{} failed (it needs Java 17+ and Maven; scripts/kafka.sh start installs both)",
             script.display()
         );
-        PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
+        let path = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+        *jar = Some(path.clone());
+        path
     })
     .await
-    .expect("the jar build does not panic")
 }
 
 /// Kafka Streams' `workload` (of the benchmark application) for `app` as a child process

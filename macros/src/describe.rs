@@ -69,6 +69,12 @@ pub fn describe(m: &Model) -> String {
             let st = &m.stores[s];
             let kind = match st.window {
                 None => "key-value".to_owned(),
+                Some(w) if w.kind == crate::ir::WindowKind::Session => {
+                    format!("session, gap {} ms, grace {} ms", w.size, w.grace)
+                }
+                Some(w) if w.kind == crate::ir::WindowKind::Sliding => {
+                    format!("sliding, difference {} ms, grace {} ms", w.size, w.grace)
+                }
                 Some(w) if w.size == w.advance => {
                     format!("window, tumbling {} ms, grace {} ms", w.size, w.grace)
                 }

@@ -43,17 +43,60 @@ impl SerdeTy {
         self.last_name().as_deref() == Some("TimeWindowed")
     }
 
+    pub fn is_session_windowed(&self) -> bool {
+        self.last_name().as_deref() == Some("SessionWindowed")
+    }
+
     pub fn text(&self) -> String {
         self.ty.to_token_stream().to_string().replace(' ', "")
     }
 }
 
-/// A window definition: tumbling when `advance == size`.
+/// A window definition: tumbling when `advance == size`. For session windows `size` is the
+/// inactivity gap, for sliding windows the time difference (and `advance == size` for both).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WindowSpec {
     pub size: i64,
     pub advance: i64,
     pub grace: i64,
+    pub kind: WindowKind,
+}
+
+/// The kinds of windows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WindowKind {
+    /// Tumbling or hopping: `[start, start + size)`.
+    Time,
+    /// Sessions: `[first, last]` record, split by gaps of inactivity.
+    Session,
+    /// Sliding: `[start, start + size]` where records are.
+    Sliding,
+}
+
+impl WindowSpec {
+    /// Whether windowed keys are written with `TimeWindowed` (time and sliding windows) rather
+    /// than `SessionWindowed`.
+    pub fn time_keyed(&self) -> bool {
+        self.kind != WindowKind::Session
+    }
+
+    /// How long after a window ends it closes (suppression): Kafka Streams adds the gap for
+    /// sessions (`GraphGraceSearchUtil`).
+    pub fn close_after(&self) -> i64 {
+        match self.kind {
+            WindowKind::Session => self.size.saturating_add(self.grace),
+            _ => self.grace,
+        }
+    }
+
+    /// The store's retention as Kafka Streams' defaults: size + grace for time windows,
+    /// gap + grace for sessions, 2 × difference + grace for sliding windows.
+    pub fn retention(&self) -> i64 {
+        match self.kind {
+            WindowKind::Sliding => self.size.saturating_mul(2).saturating_add(self.grace),
+            _ => self.size.saturating_add(self.grace),
+        }
+    }
 }
 
 /// The aggregation of a stateful node.
@@ -61,7 +104,12 @@ pub struct WindowSpec {
 pub enum AggOp {
     Count,
     Reduce(Expr),
-    Aggregate { init: Expr, f: Expr },
+    /// `merger`: a session-windowed aggregation's merger of two sessions' aggregates.
+    Aggregate {
+        init: Expr,
+        f: Expr,
+        merger: Option<Box<Expr>>,
+    },
 }
 
 /// What a node does.
@@ -129,6 +177,12 @@ pub enum NodeKind {
         op: AggOp,
     },
     ToStream,
+    /// `suppress_until_window_closes()`: `buffer` is its store, `windows` the windowed
+    /// aggregation's store.
+    Suppress {
+        buffer: usize,
+        windows: usize,
+    },
     Join {
         store: usize,
         f: Expr,
@@ -164,6 +218,8 @@ pub enum StoreOwner {
     Aggregate,
     Table,
     Declared,
+    /// The buffer of `suppress_until_window_closes()`.
+    Suppress,
 }
 
 /// A state store.

@@ -70,6 +70,10 @@ pub mod kafka;
 // The streams-group protocol codec (reached by the fuzz target and the project's broker tests).
 #[doc(hidden)]
 pub mod protocol;
+// Session, sliding and emit-final windows, and window retention (used by the code `topology!`
+// generates).
+#[doc(hidden)]
+pub mod window;
 
 #[doc(hidden)]
 pub mod __private;
@@ -77,7 +81,8 @@ pub mod __private;
 /// What a topology definition needs in scope: `use dekaf_streams::prelude::*;`.
 pub mod prelude {
     pub use crate::serdes::{
-        Bytes, I32, I64, Json, Nullable, Serde, TimeWindowed, Unit, Utf8, Window, Windowed,
+        Bytes, I32, I64, Json, Nullable, Serde, SessionWindowed, TimeWindowed, Unit, Utf8, Window,
+        Windowed,
     };
     pub use crate::store::{KeyValueStore, StoreError};
     pub use crate::task::{

@@ -130,6 +130,8 @@ pub enum ErrorKind {
     Processing,
     /// A key or value did not serialize, or a store operation failed.
     Serialization,
+    /// The record has no valid timestamp (a negative one) where an operator needs it (windows).
+    InvalidTimestamp,
 }
 
 impl fmt::Display for ErrorKind {
@@ -139,6 +141,7 @@ impl fmt::Display for ErrorKind {
             ErrorKind::ValueDeserialization => "value deserialization failed",
             ErrorKind::Processing => "processing failed",
             ErrorKind::Serialization => "serialization failed",
+            ErrorKind::InvalidTimestamp => "invalid timestamp",
         })
     }
 }

@@ -34,8 +34,10 @@ pub fn changelog_configs(window: Option<crate::ir::WindowSpec>) -> Vec<(&'static
         Some(w) => vec![
             ("cleanup.policy", "compact,delete".to_owned()),
             ("message.timestamp.type", "CreateTime".to_owned()),
-            // The store keeps size + grace; the changelog one more day, as Kafka Streams does.
-            ("retention.ms", (w.size + w.grace + DAY_MS).to_string()),
+            // The store's retention (time: size + grace, session: gap + grace, sliding:
+            // 2 × difference + grace); the changelog one more day
+            // (windowstore.changelog.additional.retention.ms), as Kafka Streams does.
+            ("retention.ms", (w.retention() + DAY_MS).to_string()),
         ],
     }
 }
@@ -49,7 +51,17 @@ pub fn store_info(m: &Model, s: usize) -> TokenStream {
         None => quote!(#dk::StoreKind::KeyValue),
         Some(w) => {
             let (a, b, c) = (w.size, w.advance, w.grace);
-            quote!(#dk::StoreKind::Window { size_ms: #a, advance_ms: #b, grace_ms: #c })
+            match w.kind {
+                crate::ir::WindowKind::Time => {
+                    quote!(#dk::StoreKind::Window { size_ms: #a, advance_ms: #b, grace_ms: #c })
+                }
+                crate::ir::WindowKind::Session => {
+                    quote!(#dk::StoreKind::Session { gap_ms: #a, grace_ms: #c })
+                }
+                crate::ir::WindowKind::Sliding => {
+                    quote!(#dk::StoreKind::Sliding { time_difference_ms: #a, grace_ms: #c })
+                }
+            }
         }
     };
     quote!(#dk::StoreInfo { name: #name, changelog_topic: #changelog, kind: #kind })

@@ -18,6 +18,7 @@ pub mod process;
 pub mod repartition;
 pub mod select_key;
 pub mod sources;
+pub mod suppress;
 pub mod to;
 pub mod to_stream;
 
@@ -81,6 +82,7 @@ pub const REGISTRY: &[Operator] = &[
     aggregate::REDUCE,
     aggregate::AGGREGATE,
     to_stream::TO_STREAM,
+    suppress::SUPPRESS_UNTIL_WINDOW_CLOSES,
 ];
 
 /// The operator named `name`.

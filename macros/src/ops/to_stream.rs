@@ -16,11 +16,7 @@ pub const TO_STREAM: Operator = Operator {
 fn to_stream(b: &mut Builder, t: Table, call: &Call) -> syn::Result<Flow> {
     arity(call, 0, TO_STREAM.usage)?;
     let s = &b.stores[t.store];
-    let (key, value, window) = (
-        Some(s.key.clone()),
-        Some(s.value.clone()),
-        s.window.map(|w| w.size),
-    );
+    let (key, value, window) = (Some(s.key.clone()), Some(s.value.clone()), s.window);
     let node = b.node(NodeKind::ToStream, "KTABLE-TOSTREAM", call.span, &[t.node]);
     Ok(Flow::Stream(Stream {
         node,

@@ -188,8 +188,9 @@ pub(crate) fn inverted(from: &Bound<&[u8]>, to: &Bound<&[u8]>) -> bool {
 }
 
 /// The bytes [`window_key`] appends after the key bytes: the window start (8) and a sequence
-/// number (4).
-const WINDOW_SUFFIX: usize = 12;
+/// number (4). The start is this many bytes before the end of a window-store key.
+#[doc(hidden)]
+pub const WINDOW_SUFFIX: usize = 12;
 
 /// Appends the window-store key of (`key bytes`, `window start`) to `out`: the key bytes, then
 /// the start as 8 bytes big-endian (so the windows of one key sort by start), then a 4-byte
