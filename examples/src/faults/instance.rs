@@ -16,7 +16,8 @@ pub struct Instance {
 impl Instance {
     /// Starts `fault-instance <application>` (the binary at `binary`) on `bootstrap`, exactly
     /// once with a 5 s transaction timeout and no record cache (every count update is checked);
-    /// its log goes to `log` (appended).
+    /// its log goes to `log` (appended). `DEKAF_FAULT_RUST_LOG` overrides its log filter
+    /// (default `info,rdkafka=warn`); `DEKAF_RDKAFKA_DEBUG` passes through (librdkafka `debug`).
     pub fn start(binary: &Path, application: &str, bootstrap: &str, log: &Path) -> Instance {
         let out = std::fs::OpenOptions::new()
             .create(true)
@@ -30,7 +31,11 @@ impl Instance {
             .env("DEKAF_GUARANTEE", "exactly_once")
             .env("DEKAF_TRANSACTION_TIMEOUT_MS", "5000")
             .env("DEKAF_CACHE_MAX_BYTES", "0")
-            .env("RUST_LOG", "info,rdkafka=warn")
+            .env(
+                "RUST_LOG",
+                std::env::var("DEKAF_FAULT_RUST_LOG")
+                    .unwrap_or_else(|_| "info,rdkafka=warn".into()),
+            )
             .stdin(Stdio::null())
             .stdout(out)
             .stderr(err)

@@ -128,12 +128,36 @@ pub fn watermarks<C: ConsumerContext>(
             Ok(marks) => return Ok(marks),
             Err(e) if is_transient(&e) && Instant::now() + backoff < deadline => {
                 tracing::debug!(topic, partition, error = %e, "changelog offsets not readable yet (leader change?); retrying");
+                if needs_metadata_refresh(&e) {
+                    // librdkafka's watermark query takes the leader from its metadata cache, and
+                    // a cached partition whose leader was -1 (an election under way when the
+                    // cache was filled) counts as a permanent error there: it answers
+                    // UNKNOWN_PARTITION without asking the cluster again
+                    // (`rd_kafka_topic_partition_list_get_leaders`), so the cache stays stale
+                    // until `topic.metadata.refresh.interval.ms` (5 min) refreshes it. After a
+                    // broker SIGKILL that stalled a restore for those 5 minutes. A metadata
+                    // request for the topic refreshes the cache.
+                    let _ = consumer.fetch_metadata(Some(topic), left.min(Duration::from_secs(5)));
+                }
                 std::thread::sleep(backoff);
                 backoff = (backoff * 2).min(Duration::from_secs(1));
             }
             Err(e) => return Err(e),
         }
     }
+}
+
+/// Errors librdkafka answers from a stale metadata cache (a partition cached without a leader),
+/// which it does not refresh by itself.
+fn needs_metadata_refresh(e: &KafkaError) -> bool {
+    matches!(
+        e.rdkafka_error_code(),
+        Some(
+            RDKafkaErrorCode::UnknownPartition
+                | RDKafkaErrorCode::LeaderNotAvailable
+                | RDKafkaErrorCode::NotLeaderForPartition
+        )
+    )
 }
 
 /// Errors a leader election or a broker restart causes, which go away by themselves.
