@@ -66,6 +66,26 @@ impl Instance {
         self.child.try_wait().ok().flatten()
     }
 
+    /// SIGTERM, and its exit status if it exits within `limit` (else SIGKILL and an error saying
+    /// how long it ignored the SIGTERM).
+    pub fn terminate_within(mut self, limit: std::time::Duration) -> Result<ExitStatus, String> {
+        let _ = Command::new("kill")
+            .arg("-TERM")
+            .arg(self.child.id().to_string())
+            .status();
+        let started = std::time::Instant::now();
+        loop {
+            if let Some(status) = self.exited() {
+                return Ok(status);
+            }
+            if started.elapsed() > limit {
+                self.kill();
+                return Err(format!("the instance ignored SIGTERM for {limit:?}"));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    }
+
     /// SIGTERM (a clean shutdown) and its exit status.
     pub fn terminate(mut self) -> ExitStatus {
         let _ = Command::new("kill")

@@ -6,6 +6,7 @@
 //! the last stable offset, so records of transactions that were aborted, or are still open, are
 //! never restored.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use rdkafka::consumer::{BaseConsumer, Consumer, ConsumerContext};
@@ -14,6 +15,9 @@ use rdkafka::message::Message;
 use rdkafka::types::RDKafkaErrorCode;
 use rdkafka::{ClientConfig, ClientContext};
 use rdkafka::{Offset, TopicPartitionList};
+
+/// How long one watermark lookup of a restore may take before a stop request is checked.
+const STEP: Duration = Duration::from_secs(5);
 
 /// How often a long restore logs its progress.
 const PROGRESS_INTERVAL: Duration = Duration::from_secs(5);
@@ -43,6 +47,9 @@ pub enum RestoreError {
         /// The limit.
         timeout: Duration,
     },
+    /// The application is stopping: the restore gave up (the task's stores are incomplete).
+    #[error("restoring was interrupted by the application's shutdown")]
+    Stopped,
     /// The store refused a changelog record.
     #[error("applying a record of {topic}[{partition}]@{offset} to its store failed: {reason}")]
     Apply {
@@ -206,11 +213,13 @@ pub fn restore_consumer(
 /// (the last stable offset under read_committed) shows nothing to read are skipped. The others
 /// are read in waves of distinct partition numbers, since librdkafka's end-of-partition event
 /// names the partition but not the topic. The consumer's assignment is left empty afterwards.
-/// `timeout` bounds the whole call.
+/// `timeout` bounds the whole call; once `stop` is set it gives up with
+/// [`RestoreError::Stopped`] (a shutdown while the cluster is unreachable must not wait for it).
 pub fn restore<F>(
     consumer: &RestoreConsumer,
     partitions: &[RestorePartition],
     timeout: Duration,
+    stop: &AtomicBool,
     mut apply: F,
 ) -> Result<RestoreSummary, RestoreError>
 where
@@ -220,14 +229,24 @@ where
     let mut summary = RestoreSummary::default();
     let mut waves: Vec<Vec<&RestorePartition>> = Vec::new();
     for p in partitions {
-        let (low, high) =
-            watermarks(consumer, &p.topic, p.partition, timeout).map_err(|source| {
-                RestoreError::Kafka {
-                    topic: p.topic.clone(),
-                    partition: p.partition,
-                    source,
+        // In steps, to see a stop request while the changelog's leader is unreachable.
+        let (low, high) = loop {
+            if stop.load(Ordering::Relaxed) {
+                return Err(RestoreError::Stopped);
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            match watermarks(consumer, &p.topic, p.partition, left.min(STEP)) {
+                Ok(marks) => break marks,
+                Err(e) if is_transient(&e) && !left.is_zero() => {}
+                Err(source) => {
+                    return Err(RestoreError::Kafka {
+                        topic: p.topic.clone(),
+                        partition: p.partition,
+                        source,
+                    });
                 }
-            })?;
+            }
+        };
         let start = match p.from {
             Offset::Offset(o) => o.max(low),
             _ => low,
@@ -245,7 +264,7 @@ where
         }
     }
     for wave in waves {
-        let result = restore_wave(consumer, &wave, deadline, &mut apply, &mut summary);
+        let result = restore_wave(consumer, &wave, deadline, stop, &mut apply, &mut summary);
         let _ = consumer.unassign();
         result.map_err(|e| match e {
             RestoreError::TimedOut { pending, .. } => RestoreError::TimedOut { pending, timeout },
@@ -259,6 +278,7 @@ fn restore_wave<F>(
     consumer: &RestoreConsumer,
     wave: &[&RestorePartition],
     deadline: Instant,
+    stop: &AtomicBool,
     apply: &mut F,
     summary: &mut RestoreSummary,
 ) -> Result<(), RestoreError>
@@ -279,6 +299,9 @@ where
     let mut pending: Vec<&RestorePartition> = wave.to_vec();
     let mut last_report = Instant::now();
     while !pending.is_empty() {
+        if stop.load(Ordering::Relaxed) {
+            return Err(RestoreError::Stopped);
+        }
         if last_report.elapsed() >= PROGRESS_INTERVAL {
             last_report = Instant::now();
             tracing::info!(

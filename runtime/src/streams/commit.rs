@@ -29,7 +29,7 @@ use super::error::StreamsError;
 use super::sink::ProducerSink;
 use super::tasks::TaskId;
 use super::thread::StreamThread;
-use crate::kafka::producer;
+use crate::kafka::producer::{self, Resumed};
 use crate::kafka::txn_offsets::{TxnOffsetsError, send_offsets_to_transaction};
 use crate::store::BackendFactory;
 use crate::task::{Task, TaskError, Topology};
@@ -52,6 +52,9 @@ pub(crate) fn parse_stream_time(metadata: &str) -> Option<i64> {
 
 /// How an exactly-once commit failed.
 enum Failure {
+    /// The application is stopping and `commit_transaction` had not completed (the cluster
+    /// is unreachable): whether the transaction committed is unknown.
+    Interrupted,
     /// Adding the offsets to the transaction failed.
     Offsets(TxnOffsetsError),
     /// Committing the transaction failed.
@@ -162,22 +165,40 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             let result = self
                 .changelog
                 .flush(&self.producer)
-                .and_then(|_| producer::drain(&self.producer, COMMIT_TIMEOUT))
+                .and_then(|_| producer::drain(&self.producer, COMMIT_TIMEOUT, &self.ctx.stop))
                 .map_err(Failure::Commit)
                 .and_then(|()| {
                     send_offsets_to_transaction(&self.producer, &offsets, &identity, COMMIT_TIMEOUT)
                         .map_err(Failure::Offsets)
                 })
                 .and_then(|()| {
-                    self.producer
-                        .commit_transaction(COMMIT_TIMEOUT)
-                        .map_err(Failure::Commit)
+                    // A commit that times out (the transaction coordinator unreachable) is
+                    // resumed, never aborted: it may have reached the coordinator, and an
+                    // abort or a new producer would then redo work that committed.
+                    let committed = producer::resume_until_done(
+                        "committing the transaction",
+                        &self.ctx.stop,
+                        None,
+                        |timeout| self.producer.commit_transaction(timeout),
+                    );
+                    match committed {
+                        Ok(Resumed::Done) => Ok(()),
+                        Ok(Resumed::Stopped) => Err(Failure::Interrupted),
+                        Err(e) => Err(Failure::Commit(e)),
+                    }
                 });
             if let Err(failure) = result {
+                if matches!(failure, Failure::Interrupted) {
+                    // Shutting down while the cluster is unreachable: the thread closes without
+                    // committing; the transaction's fate is the broker's.
+                    self.txn_open = false;
+                    self.interrupted = true;
+                    return Ok(());
+                }
                 // A record the broker refused for good fails the transaction: that stops the
                 // application rather than being redone forever. Its delivery report may still
                 // be on its way; waiting for the outstanding records brings it.
-                let _ = producer::drain(&self.producer, Duration::from_secs(5));
+                let _ = producer::drain(&self.producer, Duration::from_secs(5), &self.ctx.stop);
                 if let Some(delivery) = self.deliveries.take()
                     && delivery.permanent
                 {
@@ -216,6 +237,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                         self.abort_and_rebuild()
                     }
                     Failure::Commit(e) => Err(StreamsError::kafka("committing the transaction")(e)),
+                    Failure::Interrupted => Ok(()),
                 };
             }
             self.txn_open = false;
@@ -224,7 +246,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             self.changelog
                 .flush(&self.producer)
                 .map_err(StreamsError::kafka("producing changelog records"))?;
-            producer::drain(&self.producer, COMMIT_TIMEOUT)
+            producer::drain(&self.producer, COMMIT_TIMEOUT, &self.ctx.stop)
                 .map_err(StreamsError::kafka("flushing the producer"))?;
             if let Some(failure) = self.deliveries.take() {
                 if failure.permanent {
@@ -309,6 +331,10 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         self.abort_open_transaction()?;
         let _ = self.deliveries.take();
         self.changelog.discard();
+        if self.interrupted {
+            // Stopping while the cluster is unreachable: no restore, the thread closes.
+            return Ok(());
+        }
         self.rebuild()
     }
 
@@ -316,12 +342,27 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     /// abort (fenced: the broker aborted its transaction after the timeout, or another producer
     /// took its transactional id; or the abort timed out) is replaced: the new producer's
     /// `init_transactions` aborts whatever the old one left open.
+    ///
+    /// An abort that times out (every broker down) is resumed for up to [`COMMIT_TIMEOUT`], as
+    /// librdkafka allows; then the producer is replaced, and the new one's
+    /// `init_transactions` waits for the cluster however long it takes. A shutdown meanwhile
+    /// ends the wait within [`producer::STOPPING_GRACE`] and marks the thread interrupted.
     fn abort_open_transaction(&mut self) -> Result<bool, StreamsError> {
         if !self.txn_open {
             return Ok(false);
         }
-        match self.producer.abort_transaction(COMMIT_TIMEOUT) {
-            Ok(()) => self.txn_open = false,
+        let aborted = producer::resume_until_done(
+            "aborting the transaction",
+            &self.ctx.stop,
+            Some(COMMIT_TIMEOUT),
+            |timeout| self.producer.abort_transaction(timeout),
+        );
+        match aborted {
+            Ok(Resumed::Done) => self.txn_open = false,
+            Ok(Resumed::Stopped) => {
+                self.txn_open = false;
+                self.interrupted = true;
+            }
             Err(KafkaError::Transaction(rd)) if rd.is_fatal() => {
                 tracing::warn!(error = %rd, "the producer was fenced (the broker aborted its transaction, or another producer took its transactional id); replacing it");
                 self.replace_producer()?;
@@ -407,7 +448,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             tracing::info!(tasks = ?ids.iter().map(ToString::to_string).collect::<Vec<_>>(), "tasks lost; uncommitted work dropped");
         }
         self.member.release(&ids);
-        if aborted && !self.tasks.is_empty() {
+        if aborted && !self.tasks.is_empty() && !self.interrupted {
             self.rebuild()
         } else {
             self.assign_consumer()
@@ -417,11 +458,14 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     /// Ends the thread: commits (after a clean stop) or aborts (after a failure), closes the
     /// tasks and leaves the group.
     pub(crate) fn close(&mut self, clean: bool) -> Result<(), StreamsError> {
+        // A thread interrupted while the cluster was unreachable does not know what committed.
+        let clean = clean && !self.interrupted;
         let committed = if clean {
             self.commit()
         } else {
             if self.txn_open {
-                let _ = self.producer.abort_transaction(COMMIT_TIMEOUT);
+                // Bounded: a failed thread must not wait for an unreachable cluster.
+                let _ = self.producer.abort_transaction(producer::STOPPING_GRACE);
                 self.txn_open = false;
             }
             self.changelog.discard();
@@ -431,7 +475,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         let n = tasks.len();
         for active in tasks {
             // Only a clean, committed close may name the stores complete in a checkpoint.
-            if clean && committed.is_ok() {
+            if clean && committed.is_ok() && !self.interrupted {
                 self.close_committed(active);
             }
         }

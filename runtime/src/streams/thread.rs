@@ -25,7 +25,7 @@ use super::sink::ProducerSink;
 use super::tasks::ActiveTasks;
 use crate::group::MemberEvent;
 use crate::kafka::admin::{self, Admin};
-use crate::kafka::producer::{DeliveredOffsets, DeliveryWatch, StreamsProducer};
+use crate::kafka::producer::{self, DeliveredOffsets, DeliveryWatch, StreamsProducer};
 use crate::kafka::restore::{RestoreConsumer, restore_consumer};
 use crate::state_dir::StateDirectory;
 use crate::store::BackendFactory;
@@ -73,6 +73,11 @@ pub(crate) struct StreamThread<T: Topology, F: BackendFactory> {
     pub(super) last_purge: Instant,
     /// The consumer errors seen, to tell those to retry from those that stop the application.
     pub(super) consumer_errors: ConsumerErrors,
+    /// A shutdown came while a transactional call waited for an unreachable cluster, and the
+    /// thread gave up on it: the interval's outcome is unknown, so the thread closes without
+    /// committing or writing checkpoints (the broker aborts the open transaction after
+    /// `transaction.timeout.ms`; the next producer with this transactional id aborts it at once).
+    pub(super) interrupted: bool,
 }
 
 impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
@@ -90,7 +95,9 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             settings.oauth_refresh(),
         )
         .map_err(StreamsError::kafka("creating the restore consumer"))?;
-        let (producer, deliveries) = new_producer::<T>(&ctx, DeliveredOffsets::default())?;
+        // Not ready only when a shutdown came while the cluster was unreachable: the loop then
+        // ends before it uses the producer.
+        let (producer, deliveries, _ready) = new_producer::<T>(&ctx, DeliveredOffsets::default())?;
         let admin = Arc::new(
             admin::admin(&settings.admin(), settings.oauth_refresh())
                 .map_err(StreamsError::kafka("creating the admin client"))?,
@@ -114,6 +121,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             last_commit: Instant::now(),
             last_purge: Instant::now(),
             consumer_errors: ConsumerErrors::default(),
+            interrupted: false,
         })
     }
 
@@ -124,12 +132,18 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     /// Replaces a producer that failed for good (fenced: the broker aborted its transaction
     /// after the transaction timeout and bumped its epoch) by a new one with the same
     /// transactional id. The caller rebuilds the tasks: their uncommitted work is gone.
+    ///
+    /// While the cluster is unreachable the new producer's `init_transactions` is retried until
+    /// it answers; a shutdown meanwhile marks the thread [`interrupted`](Self::interrupted).
     pub(super) fn replace_producer(&mut self) -> Result<(), StreamsError> {
-        let (producer, deliveries) =
+        let (producer, deliveries, ready) =
             new_producer::<T>(&self.ctx, self.deliveries.delivered().clone())?;
         self.producer = producer;
         self.deliveries = deliveries;
         self.txn_open = false;
+        if !ready {
+            self.interrupted = true;
+        }
         Ok(())
     }
 
@@ -196,10 +210,14 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
 /// The thread's producer: transactional under exactly-once, with a transactional id that is the
 /// same for this thread of this process every time (the process id persists in the state
 /// directory, when there is one), so a new producer fences an older one at once.
+///
+/// `init_transactions` is retried while the transaction coordinator cannot be reached (all
+/// brokers down), however long that takes; the flag says whether it completed (`false`: the
+/// application is stopping and the producer is not usable).
 fn new_producer<T: Topology>(
     ctx: &ThreadContext,
     delivered: DeliveredOffsets,
-) -> Result<(StreamsProducer, DeliveryWatch), StreamsError> {
+) -> Result<(StreamsProducer, DeliveryWatch, bool), StreamsError> {
     let eos = ctx.config.guarantee == ProcessingGuarantee::ExactlyOnce;
     let transactional_id = format!("{}-{}-{}", T::APPLICATION_ID, ctx.process_id, ctx.index);
     let mut producer_config = ctx
@@ -216,12 +234,18 @@ fn new_producer<T: Topology>(
     let producer: StreamsProducer = producer_config
         .create_with_context(deliveries.clone())
         .map_err(StreamsError::kafka("creating the producer"))?;
+    let mut ready = true;
     if eos {
-        producer
-            .init_transactions(Duration::from_secs(60))
-            .map_err(StreamsError::kafka("initializing transactions"))?;
+        let init = producer::resume_until_done(
+            "initializing the transactional producer",
+            &ctx.stop,
+            None,
+            |timeout| producer.init_transactions(timeout),
+        )
+        .map_err(StreamsError::kafka("initializing transactions"))?;
+        ready = init == producer::Resumed::Done;
     }
-    Ok((producer, deliveries))
+    Ok((producer, deliveries, ready))
 }
 
 /// Runs one consumed record through its task.
