@@ -55,6 +55,29 @@ impl Instance {
         *self = Instance::start(binary, &self.application, &self.bootstrap, &self.log);
     }
 
+    /// SIGSTOP: the whole process freezes (processing thread and heartbeats), as a long GC
+    /// pause or a stalled VM would.
+    pub fn pause(&self) {
+        self.signal("-STOP");
+    }
+
+    /// SIGCONT after [`pause`](Self::pause).
+    pub fn resume(&self) {
+        self.signal("-CONT");
+    }
+
+    /// Its log file.
+    pub fn log(&self) -> &Path {
+        &self.log
+    }
+
+    fn signal(&self, signal: &str) {
+        let _ = Command::new("kill")
+            .arg(signal)
+            .arg(self.child.id().to_string())
+            .status();
+    }
+
     /// SIGKILL (a crash) and reaps it.
     pub fn kill(&mut self) {
         let _ = self.child.kill();

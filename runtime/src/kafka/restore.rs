@@ -180,6 +180,9 @@ fn is_transient(e: &KafkaError) -> bool {
                 | RDKafkaErrorCode::RequestTimedOut
                 | RDKafkaErrorCode::OperationTimedOut
                 | RDKafkaErrorCode::BrokerTransportFailure
+                // A broker handle librdkafka dropped while a request waited on it (the node left
+                // the metadata while it restarted): the next lookup uses the new leader.
+                | RDKafkaErrorCode::DestroyBroker
                 | RDKafkaErrorCode::AllBrokersDown
                 | RDKafkaErrorCode::BrokerNotAvailable
                 | RDKafkaErrorCode::NetworkException
