@@ -240,7 +240,7 @@ pub enum Resumed {
 /// (rdkafka.h). While every broker is down they time out attempt after attempt; they complete
 /// once the transaction coordinator answers again.
 ///
-/// Each attempt blocks at most [`TXN_ATTEMPT`], so a stop request is seen within seconds; after
+/// Each attempt blocks at most 5 s, so a stop request is seen within seconds; after
 /// `stop` is set, attempts go on for [`STOPPING_GRACE`], then it gives up with
 /// [`Resumed::Stopped`]. `give_up_after` bounds the whole retry (the last error is returned
 /// then); a non-retriable error (fatal, or one that requires an abort) is returned at once.
