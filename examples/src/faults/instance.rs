@@ -13,6 +13,17 @@ pub struct Instance {
     log: std::path::PathBuf,
 }
 
+/// A test that fails mid-fault drops its instances: they must not outlive it (they would keep
+/// running in the next run's group).
+impl Drop for Instance {
+    fn drop(&mut self) {
+        if self.exited().is_none() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
 impl Instance {
     /// Starts `fault-instance <application>` (the binary at `binary`) on `bootstrap`, exactly
     /// once with a 5 s transaction timeout and no record cache (every count update is checked);
