@@ -82,22 +82,12 @@ offsets.topic.num.partitions=3
 transaction.state.log.replication.factor=$BROKERS
 transaction.state.log.min.isr=$min_isr
 transaction.state.log.num.partitions=3
-transaction.abort.timed.out.transaction.cleanup.interval.ms=1000
 share.coordinator.state.topic.replication.factor=$BROKERS
 share.coordinator.state.topic.min.isr=$min_isr
 # A restarted node rejoins the ISR quickly, and a dead one leaves it within 10 s.
 replica.lag.time.max.ms=10000
-group.initial.rebalance.delay.ms=0
-group.streams.initial.rebalance.delay.ms=0
-group.streams.min.heartbeat.interval.ms=100
-group.streams.heartbeat.interval.ms=500
-group.streams.min.session.timeout.ms=2000
-group.streams.session.timeout.ms=10000
-group.consumer.min.heartbeat.interval.ms=100
-group.consumer.heartbeat.interval.ms=500
-group.consumer.min.session.timeout.ms=2000
-group.consumer.session.timeout.ms=10000
 CONF
+  test_timing_config >>"$PROPS"
   write_log4j_conf
 }
 
@@ -133,35 +123,16 @@ launch_node() {
     die "port $PORT of node $NODE is taken by something else; set DEKAF_KAFKA_PORT to another base"
   fi
   write_node_config
-  rm -f "$PIDFILE"
   echo "---- start $(date -u +%FT%TZ)" >>"$LOGS/stdout.log"
-  # shellcheck disable=SC2086
-  nohup setsid bash -c 'echo $$ >"$0"; exec "$@"' "$PIDFILE" \
-    java $HEAP -XX:+UseG1GC -Djava.awt.headless=true \
-    -Dlog4j2.configurationFile="$LOG4J_CONF" -Dkafka.logs.dir="$LOGS" \
-    -cp "$LIBS/*" kafka.Kafka "$PROPS" >>"$LOGS/stdout.log" 2>&1 </dev/null 9>&- &
-  local waited=0
-  until [ -s "$PIDFILE" ]; do
-    ((waited++ < 100)) || die "node $NODE did not start (see $LOGS/stdout.log)"
-    sleep 0.05
-  done
+  launch_jvm "node $NODE"
   say "node $NODE: pid $(cat "$PIDFILE"), 127.0.0.1:$PORT (quorum :$CONTROLLER_PORT)"
 }
 
 # Waits until node $NODE answers ApiVersions.
 await_node() {
-  local started=$SECONDS pid
-  until answers; do
-    if ! pid="$(running_pid)"; then
-      print_log_tail 40
-      die "node $NODE exited during start-up"
-    fi
-    if ((SECONDS - started > START_TIMEOUT)); then
-      print_log_tail 40
-      die "node $NODE did not answer on 127.0.0.1:$PORT within ${START_TIMEOUT}s"
-    fi
-    sleep 0.5
-  done
+  local pid
+  pid="$(running_pid)" || { print_log_tail 40; die "node $NODE exited during start-up"; }
+  await_answer "node $NODE" "$pid" "stop it with: $0 stop --brokers $BROKERS"
 }
 
 cluster_lock() {

@@ -255,11 +255,21 @@ offsets.topic.num.partitions=3
 transaction.state.log.replication.factor=1
 transaction.state.log.min.isr=1
 transaction.state.log.num.partitions=3
+share.coordinator.state.topic.replication.factor=1
+share.coordinator.state.topic.min.isr=1
+EOF
+  test_timing_config >>"$PROPS"
+  if [ "$SECURE" = 1 ]; then secure_config >>"$PROPS"; fi
+  write_log4j_conf
+}
+
+# The settings every test broker shares (the single broker and each cluster node): transactions
+# and group members that time out in seconds, not minutes.
+test_timing_config() {
+  cat <<EOF
 # Abort timed-out transactions within a second (default 10 s), so tests of crashes and stalls
 # see the broker's decision quickly.
 transaction.abort.timed.out.transaction.cleanup.interval.ms=1000
-share.coordinator.state.topic.replication.factor=1
-share.coordinator.state.topic.min.isr=1
 # Fast tests: no initial rebalance delay, short heartbeats and sessions.
 group.initial.rebalance.delay.ms=0
 group.streams.initial.rebalance.delay.ms=0
@@ -272,8 +282,6 @@ group.consumer.heartbeat.interval.ms=500
 group.consumer.min.session.timeout.ms=2000
 group.consumer.session.timeout.ms=10000
 EOF
-  if [ "$SECURE" = 1 ]; then secure_config >>"$PROPS"; fi
-  write_log4j_conf
 }
 
 # The broker's log4j2 configuration: $LOGS/server.log, Kafka's chattiest loggers at WARN. Serves
@@ -367,6 +375,41 @@ print_log_tail() {
   fi
 }
 
+# Starts the broker JVM of $PROPS in the background and waits for its pid file ($1 names it in
+# errors). The JVM gets its own session (a Ctrl-C in this shell does not reach it); the shell that
+# execs it writes its own pid, which becomes the JVM's. Appends to $LOGS/stdout.log.
+launch_jvm() {
+  rm -f "$PIDFILE"
+  # shellcheck disable=SC2086
+  nohup setsid bash -c 'echo $$ >"$0"; exec "$@"' "$PIDFILE" \
+    java $HEAP -XX:+UseG1GC -Djava.awt.headless=true \
+    -Dlog4j2.configurationFile="$LOG4J_CONF" -Dkafka.logs.dir="$LOGS" \
+    -cp "$LIBS/*" kafka.Kafka "$PROPS" >>"$LOGS/stdout.log" 2>&1 </dev/null 9>&- &
+  local waited=0
+  until [ -s "$PIDFILE" ]; do
+    ((waited++ < 100)) || die "$1 did not start (see $LOGS/stdout.log)"
+    sleep 0.05
+  done
+}
+
+# Waits until the broker on $PORT answers ApiVersions; dies with its log's tail when pid $2 exits
+# or START_TIMEOUT passes ($1 names it in errors, $3 says what to do about a hung start).
+await_answer() {
+  local started=$SECONDS
+  until answers; do
+    if ! kill -0 "$2" 2>/dev/null; then
+      rm -f "$PIDFILE"
+      print_log_tail 40
+      die "$1 exited during start-up"
+    fi
+    if ((SECONDS - started > START_TIMEOUT)); then
+      print_log_tail 40
+      die "$1 did not answer on 127.0.0.1:$PORT within ${START_TIMEOUT}s (pid $2 still runs; $3)"
+    fi
+    sleep 0.5
+  done
+}
+
 start() {
   mkdir -p "$RUN"
   exec 9>"$RUN/lock"
@@ -401,33 +444,11 @@ start() {
     [ -f "$LOGS/server.log" ] && mv -f "$LOGS/server.log" "$LOGS/server.log.1"
     : >"$LOGS/stdout.log"
     rm -f "$PIDFILE"
-    # The JVM gets its own session (a Ctrl-C in this shell does not reach it); the shell that
-    # execs it writes its own pid, which becomes the JVM's.
-    # shellcheck disable=SC2086
-    nohup setsid bash -c 'echo $$ >"$0"; exec "$@"' "$PIDFILE" \
-      java $HEAP -XX:+UseG1GC -Djava.awt.headless=true \
-      -Dlog4j2.configurationFile="$LOG4J_CONF" -Dkafka.logs.dir="$LOGS" \
-      -cp "$LIBS/*" kafka.Kafka "$PROPS" >"$LOGS/stdout.log" 2>&1 </dev/null 9>&- &
-    local waited=0
-    until [ -s "$PIDFILE" ]; do
-      ((waited++ < 100)) || die "the broker process did not start (see $LOGS/stdout.log)"
-      sleep 0.05
-    done
+    launch_jvm "the broker"
     pid="$(cat "$PIDFILE")"
   fi
   local started=$SECONDS
-  until answers; do
-    if ! kill -0 "$pid" 2>/dev/null; then
-      rm -f "$PIDFILE"
-      print_log_tail
-      die "the broker exited during start-up"
-    fi
-    if ((SECONDS - started > START_TIMEOUT)); then
-      print_log_tail
-      die "the broker did not answer on 127.0.0.1:$PORT within ${START_TIMEOUT}s (pid $pid still runs; stop it with: $0 stop)"
-    fi
-    sleep 0.5
-  done
+  await_answer "the broker" "$pid" "stop it with: $0 stop"
   say "ready after $((SECONDS - started))s: 127.0.0.1:$PORT, pid $pid, log $LOGS/server.log"
   if [ "$SECURE" = 1 ]; then
     say "secured listeners: SSL 127.0.0.1:$SSL_PORT, SASL_SSL 127.0.0.1:$SASL_SSL_PORT; TLS files in $TLS"

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use dekaf_streams::prelude::*;
 use rdkafka::consumer::BaseConsumer;
 
-use crate::kafka_io::{ReadRecord, committed_reader, recreate};
+use crate::kafka_io::{ReadRecord, committed_reader, drop_off_workers, off_workers, recreate};
 
 /// Defines a word-count topology with its own application id and topics.
 macro_rules! word_count_topology {
@@ -179,52 +179,76 @@ pub fn expected_counts<S: AsRef<str>>(sentences: &[S]) -> HashMap<String, i64> {
     counts
 }
 
-/// An independent read_committed reader of one output topic that keeps what it read.
+/// An independent read_committed reader of one output topic that keeps what it read. Its
+/// consumer polls on tokio's blocking pool, a quarter second at a time, so reading never blocks
+/// a tokio worker.
 pub struct Reader {
-    consumer: BaseConsumer,
+    /// `None` only while it polls on the blocking pool.
+    consumer: Option<BaseConsumer>,
     /// Every record read so far.
     pub records: Vec<ReadRecord>,
 }
 
+/// How long one poll round on the blocking pool lasts before `done` is checked again.
+const READ_ROUND: Duration = Duration::from_millis(250);
+
 impl Reader {
     /// Reads `topic` from the beginning.
-    pub fn new(bootstrap: &str, topic: &str) -> Reader {
-        let consumer = committed_reader(bootstrap, topic).expect("a read_committed reader");
+    pub async fn new(bootstrap: &str, topic: &str) -> Reader {
+        let (bootstrap, topic) = (bootstrap.to_owned(), topic.to_owned());
+        let consumer = off_workers(move || committed_reader(&bootstrap, &topic))
+            .await
+            .expect("a read_committed reader");
         Reader {
-            consumer,
+            consumer: Some(consumer),
             records: Vec::new(),
         }
     }
 
     /// Reads until `done(records)` holds or `timeout` passes; says whether it held.
-    pub fn read_until(
+    pub async fn read_until(
         &mut self,
         timeout: Duration,
         mut done: impl FnMut(&[ReadRecord]) -> bool,
     ) -> bool {
         let started = Instant::now();
-        let mut since_check = Instant::now();
         loop {
-            match self.consumer.poll(Duration::from_millis(100)) {
-                Some(Ok(m)) => self.records.push(ReadRecord::from_message(&m)),
-                Some(Err(e)) => eprintln!("reader: {e}"),
-                None => {}
+            let consumer = self.consumer.take().expect("the reader's consumer");
+            let (consumer, batch) = off_workers(move || {
+                let round = Instant::now();
+                let mut batch = Vec::new();
+                while round.elapsed() < READ_ROUND {
+                    match consumer.poll(Duration::from_millis(100)) {
+                        Some(Ok(m)) => batch.push(ReadRecord::from_message(&m)),
+                        Some(Err(e)) => eprintln!("reader: {e}"),
+                        None => {}
+                    }
+                }
+                (consumer, batch)
+            })
+            .await;
+            self.consumer = Some(consumer);
+            self.records.extend(batch);
+            if done(&self.records) {
+                return true;
             }
-            if since_check.elapsed() > Duration::from_millis(250) {
-                since_check = Instant::now();
-                if done(&self.records) {
-                    return true;
-                }
-                if started.elapsed() > timeout {
-                    return false;
-                }
+            if started.elapsed() > timeout {
+                return false;
             }
         }
     }
 
     /// Reads for `quiet` more, to see whether anything else arrives.
-    pub fn drain(&mut self, quiet: Duration) {
-        let _ = self.read_until(quiet, |_| false);
+    pub async fn drain(&mut self, quiet: Duration) {
+        let _ = self.read_until(quiet, |_| false).await;
+    }
+}
+
+impl Drop for Reader {
+    fn drop(&mut self) {
+        if let Some(consumer) = self.consumer.take() {
+            drop_off_workers(consumer);
+        }
     }
 }
 
@@ -319,7 +343,7 @@ pub fn counts_reached(records: &[ReadRecord], expected: &HashMap<String, i64>) -
 /// A topology running in this process, stopped by [`InProcess::stop`].
 pub struct InProcess {
     stop: Option<tokio::sync::oneshot::Sender<()>>,
-    run: tokio::task::JoinHandle<Result<(), dekaf_streams::streams::StreamsError>>,
+    run: tokio::task::JoinHandle<Result<(), dekaf_streams::StreamsError>>,
 }
 
 impl InProcess {
@@ -328,7 +352,7 @@ impl InProcess {
     pub fn start<T: Topology + Send>(
         topology: T,
         bootstrap: &str,
-        guarantee: dekaf_streams::streams::ProcessingGuarantee,
+        guarantee: dekaf_streams::ProcessingGuarantee,
     ) -> InProcess {
         Self::start_with_cache(topology, bootstrap, guarantee, 0)
     }
@@ -337,10 +361,10 @@ impl InProcess {
     pub fn start_with_cache<T: Topology + Send>(
         topology: T,
         bootstrap: &str,
-        guarantee: dekaf_streams::streams::ProcessingGuarantee,
+        guarantee: dekaf_streams::ProcessingGuarantee,
         cache_bytes: usize,
     ) -> InProcess {
-        let streams = dekaf_streams::streams::KafkaStreams::builder(topology)
+        let streams = dekaf_streams::KafkaStreams::builder(topology)
             .bootstrap_servers(bootstrap)
             .processing_guarantee(guarantee)
             .cache_max_bytes(cache_bytes)
@@ -350,7 +374,7 @@ impl InProcess {
     }
 
     /// Runs `streams` until [`InProcess::stop`].
-    pub fn run<T: Topology + Send>(streams: dekaf_streams::streams::KafkaStreams<T>) -> InProcess {
+    pub fn run<T: Topology + Send>(streams: dekaf_streams::KafkaStreams<T>) -> InProcess {
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let run = tokio::spawn(streams.run(async move {
             let _ = stopped.await;
@@ -362,7 +386,7 @@ impl InProcess {
     }
 
     /// Asks it to stop and returns what `run` returned.
-    pub async fn stop(mut self) -> Result<(), dekaf_streams::streams::StreamsError> {
+    pub async fn stop(mut self) -> Result<(), dekaf_streams::StreamsError> {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }
@@ -373,7 +397,7 @@ impl InProcess {
     pub async fn finished(
         self,
         timeout: Duration,
-    ) -> Option<Result<(), dekaf_streams::streams::StreamsError>> {
+    ) -> Option<Result<(), dekaf_streams::StreamsError>> {
         let InProcess { stop, run } = self;
         let result = tokio::time::timeout(timeout, run)
             .await
@@ -472,9 +496,17 @@ impl PartitionOffsets {
 }
 
 /// The committed offsets of `group` and the log end offsets of every partition of `topics`,
-/// read by a consumer that is not a member of the group. Blocking: call it off the tokio
-/// workers (`spawn_blocking`).
-pub fn committed_and_end_offsets(
+/// read (on the blocking pool) by a consumer that is not a member of the group.
+pub async fn committed_and_end_offsets(
+    bootstrap: &str,
+    group: &str,
+    topics: &[String],
+) -> Result<Vec<PartitionOffsets>, rdkafka::error::KafkaError> {
+    let (bootstrap, group, topics) = (bootstrap.to_owned(), group.to_owned(), topics.to_vec());
+    off_workers(move || committed_and_end_offsets_blocking(&bootstrap, &group, &topics)).await
+}
+
+fn committed_and_end_offsets_blocking(
     bootstrap: &str,
     group: &str,
     topics: &[String],
@@ -522,8 +554,8 @@ pub fn committed_and_end_offsets(
 }
 
 /// Waits (polling, at most `timeout`) until `group` has committed every partition of `topics`
-/// up to its log end offset; says whether it did. Blocking: call it off the tokio workers.
-pub fn wait_until_caught_up(
+/// up to its log end offset; says whether it did.
+pub async fn wait_until_caught_up(
     bootstrap: &str,
     group: &str,
     topics: &[String],
@@ -532,6 +564,7 @@ pub fn wait_until_caught_up(
     let deadline = Instant::now() + timeout;
     loop {
         let caught_up = committed_and_end_offsets(bootstrap, group, topics)
+            .await
             .is_ok_and(|o| !o.is_empty() && o.iter().all(PartitionOffsets::caught_up));
         if caught_up {
             return true;
@@ -539,7 +572,7 @@ pub fn wait_until_caught_up(
         if Instant::now() > deadline {
             return false;
         }
-        std::thread::sleep(Duration::from_millis(200));
+        tokio::time::sleep(Duration::from_millis(200)).await;
     }
 }
 

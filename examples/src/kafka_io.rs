@@ -1,19 +1,23 @@
 //! Small Kafka helpers for the demo and the end-to-end tests: create topics, produce records,
 //! and read a topic back the way a downstream application would (read_committed).
+//!
+//! The librdkafka clients block (a flush, a poll, a metadata request, even dropping a client
+//! joins its threads). Every `async` helper here runs that work on tokio's blocking pool
+//! ([`off_workers`]), so a test's tokio workers stay free for what they drive: the heartbeats
+//! and admin calls of the applications the test runs in process.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use dekaf_streams::kafka::ClientSettings;
-use dekaf_streams::kafka::producer::send;
-use dekaf_streams::streams::reset_application;
+use dekaf_streams::ClientSettings;
+use dekaf_streams::reset_application;
 use rdkafka::ClientConfig;
 use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
 use rdkafka::client::DefaultClientContext;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::error::KafkaError;
 use rdkafka::message::{Header, Message, OwnedHeaders};
-use rdkafka::producer::{DefaultProducerContext, Producer, ThreadedProducer};
+use rdkafka::producer::{BaseRecord, DefaultProducerContext, Producer, ThreadedProducer};
 use rdkafka::types::RDKafkaErrorCode;
 use rdkafka::{Offset, TopicPartitionList};
 
@@ -22,16 +26,44 @@ pub fn bootstrap() -> String {
     std::env::var("DEKAF_BOOTSTRAP").unwrap_or_else(|_| "127.0.0.1:9092".to_owned())
 }
 
+/// Runs blocking client work on tokio's blocking pool, off the tokio workers; a panic in it
+/// resumes in the caller.
+pub async fn off_workers<R: Send + 'static>(work: impl FnOnce() -> R + Send + 'static) -> R {
+    match tokio::task::spawn_blocking(work).await {
+        Ok(value) => value,
+        Err(e) => match e.try_into_panic() {
+            Ok(panic) => std::panic::resume_unwind(panic),
+            Err(e) => panic!("blocking client work was cancelled: {e}"),
+        },
+    }
+}
+
+/// Drops a librdkafka client (which joins its threads) on the blocking pool when called on a
+/// tokio runtime, else right here.
+pub fn drop_off_workers<T: Send + 'static>(client: T) {
+    match tokio::runtime::Handle::try_current() {
+        Ok(runtime) => drop(runtime.spawn_blocking(move || drop(client))),
+        Err(_) => drop(client),
+    }
+}
+
+/// An admin client.
+fn admin(bootstrap: &str) -> Result<AdminClient<DefaultClientContext>, KafkaError> {
+    ClientConfig::new()
+        .set("bootstrap.servers", bootstrap)
+        .create()
+}
+
 /// Creates `topics` (name, partitions); existing topics are left as they are.
 pub async fn create_topics(bootstrap: &str, topics: &[(&str, i32)]) -> Result<(), KafkaError> {
-    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
-        .set("bootstrap.servers", bootstrap)
-        .create()?;
+    let admin = admin(bootstrap)?;
     let new: Vec<NewTopic<'_>> = topics
         .iter()
         .map(|(name, partitions)| NewTopic::new(name, *partitions, TopicReplication::Fixed(1)))
         .collect();
-    for result in admin.create_topics(&new, &AdminOptions::new()).await? {
+    let results = admin.create_topics(&new, &AdminOptions::new()).await;
+    drop_off_workers(admin);
+    for result in results? {
         match result {
             Ok(_) | Err((_, RDKafkaErrorCode::TopicAlreadyExists)) => {}
             Err((topic, code)) => {
@@ -66,8 +98,32 @@ pub struct NewRecord<'a> {
     pub headers: Vec<(&'a str, &'a [u8])>,
 }
 
-/// Produces `records` (key, value) to `topic` and waits until all are acknowledged.
-pub fn produce<'a>(
+/// A [`NewRecord`] with its bytes copied, to move to the blocking pool.
+struct OwnedRecord {
+    key: Option<Vec<u8>>,
+    value: Option<Vec<u8>>,
+    timestamp: Option<i64>,
+    headers: Vec<(String, Vec<u8>)>,
+}
+
+impl From<NewRecord<'_>> for OwnedRecord {
+    fn from(r: NewRecord<'_>) -> Self {
+        OwnedRecord {
+            key: r.key.map(<[u8]>::to_vec),
+            value: r.value.map(<[u8]>::to_vec),
+            timestamp: r.timestamp,
+            headers: r
+                .headers
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), v.to_vec()))
+                .collect(),
+        }
+    }
+}
+
+/// Produces `records` (key, value) to `topic` and waits until all are acknowledged (on the
+/// blocking pool).
+pub async fn produce<'a>(
     bootstrap: &str,
     topic: &str,
     records: impl IntoIterator<Item = (Option<&'a [u8]>, Option<&'a [u8]>)>,
@@ -81,13 +137,25 @@ pub fn produce<'a>(
             ..NewRecord::default()
         }),
     )
+    .await
 }
 
-/// Produces `records` to `topic` and waits until all are acknowledged.
-pub fn produce_records<'a>(
+/// Produces `records` to `topic` and waits until all are acknowledged (on the blocking pool).
+pub async fn produce_records<'a>(
     bootstrap: &str,
     topic: &str,
     records: impl IntoIterator<Item = NewRecord<'a>>,
+) -> Result<u64, KafkaError> {
+    let records: Vec<OwnedRecord> = records.into_iter().map(OwnedRecord::from).collect();
+    let (bootstrap, topic) = (bootstrap.to_owned(), topic.to_owned());
+    off_workers(move || produce_blocking(&bootstrap, &topic, &records)).await
+}
+
+/// Produces `records` to `topic` and waits until all are acknowledged, blocking the caller.
+fn produce_blocking(
+    bootstrap: &str,
+    topic: &str,
+    records: &[OwnedRecord],
 ) -> Result<u64, KafkaError> {
     let producer = producer(bootstrap)?;
     let mut n = 0;
@@ -98,15 +166,47 @@ pub fn produce_records<'a>(
                 .fold(OwnedHeaders::new(), |headers, (key, value)| {
                     headers.insert(Header {
                         key,
-                        value: Some(*value),
+                        value: Some(value),
                     })
                 })
         });
-        send(&producer, topic, None, r.key, r.value, r.timestamp, headers)?;
+        send(&producer, topic, r, headers)?;
         n += 1;
     }
     producer.flush(Duration::from_secs(60))?;
     Ok(n)
+}
+
+/// Sends one record, waiting while librdkafka's queue is full.
+fn send(
+    producer: &ThreadedProducer<DefaultProducerContext>,
+    topic: &str,
+    r: &OwnedRecord,
+    headers: Option<OwnedHeaders>,
+) -> Result<(), KafkaError> {
+    let mut record: BaseRecord<'_, [u8], [u8]> = BaseRecord::to(topic);
+    if let Some(t) = r.timestamp {
+        record = record.timestamp(t);
+    }
+    if let Some(k) = &r.key {
+        record = record.key(k.as_slice());
+    }
+    if let Some(v) = &r.value {
+        record = record.payload(v.as_slice());
+    }
+    if let Some(h) = headers {
+        record = record.headers(h);
+    }
+    loop {
+        match producer.send(record) {
+            Ok(()) => return Ok(()),
+            Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), back)) => {
+                record = back;
+                producer.poll(Duration::from_millis(5));
+            }
+            Err((e, _)) => return Err(e),
+        }
+    }
 }
 
 /// One record read back.
@@ -127,8 +227,18 @@ pub struct ReadRecord {
 }
 
 /// Reads every committed record of `topic` from the beginning, until no new record arrived for
-/// `quiet` or `limit` passed. Uses read_committed and no consumer group.
-pub fn read_all(
+/// `quiet` or `limit` passed (on the blocking pool). Uses read_committed and no consumer group.
+pub async fn read_all(
+    bootstrap: &str,
+    topic: &str,
+    quiet: Duration,
+    limit: Duration,
+) -> Result<Vec<ReadRecord>, KafkaError> {
+    let (bootstrap, topic) = (bootstrap.to_owned(), topic.to_owned());
+    off_workers(move || read_all_blocking(&bootstrap, &topic, quiet, limit)).await
+}
+
+fn read_all_blocking(
     bootstrap: &str,
     topic: &str,
     quiet: Duration,
@@ -152,7 +262,8 @@ pub fn read_all(
 }
 
 /// A consumer that reads every partition of `topic` from the beginning, `read_committed`, in no
-/// consumer group (as an independent downstream application would).
+/// consumer group (as an independent downstream application would). Blocking (a metadata
+/// request): call it off the tokio workers.
 pub fn committed_reader(bootstrap: &str, topic: &str) -> Result<BaseConsumer, KafkaError> {
     let consumer: BaseConsumer = ClientConfig::new()
         .set("bootstrap.servers", bootstrap)
@@ -229,17 +340,21 @@ pub async fn recreate(
             Err(e) => return Err(format!("cannot reset {application_id}: {e}")),
         }
     }
-    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
-        .set("bootstrap.servers", bootstrap)
-        .create()
-        .map_err(|e| format!("admin client: {e}"))?;
+    let admin = admin(bootstrap).map_err(|e| format!("admin client: {e}"))?;
     let names: Vec<&str> = topics.iter().map(|(n, _)| *n).collect();
     let _ = admin.delete_topics(&names, &AdminOptions::new()).await;
+    drop_off_workers(admin);
     // Deleted topics may take a moment to disappear.
     let started = Instant::now();
+    let wanted: Vec<(String, i32)> = topics.iter().map(|(n, p)| ((*n).to_owned(), *p)).collect();
     loop {
-        match create_topics(bootstrap, topics).await {
-            Ok(()) if topics_ready(bootstrap, topics) => return Ok(()),
+        let created = create_topics(bootstrap, topics).await;
+        let ready = created.is_ok() && {
+            let (bootstrap, wanted) = (bootstrap.to_owned(), wanted.clone());
+            off_workers(move || topics_ready(&bootstrap, &wanted)).await
+        };
+        match created {
+            Ok(()) if ready => return Ok(()),
             _ if started.elapsed() > Duration::from_secs(60) => {
                 return Err(format!("cannot create {names:?}"));
             }
@@ -248,8 +363,8 @@ pub async fn recreate(
     }
 }
 
-/// Whether every topic exists with its partition count.
-fn topics_ready(bootstrap: &str, topics: &[(&str, i32)]) -> bool {
+/// Whether every topic exists with its partition count. Blocking.
+fn topics_ready(bootstrap: &str, topics: &[(String, i32)]) -> bool {
     let Ok(consumer) = ClientConfig::new()
         .set("bootstrap.servers", bootstrap)
         .create::<BaseConsumer>()

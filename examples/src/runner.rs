@@ -16,8 +16,8 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use dekaf_streams::streams::{KafkaStreams, ProcessingGuarantee, shutdown_signal};
 use dekaf_streams::task::Topology;
+use dekaf_streams::{KafkaStreams, ProcessingGuarantee, shutdown_signal};
 
 fn env_or(name: &str, default: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| default.to_owned())
@@ -54,7 +54,7 @@ pub async fn run_on_kafka<T: Topology>(topology: T) -> ExitCode {
         env_number("DEKAF_TRANSACTION_TIMEOUT_MS", 10_000),
         env_number(
             "DEKAF_CACHE_MAX_BYTES",
-            dekaf_streams::streams::config::DEFAULT_CACHE_MAX_BYTES as u64,
+            dekaf_streams::DEFAULT_CACHE_MAX_BYTES as u64,
         ),
     );
     let (threads, commit_ms, txn_timeout_ms, cache_bytes) = match numbers {

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use dekaf_streams::group::{CoordinatorConfig, describe_streams_group};
 use dekaf_streams_examples::faults::cluster::Cluster;
 use dekaf_streams_examples::faults::scenario::{Outcome, Run, Scenario};
+use dekaf_streams_examples::kafka_io::off_workers;
 use rdkafka::ClientConfig;
 use rdkafka::admin::{AdminClient, AdminOptions, ResourceSpecifier};
 use rdkafka::client::DefaultClientContext;
@@ -102,13 +103,17 @@ async fn sigkill_of_the_input_partitions_leader_mid_run_is_exactly_once() {
 /// Every internal topic of `application` (changelog, repartition) has 3 replicas per partition
 /// and `min.insync.replicas=2`.
 async fn assert_internal_topics_replicated(cluster: &Cluster, application: &str) {
-    let consumer: BaseConsumer = ClientConfig::new()
-        .set("bootstrap.servers", cluster.bootstrap())
-        .create()
-        .expect("metadata client");
-    let metadata = consumer
-        .fetch_metadata(None, Duration::from_secs(30))
-        .expect("metadata");
+    let bootstrap = cluster.bootstrap();
+    let metadata = off_workers(move || {
+        let consumer: BaseConsumer = ClientConfig::new()
+            .set("bootstrap.servers", bootstrap)
+            .create()
+            .expect("metadata client");
+        consumer
+            .fetch_metadata(None, Duration::from_secs(30))
+            .expect("metadata")
+    })
+    .await;
     let internal: Vec<_> = metadata
         .topics()
         .iter()

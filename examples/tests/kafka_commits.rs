@@ -5,12 +5,12 @@
 
 use std::time::{Duration, Instant};
 
-use dekaf_streams::streams::ProcessingGuarantee;
+use dekaf_streams::ProcessingGuarantee;
 use dekaf_streams_examples::e2e::{
     InProcess, MissingSink, Reader, WcLag, committed_and_end_offsets, counts_reached,
     expected_counts, fresh, sentences,
 };
-use dekaf_streams_examples::kafka_io::bootstrap;
+use dekaf_streams_examples::kafka_io::{bootstrap, off_workers};
 use rdkafka::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::producer::{BaseRecord, Producer, ThreadedProducer};
@@ -87,46 +87,36 @@ async fn a_caught_up_application_commits_past_the_transaction_markers_so_its_lag
     let expected = expected_counts(&input);
     {
         let (servers, input) = (servers.clone(), input.clone());
-        tokio::task::spawn_blocking(move || {
-            produce_transactionally(&servers, "e2e-wc-lag-in", &input, 500)
-        })
-        .await
-        .expect("producer task");
+        off_workers(move || produce_transactionally(&servers, "e2e-wc-lag-in", &input, 500)).await;
     }
     let app = InProcess::start(WcLag, &servers, ProcessingGuarantee::ExactlyOnce);
-    let reached = {
-        let servers = servers.clone();
-        tokio::task::spawn_blocking(move || {
-            let mut reader = Reader::new(&servers, "e2e-wc-lag-out");
-            reader.read_until(Duration::from_secs(120), |r| counts_reached(r, &expected))
-        })
-        .await
-        .expect("reader task")
-    };
+    let mut reader = Reader::new(&servers, "e2e-wc-lag-out").await;
+    let reached = reader
+        .read_until(Duration::from_secs(120), |r| counts_reached(r, &expected))
+        .await;
     assert!(reached, "counts not reached");
     // Caught up: every partition of the input and of the repartition topic (which the
     // application itself writes in transactions) must reach a committed offset equal to its
     // log end offset, which lies past the last commit marker.
-    let servers_for_check = servers.clone();
-    let (lagging, repartitions) = tokio::task::spawn_blocking(move || {
-        let repartitions = repartition_topics(&servers_for_check, app_id);
-        let mut topics = vec!["e2e-wc-lag-in".to_owned()];
-        topics.extend(repartitions.iter().cloned());
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            let lagging: Vec<_> = committed_and_end_offsets(&servers_for_check, app_id, &topics)
-                .expect("committed and end offsets")
-                .into_iter()
-                .filter(|p| !p.caught_up())
-                .collect();
-            if lagging.is_empty() || Instant::now() > deadline {
-                return (lagging, repartitions);
-            }
-            std::thread::sleep(Duration::from_millis(250));
+    let repartitions = {
+        let servers = servers.clone();
+        off_workers(move || repartition_topics(&servers, app_id)).await
+    };
+    let mut topics = vec!["e2e-wc-lag-in".to_owned()];
+    topics.extend(repartitions.iter().cloned());
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let lagging = loop {
+        let lagging: Vec<_> = committed_and_end_offsets(&servers, app_id, &topics)
+            .await
+            .expect("committed and end offsets")
+            .into_iter()
+            .filter(|p| !p.caught_up())
+            .collect();
+        if lagging.is_empty() || Instant::now() > deadline {
+            break lagging;
         }
-    })
-    .await
-    .expect("offsets task");
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    };
     app.stop().await.expect("clean stop");
     assert_eq!(
         repartitions.len(),
@@ -143,19 +133,13 @@ async fn a_caught_up_application_commits_past_the_transaction_markers_so_its_lag
 async fn a_sink_topic_that_never_appears_stops_the_application_with_an_error_naming_it() {
     let servers = bootstrap();
     fresh(&servers, "e2e-missing-sink", &[("e2e-missing-sink-in", 1)]).await;
-    {
-        let servers = servers.clone();
-        tokio::task::spawn_blocking(move || {
-            dekaf_streams_examples::kafka_io::produce(
-                &servers,
-                "e2e-missing-sink-in",
-                [(Some(&b"k"[..]), Some(&b"v"[..]))],
-            )
-        })
-        .await
-        .expect("producer task")
-        .expect("produce");
-    }
+    dekaf_streams_examples::kafka_io::produce(
+        &servers,
+        "e2e-missing-sink-in",
+        [(Some(&b"k"[..]), Some(&b"v"[..]))],
+    )
+    .await
+    .expect("produce");
     let app = InProcess::start(MissingSink, &servers, ProcessingGuarantee::ExactlyOnce);
     let error = app
         .finished(Duration::from_secs(180))

@@ -4,14 +4,14 @@
 
 use std::time::Duration;
 
-use dekaf_streams::kafka::ClientSettings;
-use dekaf_streams::streams::{KafkaStreams, ProcessingGuarantee, StreamsError, reset_application};
+use dekaf_streams::ClientSettings;
+use dekaf_streams::{KafkaStreams, ProcessingGuarantee, StreamsError, reset_application};
 use dekaf_streams_examples::e2e::{
     BigRecords, DeadLetters, EvolveV1, EvolveV2, FailFast, InProcess, Join, Reader, StallOnce,
     Windows, fresh, wait_until_caught_up,
 };
 use dekaf_streams_examples::kafka_io::{
-    NewRecord, ReadRecord, bootstrap, produce, produce_records,
+    NewRecord, ReadRecord, bootstrap, off_workers, produce, produce_records,
 };
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::{ClientConfig, Offset, TopicPartitionList};
@@ -68,11 +68,14 @@ async fn tumbling_window_counts_close_after_grace_and_drop_late_records() {
             record("a", 3_000),
         ],
     )
+    .await
     .expect("produce");
     let app = InProcess::start(Windows, &servers, EOS);
-    let mut reader = Reader::new(&servers, "e2e-win-out");
-    let done = reader.read_until(Duration::from_secs(60), |r| r.len() >= 4);
-    reader.drain(Duration::from_secs(2));
+    let mut reader = Reader::new(&servers, "e2e-win-out").await;
+    let done = reader
+        .read_until(Duration::from_secs(60), |r| r.len() >= 4)
+        .await;
+    reader.drain(Duration::from_secs(2)).await;
     app.stop().await.expect("clean stop");
     assert!(done, "window counts missing: {:?}", reader.records);
     let mut got: Vec<(String, i64, i64, i64)> = reader
@@ -120,22 +123,17 @@ async fn stream_table_join_and_left_join() {
             (Some(b"c3"), Some(b"Cy")),
         ],
     )
+    .await
     .expect("customers");
     let app = InProcess::start(Join, &servers, EOS);
     // The table is loaded (and committed) before the orders arrive.
-    let loaded = {
-        let servers = servers.clone();
-        tokio::task::spawn_blocking(move || {
-            wait_until_caught_up(
-                &servers,
-                "e2e-join",
-                &["e2e-join-customers".to_owned()],
-                Duration::from_secs(120),
-            )
-        })
-        .await
-        .expect("offsets task")
-    };
+    let loaded = wait_until_caught_up(
+        &servers,
+        "e2e-join",
+        &["e2e-join-customers".to_owned()],
+        Duration::from_secs(120),
+    )
+    .await;
     assert!(loaded, "the customers table was not loaded");
     produce(
         &servers,
@@ -146,18 +144,22 @@ async fn stream_table_join_and_left_join() {
             (Some(b"c3"), Some(b"cup")),
         ],
     )
+    .await
     .expect("orders");
-    let mut joined = Reader::new(&servers, "e2e-join-out");
-    let mut left = Reader::new(&servers, "e2e-join-left-out");
+    let mut joined = Reader::new(&servers, "e2e-join-out").await;
+    let mut left = Reader::new(&servers, "e2e-join-left-out").await;
     assert!(
-        joined.read_until(Duration::from_secs(60), |r| r.len() >= 2),
+        joined
+            .read_until(Duration::from_secs(60), |r| r.len() >= 2)
+            .await,
         "join output missing"
     );
     assert!(
-        left.read_until(Duration::from_secs(60), |r| r.len() >= 3),
+        left.read_until(Duration::from_secs(60), |r| r.len() >= 3)
+            .await,
         "left join output missing"
     );
-    joined.drain(Duration::from_secs(1));
+    joined.drain(Duration::from_secs(1)).await;
     app.stop().await.expect("clean stop");
     assert_eq!(
         kv(&joined.records),
@@ -209,16 +211,19 @@ async fn poison_record_goes_to_the_dead_letter_topic_with_its_bytes_and_headers(
             },
         ],
     )
+    .await
     .expect("produce");
     let app = InProcess::start(DeadLetters, &servers, EOS);
-    let mut out = Reader::new(&servers, "e2e-dlq-out");
-    let mut dead = Reader::new(&servers, "e2e-dlq-dead");
+    let mut out = Reader::new(&servers, "e2e-dlq-out").await;
+    let mut dead = Reader::new(&servers, "e2e-dlq-dead").await;
     assert!(
-        out.read_until(Duration::from_secs(60), |r| r.len() >= 2),
+        out.read_until(Duration::from_secs(60), |r| r.len() >= 2)
+            .await,
         "processing did not go on after the poison record"
     );
     assert!(
-        dead.read_until(Duration::from_secs(30), |r| !r.is_empty()),
+        dead.read_until(Duration::from_secs(30), |r| !r.is_empty())
+            .await,
         "no dead letter"
     );
     app.stop().await.expect("clean stop");
@@ -246,6 +251,7 @@ async fn poison_record_goes_to_the_dead_letter_topic_with_its_bytes_and_headers(
     );
 }
 
+/// The committed offset of `group` on partition 0 of `topic`. Blocking.
 fn committed_offset(servers: &str, group: &str, topic: &str) -> Option<i64> {
     let consumer: BaseConsumer = ClientConfig::new()
         .set("bootstrap.servers", servers)
@@ -288,6 +294,7 @@ async fn a_transaction_the_broker_aborts_for_timeout_is_redone_with_a_new_produc
         "e2e-stall-in",
         values.iter().map(|v| (Some(&b"k"[..]), Some(v.as_bytes()))),
     )
+    .await
     .expect("produce");
     let streams = KafkaStreams::builder(StallOnce)
         .bootstrap_servers(&servers)
@@ -295,9 +302,11 @@ async fn a_transaction_the_broker_aborts_for_timeout_is_redone_with_a_new_produc
         .build()
         .expect("valid settings");
     let app = InProcess::run(streams);
-    let mut out = Reader::new(&servers, "e2e-stall-out");
-    let done = out.read_until(Duration::from_secs(90), |r| r.len() >= values.len());
-    out.drain(Duration::from_secs(2));
+    let mut out = Reader::new(&servers, "e2e-stall-out").await;
+    let done = out
+        .read_until(Duration::from_secs(90), |r| r.len() >= values.len())
+        .await;
+    out.drain(Duration::from_secs(2)).await;
     app.stop()
         .await
         .expect("the application survives the fenced producer");
@@ -339,7 +348,9 @@ async fn fail_stops_the_application_and_commits_nothing_of_the_failing_interval(
         value: Some(&good[1]),
         ..NewRecord::default()
     });
-    produce_records(&servers, "e2e-fail-in", records).expect("produce");
+    produce_records(&servers, "e2e-fail-in", records)
+        .await
+        .expect("produce");
     let poison_offset = 5;
     let app = InProcess::start(FailFast, &servers, EOS);
     let result = app
@@ -349,13 +360,18 @@ async fn fail_stops_the_application_and_commits_nothing_of_the_failing_interval(
     let error = result.expect_err("run() returns the failure");
     assert!(matches!(error, StreamsError::Task { .. }), "{error}");
     assert!(error.to_string().contains("on_error chose Fail"), "{error}");
-    let committed = committed_offset(&servers, "e2e-fail", "e2e-fail-in").unwrap_or(0);
+    let committed = {
+        let servers = servers.clone();
+        off_workers(move || committed_offset(&servers, "e2e-fail", "e2e-fail-in"))
+            .await
+            .unwrap_or(0)
+    };
     assert!(
         committed <= poison_offset,
         "the poison record's offset was committed: {committed}"
     );
-    let mut out = Reader::new(&servers, "e2e-fail-out");
-    out.drain(Duration::from_secs(2));
+    let mut out = Reader::new(&servers, "e2e-fail-out").await;
+    out.drain(Duration::from_secs(2)).await;
     assert_eq!(
         out.records.len() as i64,
         committed,
@@ -381,11 +397,13 @@ async fn changed_topology_is_refused_until_the_application_is_reset() {
         "e2e-evolve-in",
         [(Some(&b"k"[..]), Some(&b"v"[..]))],
     )
+    .await
     .expect("produce");
     let v1 = InProcess::start(EvolveV1, &servers, EOS);
-    let mut out = Reader::new(&servers, "e2e-evolve-out");
+    let mut out = Reader::new(&servers, "e2e-evolve-out").await;
     assert!(
-        out.read_until(Duration::from_secs(60), |r| !r.is_empty()),
+        out.read_until(Duration::from_secs(60), |r| !r.is_empty())
+            .await,
         "v1 did not run"
     );
     v1.stop().await.expect("v1 stops cleanly");
@@ -408,9 +426,11 @@ async fn changed_topology_is_refused_until_the_application_is_reset() {
         .expect("reset");
     assert!(report.group_deleted, "{report:?}");
     let v2 = InProcess::start(EvolveV2, &servers, EOS);
-    let mut counts = Reader::new(&servers, "e2e-evolve-counts");
+    let mut counts = Reader::new(&servers, "e2e-evolve-counts").await;
     assert!(
-        counts.read_until(Duration::from_secs(60), |r| !r.is_empty()),
+        counts
+            .read_until(Duration::from_secs(60), |r| !r.is_empty())
+            .await,
         "v2 did not run after the reset"
     );
     v2.stop().await.expect("v2 stops cleanly");
@@ -454,6 +474,7 @@ async fn a_record_the_broker_refuses_as_too_large_stops_the_application() {
         "e2e-big-in",
         [(Some(&b"k"[..]), Some(&b"0123456789"[..]))],
     )
+    .await
     .expect("produce");
     let app = InProcess::start(BigRecords, &servers, EOS);
     let error = app
@@ -467,7 +488,7 @@ async fn a_record_the_broker_refuses_as_too_large_stops_the_application() {
         message.contains("e2e-big-out") && message.contains("max.message.bytes"),
         "{message}"
     );
-    let mut out = Reader::new(&servers, "e2e-big-out");
-    out.drain(Duration::from_secs(1));
+    let mut out = Reader::new(&servers, "e2e-big-out").await;
+    out.drain(Duration::from_secs(1)).await;
     assert!(out.records.is_empty());
 }

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use dekaf_streams::streams::ProcessingGuarantee;
+use dekaf_streams::ProcessingGuarantee;
 use dekaf_streams_examples::e2e::{
     InProcess, Reader, WcMetrics, counts_reached, expected_counts, fresh, sentences,
 };
@@ -66,12 +66,15 @@ async fn metrics_count_processed_and_restored_records_commits_and_tasks() {
             .zip(&input)
             .map(|(k, s)| (Some(k.as_bytes()), Some(s.as_bytes()))),
     )
+    .await
     .expect("produce");
 
     let app = InProcess::start(WcMetrics, &servers, ProcessingGuarantee::ExactlyOnce);
-    let mut reader = Reader::new(&servers, "e2e-wc-metrics-out");
+    let mut reader = Reader::new(&servers, "e2e-wc-metrics-out").await;
     assert!(
-        reader.read_until(Duration::from_secs(60), |r| counts_reached(r, &expected)),
+        reader
+            .read_until(Duration::from_secs(60), |r| counts_reached(r, &expected))
+            .await,
         "counts not reached"
     );
     let running = totals.read();
@@ -118,8 +121,8 @@ async fn metrics_count_processed_and_restored_records_commits_and_tasks() {
     // In memory, a restart restores every changelog record. The changelog holds one record per
     // word and commit interval (updates of a key within one interval are folded), so at most one
     // per word.
-    let mut changelog = Reader::new(&servers, "e2e-wc-metrics-counts-changelog");
-    changelog.drain(Duration::from_secs(2));
+    let mut changelog = Reader::new(&servers, "e2e-wc-metrics-counts-changelog").await;
+    changelog.drain(Duration::from_secs(2)).await;
     let app = InProcess::start(WcMetrics, &servers, ProcessingGuarantee::ExactlyOnce);
     let started = std::time::Instant::now();
     while totals.read().get("dekaf.streams.tasks.active") != Some(&4.0)

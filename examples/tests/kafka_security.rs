@@ -13,12 +13,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use dekaf_streams::ClientSettings;
 use dekaf_streams::group::{BrokerConnection, GroupError};
-use dekaf_streams::kafka::ClientSettings;
 use dekaf_streams::prelude::*;
+use dekaf_streams::reset_application;
 use dekaf_streams::security::{OAuthToken, OAuthTokenProvider, SecurityConfig};
-use dekaf_streams::streams::reset_application;
-use dekaf_streams::streams::{Builder, KafkaStreams, StreamsError};
+use dekaf_streams::{Builder, KafkaStreams, StreamsError};
 use dekaf_streams_examples::e2e::{
     InProcess, Reader, assert_exactly_once, counts_reached, expected_counts, fresh, sentences,
 };
@@ -103,28 +103,19 @@ async fn word_count_exactly_once<T: Topology + Send>(
             .zip(&lines)
             .map(|(k, s)| (Some(k.as_bytes()), Some(s.as_bytes()))),
     )
+    .await
     .expect("produce the sentences");
     assert_eq!(n as usize, lines.len());
     let running = InProcess::run(streams);
     let output = output.to_owned();
-    let (records, done) = tokio::task::spawn_blocking(move || {
-        let mut reader = Reader::new(&servers, &output);
-        let done = reader.read_until(Duration::from_secs(60), |r| {
+    let mut reader = Reader::new(&servers, &output).await;
+    let done = reader
+        .read_until(Duration::from_secs(60), |r| {
             counts_reached(r, &expected) && until()
-        });
-        (reader, done)
-    })
-    .await
-    .expect("reader");
-    let mut reader = records;
+        })
+        .await;
     running.stop().await.expect("a clean stop");
-    let expected = expected_counts(&lines);
-    let reader = tokio::task::spawn_blocking(move || {
-        reader.drain(Duration::from_secs(1));
-        reader
-    })
-    .await
-    .expect("reader");
+    reader.drain(Duration::from_secs(1)).await;
     assert!(
         done,
         "the counts (and the test's condition) were not reached within 60 s"
@@ -459,6 +450,7 @@ async fn a_principal_without_write_on_the_output_topic_gets_a_clear_error_naming
         "acl-ok-nowrite-in",
         [(Some(&b"k"[..]), Some(&b"a b"[..]))],
     )
+    .await
     .expect("produce");
     let streams = user(
         sasl_ssl(KafkaStreams::builder(WcAclNoWrite), "SCRAM-SHA-512"),

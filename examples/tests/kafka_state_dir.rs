@@ -10,12 +10,12 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use dekaf_streams::streams::{KafkaStreams, ProcessingGuarantee, StreamsError};
+use dekaf_streams::{KafkaStreams, ProcessingGuarantee, StreamsError};
 use dekaf_streams_examples::e2e::{
     InProcess, KeyRepeats, Reader, WcStateTwo, assert_exactly_once, counts_reached,
     expected_counts, fresh, sentences,
 };
-use dekaf_streams_examples::kafka_io::{bootstrap, produce};
+use dekaf_streams_examples::kafka_io::{bootstrap, off_workers, produce};
 use metrics_util::debugging::{DebugValue, DebuggingRecorder, Snapshotter};
 
 /// The counters of the process, totalled over snapshots (the debugging recorder hands out what
@@ -97,6 +97,7 @@ async fn a_clean_restart_restores_nothing_of_a_million_record_changelog_and_coun
         "e2e-state-repeats-in",
         keys.iter().map(|k| (Some(k.as_bytes()), Some(&b""[..]))),
     )
+    .await
     .expect("produce keys");
     assert_eq!(n as usize, KEYS);
 
@@ -114,22 +115,28 @@ async fn a_clean_restart_restores_nothing_of_a_million_record_changelog_and_coun
     assert!(done, "the first run did not process every key in time");
 
     // The changelog holds (at least) one record per key.
-    let watermarks: rdkafka::consumer::BaseConsumer = rdkafka::ClientConfig::new()
-        .set("bootstrap.servers", &servers)
-        .create()
-        .expect("a consumer");
-    let changelog: i64 = (0..2)
-        .map(|p| {
-            rdkafka::consumer::Consumer::fetch_watermarks(
-                &watermarks,
-                "e2e-state-repeats-seen-changelog",
-                p,
-                Duration::from_secs(10),
-            )
-            .expect("changelog watermarks")
-            .1
+    let changelog: i64 = {
+        let servers = servers.clone();
+        off_workers(move || {
+            let watermarks: rdkafka::consumer::BaseConsumer = rdkafka::ClientConfig::new()
+                .set("bootstrap.servers", &servers)
+                .create()
+                .expect("a consumer");
+            (0..2)
+                .map(|p| {
+                    rdkafka::consumer::Consumer::fetch_watermarks(
+                        &watermarks,
+                        "e2e-state-repeats-seen-changelog",
+                        p,
+                        Duration::from_secs(10),
+                    )
+                    .expect("changelog watermarks")
+                    .1
+                })
+                .sum()
         })
-        .sum();
+        .await
+    };
     assert!(changelog >= KEYS as i64, "changelog of {changelog} records");
 
     // Second run, after the clean stop: nothing to restore.
@@ -142,10 +149,13 @@ async fn a_clean_restart_restores_nothing_of_a_million_record_changelog_and_coun
         "e2e-state-repeats-in",
         again.iter().map(|k| (Some(k.as_bytes()), Some(&b""[..]))),
     )
+    .await
     .expect("produce repeats");
-    let mut reader = Reader::new(&servers, "e2e-state-repeats-out");
-    let seen = reader.read_until(Duration::from_secs(120), |r| r.len() >= again.len());
-    reader.drain(Duration::from_secs(2));
+    let mut reader = Reader::new(&servers, "e2e-state-repeats-out").await;
+    let seen = reader
+        .read_until(Duration::from_secs(120), |r| r.len() >= again.len())
+        .await;
+    reader.drain(Duration::from_secs(2)).await;
     let restored_after = counters.get("dekaf.streams.records.restored");
     second.stop().await.expect("clean stop");
     assert!(seen, "the repeated keys were not reported");
@@ -173,6 +183,20 @@ async fn a_clean_restart_restores_nothing_of_a_million_record_changelog_and_coun
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Produces `batch` to the two-instances test's input, keyed `s0`, `s1`, ….
+async fn produce_all(servers: &str, batch: &[String]) {
+    let keys: Vec<String> = (0..batch.len()).map(|i| format!("s{i}")).collect();
+    produce(
+        servers,
+        "e2e-wc-state-two-in",
+        keys.iter()
+            .zip(batch)
+            .map(|(k, s)| (Some(k.as_bytes()), Some(s.as_bytes()))),
+    )
+    .await
+    .expect("produce sentences");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_second_instance_is_refused_and_a_checkpoint_that_does_not_fit_is_rebuilt() {
     let mut counters = counters().lock().await;
@@ -187,22 +211,13 @@ async fn a_second_instance_is_refused_and_a_checkpoint_that_does_not_fit_is_rebu
     let input = sentences(10_000, 300, 11);
     let expected = expected_counts(&input);
     let (first_half, second_half) = input.split_at(5_000);
-    let produce_all = |batch: &[String]| {
-        let keys: Vec<String> = (0..batch.len()).map(|i| format!("s{i}")).collect();
-        produce(
-            &servers,
-            "e2e-wc-state-two-in",
-            keys.iter()
-                .zip(batch)
-                .map(|(k, s)| (Some(k.as_bytes()), Some(s.as_bytes()))),
-        )
-        .expect("produce sentences")
-    };
-    produce_all(first_half);
+    produce_all(&servers, first_half).await;
     let first = InProcess::run(on_disk(WcStateTwo, &dir));
-    let mut reader = Reader::new(&servers, "e2e-wc-state-two-out");
+    let mut reader = Reader::new(&servers, "e2e-wc-state-two-out").await;
     assert!(
-        reader.read_until(Duration::from_secs(120), |r| !r.is_empty()),
+        reader
+            .read_until(Duration::from_secs(120), |r| !r.is_empty())
+            .await,
         "the first instance produced nothing"
     );
 
@@ -221,13 +236,15 @@ async fn a_second_instance_is_refused_and_a_checkpoint_that_does_not_fit_is_rebu
         "{message}"
     );
 
-    produce_all(second_half);
-    let done = reader.read_until(Duration::from_secs(180), |r| counts_reached(r, &expected));
+    produce_all(&servers, second_half).await;
+    let done = reader
+        .read_until(Duration::from_secs(180), |r| counts_reached(r, &expected))
+        .await;
     first
         .stop()
         .await
         .expect("the first instance stops cleanly");
-    reader.drain(Duration::from_secs(2));
+    reader.drain(Duration::from_secs(2)).await;
     assert!(done, "the first instance did not finish after the refusal");
     assert_exactly_once(&reader.records, &expected);
 
@@ -258,10 +275,12 @@ async fn a_second_instance_is_refused_and_a_checkpoint_that_does_not_fit_is_rebu
     let mut all = input.clone();
     all.extend(more.iter().cloned());
     let expected = expected_counts(&all);
-    produce_all(&more);
-    let done = reader.read_until(Duration::from_secs(180), |r| counts_reached(r, &expected));
+    produce_all(&servers, &more).await;
+    let done = reader
+        .read_until(Duration::from_secs(180), |r| counts_reached(r, &expected))
+        .await;
     third.stop().await.expect("clean stop");
-    reader.drain(Duration::from_secs(2));
+    reader.drain(Duration::from_secs(2)).await;
     assert!(done, "counting did not go on after the rebuild");
     assert_exactly_once(&reader.records, &expected);
     assert!(

@@ -7,15 +7,15 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 use std::time::Duration;
 
-use dekaf_streams::streams::ProcessingGuarantee;
-use dekaf_streams::streams::config::DEFAULT_CACHE_MAX_BYTES;
+use dekaf_streams::DEFAULT_CACHE_MAX_BYTES;
+use dekaf_streams::ProcessingGuarantee;
 use dekaf_streams_examples::e2e::{
     InProcess, Reader, WcCached, WcScale, assert_exactly_once, cached_count_problems,
     counts_reached, expected_counts, fresh, sentences, wait_for_members_with_tasks,
 };
-use dekaf_streams_examples::kafka_io::{bootstrap, produce};
+use dekaf_streams_examples::kafka_io::{bootstrap, off_workers, produce};
 
-fn produce_sentences(topic: &str, batch: &[String], first_key: usize) {
+async fn produce_sentences(topic: &str, batch: &[String], first_key: usize) {
     let keys: Vec<String> = (first_key..first_key + batch.len())
         .map(|i| format!("s{i}"))
         .collect();
@@ -26,6 +26,7 @@ fn produce_sentences(topic: &str, batch: &[String], first_key: usize) {
             .zip(batch)
             .map(|(k, s)| (Some(k.as_bytes()), Some(s.as_bytes()))),
     )
+    .await
     .expect("produce sentences");
     assert_eq!(n as usize, batch.len());
 }
@@ -47,12 +48,16 @@ fn instance_in(name: &str, guarantee: &str, cache_bytes: usize, state_dir: Optio
     command.spawn().expect("start e2e-instance")
 }
 
-fn terminate(child: &mut Child) {
-    let _ = Command::new("kill")
-        .arg("-TERM")
-        .arg(child.id().to_string())
-        .status();
-    let status = child.wait().expect("wait for instance");
+/// Stops an instance with SIGTERM and waits for it to exit (on the blocking pool).
+async fn terminate(mut child: Child) {
+    let status = off_workers(move || {
+        let _ = Command::new("kill")
+            .arg("-TERM")
+            .arg(child.id().to_string())
+            .status();
+        child.wait().expect("wait for instance")
+    })
+    .await;
     assert!(
         status.success(),
         "a stopped instance exits cleanly, got {status}"
@@ -70,12 +75,14 @@ async fn word_count_of_100k_sentences_is_exact() {
     .await;
     let input = sentences(100_000, 2_000, 1);
     let expected = expected_counts(&input);
-    produce_sentences("e2e-wc-scale-in", &input, 0);
+    produce_sentences("e2e-wc-scale-in", &input, 0).await;
     let app = InProcess::start(WcScale, &servers, ProcessingGuarantee::ExactlyOnce);
-    let mut reader = Reader::new(&servers, "e2e-wc-scale-out");
-    let done = reader.read_until(Duration::from_secs(300), |r| counts_reached(r, &expected));
+    let mut reader = Reader::new(&servers, "e2e-wc-scale-out").await;
+    let done = reader
+        .read_until(Duration::from_secs(300), |r| counts_reached(r, &expected))
+        .await;
     app.stop().await.expect("clean stop");
-    reader.drain(Duration::from_secs(2));
+    reader.drain(Duration::from_secs(2)).await;
     assert!(done, "counts not reached within the limit");
     assert_exactly_once(&reader.records, &expected);
 }
@@ -92,17 +99,19 @@ async fn word_count_with_the_record_cache_is_exact_with_far_fewer_outputs() {
     let input = sentences(100_000, 2_000, 5);
     let expected = expected_counts(&input);
     let updates: i64 = expected.values().sum();
-    produce_sentences("e2e-wc-cached-in", &input, 0);
+    produce_sentences("e2e-wc-cached-in", &input, 0).await;
     let app = InProcess::start_with_cache(
         WcCached,
         &servers,
         ProcessingGuarantee::ExactlyOnce,
         DEFAULT_CACHE_MAX_BYTES,
     );
-    let mut reader = Reader::new(&servers, "e2e-wc-cached-out");
-    let done = reader.read_until(Duration::from_secs(300), |r| counts_reached(r, &expected));
+    let mut reader = Reader::new(&servers, "e2e-wc-cached-out").await;
+    let done = reader
+        .read_until(Duration::from_secs(300), |r| counts_reached(r, &expected))
+        .await;
     app.stop().await.expect("clean stop");
-    reader.drain(Duration::from_secs(2));
+    reader.drain(Duration::from_secs(2)).await;
     assert!(done, "counts not reached within the limit");
     assert_cached_counts(&reader.records, &expected);
     let outputs = reader.records.len() as i64;
@@ -131,32 +140,34 @@ async fn two_instances(
     let expected = expected_counts(&input);
     let (first, rest) = input.split_at(10_000);
     let (second, third) = rest.split_at(10_000);
-    produce_sentences(&input_topic, first, 0);
-    let mut a = instance_in(name, "exactly_once", cache_bytes, None);
+    produce_sentences(&input_topic, first, 0).await;
+    let a = instance_in(name, "exactly_once", cache_bytes, None);
     // a runs every task, then b joins and takes half of them over while the second batch is
     // processed; only then does a stop, handing the rest to b.
     assert!(
         wait_for_members_with_tasks(&servers, app, 1, Duration::from_secs(120)).await,
         "the first instance got no tasks"
     );
-    let mut b = instance_in(name, "exactly_once", cache_bytes, None);
-    produce_sentences(&input_topic, second, 10_000);
+    let b = instance_in(name, "exactly_once", cache_bytes, None);
+    produce_sentences(&input_topic, second, 10_000).await;
     assert!(
         wait_for_members_with_tasks(&servers, app, 2, Duration::from_secs(120)).await,
         "the second instance got no tasks while the first ran"
     );
-    terminate(&mut a);
+    terminate(a).await;
     // Every task now runs on b: the third batch covers all partitions.
-    produce_sentences(&input_topic, third, 20_000);
-    let mut reader = Reader::new(&servers, &output_topic);
-    let done = reader.read_until(Duration::from_secs(180), |r| counts_reached(r, &expected));
-    reader.drain(Duration::from_secs(2));
-    terminate(&mut b);
+    produce_sentences(&input_topic, third, 20_000).await;
+    let mut reader = Reader::new(&servers, &output_topic).await;
+    let done = reader
+        .read_until(Duration::from_secs(180), |r| counts_reached(r, &expected))
+        .await;
+    reader.drain(Duration::from_secs(2)).await;
+    terminate(b).await;
     assert!(
         done,
         "counts not reached: the remaining instance did not take over every task"
     );
-    (reader.records, expected)
+    (std::mem::take(&mut reader.records), expected)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -207,16 +218,21 @@ async fn kill_and_restart(
     fresh(&servers, app, &[(&input_topic, 4), (&output_topic, 4)]).await;
     let input = sentences(60_000, 500, seed);
     let expected = expected_counts(&input);
-    produce_sentences(&input_topic, &input, 0);
+    produce_sentences(&input_topic, &input, 0).await;
     let mut victim = instance_in(name, guarantee, cache_bytes, state_dir);
-    let mut reader = Reader::new(&servers, &output_topic);
+    let mut reader = Reader::new(&servers, &output_topic).await;
     // Kill it once it has committed some output, while it still has work.
     assert!(
-        reader.read_until(Duration::from_secs(120), |r| r.len() > kill_after),
+        reader
+            .read_until(Duration::from_secs(120), |r| r.len() > kill_after)
+            .await,
         "no output before the kill"
     );
-    victim.kill().expect("SIGKILL");
-    let _ = victim.wait();
+    off_workers(move || {
+        victim.kill().expect("SIGKILL");
+        let _ = victim.wait();
+    })
+    .await;
     assert!(
         !counts_reached(&reader.records, &expected),
         "the instance finished before it was killed"
@@ -232,12 +248,14 @@ async fn kill_and_restart(
             "the killed instance kept its stores on disk"
         );
     }
-    let mut restarted = instance_in(name, guarantee, cache_bytes, state_dir);
-    let done = reader.read_until(Duration::from_secs(240), |r| counts_reached(r, &expected));
-    reader.drain(Duration::from_secs(2));
-    terminate(&mut restarted);
+    let restarted = instance_in(name, guarantee, cache_bytes, state_dir);
+    let done = reader
+        .read_until(Duration::from_secs(240), |r| counts_reached(r, &expected))
+        .await;
+    reader.drain(Duration::from_secs(2)).await;
+    terminate(restarted).await;
     assert!(done, "counts not reached after the restart");
-    (reader.records, expected)
+    (std::mem::take(&mut reader.records), expected)
 }
 
 /// The `.checkpoint` files under an application's state directory.

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use dekaf_streams::group::{CoordinatorConfig, GroupError, describe_streams_group};
 use dekaf_streams::prelude::*;
 use dekaf_streams::protocol::describe::DescribedGroup;
-use dekaf_streams::streams::{KafkaStreams, ProcessingGuarantee};
+use dekaf_streams::{KafkaStreams, ProcessingGuarantee};
 use dekaf_streams_examples::e2e::{
     InProcess, Reader, assert_exactly_once, counts_reached, expected_counts, fresh, sentences,
 };
@@ -104,21 +104,18 @@ fn start(instance_id: &str) -> InProcess {
 }
 
 async fn produce_sentences(batch: Vec<String>, first_key: usize) {
-    tokio::task::spawn_blocking(move || {
-        let keys: Vec<String> = (first_key..first_key + batch.len())
-            .map(|i| format!("s{i}"))
-            .collect();
-        produce(
-            &bootstrap(),
-            "e2e-static-in",
-            keys.iter()
-                .zip(&batch)
-                .map(|(k, s)| (Some(k.as_bytes()), Some(s.as_bytes()))),
-        )
-        .expect("produce sentences");
-    })
+    let keys: Vec<String> = (first_key..first_key + batch.len())
+        .map(|i| format!("s{i}"))
+        .collect();
+    produce(
+        &bootstrap(),
+        "e2e-static-in",
+        keys.iter()
+            .zip(&batch)
+            .map(|(k, s)| (Some(k.as_bytes()), Some(s.as_bytes()))),
+    )
     .await
-    .expect("producer task");
+    .expect("produce sentences");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -185,13 +182,11 @@ async fn a_static_member_restarted_within_the_session_timeout_gets_exactly_its_t
     );
     produce_sentences(third.to_vec(), 4_000).await;
 
-    let mut reader = Reader::new(&servers, "e2e-static-out");
-    let done = tokio::task::spawn_blocking(move || {
-        let done = reader.read_until(Duration::from_secs(120), |r| counts_reached(r, &expected));
-        reader.drain(Duration::from_secs(2));
-        (done, reader, expected)
-    });
-    let (done, reader, expected) = done.await.expect("reader task");
+    let mut reader = Reader::new(&servers, "e2e-static-out").await;
+    let done = reader
+        .read_until(Duration::from_secs(120), |r| counts_reached(r, &expected))
+        .await;
+    reader.drain(Duration::from_secs(2)).await;
     // b's tasks still never moved.
     let group = describe().await;
     b_never_moves(&None, &member(&group, "b-1"));

@@ -6,50 +6,73 @@
 //! *streams group* (KIP-1071), keeps state in changelog-backed stores, and by default commits
 //! output, state and consumed offsets in one Kafka transaction.
 //!
-//! The modules, in the order data flows through them:
+//! ## The API
 //!
-//! | module | what |
+//! | what | where |
 //! |---|---|
-//! | [`topology`](mod@topology) | the static description of a compiled topology |
-//! | [`serdes`] | the `Serde` trait and Kafka's byte layouts (UTF-8, big-endian integers, JSON, windowed keys) |
-//! | [`store`] | state stores: byte-ordered backends (in memory, LMDB), the processor API's typed view |
-//! | [`state_dir`] | the on-disk state directory: locks, process id, checkpoints |
-//! | [`cache`] | the record cache of aggregations: dirty keys forwarded at a flush |
-//! | [`record`] | the records a task reads and writes, and the `RecordSink` it writes them to |
-//! | [`task`] | the `Topology` and `Task` traits: what a runner (TestDriver, Kafka runtime) calls |
-//! | [`testing`] | `TestDriver`: run a topology in process, without a broker |
-//! | [`dsl`] | the `topology!` language, operator by operator |
-//! | [`protocol`] | Kafka requests the runtime encodes itself (streams group heartbeat, describe) |
-//! | [`group`] | the coordinator connection and the streams-group membership state machine |
-//! | `kafka` | thin wrappers over librdkafka: client settings, producer, restore reader, admin |
-//! | `streams` | `KafkaStreams`: threads as group members, commits, restore, rebalances, reset |
+//! | define a topology | [`topology!`], with [`prelude`] in scope; the language: [`dsl`] |
+//! | run it on Kafka | [`KafkaStreams::builder`] → [`Builder`] → [`KafkaStreams::run`]; [`StreamsConfig`], [`ProcessingGuarantee`], [`shutdown_signal`]; the metrics it publishes: [`streams`] |
+//! | why it stopped | [`StreamsError`] (and the errors it carries), [`BuildError`] |
+//! | connect to a secured cluster | [`Builder::property`] with librdkafka's names; [`OAuthTokenProvider`] |
+//! | reset an application | [`reset_application`] with [`ClientSettings`] (or the `dekaf-streams-reset` binary) |
+//! | test it without a broker | [`TestDriver`] ([`testing`]) |
+//! | keys and values | [`serdes`]: the [`Serde`](serdes::Serde) trait and Kafka's byte layouts |
+//! | state | [`store`]: in memory or LMDB, and the processor API's typed view; [`state_dir`]: the on-disk layout |
+//! | the processor API, custom runners | [`task`] (the `Topology` and `Task` traits `topology!` implements), [`record`], [`topology`](mod@topology) (a compiled topology's description) |
 //!
-//! `kafka` and `streams` need the `kafka` feature (on by default), which builds librdkafka. Without
+//! Running on Kafka needs the `kafka` feature (on by default), which builds librdkafka. Without
 //! it (`default-features = false`) the macro, serdes, stores, record cache and [`testing`] still
 //! work, so a crate that only unit-tests its topologies compiles quickly.
+//!
+//! The runtime's own machinery (the streams-group member and its coordinator connection, the
+//! protocol codec, the librdkafka wrappers, the record cache's internals) is not part of the API:
+//! it is private, or hidden from these docs where the macro's generated code, the fuzz target or
+//! the project's own broker tests and benchmarks reach into it, with no stability promise.
 
-pub mod group;
-#[cfg(feature = "kafka")]
-pub mod kafka;
-pub mod protocol;
-pub mod security;
-#[cfg(feature = "kafka")]
-pub mod streams;
-pub mod topology;
+pub use dekaf_streams_macros::topology;
 
-pub mod cache;
+#[cfg(feature = "kafka")]
+pub use kafka::ClientSettings;
+pub use security::{OAuthToken, OAuthTokenProvider, Secret, SecurityError};
+#[cfg(feature = "kafka")]
+pub use streams::{
+    BuildError, Builder, ConsumerFailure, DEFAULT_CACHE_MAX_BYTES, DEFAULT_REBALANCE_TIMEOUT,
+    KafkaStreams, ProcessingGuarantee, ResetError, ResetReport, StreamsConfig, StreamsError,
+    reset_application, shutdown_signal,
+};
+pub use testing::TestDriver;
+
 pub mod dsl;
 pub mod record;
+pub mod security;
 pub mod serdes;
 pub mod state_dir;
 pub mod store;
+#[cfg(feature = "kafka")]
+pub mod streams;
 pub mod task;
 pub mod testing;
+pub mod topology;
+
+// Support, not API: hidden from the docs.
+
+// The record cache of aggregations (used by the code `topology!` generates).
+#[doc(hidden)]
+pub mod cache;
+// The streams-group member and its coordinator connection (reached by the project's broker
+// tests and fault harness).
+#[doc(hidden)]
+pub mod group;
+// Thin wrappers over librdkafka (reached by the project's broker tests and benchmarks).
+#[cfg(feature = "kafka")]
+#[doc(hidden)]
+pub mod kafka;
+// The streams-group protocol codec (reached by the fuzz target and the project's broker tests).
+#[doc(hidden)]
+pub mod protocol;
 
 #[doc(hidden)]
 pub mod __private;
-
-pub use dekaf_streams_macros::topology;
 
 /// What a topology definition needs in scope: `use dekaf_streams::prelude::*;`.
 pub mod prelude {

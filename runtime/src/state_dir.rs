@@ -42,6 +42,10 @@
 //! same state directory fails with [`StateDirError::InUse`] and touches nothing. A task whose
 //! directory is still locked by another thread of this instance (mid-handover) is waited for.
 
+// The locks, process id and checkpoints serve the Kafka runtime only: without the `kafka`
+// feature just the layout and `delete_application_state` are used.
+#![cfg_attr(not(feature = "kafka"), allow(dead_code))]
+
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
@@ -103,14 +107,19 @@ fn io_error<'p>(
 }
 
 /// The directory of the task (`subtopology`, `partition`) of `application_id` under `root`.
-pub fn task_dir(root: &Path, application_id: &str, subtopology: &str, partition: i32) -> PathBuf {
+pub(crate) fn task_dir(
+    root: &Path,
+    application_id: &str,
+    subtopology: &str,
+    partition: i32,
+) -> PathBuf {
     root.join(application_id)
         .join(format!("{subtopology}_{partition}"))
 }
 
 /// An application's state directory, locked by this instance while it exists.
 #[derive(Debug)]
-pub struct StateDirectory {
+pub(crate) struct StateDirectory {
     root: PathBuf,
     application_id: String,
     process_id: uuid::Uuid,
@@ -160,11 +169,6 @@ impl StateDirectory {
             process_id,
             _lock: lock,
         })
-    }
-
-    /// The state directory (the `root` given to [`StateDirectory::open`]).
-    pub fn root(&self) -> &Path {
-        &self.root
     }
 
     /// The process id of this instance, the same across restarts on this directory.
@@ -290,7 +294,7 @@ fn write_durably(path: &Path, bytes: &[u8]) -> Result<(), StateDirError> {
 
 /// The directory of one task, locked while this value lives.
 #[derive(Debug)]
-pub struct TaskDir {
+pub(crate) struct TaskDir {
     path: PathBuf,
     checkpoint: Option<Checkpoint>,
     _lock: File,
@@ -298,6 +302,7 @@ pub struct TaskDir {
 
 impl TaskDir {
     /// The directory.
+    #[cfg(test)]
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -337,7 +342,7 @@ impl TaskDir {
 /// The changelog offsets a task's stores hold: for each changelog partition, the offset of the
 /// first record the stores do **not** hold yet (where a restore starts).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Checkpoint {
+pub(crate) struct Checkpoint {
     offsets: Vec<(String, i32, i64)>,
 }
 

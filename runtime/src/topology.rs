@@ -48,7 +48,10 @@ pub struct InternalTopicInfo {
     pub name: &'static str,
     /// Partition count; `0` lets the coordinator decide (always `0` for changelogs).
     pub partitions: i32,
-    /// Replication factor; `0` means the broker's default.
+    /// Replication factor; `-1` (what the macro declares, as Kafka Streams declares its default
+    /// `replication.factor`) or `0` means the broker's default. The coordinator compares a joining
+    /// member's topology with the stored one field by field, so an application that takes over a
+    /// Kafka Streams application's group must declare the same value.
     pub replication_factor: i16,
     /// Topic configurations, sorted by key.
     pub configs: &'static [(&'static str, &'static str)],

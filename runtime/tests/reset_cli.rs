@@ -13,6 +13,7 @@ fn bootstrap() -> String {
     std::env::var("DEKAF_BOOTSTRAP").unwrap_or_else(|_| "127.0.0.1:9092".to_owned())
 }
 
+/// Every topic of the cluster. Blocking.
 fn topics(servers: &str) -> Vec<String> {
     let consumer: BaseConsumer = ClientConfig::new()
         .set("bootstrap.servers", servers)
@@ -60,11 +61,15 @@ async fn reset_cli_deletes_internal_topics_only() {
     std::fs::create_dir_all(task.join("counts")).expect("task dir");
     std::fs::write(task.join(".checkpoint"), "x").expect("checkpoint");
 
-    let output = Command::new(env!("CARGO_BIN_EXE_dekaf-streams-reset"))
+    // The tool runs for seconds and the metadata request blocks: both on the blocking pool.
+    let mut reset = Command::new(env!("CARGO_BIN_EXE_dekaf-streams-reset"));
+    reset
         .args(["--bootstrap-server", &servers, "--application-id", &app])
         .arg("--state-dir")
-        .arg(&state_dir)
-        .output()
+        .arg(&state_dir);
+    let output = tokio::task::spawn_blocking(move || reset.output())
+        .await
+        .expect("reset task")
         .expect("run dekaf-streams-reset");
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
@@ -81,7 +86,12 @@ async fn reset_cli_deletes_internal_topics_only() {
     assert!(!state_dir.join(&app).exists(), "the local state is deleted");
     let _ = std::fs::remove_dir_all(&state_dir);
 
-    let left = topics(&servers);
+    let left = {
+        let servers = servers.clone();
+        tokio::task::spawn_blocking(move || topics(&servers))
+            .await
+            .expect("metadata task")
+    };
     assert!(left.contains(&user), "the user topic stays");
     assert!(
         !left.iter().any(|t| internal.contains(t)),

@@ -44,8 +44,12 @@ async fn join_creates_internal_topics_and_assigns_every_task() {
 
     let repartition = format!("{app}-grouped-repartition");
     let changelog = format!("{app}-counts-changelog");
-    assert_eq!(admin.partitions(&repartition), Some(3), "{repartition}");
-    assert_eq!(admin.partitions(&changelog), Some(3), "{changelog}");
+    assert_eq!(
+        admin.partitions(&repartition).await,
+        Some(3),
+        "{repartition}"
+    );
+    assert_eq!(admin.partitions(&changelog).await, Some(3), "{changelog}");
     let configs = admin.configs(&changelog).await;
     for (k, v) in CHANGELOG_CONFIGS {
         assert_eq!(

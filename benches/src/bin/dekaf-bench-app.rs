@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use dekaf_streams::prelude::*;
-use dekaf_streams::streams::{KafkaStreams, ProcessingGuarantee, shutdown_signal};
+use dekaf_streams::{KafkaStreams, ProcessingGuarantee, shutdown_signal};
 use dekaf_streams_benches::args::{Flags, Mode, SystemArgs, emit_event};
 use dekaf_streams_benches::workload::{Guarantee, Workload};
 use metrics::{

@@ -21,7 +21,7 @@ async fn main() -> ExitCode {
     let command = std::env::args().nth(1).unwrap_or_default();
     let result = match command.as_str() {
         "setup" => setup(&servers).await,
-        "counts" => counts(&servers),
+        "counts" => counts(&servers).await,
         _ => {
             eprintln!("usage: demo-io setup|counts   (broker from DEKAF_BOOTSTRAP)");
             return ExitCode::from(2);
@@ -51,7 +51,9 @@ async fn setup(servers: &str) -> Result<(), String> {
         .iter()
         .zip(SENTENCES)
         .map(|(k, s)| (Some(k.as_bytes()), Some(s.as_bytes())));
-    let n = produce(servers, "sentences", records).map_err(|e| e.to_string())?;
+    let n = produce(servers, "sentences", records)
+        .await
+        .map_err(|e| e.to_string())?;
     println!("produced {n} sentences to `sentences`:");
     for s in SENTENCES {
         println!("  {s}");
@@ -60,7 +62,7 @@ async fn setup(servers: &str) -> Result<(), String> {
 }
 
 /// Waits until the committed counts add up to every word of the sample, then prints them.
-fn counts(servers: &str) -> Result<(), String> {
+async fn counts(servers: &str) -> Result<(), String> {
     let words: i64 = SENTENCES.iter().map(|s| s.split(' ').count() as i64).sum();
     let started = Instant::now();
     loop {
@@ -70,6 +72,7 @@ fn counts(servers: &str) -> Result<(), String> {
             Duration::from_secs(1),
             Duration::from_secs(10),
         )
+        .await
         .map_err(|e| e.to_string())?;
         let counts = last_counts(&records);
         if counts.values().sum::<i64>() >= words || started.elapsed() > Duration::from_secs(90) {

@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use dekaf_streams::kafka::ClientSettings;
-use dekaf_streams::streams::reset_application;
+use dekaf_streams::ClientSettings;
+use dekaf_streams::reset_application;
 use rdkafka::ClientConfig;
 use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
 use rdkafka::client::DefaultClientContext;

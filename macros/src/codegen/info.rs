@@ -63,15 +63,19 @@ pub fn info(m: &Model) -> TokenStream {
         let sources = sub.source_topics.iter().map(|(t, _)| t);
         let rep_conf = configs(&repartition_configs());
         let rep_sources = sub.repartition_sources.iter().map(|(t, _)| {
-            quote!(#dk::InternalTopicInfo { name: #t, partitions: 0, replication_factor: 0, configs: #rep_conf })
+            quote!(#dk::InternalTopicInfo { name: #t, partitions: 0, replication_factor: -1, configs: #rep_conf })
         });
         let rep_sinks = &sub.repartition_sinks;
-        let mut changelogs: Vec<_> = sub.stores.iter().map(|&s| &m.stores[s]).filter(|s| s.logged).collect();
+        // Every store's changelog, including a table's source topic (which the table's store
+        // restores from and does not write): Kafka Streams declares it the same way under
+        // `topology.optimization=reuse.ktable.source.topics`, and the coordinator refuses a
+        // member whose topology differs from the group's in any field.
+        let mut changelogs: Vec<_> = sub.stores.iter().map(|&s| &m.stores[s]).collect();
         changelogs.sort_by(|a, b| a.changelog.cmp(&b.changelog));
         let changelogs = changelogs.iter().map(|st| {
             let name = &st.changelog;
             let conf = configs(&changelog_configs(st.window));
-            quote!(#dk::InternalTopicInfo { name: #name, partitions: 0, replication_factor: 0, configs: #conf })
+            quote!(#dk::InternalTopicInfo { name: #name, partitions: 0, replication_factor: -1, configs: #conf })
         });
         let sinks = &sub.sink_topics;
         let groups = sub.copartition_groups.iter().map(|(u, r)| {

@@ -10,8 +10,8 @@
 
 use std::process::ExitCode;
 
-use dekaf_streams::kafka::ClientSettings;
-use dekaf_streams::streams::reset_application;
+use dekaf_streams::ClientSettings;
+use dekaf_streams::reset_application;
 
 const USAGE: &str = "usage: dekaf-streams-reset --bootstrap-server HOST:PORT --application-id ID [--state-dir DIR] [--property KEY=VALUE]...";
 

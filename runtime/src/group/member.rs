@@ -50,7 +50,7 @@ pub struct MemberConfig {
     /// speaks; Kafka 4.2 and 4.3 serve only 0, which is chosen automatically).
     pub max_heartbeat_version: i16,
     /// TLS and SASL of the coordinator connection (plaintext by default); made from the
-    /// application's properties by [`ClientSettings::connection_security`](crate::kafka::ClientSettings::connection_security).
+    /// application's properties by `ClientSettings::connection_security`.
     pub security: crate::security::ConnectionSecurity,
 }
 

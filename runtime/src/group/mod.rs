@@ -43,19 +43,25 @@
 //! # }
 //! ```
 
+// Without the `kafka` feature nothing runs a member (the module still compiles, so the codec and
+// the membership state machine are unit-tested without librdkafka).
+#![cfg_attr(not(feature = "kafka"), allow(dead_code))]
+
 mod authenticate;
-pub mod connection;
-pub mod coordinator;
+pub(crate) mod connection;
+pub(crate) mod coordinator;
 mod describe;
 mod error;
 mod events;
+mod java_order;
 mod member;
 mod state;
 mod task;
-pub mod topology;
+mod topology;
 
-pub use authenticate::check_credentials;
-pub use connection::{BrokerConnection, error_name};
+#[cfg(feature = "kafka")]
+pub(crate) use authenticate::check_credentials;
+pub use connection::BrokerConnection;
 pub use coordinator::{CoordinatorConfig, connect_to_coordinator};
 pub use describe::describe_streams_group;
 pub use error::GroupError;

@@ -6,6 +6,7 @@ use crate::protocol::{KeyValue, TopicInfo};
 use crate::topology::{InternalTopicInfo, TopologyInfo};
 
 use super::error::GroupError;
+use super::java_order::{hash_set_order, string_hash, string_set_hash};
 
 fn topic_info(t: &InternalTopicInfo) -> TopicInfo {
     let mut configs: Vec<KeyValue> = t
@@ -64,33 +65,43 @@ pub fn heartbeat_topology(info: &TopologyInfo) -> Result<Topology, GroupError> {
         repartition_sources.sort_by(|a, b| a.name.cmp(&b.name));
         let repartition_source_names: Vec<String> =
             repartition_sources.iter().map(|t| t.name.clone()).collect();
-        let mut groups = Vec::with_capacity(s.copartition_groups.len());
+        // Kafka Streams declares the groups, and each group's topics, in `HashSet` order; the
+        // coordinator compares them in order (see `java_order`).
+        let mut named_groups = Vec::with_capacity(s.copartition_groups.len());
         for g in s.copartition_groups {
-            let mut sources = g
+            let mut names: Vec<&str> = g
                 .source_topics
                 .iter()
-                .map(|t| index_of(&source_topics, t, "source topic", s.id))
-                .collect::<Result<Vec<_>, _>>()?;
-            sources.sort_unstable();
-            sources.dedup();
-            let mut repartitions = g
-                .repartition_source_topics
-                .iter()
-                .map(|t| index_of(&repartition_source_names, t, "repartition topic", s.id))
-                .collect::<Result<Vec<_>, _>>()?;
-            repartitions.sort_unstable();
-            repartitions.dedup();
-            groups.push(CopartitionGroup {
-                source_topics: sources,
-                source_topic_regex: Vec::new(),
-                repartition_source_topics: repartitions,
-            });
+                .chain(g.repartition_source_topics)
+                .copied()
+                .collect();
+            names.sort_unstable();
+            names.dedup();
+            if !named_groups.contains(&names) {
+                named_groups.push(names);
+            }
         }
-        groups.sort_by(|a, b| {
-            (&a.source_topics, &a.repartition_source_topics)
-                .cmp(&(&b.source_topics, &b.repartition_source_topics))
-        });
-        groups.dedup();
+        let named_groups =
+            hash_set_order(named_groups, |names| string_set_hash(names.iter().copied()));
+        let mut groups = Vec::with_capacity(named_groups.len());
+        for names in named_groups {
+            let mut group = CopartitionGroup {
+                source_topics: Vec::new(),
+                source_topic_regex: Vec::new(),
+                repartition_source_topics: Vec::new(),
+            };
+            for name in hash_set_order(names, |name| string_hash(name)) {
+                if repartition_source_names.iter().any(|n| n == name) {
+                    let i = index_of(&repartition_source_names, name, "repartition topic", s.id)?;
+                    group.repartition_source_topics.push(i);
+                } else {
+                    group
+                        .source_topics
+                        .push(index_of(&source_topics, name, "source topic", s.id)?);
+                }
+            }
+            groups.push(group);
+        }
         subtopologies.push(Subtopology {
             subtopology_id: s.id.to_owned(),
             source_topics,
@@ -156,7 +167,7 @@ mod tests {
     };
 
     #[test]
-    fn everything_is_sorted_and_groups_are_indices() {
+    fn topics_are_sorted_and_groups_are_indices_in_java_set_order() {
         let t = heartbeat_topology(&INFO).expect("valid");
         assert_eq!(t.subtopologies[0].subtopology_id, "2");
         assert_eq!(
@@ -168,7 +179,8 @@ mod tests {
         assert_eq!(s.repartition_source_topics[0].name, "app-y-repartition");
         assert_eq!(s.repartition_source_topics[1].topic_configs[0].key, "a");
         assert_eq!(s.copartition_groups[0].source_topics, [1]);
-        assert_eq!(s.copartition_groups[0].repartition_source_topics, [0, 1]);
+        // In Java `HashSet` order: "app-z-repartition" (index 1) before "app-y-repartition".
+        assert_eq!(s.copartition_groups[0].repartition_source_topics, [1, 0]);
     }
 
     #[test]

@@ -2,8 +2,8 @@
 //! lacks: client settings shared by every client of an application, and a transactional offset
 //! commit made on behalf of a streams-group member.
 
-pub mod admin;
-pub mod oauth;
+pub(crate) mod admin;
+pub(crate) mod oauth;
 pub mod producer;
 pub mod restore;
 pub mod settings;

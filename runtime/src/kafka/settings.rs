@@ -152,7 +152,7 @@ impl ClientSettings {
     }
 
     /// The token refresh of every librdkafka client (see [`OAuthRefresh`](super::oauth::OAuthRefresh)).
-    pub fn oauth_refresh(&self) -> super::oauth::OAuthRefresh {
+    pub(crate) fn oauth_refresh(&self) -> super::oauth::OAuthRefresh {
         super::oauth::OAuthRefresh::new(self.oauth_provider.clone())
     }
 
@@ -172,7 +172,7 @@ impl ClientSettings {
     }
 
     /// The TLS and SASL settings of the coordinator connection, read from the properties.
-    pub fn security_config(&self) -> Result<SecurityConfig, SettingsError> {
+    pub(crate) fn security_config(&self) -> Result<SecurityConfig, SettingsError> {
         Ok(SecurityConfig::from_properties(
             self.properties
                 .iter()
@@ -182,12 +182,12 @@ impl ClientSettings {
     }
 
     /// The prepared TLS and SASL of the coordinator connection (TLS files loaded).
-    pub fn connection_security(&self) -> Result<ConnectionSecurity, SettingsError> {
+    pub(crate) fn connection_security(&self) -> Result<ConnectionSecurity, SettingsError> {
         Ok(ConnectionSecurity::new(&self.security_config()?)?)
     }
 
     /// The base configuration: bootstrap servers and the user's properties.
-    pub fn base(&self) -> ClientConfig {
+    pub(crate) fn base(&self) -> ClientConfig {
         self.base_over(&[])
     }
 
@@ -207,7 +207,7 @@ impl ClientSettings {
     /// A consumer that only `assign()`s partitions and never joins a group. Its `group.id` is the
     /// application id so it can read the group's committed offsets (OffsetFetch without a member
     /// is allowed in a streams group). [`CONSUMER_DEFAULTS`] apply unless the user set them.
-    pub fn consumer(&self, application_id: &str, read_committed: bool) -> ClientConfig {
+    pub(crate) fn consumer(&self, application_id: &str, read_committed: bool) -> ClientConfig {
         let mut config = self.base_over(CONSUMER_DEFAULTS);
         config
             .set("group.id", application_id)
@@ -230,7 +230,7 @@ impl ClientSettings {
     /// idempotent (at-least-once). Keys are partitioned with murmur2 like the Java client, so
     /// repartition topics and sinks agree with Kafka Streams and Java consumers.
     /// [`PRODUCER_DEFAULTS`] apply unless the user set them.
-    pub fn producer(&self, transactional_id: Option<&str>) -> ClientConfig {
+    pub(crate) fn producer(&self, transactional_id: Option<&str>) -> ClientConfig {
         let mut config = self.base_over(PRODUCER_DEFAULTS);
         config
             .set("enable.idempotence", "true")
@@ -242,7 +242,7 @@ impl ClientSettings {
     }
 
     /// An admin client.
-    pub fn admin(&self) -> ClientConfig {
+    pub(crate) fn admin(&self) -> ClientConfig {
         self.base()
     }
 }

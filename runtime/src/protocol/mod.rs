@@ -7,10 +7,10 @@
 //! Decoding never panics: truncated or corrupt bytes give a [`DecodeError`] (the `fuzz/` crate
 //! checks this).
 
-pub mod common;
+mod common;
 pub mod describe;
 pub mod heartbeat;
-pub mod wire;
+pub(crate) mod wire;
 
 pub use common::{Endpoint, KeyValue, TaskIds, TaskOffset, TopicInfo};
 pub use describe::{StreamsGroupDescribeRequest, StreamsGroupDescribeResponse};

@@ -1,8 +1,8 @@
 //! Reading `security.protocol`, `ssl.*` and `sasl.*` properties for the coordinator connection.
 
-use std::fmt;
-
+use super::error::SecurityError;
 use super::oauth::OAuthSource;
+use super::secret::Secret;
 
 /// `security.protocol`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -55,28 +55,6 @@ impl SaslMechanism {
             SaslMechanism::ScramSha512 => "SCRAM-SHA-512",
             SaslMechanism::OAuthBearer => "OAUTHBEARER",
         }
-    }
-}
-
-/// A secret (password, key password, PEM key, token) that `Debug` never prints.
-#[derive(Clone, PartialEq, Eq, Default)]
-pub struct Secret(String);
-
-impl Secret {
-    /// Wraps a secret.
-    pub fn new(value: impl Into<String>) -> Self {
-        Secret(value.into())
-    }
-
-    /// The secret itself, for the code that sends it.
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Debug for Secret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("[redacted]")
     }
 }
 
@@ -155,50 +133,9 @@ pub struct SecurityConfig {
     pub sasl: Option<SaslSettings>,
 }
 
-/// Why the security properties cannot configure the coordinator connection.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum SecurityError {
-    /// A property the coordinator connection does not support.
-    #[error(
-        "the property `{property}` is not supported by dekaf-streams' coordinator connection \
-         ({why}); remove it or use a supported alternative"
-    )]
-    Unsupported {
-        /// The property.
-        property: String,
-        /// Why, and what to use instead.
-        why: String,
-    },
-    /// A property has a value that is not understood.
-    #[error("the property `{property}` has the invalid value `{value}`; expected {expected}")]
-    InvalidValue {
-        /// The property.
-        property: String,
-        /// The value given (never a secret's value).
-        value: String,
-        /// What values are valid.
-        expected: &'static str,
-    },
-    /// A property the chosen protocol or mechanism needs is missing.
-    #[error("`{needed}` is required with {because}; set it with `.property(\"{needed}\", ..)`")]
-    Missing {
-        /// The missing property.
-        needed: &'static str,
-        /// What makes it necessary.
-        because: String,
-    },
-    /// The TLS material could not be loaded.
-    #[error("cannot load the TLS settings from `{property}`: {reason}")]
-    Tls {
-        /// The property whose value could not be used.
-        property: &'static str,
-        /// What went wrong (OpenSSL's reason).
-        reason: String,
-    },
-}
-
 /// Properties whose values are secrets: they never appear in `Debug` output or logs.
-pub fn is_secret_property(key: &str) -> bool {
+#[cfg(feature = "kafka")]
+pub(crate) fn is_secret_property(key: &str) -> bool {
     key.contains("password")
         || key.contains("secret")
         || key.contains("token")

@@ -11,20 +11,30 @@
 //! traditional). The SASL exchanges (PLAIN, SCRAM-SHA-256/512 per RFC 5802/7677, OAUTHBEARER per
 //! RFC 7628) are written here and checked against the RFCs' test vectors.
 
-pub mod config;
-pub mod oauth;
-pub mod sasl;
-pub mod scram;
-pub mod tls;
+pub(crate) mod config;
+mod error;
+pub(crate) mod oauth;
+pub(crate) mod sasl;
+pub(crate) mod scram;
+mod secret;
+pub(crate) mod tls;
 
-pub use config::{SaslMechanism, SecurityConfig, SecurityError, SecurityProtocol};
+pub use config::{SaslMechanism, SecurityProtocol};
+pub use error::SecurityError;
 pub use oauth::{OAuthToken, OAuthTokenProvider};
+pub use secret::Secret;
+
+/// The parsed security properties (support for the project's broker tests).
+#[doc(hidden)]
+pub use config::SecurityConfig;
 
 use config::SaslSettings;
 use tls::TlsConnector;
 
 /// What a connection to a broker needs to secure itself, prepared once per application: the
-/// TLS configuration (files read, key decrypted) and the SASL credentials.
+/// TLS configuration (files read, key decrypted) and the SASL credentials (support for the
+/// project's broker tests).
+#[doc(hidden)]
 #[derive(Debug, Clone, Default)]
 pub struct ConnectionSecurity {
     /// TLS, for SSL and SASL_SSL.

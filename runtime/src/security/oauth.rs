@@ -7,7 +7,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
-use super::config::{Secret, SecurityError};
+use super::error::SecurityError;
+use super::secret::Secret;
 
 /// An OAUTHBEARER token: its value, the principal it names, and when it expires.
 #[derive(Clone, PartialEq, Eq)]

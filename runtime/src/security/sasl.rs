@@ -108,7 +108,7 @@ pub fn oauth_bearer_message(token: &OAuthToken) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::security::config::Secret;
+    use crate::security::Secret;
 
     #[test]
     fn plain_and_oauthbearer_messages_have_the_rfc_shape() {

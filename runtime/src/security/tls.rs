@@ -11,7 +11,8 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 use tokio_openssl::SslStream;
 
-use super::config::{PemSource, SecurityError, TlsSettings};
+use super::config::{PemSource, TlsSettings};
+use super::error::SecurityError;
 
 /// A TLS client configuration made once (files read, key decrypted) and used by every
 /// connection of the application.

@@ -190,11 +190,13 @@ pub(crate) fn inverted(from: &Bound<&[u8]>, to: &Bound<&[u8]>) -> bool {
 /// Appends the window-store key of (`key bytes`, `window start`) to `out`: the key bytes, then
 /// the start as 8 bytes big-endian (so the windows of one key sort by start).
 #[inline]
+#[doc(hidden)]
 pub fn window_key(out: &mut Vec<u8>, start: i64) {
     out.extend_from_slice(&start.to_be_bytes());
 }
 
 /// Splits a window-store key into the key bytes and the window start.
+#[doc(hidden)]
 pub fn split_window_key(bytes: &[u8]) -> Option<(&[u8], i64)> {
     let split = bytes.len().checked_sub(8)?;
     let (key, start) = bytes.split_at(split);

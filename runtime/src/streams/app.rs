@@ -9,8 +9,9 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 
 use super::config::{BuildError, ProcessingGuarantee, StreamsConfig};
+use super::context::ThreadContext;
 use super::error::StreamsError;
-use super::thread::{StreamThread, ThreadContext};
+use super::processing::StreamThread;
 use crate::group::coordinator::{CoordinatorConfig, await_coordinator};
 use crate::kafka::settings::SettingsError;
 use crate::state_dir::StateDirectory;
@@ -21,7 +22,7 @@ use crate::task::Topology;
 ///
 /// ```no_run
 /// use dekaf_streams::prelude::*;
-/// use dekaf_streams::streams::{KafkaStreams, shutdown_signal};
+/// use dekaf_streams::{KafkaStreams, shutdown_signal};
 ///
 /// topology! {
 ///     /// Upper-cases values.
@@ -232,7 +233,7 @@ impl<T: Topology> Builder<T> {
     }
 
     /// How long the coordinator waits for this instance to release tasks it must give up before
-    /// fencing it (30 s by default, [`DEFAULT_REBALANCE_TIMEOUT`](crate::group::DEFAULT_REBALANCE_TIMEOUT);
+    /// fencing it (30 s by default, [`DEFAULT_REBALANCE_TIMEOUT`](crate::DEFAULT_REBALANCE_TIMEOUT);
     /// Kafka Streams uses its `max.poll.interval.ms`, 300 s).
     pub fn rebalance_timeout(mut self, timeout: Duration) -> Self {
         self.config.rebalance_timeout = timeout;
@@ -302,7 +303,7 @@ impl<T: Topology> Builder<T> {
     /// ```no_run
     /// # use dekaf_streams::security::OAuthToken;
     /// # fn fetch_token_from_idp() -> String { String::new() }
-    /// # fn demo<T: dekaf_streams::task::Topology>(b: dekaf_streams::streams::Builder<T>) -> dekaf_streams::streams::Builder<T> {
+    /// # fn demo<T: dekaf_streams::task::Topology>(b: dekaf_streams::Builder<T>) -> dekaf_streams::Builder<T> {
     /// b.property("security.protocol", "SASL_SSL")
     ///     .property("sasl.mechanism", "OAUTHBEARER")
     ///     .oauth_token_provider(|| {

@@ -12,9 +12,9 @@ use rdkafka::{Offset, TopicPartitionList};
 
 use super::commit::parse_stream_time;
 use super::error::StreamsError;
+use super::processing::StreamThread;
 use super::state::flush_task;
 use super::tasks::{ActiveTask, ActiveTasks, TaskId};
-use super::thread::StreamThread;
 use crate::kafka::restore::{RestoreError, RestorePartition, restore};
 use crate::store::BackendFactory;
 use crate::task::{Task, Topology};
@@ -202,5 +202,36 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         self.consumer
             .assign(&tpl)
             .map_err(StreamsError::kafka("assigning partitions"))
+    }
+
+    /// Drops tasks without committing: those in `lost`, or all of them (the member was fenced
+    /// and another member may own them already), then tells the member they are released.
+    pub(super) fn lose(&mut self, lost: Option<&[TaskId]>) -> Result<(), StreamsError> {
+        let aborted = self.abort_open_transaction()?;
+        if aborted {
+            metrics::counter!("dekaf.streams.commits.aborted").increment(1);
+        }
+        let _ = self.deliveries.take();
+        if aborted {
+            self.changelog.discard();
+        }
+        let ids = lost.map_or_else(|| self.tasks.ids(), <[TaskId]>::to_vec);
+        // Tasks kept are rebuilt from committed state: the aborted transaction held their work too.
+        let mut dropped = 0;
+        for id in &ids {
+            if self.tasks.remove(*id).is_some() {
+                dropped += 1;
+            }
+        }
+        metrics::gauge!("dekaf.streams.tasks.active").decrement(f64::from(dropped));
+        if !ids.is_empty() {
+            tracing::info!(tasks = ?ids.iter().map(ToString::to_string).collect::<Vec<_>>(), "tasks lost; uncommitted work dropped");
+        }
+        self.member.release(&ids);
+        if aborted && !self.tasks.is_empty() && !self.interrupted {
+            self.rebuild()
+        } else {
+            self.assign_consumer()
+        }
     }
 }

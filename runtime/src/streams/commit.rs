@@ -1,44 +1,58 @@
-//! Committing a thread's work, and undoing it.
+//! The end of a record's path: committing a thread's work (step 8 of
+//! [`processing`](super::processing)).
 //!
-//! Exactly-once: the records produced since the last commit (output, repartition, changelog)
-//! and the consumed offsets, sent with the member's id and current epoch, commit in one
-//! transaction. The coordinator refuses offsets from a member whose epoch it has moved past, so
-//! a fenced member cannot commit. An aborted commit drops the tasks' state, restores it from the
-//! changelogs and re-reads input from the committed offsets.
+//! A commit makes everything the thread's tasks did since the last commit durable at once: the
+//! records they produced (output, repartition, changelog), their state, and the input offsets
+//! they consumed. In order:
 //!
-//! At-least-once: the producer is flushed, then the offsets are committed with the member's
-//! epoch.
+//! 1. **Positions.** Each source's next offset is the position its task reached (moved past
+//!    transaction markers the consumer stepped over, so consumer-lag tools read 0 on a caught-up
+//!    transactional input). Each offset carries its task's stream time in its metadata
+//!    (`st=<ms>`), so windows close at the same point after a restart or a move.
+//! 2. **Record caches.** Every task's record cache is flushed: each aggregation forwards the
+//!    latest result of every key it changed in the interval (into the open transaction under
+//!    exactly-once).
+//! 3. **Changelogs.** The [`ChangelogBuffer`](super::changelog_buffer) produces the last
+//!    changelog record of every key the interval changed.
+//! 4. **Exactly-once:** the producer's outstanding records are drained, the consumed offsets
+//!    are added to the transaction with the member's id and current epoch
+//!    ([`send_offsets_to_transaction`]), and the transaction commits. The coordinator refuses
+//!    offsets from a member whose epoch it has moved past, so a fenced member cannot commit.
+//!    **At-least-once:** the producer is flushed (a record not delivered redoes the interval),
+//!    then the offsets are committed with the member's epoch over the runtime's own coordinator
+//!    connection ([`offset_commit`](super::offset_commit): librdkafka cannot commit for a
+//!    streams-group member it did not join itself).
+//! 5. **After.** Positions become the committed positions, on-disk stores are flushed
+//!    ([`state`](super::state)), and every 30 s repartition records below the committed offsets
+//!    are purged.
 //!
-//! Every commit starts by flushing the tasks' record caches (inside the open transaction under
-//! exactly-once), so the latest result of every key an aggregation changed in the interval is
-//! part of what commits. An aborted interval drops the caches with the rest of the tasks'
-//! uncommitted state (`Task::clear` in the rebuild).
-//!
-//! Each consumed offset carries the task's stream time in its metadata, so windows close at the
-//! same point after a restart or a move.
+//! A commit that fails is undone ([`abort`](super::abort)): the transaction is aborted, the
+//! tasks' state is dropped and restored from the changelogs, and input is read again from the
+//! committed offsets. A coordinator that refuses the member's epoch
+//! ([`refusal`](super::refusal)) has the interval redone (a stale epoch) or every task dropped
+//! and the member rejoin (fenced). A record the broker refused for good stops the application.
 
 use std::time::{Duration, Instant};
 
 use rdkafka::consumer::Consumer;
 use rdkafka::error::KafkaError;
 use rdkafka::producer::Producer;
-use rdkafka::types::RDKafkaErrorCode;
 use rdkafka::{Offset, TopicPartitionList};
 
 use super::error::StreamsError;
-use super::sink::ProducerSink;
-use super::tasks::TaskId;
-use super::thread::StreamThread;
+use super::processing::{ProducerSink, StreamThread};
+use super::refusal::{MemberRefusal, member_refusal};
 use crate::kafka::producer::{self, Resumed};
 use crate::kafka::txn_offsets::{TxnOffsetsError, send_offsets_to_transaction};
 use crate::store::BackendFactory;
 use crate::task::{Task, TaskError, Topology};
 
 /// How long a commit may take before it counts as failed.
-const COMMIT_TIMEOUT: Duration = Duration::from_secs(30);
+pub(super) const COMMIT_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Commits in a row that may fail and be redone before the application gives up.
-const MAX_FAILED_COMMITS: u32 = 10;
+/// How often committed repartition records are purged (Kafka Streams'
+/// `repartition.purge.interval.ms`).
+const PURGE_INTERVAL: Duration = Duration::from_secs(30);
 
 /// The offset metadata that carries a task's stream time.
 pub(crate) fn stream_time_metadata(stream_time: i64) -> String {
@@ -59,35 +73,6 @@ enum Failure {
     Offsets(TxnOffsetsError),
     /// Committing the transaction failed.
     Commit(KafkaError),
-}
-
-/// How the group coordinator refused the offsets of a commit because of the member's epoch.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MemberRefusal {
-    /// The coordinator knows the member but holds another epoch: the epoch moved on between
-    /// reading it and the commit (a heartbeat brought a new assignment). Kafka 4.4's streams
-    /// group answers `STALE_MEMBER_EPOCH` to any epoch mismatch of a known member
-    /// (`StreamsGroup.validateOffsetCommit`), and a TxnOffsetCommit gets it as
-    /// `ILLEGAL_GENERATION` (checked on the broker: `runtime/tests/streams_group.rs`). The member
-    /// still owns its tasks: redo the interval and commit with the current epoch.
-    Stale,
-    /// `UNKNOWN_MEMBER_ID`, `FENCED_MEMBER_EPOCH`: the coordinator no longer counts this member
-    /// as the owner of its tasks. Drop them all and rejoin, as Kafka Streams does after a
-    /// `TaskMigratedException` (`handleLostAll`, then rejoin).
-    Fenced,
-}
-
-/// Whether `code` is the coordinator refusing the member's epoch, and how.
-pub(crate) fn member_refusal(code: RDKafkaErrorCode) -> Option<MemberRefusal> {
-    match code {
-        RDKafkaErrorCode::StaleMemberEpoch | RDKafkaErrorCode::IllegalGeneration => {
-            Some(MemberRefusal::Stale)
-        }
-        RDKafkaErrorCode::FencedMemberEpoch | RDKafkaErrorCode::UnknownMemberId => {
-            Some(MemberRefusal::Fenced)
-        }
-        _ => None,
-    }
 }
 
 impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
@@ -320,169 +305,9 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         Ok(())
     }
 
-    /// Aborts the open transaction, drops every task's state, restores it and rewinds the
-    /// input to the committed offsets.
-    pub(crate) fn abort_and_rebuild(&mut self) -> Result<(), StreamsError> {
-        metrics::counter!("dekaf.streams.commits.aborted").increment(1);
-        self.failed_commits += 1;
-        if self.failed_commits > MAX_FAILED_COMMITS {
-            return Err(StreamsError::CommitsKeepFailing(self.failed_commits));
-        }
-        self.abort_open_transaction()?;
-        let _ = self.deliveries.take();
-        self.changelog.discard();
-        if self.interrupted {
-            // Stopping while the cluster is unreachable: no restore, the thread closes.
-            return Ok(());
-        }
-        self.rebuild()
-    }
-
-    /// Aborts the open transaction, if any; says whether there was one. A producer that cannot
-    /// abort (fenced: the broker aborted its transaction after the timeout, or another producer
-    /// took its transactional id; or the abort timed out) is replaced: the new producer's
-    /// `init_transactions` aborts whatever the old one left open.
-    ///
-    /// An abort that times out (every broker down) is resumed for up to [`COMMIT_TIMEOUT`], as
-    /// librdkafka allows; then the producer is replaced, and the new one's
-    /// `init_transactions` waits for the cluster however long it takes. A shutdown meanwhile
-    /// ends the wait within [`producer::STOPPING_GRACE`] and marks the thread interrupted.
-    fn abort_open_transaction(&mut self) -> Result<bool, StreamsError> {
-        if !self.txn_open {
-            return Ok(false);
-        }
-        let aborted = producer::resume_until_done(
-            "aborting the transaction",
-            &self.ctx.stop,
-            Some(COMMIT_TIMEOUT),
-            |timeout| self.producer.abort_transaction(timeout),
-        );
-        match aborted {
-            Ok(Resumed::Done) => self.txn_open = false,
-            Ok(Resumed::Stopped) => {
-                self.txn_open = false;
-                self.interrupted = true;
-            }
-            Err(KafkaError::Transaction(rd)) if rd.is_fatal() => {
-                tracing::warn!(error = %rd, "the producer was fenced (the broker aborted its transaction, or another producer took its transactional id); replacing it");
-                self.replace_producer()?;
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, "aborting the transaction failed; replacing the producer, which aborts it");
-                self.replace_producer()?;
-            }
-        }
-        Ok(true)
-    }
-
-    /// The coordinator refused the interval's offsets because of the member's epoch (the
-    /// transaction is aborted here): `Stale` redoes the interval with the tasks kept, `Fenced`
-    /// drops every task and rejoins.
-    fn member_refused(
-        &mut self,
-        refusal: Option<MemberRefusal>,
-        error: impl std::fmt::Display,
-    ) -> Result<(), StreamsError> {
-        match refusal {
-            Some(MemberRefusal::Stale) => {
-                tracing::info!(%error, "the member epoch moved on during the commit; redoing the interval with the current epoch");
-                self.abort_and_rebuild()
-            }
-            _ => {
-                tracing::warn!(%error, "the coordinator fenced this member at commit; dropping its tasks and rejoining");
-                self.lose_all_and_rejoin()
-            }
-        }
-    }
-
-    /// Drops every task without committing and has the member rejoin (it was fenced at commit
-    /// time, so the heartbeat may not learn it): the coordinator then assigns tasks afresh.
-    pub(crate) fn lose_all_and_rejoin(&mut self) -> Result<(), StreamsError> {
-        self.lose(None)?;
-        self.member.rejoin();
-        Ok(())
-    }
-
-    /// Drops every task's state, restores it and rewinds the input to the committed offsets.
-    fn rebuild(&mut self) -> Result<(), StreamsError> {
-        let mut tasks = self.tasks.drain();
-        for active in &mut tasks {
-            active
-                .task
-                .clear()
-                .map_err(|source| StreamsError::task(active.id, source))?;
-            active.positions.clone_from(&active.committed);
-            active.processed = 0;
-            self.restore_task(active)?;
-            active.task.set_stream_time(active.committed_stream_time);
-        }
-        for active in tasks {
-            self.tasks.insert(active);
-        }
-        self.assign_consumer()?;
-        self.last_commit = Instant::now();
-        Ok(())
-    }
-
-    /// Drops tasks without committing: those in `lost`, or all of them (the member was fenced
-    /// and another member may own them already), then tells the member they are released.
-    pub(crate) fn lose(&mut self, lost: Option<&[TaskId]>) -> Result<(), StreamsError> {
-        let aborted = self.abort_open_transaction()?;
-        if aborted {
-            metrics::counter!("dekaf.streams.commits.aborted").increment(1);
-        }
-        let _ = self.deliveries.take();
-        if aborted {
-            self.changelog.discard();
-        }
-        let ids = lost.map_or_else(|| self.tasks.ids(), <[TaskId]>::to_vec);
-        // Tasks kept are rebuilt from committed state: the aborted transaction held their work too.
-        let mut dropped = 0;
-        for id in &ids {
-            if self.tasks.remove(*id).is_some() {
-                dropped += 1;
-            }
-        }
-        metrics::gauge!("dekaf.streams.tasks.active").decrement(f64::from(dropped));
-        if !ids.is_empty() {
-            tracing::info!(tasks = ?ids.iter().map(ToString::to_string).collect::<Vec<_>>(), "tasks lost; uncommitted work dropped");
-        }
-        self.member.release(&ids);
-        if aborted && !self.tasks.is_empty() && !self.interrupted {
-            self.rebuild()
-        } else {
-            self.assign_consumer()
-        }
-    }
-
-    /// Ends the thread: commits (after a clean stop) or aborts (after a failure), closes the
-    /// tasks and leaves the group.
-    pub(crate) fn close(&mut self, clean: bool) -> Result<(), StreamsError> {
-        // A thread interrupted while the cluster was unreachable does not know what committed.
-        let clean = clean && !self.interrupted;
-        let committed = if clean {
-            self.commit()
-        } else {
-            if self.txn_open {
-                // Bounded: a failed thread must not wait for an unreachable cluster.
-                let _ = self.producer.abort_transaction(producer::STOPPING_GRACE);
-                self.txn_open = false;
-            }
-            self.changelog.discard();
-            Ok(())
-        };
-        let tasks = self.tasks.drain();
-        let n = tasks.len();
-        for active in tasks {
-            // Only a clean, committed close may name the stores complete in a checkpoint.
-            if clean && committed.is_ok() && !self.interrupted {
-                self.close_committed(active);
-            }
-        }
-        metrics::gauge!("dekaf.streams.tasks.active").decrement(n as f64);
-        let handle = self.ctx.handle.clone();
-        handle.block_on(self.member.leave());
-        committed
+    /// Whether repartition topics are due for a purge.
+    fn purge_due(&self) -> bool {
+        self.last_purge.elapsed() >= PURGE_INTERVAL
     }
 
     /// Deletes repartition records below the committed offsets, in the background.
@@ -530,32 +355,5 @@ mod tests {
         }
         assert_eq!(parse_stream_time(""), None);
         assert_eq!(parse_stream_time("st=x"), None);
-    }
-
-    #[test]
-    fn a_stale_epoch_is_redone_and_a_fenced_member_rejoins() {
-        for code in [
-            RDKafkaErrorCode::StaleMemberEpoch,
-            RDKafkaErrorCode::IllegalGeneration,
-        ] {
-            assert_eq!(member_refusal(code), Some(MemberRefusal::Stale), "{code:?}");
-        }
-        for code in [
-            RDKafkaErrorCode::FencedMemberEpoch,
-            RDKafkaErrorCode::UnknownMemberId,
-        ] {
-            assert_eq!(
-                member_refusal(code),
-                Some(MemberRefusal::Fenced),
-                "{code:?}"
-            );
-        }
-        for code in [
-            RDKafkaErrorCode::NotCoordinator,
-            RDKafkaErrorCode::GroupAuthorizationFailed,
-            RDKafkaErrorCode::ConcurrentTransactions,
-        ] {
-            assert_eq!(member_refusal(code), None, "{code:?}");
-        }
     }
 }

@@ -33,7 +33,7 @@ pub struct StreamsConfig {
     /// (10 s by default). Read-committed consumers of affected partitions wait that long.
     pub transaction_timeout: Duration,
     /// How long the coordinator waits for a member to release revoked tasks before fencing it
-    /// ([`DEFAULT_REBALANCE_TIMEOUT`](crate::group::DEFAULT_REBALANCE_TIMEOUT), 30 s).
+    /// ([`DEFAULT_REBALANCE_TIMEOUT`](crate::DEFAULT_REBALANCE_TIMEOUT), 30 s).
     pub rebalance_timeout: Duration,
     /// Where stores live on disk (LMDB), or `None` to keep them in memory (the default).
     pub state_dir: Option<PathBuf>,

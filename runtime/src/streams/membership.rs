@@ -5,9 +5,9 @@ use std::sync::atomic::Ordering;
 
 use rdkafka::TopicPartitionList;
 
+use super::context::ThreadContext;
 use super::error::StreamsError;
 use super::offset_commit::{OffsetCommitError, OffsetCommitter};
-use super::thread::ThreadContext;
 use crate::group::coordinator::CoordinatorConfig;
 use crate::group::{GroupError, MemberConfig, MemberEvent, MemberHandle, TaskId};
 use crate::kafka::txn_offsets::MemberIdentity;

@@ -5,14 +5,20 @@
 //!
 //! | module | what |
 //! |---|---|
-//! | [`app`] | `KafkaStreams`, its builder, and the threads it runs |
-//! | [`config`] | processing guarantee, commit interval, timeouts |
-//! | `thread` | one processing thread: member, consumer, producer, tasks |
-//! | `assignment` | taking on tasks (restore) and giving them up (commit, close) |
-//! | `commit` | exactly-once and at-least-once commits, aborts and rebuilds |
+//! | `app` | `KafkaStreams`, its builder, and the threads it runs |
+//! | `config` | processing guarantee, commit interval, timeouts |
+//! | `processing` | **one record's path**: a processing thread's loop, from poll through its task to the sink |
+//! | `commit` | **the end of that path**: exactly-once and at-least-once commits |
+//! | `abort` | undoing a failed interval: abort, drop and restore state, replace a fenced producer |
+//! | `assignment` | taking on tasks (restore) and giving them up (commit and close, or drop) |
+//! | `membership` | the thread's streams-group member: events, identity, at-least-once commits |
+//! | `offset_commit`, `refusal` | the at-least-once OffsetCommit; how a coordinator refuses a member's epoch |
+//! | `context`, `clients`, `tasks` | what a thread starts with; its librdkafka clients; its tasks and their routing |
+//! | `changelog_buffer` | changelog records held until the commit, the latest per key |
+//! | `consumer_errors` | which consumer errors are retried and which stop the application |
 //! | `state` | on-disk stores: flush after commits, restore from a checkpoint, checkpoint on close |
-//! | [`reset`] | deleting an application's group and internal topics |
-//! | [`signal`] | shutting down on SIGINT/SIGTERM |
+//! | `reset` | deleting an application's group and internal topics |
+//! | `signal` | shutting down on SIGINT/SIGTERM |
 
 //! # Metrics
 //!
@@ -29,25 +35,36 @@
 //! | `dekaf.streams.restore.duration` | histogram | time to restore one task's stores, in seconds |
 //! | `dekaf.streams.tasks.active` | gauge | tasks currently owned |
 
-pub mod app;
+mod abort;
+mod app;
 mod assignment;
 mod changelog_buffer;
+mod clients;
 mod commit;
-pub mod config;
+mod config;
 mod consumer_errors;
-pub mod error;
+mod context;
+mod error;
 mod membership;
 mod offset_commit;
-pub mod reset;
-pub mod signal;
-mod sink;
+mod processing;
+mod refusal;
+mod reset;
+mod signal;
 mod state;
-pub mod tasks;
-mod thread;
+mod tasks;
 
 pub use app::{Builder, KafkaStreams};
-pub use config::{BuildError, ProcessingGuarantee, StreamsConfig};
+pub use config::{BuildError, DEFAULT_CACHE_MAX_BYTES, ProcessingGuarantee, StreamsConfig};
 pub use error::{ConsumerFailure, StreamsError};
+pub use offset_commit::OffsetCommitError;
+pub use refusal::MemberRefusal;
 pub use reset::{ResetError, ResetReport, reset_application};
 pub use signal::shutdown_signal;
-pub use tasks::TaskId;
+
+// The errors a `StreamsError` or `BuildError` carries, so they can be named and matched.
+pub use crate::group::{DEFAULT_REBALANCE_TIMEOUT, GroupError};
+pub use crate::kafka::producer::DeliveryFailure;
+pub use crate::kafka::restore::RestoreError;
+pub use crate::kafka::settings::{RESERVED_PROPERTIES, SettingsError};
+pub use crate::kafka::txn_offsets::TxnOffsetsError;

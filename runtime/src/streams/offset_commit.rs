@@ -14,7 +14,7 @@ use rdkafka::{Offset, TopicPartitionList};
 
 use kafka_protocol::ResponseError;
 
-use super::commit::MemberRefusal;
+use super::refusal::MemberRefusal;
 use crate::group::GroupError;
 use crate::group::connection::{BrokerConnection, error_name};
 use crate::group::coordinator::{CoordinatorConfig, connect_to_coordinator};

@@ -9,8 +9,8 @@ use std::time::Duration;
 use rdkafka::Offset;
 
 use super::error::StreamsError;
+use super::processing::StreamThread;
 use super::tasks::ActiveTask;
-use super::thread::StreamThread;
 use crate::kafka::restore::{RestorePartition, watermarks};
 use crate::state_dir::{Checkpoint, TaskDir};
 use crate::store::{BackendFactory, StoreBackend};

@@ -1,12 +1,12 @@
 //! The active tasks of one processing thread, and the routing of consumed records to them.
 
-pub use crate::group::TaskId;
+pub(crate) use crate::group::TaskId;
 use crate::state_dir::TaskDir;
 use crate::store::BackendFactory;
 use crate::task::{Task, TaskError, Topology};
 
 /// A task the thread runs, with its consumption progress.
-pub struct ActiveTask<T: Topology, F: BackendFactory> {
+pub(crate) struct ActiveTask<T: Topology, F: BackendFactory> {
     /// Which task.
     pub id: TaskId,
     /// The compiled task.
@@ -36,7 +36,7 @@ struct Route {
 }
 
 /// The tasks of a thread.
-pub struct ActiveTasks<T: Topology, F: BackendFactory> {
+pub(crate) struct ActiveTasks<T: Topology, F: BackendFactory> {
     tasks: Vec<ActiveTask<T, F>>,
     routes: Vec<Route>,
     last: usize,
@@ -161,11 +161,6 @@ impl<T: Topology, F: BackendFactory> ActiveTasks<T, F> {
     /// The tasks, mutably.
     pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut ActiveTask<T, F>> {
         self.tasks.iter_mut()
-    }
-
-    /// How many tasks there are.
-    pub fn len(&self) -> usize {
-        self.tasks.len()
     }
 
     /// Whether there are none.

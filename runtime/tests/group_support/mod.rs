@@ -13,6 +13,7 @@ use dekaf_streams::topology::{InternalTopicInfo, SubtopologyInfo, TopologyInfo};
 use rdkafka::ClientConfig;
 use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, ResourceSpecifier, TopicReplication};
 use rdkafka::client::DefaultClientContext;
+use rdkafka::consumer::{BaseConsumer, Consumer};
 
 /// The broker under test: `DEKAF_BOOTSTRAP`, default `127.0.0.1:9092`.
 pub fn bootstrap() -> String {
@@ -162,6 +163,7 @@ pub fn all_tasks(subtopologies: &[&'static str], partitions: i32) -> BTreeSet<Ta
 }
 
 pub struct Admin {
+    bootstrap: String,
     client: AdminClient<DefaultClientContext>,
 }
 
@@ -171,7 +173,10 @@ impl Admin {
             .set("bootstrap.servers", bootstrap)
             .create()
             .expect("admin client");
-        Admin { client }
+        Admin {
+            bootstrap: bootstrap.to_owned(),
+            client,
+        }
     }
 
     pub async fn create_topic(&self, name: &str, partitions: i32) {
@@ -188,17 +193,25 @@ impl Admin {
         }
     }
 
-    /// Partition count of `topic`, or `None` when it does not exist.
-    pub fn partitions(&self, topic: &str) -> Option<usize> {
-        let md = self
-            .client
-            .inner()
-            .fetch_metadata(Some(topic), Duration::from_secs(10))
-            .expect("metadata");
-        md.topics()
-            .iter()
-            .find(|t| t.name() == topic && t.error().is_none())
-            .map(|t| t.partitions().len())
+    /// Partition count of `topic`, or `None` when it does not exist. The metadata request
+    /// blocks, so it runs on tokio's blocking pool, off the workers that drive heartbeats.
+    pub async fn partitions(&self, topic: &str) -> Option<usize> {
+        let (bootstrap, topic) = (self.bootstrap.clone(), topic.to_owned());
+        tokio::task::spawn_blocking(move || {
+            let consumer: BaseConsumer = ClientConfig::new()
+                .set("bootstrap.servers", &bootstrap)
+                .create()
+                .expect("metadata client");
+            let md = consumer
+                .fetch_metadata(Some(&topic), Duration::from_secs(10))
+                .expect("metadata");
+            md.topics()
+                .iter()
+                .find(|t| t.name() == topic && t.error().is_none())
+                .map(|t| t.partitions().len())
+        })
+        .await
+        .expect("metadata task")
     }
 
     pub async fn configs(&self, topic: &str) -> HashMap<String, String> {

@@ -1,0 +1,255 @@
+//! Taking over a running Kafka Streams 4.4 application in place, and handing it back.
+//!
+//! Kafka Streams' word count (the benchmark's Java application, `benches/kstreams`: a
+//! `groupBy(.., Grouped.as("words"))` and a `count(Materialized.as("counts"))`, streams
+//! protocol, exactly-once) processes the first half of the input and stops; a dekaf-streams
+//! word count compiled with the same names starts under the same application id and processes
+//! the second half. The coordinator accepts it only when its declared topology equals the one
+//! Kafka Streams declared, field by field; it then restores the counts from Kafka Streams'
+//! changelog and continues from its committed offsets. The reverse direction hands a group that
+//! dekaf-streams created to Kafka Streams.
+//!
+//! An independent read_committed reader checks the output across the switch: every word's
+//! counts strictly increase (both sides run a record cache, so not every count is forwarded) and
+//! end at the word's count in the whole input. A restart from zero or a replayed interval would
+//! show as a decrease or a repeat.
+//!
+//! Needs Java 17+ and Maven (`scripts/kafka.sh` installs both): the first run builds the Kafka
+//! Streams application with `benches/kstreams/build.sh`.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use dekaf_streams::ProcessingGuarantee;
+use dekaf_streams::prelude::*;
+use dekaf_streams_examples::e2e::{
+    InProcess, Reader, cached_count_problems, counts_reached, expected_counts, fresh, sentences,
+};
+use dekaf_streams_examples::kafka_io::{bootstrap, produce};
+
+/// The word count of `benches/kstreams` (workload `wordcount`), named for application `$app`:
+/// input `$app-sentences`, repartition topic `$app-words-repartition`, store `counts`.
+macro_rules! kstreams_word_count {
+    ($name:ident = $app:tt, $input:tt -> $output:tt) => {
+        topology! {
+            /// Kafka Streams' benchmark word count, under the names it uses.
+            pub $name = $app {
+                stream($input, Unit, Utf8)
+                    .flat_map_values(|sentence| sentence.split(' ').map(str::to_owned).collect::<Vec<_>>())
+                    .select_key(|_key, word| word.clone())
+                    .repartition("words", Utf8, Utf8)
+                    .group_by_key()
+                    .count("counts")
+                    .to_stream()
+                    .to($output, Utf8, I64);
+            }
+        }
+    };
+}
+
+kstreams_word_count!(ToDekaf = "e2e-takeover-in", "e2e-takeover-in-sentences" -> "e2e-takeover-in-out");
+kstreams_word_count!(ToJava = "e2e-takeover-back", "e2e-takeover-back-sentences" -> "e2e-takeover-back-out");
+
+const PARTITIONS: i32 = 4;
+const HALF: usize = 1_000;
+const DEADLINE: Duration = Duration::from_secs(180);
+
+/// Builds (once; Maven keeps it until a source changes) the Kafka Streams application's jar.
+async fn kstreams_jar() -> PathBuf {
+    tokio::task::spawn_blocking(|| {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../benches/kstreams/build.sh");
+        let out = Command::new("bash")
+            .arg(&script)
+            .stderr(Stdio::inherit())
+            .output()
+            .unwrap_or_else(|e| panic!("running {}: {e}", script.display()));
+        assert!(
+            out.status.success(),
+            "{} failed (it needs Java 17+ and Maven; scripts/kafka.sh start installs both)",
+            script.display()
+        );
+        PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
+    })
+    .await
+    .expect("the jar build does not panic")
+}
+
+/// Kafka Streams' word count for `app` as a child process (`--input-prefix app`), its log in
+/// `<state_dir>.log`.
+fn start_kstreams(jar: &Path, app: &str, state_dir: &Path) -> Child {
+    let log_path = state_dir.with_extension("log");
+    std::fs::create_dir_all(state_dir).expect("the Kafka Streams state dir");
+    let log = std::fs::File::create(&log_path).expect("the Kafka Streams log file");
+    eprintln!("Kafka Streams' log: {}", log_path.display());
+    Command::new("java")
+        .arg("-jar")
+        .arg(jar)
+        .args(["--workload", "wordcount", "--guarantee", "exactly_once"])
+        .args(["--app-id", app, "--input-prefix", app])
+        .args(["--output-topic", &format!("{app}-out")])
+        .args(["--bootstrap", &bootstrap(), "--max-seconds", "600"])
+        .arg("--state-dir")
+        .arg(state_dir)
+        .stdout(log.try_clone().expect("the log file"))
+        .stderr(log)
+        .spawn()
+        .expect("java starts")
+}
+
+/// Stops the Kafka Streams child cleanly (SIGTERM: its shutdown hook closes the application,
+/// which commits) and waits for it to exit.
+async fn stop_kstreams(mut child: Child) {
+    tokio::task::spawn_blocking(move || {
+        let _ = Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status();
+        let started = Instant::now();
+        loop {
+            if child.try_wait().expect("waiting for java").is_some() {
+                return;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "Kafka Streams did not stop within 60 s of SIGTERM"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    })
+    .await
+    .expect("stopping java does not panic");
+}
+
+async fn produce_sentences(topic: &str, batch: &[String]) {
+    produce(
+        &bootstrap(),
+        topic,
+        batch.iter().map(|s| (None, Some(s.as_bytes()))),
+    )
+    .await
+    .expect("input produced");
+}
+
+/// Reads until every word of `expected` reached its count; panics at the deadline.
+async fn read_until_counts(reader: &mut Reader, expected: &HashMap<String, i64>, what: &str) {
+    let reached = reader
+        .read_until(DEADLINE, |records| counts_reached(records, expected))
+        .await;
+    assert!(
+        reached,
+        "{what}: the counts were not reached within {DEADLINE:?}"
+    );
+}
+
+/// Checks the whole output after both halves, after reading a little longer for late duplicates.
+async fn assert_exact(mut reader: Reader, expected: &HashMap<String, i64>) {
+    reader.drain(Duration::from_secs(2)).await;
+    let problems = cached_count_problems(&reader.records, expected);
+    assert!(
+        problems.is_empty(),
+        "output across the switch is not exact: {problems:#?}"
+    );
+}
+
+/// A state directory of this test run, deleted when dropped.
+struct StateDir(PathBuf);
+
+impl StateDir {
+    fn new(app: &str) -> StateDir {
+        let dir = std::env::temp_dir().join(format!("dekaf-{app}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        StateDir(dir)
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for StateDir {
+    /// Deletes the directory unless the test failed (it holds Kafka Streams' log).
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+fn start_dekaf<T: Topology + Send>(topology: T, state_dir: &Path) -> InProcess {
+    let streams = dekaf_streams::KafkaStreams::builder(topology)
+        .bootstrap_servers(bootstrap())
+        .processing_guarantee(ProcessingGuarantee::ExactlyOnce)
+        .state_dir(state_dir)
+        .build()
+        .expect("valid settings");
+    InProcess::run(streams)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dekaf_streams_takes_over_a_kafka_streams_word_count_exactly_once() {
+    const APP: &str = "e2e-takeover-in";
+    const INPUT: &str = "e2e-takeover-in-sentences";
+    fresh(
+        &bootstrap(),
+        APP,
+        &[(INPUT, PARTITIONS), ("e2e-takeover-in-out", PARTITIONS)],
+    )
+    .await;
+    let jar = kstreams_jar().await;
+    let state = StateDir::new(APP);
+    let all = sentences(2 * HALF, 40, 11);
+    let (first, second) = all.split_at(HALF);
+    let mut reader = Reader::new(&bootstrap(), "e2e-takeover-in-out").await;
+
+    produce_sentences(INPUT, first).await;
+    let java = start_kstreams(&jar, APP, &state.path().join("kstreams"));
+    read_until_counts(
+        &mut reader,
+        &expected_counts(first),
+        "Kafka Streams, first half",
+    )
+    .await;
+    stop_kstreams(java).await;
+
+    produce_sentences(INPUT, second).await;
+    let dekaf = start_dekaf(ToDekaf, &state.path().join("dekaf"));
+    let expected = expected_counts(&all);
+    read_until_counts(&mut reader, &expected, "dekaf-streams, second half").await;
+    dekaf.stop().await.expect("dekaf-streams ran without error");
+    assert_exact(reader, &expected).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kafka_streams_takes_over_a_dekaf_streams_word_count_exactly_once() {
+    const APP: &str = "e2e-takeover-back";
+    const INPUT: &str = "e2e-takeover-back-sentences";
+    fresh(
+        &bootstrap(),
+        APP,
+        &[(INPUT, PARTITIONS), ("e2e-takeover-back-out", PARTITIONS)],
+    )
+    .await;
+    let jar = kstreams_jar().await;
+    let state = StateDir::new(APP);
+    let all = sentences(2 * HALF, 40, 12);
+    let (first, second) = all.split_at(HALF);
+    let mut reader = Reader::new(&bootstrap(), "e2e-takeover-back-out").await;
+
+    produce_sentences(INPUT, first).await;
+    let dekaf = start_dekaf(ToJava, &state.path().join("dekaf"));
+    read_until_counts(
+        &mut reader,
+        &expected_counts(first),
+        "dekaf-streams, first half",
+    )
+    .await;
+    dekaf.stop().await.expect("dekaf-streams ran without error");
+
+    produce_sentences(INPUT, second).await;
+    let java = start_kstreams(&jar, APP, &state.path().join("kstreams"));
+    let expected = expected_counts(&all);
+    read_until_counts(&mut reader, &expected, "Kafka Streams, second half").await;
+    stop_kstreams(java).await;
+    assert_exact(reader, &expected).await;
+}

@@ -1,0 +1,99 @@
+//! The librdkafka clients of one processing thread, created from the application's settings:
+//! the consumer of the tasks' input, the restore consumer of their changelogs, the producer of
+//! everything they write (transactional under exactly-once) and an admin client.
+
+use std::sync::Arc;
+
+use rdkafka::consumer::BaseConsumer;
+use rdkafka::producer::Producer;
+
+use super::config::ProcessingGuarantee;
+use super::context::ThreadContext;
+use super::error::StreamsError;
+use crate::kafka::admin::{self, Admin};
+use crate::kafka::oauth::{self, StreamsConsumerContext};
+use crate::kafka::producer::{self, DeliveredOffsets, DeliveryWatch, StreamsProducer};
+use crate::kafka::restore::{RestoreConsumer, restore_consumer};
+use crate::task::Topology;
+
+/// The clients a thread starts with.
+pub(super) struct ThreadClients {
+    pub consumer: BaseConsumer<StreamsConsumerContext>,
+    pub restore_consumer: RestoreConsumer,
+    pub producer: StreamsProducer,
+    pub deliveries: DeliveryWatch,
+    pub admin: Arc<Admin>,
+}
+
+impl ThreadClients {
+    /// Creates every client of thread `ctx.index` of topology `T`.
+    pub(super) fn create<T: Topology>(ctx: &ThreadContext) -> Result<Self, StreamsError> {
+        let eos = ctx.config.guarantee == ProcessingGuarantee::ExactlyOnce;
+        let settings = &ctx.config.settings;
+        let consumer: BaseConsumer<StreamsConsumerContext> = settings
+            .consumer(T::APPLICATION_ID, eos)
+            .create_with_context(StreamsConsumerContext::new(settings.oauth_refresh()))
+            .map_err(StreamsError::kafka("creating the consumer"))?;
+        oauth::fetch_first_token(&consumer, &settings.oauth_refresh());
+        let restore_consumer = restore_consumer(
+            &settings.consumer(T::APPLICATION_ID, eos),
+            settings.oauth_refresh(),
+        )
+        .map_err(StreamsError::kafka("creating the restore consumer"))?;
+        // Not ready only when a shutdown came while the cluster was unreachable: the thread's
+        // loop then ends before it uses the producer.
+        let (producer, deliveries, _ready) = new_producer::<T>(ctx, DeliveredOffsets::default())?;
+        let admin = Arc::new(
+            admin::admin(&settings.admin(), settings.oauth_refresh())
+                .map_err(StreamsError::kafka("creating the admin client"))?,
+        );
+        Ok(ThreadClients {
+            consumer,
+            restore_consumer,
+            producer,
+            deliveries,
+            admin,
+        })
+    }
+}
+
+/// The thread's producer: transactional under exactly-once, with a transactional id that is the
+/// same for this thread of this process every time (the process id persists in the state
+/// directory, when there is one), so a new producer fences an older one at once.
+///
+/// `init_transactions` is retried while the transaction coordinator cannot be reached (all
+/// brokers down), however long that takes; the flag says whether it completed (`false`: the
+/// application is stopping and the producer is not usable).
+pub(super) fn new_producer<T: Topology>(
+    ctx: &ThreadContext,
+    delivered: DeliveredOffsets,
+) -> Result<(StreamsProducer, DeliveryWatch, bool), StreamsError> {
+    let eos = ctx.config.guarantee == ProcessingGuarantee::ExactlyOnce;
+    let transactional_id = format!("{}-{}-{}", T::APPLICATION_ID, ctx.process_id, ctx.index);
+    let mut producer_config = ctx
+        .config
+        .settings
+        .producer(eos.then_some(transactional_id.as_str()));
+    if eos {
+        producer_config.set(
+            "transaction.timeout.ms",
+            ctx.config.transaction_timeout.as_millis().to_string(),
+        );
+    }
+    let deliveries = DeliveryWatch::new(ctx.config.settings.oauth_refresh(), delivered);
+    let producer: StreamsProducer = producer_config
+        .create_with_context(deliveries.clone())
+        .map_err(StreamsError::kafka("creating the producer"))?;
+    let mut ready = true;
+    if eos {
+        let init = producer::resume_until_done(
+            "initializing the transactional producer",
+            &ctx.stop,
+            None,
+            |timeout| producer.init_transactions(timeout),
+        )
+        .map_err(StreamsError::kafka("initializing transactions"))?;
+        ready = init == producer::Resumed::Done;
+    }
+    Ok((producer, deliveries, ready))
+}

@@ -1,0 +1,30 @@
+//! What a processing thread is started with: its number, the application's settings, the
+//! instance's process id, the tokio runtime for its async work, the stop flag and the state
+//! directory.
+//!
+//! Its own module because the thread ([`processing`](super::processing)) and its group member
+//! ([`membership`](super::membership)) both read it, and neither should depend on the other.
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use tokio::runtime::Handle;
+
+use super::config::StreamsConfig;
+use crate::state_dir::StateDirectory;
+
+/// What a thread is started with.
+pub(crate) struct ThreadContext {
+    /// Thread number within the instance.
+    pub index: usize,
+    /// The application's settings.
+    pub config: StreamsConfig,
+    /// The instance's process id (shared by its threads).
+    pub process_id: uuid::Uuid,
+    /// The tokio runtime the member's heartbeat and admin calls run on.
+    pub handle: Handle,
+    /// Set when the application shuts down.
+    pub stop: Arc<AtomicBool>,
+    /// The locked state directory, when stores live on disk.
+    pub state: Option<Arc<StateDirectory>>,
+}

@@ -1,0 +1,339 @@
+//! One record's path through a processing thread, from poll to commit.
+//!
+//! Every processing thread ([`KafkaStreams::run`](super::KafkaStreams::run) starts
+//! `threads(n)` OS threads) is one member of the application's streams group. It owns a
+//! consumer, a producer and the tasks the group coordinator assigned to it, and runs the loop in
+//! this file. Together with [`commit`](super::commit), which ends every commit interval, this
+//! file is the whole path of a record:
+//!
+//! 1. **Assignment.** At the top of every turn the thread takes its member's events
+//!    ([`membership`](super::membership)): new tasks are created, their stores restored from
+//!    the changelogs and their partitions assigned to the consumer at the committed offsets;
+//!    revoked tasks are committed and closed first ([`assignment`](super::assignment)).
+//! 2. **Poll.** `consumer.poll` hands out one record, borrowed from librdkafka's buffer: the
+//!    key and value bytes are not copied.
+//! 3. **Route.** [`ActiveTasks::route`](super::tasks::ActiveTasks::route) finds the task of the
+//!    record's topic and partition, and the record's source index within that task.
+//! 4. **Transaction.** Under exactly-once the first record of a commit interval begins the
+//!    producer's transaction: everything up to the commit is in it.
+//! 5. **Process.** The record becomes an [`InputRecord`] (headers are copied only when it has
+//!    some) and goes to [`Task::process`]: the code `topology!` generated for the task
+//!    deserializes key and value with the source's serdes and runs the operators, statically
+//!    dispatched, reading and writing the task's stores.
+//! 6. **Sink.** Whatever the task writes goes to the thread's [`ProducerSink`] (below): output
+//!    and repartition records are produced at once (into the open transaction); changelog
+//!    records wait in a [`ChangelogBuffer`], only the latest per key, until the commit.
+//! 7. **Progress.** A processed record moves its task's position past it (`offset + 1`): that
+//!    is the offset the next commit stores for the partition.
+//! 8. **Commit.** Every commit interval (the clock is read once per 64 records, or whenever a
+//!    poll comes back empty), [`commit`](super::commit) flushes the record caches and the
+//!    changelog buffer, then commits the output and the consumed offsets together: in the
+//!    transaction under exactly-once, or after a producer flush with an OffsetCommit under
+//!    at-least-once.
+//!
+//! A record whose task fails (its `on_error` chose `Fail`) ends the thread: nothing of its
+//! interval is committed. A failed commit is undone and redone ([`abort`](super::abort)). When
+//! the application stops, the thread commits once more, closes its tasks (checkpointing their
+//! stores) and leaves the group.
+//!
+//! Helpers, each in its own module: [`clients`](super::clients) (creating the librdkafka
+//! clients), [`tasks`](super::tasks) (the active tasks and the routing table),
+//! [`changelog_buffer`](super::changelog_buffer), [`consumer_errors`](super::consumer_errors)
+//! (which consumer errors are retried), [`state`](super::state) (on-disk stores).
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use rdkafka::consumer::BaseConsumer;
+use rdkafka::message::{BorrowedMessage, Header, Headers as _, Message, OwnedHeaders};
+use rdkafka::producer::Producer;
+
+use super::changelog_buffer::ChangelogBuffer;
+use super::clients::ThreadClients;
+use super::config::ProcessingGuarantee;
+use super::consumer_errors::ConsumerErrors;
+use super::context::ThreadContext;
+use super::error::StreamsError;
+use super::membership::Membership;
+use super::tasks::ActiveTasks;
+use crate::group::MemberEvent;
+use crate::kafka::admin::Admin;
+use crate::kafka::oauth::StreamsConsumerContext;
+use crate::kafka::producer::{self, DeliveryWatch, StreamsProducer};
+use crate::kafka::restore::RestoreConsumer;
+use crate::record::{OutgoingRecord, Partitioning, RecordSink, SinkError, TopicKind};
+use crate::store::BackendFactory;
+use crate::task::{Headers, InputRecord, Task, TaskError, Topology};
+
+/// How long a poll waits for a record.
+const POLL: Duration = Duration::from_millis(20);
+/// Records processed between two looks at the clock (is a commit due?).
+const RECORDS_PER_CLOCK_CHECK: u32 = 64;
+
+/// The state of one processing thread.
+pub(crate) struct StreamThread<T: Topology, F: BackendFactory> {
+    pub(super) ctx: ThreadContext,
+    pub(super) stores: F,
+    pub(super) member: Membership,
+    pub(super) consumer: BaseConsumer<StreamsConsumerContext>,
+    pub(super) restore_consumer: RestoreConsumer,
+    pub(super) producer: StreamsProducer,
+    pub(super) deliveries: DeliveryWatch,
+    pub(super) admin: Arc<Admin>,
+    pub(super) tasks: ActiveTasks<T, F>,
+    pub(super) txn_open: bool,
+    /// Changelog records of the interval, one per key.
+    pub(super) changelog: ChangelogBuffer,
+    /// Commits aborted in a row.
+    pub(super) failed_commits: u32,
+    pub(super) last_commit: Instant,
+    pub(super) last_purge: Instant,
+    /// The consumer errors seen, to tell those to retry from those that stop the application.
+    pub(super) consumer_errors: ConsumerErrors,
+    /// A shutdown came while a transactional call or a restore waited for an unreachable
+    /// cluster, and the thread gave up on it: the interval's outcome is unknown, so the thread
+    /// closes without committing or writing checkpoints (the broker aborts the open transaction
+    /// after `transaction.timeout.ms`; the next producer with this transactional id aborts it at
+    /// once).
+    pub(super) interrupted: bool,
+}
+
+impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
+    /// Creates the clients and joins the group.
+    pub(crate) fn start(ctx: ThreadContext, stores: F) -> Result<Self, StreamsError> {
+        let clients = ThreadClients::create::<T>(&ctx)?;
+        let member = ctx.handle.block_on(Membership::join::<T>(&ctx))?;
+        let mut tasks = ActiveTasks::default();
+        tasks.set_cache_max_bytes(ctx.config.cache_max_bytes / ctx.config.threads.max(1));
+        Ok(StreamThread {
+            ctx,
+            stores,
+            member,
+            consumer: clients.consumer,
+            restore_consumer: clients.restore_consumer,
+            producer: clients.producer,
+            deliveries: clients.deliveries,
+            admin: clients.admin,
+            tasks,
+            txn_open: false,
+            changelog: ChangelogBuffer::default(),
+            failed_commits: 0,
+            last_commit: Instant::now(),
+            last_purge: Instant::now(),
+            consumer_errors: ConsumerErrors::default(),
+            interrupted: false,
+        })
+    }
+
+    /// Whether the thread runs under exactly-once.
+    pub(super) fn eos(&self) -> bool {
+        self.ctx.config.guarantee == ProcessingGuarantee::ExactlyOnce
+    }
+
+    /// Runs until the application stops or fails, then commits (when it stopped cleanly),
+    /// closes the tasks and leaves the group.
+    pub(crate) fn run(mut self) -> Result<(), StreamsError> {
+        let result = self.run_loop();
+        let closed = self.close(result.is_ok());
+        result.and(closed)
+    }
+
+    /// The loop: assignment changes (1), poll (2), one record through its task (3-7), commit
+    /// when due (8).
+    fn run_loop(&mut self) -> Result<(), StreamsError> {
+        let mut since_clock_check = 0u32;
+        while !self.ctx.stop.load(Ordering::Relaxed) {
+            while let Some(event) = self.member.try_event()? {
+                match event {
+                    MemberEvent::Assigned { active, .. } => self.add(&active)?,
+                    MemberEvent::Revoked(tasks) => self.revoke(&tasks)?,
+                    MemberEvent::Lost(tasks) => self.lose(Some(&tasks))?,
+                    MemberEvent::Status(_) => {}
+                }
+            }
+            if self.tasks.is_empty() {
+                std::thread::sleep(POLL);
+                continue;
+            }
+            match self.consumer.poll(POLL) {
+                Some(Ok(message)) => {
+                    let eos = self.eos();
+                    process(
+                        &mut self.tasks,
+                        &self.producer,
+                        &mut self.changelog,
+                        &self.deliveries,
+                        &mut self.txn_open,
+                        eos,
+                        &message,
+                    )?;
+                    since_clock_check += 1;
+                    if since_clock_check < RECORDS_PER_CLOCK_CHECK {
+                        continue;
+                    }
+                }
+                Some(Err(e)) => {
+                    self.consumer_errors
+                        .on_error(e, &self.consumer, T::APPLICATION_ID)?;
+                }
+                None => {}
+            }
+            since_clock_check = 0;
+            if self.last_commit.elapsed() >= self.ctx.config.commit_interval {
+                self.commit()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Ends the thread: commits (after a clean stop) or aborts (after a failure), closes the
+    /// tasks and leaves the group.
+    fn close(&mut self, clean: bool) -> Result<(), StreamsError> {
+        // A thread interrupted while the cluster was unreachable does not know what committed.
+        let clean = clean && !self.interrupted;
+        let committed = if clean {
+            self.commit()
+        } else {
+            self.abort_on_failure();
+            Ok(())
+        };
+        let tasks = self.tasks.drain();
+        let n = tasks.len();
+        for active in tasks {
+            // Only a clean, committed close may name the stores complete in a checkpoint.
+            if clean && committed.is_ok() && !self.interrupted {
+                self.close_committed(active);
+            }
+        }
+        metrics::gauge!("dekaf.streams.tasks.active").decrement(n as f64);
+        let handle = self.ctx.handle.clone();
+        handle.block_on(self.member.leave());
+        committed
+    }
+}
+
+/// Runs one consumed record through its task: route (3), transaction (4), process (5) with the
+/// thread's sink (6), progress (7).
+fn process<T: Topology, F: BackendFactory>(
+    tasks: &mut ActiveTasks<T, F>,
+    producer: &StreamsProducer,
+    changelog: &mut ChangelogBuffer,
+    deliveries: &DeliveryWatch,
+    txn_open: &mut bool,
+    eos: bool,
+    message: &BorrowedMessage<'_>,
+) -> Result<(), StreamsError> {
+    let Some((active, source)) = tasks.route(message.topic(), message.partition()) else {
+        // A record fetched just before its partition was unassigned.
+        return Ok(());
+    };
+    if eos && !*txn_open {
+        producer
+            .begin_transaction()
+            .map_err(StreamsError::kafka("beginning a transaction"))?;
+        *txn_open = true;
+    }
+    let owned_headers;
+    let headers = match message.headers() {
+        Some(h) if h.count() > 0 => {
+            let mut copy = Headers::new();
+            for header in h.iter() {
+                copy.add(header.key, header.value);
+            }
+            owned_headers = copy;
+            &owned_headers
+        }
+        _ => Headers::empty(),
+    };
+    let record = InputRecord {
+        source,
+        partition: message.partition(),
+        offset: message.offset(),
+        key: message.key(),
+        value: message.payload(),
+        timestamp: message.timestamp().to_millis().unwrap_or(0),
+        headers,
+    };
+    let mut sink = ProducerSink::new(producer, changelog);
+    match active.task.process(&record, &mut sink) {
+        Ok(()) => {
+            active.positions[source] = Some(message.offset() + 1);
+            active.consumed[source] = true;
+            active.processed += 1;
+            Ok(())
+        }
+        Err(source) => {
+            let task = active.id.to_string();
+            // A failed sink may mean the producer hit an unretriable error: report that.
+            if matches!(source, TaskError::Sink(_))
+                && let Some(failure) = deliveries.take()
+                && failure.permanent
+            {
+                return Err(failure.into());
+            }
+            Err(StreamsError::task(task, source))
+        }
+    }
+}
+
+/// The record sink of a processing thread (6): every record a task writes goes to the thread's
+/// producer (inside the open transaction under exactly-once); changelog records wait for the
+/// commit in the thread's [`ChangelogBuffer`], one per key.
+///
+/// Keys are partitioned by librdkafka's `murmur2_random` partitioner, which for a non-null key is
+/// Kafka's default partitioner, so `Partitioning::ByKey` leaves the choice to it. Changelog
+/// records carry an exact partition.
+pub(super) struct ProducerSink<'a> {
+    producer: &'a StreamsProducer,
+    changelog: &'a mut ChangelogBuffer,
+}
+
+impl<'a> ProducerSink<'a> {
+    /// A sink over `producer`; changelog records wait in `changelog` for the commit.
+    pub(super) fn new(producer: &'a StreamsProducer, changelog: &'a mut ChangelogBuffer) -> Self {
+        ProducerSink {
+            producer,
+            changelog,
+        }
+    }
+}
+
+impl RecordSink for ProducerSink<'_> {
+    #[inline]
+    fn send(&mut self, record: OutgoingRecord<'_>) -> Result<(), SinkError> {
+        if let (TopicKind::Changelog, Partitioning::Exact(partition), Some(key)) =
+            (record.kind, record.partitioning, record.key)
+        {
+            self.changelog
+                .put(record.topic, partition, key, record.value, record.timestamp);
+            return Ok(());
+        }
+        let partition = match record.partitioning {
+            Partitioning::ByKey => None,
+            Partitioning::Exact(p) => Some(p),
+        };
+        producer::send(
+            self.producer,
+            record.topic,
+            partition,
+            record.key,
+            record.value,
+            Some(record.timestamp),
+            owned_headers(record.headers),
+        )
+        .map_err(|e| SinkError::msg(format_args!("producing to {} failed: {e}", record.topic)))
+    }
+}
+
+/// librdkafka's copy of the headers; only made for records that have some.
+fn owned_headers(headers: &Headers) -> Option<OwnedHeaders> {
+    if headers.is_empty() {
+        return None;
+    }
+    let mut owned = OwnedHeaders::new_with_capacity(headers.len());
+    for (key, value) in headers.iter() {
+        owned = owned.insert(Header { key, value });
+    }
+    Some(owned)
+}
