@@ -262,11 +262,14 @@ pub fn emit(
         let Some((topic, sk, sv)) = direct_sink(em, node) else {
             return general;
         };
-        let expected_key = match windowed {
-            None => quote!(#kt),
+        let (expected_key, sink_key) = match windowed {
+            None => (quote!(#kt), quote!(&self.__kbuf)),
             Some(w) => {
                 let size = w.size;
-                quote!(::dekaf_streams::serdes::TimeWindowed<#kt, #size>)
+                (
+                    quote!(::dekaf_streams::serdes::TimeWindowed<#kt, #size>),
+                    quote!(::dekaf_streams::store::time_windowed_bytes(&self.__kbuf)),
+                )
             }
         };
         quote! {
@@ -277,7 +280,7 @@ pub fn emit(
                     __dk_sink,
                     #topic,
                     #dk::TopicKind::Sink,
-                    Some(&self.__kbuf),
+                    Some(#sink_key),
                     if __dk_present { Some(&self.__vbuf) } else { None },
                     __dk_record.timestamp,
                     __dk_record.headers,
@@ -396,6 +399,10 @@ pub fn emit_forward(em: &Emitter<'_>, node: usize) -> TokenStream {
             )
         }
     };
+    let sink_key = match st.window {
+        None => quote!(__dk_skey),
+        Some(_) => quote!(::dekaf_streams::store::time_windowed_bytes(__dk_skey)),
+    };
     let body = match direct_sink(em, node) {
         None => general,
         Some((topic, sk, sv)) => quote! {
@@ -406,7 +413,7 @@ pub fn emit_forward(em: &Emitter<'_>, node: usize) -> TokenStream {
                     __dk_sink,
                     #topic,
                     #dk::TopicKind::Sink,
-                    Some(__dk_skey),
+                    Some(#sink_key),
                     __dk_record.value,
                     __dk_record.timestamp,
                     __dk_record.headers,
