@@ -81,6 +81,9 @@ impl MemberConfig {
     }
 }
 
+/// How long [`MemberHandle::close`] waits for the member to leave the group.
+pub const LEAVE_WAIT: Duration = Duration::from_secs(5);
+
 enum Command {
     Release(Vec<TaskId>),
     Rejoin,
@@ -238,13 +241,25 @@ impl MemberHandle {
 
     /// Leaves the group (epoch -1) and stops the member. Call it after the owner committed and
     /// closed its tasks: the coordinator hands them to other members at once.
+    ///
+    /// Leaving is best effort and takes at most [`LEAVE_WAIT`]: while the cluster is unreachable
+    /// the heartbeat loop may be inside a coordinator lookup of up to `connect_timeout` (30 s),
+    /// and a shutdown must not wait for it. The member is then stopped without leaving; the
+    /// coordinator removes it after the session timeout.
     pub async fn close(mut self) -> Result<(), GroupError> {
         let (tx, rx) = oneshot::channel();
-        if self.commands.send(Command::Close(tx)).is_ok() {
-            let _ = rx.await;
-        }
+        let left = if self.commands.send(Command::Close(tx)).is_ok() {
+            tokio::time::timeout(LEAVE_WAIT, rx).await.is_ok()
+        } else {
+            true
+        };
         if let Some(task) = self.task.take() {
-            let _ = task.await;
+            if left {
+                let _ = task.await;
+            } else {
+                tracing::warn!(group = %self.group_id, member = %self.member_id, "could not leave the group within {LEAVE_WAIT:?} (is the cluster reachable?); stopping without leaving: the coordinator frees the tasks after the session timeout");
+                task.abort();
+            }
         }
         Ok(())
     }

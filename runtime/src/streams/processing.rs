@@ -91,6 +91,12 @@ pub(crate) struct StreamThread<T: Topology, F: BackendFactory> {
     pub(super) last_purge: Instant,
     /// The consumer errors seen, to tell those to retry from those that stop the application.
     pub(super) consumer_errors: ConsumerErrors,
+    /// A shutdown came while a transactional call or a restore waited for an unreachable
+    /// cluster, and the thread gave up on it: the interval's outcome is unknown, so the thread
+    /// closes without committing or writing checkpoints (the broker aborts the open transaction
+    /// after `transaction.timeout.ms`; the next producer with this transactional id aborts it at
+    /// once).
+    pub(super) interrupted: bool,
 }
 
 impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
@@ -116,6 +122,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             last_commit: Instant::now(),
             last_purge: Instant::now(),
             consumer_errors: ConsumerErrors::default(),
+            interrupted: false,
         })
     }
 
@@ -183,6 +190,8 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     /// Ends the thread: commits (after a clean stop) or aborts (after a failure), closes the
     /// tasks and leaves the group.
     fn close(&mut self, clean: bool) -> Result<(), StreamsError> {
+        // A thread interrupted while the cluster was unreachable does not know what committed.
+        let clean = clean && !self.interrupted;
         let committed = if clean {
             self.commit()
         } else {
@@ -193,7 +202,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         let n = tasks.len();
         for active in tasks {
             // Only a clean, committed close may name the stores complete in a checkpoint.
-            if clean && committed.is_ok() {
+            if clean && committed.is_ok() && !self.interrupted {
                 self.close_committed(active);
             }
         }
