@@ -5,6 +5,7 @@
 //! | [`word_count`] | flat_map_values, group_by (repartition), count, to_stream, to |
 //! | [`page_views`] | tumbling and hopping windows with grace, late records, windowed keys |
 //! | [`orders`] | stream-table join and left_join, JSON serdes, co-partitioning |
+//! | [`stream_joins`] | windowed stream-stream join, left_join and outer_join |
 //! | [`dead_letters`] | on_error with dead-letter topics, try_map_values |
 //! | [`dedup`] | the processor API: a declared store, process(..) |
 //! | [`e2e`] | the topologies and checks of the end-to-end tests on a real broker |
@@ -22,4 +23,5 @@ pub mod kafka_io;
 pub mod orders;
 pub mod page_views;
 pub mod runner;
+pub mod stream_joins;
 pub mod word_count;

@@ -39,6 +39,7 @@ pub mod topology;
 
 pub mod cache;
 pub mod dsl;
+pub mod join;
 pub mod record;
 pub mod serdes;
 pub mod state_dir;

@@ -5,6 +5,7 @@
 mod cache;
 pub mod emitter;
 mod info;
+mod stream_join;
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
@@ -98,8 +99,10 @@ pub fn generate(m: &Model) -> TokenStream {
             .map(|&s| {
                 let topic = &m.stores[s].changelog;
                 let f = Emitter::store_field(s);
-                quote!(#topic => #dk::restore(&mut self.#f, key, value),)
+                stream_join::restore(m, s)
+                    .unwrap_or_else(|| quote!(#topic => #dk::restore(&mut self.#f, key, value),))
             });
+        let (join_fields, join_inits, join_clear) = stream_join::state(m, sub);
         let store_visits = sub.stores.iter().enumerate().map(|(j, &s)| {
             let f = Emitter::store_field(s);
             quote!(__dk_f(&<#name as #dk::Topology>::INFO.subtopologies[#idx].stores[#j], &mut self.#f)?;)
@@ -128,6 +131,7 @@ pub fn generate(m: &Model) -> TokenStream {
                 __vbuf: ::std::vec::Vec<u8>,
                 #(#store_fields: B,)*
                 #(#purge_fields: i64,)*
+                #join_fields
                 #cache_fields
                 __marker: ::core::marker::PhantomData<fn() -> B>,
             }
@@ -146,6 +150,7 @@ pub fn generate(m: &Model) -> TokenStream {
                         __vbuf: ::std::vec::Vec::with_capacity(64),
                         #(#store_fields: stores.open(#app, #id, partition, &#store_infos)?,)*
                         #(#purge_fields: i64::MIN,)*
+                        #join_inits
                         #cache_inits
                         __marker: ::core::marker::PhantomData,
                     })
@@ -212,6 +217,7 @@ pub fn generate(m: &Model) -> TokenStream {
                 fn clear(&mut self) -> ::core::result::Result<(), #dk::TaskError> {
                     #(#dk::StoreBackend::clear(&mut self.#store_fields)?;)*
                     #(self.#purge_fields = i64::MIN;)*
+                    #join_clear
                     #cache_clear
                     self.__stream_time = i64::MIN;
                     Ok(())
@@ -375,6 +381,10 @@ fn handles(m: &Model) -> TokenStream {
         });
     }
     for st in &m.stores {
+        // A join's stores hold its internal layout: no typed handle.
+        if matches!(st.owner, StoreOwner::JoinWindow(_) | StoreOwner::JoinShared) {
+            continue;
+        }
         let mut name = screaming(&st.name);
         if taken.contains(&name) {
             name.push_str("_STORE");
