@@ -7,6 +7,7 @@ use syn::spanned::Spanned;
 
 use super::emitter::{Acc, Emitter, dk};
 use crate::ir::{JoinKind, Model, NodeKind, StoreOwner, StreamJoinSide, Sub};
+use crate::ops::merge::respan;
 
 fn state_field(node: usize) -> proc_macro2::Ident {
     format_ident!("__join_{}", node)
@@ -79,30 +80,32 @@ pub fn emit(em: &Emitter<'_>, node: usize, j: &StreamJoinSide, k: &Acc, v: &Acc)
     let this_store = Emitter::store_field(j.this_store);
     let other_store = Emitter::store_field(j.other_store);
     let this_changelog = &em.m.stores[j.this_store].changelog;
-    let kt = &j.key.ty;
+    // This side's key serde: both serialize one type (asserted below when written differently).
+    let kt = if j.left { &j.key.ty } else { &j.right_key.ty };
     let (vl, vr) = (&j.left_value.ty, &j.right_value.ty);
     let (vt, vo) = if j.left { (vl, vr) } else { (vr, vl) };
     let f = &j.f;
     let fspan = f.span();
+    // Spanned at the user's closure (the whole path too), so a closure whose parameters
+    // disagree with the streams' value serdes is reported there.
     let typed = match j.kind {
-        JoinKind::Inner => {
-            quote_spanned!(fspan=> #sj::join_closure_takes_the_left_and_right_values::<#vl, #vr, _, _>(#f))
-        }
-        JoinKind::Left => {
-            quote_spanned!(fspan=> #sj::left_join_closure_takes_the_left_value_and_an_optional_right_value::<#vl, #vr, _, _>(#f))
-        }
-        JoinKind::Outer => {
-            quote_spanned!(fspan=> #sj::outer_join_closure_takes_an_optional_left_and_an_optional_right_value::<#vl, #vr, _, _>(#f))
-        }
+        JoinKind::Inner => quote_spanned!(fspan=>
+            ::dekaf_streams::__private::stream_join::join_closure_takes_the_left_and_right_values::<#vl, #vr, _, _>(#f)),
+        JoinKind::Left => quote_spanned!(fspan=>
+            ::dekaf_streams::__private::stream_join::left_join_closure_takes_the_left_value_and_an_optional_right_value::<#vl, #vr, _, _>(#f)),
+        JoinKind::Outer => quote_spanned!(fspan=>
+            ::dekaf_streams::__private::stream_join::outer_join_closure_takes_an_optional_left_and_an_optional_right_value::<#vl, #vr, _, _>(#f)),
     };
     // The joiner applied to this record's value `t` and a partner `o` (references), or to one
     // side only.
     let both = |t: TokenStream, o: TokenStream| {
         let (l, r) = if j.left { (t, o) } else { (o, t) };
         match j.kind {
-            JoinKind::Inner => quote!(__dk_f(#l, #r)),
-            JoinKind::Left => quote!(__dk_f(#l, ::core::option::Option::Some(#r))),
-            JoinKind::Outer => quote!(__dk_f(
+            JoinKind::Inner => quote_spanned!(fspan=> __dk_f(#l, #r)),
+            JoinKind::Left => {
+                quote_spanned!(fspan=> __dk_f(#l, ::core::option::Option::Some(#r)))
+            }
+            JoinKind::Outer => quote_spanned!(fspan=> __dk_f(
                 ::core::option::Option::Some(#l),
                 ::core::option::Option::Some(#r)
             )),
@@ -110,12 +113,12 @@ pub fn emit(em: &Emitter<'_>, node: usize, j: &StreamJoinSide, k: &Acc, v: &Acc)
     };
     let only = |left: bool, x: TokenStream| match (j.kind, left) {
         (JoinKind::Outer, true) => {
-            quote!(__dk_f(::core::option::Option::Some(#x), ::core::option::Option::None))
+            quote_spanned!(fspan=> __dk_f(::core::option::Option::Some(#x), ::core::option::Option::None))
         }
         (JoinKind::Outer, false) => {
-            quote!(__dk_f(::core::option::Option::None, ::core::option::Option::Some(#x)))
+            quote_spanned!(fspan=> __dk_f(::core::option::Option::None, ::core::option::Option::Some(#x)))
         }
-        _ => quote!(__dk_f(#x, ::core::option::Option::None)),
+        _ => quote_spanned!(fspan=> __dk_f(#x, ::core::option::Option::None)),
     };
     let nv = format_ident!("__v{}", node);
     let kref = Acc {
@@ -221,7 +224,8 @@ pub fn emit(em: &Emitter<'_>, node: usize, j: &StreamJoinSide, k: &Acc, v: &Acc)
         quote!(return Err(#sj::null_key(#name));)
     };
     let key_check = if !j.left && j.key.text() != j.right_key.text() {
-        let (a, b) = (&j.key.ty, &j.right_key.ty);
+        // Both serdes are re-spanned to the join, so rustc reports a mismatch there.
+        let (a, b) = (respan(&j.key.ty, sp), respan(&j.right_key.ty, sp));
         let check = quote_spanned!(sp=> #sj::joined_streams_need_one_key_type::<#a, #b>());
         quote!(const _: () = #check;)
     } else {
