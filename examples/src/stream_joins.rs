@@ -74,3 +74,19 @@ topology! {
         .to("bad-joined", Nullable::<Utf8>, Utf8);
     }
 }
+
+topology! {
+    /// The broker test's left join of orders with payments (1-minute window, 1 s grace), run
+    /// by `e2e-instance join-kill` so the test can SIGKILL it.
+    pub JoinKill = "e2e-join-kill" {
+        let orders = stream("e2e-join-kill-orders", Utf8, Utf8);
+        let payments = stream("e2e-join-kill-payments", Utf8, Utf8);
+        orders
+            .left_join(
+                payments,
+                |o, p| joined(Some(o), p),
+                join_window(Duration::from_mins(1)).grace(Duration::from_secs(1)),
+            )
+            .to("e2e-join-kill-out", Utf8, Utf8);
+    }
+}
