@@ -15,6 +15,7 @@
 //! | [`store`] | state stores: byte-ordered backends (in memory, LMDB), the processor API's typed view |
 //! | [`state_dir`] | the on-disk state directory: locks, process id, checkpoints |
 //! | [`cache`] | the record cache of aggregations: dirty keys forwarded at a flush |
+//! | [`join`] | windowed stream-stream joins: the join window stores and the shared outer store |
 //! | [`record`] | the records a task reads and writes, and the `RecordSink` it writes them to |
 //! | [`task`] | the `Topology` and `Task` traits: what a runner (TestDriver, Kafka runtime) calls |
 //! | [`testing`] | `TestDriver`: run a topology in process, without a broker |

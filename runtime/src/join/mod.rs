@@ -10,6 +10,15 @@
 //!   grace` for a left record, `t + before + grace` for a right one), never early; a record
 //!   whose window closed already when it arrives is emitted at once.
 //!
+//! Two details differ from Kafka Streams, both only in when (not whether) an unmatched record
+//! comes out: Kafka Streams looks for closed windows at most once per second of wall-clock time
+//! (`__emit.interval.ms.kstreams.outer.join.spurious.results.fix__`, 1000 ms by default; its own
+//! tests set it to 0), this runtime whenever a record at the stream time arrives, as Kafka
+//! Streams with the interval 0; and Kafka Streams skips that look while its oldest waiting
+//! record plus the *processing side's* window and grace has not passed, where this runtime
+//! uses the smaller of the two sides' windows (the same for symmetric windows; with asymmetric
+//! ones Kafka Streams can hold a closed record until a record of the other side arrives).
+//!
 //! The generated task holds one [`JoinState`] per join: the bookkeeping of both window stores,
 //! the shared stream time, and the buffers every record reuses (no allocation of ours per record
 //! once warm; the stores allocate for the records they keep).
