@@ -225,6 +225,8 @@ pub fn fetch<B: StoreBackend>(
     values.clear();
     found.clear();
     let from = from.max(state.observed - state.retention + 1).max(0);
+    // Nothing lies after the newest record: no search of empty later segments.
+    let to = to.min(state.observed);
     if to < from {
         return Ok(());
     }
