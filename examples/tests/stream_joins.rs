@@ -300,3 +300,18 @@ fn bad_records_go_to_on_error_with_their_kind() {
     assert_eq!(topic("join-bad-other"), 1);
     assert!(o.is_empty(), "no bad record joined");
 }
+
+#[test]
+fn describe_shows_kafka_streams_join_nodes() {
+    use dekaf_streams::task::Topology;
+    let d = LeftJoin::describe();
+    for line in [
+        "Processor: KSTREAM-WINDOWED-0000000002 (stores: [KSTREAM-JOINTHIS-0000000004-store])",
+        "Processor: KSTREAM-WINDOWED-0000000003 (stores: [KSTREAM-OUTEROTHER-0000000005-store])",
+        "Processor: KSTREAM-JOINTHIS-0000000004 (stores: [KSTREAM-OUTEROTHER-0000000005-store, KSTREAM-OUTERSHARED-0000000004-store])",
+        "Processor: KSTREAM-OUTEROTHER-0000000005 (stores: [KSTREAM-JOINTHIS-0000000004-store, KSTREAM-OUTERSHARED-0000000004-store])",
+        "Processor: KSTREAM-MERGE-0000000006 (stores: [])",
+    ] {
+        assert!(d.contains(line), "missing `{line}` in:\n{d}");
+    }
+}

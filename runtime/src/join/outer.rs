@@ -76,7 +76,7 @@ impl TimeTracker {
 }
 
 /// One record of the outer store whose window closed: its timestamp, side, and the ranges of
-/// its key and value in [`Expired::bytes`].
+/// its key and value in [`OuterBuffers::bytes`].
 #[derive(Debug, Clone, Copy)]
 pub struct ExpiredRecord {
     /// The record's timestamp (the result's timestamp).
