@@ -21,7 +21,10 @@ topology! {
                 ErrorResponse::DeadLetter("payments-dead-letter")
             }
             ErrorKind::Processing => ErrorResponse::DeadLetter("payments-rejected"),
-            ErrorKind::Serialization | ErrorKind::InvalidTimestamp => ErrorResponse::Fail,
+            ErrorKind::Serialization => ErrorResponse::Fail,
+            ErrorKind::InvalidTimestamp | ErrorKind::NullKey | ErrorKind::NullValue => {
+                ErrorResponse::DeadLetter("payments-rejected")
+            }
         });
         stream("payments", Utf8, Json::<Payment>)
             .try_map_values(|payment| {

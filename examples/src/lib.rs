@@ -7,6 +7,7 @@
 //! | [`sessions`] | session windows: count, aggregate with a merger, reduce, emit-final |
 //! | [`sliding`] | sliding windows, emit-final of sliding and tumbling windows |
 //! | [`orders`] | stream-table join and left_join, JSON serdes, co-partitioning |
+//! | [`stream_joins`] | windowed stream-stream join, left_join and outer_join |
 //! | [`dead_letters`] | on_error with dead-letter topics, try_map_values |
 //! | [`dedup`] | the processor API: a declared store, process(..) |
 //! | [`e2e`] | the topologies and checks of the end-to-end tests on a real broker |
@@ -27,5 +28,6 @@ pub mod page_views;
 pub mod runner;
 pub mod sessions;
 pub mod sliding;
+pub mod stream_joins;
 pub mod windows_e2e;
 pub mod word_count;

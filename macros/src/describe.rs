@@ -37,6 +37,14 @@ pub fn describe(m: &Model) -> String {
                 NodeKind::Aggregate { store, .. } | NodeKind::Join { store, .. } => {
                     format!("Processor: {name} (stores: [{}])", m.stores[*store].name)
                 }
+                NodeKind::JoinWindowed { store } => {
+                    format!("Processor: {name} (stores: [{}])", m.stores[*store].name)
+                }
+                NodeKind::StreamJoin(j) => {
+                    let mut s = vec![j.other_store];
+                    s.extend(j.shared);
+                    format!("Processor: {name} (stores: [{}])", stores(&s))
+                }
                 NodeKind::Process { stores: s, .. } => {
                     format!("Processor: {name} (stores: [{}])", stores(s))
                 }

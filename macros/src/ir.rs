@@ -192,11 +192,62 @@ pub enum NodeKind {
         f: Expr,
         stores: Vec<usize>,
     },
+    /// Kafka Streams' `KSTREAM-WINDOWED-` node of one side of a stream-stream join: passes the
+    /// record on to its side's join node (which also stores it in `store`).
+    JoinWindowed {
+        store: usize,
+    },
+    /// One side of a stream-stream join (`KSTREAM-JOINTHIS-`, `-OUTEROTHER-`, ..).
+    StreamJoin(Box<StreamJoinSide>),
     Sink {
         topic: String,
         key: SerdeTy,
         value: SerdeTy,
     },
+}
+
+/// Inner, left or outer stream-stream join.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum JoinKind {
+    Inner,
+    Left,
+    Outer,
+}
+
+/// The time bounds of a stream-stream join (Kafka Streams' `JoinWindows`), in ms.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct JoinWindowSpec {
+    pub before: i64,
+    pub after: i64,
+    pub grace: i64,
+}
+
+impl JoinWindowSpec {
+    /// How long the window stores keep records: before + after + grace, as Kafka Streams sets it.
+    pub fn retention(&self) -> i64 {
+        self.before + self.after + self.grace
+    }
+}
+
+/// One side's node of a stream-stream join.
+#[derive(Clone)]
+pub struct StreamJoinSide {
+    pub kind: JoinKind,
+    /// Whether this is the left (`this`) side.
+    pub left: bool,
+    pub window: JoinWindowSpec,
+    /// This side's window store (written) and the other side's (read).
+    pub this_store: usize,
+    pub other_store: usize,
+    /// The shared outer store of a left or outer join.
+    pub shared: Option<usize>,
+    /// The `this` side's node, whose id names the task's join state.
+    pub state: usize,
+    pub f: Expr,
+    pub key: SerdeTy,
+    pub right_key: SerdeTy,
+    pub left_value: SerdeTy,
+    pub right_value: SerdeTy,
 }
 
 /// One operator.
@@ -220,6 +271,10 @@ pub enum StoreOwner {
     Declared,
     /// The buffer of `suppress_until_window_closes()`.
     Suppress,
+    /// One side's window store of a stream-stream join.
+    JoinWindow(JoinWindowSpec),
+    /// The shared outer store of a left or outer stream-stream join.
+    JoinShared,
 }
 
 /// A state store.

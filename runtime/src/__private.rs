@@ -10,6 +10,7 @@
 use std::fmt::Display;
 
 pub use crate::cache::{DirtyKeys, Update};
+pub use crate::join as stream_join;
 pub use crate::serdes::{Encoded, Serde, SerdeError, Window, Windowed};
 pub use crate::store::{BackendFactory, KeyValueStore, StoreBackend, StoreError};
 pub use crate::task::{

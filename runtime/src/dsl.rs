@@ -177,7 +177,39 @@
 //! `stream.join(table, |value: V, table_value: T| -> R)` emits for records whose key the table
 //! holds; `left_join(table, |value: V, table_value: Option<T>| -> R)` emits for every record.
 //! The stream and the table must have the same key type and be co-partitioned; the topology
-//! declares their copartition group. Joins are stream-table only.
+//! declares their copartition group.
+//!
+//! Two streams join over a join window, as Kafka Streams' `JoinWindows`:
+//! `left.join(right, |l: &L, r: &R| -> O, join_window(d))` joins records of equal keys at most
+//! `d` apart, `join_window(before, after)` right records from `before` earlier to `after` later
+//! than the left one, and `.grace(g)` accepts records up to `g` late. `left.left_join(right,
+//! |l: &L, r: Option<&R>| -> O, ..)` also emits left records without a partner, and
+//! `left.outer_join(right, |l: Option<&L>, r: Option<&R>| -> O, ..)` records of both sides
+//! without one, each once its window has closed (stream time past its timestamp + window +
+//! grace), never early. A result carries the later timestamp of the two records. Both streams
+//! need the same key type, known serdes and their original keys (after `select_key` or `map`,
+//! `repartition(..)` first); each side's records wait in a window store named like Kafka
+//! Streams' (`KSTREAM-JOINTHIS-0000000004-store`, changelog `cleanup.policy=delete`, retention
+//! before + after + grace + 1 day). A record with a negative timestamp, a null key or a null
+//! value goes to `on_error`.
+//!
+//! ```
+//! use dekaf_streams::prelude::*;
+//!
+//! topology! {
+//!     pub Attribution = "attribution" {
+//!         let impressions = stream("impressions", Utf8, Utf8);
+//!         let clicks = stream("clicks", Utf8, Utf8);
+//!         impressions
+//!             .left_join(
+//!                 clicks,
+//!                 |ad, click| format!("{ad} -> {}", click.map_or("no click", |c| c.as_str())),
+//!                 join_window(Duration::from_mins(10)).grace(Duration::from_secs(30)),
+//!             )
+//!             .to("attributed", Utf8, Utf8);
+//!     }
+//! }
+//! ```
 //!
 //! # The processor API
 //!

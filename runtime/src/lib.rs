@@ -74,6 +74,10 @@ pub mod protocol;
 // generates).
 #[doc(hidden)]
 pub mod window;
+// Windowed stream-stream joins: the join window stores and the shared outer store (used by the
+// code `topology!` generates).
+#[doc(hidden)]
+pub mod join;
 
 #[doc(hidden)]
 pub mod __private;

@@ -107,6 +107,16 @@ pub enum StoreKind {
         /// How long after a window ends late records are still accepted, in milliseconds.
         grace_ms: i64,
     },
+    /// The window store of one side of a stream-stream join: it keeps every record (duplicates
+    /// too) for `before + after + grace`.
+    JoinWindow {
+        /// How much earlier a right record may be and still join a left one, in milliseconds.
+        before_ms: i64,
+        /// How much later a right record may be and still join a left one, in milliseconds.
+        after_ms: i64,
+        /// How long after its window closes a late record is still joined, in milliseconds.
+        grace_ms: i64,
+    },
 }
 
 impl TopologyInfo {

@@ -197,6 +197,8 @@ impl Emitter<'_> {
                 ops::join::emit(self, node, *store, f, *left, k, v)
             }
             NodeKind::Process { f, stores } => ops::process::emit(self, node, f, stores, k, v),
+            NodeKind::JoinWindowed { .. } => self.children(node, k, v),
+            NodeKind::StreamJoin(j) => super::stream_join::emit(self, node, j, k, v),
         }
     }
 }

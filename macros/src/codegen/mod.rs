@@ -7,6 +7,7 @@ pub mod emitter;
 mod info;
 pub mod session;
 pub mod sliding;
+mod stream_join;
 pub mod suppress;
 
 use proc_macro2::{Span, TokenStream};
@@ -141,29 +142,32 @@ pub fn generate(m: &Model) -> TokenStream {
             .map(|&s| {
                 let topic = &m.stores[s].changelog;
                 let f = Emitter::store_field(s);
-                if let Some(w) = m.stores[s].window {
-                    let index = Emitter::index_field(s);
-                    // Session and sliding stores track their newest time, which a restore
-                    // rebuilds (as Kafka Streams' stores do from the changelog).
-                    let max = (w.kind != crate::ir::WindowKind::Time).then(|| {
-                        let max = Emitter::max_field(s);
-                        quote! {
-                            if value.is_some() {
-                                if let Some(t) = self.#index.time_of(key) {
-                                    self.#max = ::core::cmp::max(self.#max, t);
+                stream_join::restore(m, s).unwrap_or_else(|| {
+                    if let Some(w) = m.stores[s].window {
+                        let index = Emitter::index_field(s);
+                        // Session and sliding stores track their newest time, which a restore
+                        // rebuilds (as Kafka Streams' stores do from the changelog).
+                        let max = (w.kind != crate::ir::WindowKind::Time).then(|| {
+                            let max = Emitter::max_field(s);
+                            quote! {
+                                if value.is_some() {
+                                    if let Some(t) = self.#index.time_of(key) {
+                                        self.#max = ::core::cmp::max(self.#max, t);
+                                    }
                                 }
                             }
-                        }
-                    });
-                    quote!(#topic => {
-                        #max
-                        self.#index.restored(key, value);
-                        #dk::restore(&mut self.#f, key, value)
-                    })
-                } else {
-                    quote!(#topic => #dk::restore(&mut self.#f, key, value),)
-                }
+                        });
+                        quote!(#topic => {
+                            #max
+                            self.#index.restored(key, value);
+                            #dk::restore(&mut self.#f, key, value)
+                        })
+                    } else {
+                        quote!(#topic => #dk::restore(&mut self.#f, key, value),)
+                    }
+                })
             });
+        let (join_fields, join_inits, join_clear) = stream_join::state(m, sub);
         let store_visits = sub.stores.iter().enumerate().map(|(j, &s)| {
             let f = Emitter::store_field(s);
             quote!(__dk_f(&<#name as #dk::Topology>::INFO.subtopologies[#idx].stores[#j], &mut self.#f)?;)
@@ -195,6 +199,7 @@ pub fn generate(m: &Model) -> TokenStream {
                 #(#purge_fields: i64,)*
                 #(#max_fields: i64,)*
                 #(#index_fields: #dk::TimeIndex,)*
+                #join_fields
                 #cache_fields
                 __marker: ::core::marker::PhantomData<fn() -> B>,
             }
@@ -216,6 +221,7 @@ pub fn generate(m: &Model) -> TokenStream {
                         #(#purge_fields: i64::MIN,)*
                         #(#max_fields: i64::MIN,)*
                         #(#index_fields: #dk::TimeIndex::new(#index_offsets),)*
+                        #join_inits
                         #cache_inits
                         __marker: ::core::marker::PhantomData,
                     };
@@ -288,6 +294,7 @@ pub fn generate(m: &Model) -> TokenStream {
                     #(self.#purge_fields = i64::MIN;)*
                     #(self.#max_fields = i64::MIN;)*
                     #(self.#index_fields.clear();)*
+                    #join_clear
                     #cache_clear
                     self.__stream_time = i64::MIN;
                     Ok(())
@@ -451,6 +458,10 @@ fn handles(m: &Model) -> TokenStream {
         });
     }
     for st in &m.stores {
+        // A join's stores hold its internal layout: no typed handle.
+        if matches!(st.owner, StoreOwner::JoinWindow(_) | StoreOwner::JoinShared) {
+            continue;
+        }
         let mut name = screaming(&st.name);
         if taken.contains(&name) {
             name.push_str("_STORE");

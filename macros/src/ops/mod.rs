@@ -18,6 +18,7 @@ pub mod process;
 pub mod repartition;
 pub mod select_key;
 pub mod sources;
+pub mod stream_join;
 pub mod suppress;
 pub mod to;
 pub mod to_stream;
@@ -74,6 +75,7 @@ pub const REGISTRY: &[Operator] = &[
     group::GROUP_BY_KEY,
     join::JOIN,
     join::LEFT_JOIN,
+    stream_join::OUTER_JOIN,
     process::PROCESS,
     repartition::REPARTITION,
     to::TO,
