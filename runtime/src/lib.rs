@@ -44,6 +44,8 @@ pub use streams::{
 pub use testing::TestDriver;
 
 pub mod dsl;
+#[cfg(feature = "http")]
+pub mod http;
 pub mod query;
 pub mod record;
 pub mod security;

@@ -128,6 +128,15 @@ impl<K, V> ReadOnlyKeyValueStore<K, V> {
     /// keys), [`QueryError::NotRunning`] before the first assignment, [`QueryError::Serde`] when
     /// a bound does not serialize. An entry that does not deserialize is an `Err` item.
     pub fn range(&self, from: Bound<&K>, to: Bound<&K>) -> Result<KeyValueIter<K, V>, QueryError> {
+        self.range_of_partitions(from, to).map(|(_, iter)| iter)
+    }
+
+    /// [`Self::range`], with the partitions (tasks) the iterator reads.
+    pub fn range_of_partitions(
+        &self,
+        from: Bound<&K>,
+        to: Bound<&K>,
+    ) -> Result<(Vec<i32>, KeyValueIter<K, V>), QueryError> {
         let encode = |b: Bound<&K>| -> Result<Bound<Bytes>, QueryError> {
             Ok(match b {
                 Bound::Included(k) => Bound::Included(key_bytes(self.handle.key_ser, k)?.into()),
@@ -136,11 +145,33 @@ impl<K, V> ReadOnlyKeyValueStore<K, V> {
             })
         };
         let (from, to) = (encode(from)?, encode(to)?);
-        let snapshots = self.local_snapshots()?;
-        Ok(KeyValueIter {
-            scan: Scan::new(snapshots, from, to),
-            handle: self.handle,
-        })
+        let (partitions, snapshots) =
+            local_snapshots(&self.registry, self.handle.name, "key-value")?
+                .into_iter()
+                .unzip();
+        Ok((
+            partitions,
+            KeyValueIter {
+                scan: Scan::new(snapshots, from, to),
+                handle: self.handle,
+            },
+        ))
+    }
+
+    /// The partition count of the store (its number of tasks), once known.
+    pub fn partitions(&self) -> Result<i32, QueryError> {
+        let (sub, _) =
+            self.registry
+                .store(self.handle.name)
+                .ok_or_else(|| QueryError::UnknownStore {
+                    store: self.handle.name.to_owned(),
+                    kind: "key-value",
+                })?;
+        self.registry
+            .partitions(sub.id)
+            .ok_or_else(|| QueryError::NotRunning {
+                store: self.handle.name.to_owned(),
+            })
     }
 
     /// Every entry of every task of the store hosted here. Errors as [`Self::range`].
@@ -151,11 +182,12 @@ impl<K, V> ReadOnlyKeyValueStore<K, V> {
     /// The number of entries in the tasks of the store hosted here, as of their last commits
     /// (Kafka Streams' `approximateNumEntries`; exact for the snapshots read).
     pub fn approximate_len(&self) -> Result<u64, QueryError> {
-        Ok(self.local_snapshots()?.iter().map(|s| s.len() as u64).sum())
-    }
-
-    fn local_snapshots(&self) -> Result<Vec<Snapshot>, QueryError> {
-        local_snapshots(&self.registry, self.handle.name, "key-value")
+        Ok(
+            local_snapshots(&self.registry, self.handle.name, "key-value")?
+                .iter()
+                .map(|(_, s)| s.len() as u64)
+                .sum(),
+        )
     }
 }
 
@@ -163,7 +195,7 @@ fn local_snapshots(
     registry: &Registry,
     store: &'static str,
     kind: &'static str,
-) -> Result<Vec<Snapshot>, QueryError> {
+) -> Result<Vec<(i32, Snapshot)>, QueryError> {
     let (sub, _) = registry
         .store(store)
         .ok_or_else(|| QueryError::UnknownStore {
@@ -181,7 +213,7 @@ fn local_snapshots(
             partition: -1,
         });
     }
-    Ok(registry.ready(store).into_iter().map(|(_, s)| s).collect())
+    Ok(registry.ready(store))
 }
 
 /// A scan over snapshots (each an O(1) clone of a published version): entries between two
