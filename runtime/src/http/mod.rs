@@ -211,6 +211,24 @@ impl<T: Topology> QueryServer<T> {
                 )),
             );
         };
+        let wrong_kind = match kind.as_str() {
+            "keys" => route.is_window(),
+            "windows" => !route.is_window(),
+            _ => false,
+        };
+        if wrong_kind {
+            let (is, use_) = if route.is_window() {
+                ("a window store", "/windows/{key}?from=<ms>&to=<ms>")
+            } else {
+                ("a key-value store", "/keys/{key}")
+            };
+            return reply(
+                StatusCode::BAD_REQUEST,
+                &error_body(&format!(
+                    "`{store}` is {is}: query it with /stores/{store}{use_}"
+                )),
+            );
+        }
         match (kind.as_str(), rest) {
             ("keys", [key]) => {
                 self.key(

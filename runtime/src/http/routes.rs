@@ -38,6 +38,8 @@ pub(crate) struct LocalRange {
 pub(crate) trait StoreRoute<T: Topology>: Send + Sync {
     /// The store's name.
     fn name(&self) -> &'static str;
+    /// Whether it is a window store (queried by `/windows/{key}`, not `/keys/{key}`).
+    fn is_window(&self) -> bool;
     /// The value of `key` (key-value stores) or its windows between `from` and `to` (window
     /// stores).
     fn get(&self, queries: &Queries<T>, key: &str, from: i64, to: i64) -> Local;
@@ -73,6 +75,10 @@ where
 {
     fn name(&self) -> &'static str {
         self.0.name
+    }
+
+    fn is_window(&self) -> bool {
+        false
     }
 
     fn get(&self, queries: &Queries<T>, key: &str, _: i64, _: i64) -> Local {
@@ -138,6 +144,10 @@ where
 {
     fn name(&self) -> &'static str {
         self.0.name
+    }
+
+    fn is_window(&self) -> bool {
+        true
     }
 
     fn get(&self, queries: &Queries<T>, key: &str, from: i64, to: i64) -> Local {

@@ -15,6 +15,9 @@
 //!
 //! [`Queries`]: super::Queries
 
+// Without the `kafka` feature nothing runs tasks, so nothing publishes.
+#![cfg_attr(not(feature = "kafka"), allow(dead_code))]
+
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
@@ -105,12 +108,8 @@ impl Registry {
     }
 
     /// What this instance holds of `store` partition `partition` (`None`: not hosted here).
-    pub(crate) fn hosted(&self, store: &str, partition: i32) -> Option<Hosted> {
-        read(&self.local)
-            .stores
-            .iter()
-            .find(|((s, p), _)| *p == partition && *s == store)
-            .map(|(_, h)| h.clone())
+    pub(crate) fn hosted(&self, store: &'static str, partition: i32) -> Option<Hosted> {
+        read(&self.local).stores.get(&(store, partition)).cloned()
     }
 
     /// The ready snapshots of `store` on this instance, by partition, in partition order.
