@@ -401,3 +401,37 @@ fn metadata_names_the_owner_of_the_keys_partition() {
     publisher.registry().set_endpoints(1, vec![]);
     assert_eq!(queries.all_hosts().len(), 2);
 }
+
+#[test]
+fn an_lmdb_store_publishes_its_flushed_and_pending_state_alike() {
+    let dir = std::env::temp_dir().join(format!(
+        "dekaf-query-lmdb-{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos())
+    ));
+    let (queries, publisher) = setup();
+    publisher.registry().set_partitions("0", PARTITIONS);
+    let counts = queries.store(COUNTS).expect("store");
+    let key = "a".to_owned();
+    let p = partition(&key);
+    let other = (0..1000)
+        .map(|i| format!("b{i}"))
+        .find(|w| partition(w) == p)
+        .expect("a key of the same partition");
+    {
+        let mut backend = crate::store::LmdbBackend::open(&dir).expect("open LMDB");
+        backend.put(key.as_bytes(), &i64_bytes(7)).expect("put");
+        backend.flush().expect("flush");
+        // Written after the flush: still pending in memory, read through the same backend.
+        backend.put(other.as_bytes(), &i64_bytes(8)).expect("put");
+        publisher
+            .publish_all(&STORES[0], p, &backend)
+            .expect("publish");
+    }
+    assert_eq!(counts.get(&key).expect("hosted"), Some(7));
+    assert_eq!(counts.get(&other).expect("hosted"), Some(8));
+    assert_eq!(counts.approximate_len().expect("len"), 2);
+    let _ = std::fs::remove_dir_all(&dir);
+}
