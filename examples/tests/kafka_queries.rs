@@ -12,7 +12,7 @@ use dekaf_streams::prelude::*;
 use dekaf_streams::query::{HostInfo, QueryError};
 use dekaf_streams::{KafkaStreams, ProcessingGuarantee};
 use dekaf_streams_examples::e2e::{InProcess, fresh, wait_for_members_with_tasks};
-use dekaf_streams_examples::kafka_io::{bootstrap, produce};
+use dekaf_streams_examples::kafka_io::{NewRecord, bootstrap, produce, produce_records};
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
@@ -28,6 +28,18 @@ topology! {
     /// Counts records per key.
     pub IqRebalance = "iq-rebalance" {
         stream("iq-rebalance-in", Utf8, Utf8).group_by_key().count("counts").to_stream().to("iq-rebalance-out", Utf8, I64);
+    }
+}
+
+topology! {
+    /// Counts records per key in one-minute windows.
+    pub IqWindows = "iq-windows" {
+        stream("iq-windows-in", Utf8, Utf8)
+            .group_by_key()
+            .windowed_by(tumbling(Duration::from_secs(60)).grace(Duration::from_secs(3600)))
+            .count("per-window")
+            .to_stream()
+            .to("iq-windows-out", TimeWindowed::<Utf8>, I64);
     }
 }
 
@@ -106,6 +118,15 @@ type Started<T> = (
 /// Starts `topology` with an HTTP query server on a free port, that port its
 /// `application_server`.
 async fn start<T: Topology + Send>(topology: T, store: StoreRef<String, i64>) -> Started<T> {
+    start_serving(topology, |server| server.store(store)).await
+}
+
+/// Starts `topology` with an HTTP query server (stores chosen by `serve`) on a free port, that
+/// port its `application_server`.
+async fn start_serving<T: Topology + Send>(
+    topology: T,
+    serve: impl FnOnce(QueryServer<T>) -> QueryServer<T>,
+) -> Started<T> {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let port = listener.local_addr().expect("addr").port();
     let streams = KafkaStreams::builder(topology)
@@ -117,9 +138,7 @@ async fn start<T: Topology + Send>(topology: T, store: StoreRef<String, i64>) ->
         .expect("valid settings");
     let queries = streams.queries();
     let server = tokio::spawn(
-        QueryServer::new(streams.queries())
-            .store(store)
-            .serve(listener, std::future::pending()),
+        serve(QueryServer::new(streams.queries())).serve(listener, std::future::pending()),
     );
     (InProcess::run(streams), port, server, queries)
 }
@@ -325,4 +344,112 @@ async fn while_tasks_move_answers_are_the_committed_value_or_a_retry_status() {
     }
     a.stop().await.expect("A stops cleanly");
     server_a.abort();
+}
+
+/// A minute-aligned base time for the windowed records.
+const BASE: i64 = 28_333_334 * 60_000;
+
+/// Word `v{i}` counts `(i + k) % 3 + 1` in window `k` (0..3) starting at `BASE + k` minutes.
+fn window_count(i: usize, k: usize) -> i64 {
+    ((i + k) % 3 + 1) as i64
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn windows_of_a_key_hosted_by_the_other_instance_are_fetched_over_http() {
+    let servers = bootstrap();
+    fresh(
+        &servers,
+        "iq-windows",
+        &[("iq-windows-in", 4), ("iq-windows-out", 4)],
+    )
+    .await;
+    let words: Vec<String> = (0..20).map(|i| format!("v{i}")).collect();
+    let mut records = Vec::new();
+    for k in 0..3 {
+        for (i, word) in words.iter().enumerate() {
+            for _ in 0..window_count(i, k) {
+                records.push(NewRecord {
+                    key: Some(word.as_bytes()),
+                    value: Some(word.as_bytes()),
+                    timestamp: Some(BASE + k as i64 * 60_000 + 1_000),
+                    ..NewRecord::default()
+                });
+            }
+        }
+    }
+    let n = produce_records(&servers, "iq-windows-in", records.clone())
+        .await
+        .expect("produce");
+    assert_eq!(n as usize, records.len());
+    let (a, port_a, server_a, queries_a) =
+        start_serving(IqWindows, |s| s.window_store(IqWindows::PER_WINDOW)).await;
+    let (b, port_b, server_b, _) =
+        start_serving(IqWindows, |s| s.window_store(IqWindows::PER_WINDOW)).await;
+    assert!(
+        wait_for_members_with_tasks(&servers, "iq-windows", 2, Duration::from_secs(60)).await,
+        "both instances run tasks"
+    );
+    let all_windows = format!("?from={BASE}&to={}", BASE + 120_000);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let this_b = HostInfo {
+        host: "127.0.0.1".into(),
+        port: port_b,
+    };
+    let mut forwarded;
+    loop {
+        let mut done = true;
+        forwarded = 0;
+        for (i, word) in words.iter().enumerate() {
+            let answer = get(
+                port_a,
+                &format!("/stores/per-window/windows/{word}{all_windows}"),
+            )
+            .await;
+            let want: Vec<Value> = (0..3)
+                .map(|k| {
+                    let start = BASE + k as i64 * 60_000;
+                    serde_json::json!({ "start": start, "end": start + 60_000, "value": window_count(i, k) })
+                })
+                .collect();
+            if answer.status != 200 || answer.body["windows"] != Value::from(want) {
+                done = false;
+                break;
+            }
+            if queries_a
+                .metadata_for_window_key(IqWindows::PER_WINDOW, word)
+                .is_ok_and(|m| m.active == this_b)
+            {
+                forwarded += 1;
+            }
+        }
+        if done {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "every word's windows are answered through A"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert!(
+        forwarded > 0,
+        "some words are hosted by B and answered through forwarding"
+    );
+    // A time range selects windows by start; the wrong route names the right one.
+    let one = get(
+        port_b,
+        &format!(
+            "/stores/per-window/windows/v0?from={0}&to={0}",
+            BASE + 60_000
+        ),
+    )
+    .await;
+    assert_eq!(one.status, 200, "{}", one.body);
+    assert_eq!(one.body["windows"].as_array().map(Vec::len), Some(1));
+    assert_eq!(one.body["windows"][0]["value"], window_count(0, 1));
+    assert_eq!(get(port_a, "/stores/per-window/keys/v0").await.status, 400);
+    a.stop().await.expect("A stops cleanly");
+    b.stop().await.expect("B stops cleanly");
+    server_a.abort();
+    server_b.abort();
 }
