@@ -62,7 +62,9 @@
 //! routes are few and fixed, so a router would add compile time and no function.
 
 mod forward;
+mod reply;
 mod routes;
+mod url;
 
 use std::collections::BTreeSet;
 use std::convert::Infallible;
@@ -83,7 +85,9 @@ use serde_json::{Value, json};
 use tokio::net::TcpListener;
 
 pub use forward::FORWARDED;
+use reply::{error_body, not_found_route, query_error, range_body, relay, reply, unavailable};
 use routes::{KeyValueRoute, Local, LocalRange, StoreRoute, WindowRoute};
+use url::{parse_query, percent_decode, percent_encode};
 
 use crate::query::{Queries, QueryError};
 use crate::task::{StoreRef, Topology, WindowStoreRef};
@@ -438,146 +442,5 @@ impl<T: Topology> QueryServer<T> {
             StatusCode::OK,
             &json!({ "partition_count": count, "partitions": (0..count).collect::<Vec<_>>(), "entries": entries }),
         )
-    }
-}
-
-fn range_body(range: &LocalRange) -> Value {
-    json!({
-        "partition_count": range.partition_count,
-        "partitions": range.partitions,
-        "entries": range.entries,
-    })
-}
-
-fn error_body(message: &str) -> Value {
-    json!({ "error": message })
-}
-
-fn reply(status: StatusCode, body: &Value) -> Response<Full<Bytes>> {
-    let mut response = Response::new(Full::new(Bytes::from(body.to_string())));
-    *response.status_mut() = status;
-    response.headers_mut().insert(
-        hyper::header::CONTENT_TYPE,
-        hyper::header::HeaderValue::from_static("application/json"),
-    );
-    if status == StatusCode::SERVICE_UNAVAILABLE {
-        response.headers_mut().insert(
-            hyper::header::RETRY_AFTER,
-            hyper::header::HeaderValue::from_static("1"),
-        );
-    }
-    response
-}
-
-fn relay(answer: forward::Forwarded) -> Response<Full<Bytes>> {
-    let mut response = Response::new(Full::new(answer.body));
-    *response.status_mut() = answer.status;
-    response.headers_mut().insert(
-        hyper::header::CONTENT_TYPE,
-        hyper::header::HeaderValue::from_static("application/json"),
-    );
-    if let Some(retry) = answer
-        .retry_after
-        .and_then(|r| hyper::header::HeaderValue::from_str(&r).ok())
-    {
-        response
-            .headers_mut()
-            .insert(hyper::header::RETRY_AFTER, retry);
-    }
-    response
-}
-
-fn unavailable(message: &str) -> Response<Full<Bytes>> {
-    reply(StatusCode::SERVICE_UNAVAILABLE, &error_body(message))
-}
-
-fn not_found_route() -> Response<Full<Bytes>> {
-    reply(
-        StatusCode::NOT_FOUND,
-        &error_body(
-            "no such route: GET /stores/{store}/keys/{key}, /stores/{store}/windows/{key}, \
-             /stores/{store}/all or /stores/{store}/range?from=..&to=..",
-        ),
-    )
-}
-
-/// The status of a query error: 404 for an unknown store, 400 for a key that does not
-/// serialize, 503 (retry) for the rest.
-fn query_error(error: &QueryError) -> Response<Full<Bytes>> {
-    let status = match error {
-        QueryError::UnknownStore { .. } => StatusCode::NOT_FOUND,
-        QueryError::Serde(_) => StatusCode::BAD_REQUEST,
-        _ => StatusCode::SERVICE_UNAVAILABLE,
-    };
-    reply(status, &error_body(&error.to_string()))
-}
-
-/// Decodes `%XX` escapes (and `+` in query strings is left to the caller); invalid escapes and
-/// non-UTF-8 results are kept as they are.
-fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && let Some(hex) = text.get(i + 1..i + 3)
-            && let Ok(b) = u8::from_str_radix(hex, 16)
-        {
-            out.push(b);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).unwrap_or_else(|_| text.to_owned())
-}
-
-/// Encodes everything but unreserved characters (RFC 3986).
-fn percent_encode(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for b in text.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
-/// `a=1&b=x%20y` → pairs, decoded (`+` is a space).
-fn parse_query(query: &str) -> Vec<(String, String)> {
-    query
-        .split('&')
-        .filter(|p| !p.is_empty())
-        .map(|pair| {
-            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-            (
-                percent_decode(&k.replace('+', " ")),
-                percent_decode(&v.replace('+', " ")),
-            )
-        })
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn percent_coding_round_trips_and_queries_parse() {
-        for text in ["plain", "with space", "ünïcödé", "a/b?c&d=e%f"] {
-            assert_eq!(percent_decode(&percent_encode(text)), text);
-        }
-        assert_eq!(percent_decode("%zz%4"), "%zz%4");
-        assert_eq!(
-            parse_query("from=a+b&to=c%26d&scope"),
-            [
-                ("from".to_owned(), "a b".to_owned()),
-                ("to".to_owned(), "c&d".to_owned()),
-                ("scope".to_owned(), String::new())
-            ]
-        );
     }
 }
