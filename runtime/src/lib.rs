@@ -17,6 +17,7 @@
 //! | reset an application | [`reset_application`] with [`ClientSettings`] (or the `dekaf-streams-reset` binary) |
 //! | test it without a broker | [`TestDriver`] ([`testing`]) |
 //! | keys and values | [`serdes`]: the [`Serde`](serdes::Serde) trait and Kafka's byte layouts |
+//! | query a running application's stores | [`KafkaStreams::queries`] → [`query::Queries`]: local read-only views, [`query::Queries::metadata_for_key`]; over HTTP with the `http` feature |
 //! | state | [`store`]: in memory or LMDB, and the processor API's typed view; [`state_dir`]: the on-disk layout |
 //! | the processor API, custom runners | [`task`] (the `Topology` and `Task` traits `topology!` implements), [`record`], [`topology`](mod@topology) (a compiled topology's description) |
 //!
@@ -43,6 +44,9 @@ pub use streams::{
 pub use testing::TestDriver;
 
 pub mod dsl;
+#[cfg(feature = "http")]
+pub mod http;
+pub mod query;
 pub mod record;
 pub mod security;
 pub mod serdes;

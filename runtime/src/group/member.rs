@@ -52,6 +52,9 @@ pub struct MemberConfig {
     /// TLS and SASL of the coordinator connection (plaintext by default); made from the
     /// application's properties by `ClientSettings::connection_security`.
     pub security: crate::security::ConnectionSecurity,
+    /// Where the group's partitions by user endpoint go when a heartbeat response carries them
+    /// (interactive queries), if anywhere.
+    pub(crate) endpoints: Option<Arc<crate::query::registry::Registry>>,
 }
 
 /// The rebalance timeout a member declares when joining: 30 s.
@@ -77,6 +80,7 @@ impl MemberConfig {
             user_endpoint: None,
             max_heartbeat_version: heartbeat::MAX_VERSION,
             security: crate::security::ConnectionSecurity::default(),
+            endpoints: None,
         }
     }
 }
@@ -163,6 +167,7 @@ impl MemberHandle {
             backoff: Backoff::new(),
             not_before: Instant::now(),
             next_beat: Instant::now(),
+            endpoints: config.endpoints.clone(),
         };
         driver.join(config.connect_timeout).await?;
         let task = tokio::spawn(driver.run(command_rx));
@@ -279,6 +284,8 @@ struct Driver {
     not_before: Instant,
     /// The next regular heartbeat.
     next_beat: Instant,
+    /// Where partitions by user endpoint go (interactive queries).
+    endpoints: Option<Arc<crate::query::registry::Registry>>,
 }
 
 impl Driver {
@@ -321,10 +328,21 @@ impl Driver {
                 StreamsGroupHeartbeatResponse::decode(&bytes, version)
                     .map_err(|e| conn.decode_error("StreamsGroupHeartbeat", e))
             });
-        if result.is_err() {
-            self.conn = None;
+        match result {
+            Ok(mut response) => {
+                if let Some(endpoints) = &self.endpoints
+                    && response.error_code == 0
+                    && let Some(partitions) = response.partitions_by_user_endpoint.take()
+                {
+                    endpoints.set_endpoints(response.endpoint_information_epoch, partitions);
+                }
+                Ok(response)
+            }
+            Err(e) => {
+                self.conn = None;
+                Err(e)
+            }
         }
-        result
     }
 
     fn publish(&mut self, events: Vec<MemberEvent>) {

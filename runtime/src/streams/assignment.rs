@@ -31,6 +31,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         let mut closed = 0;
         for id in revoked {
             if let Some(active) = self.tasks.remove(*id) {
+                self.publish_closed(*id);
                 self.close_committed(active);
                 closed += 1;
             }
@@ -53,6 +54,8 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         if added.is_empty() {
             return Ok(());
         }
+        self.learn_partition_counts();
+        self.publish_restoring(&added);
         let committed = self.fetch_committed(&added)?;
         for id in &added {
             let _span = tracing::info_span!("task", task = %id).entered();
@@ -72,6 +75,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             }
             self.restore_task(&mut active)?;
             active.task.set_stream_time(active.committed_stream_time);
+            self.publish_restored(&active)?;
             self.tasks.insert(active);
         }
         metrics::gauge!("dekaf.streams.tasks.active").increment(added.len() as f64);
@@ -220,6 +224,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         let mut dropped = 0;
         for id in &ids {
             if self.tasks.remove(*id).is_some() {
+                self.publish_closed(*id);
                 dropped += 1;
             }
         }

@@ -267,6 +267,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                 };
             }
         }
+        self.publish_committed()?;
         let mut processed = 0;
         for active in self.tasks.iter_mut() {
             active.committed.clone_from(&active.positions);

@@ -62,6 +62,7 @@ use crate::kafka::admin::Admin;
 use crate::kafka::oauth::StreamsConsumerContext;
 use crate::kafka::producer::{self, DeliveryWatch, StreamsProducer};
 use crate::kafka::restore::RestoreConsumer;
+use crate::query::registry::Publisher;
 use crate::record::{OutgoingRecord, Partitioning, RecordSink, SinkError, TopicKind};
 use crate::store::BackendFactory;
 use crate::task::{Headers, InputRecord, Task, TaskError, Topology};
@@ -97,6 +98,8 @@ pub(crate) struct StreamThread<T: Topology, F: BackendFactory> {
     /// after `transaction.timeout.ms`; the next producer with this transactional id aborts it at
     /// once).
     pub(super) interrupted: bool,
+    /// Publishes the tasks' committed state for interactive queries.
+    pub(super) publisher: Publisher,
 }
 
 impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
@@ -107,7 +110,6 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         let mut tasks = ActiveTasks::default();
         tasks.set_cache_max_bytes(ctx.config.cache_max_bytes / ctx.config.threads.max(1));
         Ok(StreamThread {
-            ctx,
             stores,
             member,
             consumer: clients.consumer,
@@ -123,6 +125,8 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             last_purge: Instant::now(),
             consumer_errors: ConsumerErrors::default(),
             interrupted: false,
+            publisher: Publisher::new(Arc::clone(&ctx.queries)),
+            ctx,
         })
     }
 
@@ -201,6 +205,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         let tasks = self.tasks.drain();
         let n = tasks.len();
         for active in tasks {
+            self.publish_closed(active.id);
             // Only a clean, committed close may name the stores complete in a checkpoint.
             if clean && committed.is_ok() && !self.interrupted {
                 self.close_committed(active);
