@@ -18,6 +18,8 @@ pub enum Workload {
     Window,
     /// Stream-table join: `<p>-clicks` ⋈ table `<p>-users`.
     Join,
+    /// Windowed stream-stream join: `<p>-orders` ⋈ `<p>-payments` within 1 minute.
+    StreamJoin,
 }
 
 /// A processing guarantee.
@@ -104,6 +106,14 @@ pub const USERS: u64 = 1_000;
 /// Clicks draw user ids from `0..CLICK_USERS`, so about 10% find no user (inner join drops them).
 pub const CLICK_USERS: u64 = 1_100;
 
+/// The stream-stream join's window: records at most this far apart join.
+pub const JOIN_WINDOW_MS: i64 = 60_000;
+/// Payments are matched to orders in blocks of this many pairs, in reverse order within a
+/// block: pair `p`'s payment carries the key of order `q` with `q - block = block + B - 1 - p`
+/// (up to `2B` ms of event time apart, well inside the window); every eighth payment instead
+/// carries the key of no order (`x-<p>`), so its order and itself find no partner.
+pub const JOIN_BLOCK: u64 = 250;
+
 /// One input record, addressed by topic suffix (`numbers`, `users`, …).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InputRecord {
@@ -127,11 +137,12 @@ fn mix(mut z: u64) -> u64 {
 
 impl Workload {
     /// All four, in report order.
-    pub const ALL: [Workload; 4] = [
+    pub const ALL: [Workload; 5] = [
         Workload::Stateless,
         Workload::WordCount,
         Workload::Window,
         Workload::Join,
+        Workload::StreamJoin,
     ];
 
     /// The name used on command lines: `stateless`, `wordcount`, `window`, `join`.
@@ -141,6 +152,7 @@ impl Workload {
             Workload::WordCount => "wordcount",
             Workload::Window => "window",
             Workload::Join => "join",
+            Workload::StreamJoin => "streamjoin",
         }
     }
 
@@ -156,6 +168,7 @@ impl Workload {
             Workload::WordCount => &["sentences"],
             Workload::Window => &["events"],
             Workload::Join => &["users", "clicks"],
+            Workload::StreamJoin => &["orders", "payments"],
         }
     }
 
@@ -165,13 +178,17 @@ impl Workload {
             Workload::Stateless | Workload::Join => &[],
             Workload::WordCount => &["counts-changelog", "words-repartition"],
             Workload::Window => &["window-counts-changelog"],
+            Workload::StreamJoin => &[
+                "KSTREAM-JOINOTHER-0000000005-store-changelog",
+                "KSTREAM-JOINTHIS-0000000004-store-changelog",
+            ],
         }
     }
 
     /// The output value format.
     pub fn output_format(self) -> ValueFormat {
         match self {
-            Workload::Join => ValueFormat::Utf8,
+            Workload::Join | Workload::StreamJoin => ValueFormat::Utf8,
             _ => ValueFormat::I64,
         }
     }
@@ -201,6 +218,27 @@ impl Workload {
                 Some(format!("u-{}", r % CLICK_USERS).into_bytes()),
                 format!("page-{}", (r >> 32) % 100).into_bytes(),
             ),
+            // Even records are orders, odd ones payments (pair `i / 2`).
+            Workload::StreamJoin if i.is_multiple_of(2) => (
+                "orders",
+                Some(format!("o-{}", i / 2).into_bytes()),
+                format!("amount-{}", r % 10_000).into_bytes(),
+            ),
+            Workload::StreamJoin => {
+                let p = i / 2;
+                let block = p - p % JOIN_BLOCK;
+                let q = block + JOIN_BLOCK - 1 - (p - block);
+                let key = if p % 8 == 7 {
+                    format!("x-{p}")
+                } else {
+                    format!("o-{q}")
+                };
+                (
+                    "payments",
+                    Some(key.into_bytes()),
+                    format!("pay-{p}").into_bytes(),
+                )
+            }
         };
         InputRecord {
             topic_suffix,
@@ -243,7 +281,10 @@ impl FromStr for Workload {
             "wordcount" => Workload::WordCount,
             "window" => Workload::Window,
             "join" => Workload::Join,
-            _ => bail!("unknown workload {s:?}; use stateless, wordcount, window or join"),
+            "streamjoin" => Workload::StreamJoin,
+            _ => bail!(
+                "unknown workload {s:?}; use stateless, wordcount, window, join or streamjoin"
+            ),
         })
     }
 }
@@ -264,6 +305,9 @@ pub struct Reference {
     workload: Workload,
     users: HashMap<Vec<u8>, Vec<u8>>,
     counts: HashMap<Vec<u8>, i64>,
+    /// The stream-stream join's records seen so far per key: (value, timestamp) per side.
+    orders: HashMap<Vec<u8>, (Vec<u8>, i64)>,
+    payments: HashMap<Vec<u8>, (Vec<u8>, i64)>,
     finals: FinalValues,
 }
 
@@ -274,6 +318,8 @@ impl Reference {
             workload,
             users: HashMap::new(),
             counts: HashMap::new(),
+            orders: HashMap::new(),
+            payments: HashMap::new(),
             finals: HashMap::new(),
         }
     }
@@ -306,6 +352,7 @@ impl Reference {
                     self.users.insert(k.clone(), r.value.clone());
                 }
             }
+            (Workload::StreamJoin, _) => self.stream_join(r),
             (Workload::Join, _) => {
                 if let Some(k) = &r.key
                     && let Some(region) = self.users.get(k)
@@ -316,6 +363,32 @@ impl Reference {
                     self.finals.insert(k.clone(), v);
                 }
             }
+        }
+    }
+
+    /// One record of the stream-stream join: it joins the other side's record of its key if
+    /// the two are at most the join window apart (every key has one order and at most one
+    /// payment, so the result does not depend on the order the two topics are read in).
+    fn stream_join(&mut self, r: &InputRecord) {
+        let Some(k) = &r.key else { return };
+        let (this, other) = if r.topic_suffix == "orders" {
+            (&mut self.orders, &self.payments)
+        } else {
+            (&mut self.payments, &self.orders)
+        };
+        this.insert(k.clone(), (r.value.clone(), r.timestamp_ms));
+        if let Some((v, t)) = other.get(k)
+            && (t - r.timestamp_ms).abs() <= JOIN_WINDOW_MS
+        {
+            let (order, payment) = if r.topic_suffix == "orders" {
+                (&r.value, v)
+            } else {
+                (v, &r.value)
+            };
+            let mut joined = order.clone();
+            joined.push(b'+');
+            joined.extend_from_slice(payment);
+            self.finals.insert(k.clone(), joined);
         }
     }
 

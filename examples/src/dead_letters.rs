@@ -22,6 +22,9 @@ topology! {
             }
             ErrorKind::Processing => ErrorResponse::DeadLetter("payments-rejected"),
             ErrorKind::Serialization => ErrorResponse::Fail,
+            ErrorKind::InvalidTimestamp | ErrorKind::NullKey | ErrorKind::NullValue => {
+                ErrorResponse::DeadLetter("payments-rejected")
+            }
         });
         stream("payments", Utf8, Json::<Payment>)
             .try_map_values(|payment| {

@@ -4,12 +4,16 @@
 //! |---|---|
 //! | [`word_count`] | flat_map_values, group_by (repartition), count, to_stream, to |
 //! | [`page_views`] | tumbling and hopping windows with grace, late records, windowed keys |
+//! | [`sessions`] | session windows: count, aggregate with a merger, reduce, emit-final |
+//! | [`sliding`] | sliding windows, emit-final of sliding and tumbling windows |
 //! | [`orders`] | stream-table join and left_join, JSON serdes, co-partitioning |
+//! | [`stream_joins`] | windowed stream-stream join, left_join and outer_join |
 //! | [`dead_letters`] | on_error with dead-letter topics, try_map_values |
 //! | [`dedup`] | the processor API: a declared store, process(..) |
 //! | [`e2e`] | the topologies and checks of the end-to-end tests on a real broker |
 //! | [`faults`] | a fault harness for the replicated test cluster (instances, brokers, verifier) |
 //! | [`kafka_io`] | creating topics, producing, reading results (demo and end-to-end tests) |
+//! | [`windows_e2e`] | session, sliding and emit-final windows on a real broker, checked against the TestDriver |
 //! | [`runner`] | running any of them on a real broker (`src/bin/`) |
 
 pub mod dead_letters;
@@ -22,4 +26,8 @@ pub mod kafka_io;
 pub mod orders;
 pub mod page_views;
 pub mod runner;
+pub mod sessions;
+pub mod sliding;
+pub mod stream_joins;
+pub mod windows_e2e;
 pub mod word_count;

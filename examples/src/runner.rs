@@ -10,6 +10,7 @@
 //! | `DEKAF_STATE_DIR` | keep stores on disk (LMDB) under this directory | unset: in memory |
 //! | `DEKAF_CACHE_MAX_BYTES` | record cache of aggregations (`0`: forward every update) | `10485760` (10 MiB) |
 //! | `DEKAF_GROUP_INSTANCE_ID` | static membership: this instance's `group.instance.id` | unset: dynamic |
+//! | `DEKAF_RDKAFKA_DEBUG` | librdkafka's `debug` property (e.g. `broker,eos,metadata`) | unset |
 //! | `RUST_LOG` | log filter | `info` |
 
 use std::process::ExitCode;
@@ -72,6 +73,9 @@ pub async fn run_on_kafka<T: Topology>(topology: T) -> ExitCode {
         .cache_max_bytes(usize::try_from(cache_bytes).unwrap_or(usize::MAX));
     if let Ok(id) = std::env::var("DEKAF_GROUP_INSTANCE_ID") {
         builder = builder.group_instance_id(id);
+    }
+    if let Ok(contexts) = std::env::var("DEKAF_RDKAFKA_DEBUG") {
+        builder = builder.property("debug", contexts);
     }
     if let Ok(dir) = std::env::var("DEKAF_STATE_DIR") {
         builder = builder.state_dir(dir);

@@ -7,8 +7,10 @@
 //! `DEKAF_CLUSTER_PORT` (default 9192, nodes on 9192/9194/9196, quorum on the odd ports) and run
 //! one at a time: each fault hits the whole cluster.
 
+use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
+use dekaf_streams::group::{CoordinatorConfig, describe_streams_group};
 use dekaf_streams_examples::faults::cluster::Cluster;
 use dekaf_streams_examples::faults::scenario::{Outcome, Run, Scenario};
 use dekaf_streams_examples::kafka_io::off_workers;
@@ -76,10 +78,6 @@ fn restore(cluster: &Cluster, topics: &[String]) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "NOT DONE: passed on the cluster branch alone, but in the merged CI run of 2026-12-03 \
-            the instances stalled after the SIGKILL (each word 13-40 of 51-69 updates when the \
-            deadline passed, no duplicate or gap): likely the stall of the coordinator test \
-            below; run with --ignored to reproduce"]
 async fn sigkill_of_the_input_partitions_leader_mid_run_is_exactly_once() {
     let _serial = SERIAL.lock().await;
     let s = scenario("fault-leader", 11);
@@ -162,9 +160,6 @@ async fn assert_internal_topics_replicated(cluster: &Cluster, application: &str)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "NOT DONE: after the coordinator's broker dies, the processing thread stalls ~5 min \
-            before it goes on (cause not found: librdkafka already bounds message.timeout.ms by \
-            transaction.timeout.ms, 10 s); run with --ignored to reproduce"]
 async fn sigkill_of_the_group_coordinators_broker_mid_run_is_exactly_once() {
     let _serial = SERIAL.lock().await;
     let s = scenario("fault-coord", 12);
@@ -217,13 +212,16 @@ async fn a_rolling_restart_of_every_broker_under_load_is_exactly_once() {
     assert_exact("rolling restart", &outcome);
 }
 
+/// Every broker SIGKILLed for 30 s: the instances wait (their transactional calls time out and
+/// are resumed, a producer that cannot abort is replaced once the cluster answers) and go on.
+/// A third instance, SIGTERMed in the middle of the outage, stops within 30 s with exit code 0
+/// (it gives up on the unreachable cluster without committing), and its work is redone by the
+/// other two exactly once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "NOT DONE: after the cluster returns, the instances' processing threads stop making \
-            progress and do not exit on SIGTERM (see the cluster branch's report); run with \
-            --ignored to reproduce"]
 async fn every_broker_down_for_30s_mid_run_neither_stops_the_application_nor_loses_or_duplicates() {
     let _serial = SERIAL.lock().await;
-    let s = scenario("fault-alldown", 14);
+    let mut s = scenario("fault-alldown", 14);
+    s.instances = 3;
     let run = begin(&s).await;
     let outcome = with_fault(run, |run| {
         let cluster = run.scenario.cluster.clone();
@@ -233,6 +231,19 @@ async fn every_broker_down_for_30s_mid_run_neither_stops_the_application_nor_los
         }
         // The fault itself is a duration: the cluster stays down for 30 s.
         let down = Instant::now();
+        while down.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        let stopping = run.instances.pop().expect("a third instance");
+        let asked = Instant::now();
+        let status = stopping
+            .terminate_within(Duration::from_secs(30))
+            .expect("SIGTERM stops an instance while every broker is down");
+        assert!(status.success(), "exit status after SIGTERM: {status}");
+        eprintln!(
+            "SIGTERM during the outage: stopped in {:?}",
+            asked.elapsed()
+        );
         while down.elapsed() < Duration::from_secs(30) {
             std::thread::sleep(Duration::from_millis(200));
         }
@@ -292,4 +303,150 @@ async fn an_application_started_while_no_broker_is_reachable_waits_then_runs_exa
     .expect("task")
     .expect("verifier");
     assert_exact("started with no broker", &outcome);
+}
+
+/// A member frozen (SIGSTOP: processing thread and heartbeats) for 15 s, past its session
+/// timeout (10 s on the test cluster) and its transaction timeout (5 s): the coordinator fences
+/// it and gives its tasks to the other instance, and the broker aborts its open transaction and
+/// bumps its producer's epoch. Thawed, the member learns it was fenced (at its next commit or
+/// heartbeat, whichever runs first), drops its tasks, replaces its fenced producer and rejoins;
+/// the output stays exactly once and the instance keeps running.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_member_fenced_while_frozen_replaces_its_producer_and_stays_exactly_once() {
+    let _serial = SERIAL.lock().await;
+    let s = scenario("fault-fenced", 16);
+    for i in 0..s.instances {
+        let _ = std::fs::remove_file(s.log_dir.join(format!("fault-fenced-{i}.log")));
+    }
+    let run = begin(&s).await;
+    let log = run.instances[0].log().to_owned();
+    let outcome = with_fault(run, |run| {
+        run.await_sent(0.3);
+        run.instances[0].pause();
+        // The fault is a duration: frozen past the session and transaction timeouts.
+        let frozen = Instant::now();
+        while frozen.elapsed() < Duration::from_secs(15) {
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        run.instances[0].resume();
+    })
+    .await;
+    assert_exact("member fenced while frozen", &outcome);
+    let text = std::fs::read_to_string(&log).expect("the frozen instance's log");
+    let at_commit = text.contains("the coordinator fenced this member at commit");
+    let at_heartbeat = text.contains("fenced by the coordinator");
+    assert!(
+        at_commit || at_heartbeat,
+        "the frozen member never learned it was fenced (log {})",
+        log.display()
+    );
+    assert!(
+        text.contains("replacing the producer") || text.contains("replacing it"),
+        "the frozen member's fenced producer was not replaced (log {})",
+        log.display()
+    );
+    eprintln!("fenced at commit: {at_commit}, by a heartbeat: {at_heartbeat}");
+}
+
+/// Each member's id, epoch and active tasks, as the group's coordinator describes them, once
+/// the group is stable with `members` members that all hold tasks.
+async fn stable_members(
+    cluster: &Cluster,
+    group: &str,
+    members: usize,
+    timeout: Duration,
+) -> BTreeMap<String, (i32, String)> {
+    let config = CoordinatorConfig::new(&cluster.bootstrap(), "fault-harness");
+    let started = Instant::now();
+    loop {
+        if let Ok(described) = describe_streams_group(&config, group).await
+            && described.group_state == "Stable"
+            && described.members.len() == members
+            && described
+                .members
+                .iter()
+                .all(|m| !m.assignment.active_tasks.is_empty())
+        {
+            return described
+                .members
+                .iter()
+                .map(|m| {
+                    let tasks = format!("{:?}", m.assignment.active_tasks);
+                    (m.member_id.clone(), (m.member_epoch, tasks))
+                })
+                .collect();
+        }
+        assert!(
+            started.elapsed() < timeout,
+            "{group} not stable with {members} members within {timeout:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
+/// The group coordinator moves: its broker is stopped cleanly, the `__consumer_offsets`
+/// partition of the group gets a new leader, which loads the group (COORDINATOR_LOAD_IN_PROGRESS
+/// meanwhile) while the old one answers NOT_COORDINATOR or closes the connection. Each member's
+/// own coordinator connection finds the new coordinator and heartbeats there: a session timeout
+/// (10 s on the test cluster) after the move, the new coordinator still has both members with
+/// the epochs and tasks they had, neither was fenced, and the output is exactly once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_members_follow_the_group_coordinator_to_another_broker() {
+    let _serial = SERIAL.lock().await;
+    let mut s = scenario("fault-move", 17);
+    s.produce_over = Duration::from_secs(30);
+    for i in 0..s.instances {
+        let _ = std::fs::remove_file(s.log_dir.join(format!("fault-move-{i}.log")));
+    }
+    let run = begin(&s).await;
+    let cluster = s.cluster.clone();
+    let before = stable_members(&cluster, "fault-move", 2, Duration::from_secs(60)).await;
+    let old = cluster
+        .coordinator_of("fault-move")
+        .await
+        .expect("coordinator");
+    let stopping = cluster.clone();
+    tokio::task::spawn_blocking(move || stopping.stop_node(old))
+        .await
+        .expect("stop task")
+        .expect("clean stop of the coordinator's broker");
+    let moved = Instant::now();
+    let new = loop {
+        match cluster.coordinator_of("fault-move").await {
+            Ok(node) if node != old => break node,
+            _ => {}
+        }
+        assert!(
+            moved.elapsed() < Duration::from_secs(60),
+            "no other broker became the coordinator"
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    };
+    // Past a session timeout: a member whose heartbeats had not reached the new coordinator
+    // would be fenced by now.
+    while moved.elapsed() < Duration::from_secs(15) {
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    let after = stable_members(&cluster, "fault-move", 2, Duration::from_secs(30)).await;
+    assert_eq!(
+        after, before,
+        "the members' epochs or tasks changed when the coordinator moved from node {old} to {new}"
+    );
+    let outcome = with_fault(run, move |run| {
+        let cluster = run.scenario.cluster.clone();
+        cluster.start_node(old).expect("the node comes back");
+        restore(&cluster, &["fault-move-in".into(), "fault-move-out".into()]);
+    })
+    .await;
+    assert_exact("coordinator moved", &outcome);
+    for i in 0..s.instances {
+        let log = s.log_dir.join(format!("fault-move-{i}.log"));
+        let text = std::fs::read_to_string(&log).expect("instance log");
+        assert!(
+            !text.contains("fenced by the coordinator")
+                && !text.contains("fenced this member at commit"),
+            "instance {i} was fenced while the coordinator moved (log {})",
+            log.display()
+        );
+    }
 }

@@ -27,7 +27,9 @@ use dekaf_streams::prelude::*;
 use dekaf_streams_examples::e2e::{
     InProcess, Reader, cached_count_problems, counts_reached, expected_counts, fresh, sentences,
 };
-use dekaf_streams_examples::kafka_io::{bootstrap, produce};
+use dekaf_streams_examples::kafka_io::{
+    NewRecord, bootstrap, off_workers, produce, produce_records,
+};
 
 /// The word count of `benches/kstreams` (workload `wordcount`), named for application `$app`:
 /// input `$app-sentences`, repartition topic `$app-words-repartition`, store `counts`.
@@ -52,13 +54,36 @@ macro_rules! kstreams_word_count {
 kstreams_word_count!(ToDekaf = "e2e-takeover-in", "e2e-takeover-in-sentences" -> "e2e-takeover-in-out");
 kstreams_word_count!(ToJava = "e2e-takeover-back", "e2e-takeover-back-sentences" -> "e2e-takeover-back-out");
 
+topology! {
+    /// Kafka Streams' benchmark window count (workload `window`): counts per key in tumbling
+    /// 10 s windows (24 h grace) in the store `window-counts`, keyed `<key>@<start>`.
+    pub WindowsToDekaf = "e2e-takeover-win" {
+        stream("e2e-takeover-win-events", Utf8, Utf8)
+            .group_by_key()
+            .windowed_by(tumbling(Duration::from_secs(10)).grace(Duration::from_secs(86400)))
+            .count("window-counts")
+            .to_stream()
+            .map(|key, count| (format!("{}@{}", key.key, key.window.start), count))
+            .to("e2e-takeover-win-out", Utf8, I64);
+    }
+}
+
 const PARTITIONS: i32 = 4;
 const HALF: usize = 1_000;
 const DEADLINE: Duration = Duration::from_secs(180);
 
-/// Builds (once; Maven keeps it until a source changes) the Kafka Streams application's jar.
+/// Builds (once per run, behind a lock: the tests run in parallel and Maven must not build the
+/// same directory twice at once; Maven keeps the jar until a source changes) the Kafka Streams
+/// application's jar.
 async fn kstreams_jar() -> PathBuf {
-    tokio::task::spawn_blocking(|| {
+    static JAR: std::sync::Mutex<Option<PathBuf>> = std::sync::Mutex::new(None);
+    off_workers(|| {
+        let mut jar = JAR
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(path) = jar.as_ref() {
+            return path.clone();
+        }
         let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../benches/kstreams/build.sh");
         let out = Command::new("bash")
             .arg(&script)
@@ -70,15 +95,16 @@ async fn kstreams_jar() -> PathBuf {
             "{} failed (it needs Java 17+ and Maven; scripts/kafka.sh start installs both)",
             script.display()
         );
-        PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
+        let path = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+        *jar = Some(path.clone());
+        path
     })
     .await
-    .expect("the jar build does not panic")
 }
 
-/// Kafka Streams' word count for `app` as a child process (`--input-prefix app`), its log in
-/// `<state_dir>.log`.
-fn start_kstreams(jar: &Path, app: &str, state_dir: &Path) -> Child {
+/// Kafka Streams' `workload` (of the benchmark application) for `app` as a child process
+/// (`--input-prefix app`), its log in `<state_dir>.log`.
+fn start_kstreams(jar: &Path, workload: &str, app: &str, state_dir: &Path) -> Child {
     let log_path = state_dir.with_extension("log");
     std::fs::create_dir_all(state_dir).expect("the Kafka Streams state dir");
     let log = std::fs::File::create(&log_path).expect("the Kafka Streams log file");
@@ -86,7 +112,7 @@ fn start_kstreams(jar: &Path, app: &str, state_dir: &Path) -> Child {
     Command::new("java")
         .arg("-jar")
         .arg(jar)
-        .args(["--workload", "wordcount", "--guarantee", "exactly_once"])
+        .args(["--workload", workload, "--guarantee", "exactly_once"])
         .args(["--app-id", app, "--input-prefix", app])
         .args(["--output-topic", &format!("{app}-out")])
         .args(["--bootstrap", &bootstrap(), "--max-seconds", "600"])
@@ -203,7 +229,7 @@ async fn dekaf_streams_takes_over_a_kafka_streams_word_count_exactly_once() {
     let mut reader = Reader::new(&bootstrap(), "e2e-takeover-in-out").await;
 
     produce_sentences(INPUT, first).await;
-    let java = start_kstreams(&jar, APP, &state.path().join("kstreams"));
+    let java = start_kstreams(&jar, "wordcount", APP, &state.path().join("kstreams"));
     read_until_counts(
         &mut reader,
         &expected_counts(first),
@@ -247,9 +273,83 @@ async fn kafka_streams_takes_over_a_dekaf_streams_word_count_exactly_once() {
     dekaf.stop().await.expect("dekaf-streams ran without error");
 
     produce_sentences(INPUT, second).await;
-    let java = start_kstreams(&jar, APP, &state.path().join("kstreams"));
+    let java = start_kstreams(&jar, "wordcount", APP, &state.path().join("kstreams"));
     let expected = expected_counts(&all);
     read_until_counts(&mut reader, &expected, "Kafka Streams, second half").await;
     stop_kstreams(java).await;
+    assert_exact(reader, &expected).await;
+}
+
+/// Window events: keys `k0`..`k9`, timestamps spread over three 10 s windows (fixed, so both
+/// halves update the same windows).
+fn window_events(n: usize, offset: usize) -> Vec<(String, i64)> {
+    (offset..offset + n)
+        .map(|i| {
+            (
+                format!("k{}", i % 10),
+                1_700_000_000_000 + (i % 3) as i64 * 10_000,
+            )
+        })
+        .collect()
+}
+
+fn window_expected(events: &[(String, i64)]) -> HashMap<String, i64> {
+    let mut counts = HashMap::new();
+    for (key, ts) in events {
+        *counts
+            .entry(format!("{key}@{}", ts - ts % 10_000))
+            .or_insert(0) += 1;
+    }
+    counts
+}
+
+async fn produce_events(topic: &str, events: &[(String, i64)]) {
+    produce_records(
+        &bootstrap(),
+        topic,
+        events.iter().map(|(key, ts)| NewRecord {
+            key: Some(key.as_bytes()),
+            value: Some(b"v"),
+            timestamp: Some(*ts),
+            ..NewRecord::default()
+        }),
+    )
+    .await
+    .expect("input produced");
+}
+
+/// A window store restores from Kafka Streams' changelog: the store key layout (key, start,
+/// sequence number) is Kafka Streams' `WindowKeySchema`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dekaf_streams_takes_over_a_kafka_streams_window_count_exactly_once() {
+    const APP: &str = "e2e-takeover-win";
+    const INPUT: &str = "e2e-takeover-win-events";
+    fresh(
+        &bootstrap(),
+        APP,
+        &[(INPUT, PARTITIONS), ("e2e-takeover-win-out", PARTITIONS)],
+    )
+    .await;
+    let jar = kstreams_jar().await;
+    let state = StateDir::new(APP);
+    let first = window_events(HALF, 0);
+    let second = window_events(HALF, HALF);
+    let mut reader = Reader::new(&bootstrap(), "e2e-takeover-win-out").await;
+
+    produce_events(INPUT, &first).await;
+    let java = start_kstreams(&jar, "window", APP, &state.path().join("kstreams"));
+    read_until_counts(
+        &mut reader,
+        &window_expected(&first),
+        "Kafka Streams, first half",
+    )
+    .await;
+    stop_kstreams(java).await;
+
+    produce_events(INPUT, &second).await;
+    let dekaf = start_dekaf(WindowsToDekaf, &state.path().join("dekaf"));
+    let expected = window_expected(&[first, second].concat());
+    read_until_counts(&mut reader, &expected, "dekaf-streams, second half").await;
+    dekaf.stop().await.expect("dekaf-streams ran without error");
     assert_exact(reader, &expected).await;
 }

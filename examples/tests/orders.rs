@@ -104,5 +104,15 @@ fn declares_the_copartition_group() {
         ["customers", "orders"]
     );
     assert_eq!(sub.stores[0].changelog_topic, "customers");
-    assert!(sub.state_changelog_topics.is_empty());
+    // The table's topic is its changelog, declared as Kafka Streams declares it under
+    // `topology.optimization=reuse.ktable.source.topics` (so the two can take over each other).
+    assert_eq!(sub.state_changelog_topics.len(), 1);
+    assert_eq!(sub.state_changelog_topics[0].name, "customers");
+    assert_eq!(
+        sub.state_changelog_topics[0].configs,
+        [
+            ("cleanup.policy", "compact"),
+            ("message.timestamp.type", "CreateTime")
+        ]
+    );
 }

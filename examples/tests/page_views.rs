@@ -109,3 +109,23 @@ fn old_windows_expire_after_size_plus_grace() {
     views.pipe_input_at("u1".into(), "home".into(), 200_000);
     assert_eq!(store.all(), vec![(w("home", 180_000), 1)]);
 }
+
+#[test]
+fn expired_windows_leave_a_changelog_tombstone_so_a_restore_does_not_resurrect_them() {
+    let driver = TestDriver::<PageViews>::new();
+    let views = driver.input_topic(PageViews::PAGE_VIEWS);
+    views.pipe_input_at("u1".into(), "home".into(), 0);
+    views.pipe_input_at("u1".into(), "home".into(), 200_000);
+    let mut key = b"home".to_vec();
+    dekaf_streams::store::window_key(&mut key, 0);
+    let changelog = driver.changelog("page-views-views-per-minute-changelog");
+    let values: Vec<bool> = changelog
+        .iter()
+        .filter(|r| r.key.as_deref() == Some(key.as_slice()))
+        .map(|r| r.value.is_some())
+        .collect();
+    assert_eq!(values, [true, false], "the window, then its expiry");
+    driver.clear_and_restore().expect("restore");
+    let store = driver.window_store(PageViews::VIEWS_PER_MINUTE);
+    assert_eq!(store.all(), vec![(w("home", 180_000), 1)]);
+}

@@ -6,7 +6,7 @@ use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::{Expr, Type};
 
-use crate::ir::{SerdeTy, WindowSpec};
+use crate::ir::{SerdeTy, WindowKind, WindowSpec};
 use crate::parse::Call;
 
 /// An error at one token's span.
@@ -145,10 +145,10 @@ pub fn fill_window_size(mut key: SerdeTy, size: i64) -> syn::Result<SerdeTy> {
     Ok(key)
 }
 
-/// `tumbling(D)`, `hopping(D, D)`, each optionally `.grace(D)`; D is an integer (ms) or
-/// `Duration::from_millis/from_secs/from_mins(N)`.
+/// `tumbling(D)`, `hopping(D, D)`, `session(gap)`, `sliding(time_difference)`, each optionally
+/// `.grace(D)`; D is an integer (ms) or `Duration::from_millis/from_secs/from_mins(N)`.
 pub fn window_spec(e: &Expr) -> syn::Result<WindowSpec> {
-    const USAGE: &str = "tumbling(Duration::from_secs(60)), hopping(Duration::from_secs(60), Duration::from_secs(10)), optionally followed by .grace(Duration::from_secs(10))";
+    const USAGE: &str = "tumbling(Duration::from_secs(60)), hopping(Duration::from_secs(60), Duration::from_secs(10)), session(Duration::from_secs(300)) (the inactivity gap) or sliding(Duration::from_secs(60)) (the largest time difference), optionally followed by .grace(Duration::from_secs(10))";
     let (base, grace) = match e {
         Expr::MethodCall(m) if m.method == "grace" => {
             if m.args.len() != 1 {
@@ -171,12 +171,32 @@ pub fn window_spec(e: &Expr) -> syn::Result<WindowSpec> {
         .map(|s| s.ident.to_string())
         .unwrap_or_default();
     let args: Vec<&Expr> = c.args.iter().collect();
-    let (size, advance) = match (name.as_str(), args.as_slice()) {
+    let (size, advance, kind) = match (name.as_str(), args.as_slice()) {
         ("tumbling", [size]) => {
             let s = duration(size)?;
-            (s, s)
+            (s, s, WindowKind::Time)
         }
-        ("hopping", [size, advance]) => (duration(size)?, duration(advance)?),
+        ("hopping", [size, advance]) => (duration(size)?, duration(advance)?, WindowKind::Time),
+        ("session", [gap]) => {
+            let g = duration(gap)?;
+            if g <= 0 {
+                return Err(err_at(
+                    gap,
+                    "a session's inactivity gap must be positive (with a gap of 0 only records with the same timestamp share a session): give the longest pause that still continues a session, e.g. session(Duration::from_secs(300))",
+                ));
+            }
+            (g, g, WindowKind::Session)
+        }
+        ("sliding", [difference]) => {
+            let d = duration(difference)?;
+            if d <= 0 {
+                return Err(err_at(
+                    difference,
+                    "a sliding window's time difference must be positive (with 0 a window holds only records with one timestamp): give the largest time between two records of one window, e.g. sliding(Duration::from_secs(60))",
+                ));
+            }
+            (d, d, WindowKind::Sliding)
+        }
         _ => return Err(err_at(c, format!("expected a window: {USAGE}"))),
     };
     if size <= 0 {
@@ -195,6 +215,7 @@ pub fn window_spec(e: &Expr) -> syn::Result<WindowSpec> {
         size,
         advance,
         grace,
+        kind,
     })
 }
 

@@ -41,6 +41,14 @@ pub fn describe(m: &Model) -> String {
                     "Processor: {name} (stores: [{}])",
                     stores(&crate::ops::table_join::node_stores(m, i, t))
                 ),
+                NodeKind::JoinWindowed { store } => {
+                    format!("Processor: {name} (stores: [{}])", m.stores[*store].name)
+                }
+                NodeKind::StreamJoin(j) => {
+                    let mut s = vec![j.other_store];
+                    s.extend(j.shared);
+                    format!("Processor: {name} (stores: [{}])", stores(&s))
+                }
                 NodeKind::Process { stores: s, .. } => {
                     format!("Processor: {name} (stores: [{}])", stores(s))
                 }
@@ -73,6 +81,12 @@ pub fn describe(m: &Model) -> String {
             let st = &m.stores[s];
             let kind = match st.window {
                 None => "key-value".to_owned(),
+                Some(w) if w.kind == crate::ir::WindowKind::Session => {
+                    format!("session, gap {} ms, grace {} ms", w.size, w.grace)
+                }
+                Some(w) if w.kind == crate::ir::WindowKind::Sliding => {
+                    format!("sliding, difference {} ms, grace {} ms", w.size, w.grace)
+                }
                 Some(w) if w.size == w.advance => {
                     format!("window, tumbling {} ms, grace {} ms", w.size, w.grace)
                 }

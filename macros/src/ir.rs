@@ -43,17 +43,60 @@ impl SerdeTy {
         self.last_name().as_deref() == Some("TimeWindowed")
     }
 
+    pub fn is_session_windowed(&self) -> bool {
+        self.last_name().as_deref() == Some("SessionWindowed")
+    }
+
     pub fn text(&self) -> String {
         self.ty.to_token_stream().to_string().replace(' ', "")
     }
 }
 
-/// A window definition: tumbling when `advance == size`.
+/// A window definition: tumbling when `advance == size`. For session windows `size` is the
+/// inactivity gap, for sliding windows the time difference (and `advance == size` for both).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WindowSpec {
     pub size: i64,
     pub advance: i64,
     pub grace: i64,
+    pub kind: WindowKind,
+}
+
+/// The kinds of windows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WindowKind {
+    /// Tumbling or hopping: `[start, start + size)`.
+    Time,
+    /// Sessions: `[first, last]` record, split by gaps of inactivity.
+    Session,
+    /// Sliding: `[start, start + size]` where records are.
+    Sliding,
+}
+
+impl WindowSpec {
+    /// Whether windowed keys are written with `TimeWindowed` (time and sliding windows) rather
+    /// than `SessionWindowed`.
+    pub fn time_keyed(&self) -> bool {
+        self.kind != WindowKind::Session
+    }
+
+    /// How long after a window ends it closes (suppression): Kafka Streams adds the gap for
+    /// sessions (`GraphGraceSearchUtil`).
+    pub fn close_after(&self) -> i64 {
+        match self.kind {
+            WindowKind::Session => self.size.saturating_add(self.grace),
+            _ => self.grace,
+        }
+    }
+
+    /// The store's retention as Kafka Streams' defaults: size + grace for time windows,
+    /// gap + grace for sessions, 2 × difference + grace for sliding windows.
+    pub fn retention(&self) -> i64 {
+        match self.kind {
+            WindowKind::Sliding => self.size.saturating_mul(2).saturating_add(self.grace),
+            _ => self.size.saturating_add(self.grace),
+        }
+    }
 }
 
 /// The aggregation of a stateful node.
@@ -61,7 +104,12 @@ pub struct WindowSpec {
 pub enum AggOp {
     Count,
     Reduce(Expr),
-    Aggregate { init: Expr, f: Expr },
+    /// `merger`: a session-windowed aggregation's merger of two sessions' aggregates.
+    Aggregate {
+        init: Expr,
+        f: Expr,
+        merger: Option<Box<Expr>>,
+    },
 }
 
 /// What a node does.
@@ -129,6 +177,12 @@ pub enum NodeKind {
         op: AggOp,
     },
     ToStream,
+    /// `suppress_until_window_closes()`: `buffer` is its store, `windows` the windowed
+    /// aggregation's store.
+    Suppress {
+        buffer: usize,
+        windows: usize,
+    },
     Join {
         store: usize,
         f: Expr,
@@ -138,6 +192,13 @@ pub enum NodeKind {
         f: Expr,
         stores: Vec<usize>,
     },
+    /// Kafka Streams' `KSTREAM-WINDOWED-` node of one side of a stream-stream join: passes the
+    /// record on to its side's join node (which also stores it in `store`).
+    JoinWindowed {
+        store: usize,
+    },
+    /// One side of a stream-stream join (`KSTREAM-JOINTHIS-`, `-OUTEROTHER-`, ..).
+    StreamJoin(Box<StreamJoinSide>),
     Sink {
         topic: String,
         key: SerdeTy,
@@ -145,6 +206,50 @@ pub enum NodeKind {
     },
     /// A table operator (`crate::ops::table`).
     Table(crate::ops::table::TableNode),
+}
+
+/// Inner, left or outer stream-stream join.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum JoinKind {
+    Inner,
+    Left,
+    Outer,
+}
+
+/// The time bounds of a stream-stream join (Kafka Streams' `JoinWindows`), in ms.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct JoinWindowSpec {
+    pub before: i64,
+    pub after: i64,
+    pub grace: i64,
+}
+
+impl JoinWindowSpec {
+    /// How long the window stores keep records: before + after + grace, as Kafka Streams sets it.
+    pub fn retention(&self) -> i64 {
+        self.before + self.after + self.grace
+    }
+}
+
+/// One side's node of a stream-stream join.
+#[derive(Clone)]
+pub struct StreamJoinSide {
+    pub kind: JoinKind,
+    /// Whether this is the left (`this`) side.
+    pub left: bool,
+    pub window: JoinWindowSpec,
+    /// This side's window store (written) and the other side's (read).
+    pub this_store: usize,
+    pub other_store: usize,
+    /// The shared outer store of a left or outer join.
+    pub shared: Option<usize>,
+    /// The `this` side's node, whose id names the task's join state.
+    pub state: usize,
+    pub f: Expr,
+    pub key: SerdeTy,
+    pub right_key: SerdeTy,
+    pub left_value: SerdeTy,
+    pub right_value: SerdeTy,
 }
 
 /// One operator.
@@ -166,6 +271,12 @@ pub enum StoreOwner {
     Aggregate,
     Table,
     Declared,
+    /// The buffer of `suppress_until_window_closes()`.
+    Suppress,
+    /// One side's window store of a stream-stream join.
+    JoinWindow(JoinWindowSpec),
+    /// The shared outer store of a left or outer stream-stream join.
+    JoinShared,
 }
 
 /// A state store.

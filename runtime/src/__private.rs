@@ -10,6 +10,7 @@
 use std::fmt::Display;
 
 pub use crate::cache::{DirtyKeys, Update};
+pub use crate::join as stream_join;
 pub use crate::serdes::{Encoded, Serde, SerdeError, Window, Windowed};
 pub use crate::store::{BackendFactory, KeyValueStore, StoreBackend, StoreError};
 pub use crate::table::{
@@ -23,6 +24,11 @@ pub use crate::task::{
 };
 pub use crate::topology::{
     CopartitionGroup, InternalTopicInfo, StoreInfo, StoreKind, SubtopologyInfo, TopologyInfo,
+};
+pub use crate::window::{
+    Base, SessionSpan, SlidingStep, TimeIndex, WindowScratch, buffer_evict_next, buffer_put,
+    session_find, session_key, session_merge, session_merger, sliding_load, sliding_plan,
+    sliding_store, split_session_key,
 };
 
 /// Why one record stopped inside a task.
@@ -82,6 +88,18 @@ pub fn cache_key_error(node: &'static str) -> RecordError {
         ErrorKind::KeyDeserialization,
         node,
         "a cached window-store key is shorter than its 8-byte window start",
+    )
+}
+
+/// A record with a negative timestamp reached a windowed operator.
+#[cold]
+pub fn timestamp_error(node: &'static str, timestamp: i64) -> RecordError {
+    record(
+        ErrorKind::InvalidTimestamp,
+        node,
+        format!(
+            "the record's timestamp {timestamp} is negative, so it belongs to no window: produce it with a valid timestamp (milliseconds since the epoch)"
+        ),
     )
 }
 
@@ -254,7 +272,9 @@ pub fn store_get<VS: Serde, B: StoreBackend>(
     }
 }
 
-/// Writes `value` under `key` and its changelog record (to the task's partition).
+/// Writes `value` under `key` and its changelog record (to the task's partition); returns
+/// whether it is stored (a value that encodes as null deletes the key). On return `value_buf`
+/// holds the encoded value.
 #[inline(always)]
 pub fn store_put<VS: Serde, B: StoreBackend, S: RecordSink>(
     store: &mut B,
@@ -266,7 +286,7 @@ pub fn store_put<VS: Serde, B: StoreBackend, S: RecordSink>(
     partition: i32,
     timestamp: i64,
     node: &'static str,
-) -> Result<(), RecordError> {
+) -> Result<bool, RecordError> {
     value_buf.clear();
     let encoded =
         VS::serialize(value, value_buf).map_err(|e| record(ErrorKind::Serialization, node, e))?;
@@ -291,7 +311,7 @@ pub fn store_put<VS: Serde, B: StoreBackend, S: RecordSink>(
         timestamp,
         headers: Headers::empty(),
     })?;
-    Ok(())
+    Ok(encoded == Encoded::Present)
 }
 
 /// Updates the value under `key` with one store lookup (where the backend can): decodes the
@@ -537,39 +557,6 @@ pub fn process<C, K, V, I: IntoIterator, F: FnOnce(&mut C, K, V) -> Result<I, Pr
     f: F,
 ) -> Result<I, RecordError> {
     f(ctx, k, v).map_err(|e| process_error(node, e))
-}
-
-/// Deletes the windows of a window store whose start is at or before `cutoff` (stream time
-/// minus retention), as Kafka Streams expires old segments. Called every half retention period
-/// of stream time; collects the keys to delete (the only allocation, amortized over that
-/// period). No changelog tombstones: the changelog's `retention.ms` expires them there.
-///
-/// Windows in the record cache (`dirty`) are kept until the next purge: their final value is
-/// still forwarded at the next flush, as Kafka Streams forwards an expired window's cached value.
-#[inline(never)]
-pub fn purge_windows<B: StoreBackend>(
-    store: &mut B,
-    cutoff: i64,
-    node: &'static str,
-    dirty: &crate::cache::DirtyKeys,
-) -> Result<(), RecordError> {
-    let mut expired: Vec<Vec<u8>> = Vec::new();
-    for entry in store
-        .range(std::ops::Bound::Unbounded, std::ops::Bound::Unbounded)
-        .map_err(|e| store_error(node, e))?
-    {
-        let (key, _) = entry.map_err(|e| store_error(node, e))?;
-        if let Some((_, start)) = crate::store::split_window_key(key)
-            && start <= cutoff
-            && (dirty.is_empty() || !dirty.contains(key))
-        {
-            expired.push(key.to_vec());
-        }
-    }
-    for key in expired {
-        store.delete(&key).map_err(|e| store_error(node, e))?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -82,7 +82,11 @@
 //! | `count("store")` | `i64` counts |
 //! | `reduce("store", \|aggregate: V, value: V\| -> V)` | |
 //! | `aggregate("store", \|\| initial, \|key: &K, value: V, aggregate: A\| -> A, AggregateSerde)` | |
+//! | `.windowed_by(session(gap).grace(g))` | session windows ([below](#session-and-sliding-windows-emit-final)) |
+//! | `.windowed_by(sliding(time_difference).grace(g))` | sliding windows ([below](#session-and-sliding-windows-emit-final)) |
+//! | `aggregate("store", \|\| initial, \|key, value, aggregate\| .., \|key: &K, a: A, b: A\| -> A, AggregateSerde)` | after `session(..)`: the fourth argument merges two sessions' aggregates |
 //! | `to_stream()` | the table's updates as a stream (aggregations of streams: plain values) |
+//! | `suppress_until_window_closes()`, `suppress_until_window_closes("name")` | after a windowed aggregation: one final result per window and key, when it closes |
 //!
 //! Every store writes its updates to `<app>-<store>-changelog`. An aggregation emits the new
 //! value for each record, or, with the record cache on (`KafkaStreams`' default, 10 MiB), the
@@ -109,12 +113,104 @@
 //! # let _ = Clicks::CLICKS_PER_MINUTE_STORE;
 //! ```
 //!
+//! ## Session and sliding windows, emit-final
+//!
+//! Both behave as Kafka Streams 4.4's (`KStreamSessionWindowAggregate`,
+//! `KStreamSlidingWindowAggregate`), so a ported topology gives the same results:
+//!
+//! - **`session(gap)`**: a session is `[first, last]` record of a key (both inclusive). A
+//!   record within `gap` of one or more sessions merges them: the old sessions are deleted and,
+//!   downstream, replaced by a tombstone under their old session key, then the merged session
+//!   is forwarded (stamped with its end). A session closes `gap + grace` after its end; a record
+//!   whose merged session would end before that is late. Keys are written with
+//!   `SessionWindowed::<KeySerde>` (key, end, start: Kafka Streams' `SessionWindowedSerializer`).
+//!   The tombstones reach the sinks that follow `to_stream()` directly (typed operators in
+//!   between see the updates only: a Rust value is never null). Session aggregations bypass the
+//!   record cache and forward every update.
+//! - **`sliding(d)`**: windows `[start, start + d]` (both inclusive) exist where records are: a
+//!   record at `t` updates every window of its key containing it, creates `[t − d, t]`, creates
+//!   `[t + 1, t + 1 + d]` if a later record lies in it, and creates its predecessor's right
+//!   window if it falls in it; records before `d` share `[0, d]`. Results are stamped with the
+//!   window's largest record timestamp and written with `TimeWindowed::<KeySerde>`.
+//! - **`suppress_until_window_closes()`** (Kafka Streams' `suppress(untilWindowCloses(..))`,
+//!   chosen over KIP-825's emit strategy because it composes with every windowed aggregation,
+//!   including sessions, and its buffer is a plain changelogged store): buffers each window's
+//!   latest result and forwards it once, when stream time reaches the window's end plus grace
+//!   (plus the gap for sessions). The buffer's changelog
+//!   (`<app>-KTABLE-SUPPRESS-STATE-STORE-<n>-changelog`, or `<app>-<name>-store-changelog`)
+//!   is written in the task's transaction, so under exactly-once each final result is emitted
+//!   once across crashes and rebalances.
+//!
+//! Stores keep windows for their retention (time: size + grace; session: gap + grace;
+//! sliding: 2 × difference + grace) and delete older ones with a changelog tombstone, found
+//! through a time-ordered index ([`TimeIndex`](crate::window::TimeIndex)) rather than a scan of
+//! the store; as in Kafka Streams, a session or sliding window older than the store's newest
+//! time minus retention is no longer seen by new records. Changelogs of window stores have
+//! `cleanup.policy=compact,delete` and `retention.ms` = retention + 1 day
+//! (`windowstore.changelog.additional.retention.ms`), as Kafka Streams sets them.
+//!
+//! ```
+//! use dekaf_streams::prelude::*;
+//!
+//! topology! {
+//!     pub Activity = "activity" {
+//!         let clicks = stream("clicks", Utf8, Utf8);
+//!         clicks
+//!             .group_by_key()
+//!             .windowed_by(session(Duration::from_mins(30)).grace(Duration::from_secs(10)))
+//!             .count("clicks-per-session")
+//!             .suppress_until_window_closes()
+//!             .to_stream()
+//!             .to("sessions", SessionWindowed::<Utf8>, I64);
+//!         clicks
+//!             .group_by_key()
+//!             .windowed_by(sliding(Duration::from_mins(5)))
+//!             .count("clicks-in-5-minutes")
+//!             .to_stream()
+//!             .to("recent-clicks", TimeWindowed::<Utf8>, I64);
+//!     }
+//! }
+//! ```
+//!
 //! # Joins
 //!
 //! `stream.join(table, |value: V, table_value: T| -> R)` emits for records whose key the table
 //! holds; `left_join(table, |value: V, table_value: Option<T>| -> R)` emits for every record.
 //! The stream and the table must have the same key type and be co-partitioned; the topology
 //! declares their copartition group. For joins of two tables, see [Tables](#tables).
+//!
+//! Two streams join over a join window, as Kafka Streams' `JoinWindows`:
+//! `left.join(right, |l: &L, r: &R| -> O, join_window(d))` joins records of equal keys at most
+//! `d` apart, `join_window(before, after)` right records from `before` earlier to `after` later
+//! than the left one, and `.grace(g)` accepts records up to `g` late. `left.left_join(right,
+//! |l: &L, r: Option<&R>| -> O, ..)` also emits left records without a partner, and
+//! `left.outer_join(right, |l: Option<&L>, r: Option<&R>| -> O, ..)` records of both sides
+//! without one, each once its window has closed (stream time past its timestamp + window +
+//! grace), never early. A result carries the later timestamp of the two records. Both streams
+//! need the same key type, known serdes and their original keys (after `select_key` or `map`,
+//! `repartition(..)` first); each side's records wait in a window store named like Kafka
+//! Streams' (`KSTREAM-JOINTHIS-0000000004-store`, changelog `cleanup.policy=delete`, retention
+//! before + after + grace + 1 day). A record with a negative timestamp, a null key or a null
+//! value goes to `on_error`.
+//!
+//! ```
+//! use dekaf_streams::prelude::*;
+//!
+//! topology! {
+//!     pub Attribution = "attribution" {
+//!         let impressions = stream("impressions", Utf8, Utf8);
+//!         let clicks = stream("clicks", Utf8, Utf8);
+//!         impressions
+//!             .left_join(
+//!                 clicks,
+//!                 |ad, click| format!("{ad} -> {}", click.map_or("no click", |c| c.as_str())),
+//!                 join_window(Duration::from_mins(10)).grace(Duration::from_secs(30)),
+//!             )
+//!             .to("attributed", Utf8, Utf8);
+//!     }
+//! }
+//! ```
+//!
 //!
 //! # Tables
 //!
@@ -203,7 +299,11 @@
 //! topic read twice, a duplicate or unknown store, an operator after a sink, `count`/`reduce`/
 //! `aggregate` without grouping, an operation a table does not have, a join whose key type
 //! differs from the table's, a serde whose type differs from the stream's, a windowed serde on
-//! an unwindowed stream, a `process` naming an undeclared store, an invalid dead-letter topic,
+//! an unwindowed stream, `SessionWindowed` on time windows or `TimeWindowed` on sessions, a
+//! session gap or sliding time difference of zero (Kafka Streams 4.4 accepts a zero gap; a
+//! session of one timestamp is nearly always a mistake), a session `aggregate` without its
+//! merger or a merger without session windows, `suppress_until_window_closes()` on a table that
+//! is not a windowed aggregation, a `process` naming an undeclared store, an invalid dead-letter topic,
 //! a dead-letter topic that is also an input topic (a failing record would loop forever), two
 //! merged streams whose key types differ, an empty topology body.
 //!

@@ -17,6 +17,7 @@
 //! | reset an application | [`reset_application`] with [`ClientSettings`] (or the `dekaf-streams-reset` binary) |
 //! | test it without a broker | [`TestDriver`] ([`testing`]) |
 //! | keys and values | [`serdes`]: the [`Serde`](serdes::Serde) trait and Kafka's byte layouts |
+//! | query a running application's stores | [`KafkaStreams::queries`] → [`query::Queries`]: local read-only views, [`query::Queries::metadata_for_key`]; over HTTP with the `http` feature |
 //! | state | [`store`]: in memory or LMDB, and the processor API's typed view; [`state_dir`]: the on-disk layout |
 //! | the processor API, custom runners | [`task`] (the `Topology` and `Task` traits `topology!` implements), [`record`], [`topology`](mod@topology) (a compiled topology's description) |
 //!
@@ -43,6 +44,9 @@ pub use streams::{
 pub use testing::TestDriver;
 
 pub mod dsl;
+#[cfg(feature = "http")]
+pub mod http;
+pub mod query;
 pub mod record;
 pub mod security;
 pub mod serdes;
@@ -71,6 +75,14 @@ pub mod kafka;
 // The streams-group protocol codec (reached by the fuzz target and the project's broker tests).
 #[doc(hidden)]
 pub mod protocol;
+// Session, sliding and emit-final windows, and window retention (used by the code `topology!`
+// generates).
+#[doc(hidden)]
+pub mod window;
+// Windowed stream-stream joins: the join window stores and the shared outer store (used by the
+// code `topology!` generates).
+#[doc(hidden)]
+pub mod join;
 
 #[doc(hidden)]
 pub mod __private;
@@ -78,7 +90,8 @@ pub mod __private;
 /// What a topology definition needs in scope: `use dekaf_streams::prelude::*;`.
 pub mod prelude {
     pub use crate::serdes::{
-        Bytes, I32, I64, Json, Nullable, Serde, TimeWindowed, Unit, Utf8, Window, Windowed,
+        Bytes, I32, I64, Json, Nullable, Serde, SessionWindowed, TimeWindowed, Unit, Utf8, Window,
+        Windowed,
     };
     pub use crate::store::{KeyValueStore, StoreError};
     pub use crate::task::{

@@ -15,6 +15,7 @@
 //! | [`Nullable<S>`] | `Option<S::Value>` | null for `None` |
 //! | [`Json<T>`] | `T: Serialize + DeserializeOwned` | JSON via `serde_json` |
 //! | [`TimeWindowed<S, SIZE_MS>`] | [`Windowed<S::Value>`] | key bytes + 8-byte big-endian window start (Kafka Streams' `TimeWindowedSerializer`) |
+//! | [`SessionWindowed<S>`] | [`Windowed<S::Value>`] | key bytes + 8-byte session end + 8-byte session start, big-endian (Kafka Streams' `SessionWindowedSerializer`) |
 //!
 //! Implement [`Serde`] for your own formats:
 //!
@@ -289,6 +290,36 @@ impl<S: Serde, const SIZE_MS: i64> Serde for TimeWindowed<S, SIZE_MS> {
     }
 }
 
+/// Windowed keys of session windows, laid out as Kafka Streams' `SessionWindowedSerializer`
+/// does: the inner key's bytes, then the session end, then its start, each 8 bytes big-endian.
+/// A session's bounds are both inclusive (`[start, end]`, `start == end` for one record).
+///
+/// In a topology write `SessionWindowed::<Utf8>` for the keys of a `session(..)` aggregation.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SessionWindowed<S>(PhantomData<fn() -> S>);
+
+impl<S: Serde> Serde for SessionWindowed<S> {
+    type Value = Windowed<S::Value>;
+    #[inline]
+    fn serialize(value: &Self::Value, out: &mut Vec<u8>) -> Result<Encoded, SerdeError> {
+        S::serialize(&value.key, out)?;
+        out.extend_from_slice(&value.window.end.to_be_bytes());
+        out.extend_from_slice(&value.window.start.to_be_bytes());
+        Ok(Encoded::Present)
+    }
+    #[inline]
+    fn deserialize(bytes: Option<&[u8]>) -> Result<Self::Value, SerdeError> {
+        let bytes = bytes.ok_or(SerdeError::Null)?;
+        let Some((key, start, end)) = crate::window::split_session_key(bytes) else {
+            return Err(SerdeError::Length {
+                expected: 16,
+                actual: bytes.len(),
+            });
+        };
+        Ok(Windowed::new(S::deserialize(Some(key))?, start, end))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -329,5 +360,13 @@ mod tests {
         assert!(Utf8::deserialize(Some(&[0xff])).is_err());
         assert!(Json::<Vec<i32>>::deserialize(Some(b"{")).is_err());
         assert!(TimeWindowed::<Utf8, 1>::deserialize(Some(b"abc")).is_err());
+        // SessionWindowedSerializer: key, end, start.
+        let (bytes, back) = roundtrip::<SessionWindowed<Utf8>>(Windowed::new("a".into(), 5, 9));
+        assert_eq!(
+            bytes,
+            [b"a".as_slice(), &9i64.to_be_bytes(), &5i64.to_be_bytes()].concat()
+        );
+        assert_eq!(back, Windowed::new("a".to_owned(), 5, 9));
+        assert!(SessionWindowed::<Utf8>::deserialize(Some(&[0; 15])).is_err());
     }
 }

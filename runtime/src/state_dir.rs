@@ -55,7 +55,9 @@ use std::time::{Duration, Instant};
 pub const CHECKPOINT_FILE: &str = ".checkpoint";
 const LOCK_FILE: &str = ".lock";
 const PROCESS_ID_FILE: &str = "process.id";
-const CHECKPOINT_HEADER: &str = "dekaf-streams checkpoint v1";
+/// v2: window-store keys carry Kafka Streams' 4-byte sequence number; a v1 checkpoint is not
+/// trusted, so its stores are rebuilt from their changelogs.
+const CHECKPOINT_HEADER: &str = "dekaf-streams checkpoint v2";
 
 /// What went wrong with the state directory.
 #[derive(Debug, thiserror::Error)]
@@ -422,8 +424,10 @@ mod tests {
         for bad in [
             "",
             "x\n",
-            "dekaf-streams checkpoint v1\nt 1\n",
-            "dekaf-streams checkpoint v1\nt a 1\n",
+            "dekaf-streams checkpoint v2\nt 1\n",
+            "dekaf-streams checkpoint v2\nt a 1\n",
+            // Written before window keys had their sequence number: rebuilt, not trusted.
+            "dekaf-streams checkpoint v1\nt 0 1\n",
         ] {
             assert_eq!(Checkpoint::parse(bad), None, "{bad:?}");
         }

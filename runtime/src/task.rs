@@ -130,6 +130,15 @@ pub enum ErrorKind {
     Processing,
     /// A key or value did not serialize, or a store operation failed.
     Serialization,
+    /// The record's timestamp is negative (no valid timestamp) where an operator needs one:
+    /// windows and windowed joins cannot place it in a window.
+    InvalidTimestamp,
+    /// The record's key is null (serializes to nothing) where an operator needs one: a joined
+    /// stream matches records by key.
+    NullKey,
+    /// The record's value is null where an operator needs one: a joined stream has nothing to
+    /// join (Kafka Streams skips such records; here `on_error` decides).
+    NullValue,
 }
 
 impl fmt::Display for ErrorKind {
@@ -139,6 +148,9 @@ impl fmt::Display for ErrorKind {
             ErrorKind::ValueDeserialization => "value deserialization failed",
             ErrorKind::Processing => "processing failed",
             ErrorKind::Serialization => "serialization failed",
+            ErrorKind::InvalidTimestamp => "invalid timestamp",
+            ErrorKind::NullKey => "null key",
+            ErrorKind::NullValue => "null value",
         })
     }
 }

@@ -92,6 +92,31 @@ pub enum StoreKind {
         /// How long after a window ends late records are still accepted, in milliseconds.
         grace_ms: i64,
     },
+    /// A session store: sessions of activity separated by gaps of inactivity.
+    Session {
+        /// The inactivity gap that ends a session, in milliseconds.
+        gap_ms: i64,
+        /// How long after a session's end plus gap late records are still accepted.
+        grace_ms: i64,
+    },
+    /// A sliding-window store: windows `[start, start + time_difference_ms]`, both ends
+    /// inclusive, where records are.
+    Sliding {
+        /// The largest time difference of two records in one window, in milliseconds.
+        time_difference_ms: i64,
+        /// How long after a window ends late records are still accepted, in milliseconds.
+        grace_ms: i64,
+    },
+    /// The window store of one side of a stream-stream join: it keeps every record (duplicates
+    /// too) for `before + after + grace`.
+    JoinWindow {
+        /// How much earlier a right record may be and still join a left one, in milliseconds.
+        before_ms: i64,
+        /// How much later a right record may be and still join a left one, in milliseconds.
+        after_ms: i64,
+        /// How long after its window closes a late record is still joined, in milliseconds.
+        grace_ms: i64,
+    },
 }
 
 impl TopologyInfo {

@@ -191,10 +191,12 @@ fn restore_into<B: StoreBackend>(
     }];
     let started = Instant::now();
     let mut failed = None;
+    let never_stop = std::sync::atomic::AtomicBool::new(false);
     let summary = restore(
         &consumer,
         &partitions,
         Duration::from_secs(600),
+        &never_stop,
         |_, _, _, key, value| {
             let key = key.unwrap_or_default();
             let result = match value {

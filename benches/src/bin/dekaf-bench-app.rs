@@ -27,7 +27,7 @@ use metrics::{
 };
 use serde_json::json;
 
-const USAGE: &str = "usage: dekaf-bench-app --workload stateless|wordcount|window|join \
+const USAGE: &str = "usage: dekaf-bench-app --workload stateless|wordcount|window|join|streamjoin \
 --guarantee exactly_once|at_least_once --app-id ID --input-prefix P --output-topic T \
 [--bootstrap 127.0.0.1:9092] [--threads 1] [--commit-interval-ms 100] [--linger-ms 5] \
 [--batch-size 16384] [--state-dir DIR] [--max-seconds 600] [--mode run|restore]";
@@ -83,6 +83,21 @@ topology! {
     }
 }
 
+topology! {
+    /// `streamjoin`: orders joined with payments at most 1 minute apart (24 h grace, so no
+    /// record of a run is late and the result does not depend on processing order).
+    pub StreamJoin = "dkb-streamjoin" {
+        let payments = stream("dkb-streamjoin-payments", Utf8, Utf8);
+        stream("dkb-streamjoin-orders", Utf8, Utf8)
+            .join(
+                payments,
+                |order, payment| format!("{order}+{payment}"),
+                join_window(Duration::from_mins(1)).grace(Duration::from_hours(24)),
+            )
+            .to("dkb-streamjoin-out", Utf8, Utf8);
+    }
+}
+
 fn main() -> ExitCode {
     let result = Flags::parse(std::env::args().skip(1), USAGE)
         .and_then(|f| SystemArgs::from_flags(&f))
@@ -132,6 +147,7 @@ fn run_workload(args: &SystemArgs) -> Result<()> {
             Workload::WordCount => run(WordCount, args, &progress).await,
             Workload::Window => run(WindowCount, args, &progress).await,
             Workload::Join => run(Join, args, &progress).await,
+            Workload::StreamJoin => run(StreamJoin, args, &progress).await,
         }
     })
 }

@@ -1,5 +1,5 @@
 //! Runs one topology of [`dekaf_streams_examples::e2e`] on Kafka, in its own process, for the
-//! end-to-end tests: `e2e-instance wc-two|wc-kill|wc-alos|wc-scale|wc-ctwo|wc-ckill`. Settings come from the
+//! end-to-end tests: `e2e-instance wc-two|wc-kill|wc-alos|wc-scale|wc-ctwo|wc-ckill|join-kill`. Settings come from the
 //! environment (see [`dekaf_streams_examples::runner`]).
 
 use std::process::ExitCode;
@@ -19,9 +19,10 @@ async fn main() -> ExitCode {
         Some("wc-state-kill") => run_on_kafka(WcStateKill).await,
         Some("wc-ctwo") => run_on_kafka(WcCachedTwo).await,
         Some("wc-ckill") => run_on_kafka(WcCachedKill).await,
+        Some("join-kill") => run_on_kafka(dekaf_streams_examples::stream_joins::JoinKill).await,
         _ => {
             eprintln!(
-                "usage: e2e-instance wc-two|wc-kill|wc-alos|wc-scale|wc-ctwo|wc-ckill|wc-state-kill"
+                "usage: e2e-instance wc-two|wc-kill|wc-alos|wc-scale|wc-ctwo|wc-ckill|wc-state-kill|join-kill"
             );
             ExitCode::from(2)
         }

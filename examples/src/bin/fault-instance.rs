@@ -5,7 +5,8 @@
 use std::process::ExitCode;
 
 use dekaf_streams_examples::faults::{
-    APPLICATIONS, AllDown, CoordinatorKill, KillLoop, LeaderKill, NoBrokerAtStart, Rolling,
+    APPLICATIONS, AllDown, CoordinatorKill, CoordinatorMove, Fenced, KillLoop, LeaderKill,
+    NoBrokerAtStart, Rolling,
 };
 use dekaf_streams_examples::runner::run_on_kafka;
 
@@ -17,6 +18,8 @@ async fn main() -> ExitCode {
         Some("fault-rolling") => run_on_kafka(Rolling).await,
         Some("fault-alldown") => run_on_kafka(AllDown).await,
         Some("fault-nostart") => run_on_kafka(NoBrokerAtStart).await,
+        Some("fault-fenced") => run_on_kafka(Fenced).await,
+        Some("fault-move") => run_on_kafka(CoordinatorMove).await,
         Some("fault-loop") => run_on_kafka(KillLoop).await,
         _ => {
             eprintln!("usage: fault-instance {}", APPLICATIONS.join("|"));

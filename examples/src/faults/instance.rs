@@ -13,10 +13,22 @@ pub struct Instance {
     log: std::path::PathBuf,
 }
 
+/// A test that fails mid-fault drops its instances: they must not outlive it (they would keep
+/// running in the next run's group).
+impl Drop for Instance {
+    fn drop(&mut self) {
+        if self.exited().is_none() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
 impl Instance {
     /// Starts `fault-instance <application>` (the binary at `binary`) on `bootstrap`, exactly
     /// once with a 5 s transaction timeout and no record cache (every count update is checked);
-    /// its log goes to `log` (appended).
+    /// its log goes to `log` (appended). `DEKAF_FAULT_RUST_LOG` overrides its log filter
+    /// (default `info,rdkafka=warn`); `DEKAF_RDKAFKA_DEBUG` passes through (librdkafka `debug`).
     pub fn start(binary: &Path, application: &str, bootstrap: &str, log: &Path) -> Instance {
         let out = std::fs::OpenOptions::new()
             .create(true)
@@ -30,7 +42,11 @@ impl Instance {
             .env("DEKAF_GUARANTEE", "exactly_once")
             .env("DEKAF_TRANSACTION_TIMEOUT_MS", "5000")
             .env("DEKAF_CACHE_MAX_BYTES", "0")
-            .env("RUST_LOG", "info,rdkafka=warn")
+            .env(
+                "RUST_LOG",
+                std::env::var("DEKAF_FAULT_RUST_LOG")
+                    .unwrap_or_else(|_| "info,rdkafka=warn".into()),
+            )
             .stdin(Stdio::null())
             .stdout(out)
             .stderr(err)
@@ -50,6 +66,29 @@ impl Instance {
         *self = Instance::start(binary, &self.application, &self.bootstrap, &self.log);
     }
 
+    /// SIGSTOP: the whole process freezes (processing thread and heartbeats), as a long GC
+    /// pause or a stalled VM would.
+    pub fn pause(&self) {
+        self.signal("-STOP");
+    }
+
+    /// SIGCONT after [`pause`](Self::pause).
+    pub fn resume(&self) {
+        self.signal("-CONT");
+    }
+
+    /// Its log file.
+    pub fn log(&self) -> &Path {
+        &self.log
+    }
+
+    fn signal(&self, signal: &str) {
+        let _ = Command::new("kill")
+            .arg(signal)
+            .arg(self.child.id().to_string())
+            .status();
+    }
+
     /// SIGKILL (a crash) and reaps it.
     pub fn kill(&mut self) {
         let _ = self.child.kill();
@@ -59,6 +98,26 @@ impl Instance {
     /// Its exit status if it has exited (it should not, whatever the brokers do).
     pub fn exited(&mut self) -> Option<ExitStatus> {
         self.child.try_wait().ok().flatten()
+    }
+
+    /// SIGTERM, and its exit status if it exits within `limit` (else SIGKILL and an error saying
+    /// how long it ignored the SIGTERM).
+    pub fn terminate_within(mut self, limit: std::time::Duration) -> Result<ExitStatus, String> {
+        let _ = Command::new("kill")
+            .arg("-TERM")
+            .arg(self.child.id().to_string())
+            .status();
+        let started = std::time::Instant::now();
+        loop {
+            if let Some(status) = self.exited() {
+                return Ok(status);
+            }
+            if started.elapsed() > limit {
+                self.kill();
+                return Err(format!("the instance ignored SIGTERM for {limit:?}"));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
     }
 
     /// SIGTERM (a clean shutdown) and its exit status.

@@ -38,6 +38,14 @@ word_count_topology!(
     NoBrokerAtStart = "fault-nostart", "fault-nostart-in" -> "fault-nostart-out"
 );
 word_count_topology!(
+    /// A member fenced (paused past its session and transaction timeouts) at commit time.
+    Fenced = "fault-fenced", "fault-fenced-in" -> "fault-fenced-out"
+);
+word_count_topology!(
+    /// The group coordinator moving to another broker (a clean stop of its broker).
+    CoordinatorMove = "fault-move", "fault-move-in" -> "fault-move-out"
+);
+word_count_topology!(
     /// The random instance SIGKILL loop.
     KillLoop = "fault-loop", "fault-loop-in" -> "fault-loop-out"
 );
@@ -49,5 +57,7 @@ pub const APPLICATIONS: &[&str] = &[
     "fault-rolling",
     "fault-alldown",
     "fault-nostart",
+    "fault-fenced",
+    "fault-move",
     "fault-loop",
 ];

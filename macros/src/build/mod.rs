@@ -46,8 +46,8 @@ pub struct Stream {
     pub key: Option<SerdeTy>,
     pub value: Option<SerdeTy>,
     pub key_changed: bool,
-    /// The window size of windowed keys.
-    pub window: Option<i64>,
+    /// The windows of windowed keys.
+    pub window: Option<WindowSpec>,
 }
 
 /// A grouped (and maybe windowed) stream, waiting for its aggregation.

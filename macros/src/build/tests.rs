@@ -6,7 +6,7 @@ use quote::quote;
 
 use super::build;
 use crate::diagnostics::Diagnostics;
-use crate::ir::{Model, WindowSpec};
+use crate::ir::{Model, WindowKind, WindowSpec};
 
 fn model(tokens: TokenStream) -> Result<Model, Vec<syn::Error>> {
     let mut d = Diagnostics::default();
@@ -137,8 +137,43 @@ fn windows_and_durations() {
         Some(WindowSpec {
             size: 300_000,
             advance: 60_000,
-            grace: 30_000
+            grace: 30_000,
+            kind: WindowKind::Time,
         })
+    );
+}
+
+#[test]
+fn session_and_sliding_windows() {
+    let m = model(quote! {
+        T = "app" {
+            let s = stream("in", Utf8, Utf8);
+            s.group_by_key()
+                .windowed_by(session(Duration::from_mins(5)).grace(Duration::from_secs(30)))
+                .count("sessions");
+            s.group_by_key().windowed_by(sliding(10)).count("sliding");
+        }
+    })
+    .expect("builds");
+    let (session, sliding) = (
+        m.stores[0].window.expect("session"),
+        m.stores[1].window.expect("sliding"),
+    );
+    assert_eq!(
+        (session.kind, session.size, session.grace),
+        (WindowKind::Session, 300_000, 30_000)
+    );
+    assert_eq!(
+        (sliding.kind, sliding.size, sliding.grace),
+        (WindowKind::Sliding, 10, 0)
+    );
+    // Kafka Streams' default retentions: gap + grace, 2 × difference + grace.
+    assert_eq!((session.retention(), sliding.retention()), (330_000, 20));
+    // Suppression waits the gap too for sessions (GraphGraceSearchUtil).
+    assert_eq!((session.close_after(), sliding.close_after()), (330_000, 0));
+    assert!(
+        first_error(quote!(T = "a" { stream("in", Utf8, Utf8).group_by_key().windowed_by(session(0)).count("c"); }))
+            .contains("gap must be positive")
     );
 }
 
@@ -251,4 +286,29 @@ fn to_table_after_a_key_change_asks_for_a_repartition() {
         stream("in", Utf8, Utf8).select_key(|_, v| v.clone()).to_table("t", Utf8, Utf8).to_stream().to("o", Utf8, Nullable::<Utf8>);
     }));
     assert!(e.contains(".repartition(\"name\""), "{e}");
+}
+
+#[test]
+fn suppression_is_named_as_kafka_streams_names_it() {
+    let m = model(quote! {
+        T = "app" {
+            let s = stream("in", Utf8, Utf8);
+            s.group_by_key().windowed_by(tumbling(10)).count("a").suppress_until_window_closes();
+            s.group_by_key().windowed_by(tumbling(10)).count("b").suppress_until_window_closes("fin");
+        }
+    })
+    .expect("builds");
+    let names: Vec<&str> = m.nodes.iter().map(|n| n.name.as_str()).collect();
+    assert!(names.contains(&"KTABLE-SUPPRESS-0000000002"), "{names:?}");
+    assert!(names.contains(&"fin-suppress"), "{names:?}");
+    let stores: Vec<(&str, &str)> = m
+        .stores
+        .iter()
+        .map(|s| (s.name.as_str(), s.changelog.as_str()))
+        .collect();
+    assert!(stores.contains(&(
+        "KTABLE-SUPPRESS-STATE-STORE-0000000003",
+        "app-KTABLE-SUPPRESS-STATE-STORE-0000000003-changelog"
+    )));
+    assert!(stores.contains(&("fin-store", "app-fin-store-changelog")));
 }

@@ -65,6 +65,16 @@ impl Emitter<'_> {
         format_ident!("__purge_{}", i)
     }
 
+    /// The time index (retention) of window store `i`.
+    pub fn index_field(i: usize) -> Ident {
+        format_ident!("__index_{}", i)
+    }
+
+    /// The largest time stored in session or sliding-window store `i`.
+    pub fn max_field(i: usize) -> Ident {
+        format_ident!("__max_{}", i)
+    }
+
     /// The dirty keys (record cache) of aggregation node `node`.
     pub fn cache_field(node: usize) -> Ident {
         format_ident!("__cache_{}", node)
@@ -161,10 +171,15 @@ impl Emitter<'_> {
                 ops::to::emit_send(self, node, topic, key, value, k, v)
             }
             NodeKind::Aggregate { store, op } => ops::aggregate::emit(self, node, *store, op, k, v),
+            NodeKind::Suppress { buffer, windows } => {
+                super::suppress::emit(self, node, *buffer, *windows, k, v)
+            }
             NodeKind::Join { store, f, left } => {
                 ops::join::emit(self, node, *store, f, *left, k, v)
             }
             NodeKind::Process { f, stores } => ops::process::emit(self, node, f, stores, k, v),
+            NodeKind::JoinWindowed { .. } => self.children(node, k, v),
+            NodeKind::StreamJoin(j) => super::stream_join::emit(self, node, j, k, v),
         }
     }
 }

@@ -3,7 +3,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::ir::Model;
+use crate::ir::{JoinWindowSpec, Model, StoreOwner};
 
 const DAY_MS: i64 = 86_400_000;
 
@@ -34,10 +34,23 @@ pub fn changelog_configs(window: Option<crate::ir::WindowSpec>) -> Vec<(&'static
         Some(w) => vec![
             ("cleanup.policy", "compact,delete".to_owned()),
             ("message.timestamp.type", "CreateTime".to_owned()),
-            // The store keeps size + grace; the changelog one more day, as Kafka Streams does.
-            ("retention.ms", (w.size + w.grace + DAY_MS).to_string()),
+            // The store's retention (time: size + grace, session: gap + grace, sliding:
+            // 2 × difference + grace); the changelog one more day
+            // (windowstore.changelog.additional.retention.ms), as Kafka Streams does.
+            ("retention.ms", (w.retention() + DAY_MS).to_string()),
         ],
     }
+}
+
+/// Kafka Streams' configuration of a stream-stream join's window store changelog: its store
+/// retains duplicates, so `WindowStoreBuilder` sets `cleanup.policy=delete` (compaction would
+/// drop records of one key and timestamp), kept a day longer than the store.
+pub fn join_changelog_configs(w: JoinWindowSpec) -> Vec<(&'static str, String)> {
+    vec![
+        ("cleanup.policy", "delete".to_owned()),
+        ("message.timestamp.type", "CreateTime".to_owned()),
+        ("retention.ms", (w.retention() + DAY_MS).to_string()),
+    ]
 }
 
 pub fn store_info(m: &Model, s: usize) -> TokenStream {
@@ -46,10 +59,24 @@ pub fn store_info(m: &Model, s: usize) -> TokenStream {
     let name = &st.name;
     let changelog = &st.changelog;
     let kind = match st.window {
+        None if let StoreOwner::JoinWindow(w) = st.owner => {
+            let (a, b, c) = (w.before, w.after, w.grace);
+            quote!(#dk::StoreKind::JoinWindow { before_ms: #a, after_ms: #b, grace_ms: #c })
+        }
         None => quote!(#dk::StoreKind::KeyValue),
         Some(w) => {
             let (a, b, c) = (w.size, w.advance, w.grace);
-            quote!(#dk::StoreKind::Window { size_ms: #a, advance_ms: #b, grace_ms: #c })
+            match w.kind {
+                crate::ir::WindowKind::Time => {
+                    quote!(#dk::StoreKind::Window { size_ms: #a, advance_ms: #b, grace_ms: #c })
+                }
+                crate::ir::WindowKind::Session => {
+                    quote!(#dk::StoreKind::Session { gap_ms: #a, grace_ms: #c })
+                }
+                crate::ir::WindowKind::Sliding => {
+                    quote!(#dk::StoreKind::Sliding { time_difference_ms: #a, grace_ms: #c })
+                }
+            }
         }
     };
     quote!(#dk::StoreInfo { name: #name, changelog_topic: #changelog, kind: #kind })
@@ -74,7 +101,10 @@ pub fn info(m: &Model) -> TokenStream {
         changelogs.sort_by(|a, b| a.changelog.cmp(&b.changelog));
         let changelogs = changelogs.iter().map(|st| {
             let name = &st.changelog;
-            let conf = configs(&changelog_configs(st.window));
+            let conf = configs(&match st.owner {
+                StoreOwner::JoinWindow(w) => join_changelog_configs(w),
+                _ => changelog_configs(st.window),
+            });
             quote!(#dk::InternalTopicInfo { name: #name, partitions: 0, replication_factor: -1, configs: #conf })
         });
         let sinks = &sub.sink_topics;

@@ -5,6 +5,10 @@
 mod cache;
 pub mod emitter;
 mod info;
+pub mod session;
+pub mod sliding;
+mod stream_join;
+pub mod suppress;
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
@@ -57,6 +61,46 @@ pub fn generate(m: &Model) -> TokenStream {
             .filter(|&&s| m.stores[s].window.is_some())
             .map(|&s| Emitter::purge_field(s))
             .collect();
+        // The largest time stored in each session or sliding-window store (session end, window
+        // start): what is older than it minus retention is expired (Kafka Streams' stores).
+        let max_fields: Vec<_> = sub
+            .stores
+            .iter()
+            .filter(|&&s| {
+                m.stores[s]
+                    .window
+                    .is_some_and(|w| w.kind != crate::ir::WindowKind::Time)
+            })
+            .map(|&s| Emitter::max_field(s))
+            .collect();
+        // Per window store its time index (the offset of the time in its keys below).
+        let windowed: Vec<usize> = sub
+            .stores
+            .iter()
+            .copied()
+            .filter(|&s| m.stores[s].window.is_some())
+            .collect();
+        let index_fields: Vec<_> = windowed.iter().map(|&s| Emitter::index_field(s)).collect();
+        // Where a store key's time is, counted from its end: a session key ends with end ‖ start,
+        // a time or sliding window key with start ‖ sequence number (`store::WINDOW_SUFFIX`).
+        let index_offsets: Vec<TokenStream> = windowed
+            .iter()
+            .map(|&s| match m.stores[s].window.map(|w| w.kind) {
+                Some(crate::ir::WindowKind::Session) => quote!(16),
+                _ => quote!(::dekaf_streams::store::WINDOW_SUFFIX),
+            })
+            .collect();
+        let indexed_stores: Vec<_> = windowed.iter().map(|&s| Emitter::store_field(s)).collect();
+        let max_index_fields: Vec<_> = sub
+            .stores
+            .iter()
+            .filter(|&&s| {
+                m.stores[s]
+                    .window
+                    .is_some_and(|w| w.kind != crate::ir::WindowKind::Time)
+            })
+            .map(|&s| Emitter::index_field(s))
+            .collect();
         let store_infos = sub.stores.iter().map(|&s| info::store_info(m, s));
         let sources: Vec<(String, usize)> = sub
             .source_topics
@@ -98,8 +142,32 @@ pub fn generate(m: &Model) -> TokenStream {
             .map(|&s| {
                 let topic = &m.stores[s].changelog;
                 let f = Emitter::store_field(s);
-                quote!(#topic => #dk::restore(&mut self.#f, key, value),)
+                stream_join::restore(m, s).unwrap_or_else(|| {
+                    if let Some(w) = m.stores[s].window {
+                        let index = Emitter::index_field(s);
+                        // Session and sliding stores track their newest time, which a restore
+                        // rebuilds (as Kafka Streams' stores do from the changelog).
+                        let max = (w.kind != crate::ir::WindowKind::Time).then(|| {
+                            let max = Emitter::max_field(s);
+                            quote! {
+                                if value.is_some() {
+                                    if let Some(t) = self.#index.time_of(key) {
+                                        self.#max = ::core::cmp::max(self.#max, t);
+                                    }
+                                }
+                            }
+                        });
+                        quote!(#topic => {
+                            #max
+                            self.#index.restored(key, value);
+                            #dk::restore(&mut self.#f, key, value)
+                        })
+                    } else {
+                        quote!(#topic => #dk::restore(&mut self.#f, key, value),)
+                    }
+                })
             });
+        let (join_fields, join_inits, join_clear) = stream_join::state(m, sub);
         let store_visits = sub.stores.iter().enumerate().map(|(j, &s)| {
             let f = Emitter::store_field(s);
             quote!(__dk_f(&<#name as #dk::Topology>::INFO.subtopologies[#idx].stores[#j], &mut self.#f)?;)
@@ -126,8 +194,12 @@ pub fn generate(m: &Model) -> TokenStream {
                 __skipped: u64,
                 __kbuf: ::std::vec::Vec<u8>,
                 __vbuf: ::std::vec::Vec<u8>,
+                __win: #dk::WindowScratch,
                 #(#store_fields: B,)*
                 #(#purge_fields: i64,)*
+                #(#max_fields: i64,)*
+                #(#index_fields: #dk::TimeIndex,)*
+                #join_fields
                 #cache_fields
                 __marker: ::core::marker::PhantomData<fn() -> B>,
             }
@@ -137,18 +209,26 @@ pub fn generate(m: &Model) -> TokenStream {
                     partition: i32,
                     stores: &mut F,
                 ) -> ::core::result::Result<Self, #dk::TaskError> {
-                    Ok(Self {
+                    let mut __dk_task = Self {
                         __partition: partition,
                         __stream_time: i64::MIN,
                         __late: 0,
                         __skipped: 0,
                         __kbuf: ::std::vec::Vec::with_capacity(64),
                         __vbuf: ::std::vec::Vec::with_capacity(64),
+                        __win: #dk::WindowScratch::new(),
                         #(#store_fields: stores.open(#app, #id, partition, &#store_infos)?,)*
                         #(#purge_fields: i64::MIN,)*
+                        #(#max_fields: i64::MIN,)*
+                        #(#index_fields: #dk::TimeIndex::new(#index_offsets),)*
+                        #join_inits
                         #cache_inits
                         __marker: ::core::marker::PhantomData,
-                    })
+                    };
+                    // A store opened with windows in it (on disk): index them once.
+                    #(__dk_task.#index_fields.rebuild(&__dk_task.#indexed_stores)?;)*
+                    #(__dk_task.#max_fields = __dk_task.#max_index_fields.latest();)*
+                    Ok(__dk_task)
                 }
 
                 #(#source_fns)*
@@ -212,6 +292,9 @@ pub fn generate(m: &Model) -> TokenStream {
                 fn clear(&mut self) -> ::core::result::Result<(), #dk::TaskError> {
                     #(#dk::StoreBackend::clear(&mut self.#store_fields)?;)*
                     #(self.#purge_fields = i64::MIN;)*
+                    #(self.#max_fields = i64::MIN;)*
+                    #(self.#index_fields.clear();)*
+                    #join_clear
                     #cache_clear
                     self.__stream_time = i64::MIN;
                     Ok(())
@@ -375,6 +458,10 @@ fn handles(m: &Model) -> TokenStream {
         });
     }
     for st in &m.stores {
+        // A join's stores hold its internal layout: no typed handle.
+        if matches!(st.owner, StoreOwner::JoinWindow(_) | StoreOwner::JoinShared) {
+            continue;
+        }
         let mut name = screaming(&st.name);
         if taken.contains(&name) {
             name.push_str("_STORE");
@@ -384,6 +471,9 @@ fn handles(m: &Model) -> TokenStream {
         let (kt, vt) = (&st.key.ty, &st.value.ty);
         let sname = &st.name;
         let out_tokens = match st.window {
+            // Session and sliding stores have their own layouts: no typed handle (yet).
+            Some(w) if w.kind != crate::ir::WindowKind::Time => continue,
+            None if st.owner == StoreOwner::Suppress => continue,
             None => {
                 let doc = format!(
                     "Key-value store `{}` (changelog `{}`).",

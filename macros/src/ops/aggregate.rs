@@ -8,10 +8,10 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::Type;
 
 use super::{Lower, Operator};
-use crate::args::{arity, err_at, name_arg, serde_arg};
+use crate::args::{arity, err_at, err_call, name_arg, serde_arg};
 use crate::build::{Builder, Flow, Grouped, Table};
 use crate::codegen::emitter::{Acc, Emitter, dk};
-use crate::ir::{AggOp, NodeKind, SerdeTy, Store, StoreOwner};
+use crate::ir::{AggOp, NodeKind, SerdeTy, Store, StoreOwner, WindowKind};
 use crate::names;
 use crate::parse::Call;
 
@@ -39,6 +39,9 @@ pub const AGGREGATE: Operator = Operator {
     lower: Lower::Grouped(aggregate),
     on_stream: NEEDS_GROUPING,
 };
+
+/// The usage of `aggregate(..)` after `windowed_by(session(..))`.
+const SESSION_USAGE: &str = "aggregate(\"store\", || initial, |key, value, aggregate| .., |key, aggregate1, aggregate2| merged, AggregateSerde)";
 
 fn aggregate(b: &mut Builder, g: Grouped, call: &Call) -> syn::Result<Flow> {
     let op = call.name.to_string();
@@ -71,12 +74,35 @@ fn aggregate(b: &mut Builder, g: Grouped, call: &Call) -> syn::Result<Flow> {
             (AggOp::Reduce(call.args[1].clone()), value)
         }
         _ => {
-            arity(call, 4, usage)?;
-            let serde = serde_arg(call, 3, usage)?;
+            let session = g.window.is_some_and(|w| w.kind == WindowKind::Session);
+            if session && call.args.len() == 4 {
+                return Err(err_call(
+                    call,
+                    format!(
+                        "a session-windowed aggregate(..) merges sessions, so it needs a merger of two aggregates: {SESSION_USAGE}"
+                    ),
+                ));
+            }
+            if !session && call.args.len() == 5 {
+                return Err(err_at(
+                    &call.args[3],
+                    format!(
+                        "only session windows merge aggregates: remove the merger, {usage}, or window the stream with windowed_by(session(gap))"
+                    ),
+                ));
+            }
+            let (usage, serde_at) = if session {
+                (SESSION_USAGE, 4)
+            } else {
+                (usage, 3)
+            };
+            arity(call, serde_at + 1, usage)?;
+            let serde = serde_arg(call, serde_at, usage)?;
             (
                 AggOp::Aggregate {
                     init: call.args[1].clone(),
                     f: call.args[2].clone(),
+                    merger: session.then(|| Box::new(call.args[3].clone())),
                 },
                 serde,
             )
@@ -134,11 +160,15 @@ fn aggregate(b: &mut Builder, g: Grouped, call: &Call) -> syn::Result<Flow> {
         sub: 0,
         users: Vec::new(),
     });
-    let kind_name = match (op.as_str(), g.window.is_some()) {
-        ("reduce", false) => "KSTREAM-REDUCE",
-        ("reduce", true) => "KSTREAM-WINDOWED-REDUCE",
-        (_, true) => "KSTREAM-WINDOWED-AGGREGATE",
-        _ => "KSTREAM-AGGREGATE",
+    let kind_name = match (op.as_str(), g.window.map(|w| w.kind)) {
+        ("reduce", None) => "KSTREAM-REDUCE",
+        (_, None) => "KSTREAM-AGGREGATE",
+        ("reduce", Some(WindowKind::Session)) => "KSTREAM-SESSION-WINDOWED-REDUCE",
+        (_, Some(WindowKind::Session)) => "KSTREAM-SESSION-WINDOWED-AGGREGATE",
+        ("reduce", Some(WindowKind::Sliding)) => "KSTREAM-SLIDINGWINDOWED-REDUCE",
+        (_, Some(WindowKind::Sliding)) => "KSTREAM-SLIDINGWINDOWED-AGGREGATE",
+        ("reduce", Some(WindowKind::Time)) => "KSTREAM-WINDOWED-REDUCE",
+        (_, Some(WindowKind::Time)) => "KSTREAM-WINDOWED-AGGREGATE",
     };
     let node = b.node(
         NodeKind::Aggregate { store, op: agg },
@@ -151,7 +181,7 @@ fn aggregate(b: &mut Builder, g: Grouped, call: &Call) -> syn::Result<Flow> {
 }
 
 /// The sink of `aggregate → to_stream → to(..)`: its topic and serdes.
-fn direct_sink<'m>(
+pub fn direct_sink<'m>(
     em: &Emitter<'m>,
     node: usize,
 ) -> Option<(&'m String, &'m syn::Type, &'m syn::Type)> {
@@ -194,43 +224,17 @@ pub fn emit(
     let kr = k.r(st.key.span);
     let ke = quote_spanned!(st.key.span=> #dk::ser::<#kt>(#kr, &mut self.__kbuf, #name)?);
     let windowed = st.window;
-    let tumbling = windowed.is_some_and(|w| w.size == w.advance);
+    let tumbling = windowed.is_some_and(|w| w.size == w.advance && w.kind == WindowKind::Time);
     // In a hopping window a record updates several windows: the value is cloned per window.
     let value_once = windowed.is_none() || tumbling;
-    let vo = if value_once {
-        v.o(sp)
-    } else {
-        let r = v.r(sp);
-        quote_spanned!(sp=> ::core::clone::Clone::clone(#r))
-    };
-    let krr = k.r(sp);
-    let new = match op {
-        AggOp::Count => quote! {
-            match __dk_old { Some(c) => i64::saturating_add(c, 1), None => 1i64 }
-        },
-        AggOp::Reduce(f) => {
-            let call = quote_spanned!(sp=> #dk::reduce(__dk_a, #vo, #f));
-            quote! { match __dk_old { Some(__dk_a) => #call, None => #vo } }
+    if let Some(w) = windowed {
+        match w.kind {
+            WindowKind::Session => return crate::codegen::session::emit(em, node, store, op, k, v),
+            WindowKind::Sliding => return crate::codegen::sliding::emit(em, node, store, op, k, v),
+            WindowKind::Time => {}
         }
-        AggOp::Aggregate { init, f } => {
-            // Typed by the aggregate serde and spanned at the initializer: a type mismatch is
-            // reported there, naming the bound of `aggregate(..)`'s initializer.
-            let isp = syn::spanned::Spanned::span(init);
-            // The closure is bound first so rustc infers its own return type and then reports
-            // the bound it fails, rather than a bare "mismatched types" inside it.
-            let init = quote_spanned!(isp=> {
-                let __dk_init = #init;
-                ::dekaf_streams::__private::aggregate_initializer_returns_the_aggregate_serde_type::<#vt, _>(__dk_init)
-            });
-            let call = quote_spanned!(sp=> #dk::aggregator(#krr, #vo, __dk_a, #f));
-            quote! {
-                {
-                    let __dk_a = match __dk_old { Some(a) => a, None => #init };
-                    #call
-                }
-            }
-        }
-    };
+    }
+    let new = new_value(em, node, store, op, k, v, value_once);
     let update = quote! {
         let (#nv, __dk_present, __dk_existed) = #dk::store_update::<#vt, _, _, _>(
             &mut self.#field, &self.__kbuf, &mut self.__vbuf, __dk_sink, #changelog,
@@ -262,11 +266,14 @@ pub fn emit(
         let Some((topic, sk, sv)) = direct_sink(em, node) else {
             return general;
         };
-        let expected_key = match windowed {
-            None => quote!(#kt),
+        let (expected_key, sink_key) = match windowed {
+            None => (quote!(#kt), quote!(&self.__kbuf)),
             Some(w) => {
                 let size = w.size;
-                quote!(::dekaf_streams::serdes::TimeWindowed<#kt, #size>)
+                (
+                    quote!(::dekaf_streams::serdes::TimeWindowed<#kt, #size>),
+                    quote!(::dekaf_streams::store::time_windowed_bytes(&self.__kbuf)),
+                )
             }
         };
         quote! {
@@ -277,7 +284,7 @@ pub fn emit(
                     __dk_sink,
                     #topic,
                     #dk::TopicKind::Sink,
-                    Some(&self.__kbuf),
+                    Some(#sink_key),
                     if __dk_present { Some(&self.__vbuf) } else { None },
                     __dk_record.timestamp,
                     __dk_record.headers,
@@ -316,9 +323,11 @@ pub fn emit(
             let retention = size.saturating_add(grace);
             let purge_every = (retention / 2).max(1);
             let purge = Emitter::purge_field(store);
+            let index = Emitter::index_field(store);
             let expire = quote! {
                 if self.__stream_time >= self.#purge {
-                    #dk::purge_windows(&mut self.#field, self.__stream_time.saturating_sub(#retention), #name, &self.#cache)?;
+                    // Windows starting at or before stream time − retention: gone.
+                    self.#index.expire(&mut self.#field, self.__stream_time.saturating_sub(#retention).saturating_add(1), Some(&self.#cache), __dk_sink, #changelog, self.__partition, __dk_record.timestamp, #name)?;
                     self.#purge = self.__stream_time.saturating_add(#purge_every);
                 }
             };
@@ -332,6 +341,9 @@ pub fn emit(
                     if matches!(__dk_ke, #dk::Encoded::Present) {
                         ::dekaf_streams::store::window_key(&mut self.__kbuf, __dk_start);
                         #update
+                        if !__dk_existed && __dk_present {
+                            self.#index.insert(&self.__kbuf);
+                        }
                         #children
                     }
                 }
@@ -396,6 +408,10 @@ pub fn emit_forward(em: &Emitter<'_>, node: usize) -> TokenStream {
             )
         }
     };
+    let sink_key = match st.window {
+        None => quote!(__dk_skey),
+        Some(_) => quote!(::dekaf_streams::store::time_windowed_bytes(__dk_skey)),
+    };
     let body = match direct_sink(em, node) {
         None => general,
         Some((topic, sk, sv)) => quote! {
@@ -406,7 +422,7 @@ pub fn emit_forward(em: &Emitter<'_>, node: usize) -> TokenStream {
                     __dk_sink,
                     #topic,
                     #dk::TopicKind::Sink,
-                    Some(__dk_skey),
+                    Some(#sink_key),
                     __dk_record.value,
                     __dk_record.timestamp,
                     __dk_record.headers,
@@ -419,5 +435,57 @@ pub fn emit_forward(em: &Emitter<'_>, node: usize) -> TokenStream {
     quote! {
         let __dk_skey: &[u8] = __dk_record.key.unwrap_or_default();
         #body
+    }
+}
+
+/// The new aggregate of aggregation `node`, an expression of `__dk_old` (the current aggregate,
+/// `None` for none) and the record: count adds one, reduce applies the reducer (or takes the
+/// value), aggregate applies the aggregator (to the initializer for none). `value_once`: the
+/// record's value is moved (else cloned, for a record that updates several windows).
+pub fn new_value(
+    em: &Emitter<'_>,
+    node: usize,
+    store: usize,
+    op: &AggOp,
+    k: &Acc,
+    v: &Acc,
+    value_once: bool,
+) -> TokenStream {
+    let dk = dk();
+    let sp = em.m.nodes[node].span;
+    let vt = &em.m.stores[store].value.ty;
+    let vo = if value_once {
+        v.o(sp)
+    } else {
+        let r = v.r(sp);
+        quote_spanned!(sp=> ::core::clone::Clone::clone(#r))
+    };
+    let krr = k.r(sp);
+    match op {
+        AggOp::Count => quote! {
+            match __dk_old { Some(c) => i64::saturating_add(c, 1), None => 1i64 }
+        },
+        AggOp::Reduce(f) => {
+            let call = quote_spanned!(sp=> #dk::reduce(__dk_a, #vo, #f));
+            quote! { match __dk_old { Some(__dk_a) => #call, None => #vo } }
+        }
+        AggOp::Aggregate { init, f, .. } => {
+            // Typed by the aggregate serde and spanned at the initializer: a type mismatch is
+            // reported there, naming the bound of `aggregate(..)`'s initializer.
+            let isp = syn::spanned::Spanned::span(init);
+            // The closure is bound first so rustc infers its own return type and then reports
+            // the bound it fails, rather than a bare "mismatched types" inside it.
+            let init = quote_spanned!(isp=> {
+                let __dk_init = #init;
+                ::dekaf_streams::__private::aggregate_initializer_returns_the_aggregate_serde_type::<#vt, _>(__dk_init)
+            });
+            let call = quote_spanned!(sp=> #dk::aggregator(#krr, #vo, __dk_a, #f));
+            quote! {
+                {
+                    let __dk_a = match __dk_old { Some(a) => a, None => #init };
+                    #call
+                }
+            }
+        }
     }
 }

@@ -1,7 +1,8 @@
 //! Stream-table joins: `join(table, f)` emits when the table has the record's key,
 //! `left_join(table, f)` for every record (`f` gets an `Option`). The stream must be
 //! partitioned like the table (same key, no key change since its source), so the two are
-//! copartitioned and run in one task.
+//! copartitioned and run in one task. With a stream as first argument, `join` and `left_join`
+//! are windowed stream-stream joins ([`super::stream_join`]).
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
@@ -11,19 +12,19 @@ use super::{Lower, Operator};
 use crate::args::{arity, bound_name_arg, err, err_at};
 use crate::build::{Builder, Flow, Stream};
 use crate::codegen::emitter::{Acc, Emitter, dk};
-use crate::ir::NodeKind;
+use crate::ir::{JoinKind, NodeKind};
 use crate::parse::Call;
 
 pub const JOIN: Operator = Operator {
     name: "join",
-    usage: "join(table, |value, table_value| joined)",
+    usage: "join(table, |value, table_value| joined) or join(stream, |value, other_value| joined, join_window(..))",
     lower: Lower::Stream(join),
     on_stream: None,
 };
 
 pub const LEFT_JOIN: Operator = Operator {
     name: "left_join",
-    usage: "left_join(table, |value, table_value| joined)",
+    usage: "left_join(table, |value, table_value| joined) or left_join(stream, |value, other_value| joined, join_window(..))",
     lower: Lower::Stream(left_join),
     on_stream: None,
 };
@@ -38,26 +39,40 @@ fn left_join(b: &mut Builder, s: Stream, call: &Call) -> syn::Result<Flow> {
 
 fn lower(b: &mut Builder, s: Stream, call: &Call, left: bool) -> syn::Result<Flow> {
     let op = if left { LEFT_JOIN.name } else { JOIN.name };
-    arity(call, 2, if left { LEFT_JOIN.usage } else { JOIN.usage })?;
     let name = bound_name_arg(
         call,
         0,
         &format!(
-            "{op}(..) takes a table bound by `let`: `let t = table(..);` then `s.{op}(t, ..)`"
+            "{op}(..) takes a table or a stream bound by `let`: `let t = table(..);` then `s.{op}(t, ..)`"
         ),
     )?;
+    // A stream joins a stream over a join window; a table by key.
+    if let Some(Flow::Stream(other)) = b.lookup(name) {
+        let kind = if left {
+            JoinKind::Left
+        } else {
+            JoinKind::Inner
+        };
+        return super::stream_join::lower(b, s, other, name, call, kind);
+    }
+    if call.args.len() == 3 {
+        return Err(err_at(
+            &call.args[2],
+            format!(
+                "a stream-table join has no join window (the table holds the latest value per key): write `s.{op}({name}, |value, table_value| ..)`, or read `{name}` with stream(..) for a windowed stream-stream join"
+            ),
+        ));
+    }
+    arity(call, 2, if left { LEFT_JOIN.usage } else { JOIN.usage })?;
     let (tnode, store) = match b.lookup(name) {
         Some(Flow::Table(t)) => (t.node, t.store),
         Some(Flow::Broken) => return Ok(Flow::Broken),
-        Some(Flow::Stream(_)) => {
+        Some(_) => {
             return Err(err_at(
                 name,
-                format!(
-                    "`{name}` is a stream: joins are stream-table (stream-stream joins are not supported); read it with table(..) or aggregate it into a table"
-                ),
+                format!("`{name}` is neither a table nor a stream"),
             ));
         }
-        Some(_) => return Err(err_at(name, format!("`{name}` is not a table"))),
         None => {
             return Err(err_at(
                 name,

@@ -85,7 +85,7 @@ fn merge(b: &mut Builder, s: Stream, call: &Call) -> syn::Result<Flow> {
 }
 
 /// `tokens` with every token spanned at `span`.
-fn respan(tokens: &impl ToTokens, span: proc_macro2::Span) -> TokenStream {
+pub fn respan(tokens: &impl ToTokens, span: proc_macro2::Span) -> TokenStream {
     tokens
         .to_token_stream()
         .into_iter()

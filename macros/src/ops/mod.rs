@@ -18,6 +18,8 @@ pub mod process;
 pub mod repartition;
 pub mod select_key;
 pub mod sources;
+pub mod stream_join;
+pub mod suppress;
 pub mod table;
 pub mod table_group;
 pub mod table_join;
@@ -76,6 +78,7 @@ pub const REGISTRY: &[Operator] = &[
     group::GROUP_BY_KEY,
     join::JOIN,
     join::LEFT_JOIN,
+    stream_join::OUTER_JOIN,
     process::PROCESS,
     repartition::REPARTITION,
     to::TO,
@@ -85,6 +88,7 @@ pub const REGISTRY: &[Operator] = &[
     aggregate::AGGREGATE,
     to_stream::TO_STREAM,
     table::TO_TABLE,
+    suppress::SUPPRESS_UNTIL_WINDOW_CLOSES,
 ];
 
 /// The operator named `name`.

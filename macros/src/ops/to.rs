@@ -24,20 +24,49 @@ fn to(b: &mut Builder, s: Stream, call: &Call) -> syn::Result<Flow> {
     let mut key = serde_arg(call, 1, usage)?;
     let value = serde_arg(call, 2, usage)?;
     arity(call, 3, usage)?;
-    match (s.window, key.is_windowed()) {
+    let session = key.is_session_windowed();
+    match (s.window, key.is_windowed() || session) {
         (None, true) => {
             return Err(err(
                 key.span,
-                "TimeWindowed is a serde of windowed keys, but this stream's keys are not windowed: use the key's own serde (windowed keys come from windowed_by(..) aggregations)",
+                format!(
+                    "{} is a serde of windowed keys, but this stream's keys are not windowed: use the key's own serde (windowed keys come from windowed_by(..) aggregations)",
+                    if session {
+                        "SessionWindowed"
+                    } else {
+                        "TimeWindowed"
+                    }
+                ),
             ));
         }
-        (Some(size), true) => key = fill_window_size(key, size)?,
-        (Some(_), false) => {
+        (Some(w), true) if w.time_keyed() && session => {
+            return Err(err(
+                key.span,
+                "SessionWindowed is the serde of session-window keys (key, end, start), but this stream's windows are time windows: write TimeWindowed::<K> (key, start), as Kafka Streams' TimeWindowedSerializer does",
+            ));
+        }
+        (Some(w), true) if !w.time_keyed() && !session => {
+            return Err(err(
+                key.span,
+                "TimeWindowed is the serde of time-window keys (key, start), but this stream's windows are session windows: write SessionWindowed::<K> (key, end, start), as Kafka Streams' SessionWindowedSerializer does",
+            ));
+        }
+        (Some(w), true) => {
+            if !session {
+                key = fill_window_size(key, w.size)?;
+            }
+        }
+        (Some(w), false) => {
             if key.builtin_value().is_some() {
                 return Err(err(
                     key.span,
                     format!(
-                        "this stream's keys are windowed (Windowed<K>): write them with TimeWindowed::<{}>",
+                        "this stream's keys are windowed (Windowed<K>): write them with {}::<{}>",
+                        if w.time_keyed() {
+                            "TimeWindowed"
+                        } else {
+                            "SessionWindowed"
+                        },
                         key.text()
                     ),
                 ));

@@ -18,11 +18,7 @@ pub const TO_STREAM: Operator = Operator {
 fn to_stream(b: &mut Builder, t: Table, call: &Call) -> syn::Result<Flow> {
     arity(call, 0, TO_STREAM.usage)?;
     let s = &b.stores[t.store];
-    let (key, mut value, window) = (
-        Some(s.key.clone()),
-        Some(s.value.clone()),
-        s.window.map(|w| w.size),
-    );
+    let (key, mut value, window) = (Some(s.key.clone()), Some(s.value.clone()), s.window);
     // A table of changes forwards deletes: its stream's values are `Option`s.
     if super::table::forwards_changes(&b.nodes[t.node].kind) {
         value = super::table::value_serde(b, t.node).map(super::table::nullable);

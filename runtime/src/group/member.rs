@@ -52,6 +52,9 @@ pub struct MemberConfig {
     /// TLS and SASL of the coordinator connection (plaintext by default); made from the
     /// application's properties by `ClientSettings::connection_security`.
     pub security: crate::security::ConnectionSecurity,
+    /// Where the group's partitions by user endpoint go when a heartbeat response carries them
+    /// (interactive queries), if anywhere.
+    pub(crate) endpoints: Option<Arc<crate::query::registry::Registry>>,
 }
 
 /// The rebalance timeout a member declares when joining: 30 s.
@@ -77,9 +80,13 @@ impl MemberConfig {
             user_endpoint: None,
             max_heartbeat_version: heartbeat::MAX_VERSION,
             security: crate::security::ConnectionSecurity::default(),
+            endpoints: None,
         }
     }
 }
+
+/// How long [`MemberHandle::close`] waits for the member to leave the group.
+pub const LEAVE_WAIT: Duration = Duration::from_secs(5);
 
 enum Command {
     Release(Vec<TaskId>),
@@ -160,6 +167,7 @@ impl MemberHandle {
             backoff: Backoff::new(),
             not_before: Instant::now(),
             next_beat: Instant::now(),
+            endpoints: config.endpoints.clone(),
         };
         driver.join(config.connect_timeout).await?;
         let task = tokio::spawn(driver.run(command_rx));
@@ -238,13 +246,25 @@ impl MemberHandle {
 
     /// Leaves the group (epoch -1) and stops the member. Call it after the owner committed and
     /// closed its tasks: the coordinator hands them to other members at once.
+    ///
+    /// Leaving is best effort and takes at most [`LEAVE_WAIT`]: while the cluster is unreachable
+    /// the heartbeat loop may be inside a coordinator lookup of up to `connect_timeout` (30 s),
+    /// and a shutdown must not wait for it. The member is then stopped without leaving; the
+    /// coordinator removes it after the session timeout.
     pub async fn close(mut self) -> Result<(), GroupError> {
         let (tx, rx) = oneshot::channel();
-        if self.commands.send(Command::Close(tx)).is_ok() {
-            let _ = rx.await;
-        }
+        let left = if self.commands.send(Command::Close(tx)).is_ok() {
+            tokio::time::timeout(LEAVE_WAIT, rx).await.is_ok()
+        } else {
+            true
+        };
         if let Some(task) = self.task.take() {
-            let _ = task.await;
+            if left {
+                let _ = task.await;
+            } else {
+                tracing::warn!(group = %self.group_id, member = %self.member_id, "could not leave the group within {LEAVE_WAIT:?} (is the cluster reachable?); stopping without leaving: the coordinator frees the tasks after the session timeout");
+                task.abort();
+            }
         }
         Ok(())
     }
@@ -264,6 +284,8 @@ struct Driver {
     not_before: Instant,
     /// The next regular heartbeat.
     next_beat: Instant,
+    /// Where partitions by user endpoint go (interactive queries).
+    endpoints: Option<Arc<crate::query::registry::Registry>>,
 }
 
 impl Driver {
@@ -306,10 +328,21 @@ impl Driver {
                 StreamsGroupHeartbeatResponse::decode(&bytes, version)
                     .map_err(|e| conn.decode_error("StreamsGroupHeartbeat", e))
             });
-        if result.is_err() {
-            self.conn = None;
+        match result {
+            Ok(mut response) => {
+                if let Some(endpoints) = &self.endpoints
+                    && response.error_code == 0
+                    && let Some(partitions) = response.partitions_by_user_endpoint.take()
+                {
+                    endpoints.set_endpoints(response.endpoint_information_epoch, partitions);
+                }
+                Ok(response)
+            }
+            Err(e) => {
+                self.conn = None;
+                Err(e)
+            }
         }
-        result
     }
 
     fn publish(&mut self, events: Vec<MemberEvent>) {

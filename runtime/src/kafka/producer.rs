@@ -5,8 +5,9 @@
 //! the first such failure so the processing loop can check it at every commit.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rdkafka::ClientContext;
 use rdkafka::error::KafkaError;
@@ -212,16 +213,98 @@ pub fn send<C: ProducerContext<DeliveryOpaque = ()> + 'static>(
     }
 }
 
+/// How long one attempt of a resumable transactional call blocks before the stop flag is checked
+/// again.
+const TXN_ATTEMPT: Duration = Duration::from_secs(5);
+
+/// How long a wait goes on after the application was asked to stop: a shutdown while the
+/// cluster is unreachable must not wait for it (the broker aborts an open transaction after
+/// `transaction.timeout.ms`, and the next producer with the same transactional id aborts it at
+/// once).
+pub const STOPPING_GRACE: Duration = Duration::from_secs(10);
+
+/// How a resumable transactional call ended.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Resumed {
+    /// It completed.
+    Done,
+    /// The application is stopping and the call still had not completed after
+    /// [`STOPPING_GRACE`]: its outcome is unknown.
+    Stopped,
+}
+
+/// Calls `call` (librdkafka's `init_transactions`, `commit_transaction` or `abort_transaction`,
+/// given a timeout) again and again while it fails with a retriable error, the way librdkafka
+/// documents these calls: "This call is resumable when a retriable timeout error is returned.
+/// Calling the function again will resume the operation that is progressing in the background"
+/// (rdkafka.h). While every broker is down they time out attempt after attempt; they complete
+/// once the transaction coordinator answers again.
+///
+/// Each attempt blocks at most 5 s, so a stop request is seen within seconds; after
+/// `stop` is set, attempts go on for [`STOPPING_GRACE`], then it gives up with
+/// [`Resumed::Stopped`]. `give_up_after` bounds the whole retry (the last error is returned
+/// then); a non-retriable error (fatal, or one that requires an abort) is returned at once.
+pub fn resume_until_done(
+    what: &str,
+    stop: &AtomicBool,
+    give_up_after: Option<Duration>,
+    mut call: impl FnMut(Duration) -> Result<(), KafkaError>,
+) -> Result<Resumed, KafkaError> {
+    let started = Instant::now();
+    let mut stop_seen: Option<Instant> = None;
+    let mut last_warning: Option<Instant> = None;
+    loop {
+        let error = match call(TXN_ATTEMPT) {
+            Ok(()) => {
+                if last_warning.is_some() {
+                    tracing::info!(waited = ?started.elapsed(), "{what} completed");
+                }
+                return Ok(Resumed::Done);
+            }
+            Err(KafkaError::Transaction(rd))
+                if rd.is_retriable() && !rd.is_fatal() && !rd.txn_requires_abort() =>
+            {
+                KafkaError::Transaction(rd)
+            }
+            Err(e) => return Err(e),
+        };
+        if give_up_after.is_some_and(|limit| started.elapsed() >= limit) {
+            return Err(error);
+        }
+        if stop.load(Ordering::Relaxed)
+            && stop_seen.get_or_insert_with(Instant::now).elapsed() >= STOPPING_GRACE
+        {
+            tracing::warn!(error = %error, "{what} did not complete before the shutdown; giving up on it");
+            return Ok(Resumed::Stopped);
+        }
+        if last_warning.is_none_or(|at| at.elapsed() >= Duration::from_secs(30)) {
+            last_warning = Some(Instant::now());
+            tracing::warn!(error = %error, waited = ?started.elapsed(), "{what} did not complete yet (is the cluster reachable?); trying again");
+        }
+    }
+}
+
 /// Waits until every record sent is acknowledged (or failed), checking every 200 µs.
 ///
 /// rdkafka's `flush` (which `commit_transaction` calls first) polls in steps of 100 ms and each
 /// step blocks for all of it, so any record still in flight made every commit take at least
 /// 100 ms. The producer's own thread serves delivery reports; draining here first leaves
 /// nothing for that flush to wait for.
-pub fn drain(producer: &StreamsProducer, timeout: Duration) -> Result<(), KafkaError> {
-    let deadline = std::time::Instant::now() + timeout;
+///
+/// Once `stop` is set it waits at most [`STOPPING_GRACE`] more.
+pub fn drain(
+    producer: &StreamsProducer,
+    timeout: Duration,
+    stop: &AtomicBool,
+) -> Result<(), KafkaError> {
+    let mut deadline = Instant::now() + timeout;
+    let mut stop_seen = false;
     while producer.in_flight_count() > 0 {
-        if std::time::Instant::now() >= deadline {
+        if !stop_seen && stop.load(Ordering::Relaxed) {
+            stop_seen = true;
+            deadline = deadline.min(Instant::now() + STOPPING_GRACE);
+        }
+        if Instant::now() >= deadline {
             return Err(KafkaError::Flush(RDKafkaErrorCode::OperationTimedOut));
         }
         std::thread::sleep(Duration::from_micros(200));

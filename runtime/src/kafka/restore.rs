@@ -6,6 +6,7 @@
 //! the last stable offset, so records of transactions that were aborted, or are still open, are
 //! never restored.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use rdkafka::consumer::{BaseConsumer, Consumer, ConsumerContext};
@@ -14,6 +15,9 @@ use rdkafka::message::Message;
 use rdkafka::types::RDKafkaErrorCode;
 use rdkafka::{ClientConfig, ClientContext};
 use rdkafka::{Offset, TopicPartitionList};
+
+/// How long one watermark lookup of a restore may take before a stop request is checked.
+const STEP: Duration = Duration::from_secs(5);
 
 /// How often a long restore logs its progress.
 const PROGRESS_INTERVAL: Duration = Duration::from_secs(5);
@@ -43,6 +47,9 @@ pub enum RestoreError {
         /// The limit.
         timeout: Duration,
     },
+    /// The application is stopping: the restore gave up (the task's stores are incomplete).
+    #[error("restoring was interrupted by the application's shutdown")]
+    Stopped,
     /// The store refused a changelog record.
     #[error("applying a record of {topic}[{partition}]@{offset} to its store failed: {reason}")]
     Apply {
@@ -128,12 +135,36 @@ pub fn watermarks<C: ConsumerContext>(
             Ok(marks) => return Ok(marks),
             Err(e) if is_transient(&e) && Instant::now() + backoff < deadline => {
                 tracing::debug!(topic, partition, error = %e, "changelog offsets not readable yet (leader change?); retrying");
+                if needs_metadata_refresh(&e) {
+                    // librdkafka's watermark query takes the leader from its metadata cache, and
+                    // a cached partition whose leader was -1 (an election under way when the
+                    // cache was filled) counts as a permanent error there: it answers
+                    // UNKNOWN_PARTITION without asking the cluster again
+                    // (`rd_kafka_topic_partition_list_get_leaders`), so the cache stays stale
+                    // until `topic.metadata.refresh.interval.ms` (5 min) refreshes it. After a
+                    // broker SIGKILL that stalled a restore for those 5 minutes. A metadata
+                    // request for the topic refreshes the cache.
+                    let _ = consumer.fetch_metadata(Some(topic), left.min(Duration::from_secs(5)));
+                }
                 std::thread::sleep(backoff);
                 backoff = (backoff * 2).min(Duration::from_secs(1));
             }
             Err(e) => return Err(e),
         }
     }
+}
+
+/// Errors librdkafka answers from a stale metadata cache (a partition cached without a leader),
+/// which it does not refresh by itself.
+fn needs_metadata_refresh(e: &KafkaError) -> bool {
+    matches!(
+        e.rdkafka_error_code(),
+        Some(
+            RDKafkaErrorCode::UnknownPartition
+                | RDKafkaErrorCode::LeaderNotAvailable
+                | RDKafkaErrorCode::NotLeaderForPartition
+        )
+    )
 }
 
 /// Errors a leader election or a broker restart causes, which go away by themselves.
@@ -149,6 +180,9 @@ fn is_transient(e: &KafkaError) -> bool {
                 | RDKafkaErrorCode::RequestTimedOut
                 | RDKafkaErrorCode::OperationTimedOut
                 | RDKafkaErrorCode::BrokerTransportFailure
+                // A broker handle librdkafka dropped while a request waited on it (the node left
+                // the metadata while it restarted): the next lookup uses the new leader.
+                | RDKafkaErrorCode::DestroyBroker
                 | RDKafkaErrorCode::AllBrokersDown
                 | RDKafkaErrorCode::BrokerNotAvailable
                 | RDKafkaErrorCode::NetworkException
@@ -182,11 +216,13 @@ pub fn restore_consumer(
 /// (the last stable offset under read_committed) shows nothing to read are skipped. The others
 /// are read in waves of distinct partition numbers, since librdkafka's end-of-partition event
 /// names the partition but not the topic. The consumer's assignment is left empty afterwards.
-/// `timeout` bounds the whole call.
+/// `timeout` bounds the whole call; once `stop` is set it gives up with
+/// [`RestoreError::Stopped`] (a shutdown while the cluster is unreachable must not wait for it).
 pub fn restore<F>(
     consumer: &RestoreConsumer,
     partitions: &[RestorePartition],
     timeout: Duration,
+    stop: &AtomicBool,
     mut apply: F,
 ) -> Result<RestoreSummary, RestoreError>
 where
@@ -196,14 +232,24 @@ where
     let mut summary = RestoreSummary::default();
     let mut waves: Vec<Vec<&RestorePartition>> = Vec::new();
     for p in partitions {
-        let (low, high) =
-            watermarks(consumer, &p.topic, p.partition, timeout).map_err(|source| {
-                RestoreError::Kafka {
-                    topic: p.topic.clone(),
-                    partition: p.partition,
-                    source,
+        // In steps, to see a stop request while the changelog's leader is unreachable.
+        let (low, high) = loop {
+            if stop.load(Ordering::Relaxed) {
+                return Err(RestoreError::Stopped);
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            match watermarks(consumer, &p.topic, p.partition, left.min(STEP)) {
+                Ok(marks) => break marks,
+                Err(e) if is_transient(&e) && !left.is_zero() => {}
+                Err(source) => {
+                    return Err(RestoreError::Kafka {
+                        topic: p.topic.clone(),
+                        partition: p.partition,
+                        source,
+                    });
                 }
-            })?;
+            }
+        };
         let start = match p.from {
             Offset::Offset(o) => o.max(low),
             _ => low,
@@ -221,7 +267,7 @@ where
         }
     }
     for wave in waves {
-        let result = restore_wave(consumer, &wave, deadline, &mut apply, &mut summary);
+        let result = restore_wave(consumer, &wave, deadline, stop, &mut apply, &mut summary);
         let _ = consumer.unassign();
         result.map_err(|e| match e {
             RestoreError::TimedOut { pending, .. } => RestoreError::TimedOut { pending, timeout },
@@ -235,6 +281,7 @@ fn restore_wave<F>(
     consumer: &RestoreConsumer,
     wave: &[&RestorePartition],
     deadline: Instant,
+    stop: &AtomicBool,
     apply: &mut F,
     summary: &mut RestoreSummary,
 ) -> Result<(), RestoreError>
@@ -255,6 +302,9 @@ where
     let mut pending: Vec<&RestorePartition> = wave.to_vec();
     let mut last_report = Instant::now();
     while !pending.is_empty() {
+        if stop.load(Ordering::Relaxed) {
+            return Err(RestoreError::Stopped);
+        }
         if last_report.elapsed() >= PROGRESS_INTERVAL {
             last_report = Instant::now();
             tracing::info!(

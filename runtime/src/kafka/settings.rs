@@ -44,6 +44,20 @@ pub const CONSUMER_DEFAULTS: &[(&str, &str)] = &[
     ("fetch.queue.backoff.ms", "10"),
 ];
 
+/// Producer properties the runtime chooses unless the user sets them.
+pub const PRODUCER_DEFAULTS: &[(&str, &str)] = &[
+    // librdkafka 2.12's send_offsets_to_transaction can wait forever when the group coordinator's
+    // broker died: its coordinator request keeps the dead broker cached as coordinator, the
+    // broker's handle is decommissioned once it leaves the metadata, and the request is only
+    // re-run on a state change of some broker connection (librdkafka issues #5511, #5456;
+    // `rd_kafka_coord_req_fsm`), which with every connection up and busy came with the next
+    // periodic metadata refresh, 5 minutes later: the processing thread stalled that long after
+    // a SIGKILL of the coordinator's broker. Closing connections idle for 10 s (the blocked
+    // thread sends nothing) is such a state change, so the request looks the coordinator up
+    // again within seconds. Kafka brokers close idle connections after 10 minutes anyway.
+    ("connections.max.idle.ms", "10000"),
+];
+
 /// Why a client setting was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SettingsError {
@@ -215,8 +229,9 @@ impl ClientSettings {
     /// A producer. With `transactional_id` it is transactional (exactly-once); without, it is
     /// idempotent (at-least-once). Keys are partitioned with murmur2 like the Java client, so
     /// repartition topics and sinks agree with Kafka Streams and Java consumers.
+    /// [`PRODUCER_DEFAULTS`] apply unless the user set them.
     pub(crate) fn producer(&self, transactional_id: Option<&str>) -> ClientConfig {
-        let mut config = self.base();
+        let mut config = self.base_over(PRODUCER_DEFAULTS);
         config
             .set("enable.idempotence", "true")
             .set("partitioner", "murmur2_random");
@@ -271,6 +286,15 @@ mod tests {
         assert_eq!(c.get("fetch.wait.max.ms"), Some("200"));
         assert_eq!(c.get("fetch.queue.backoff.ms"), Some("500"));
         assert_eq!(c.get("auto.offset.reset"), Some("earliest"));
+        assert_eq!(
+            s.producer(Some("app-0")).get("connections.max.idle.ms"),
+            Some("10000")
+        );
+        s.set("connections.max.idle.ms", "0").unwrap();
+        assert_eq!(
+            s.producer(Some("app-0")).get("connections.max.idle.ms"),
+            Some("0")
+        );
         for reserved in ["enable.partition.eof", "auto.offset.reset"] {
             assert_eq!(
                 s.set(reserved, "x"),

@@ -187,22 +187,39 @@ pub(crate) fn inverted(from: &Bound<&[u8]>, to: &Bound<&[u8]>) -> bool {
     }
 }
 
+/// The bytes [`window_key`] appends after the key bytes: the window start (8) and a sequence
+/// number (4). The start is this many bytes before the end of a window-store key.
+#[doc(hidden)]
+pub const WINDOW_SUFFIX: usize = 12;
+
 /// Appends the window-store key of (`key bytes`, `window start`) to `out`: the key bytes, then
-/// the start as 8 bytes big-endian (so the windows of one key sort by start).
+/// the start as 8 bytes big-endian (so the windows of one key sort by start), then a 4-byte
+/// sequence number, always 0. This is Kafka Streams' `WindowKeySchema` store key, which it also
+/// writes to a window store's changelog; keeping the same layout lets either side restore the
+/// other's changelog (taking over a running application in place).
 #[inline]
 #[doc(hidden)]
 pub fn window_key(out: &mut Vec<u8>, start: i64) {
     out.extend_from_slice(&start.to_be_bytes());
+    out.extend_from_slice(&0u32.to_be_bytes());
 }
 
 /// Splits a window-store key into the key bytes and the window start.
 #[doc(hidden)]
 pub fn split_window_key(bytes: &[u8]) -> Option<(&[u8], i64)> {
-    let split = bytes.len().checked_sub(8)?;
-    let (key, start) = bytes.split_at(split);
-    let mut array = [0u8; 8];
-    array.copy_from_slice(start);
-    Some((key, i64::from_be_bytes(array)))
+    let split = bytes.len().checked_sub(WINDOW_SUFFIX)?;
+    let (key, suffix) = bytes.split_at(split);
+    let mut start = [0u8; 8];
+    start.copy_from_slice(&suffix[..8]);
+    Some((key, i64::from_be_bytes(start)))
+}
+
+/// The `TimeWindowed` serialization of a window-store key (key bytes, then the start): the store
+/// key without its sequence number, as Kafka Streams' `TimeWindowedSerializer` writes it.
+#[inline]
+#[doc(hidden)]
+pub fn time_windowed_bytes(store_key: &[u8]) -> &[u8] {
+    &store_key[..store_key.len().saturating_sub(WINDOW_SUFFIX - 8)]
 }
 
 /// Serializes with `S` into `out` (cleared first); `None` for a null encoding.
@@ -224,5 +241,15 @@ mod tests {
         window_key(&mut b, 60_000);
         assert!(a < b);
         assert_eq!(split_window_key(&b), Some((&b"k"[..], 60_000)));
+    }
+
+    #[test]
+    fn window_keys_are_kafka_streams_window_key_schema() {
+        // WindowKeySchema.toStoreKeyBinary("k", 1000, seqnum 0): key, timestamp, sequence number.
+        let mut k = b"k".to_vec();
+        window_key(&mut k, 1_000);
+        assert_eq!(k, [b'k', 0, 0, 0, 0, 0, 0, 0x03, 0xe8, 0, 0, 0, 0]);
+        assert_eq!(split_window_key(&k[..11]), None);
+        assert_eq!(time_windowed_bytes(&k), &k[..9]);
     }
 }

@@ -16,6 +16,7 @@ use super::commit::COMMIT_TIMEOUT;
 use super::error::StreamsError;
 use super::processing::StreamThread;
 use super::refusal::MemberRefusal;
+use crate::kafka::producer::{self, Resumed};
 use crate::store::BackendFactory;
 use crate::task::{Task, Topology};
 
@@ -34,6 +35,10 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         self.abort_open_transaction()?;
         let _ = self.deliveries.take();
         self.changelog.discard();
+        if self.interrupted {
+            // Stopping while the cluster is unreachable: no restore, the thread closes.
+            return Ok(());
+        }
         self.rebuild()
     }
 
@@ -41,12 +46,27 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     /// abort (fenced: the broker aborted its transaction after the timeout, or another producer
     /// took its transactional id; or the abort timed out) is replaced: the new producer's
     /// `init_transactions` aborts whatever the old one left open.
+    ///
+    /// An abort that times out (every broker down) is resumed for up to [`COMMIT_TIMEOUT`], as
+    /// librdkafka allows; then the producer is replaced, and the new one's
+    /// `init_transactions` waits for the cluster however long it takes. A shutdown meanwhile
+    /// ends the wait within [`producer::STOPPING_GRACE`] and marks the thread interrupted.
     pub(super) fn abort_open_transaction(&mut self) -> Result<bool, StreamsError> {
         if !self.txn_open {
             return Ok(false);
         }
-        match self.producer.abort_transaction(COMMIT_TIMEOUT) {
-            Ok(()) => self.txn_open = false,
+        let aborted = producer::resume_until_done(
+            "aborting the transaction",
+            &self.ctx.stop,
+            Some(COMMIT_TIMEOUT),
+            |timeout| self.producer.abort_transaction(timeout),
+        );
+        match aborted {
+            Ok(Resumed::Done) => self.txn_open = false,
+            Ok(Resumed::Stopped) => {
+                self.txn_open = false;
+                self.interrupted = true;
+            }
             Err(KafkaError::Transaction(rd)) if rd.is_fatal() => {
                 tracing::warn!(error = %rd, "the producer was fenced (the broker aborted its transaction, or another producer took its transactional id); replacing it");
                 self.replace_producer()?;
@@ -111,19 +131,26 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     /// Replaces a producer that failed for good (fenced: the broker aborted its transaction
     /// after the transaction timeout and bumped its epoch) by a new one with the same
     /// transactional id. The caller rebuilds the tasks: their uncommitted work is gone.
+    ///
+    /// While the cluster is unreachable the new producer's `init_transactions` is retried until
+    /// it answers; a shutdown meanwhile marks the thread interrupted.
     pub(super) fn replace_producer(&mut self) -> Result<(), StreamsError> {
-        let (producer, deliveries) =
+        let (producer, deliveries, ready) =
             new_producer::<T>(&self.ctx, self.deliveries.delivered().clone())?;
         self.producer = producer;
         self.deliveries = deliveries;
         self.txn_open = false;
+        if !ready {
+            self.interrupted = true;
+        }
         Ok(())
     }
 
     /// Drops the open transaction and the waiting changelog records of a thread that failed.
     pub(super) fn abort_on_failure(&mut self) {
         if self.txn_open {
-            let _ = self.producer.abort_transaction(COMMIT_TIMEOUT);
+            // Bounded: a failed or interrupted thread must not wait for an unreachable cluster.
+            let _ = self.producer.abort_transaction(producer::STOPPING_GRACE);
             self.txn_open = false;
         }
         self.changelog.discard();

@@ -14,9 +14,11 @@ use super::error::StreamsError;
 use super::processing::StreamThread;
 use crate::group::coordinator::{CoordinatorConfig, await_coordinator};
 use crate::kafka::settings::SettingsError;
+use crate::query::registry::Registry;
+use crate::query::{HostInfo, KeyQueryMetadata, Queries, QueryError, ReadOnlyKeyValueStore};
 use crate::state_dir::StateDirectory;
 use crate::store::{LmdbStores, MemoryStores};
-use crate::task::Topology;
+use crate::task::{StoreRef, Topology};
 
 /// A topology that runs on Kafka.
 ///
@@ -45,6 +47,8 @@ use crate::task::Topology;
 #[derive(Debug)]
 pub struct KafkaStreams<T: Topology> {
     config: StreamsConfig,
+    /// What the processing threads publish for interactive queries.
+    registry: Arc<Registry>,
     topology: PhantomData<fn() -> T>,
 }
 
@@ -70,6 +74,38 @@ impl<T: Topology> KafkaStreams<T> {
     /// The settings it runs with.
     pub fn config(&self) -> &StreamsConfig {
         &self.config
+    }
+
+    /// A handle for interactive queries of this application's stores (see [`crate::query`]),
+    /// usable from any thread before, while and after it runs. Take it before [`Self::run`],
+    /// which consumes the application.
+    pub fn queries(&self) -> Queries<T> {
+        Queries::new(Arc::clone(&self.registry))
+    }
+
+    /// A read-only view of a key-value store of this instance: `queries().store(..)`.
+    ///
+    /// # Errors
+    ///
+    /// [`QueryError::UnknownStore`] when the topology has no such key-value store.
+    pub fn store<K, V>(
+        &self,
+        store: StoreRef<K, V>,
+    ) -> Result<ReadOnlyKeyValueStore<K, V>, QueryError> {
+        self.queries().store(store)
+    }
+
+    /// Which instance hosts `key` of `store`: `queries().metadata_for_key(..)`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Queries::metadata_for_key`].
+    pub fn metadata_for_key<K, V>(
+        &self,
+        store: StoreRef<K, V>,
+        key: &K,
+    ) -> Result<KeyQueryMetadata, QueryError> {
+        self.queries().metadata_for_key(store, key)
     }
 
     /// Runs the application until `shutdown` completes, then commits, closes the tasks and
@@ -132,6 +168,7 @@ impl<T: Topology> KafkaStreams<T> {
                 handle: handle.clone(),
                 stop: stop.clone(),
                 state: state.clone(),
+                queries: Arc::clone(&self.registry),
             };
             let state_root = self.config.state_dir.clone();
             let done = done_tx.clone();
@@ -281,6 +318,17 @@ impl<T: Topology> Builder<T> {
         self
     }
 
+    /// The `host:port` at which this instance answers interactive queries (Kafka Streams'
+    /// `application.server`). Every processing thread sends it to the group coordinator as its
+    /// member's user endpoint (KIP-1071); the coordinator tells every member which endpoint hosts
+    /// which partitions, so [`Queries::metadata_for_key`] can name the instance that hosts a
+    /// key. Give the address other instances reach this one at; the `http` feature's server
+    /// listens there. Not set by default.
+    pub fn application_server(mut self, host_port: impl Into<String>) -> Self {
+        self.config.application_server = Some(host_port.into());
+        self
+    }
+
     /// Sets a librdkafka property on every client (TLS, SASL, tuning such as `linger.ms`).
     /// Properties the guarantees depend on (`isolation.level`, `transactional.id`, …) are
     /// refused by [`build`](Self::build). `security.protocol`, `ssl.*` and `sasl.*` also
@@ -327,7 +375,13 @@ impl<T: Topology> Builder<T> {
             return Err(e.into());
         }
         self.config.validate()?;
+        let endpoint = self
+            .config
+            .application_server
+            .as_deref()
+            .and_then(HostInfo::parse);
         Ok(KafkaStreams {
+            registry: Arc::new(Registry::new(T::INFO, endpoint)),
             config: self.config,
             topology: PhantomData,
         })

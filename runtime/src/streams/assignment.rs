@@ -15,7 +15,7 @@ use super::error::StreamsError;
 use super::processing::StreamThread;
 use super::state::flush_task;
 use super::tasks::{ActiveTask, ActiveTasks, TaskId};
-use crate::kafka::restore::{RestorePartition, restore};
+use crate::kafka::restore::{RestoreError, RestorePartition, restore};
 use crate::store::BackendFactory;
 use crate::task::{Task, Topology};
 
@@ -31,6 +31,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         let mut closed = 0;
         for id in revoked {
             if let Some(active) = self.tasks.remove(*id) {
+                self.publish_closed(*id);
                 self.close_committed(active);
                 closed += 1;
             }
@@ -53,6 +54,8 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         if added.is_empty() {
             return Ok(());
         }
+        self.learn_partition_counts();
+        self.publish_restoring(&added);
         let committed = self.fetch_committed(&added)?;
         for id in &added {
             let _span = tracing::info_span!("task", task = %id).entered();
@@ -72,6 +75,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             }
             self.restore_task(&mut active)?;
             active.task.set_stream_time(active.committed_stream_time);
+            self.publish_restored(&active)?;
             self.tasks.insert(active);
         }
         metrics::gauge!("dekaf.streams.tasks.active").increment(added.len() as f64);
@@ -130,16 +134,25 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         }
         let started = Instant::now();
         let task = &mut active.task;
-        let summary = restore(
+        let summary = match restore(
             &self.restore_consumer,
             &partitions,
             RESTORE_TIMEOUT,
+            &self.ctx.stop,
             |topic, _, _, key, value| {
                 task.restore(topic, key.unwrap_or_default(), value)
                     .map_err(|e| e.to_string())
             },
-        )
-        .map_err(|source| StreamsError::restore(active.id, source))?;
+        ) {
+            Ok(summary) => summary,
+            // Shutting down mid-restore (the cluster may be unreachable): the stores are
+            // incomplete, so the thread closes without committing or writing checkpoints.
+            Err(RestoreError::Stopped) => {
+                self.interrupted = true;
+                return Ok(());
+            }
+            Err(source) => return Err(StreamsError::restore(active.id, source)),
+        };
         flush_task(&mut active.task).map_err(|e| StreamsError::store(active.id, e))?;
         metrics::counter!("dekaf.streams.records.restored").increment(summary.records);
         metrics::histogram!("dekaf.streams.restore.duration")
@@ -211,6 +224,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         let mut dropped = 0;
         for id in &ids {
             if self.tasks.remove(*id).is_some() {
+                self.publish_closed(*id);
                 dropped += 1;
             }
         }
@@ -219,7 +233,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             tracing::info!(tasks = ?ids.iter().map(ToString::to_string).collect::<Vec<_>>(), "tasks lost; uncommitted work dropped");
         }
         self.member.release(&ids);
-        if aborted && !self.tasks.is_empty() {
+        if aborted && !self.tasks.is_empty() && !self.interrupted {
             self.rebuild()
         } else {
             self.assign_consumer()

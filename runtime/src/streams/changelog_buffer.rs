@@ -7,6 +7,10 @@
 //! Under exactly-once nothing changes for readers: the interval's records become visible
 //! together anyway. An abort drops the buffer with the rest of the interval's work.
 //!
+//! A flushed record stays marked *sent* until the commit that carries it succeeds: then
+//! [`ChangelogBuffer::committed`] hands it to interactive queries (the committed state's change)
+//! and marks it clean; an abort drops it with the rest.
+//!
 //! Slots are kept after a flush (marked clean) so that a key updated again in a later interval
 //! reuses its buffers; a map that grows past [`MAX_CLEAN_KEYS`] is emptied after its flush.
 
@@ -24,6 +28,8 @@ struct Slot {
     tombstone: bool,
     timestamp: i64,
     dirty: bool,
+    /// Produced by the last flush; its commit has not succeeded yet.
+    sent: bool,
 }
 
 /// The changelog partitions of one thread, each a map from key to its latest record.
@@ -97,20 +103,38 @@ impl ChangelogBuffer {
                     None,
                 )?;
                 slot.dirty = false;
+                slot.sent = true;
                 sent += 1;
-            }
-            if map.len() > MAX_CLEAN_KEYS {
-                map.clear();
             }
         }
         self.dirty = 0;
         Ok(sent)
     }
 
-    /// Drops every waiting record (the interval is aborted).
+    /// The commit that carried the flushed records succeeded: hands each to `f` (topic,
+    /// partition, key, value; `None` a tombstone) and marks it clean.
+    pub(crate) fn committed(&mut self, mut f: impl FnMut(&'static str, i32, &[u8], Option<&[u8]>)) {
+        for ((topic, partition), map) in &mut self.partitions {
+            for (key, slot) in map.iter_mut().filter(|(_, s)| s.sent) {
+                f(
+                    topic,
+                    *partition,
+                    key,
+                    (!slot.tombstone).then_some(slot.value.as_slice()),
+                );
+                slot.sent = false;
+            }
+            if map.len() > MAX_CLEAN_KEYS {
+                map.clear();
+            }
+        }
+    }
+
+    /// Drops every waiting record, and every flushed one not committed (the interval is
+    /// aborted).
     pub(crate) fn discard(&mut self) {
         for (_, map) in &mut self.partitions {
-            map.retain(|_, s| !s.dirty);
+            map.retain(|_, s| !s.dirty && !s.sent);
         }
         self.dirty = 0;
     }
@@ -137,5 +161,44 @@ mod tests {
         b.discard();
         assert_eq!(b.pending(), 0);
         assert!(b.partitions.iter().all(|(_, m)| m.is_empty()));
+    }
+
+    #[test]
+    fn committed_hands_over_what_was_flushed_once() {
+        let mut b = ChangelogBuffer::default();
+        b.put("c", 0, b"a", Some(b"1"), 10);
+        b.put("c", 0, b"b", None, 11);
+        // What `flush` does to the slots, without a producer.
+        for (_, map) in &mut b.partitions {
+            for slot in map.values_mut() {
+                slot.dirty = false;
+                slot.sent = true;
+            }
+        }
+        b.dirty = 0;
+        let mut seen = Vec::new();
+        b.committed(|t, p, k, v| seen.push((t, p, k.to_vec(), v.map(<[u8]>::to_vec))));
+        seen.sort();
+        assert_eq!(
+            seen,
+            [
+                ("c", 0, b"a".to_vec(), Some(b"1".to_vec())),
+                ("c", 0, b"b".to_vec(), None)
+            ]
+        );
+        let mut again = 0;
+        b.committed(|_, _, _, _| again += 1);
+        assert_eq!(again, 0);
+        // A sent record of an aborted commit is dropped by `discard`.
+        b.put("c", 0, b"a", Some(b"2"), 12);
+        for (_, map) in &mut b.partitions {
+            for slot in map.values_mut().filter(|s| s.dirty) {
+                slot.dirty = false;
+                slot.sent = true;
+            }
+        }
+        b.discard();
+        b.committed(|_, _, _, _| again += 1);
+        assert_eq!(again, 0);
     }
 }

@@ -3,7 +3,6 @@
 //! everything they write (transactional under exactly-once) and an admin client.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use rdkafka::consumer::BaseConsumer;
 use rdkafka::producer::Producer;
@@ -13,7 +12,7 @@ use super::context::ThreadContext;
 use super::error::StreamsError;
 use crate::kafka::admin::{self, Admin};
 use crate::kafka::oauth::{self, StreamsConsumerContext};
-use crate::kafka::producer::{DeliveredOffsets, DeliveryWatch, StreamsProducer};
+use crate::kafka::producer::{self, DeliveredOffsets, DeliveryWatch, StreamsProducer};
 use crate::kafka::restore::{RestoreConsumer, restore_consumer};
 use crate::task::Topology;
 
@@ -41,7 +40,9 @@ impl ThreadClients {
             settings.oauth_refresh(),
         )
         .map_err(StreamsError::kafka("creating the restore consumer"))?;
-        let (producer, deliveries) = new_producer::<T>(ctx, DeliveredOffsets::default())?;
+        // Not ready only when a shutdown came while the cluster was unreachable: the thread's
+        // loop then ends before it uses the producer.
+        let (producer, deliveries, _ready) = new_producer::<T>(ctx, DeliveredOffsets::default())?;
         let admin = Arc::new(
             admin::admin(&settings.admin(), settings.oauth_refresh())
                 .map_err(StreamsError::kafka("creating the admin client"))?,
@@ -59,10 +60,14 @@ impl ThreadClients {
 /// The thread's producer: transactional under exactly-once, with a transactional id that is the
 /// same for this thread of this process every time (the process id persists in the state
 /// directory, when there is one), so a new producer fences an older one at once.
+///
+/// `init_transactions` is retried while the transaction coordinator cannot be reached (all
+/// brokers down), however long that takes; the flag says whether it completed (`false`: the
+/// application is stopping and the producer is not usable).
 pub(super) fn new_producer<T: Topology>(
     ctx: &ThreadContext,
     delivered: DeliveredOffsets,
-) -> Result<(StreamsProducer, DeliveryWatch), StreamsError> {
+) -> Result<(StreamsProducer, DeliveryWatch, bool), StreamsError> {
     let eos = ctx.config.guarantee == ProcessingGuarantee::ExactlyOnce;
     let transactional_id = format!("{}-{}-{}", T::APPLICATION_ID, ctx.process_id, ctx.index);
     let mut producer_config = ctx
@@ -79,10 +84,16 @@ pub(super) fn new_producer<T: Topology>(
     let producer: StreamsProducer = producer_config
         .create_with_context(deliveries.clone())
         .map_err(StreamsError::kafka("creating the producer"))?;
+    let mut ready = true;
     if eos {
-        producer
-            .init_transactions(Duration::from_secs(60))
-            .map_err(StreamsError::kafka("initializing transactions"))?;
+        let init = producer::resume_until_done(
+            "initializing the transactional producer",
+            &ctx.stop,
+            None,
+            |timeout| producer.init_transactions(timeout),
+        )
+        .map_err(StreamsError::kafka("initializing transactions"))?;
+        ready = init == producer::Resumed::Done;
     }
-    Ok((producer, deliveries))
+    Ok((producer, deliveries, ready))
 }

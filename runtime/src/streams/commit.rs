@@ -42,7 +42,7 @@ use rdkafka::{Offset, TopicPartitionList};
 use super::error::StreamsError;
 use super::processing::{ProducerSink, StreamThread};
 use super::refusal::{MemberRefusal, member_refusal};
-use crate::kafka::producer;
+use crate::kafka::producer::{self, Resumed};
 use crate::kafka::txn_offsets::{TxnOffsetsError, send_offsets_to_transaction};
 use crate::store::BackendFactory;
 use crate::task::{Task, TaskError, Topology};
@@ -66,6 +66,9 @@ pub(crate) fn parse_stream_time(metadata: &str) -> Option<i64> {
 
 /// How an exactly-once commit failed.
 enum Failure {
+    /// The application is stopping and `commit_transaction` had not completed (the cluster
+    /// is unreachable): whether the transaction committed is unknown.
+    Interrupted,
     /// Adding the offsets to the transaction failed.
     Offsets(TxnOffsetsError),
     /// Committing the transaction failed.
@@ -147,22 +150,40 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             let result = self
                 .changelog
                 .flush(&self.producer)
-                .and_then(|_| producer::drain(&self.producer, COMMIT_TIMEOUT))
+                .and_then(|_| producer::drain(&self.producer, COMMIT_TIMEOUT, &self.ctx.stop))
                 .map_err(Failure::Commit)
                 .and_then(|()| {
                     send_offsets_to_transaction(&self.producer, &offsets, &identity, COMMIT_TIMEOUT)
                         .map_err(Failure::Offsets)
                 })
                 .and_then(|()| {
-                    self.producer
-                        .commit_transaction(COMMIT_TIMEOUT)
-                        .map_err(Failure::Commit)
+                    // A commit that times out (the transaction coordinator unreachable) is
+                    // resumed, never aborted: it may have reached the coordinator, and an
+                    // abort or a new producer would then redo work that committed.
+                    let committed = producer::resume_until_done(
+                        "committing the transaction",
+                        &self.ctx.stop,
+                        None,
+                        |timeout| self.producer.commit_transaction(timeout),
+                    );
+                    match committed {
+                        Ok(Resumed::Done) => Ok(()),
+                        Ok(Resumed::Stopped) => Err(Failure::Interrupted),
+                        Err(e) => Err(Failure::Commit(e)),
+                    }
                 });
             if let Err(failure) = result {
+                if matches!(failure, Failure::Interrupted) {
+                    // Shutting down while the cluster is unreachable: the thread closes without
+                    // committing; the transaction's fate is the broker's.
+                    self.txn_open = false;
+                    self.interrupted = true;
+                    return Ok(());
+                }
                 // A record the broker refused for good fails the transaction: that stops the
                 // application rather than being redone forever. Its delivery report may still
                 // be on its way; waiting for the outstanding records brings it.
-                let _ = producer::drain(&self.producer, Duration::from_secs(5));
+                let _ = producer::drain(&self.producer, Duration::from_secs(5), &self.ctx.stop);
                 if let Some(delivery) = self.deliveries.take()
                     && delivery.permanent
                 {
@@ -201,6 +222,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                         self.abort_and_rebuild()
                     }
                     Failure::Commit(e) => Err(StreamsError::kafka("committing the transaction")(e)),
+                    Failure::Interrupted => Ok(()),
                 };
             }
             self.txn_open = false;
@@ -209,7 +231,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             self.changelog
                 .flush(&self.producer)
                 .map_err(StreamsError::kafka("producing changelog records"))?;
-            producer::drain(&self.producer, COMMIT_TIMEOUT)
+            producer::drain(&self.producer, COMMIT_TIMEOUT, &self.ctx.stop)
                 .map_err(StreamsError::kafka("flushing the producer"))?;
             if let Some(failure) = self.deliveries.take() {
                 if failure.permanent {
@@ -245,6 +267,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                 };
             }
         }
+        self.publish_committed()?;
         let mut processed = 0;
         for active in self.tasks.iter_mut() {
             active.committed.clone_from(&active.positions);

@@ -44,6 +44,10 @@ pub struct StreamsConfig {
     /// default) for dynamic membership. Thread `i` (from 1) joins as `<id>-<i>`, as Kafka
     /// Streams suffixes each thread's consumer.
     pub group_instance_id: Option<String>,
+    /// The `host:port` this instance serves interactive queries on (Kafka Streams'
+    /// `application.server`), sent to the group as the members' user endpoint. `None` by
+    /// default.
+    pub application_server: Option<String>,
 }
 
 /// The default record cache: 10 MiB, as Kafka Streams' `statestore.cache.max.bytes`.
@@ -66,6 +70,12 @@ pub enum BuildError {
         "group_instance_id(\"\") is empty: give each instance a non-empty id that stays the same across its restarts, or leave it unset for dynamic membership"
     )]
     EmptyGroupInstanceId,
+    /// `application_server` is not a `host:port`.
+    #[error(
+        "application_server(\"{0}\") is not a host:port: give the address and port other \
+         instances reach this one's query endpoint at, e.g. \"10.0.0.5:8080\""
+    )]
+    InvalidApplicationServer(String),
     /// The transaction timeout does not leave room for a commit interval.
     #[error(
         "transaction_timeout ({timeout:?}) must be longer than commit_interval ({interval:?}), \
@@ -92,6 +102,7 @@ impl StreamsConfig {
             state_dir: None,
             cache_max_bytes: DEFAULT_CACHE_MAX_BYTES,
             group_instance_id: None,
+            application_server: None,
         }
     }
 
@@ -107,6 +118,11 @@ impl StreamsConfig {
             .is_some_and(|id| id.trim().is_empty())
         {
             return Err(BuildError::EmptyGroupInstanceId);
+        }
+        if let Some(server) = &self.application_server
+            && crate::query::HostInfo::parse(server).is_none()
+        {
+            return Err(BuildError::InvalidApplicationServer(server.clone()));
         }
         if self.commit_interval.is_zero() {
             return Err(BuildError::ZeroCommitInterval);
@@ -149,6 +165,13 @@ mod tests {
             Err(BuildError::TransactionTimeoutTooShort { .. })
         ));
         c.guarantee = ProcessingGuarantee::AtLeastOnce;
+        assert_eq!(c.validate(), Ok(()));
+        c.application_server = Some("no-port".into());
+        assert!(matches!(
+            c.validate(),
+            Err(BuildError::InvalidApplicationServer(_))
+        ));
+        c.application_server = Some("127.0.0.1:8080".into());
         assert_eq!(c.validate(), Ok(()));
     }
 }

@@ -27,4 +27,7 @@ pub(crate) struct ThreadContext {
     pub stop: Arc<AtomicBool>,
     /// The locked state directory, when stores live on disk.
     pub state: Option<Arc<StateDirectory>>,
+    /// Where the thread publishes its stores' committed state and the group's endpoints for
+    /// interactive queries.
+    pub queries: Arc<crate::query::registry::Registry>,
 }

@@ -30,6 +30,14 @@ impl Membership {
         // Checked by `build()`; the TLS files are read again here.
         config.security = ctx.config.settings.connection_security()?;
         let config_security = config.security.clone();
+        // Interactive queries: the instance's endpoint, and where the group's endpoints go.
+        config.user_endpoint = ctx
+            .config
+            .application_server
+            .as_deref()
+            .and_then(crate::query::HostInfo::parse)
+            .map(|h| (h.host, h.port));
+        config.endpoints = Some(std::sync::Arc::clone(&ctx.queries));
         config.instance_id = ctx
             .config
             .group_instance_id

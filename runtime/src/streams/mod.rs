@@ -17,6 +17,7 @@
 //! | `changelog_buffer` | changelog records held until the commit, the latest per key |
 //! | `consumer_errors` | which consumer errors are retried and which stop the application |
 //! | `state` | on-disk stores: flush after commits, restore from a checkpoint, checkpoint on close |
+//! | `queries` | publishing the stores' committed state and the partition counts for interactive queries ([`crate::query`]) |
 //! | `reset` | deleting an application's group and internal topics |
 //! | `signal` | shutting down on SIGINT/SIGTERM |
 
@@ -48,6 +49,7 @@ mod error;
 mod membership;
 mod offset_commit;
 mod processing;
+mod queries;
 mod refusal;
 mod reset;
 mod signal;

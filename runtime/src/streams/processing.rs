@@ -62,6 +62,7 @@ use crate::kafka::admin::Admin;
 use crate::kafka::oauth::StreamsConsumerContext;
 use crate::kafka::producer::{self, DeliveryWatch, StreamsProducer};
 use crate::kafka::restore::RestoreConsumer;
+use crate::query::registry::Publisher;
 use crate::record::{OutgoingRecord, Partitioning, RecordSink, SinkError, TopicKind};
 use crate::store::BackendFactory;
 use crate::task::{Headers, InputRecord, Task, TaskError, Topology};
@@ -91,6 +92,14 @@ pub(crate) struct StreamThread<T: Topology, F: BackendFactory> {
     pub(super) last_purge: Instant,
     /// The consumer errors seen, to tell those to retry from those that stop the application.
     pub(super) consumer_errors: ConsumerErrors,
+    /// A shutdown came while a transactional call or a restore waited for an unreachable
+    /// cluster, and the thread gave up on it: the interval's outcome is unknown, so the thread
+    /// closes without committing or writing checkpoints (the broker aborts the open transaction
+    /// after `transaction.timeout.ms`; the next producer with this transactional id aborts it at
+    /// once).
+    pub(super) interrupted: bool,
+    /// Publishes the tasks' committed state for interactive queries.
+    pub(super) publisher: Publisher,
 }
 
 impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
@@ -101,7 +110,6 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         let mut tasks = ActiveTasks::default();
         tasks.set_cache_max_bytes(ctx.config.cache_max_bytes / ctx.config.threads.max(1));
         Ok(StreamThread {
-            ctx,
             stores,
             member,
             consumer: clients.consumer,
@@ -116,6 +124,9 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             last_commit: Instant::now(),
             last_purge: Instant::now(),
             consumer_errors: ConsumerErrors::default(),
+            interrupted: false,
+            publisher: Publisher::new(Arc::clone(&ctx.queries)),
+            ctx,
         })
     }
 
@@ -183,6 +194,8 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     /// Ends the thread: commits (after a clean stop) or aborts (after a failure), closes the
     /// tasks and leaves the group.
     fn close(&mut self, clean: bool) -> Result<(), StreamsError> {
+        // A thread interrupted while the cluster was unreachable does not know what committed.
+        let clean = clean && !self.interrupted;
         let committed = if clean {
             self.commit()
         } else {
@@ -192,8 +205,9 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         let tasks = self.tasks.drain();
         let n = tasks.len();
         for active in tasks {
+            self.publish_closed(active.id);
             // Only a clean, committed close may name the stores complete in a checkpoint.
-            if clean && committed.is_ok() {
+            if clean && committed.is_ok() && !self.interrupted {
                 self.close_committed(active);
             }
         }

@@ -26,9 +26,12 @@ import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.Grouped;
+import org.apache.kafka.streams.kstream.JoinWindows;
+import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.KTable;
 import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.kstream.StreamJoined;
 import org.apache.kafka.streams.kstream.TimeWindows;
 import org.apache.kafka.streams.processor.StateRestoreListener;
 import org.apache.kafka.streams.state.KeyValueStore;
@@ -146,8 +149,16 @@ public final class KStreamsBench {
             .join(users, (page, region) -> page + "@" + region)
             .to(output, Produced.with(UTF8, UTF8));
       }
+      case "streamjoin" -> {
+        KStream<String, String> payments = b.stream(in + "-payments", Consumed.with(UTF8, UTF8));
+        b.stream(in + "-orders", Consumed.with(UTF8, UTF8))
+            .join(payments, (order, payment) -> order + "+" + payment,
+                JoinWindows.ofTimeDifferenceAndGrace(Duration.ofMinutes(1), Duration.ofHours(24)),
+                StreamJoined.with(UTF8, UTF8, UTF8))
+            .to(output, Produced.with(UTF8, UTF8));
+      }
       default -> throw new IllegalArgumentException("unknown --workload " + workload
-          + "; use stateless, wordcount, window or join");
+          + "; use stateless, wordcount, window, join or streamjoin");
     }
     Properties optimize = new Properties();
     // A table read from a user topic uses that topic as its changelog, as dekaf-streams does.

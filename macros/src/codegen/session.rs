@@ -1,0 +1,193 @@
+//! The code of a session-windowed aggregation (`windowed_by(session(gap))` then count, reduce
+//! or aggregate): find the sessions the record merges with, merge them (deleting the old ones,
+//! each replaced downstream by a tombstone), add the record, store and forward the merged
+//! session. The algorithm is in the runtime (`dekaf_streams::window`); this is its typed glue.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+
+use super::emitter::{Acc, Emitter, dk};
+use crate::ir::{AggOp, NodeKind};
+use crate::ops::aggregate::{direct_sink, new_value};
+
+/// The sinks that follow `to_stream()` of aggregation `node` directly: they receive the
+/// tombstones of merged-away sessions (typed operators in between see only the updates, as a
+/// Rust value cannot be null).
+pub fn tombstone_sinks<'m>(
+    em: &Emitter<'m>,
+    node: usize,
+) -> Vec<(&'m String, &'m syn::Type, &'m syn::Type)> {
+    let mut out = Vec::new();
+    for &c in &em.m.nodes[node].children {
+        if !matches!(em.m.nodes[c].kind, NodeKind::ToStream) {
+            continue;
+        }
+        for &s in &em.m.nodes[c].children {
+            if let NodeKind::Sink { topic, key, value } = &em.m.nodes[s].kind {
+                out.push((topic, &key.ty, &value.ty));
+            }
+        }
+    }
+    out
+}
+
+/// The aggregation's code for one record (key `k`, value `v`).
+pub fn emit(
+    em: &Emitter<'_>,
+    node: usize,
+    store: usize,
+    op: &AggOp,
+    k: &Acc,
+    v: &Acc,
+) -> TokenStream {
+    let dk = dk();
+    let n = &em.m.nodes[node];
+    let name = &n.name;
+    let sp = n.span;
+    let st = &em.m.stores[store];
+    let (kt, vt) = (&st.key.ty, &st.value.ty);
+    let vv = quote!(<#vt as #dk::Serde>::Value);
+    let Some(w) = st.window else {
+        return quote!();
+    };
+    let (gap, grace) = (w.size, w.grace);
+    let retention = w.retention();
+    let purge_every = (retention / 2).max(1);
+    let field = Emitter::store_field(store);
+    let purge = Emitter::purge_field(store);
+    let max = Emitter::max_field(store);
+    let index = Emitter::index_field(store);
+    let changelog = &st.changelog;
+    let nv = format_ident!("__v{}", node);
+    let nk = format_ident!("__k{}", node);
+    let kr = k.r(st.key.span);
+    let krr = k.r(sp);
+    let ke = quote_spanned!(st.key.span=> #dk::ser::<#kt>(#kr, &mut self.__kbuf, #name)?);
+    let new = new_value(em, node, store, op, k, v, true);
+    // Kafka Streams' mergers: count adds, reduce reduces, aggregate calls the user's merger.
+    let merge = match op {
+        AggOp::Count => quote!(match __dk_a {
+            Some(a) => i64::saturating_add(a, __dk_b),
+            None => __dk_b,
+        }),
+        AggOp::Reduce(f) => {
+            let call = quote_spanned!(sp=> #dk::reduce(__dk_a, __dk_b, #f));
+            quote!(match __dk_a { Some(__dk_a) => #call, None => __dk_b })
+        }
+        AggOp::Aggregate { init, merger, .. } => {
+            let isp = syn::spanned::Spanned::span(init);
+            let init = quote_spanned!(isp=> {
+                let __dk_init = #init;
+                ::dekaf_streams::__private::aggregate_initializer_returns_the_aggregate_serde_type::<#vt, _>(__dk_init)
+            });
+            let call = match merger {
+                Some(m) => quote_spanned!(sp=> #dk::session_merger(#krr, __dk_a, __dk_b, #m)),
+                None => quote!(__dk_b),
+            };
+            quote! {{
+                let __dk_a = match __dk_a { Some(a) => a, None => #init };
+                #call
+            }}
+        }
+    };
+    let expected_key = quote!(::dekaf_streams::serdes::SessionWindowed<#kt>);
+    let tombstones = tombstone_sinks(em, node).into_iter().map(|(topic, sk, _)| {
+        quote! {
+            if ::core::any::TypeId::of::<#sk>() == ::core::any::TypeId::of::<#expected_key>() {
+                // The store key is SessionWindowedSerializer's layout: send it as it is.
+                #dk::session_key(&mut self.__kbuf, __dk_s, __dk_e);
+                let __dk_sent = #dk::send(__dk_sink, #topic, #dk::TopicKind::Sink, Some(&self.__kbuf), None, __dk_e, __dk_record.headers);
+                self.__kbuf.truncate(__dk_klen);
+                __dk_sent?;
+            } else {
+                let __dk_wk = #dk::Windowed::new(::core::clone::Clone::clone(#krr), __dk_s, __dk_e);
+                let __dk_enc = #dk::ser::<#sk>(&__dk_wk, &mut self.__vbuf, #name)?;
+                #dk::send(__dk_sink, #topic, #dk::TopicKind::Sink, #dk::bytes(__dk_enc, &self.__vbuf), None, __dk_e, __dk_record.headers)?;
+            }
+        }
+    });
+    let drops = super::suppress::suppressions(em, node)
+        .into_iter()
+        .map(|(buffer, suppress)| super::suppress::drop_session(em, buffer, suppress));
+    let general = em.children(node, &Acc::owned(nk.clone()), &Acc::owned(nv.clone()));
+    let ko = k.o(sp);
+    let general = quote! {
+        let #nk = #dk::Windowed::new(#ko, __dk_span.start, __dk_span.end);
+        #general
+    };
+    let children = match direct_sink(em, node) {
+        None => general,
+        Some((topic, sk, sv)) => quote! {
+            if ::core::any::TypeId::of::<#sk>() == ::core::any::TypeId::of::<#expected_key>()
+                && ::core::any::TypeId::of::<#sv>() == ::core::any::TypeId::of::<#vt>()
+            {
+                #dk::send(
+                    __dk_sink,
+                    #topic,
+                    #dk::TopicKind::Sink,
+                    Some(&self.__kbuf),
+                    if __dk_present { Some(&self.__vbuf) } else { None },
+                    __dk_record.timestamp,
+                    __dk_record.headers,
+                )?;
+            } else {
+                #general
+            }
+        },
+    };
+    quote! {
+        if __dk_record.timestamp < 0 {
+            return Err(#dk::timestamp_error(#name, __dk_record.timestamp));
+        }
+        if self.__stream_time >= self.#purge {
+            // Sessions that ended more than gap + grace ago can merge with nothing any more.
+            self.#index.expire(&mut self.#field, self.__stream_time.saturating_sub(#retention), None, __dk_sink, #changelog, self.__partition, __dk_record.timestamp, #name)?;
+            self.#purge = self.__stream_time.saturating_add(#purge_every);
+        }
+        let __dk_ke = #ke;
+        if matches!(__dk_ke, #dk::Encoded::Present) {
+            let __dk_t = __dk_record.timestamp;
+            // Kafka Streams: a session closes gap + grace after its end.
+            let __dk_close = self.__stream_time.saturating_sub(#grace).saturating_sub(#gap);
+            let __dk_span = #dk::session_find(
+                &self.#field, &self.__kbuf, __dk_t, #gap,
+                self.#max.saturating_sub(#retention).saturating_add(1),
+                &mut self.__win.sessions, &mut self.__win.lo, &mut self.__win.hi, #name,
+            )?;
+            if __dk_span.end < __dk_close {
+                self.__late += 1;
+            } else {
+                // Merging into anything but the record's own [t, t] replaces the old sessions.
+                let __dk_remove = __dk_span != #dk::SessionSpan { start: __dk_t, end: __dk_t };
+                let __dk_old: ::core::option::Option<#vv> = #dk::session_merge::<#vt, _, _, _>(
+                    &mut self.#field, &mut self.#index, &mut self.__kbuf, &self.__win.sessions, __dk_remove,
+                    __dk_sink, #changelog, self.__partition, __dk_t, #name,
+                    |__dk_a: ::core::option::Option<#vv>, __dk_b: #vv| -> #vv { #merge },
+                )?;
+                if __dk_remove {
+                    let __dk_klen = self.__kbuf.len();
+                    for __dk_i in 0..self.__win.sessions.len() {
+                        let (__dk_s, __dk_e) = self.__win.sessions[__dk_i];
+                        #(#tombstones)*
+                        #(#drops)*
+                    }
+                }
+                let #nv: #vv = #new;
+                #dk::session_key(&mut self.__kbuf, __dk_span.start, __dk_span.end);
+                let __dk_present = #dk::store_put::<#vt, _, _>(
+                    &mut self.#field, &self.__kbuf, &#nv, &mut self.__vbuf, __dk_sink, #changelog,
+                    self.__partition, __dk_t, #name,
+                )?;
+                self.#max = ::core::cmp::max(self.#max, __dk_span.end);
+                if __dk_present {
+                    // Indexed once (a session replaced in place keeps its entry).
+                    self.#index.insert(&self.__kbuf);
+                }
+                // Forwarded stamped with the session's end, as Kafka Streams does.
+                let __dk_out = #dk::InputRecord { timestamp: __dk_span.end, ..*__dk_record };
+                let __dk_record = &__dk_out;
+                #children
+            }
+        }
+    }
+}

@@ -1,0 +1,131 @@
+//! The code of a sliding-window aggregation (`windowed_by(sliding(d))` then count, reduce or
+//! aggregate): the runtime (`dekaf_streams::window`) lists the windows the record creates or
+//! updates in Kafka Streams' order; this code runs each step with the user's types (load,
+//! aggregate, store, forward stamped with the window's largest record timestamp).
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+
+use super::emitter::{Acc, Emitter, dk};
+use crate::ir::AggOp;
+use crate::ops::aggregate::{direct_sink, new_value};
+
+/// The aggregation's code for one record (key `k`, value `v`).
+pub fn emit(
+    em: &Emitter<'_>,
+    node: usize,
+    store: usize,
+    op: &AggOp,
+    k: &Acc,
+    v: &Acc,
+) -> TokenStream {
+    let dk = dk();
+    let n = &em.m.nodes[node];
+    let name = &n.name;
+    let sp = n.span;
+    let st = &em.m.stores[store];
+    let (kt, vt) = (&st.key.ty, &st.value.ty);
+    let vv = quote!(<#vt as #dk::Serde>::Value);
+    let Some(w) = st.window else {
+        return quote!();
+    };
+    let (d, grace) = (w.size, w.grace);
+    let retention = w.retention();
+    let purge_every = (retention / 2).max(1);
+    let field = Emitter::store_field(store);
+    let purge = Emitter::purge_field(store);
+    let max = Emitter::max_field(store);
+    let index = Emitter::index_field(store);
+    let changelog = &st.changelog;
+    let nv = format_ident!("__v{}", node);
+    let nk = format_ident!("__k{}", node);
+    let kr = k.r(st.key.span);
+    let krr = k.r(sp);
+    let ke = quote_spanned!(st.key.span=> #dk::ser::<#kt>(#kr, &mut self.__kbuf, #name)?);
+    // A record updates several windows: its value is cloned per window.
+    let new = new_value(em, node, store, op, k, v, false);
+    let general = em.children(node, &Acc::owned(nk.clone()), &Acc::owned(nv.clone()));
+    let general = quote! {
+        let #nk = #dk::Windowed::new(::core::clone::Clone::clone(#krr), __dk_start, __dk_end);
+        #general
+    };
+    // Sliding windows are written with TimeWindowed (key, start), as Kafka Streams does.
+    let expected_key = quote!(::dekaf_streams::serdes::TimeWindowed<#kt, #d>);
+    let children = match direct_sink(em, node) {
+        None => general,
+        Some((topic, sk, sv)) => quote! {
+            if ::core::any::TypeId::of::<#sk>() == ::core::any::TypeId::of::<#expected_key>()
+                && ::core::any::TypeId::of::<#sv>() == ::core::any::TypeId::of::<#vt>()
+            {
+                #dk::send(
+                    __dk_sink,
+                    #topic,
+                    #dk::TopicKind::Sink,
+                    Some(::dekaf_streams::store::time_windowed_bytes(&self.__kbuf)),
+                    if __dk_present { Some(&self.__vbuf[8..]) } else { None },
+                    __dk_record.timestamp,
+                    __dk_record.headers,
+                )?;
+            } else {
+                #general
+            }
+        },
+    };
+    quote! {
+        if __dk_record.timestamp < 0 {
+            return Err(#dk::timestamp_error(#name, __dk_record.timestamp));
+        }
+        if self.__stream_time >= self.#purge {
+            // Windows that started more than 2 × difference + grace ago take no record any more.
+            self.#index.expire(&mut self.#field, self.__stream_time.saturating_sub(#retention), None, __dk_sink, #changelog, self.__partition, __dk_record.timestamp, #name)?;
+            self.#purge = self.__stream_time.saturating_add(#purge_every);
+        }
+        let __dk_ke = #ke;
+        if matches!(__dk_ke, #dk::Encoded::Present) {
+            let __dk_t = __dk_record.timestamp;
+            let __dk_close = self.__stream_time.saturating_sub(#grace);
+            if __dk_t.saturating_add(1 + #d) <= __dk_close {
+                // Even the record's right window closed: late.
+                self.__late += 1;
+            } else {
+                let __dk_klen = self.__kbuf.len();
+                let __dk_visible = self.#max.saturating_sub(#retention).saturating_add(1);
+                #dk::sliding_plan(&self.#field, &mut self.__kbuf, __dk_t, #d, __dk_visible, &mut self.__win, #name)?;
+                for __dk_i in 0..self.__win.steps.len() {
+                    let __dk_step = self.__win.steps[__dk_i];
+                    let __dk_start = __dk_step.start;
+                    let __dk_end = __dk_start.saturating_add(#d);
+                    self.__kbuf.truncate(__dk_klen);
+                    if __dk_step.apply && __dk_end < __dk_close {
+                        // This window closed; the record still counts in the others.
+                        self.__late += 1;
+                        continue;
+                    }
+                    let (__dk_old, __dk_base_ts) = #dk::sliding_load::<#vt, _>(
+                        &self.#field, &mut self.__kbuf, &self.__win, __dk_step, __dk_t, #name,
+                    )?;
+                    let (#nv, __dk_ts): (#vv, i64) = if __dk_step.apply {
+                        (#new, ::core::cmp::max(__dk_t, __dk_base_ts))
+                    } else {
+                        match __dk_old {
+                            Some(__dk_v) => (__dk_v, __dk_base_ts),
+                            None => continue,
+                        }
+                    };
+                    let __dk_present = #dk::sliding_store::<#vt, _, _>(
+                        &mut self.#field, &mut self.__kbuf, &mut self.__vbuf, __dk_start, __dk_ts,
+                        &#nv, __dk_sink, #changelog, self.__partition, #name,
+                    )?;
+                    self.#max = ::core::cmp::max(self.#max, __dk_start);
+                    if __dk_present && __dk_step.base != #dk::Base::Stored {
+                        self.#index.insert(&self.__kbuf);
+                    }
+                    // Forwarded stamped with the window's largest record timestamp.
+                    let __dk_out = #dk::InputRecord { timestamp: __dk_ts, ..*__dk_record };
+                    let __dk_record = &__dk_out;
+                    #children
+                }
+            }
+        }
+    }
+}

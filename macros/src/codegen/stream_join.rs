@@ -1,0 +1,277 @@
+//! Code of a stream-stream join: the task's join state (one per join), the restore of its
+//! window stores, and each side's per-record code (runtime support: `dekaf_streams::join`).
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use super::emitter::{Acc, Emitter, dk};
+use crate::ir::{JoinKind, Model, NodeKind, StoreOwner, StreamJoinSide, Sub};
+use crate::ops::merge::respan;
+
+fn state_field(node: usize) -> proc_macro2::Ident {
+    format_ident!("__join_{}", node)
+}
+
+/// The fields, initializers and `clear` statements of the joins of `sub`.
+pub fn state(m: &Model, sub: &Sub) -> (TokenStream, TokenStream, TokenStream) {
+    let (mut fields, mut inits, mut clear) = (quote!(), quote!(), quote!());
+    let sj = quote!(::dekaf_streams::__private::stream_join);
+    for &n in &sub.nodes {
+        if let NodeKind::StreamJoin(j) = &m.nodes[n].kind
+            && j.left
+        {
+            let f = state_field(j.state);
+            let retention = j.window.retention();
+            fields.extend(quote!(#f: #sj::JoinState,));
+            inits.extend(quote!(#f: #sj::JoinState::new(#retention),));
+            clear.extend(quote!(self.#f.reset();));
+        }
+    }
+    (fields, inits, clear)
+}
+
+/// The restore arm of a join window store, if `store` is one.
+pub fn restore(m: &Model, store: usize) -> Option<TokenStream> {
+    if !matches!(m.stores[store].owner, StoreOwner::JoinWindow(_)) {
+        return None;
+    }
+    let sj = quote!(::dekaf_streams::__private::stream_join);
+    let (state, side) = m.nodes.iter().find_map(|n| match &n.kind {
+        NodeKind::StreamJoin(j) if j.left && j.this_store == store => Some((j.state, quote!(left))),
+        NodeKind::StreamJoin(j) if j.left && j.other_store == store => {
+            Some((j.state, quote!(right)))
+        }
+        _ => None,
+    })?;
+    let topic = &m.stores[store].changelog;
+    let f = Emitter::store_field(store);
+    let st = state_field(state);
+    Some(quote! {
+        #topic => {
+            let __dk_state = &mut self.#st;
+            #sj::restore_window(&mut self.#f, &mut __dk_state.#side, &mut __dk_state.buffers, key, value)
+        }
+    })
+}
+
+/// One side's code: checks, the flush of closed outer records, the lookup of partners in the
+/// other side's window store, the unmatched result (or its wait in the outer store), and the
+/// put of the record into this side's window store.
+pub fn emit(em: &Emitter<'_>, node: usize, j: &StreamJoinSide, k: &Acc, v: &Acc) -> TokenStream {
+    let dk = dk();
+    let sj = quote!(#dk::stream_join);
+    let n = &em.m.nodes[node];
+    let (sp, name) = (n.span, &n.name);
+    let st = state_field(j.state);
+    let (this_side, other_side) = if j.left {
+        (quote!(left), quote!(right))
+    } else {
+        (quote!(right), quote!(left))
+    };
+    let (this_byte, other_byte) = if j.left { (1u8, 0u8) } else { (0u8, 1u8) };
+    let w = j.window;
+    let (this_before, this_after) = if j.left {
+        (w.before, w.after)
+    } else {
+        (w.after, w.before)
+    };
+    let (before, after, grace) = (w.before, w.after, w.grace);
+    let this_store = Emitter::store_field(j.this_store);
+    let other_store = Emitter::store_field(j.other_store);
+    let this_changelog = &em.m.stores[j.this_store].changelog;
+    // This side's key serde: both serialize one type (asserted below when written differently).
+    let kt = if j.left { &j.key.ty } else { &j.right_key.ty };
+    let (vl, vr) = (&j.left_value.ty, &j.right_value.ty);
+    let (vt, vo) = if j.left { (vl, vr) } else { (vr, vl) };
+    let f = &j.f;
+    let fspan = f.span();
+    // Spanned at the user's closure (the whole path too), so a closure whose parameters
+    // disagree with the streams' value serdes is reported there.
+    let typed = match j.kind {
+        JoinKind::Inner => quote_spanned!(fspan=>
+            ::dekaf_streams::__private::stream_join::join_closure_takes_the_left_and_right_values::<#vl, #vr, _, _>(#f)),
+        JoinKind::Left => quote_spanned!(fspan=>
+            ::dekaf_streams::__private::stream_join::left_join_closure_takes_the_left_value_and_an_optional_right_value::<#vl, #vr, _, _>(#f)),
+        JoinKind::Outer => quote_spanned!(fspan=>
+            ::dekaf_streams::__private::stream_join::outer_join_closure_takes_an_optional_left_and_an_optional_right_value::<#vl, #vr, _, _>(#f)),
+    };
+    // The joiner applied to this record's value `t` and a partner `o` (references), or to one
+    // side only.
+    let both = |t: TokenStream, o: TokenStream| {
+        let (l, r) = if j.left { (t, o) } else { (o, t) };
+        match j.kind {
+            JoinKind::Inner => quote_spanned!(fspan=> __dk_f(#l, #r)),
+            JoinKind::Left => {
+                quote_spanned!(fspan=> __dk_f(#l, ::core::option::Option::Some(#r)))
+            }
+            JoinKind::Outer => quote_spanned!(fspan=> __dk_f(
+                ::core::option::Option::Some(#l),
+                ::core::option::Option::Some(#r)
+            )),
+        }
+    };
+    let only = |left: bool, x: TokenStream| match (j.kind, left) {
+        (JoinKind::Outer, true) => {
+            quote_spanned!(fspan=> __dk_f(::core::option::Option::Some(#x), ::core::option::Option::None))
+        }
+        (JoinKind::Outer, false) => {
+            quote_spanned!(fspan=> __dk_f(::core::option::Option::None, ::core::option::Option::Some(#x)))
+        }
+        _ => quote_spanned!(fspan=> __dk_f(#x, ::core::option::Option::None)),
+    };
+    let nv = format_ident!("__v{}", node);
+    let kref = Acc {
+        ident: format_ident!("__dk_kref"),
+        is_ref: true,
+    };
+    let children_ref_key = em.children(node, &kref, &Acc::owned(nv.clone()));
+    let changelog = |topic: &str| quote!(&mut #sj::Changelog { sink: &mut *__dk_sink, topic: #topic, partition: self.__partition });
+    let serr = quote!(|e| #dk::store_error(#name, e));
+
+    let this_emits_unmatched = j.kind == JoinKind::Outer || (j.kind == JoinKind::Left && j.left);
+    let shared = j
+        .shared
+        .map(|s| (Emitter::store_field(s), em.m.stores[s].changelog.clone()));
+
+    let flush = match &shared {
+        Some((sh, topic)) => {
+            let cl = changelog(topic);
+            let fk = format_ident!("__dk_fk");
+            let children = em.children(
+                node,
+                &Acc {
+                    ident: fk.clone(),
+                    is_ref: false,
+                },
+                &Acc::owned(nv.clone()),
+            );
+            let left_only = only(true, quote!(&__dk_ov));
+            let right_arm = if j.kind == JoinKind::Outer {
+                let right_only = only(false, quote!(&__dk_ov));
+                quote! {
+                    let __dk_ov = #dk::de_value::<#vr>(::core::option::Option::Some(__dk_vb), #name)?;
+                    #right_only
+                }
+            } else {
+                quote!(continue)
+            };
+            quote! {
+                if __dk_ts == self.#st.tracker.stream_time {
+                    #sj::outer::take_expired(
+                        &mut self.#sh, &mut self.#st.tracker, &mut __dk_b.outer,
+                        #before, #after, #grace, __dk_ts, #cl,
+                    ).map_err(#serr)?;
+                    for __dk_i in 0..__dk_b.outer.records.len() {
+                        let __dk_r = __dk_b.outer.records[__dk_i];
+                        let #fk = #dk::de_key::<#kt>(::core::option::Option::Some(&__dk_b.outer.bytes[__dk_r.key.0..__dk_r.key.1]), #name)?;
+                        let __dk_vb = &__dk_b.outer.bytes[__dk_r.value.0..__dk_r.value.1];
+                        let #nv = if __dk_r.side == #sj::outer::LEFT {
+                            let __dk_ov = #dk::de_value::<#vl>(::core::option::Option::Some(__dk_vb), #name)?;
+                            #left_only
+                        } else {
+                            #right_arm
+                        };
+                        let __dk_jrec = #dk::InputRecord { timestamp: __dk_r.timestamp, ..*__dk_record };
+                        let __dk_record = &__dk_jrec;
+                        #children
+                    }
+                }
+            }
+        }
+        None => quote!(),
+    };
+
+    let on_match = match &shared {
+        Some((sh, topic)) => {
+            let cl = changelog(topic);
+            quote! {
+                #sj::outer::matched(&mut self.#sh, &mut __dk_b.outer, #other_byte, &__dk_b.key, __dk_ots, __dk_ts, #cl).map_err(#serr)?;
+            }
+        }
+        None => quote!(),
+    };
+    let matched_value = both(quote!(__dk_vref), quote!(&__dk_ov));
+
+    let unmatched_value = only(j.left, quote!(__dk_vref));
+    let unmatched = match (&shared, this_emits_unmatched) {
+        (Some((sh, topic)), true) => {
+            let cl = changelog(topic);
+            quote! {
+                if __dk_b.found.is_empty() {
+                    if (__dk_ts.saturating_add(#this_after)).max(0) < self.#st.tracker.stream_time {
+                        // The record's window closed already: no partner can come.
+                        let #nv = #unmatched_value;
+                        #children_ref_key
+                    } else {
+                        #sj::outer::put(&mut self.#sh, &mut self.#st.tracker, &mut __dk_b.outer, #this_byte, &__dk_b.key, __dk_ts, &__dk_b.value, #cl).map_err(#serr)?;
+                    }
+                }
+            }
+        }
+        _ => quote!(),
+    };
+    let null_key = if this_emits_unmatched {
+        // Kafka Streams forwards the outer side's null-key record at once, with no partner.
+        quote! {
+            if #dk::ser::<#vt>(__dk_vref, &mut __dk_b.value, #name)? == #dk::Encoded::Null {
+                return Err(#sj::null_key(#name));
+            }
+            let #nv = #unmatched_value;
+            #children_ref_key
+        }
+    } else {
+        quote!(return Err(#sj::null_key(#name));)
+    };
+    let key_check = if !j.left && j.key.text() != j.right_key.text() {
+        // Both serdes are re-spanned to the join, so rustc reports a mismatch there.
+        let (a, b) = (respan(&j.key.ty, sp), respan(&j.right_key.ty, sp));
+        let check = quote_spanned!(sp=> #sj::joined_streams_need_one_key_type::<#a, #b>());
+        quote!(const _: () = #check;)
+    } else {
+        quote!()
+    };
+
+    let kr = k.r(sp);
+    let vrf = v.r(sp);
+    quote! {
+        #key_check
+        let __dk_ts = __dk_record.timestamp;
+        if __dk_ts < 0 {
+            return Err(#sj::invalid_timestamp(#name, __dk_ts));
+        }
+        self.#st.tracker.advance(__dk_ts);
+        let mut __dk_f = #typed;
+        let __dk_kref = #kr;
+        let __dk_vref = #vrf;
+        let mut __dk_b = ::core::mem::take(&mut self.#st.buffers);
+        if #dk::ser::<#kt>(__dk_kref, &mut __dk_b.key, #name)? == #dk::Encoded::Null {
+            #null_key
+        } else {
+            if #dk::ser::<#vt>(__dk_vref, &mut __dk_b.value, #name)? == #dk::Encoded::Null {
+                return Err(#sj::null_value(#name));
+            }
+            #flush
+            #sj::window::fetch(
+                &self.#other_store, &self.#st.#other_side, &mut __dk_b.window, &__dk_b.key,
+                __dk_ts.saturating_sub(#this_before).max(0), __dk_ts.saturating_add(#this_after).max(0),
+                &mut __dk_b.found_values, &mut __dk_b.found,
+            ).map_err(#serr)?;
+            for __dk_i in 0..__dk_b.found.len() {
+                let (__dk_ots, __dk_s, __dk_e) = __dk_b.found[__dk_i];
+                #on_match
+                let __dk_ov = #dk::de_value::<#vo>(::core::option::Option::Some(&__dk_b.found_values[__dk_s..__dk_e]), #name)?;
+                let #nv = #matched_value;
+                let __dk_jrec = #dk::InputRecord { timestamp: __dk_ts.max(__dk_ots), ..*__dk_record };
+                let __dk_record = &__dk_jrec;
+                #children_ref_key
+            }
+            #unmatched
+            #sj::window::put(
+                &mut self.#this_store, &mut self.#st.#this_side, &mut __dk_b.window, &__dk_b.key,
+                __dk_ts, &__dk_b.value, ::core::option::Option::Some((&mut *__dk_sink, #this_changelog, self.__partition)),
+            ).map_err(#serr)?;
+        }
+        self.#st.buffers = __dk_b;
+    }
+}

@@ -1,0 +1,81 @@
+//! The answers of the query server: JSON bodies, status codes, `Retry-After`.
+
+use bytes::Bytes;
+use http_body_util::Full;
+use hyper::{Response, StatusCode};
+use serde_json::{Value, json};
+
+use super::forward;
+use super::routes::LocalRange;
+use crate::query::QueryError;
+
+pub(super) fn range_body(range: &LocalRange) -> Value {
+    json!({
+        "partition_count": range.partition_count,
+        "partitions": range.partitions,
+        "entries": range.entries,
+    })
+}
+
+pub(super) fn error_body(message: &str) -> Value {
+    json!({ "error": message })
+}
+
+pub(super) fn reply(status: StatusCode, body: &Value) -> Response<Full<Bytes>> {
+    let mut response = Response::new(Full::new(Bytes::from(body.to_string())));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        hyper::header::CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static("application/json"),
+    );
+    if status == StatusCode::SERVICE_UNAVAILABLE {
+        response.headers_mut().insert(
+            hyper::header::RETRY_AFTER,
+            hyper::header::HeaderValue::from_static("1"),
+        );
+    }
+    response
+}
+
+pub(super) fn relay(answer: forward::Forwarded) -> Response<Full<Bytes>> {
+    let mut response = Response::new(Full::new(answer.body));
+    *response.status_mut() = answer.status;
+    response.headers_mut().insert(
+        hyper::header::CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static("application/json"),
+    );
+    if let Some(retry) = answer
+        .retry_after
+        .and_then(|r| hyper::header::HeaderValue::from_str(&r).ok())
+    {
+        response
+            .headers_mut()
+            .insert(hyper::header::RETRY_AFTER, retry);
+    }
+    response
+}
+
+pub(super) fn unavailable(message: &str) -> Response<Full<Bytes>> {
+    reply(StatusCode::SERVICE_UNAVAILABLE, &error_body(message))
+}
+
+pub(super) fn not_found_route() -> Response<Full<Bytes>> {
+    reply(
+        StatusCode::NOT_FOUND,
+        &error_body(
+            "no such route: GET /stores/{store}/keys/{key}, /stores/{store}/windows/{key}, \
+             /stores/{store}/all or /stores/{store}/range?from=..&to=..",
+        ),
+    )
+}
+
+/// The status of a query error: 404 for an unknown store, 400 for a key that does not
+/// serialize, 503 (retry) for the rest.
+pub(super) fn query_error(error: &QueryError) -> Response<Full<Bytes>> {
+    let status = match error {
+        QueryError::UnknownStore { .. } => StatusCode::NOT_FOUND,
+        QueryError::Serde(_) => StatusCode::BAD_REQUEST,
+        _ => StatusCode::SERVICE_UNAVAILABLE,
+    };
+    reply(status, &error_body(&error.to_string()))
+}

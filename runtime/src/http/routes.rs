@@ -1,0 +1,184 @@
+//! The stores a server answers for, each behind its typed handle: text in (path and query
+//! parameters), JSON out through the store's serde types.
+
+use std::marker::PhantomData;
+use std::ops::Bound;
+use std::str::FromStr;
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::query::{KeyQueryMetadata, Queries, QueryError};
+use crate::task::{StoreRef, Topology, WindowStoreRef};
+
+/// What a store answered locally.
+pub(crate) enum Local {
+    /// 200 with this body.
+    Found(Value),
+    /// 404: the key's task is here and has no value for it.
+    NoValue,
+    /// 400: the request does not fit the store (a key that does not parse, a bad bound).
+    BadRequest(String),
+    /// The store could not answer (not here, restoring, unknown, ...).
+    Failed(QueryError),
+}
+
+/// One page of a range or full scan of this instance.
+pub(crate) struct LocalRange {
+    /// The partitions read.
+    pub partitions: Vec<i32>,
+    /// The store's partition count.
+    pub partition_count: i32,
+    /// `{"key": .., "value": ..}` per entry.
+    pub entries: Vec<Value>,
+}
+
+/// A store a server answers for. Not on the processing path: requests are few, so the server
+/// keeps its stores behind `dyn` and answers in JSON values.
+pub(crate) trait StoreRoute<T: Topology>: Send + Sync {
+    /// The store's name.
+    fn name(&self) -> &'static str;
+    /// Whether it is a window store (queried by `/windows/{key}`, not `/keys/{key}`).
+    fn is_window(&self) -> bool;
+    /// The value of `key` (key-value stores) or its windows between `from` and `to` (window
+    /// stores).
+    fn get(&self, queries: &Queries<T>, key: &str, from: i64, to: i64) -> Local;
+    /// Where `key` lives.
+    fn owner(&self, queries: &Queries<T>, key: &str) -> Result<KeyQueryMetadata, String>;
+    /// The entries between `from` and `to` of this instance (key-value stores).
+    fn range(
+        &self,
+        queries: &Queries<T>,
+        from: Option<&str>,
+        to: Option<&str>,
+    ) -> Result<LocalRange, Local>;
+}
+
+fn parse<K: FromStr>(text: &str) -> Result<K, Local> {
+    text.parse()
+        .map_err(|_| Local::BadRequest(format!("`{text}` is not a key of this store")))
+}
+
+fn json<T: Serialize>(value: &T) -> Result<Value, Local> {
+    serde_json::to_value(value)
+        .map_err(|e| Local::BadRequest(format!("the value does not convert to JSON: {e}")))
+}
+
+/// A key-value store.
+pub(crate) struct KeyValueRoute<K, V>(pub StoreRef<K, V>);
+
+impl<T, K, V> StoreRoute<T> for KeyValueRoute<K, V>
+where
+    T: Topology,
+    K: FromStr + Serialize + 'static,
+    V: Serialize + 'static,
+{
+    fn name(&self) -> &'static str {
+        self.0.name
+    }
+
+    fn is_window(&self) -> bool {
+        false
+    }
+
+    fn get(&self, queries: &Queries<T>, key: &str, _: i64, _: i64) -> Local {
+        let run = || -> Result<Local, Local> {
+            let k: K = parse(key)?;
+            let store = queries.store(self.0).map_err(Local::Failed)?;
+            match store.get(&k).map_err(Local::Failed)? {
+                Some(v) => Ok(Local::Found(
+                    json!({ "key": json(&k)?, "value": json(&v)? }),
+                )),
+                None => Ok(Local::NoValue),
+            }
+        };
+        run().unwrap_or_else(|e| e)
+    }
+
+    fn owner(&self, queries: &Queries<T>, key: &str) -> Result<KeyQueryMetadata, String> {
+        let k: K = key
+            .parse()
+            .map_err(|_| format!("`{key}` is not a key of this store"))?;
+        queries
+            .metadata_for_key(self.0, &k)
+            .map_err(|e| e.to_string())
+    }
+
+    fn range(
+        &self,
+        queries: &Queries<T>,
+        from: Option<&str>,
+        to: Option<&str>,
+    ) -> Result<LocalRange, Local> {
+        let from: Option<K> = from.map(parse).transpose()?;
+        let to: Option<K> = to.map(parse).transpose()?;
+        let store = queries.store(self.0).map_err(Local::Failed)?;
+        let partition_count = store.partitions().map_err(Local::Failed)?;
+        let (partitions, iter) = store
+            .range_of_partitions(
+                from.as_ref().map_or(Bound::Unbounded, Bound::Included),
+                to.as_ref().map_or(Bound::Unbounded, Bound::Included),
+            )
+            .map_err(Local::Failed)?;
+        let mut entries = Vec::new();
+        for entry in iter {
+            let (k, v) = entry.map_err(Local::Failed)?;
+            entries.push(json!({ "key": json(&k)?, "value": json(&v)? }));
+        }
+        Ok(LocalRange {
+            partitions,
+            partition_count,
+            entries,
+        })
+    }
+}
+
+/// A window store.
+pub(crate) struct WindowRoute<K, V>(pub WindowStoreRef<K, V>, pub PhantomData<fn() -> (K, V)>);
+
+impl<T, K, V> StoreRoute<T> for WindowRoute<K, V>
+where
+    T: Topology,
+    K: FromStr + Serialize + 'static,
+    V: Serialize + 'static,
+{
+    fn name(&self) -> &'static str {
+        self.0.name
+    }
+
+    fn is_window(&self) -> bool {
+        true
+    }
+
+    fn get(&self, queries: &Queries<T>, key: &str, from: i64, to: i64) -> Local {
+        let run = || -> Result<Local, Local> {
+            let k: K = parse(key)?;
+            let store = queries.window_store(self.0).map_err(Local::Failed)?;
+            let mut windows = Vec::new();
+            for window in store.fetch(&k, from, to).map_err(Local::Failed)? {
+                let (start, v) = window.map_err(Local::Failed)?;
+                windows.push(json!({ "start": start, "end": start.saturating_add(self.0.size_ms), "value": json(&v)? }));
+            }
+            Ok(Local::Found(
+                json!({ "key": json(&k)?, "windows": windows }),
+            ))
+        };
+        run().unwrap_or_else(|e| e)
+    }
+
+    fn owner(&self, queries: &Queries<T>, key: &str) -> Result<KeyQueryMetadata, String> {
+        let k: K = key
+            .parse()
+            .map_err(|_| format!("`{key}` is not a key of this store"))?;
+        queries
+            .metadata_for_window_key(self.0, &k)
+            .map_err(|e| e.to_string())
+    }
+
+    fn range(&self, _: &Queries<T>, _: Option<&str>, _: Option<&str>) -> Result<LocalRange, Local> {
+        Err(Local::BadRequest(format!(
+            "`{}` is a window store: query a key's windows with /stores/{}/windows/{{key}}?from=<ms>&to=<ms>",
+            self.0.name, self.0.name
+        )))
+    }
+}

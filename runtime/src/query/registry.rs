@@ -1,0 +1,291 @@
+//! What the processing threads publish for queries, and the thread's side that publishes it.
+//!
+//! The [`Registry`] is shared (an `Arc`) by the application's handle, every [`Queries`] handle
+//! and every processing thread. It holds, per (store, partition) this instance hosts, either
+//! "restoring" or the store's **committed snapshot**: a persistent ordered map
+//! ([`imbl::OrdMap`]) of key bytes to value bytes. A reader clones the snapshot (an `Arc`
+//! increment) under a read lock held for that clone only, then reads without any lock.
+//!
+//! A processing thread never touches the registry per record. At the end of each successful
+//! commit its [`Publisher`] applies the changelog records that commit made durable (the changelog
+//! buffer's one latest record per key) to its copy of the snapshot (copy-on-write: only the tree
+//! nodes on the changed keys' paths are copied when a reader still holds the old version) and
+//! swaps the new version in. A task that restores publishes its whole store once, when the
+//! restore is done.
+//!
+//! [`Queries`]: super::Queries
+
+// Without the `kafka` feature nothing runs tasks, so nothing publishes.
+#![cfg_attr(not(feature = "kafka"), allow(dead_code))]
+
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+
+use bytes::Bytes;
+
+use super::metadata::{Endpoints, HostInfo};
+use crate::protocol::heartbeat::EndpointToPartitions;
+use crate::store::{StoreBackend, StoreError};
+use crate::topology::{StoreInfo, SubtopologyInfo, TopologyInfo};
+
+/// A store's state as of a commit: key bytes to value bytes, ordered by key bytes.
+pub(crate) type Snapshot = imbl::OrdMap<Bytes, Bytes>;
+
+/// What one (store, partition) of this instance can answer.
+#[derive(Clone)]
+pub(crate) enum Hosted {
+    /// The task is assigned here and restores its state.
+    Restoring,
+    /// The task runs here; this is its state as of its last commit.
+    Ready(Snapshot),
+}
+
+#[derive(Default)]
+struct Local {
+    /// Per (store name, partition).
+    stores: HashMap<(&'static str, i32), Hosted>,
+    /// Per subtopology id: the partition count of its input (the number of its tasks).
+    partitions: HashMap<&'static str, i32>,
+}
+
+/// The state queries read: local snapshots, partition counts, the group's endpoints.
+pub(crate) struct Registry {
+    pub(crate) topology: &'static TopologyInfo,
+    /// This instance's `application_server`, if set.
+    pub(crate) self_endpoint: Option<HostInfo>,
+    local: RwLock<Local>,
+    endpoints: RwLock<Endpoints>,
+}
+
+impl std::fmt::Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Registry")
+            .field("application_id", &self.topology.application_id)
+            .field("self_endpoint", &self.self_endpoint)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Registry {
+    /// An empty registry for `topology`, served at `self_endpoint`.
+    pub(crate) fn new(topology: &'static TopologyInfo, self_endpoint: Option<HostInfo>) -> Self {
+        Registry {
+            topology,
+            self_endpoint,
+            local: RwLock::default(),
+            endpoints: RwLock::default(),
+        }
+    }
+
+    /// The store `name` and its subtopology.
+    pub(crate) fn store(
+        &self,
+        name: &str,
+    ) -> Option<(&'static SubtopologyInfo, &'static StoreInfo)> {
+        self.topology.subtopologies.iter().find_map(|sub| {
+            sub.stores
+                .iter()
+                .find(|s| s.name == name)
+                .map(|store| (sub, store))
+        })
+    }
+
+    /// The partition count of `subtopology`'s input, once a thread learned it.
+    pub(crate) fn partitions(&self, subtopology: &str) -> Option<i32> {
+        read(&self.local).partitions.get(subtopology).copied()
+    }
+
+    /// Whether the partition count of `subtopology` is known.
+    pub(crate) fn knows_partitions(&self, subtopology: &str) -> bool {
+        self.partitions(subtopology).is_some()
+    }
+
+    /// Records the partition count of `subtopology`'s input.
+    pub(crate) fn set_partitions(&self, subtopology: &'static str, partitions: i32) {
+        write(&self.local)
+            .partitions
+            .insert(subtopology, partitions);
+    }
+
+    /// What this instance holds of `store` partition `partition` (`None`: not hosted here).
+    pub(crate) fn hosted(&self, store: &'static str, partition: i32) -> Option<Hosted> {
+        read(&self.local).stores.get(&(store, partition)).cloned()
+    }
+
+    /// The ready snapshots of `store` on this instance, by partition, in partition order.
+    pub(crate) fn ready(&self, store: &str) -> Vec<(i32, Snapshot)> {
+        let local = read(&self.local);
+        let mut out: Vec<(i32, Snapshot)> = local
+            .stores
+            .iter()
+            .filter(|((s, _), _)| *s == store)
+            .filter_map(|((_, p), h)| match h {
+                Hosted::Ready(snapshot) => Some((*p, snapshot.clone())),
+                Hosted::Restoring => None,
+            })
+            .collect();
+        out.sort_by_key(|(p, _)| *p);
+        out
+    }
+
+    /// Whether some task of `store` is restoring here.
+    pub(crate) fn any_restoring(&self, store: &str) -> bool {
+        read(&self.local)
+            .stores
+            .iter()
+            .any(|((s, _), h)| *s == store && matches!(h, Hosted::Restoring))
+    }
+
+    fn set(&self, store: &'static str, partition: i32, hosted: Hosted) {
+        write(&self.local).stores.insert((store, partition), hosted);
+    }
+
+    fn remove(&self, store: &str, partition: i32) {
+        write(&self.local)
+            .stores
+            .retain(|(s, p), _| !(*p == partition && *s == store));
+    }
+
+    /// Keeps the group's partitions by endpoint from a heartbeat response (the newest epoch
+    /// wins: every thread of the instance is a member and hears the same information).
+    pub(crate) fn set_endpoints(&self, epoch: i32, partitions: Vec<EndpointToPartitions>) {
+        let mut endpoints = write(&self.endpoints);
+        if epoch >= endpoints.epoch {
+            *endpoints = Endpoints::new(epoch, partitions);
+        }
+    }
+
+    /// Reads the group's endpoints.
+    pub(crate) fn with_endpoints<R>(&self, f: impl FnOnce(&Endpoints) -> R) -> R {
+        f(&read(&self.endpoints))
+    }
+}
+
+// A poisoned lock only means a reader or writer panicked mid-way; the data (whole snapshots
+// swapped in one assignment) is still consistent, so carry on.
+fn read<T>(lock: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
+    lock.read()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn write<T>(lock: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
+    lock.write()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// A processing thread's side of the registry.
+pub(crate) struct Publisher {
+    registry: Arc<Registry>,
+    /// Snapshots changed by the commit under way, published by [`Publisher::publish`].
+    changed: Vec<((&'static str, i32), Snapshot)>,
+}
+
+impl Publisher {
+    /// A publisher into `registry`.
+    pub(crate) fn new(registry: Arc<Registry>) -> Self {
+        Publisher {
+            registry,
+            changed: Vec::new(),
+        }
+    }
+
+    /// The registry.
+    pub(crate) fn registry(&self) -> &Arc<Registry> {
+        &self.registry
+    }
+
+    /// The stores of `sub` on `partition` are restoring.
+    pub(crate) fn restoring(&self, sub: &'static SubtopologyInfo, partition: i32) {
+        for store in sub.stores {
+            self.registry.set(store.name, partition, Hosted::Restoring);
+        }
+    }
+
+    /// Publishes the whole of `backend` as the committed state of `store` on `partition`
+    /// (after a restore, or for a table read from its source topic, whose changes do not pass
+    /// through the changelog buffer).
+    pub(crate) fn publish_all<B: StoreBackend>(
+        &self,
+        store: &'static StoreInfo,
+        partition: i32,
+        backend: &B,
+    ) -> Result<(), StoreError> {
+        let mut snapshot = Snapshot::new();
+        for entry in backend.range(std::ops::Bound::Unbounded, std::ops::Bound::Unbounded)? {
+            let (k, v) = entry?;
+            snapshot.insert(Bytes::copy_from_slice(k), Bytes::copy_from_slice(v));
+        }
+        self.registry
+            .set(store.name, partition, Hosted::Ready(snapshot));
+        Ok(())
+    }
+
+    /// Notes one committed changelog record (`value: None`: a tombstone) of `changelog`
+    /// partition `partition`. Records of stores not hosted (or not ready) here are ignored.
+    pub(crate) fn committed(
+        &mut self,
+        changelog: &str,
+        partition: i32,
+        key: &[u8],
+        value: Option<&[u8]>,
+    ) {
+        let Some(store) = self.store_of(changelog) else {
+            return;
+        };
+        let i = match self
+            .changed
+            .iter()
+            .position(|((s, p), _)| *p == partition && *s == store)
+        {
+            Some(i) => i,
+            None => match self.registry.hosted(store, partition) {
+                Some(Hosted::Ready(snapshot)) => {
+                    self.changed.push(((store, partition), snapshot));
+                    self.changed.len() - 1
+                }
+                _ => return,
+            },
+        };
+        let snapshot = &mut self.changed[i].1;
+        match value {
+            Some(v) => {
+                snapshot.insert(Bytes::copy_from_slice(key), Bytes::copy_from_slice(v));
+            }
+            None => {
+                snapshot.remove(key);
+            }
+        }
+    }
+
+    /// Publishes what [`Publisher::committed`] changed: each store's new snapshot replaces the
+    /// old one at once.
+    pub(crate) fn publish(&mut self) {
+        if self.changed.is_empty() {
+            return;
+        }
+        let mut local = write(&self.registry.local);
+        for (key, snapshot) in self.changed.drain(..) {
+            // A task closed meanwhile is not brought back.
+            if let Some(hosted) = local.stores.get_mut(&key) {
+                *hosted = Hosted::Ready(snapshot);
+            }
+        }
+    }
+
+    /// The stores of `sub` on `partition` are no longer hosted here (revoked, lost, closed).
+    pub(crate) fn closed(&self, sub: &'static SubtopologyInfo, partition: i32) {
+        for store in sub.stores {
+            self.registry.remove(store.name, partition);
+        }
+    }
+
+    fn store_of(&self, changelog: &str) -> Option<&'static str> {
+        self.registry
+            .topology
+            .subtopologies
+            .iter()
+            .flat_map(|sub| sub.stores.iter())
+            .find(|s| s.changelog_topic == changelog)
+            .map(|s| s.name)
+    }
+}

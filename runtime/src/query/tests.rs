@@ -1,0 +1,437 @@
+//! The local views over published snapshots, without a broker: what a read sees, and the
+//! errors that stand for "not here" and "not yet".
+
+use std::ops::Bound;
+use std::sync::Arc;
+
+use super::registry::{Publisher, Registry};
+use super::*;
+use crate::serdes::{I64, Serde, Utf8};
+use crate::store::{MemoryBackend, StoreBackend};
+use crate::task::{StoreRef, Task, TaskError, WindowStoreRef};
+use crate::topology::{StoreInfo, StoreKind, SubtopologyInfo, TopologyInfo};
+
+static STORES: [StoreInfo; 2] = [
+    StoreInfo {
+        name: "counts",
+        changelog_topic: "app-counts-changelog",
+        kind: StoreKind::KeyValue,
+    },
+    StoreInfo {
+        name: "views",
+        changelog_topic: "app-views-changelog",
+        kind: StoreKind::Window {
+            size_ms: 60_000,
+            advance_ms: 60_000,
+            grace_ms: 0,
+        },
+    },
+];
+
+static SUBS: [SubtopologyInfo; 1] = [SubtopologyInfo {
+    id: "0",
+    source_topics: &["words"],
+    repartition_source_topics: &[],
+    repartition_sink_topics: &[],
+    state_changelog_topics: &[],
+    sink_topics: &[],
+    copartition_groups: &[],
+    stores: &STORES,
+}];
+
+static INFO: TopologyInfo = TopologyInfo {
+    application_id: "app",
+    subtopologies: &SUBS,
+};
+
+/// A stand-in topology type for the handle's type parameter.
+struct App;
+
+impl crate::task::Topology for App {
+    const APPLICATION_ID: &'static str = "app";
+    const INFO: &'static TopologyInfo = &INFO;
+    const DESCRIPTION: &'static str = "";
+    type Task<B: StoreBackend> = NoTask<B>;
+    fn create_task<F: crate::store::BackendFactory>(
+        subtopology: &str,
+        _: i32,
+        _: &mut F,
+    ) -> Result<NoTask<F::Backend>, TaskError> {
+        Err(TaskError::UnknownSubtopology(subtopology.to_owned()))
+    }
+}
+
+/// Never made: `App` has no tasks of its own.
+struct NoTask<B>(std::marker::PhantomData<B>, std::convert::Infallible);
+
+impl<B: StoreBackend> Task for NoTask<B> {
+    type Backend = B;
+    fn subtopology(&self) -> &'static SubtopologyInfo {
+        match self.1 {}
+    }
+    fn partition(&self) -> i32 {
+        match self.1 {}
+    }
+    fn source_topics(&self) -> &'static [&'static str] {
+        match self.1 {}
+    }
+    fn process<S: crate::task::RecordSink>(
+        &mut self,
+        _: &crate::task::InputRecord<'_>,
+        _: &mut S,
+    ) -> Result<(), TaskError> {
+        match self.1 {}
+    }
+    fn restore(&mut self, _: &str, _: &[u8], _: Option<&[u8]>) -> Result<(), TaskError> {
+        match self.1 {}
+    }
+    fn clear(&mut self) -> Result<(), TaskError> {
+        match self.1 {}
+    }
+    fn stream_time(&self) -> i64 {
+        match self.1 {}
+    }
+    fn set_stream_time(&mut self, _: i64) {
+        match self.1 {}
+    }
+    fn late_records_dropped(&self) -> u64 {
+        match self.1 {}
+    }
+    fn records_skipped(&self) -> u64 {
+        match self.1 {}
+    }
+    fn store(&self, _: &str) -> Option<&B> {
+        match self.1 {}
+    }
+    fn for_each_store<E>(
+        &mut self,
+        _: impl FnMut(&'static StoreInfo, &mut B) -> Result<(), E>,
+    ) -> Result<(), E> {
+        match self.1 {}
+    }
+}
+
+const COUNTS: StoreRef<String, i64> = StoreRef::new::<Utf8, I64>("counts");
+const VIEWS: WindowStoreRef<String, i64> = WindowStoreRef::new::<Utf8, I64>("views", 60_000);
+const PARTITIONS: i32 = 4;
+
+fn partition(key: &str) -> i32 {
+    view::partition_of(key.as_bytes(), PARTITIONS)
+}
+
+fn i64_bytes(v: i64) -> Vec<u8> {
+    let mut out = Vec::new();
+    I64::serialize(&v, &mut out).expect("i64");
+    out
+}
+
+/// Words that fall in distinct partitions: (word, partition).
+fn words_in_two_partitions() -> ((String, i32), (String, i32)) {
+    let first = "a".to_owned();
+    let p = partition(&first);
+    let second = (0..100)
+        .map(|i| format!("w{i}"))
+        .find(|w| partition(w) != p)
+        .expect("a word in another partition");
+    let q = partition(&second);
+    ((first, p), (second, q))
+}
+
+fn setup() -> (Queries<App>, Publisher) {
+    let registry = Arc::new(Registry::new(&INFO, None));
+    (
+        Queries::new(Arc::clone(&registry)),
+        Publisher::new(registry),
+    )
+}
+
+#[test]
+fn partition_is_the_producers_murmur2_partition() {
+    // Kafka's UtilsTest.testMurmur2 vectors: murmur2("21") = -973932308, ("foobar") = -790332482.
+    assert_eq!(
+        view::partition_of(b"21", 1000),
+        (-973_932_308i32 & 0x7fff_ffff) % 1000
+    );
+    assert_eq!(
+        view::partition_of(b"foobar", 7),
+        (-790_332_482i32 & 0x7fff_ffff) % 7
+    );
+}
+
+#[test]
+fn reads_wait_for_the_first_assignment_and_name_unknown_stores() {
+    let (queries, _) = setup();
+    let counts = queries.store(COUNTS).expect("a key-value store");
+    assert!(matches!(
+        counts.get(&"a".to_owned()),
+        Err(QueryError::NotRunning { .. })
+    ));
+    let wrong = StoreRef::<String, i64>::new::<Utf8, I64>("nope");
+    assert!(matches!(
+        queries.store(wrong),
+        Err(QueryError::UnknownStore { .. })
+    ));
+    // A window store is not a key-value store.
+    let as_kv = StoreRef::<String, i64>::new::<Utf8, I64>("views");
+    let err = queries.store(as_kv).expect_err("a window store");
+    assert!(!err.is_retriable());
+}
+
+#[test]
+fn a_read_sees_the_last_commit_and_refuses_keys_it_does_not_host() {
+    let (queries, mut publisher) = setup();
+    publisher.registry().set_partitions("0", PARTITIONS);
+    let ((a, pa), (b, pb)) = words_in_two_partitions();
+    let counts = queries.store(COUNTS).expect("store");
+    // The key's task is elsewhere: never a `None` that looks like "no such key".
+    assert!(matches!(
+        counts.get(&a),
+        Err(QueryError::NotLocal { partition, .. }) if partition == pa
+    ));
+    publisher.restoring(&SUBS[0], pa);
+    assert!(matches!(counts.get(&a), Err(QueryError::Restoring { .. })));
+    assert!(matches!(counts.all(), Err(QueryError::Restoring { .. })));
+
+    let mut backend = MemoryBackend::new();
+    backend.put(a.as_bytes(), &i64_bytes(3)).expect("put");
+    publisher
+        .publish_all(&STORES[0], pa, &backend)
+        .expect("publish");
+    assert_eq!(counts.get(&a).expect("hosted"), Some(3));
+    assert!(matches!(counts.get(&b), Err(QueryError::NotLocal { .. })));
+
+    // Another key of the same task.
+    let zz = (0..1000)
+        .map(|i| format!("z{i}"))
+        .find(|w| partition(w) == pa)
+        .expect("a key of the same partition");
+    // A commit's changes are invisible until the commit is published...
+    let before = counts.all().expect("all");
+    publisher.committed(
+        "app-counts-changelog",
+        pa,
+        a.as_bytes(),
+        Some(&i64_bytes(4)),
+    );
+    publisher.committed(
+        "app-counts-changelog",
+        pa,
+        zz.as_bytes(),
+        Some(&i64_bytes(1)),
+    );
+    // (records of a changelog partition not hosted here are ignored)
+    publisher.committed(
+        "app-counts-changelog",
+        pb,
+        b.as_bytes(),
+        Some(&i64_bytes(9)),
+    );
+    assert_eq!(counts.get(&a).expect("hosted"), Some(3));
+    publisher.publish();
+    // ... then visible at once; an iterator made before keeps its snapshot.
+    assert_eq!(counts.get(&a).expect("hosted"), Some(4));
+    assert_eq!(counts.get(&zz).expect("hosted"), Some(1));
+    let old: Vec<(String, i64)> = before.map(|e| e.expect("entry")).collect();
+    assert_eq!(old, [(a.clone(), 3)]);
+    assert_eq!(counts.approximate_len().expect("len"), 2);
+    assert!(matches!(counts.get(&b), Err(QueryError::NotLocal { .. })));
+
+    // A tombstone removes the key.
+    publisher.committed("app-counts-changelog", pa, zz.as_bytes(), None);
+    publisher.publish();
+    assert_eq!(counts.get(&zz).expect("hosted"), None);
+
+    // The task moves away: its keys are refused again.
+    publisher.closed(&SUBS[0], pa);
+    assert!(matches!(counts.get(&a), Err(QueryError::NotLocal { .. })));
+    // A commit published after the close does not bring it back.
+    publisher.committed(
+        "app-counts-changelog",
+        pa,
+        a.as_bytes(),
+        Some(&i64_bytes(5)),
+    );
+    publisher.publish();
+    assert!(matches!(counts.get(&a), Err(QueryError::NotLocal { .. })));
+}
+
+#[test]
+fn ranges_iterate_every_local_partition_in_key_order_lazily() {
+    let (queries, publisher) = setup();
+    publisher.registry().set_partitions("0", PARTITIONS);
+    let counts = queries.store(COUNTS).expect("store");
+    // 300 keys over all partitions, more than one batch per partition.
+    let mut backends: Vec<MemoryBackend> = (0..PARTITIONS).map(|_| MemoryBackend::new()).collect();
+    for i in 0..300i64 {
+        let key = format!("k{i:03}");
+        let p = partition(&key) as usize;
+        backends[p].put(key.as_bytes(), &i64_bytes(i)).expect("put");
+    }
+    for (p, backend) in backends.iter().enumerate() {
+        publisher
+            .publish_all(&STORES[0], p as i32, backend)
+            .expect("publish");
+    }
+    assert_eq!(counts.approximate_len().expect("len"), 300);
+    let all: Vec<(String, i64)> = counts
+        .all()
+        .expect("all")
+        .map(|e| e.expect("entry"))
+        .collect();
+    assert_eq!(all.len(), 300);
+    // Partition after partition, each in key order.
+    let mut expected: Vec<(usize, String, i64)> = (0..300i64)
+        .map(|i| {
+            let key = format!("k{i:03}");
+            (partition(&key) as usize, key, i)
+        })
+        .collect();
+    expected.sort();
+    assert_eq!(
+        all,
+        expected
+            .into_iter()
+            .map(|(_, k, v)| (k, v))
+            .collect::<Vec<_>>()
+    );
+    let from = "k100".to_owned();
+    let to = "k199".to_owned();
+    let mut ranged: Vec<i64> = counts
+        .range(Bound::Included(&from), Bound::Excluded(&to))
+        .expect("range")
+        .map(|e| e.expect("entry").1)
+        .collect();
+    ranged.sort_unstable();
+    assert_eq!(ranged, (100..199).collect::<Vec<_>>());
+    assert_eq!(
+        counts
+            .range(Bound::Included(&to), Bound::Included(&from))
+            .expect("range")
+            .count(),
+        0
+    );
+    // Lazy: taking two entries does not walk the rest.
+    assert_eq!(counts.all().expect("all").take(2).count(), 2);
+}
+
+#[test]
+fn window_fetch_returns_the_keys_windows_in_the_time_range_only() {
+    let (queries, publisher) = setup();
+    publisher.registry().set_partitions("0", PARTITIONS);
+    let views = queries.window_store(VIEWS).expect("window store");
+    let key = "a".to_owned();
+    let p = partition(&key);
+    let mut backend = MemoryBackend::new();
+    for (k, start, v) in [
+        ("a", 0, 1),
+        ("a", 60_000, 2),
+        ("a", 120_000, 3),
+        ("ab", 60_000, 9),
+    ] {
+        let mut bytes = k.as_bytes().to_vec();
+        crate::store::window_key(&mut bytes, start);
+        backend.put(&bytes, &i64_bytes(v)).expect("put");
+    }
+    // "ab"'s windows sit in "a"'s byte range only if their bytes compare between; put one
+    // there on purpose: key "a" followed by bytes that look like a start.
+    let mut tricky = b"a".to_vec();
+    tricky.extend_from_slice(&60_000i64.to_be_bytes());
+    tricky.push(b'x');
+    crate::store::window_key(&mut tricky, 0);
+    backend.put(&tricky, &i64_bytes(42)).expect("put");
+    publisher
+        .publish_all(&STORES[1], p, &backend)
+        .expect("publish");
+    let got: Vec<(i64, i64)> = views
+        .fetch(&key, 0, 60_000)
+        .expect("fetch")
+        .map(|e| e.expect("window"))
+        .collect();
+    assert_eq!(got, [(0, 1), (60_000, 2)]);
+    assert_eq!(
+        views.fetch(&key, 60_001, 200_000).expect("fetch").count(),
+        1
+    );
+    assert_eq!(views.fetch(&key, 10, 5).expect("fetch").count(), 0);
+}
+
+#[test]
+fn metadata_names_the_owner_of_the_keys_partition() {
+    use crate::protocol::Endpoint;
+    use crate::protocol::heartbeat::{EndpointToPartitions, TopicPartitions};
+    let (queries, publisher) = setup();
+    assert!(matches!(
+        queries.metadata_for_key(COUNTS, &"a".to_owned()),
+        Err(QueryError::NotRunning { .. })
+    ));
+    publisher.registry().set_partitions("0", PARTITIONS);
+    let key = "a".to_owned();
+    let p = partition(&key);
+    assert!(matches!(
+        queries.metadata_for_key(COUNTS, &key),
+        Err(QueryError::NotAvailable { partition, .. }) if partition == p
+    ));
+    let host = |port: u16, active: Vec<i32>, standby: Vec<i32>| EndpointToPartitions {
+        user_endpoint: Endpoint {
+            host: "127.0.0.1".into(),
+            port,
+        },
+        active_partitions: vec![TopicPartitions {
+            topic: "words".into(),
+            partitions: active,
+        }],
+        standby_partitions: vec![TopicPartitions {
+            topic: "words".into(),
+            partitions: standby,
+        }],
+    };
+    let others: Vec<i32> = (0..PARTITIONS).filter(|q| *q != p).collect();
+    publisher.registry().set_endpoints(
+        2,
+        vec![host(1, others.clone(), vec![p]), host(2, vec![p], others)],
+    );
+    let meta = queries.metadata_for_key(COUNTS, &key).expect("an owner");
+    assert_eq!(meta.partition, p);
+    assert_eq!(meta.active.port, 2);
+    assert_eq!(
+        meta.standbys.iter().map(|h| h.port).collect::<Vec<_>>(),
+        [1]
+    );
+    // An older epoch does not replace a newer one.
+    publisher.registry().set_endpoints(1, vec![]);
+    assert_eq!(queries.all_hosts().len(), 2);
+}
+
+#[test]
+fn an_lmdb_store_publishes_its_flushed_and_pending_state_alike() {
+    let dir = std::env::temp_dir().join(format!(
+        "dekaf-query-lmdb-{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos())
+    ));
+    let (queries, publisher) = setup();
+    publisher.registry().set_partitions("0", PARTITIONS);
+    let counts = queries.store(COUNTS).expect("store");
+    let key = "a".to_owned();
+    let p = partition(&key);
+    let other = (0..1000)
+        .map(|i| format!("b{i}"))
+        .find(|w| partition(w) == p)
+        .expect("a key of the same partition");
+    {
+        let mut backend = crate::store::LmdbBackend::open(&dir).expect("open LMDB");
+        backend.put(key.as_bytes(), &i64_bytes(7)).expect("put");
+        backend.flush().expect("flush");
+        // Written after the flush: still pending in memory, read through the same backend.
+        backend.put(other.as_bytes(), &i64_bytes(8)).expect("put");
+        publisher
+            .publish_all(&STORES[0], p, &backend)
+            .expect("publish");
+    }
+    assert_eq!(counts.get(&key).expect("hosted"), Some(7));
+    assert_eq!(counts.get(&other).expect("hosted"), Some(8));
+    assert_eq!(counts.approximate_len().expect("len"), 2);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,415 @@
+//! Read-only typed views of a store's committed state on this instance.
+
+use std::collections::VecDeque;
+use std::ops::Bound;
+use std::sync::Arc;
+
+use bytes::Bytes;
+
+use super::error::QueryError;
+use super::registry::{Hosted, Registry, Snapshot};
+use crate::record::Partitioning;
+use crate::serdes::{Encoded, SerdeError};
+use crate::task::{StoreRef, WindowStoreRef};
+
+/// Entries fetched from a snapshot per step of an iterator.
+const BATCH: usize = 64;
+
+type Ser<T> = fn(&T, &mut Vec<u8>) -> Result<Encoded, SerdeError>;
+
+/// The key bytes of `key`; a key that serializes to null has no bytes.
+fn key_bytes<K>(ser: Ser<K>, key: &K) -> Result<Vec<u8>, QueryError> {
+    let mut out = Vec::new();
+    ser(key, &mut out)?;
+    Ok(out)
+}
+
+/// The partition (task) of a key's bytes: Kafka's default partitioner, as the producer applies
+/// it (murmur2 of the serialized key, positive, modulo the partition count).
+pub(crate) fn partition_of(key: &[u8], partitions: i32) -> i32 {
+    Partitioning::ByKey
+        .partition(Some(key), partitions)
+        .unwrap_or(0)
+}
+
+/// The snapshot of the partition of `key` bytes of `store`, or why there is none.
+fn snapshot_for(
+    registry: &Registry,
+    store: &'static str,
+    key: &[u8],
+) -> Result<(i32, Snapshot), QueryError> {
+    let (sub, _) = registry
+        .store(store)
+        .ok_or_else(|| QueryError::UnknownStore {
+            store: store.to_owned(),
+            kind: "key-value",
+        })?;
+    let partitions = registry
+        .partitions(sub.id)
+        .ok_or_else(|| QueryError::NotRunning {
+            store: store.to_owned(),
+        })?;
+    let partition = partition_of(key, partitions);
+    match registry.hosted(store, partition) {
+        Some(Hosted::Ready(snapshot)) => Ok((partition, snapshot)),
+        Some(Hosted::Restoring) => Err(QueryError::Restoring {
+            store: store.to_owned(),
+            partition,
+        }),
+        None => Err(QueryError::NotLocal {
+            store: store.to_owned(),
+            partition,
+        }),
+    }
+}
+
+/// A read-only view of a key-value store on this instance (Kafka Streams'
+/// `ReadOnlyKeyValueStore`), made by [`Queries::store`](super::Queries::store).
+///
+/// Every read sees the state of the key's task **as of that task's last successful commit**
+/// (exactly-once: its last committed transaction; at-least-once: its last committed offsets):
+/// never a write of an interval still under way or aborted. A point read looks up the key's task
+/// (its partition, by the producer's partitioner) and fails with [`QueryError::NotLocal`] or
+/// [`QueryError::Restoring`] rather than answering from the wrong place. A range or a full scan
+/// reads the tasks of the store this instance hosts, each at its own last commit, one after
+/// another in partition order, each ordered by serialized key bytes (Kafka Streams' composite
+/// store also returns one store's entries after another's).
+///
+/// The view is cheap to keep and to clone, and safe to use from any thread: each call takes the
+/// newest published snapshots.
+pub struct ReadOnlyKeyValueStore<K, V> {
+    pub(crate) registry: Arc<Registry>,
+    pub(crate) handle: StoreRef<K, V>,
+}
+
+impl<K, V> Clone for ReadOnlyKeyValueStore<K, V> {
+    fn clone(&self) -> Self {
+        ReadOnlyKeyValueStore {
+            registry: Arc::clone(&self.registry),
+            handle: self.handle,
+        }
+    }
+}
+
+impl<K, V> std::fmt::Debug for ReadOnlyKeyValueStore<K, V> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ReadOnlyKeyValueStore({})", self.handle.name)
+    }
+}
+
+impl<K, V> ReadOnlyKeyValueStore<K, V> {
+    /// The store's name.
+    pub fn name(&self) -> &'static str {
+        self.handle.name
+    }
+
+    /// The committed value of `key`, `None` when the key's task (hosted here) has none.
+    ///
+    /// # Errors
+    ///
+    /// [`QueryError::NotLocal`] when another instance hosts the key's task (or it is moving),
+    /// [`QueryError::Restoring`] while it restores here, [`QueryError::NotRunning`] before the
+    /// first assignment, [`QueryError::Serde`] when the key or the value does not convert.
+    pub fn get(&self, key: &K) -> Result<Option<V>, QueryError> {
+        let bytes = key_bytes(self.handle.key_ser, key)?;
+        let (_, snapshot) = snapshot_for(&self.registry, self.handle.name, &bytes)?;
+        match snapshot.get(bytes.as_slice()) {
+            Some(value) => Ok(Some((self.handle.value_de)(Some(value))?)),
+            None => Ok(None),
+        }
+    }
+
+    /// The entries with keys between `from` and `to` (serialized key bytes compared, as Kafka
+    /// Streams compares them) of every task of the store hosted here.
+    ///
+    /// # Errors
+    ///
+    /// [`QueryError::Restoring`] while a task of the store restores here (a range would miss its
+    /// keys), [`QueryError::NotRunning`] before the first assignment, [`QueryError::Serde`] when
+    /// a bound does not serialize. An entry that does not deserialize is an `Err` item.
+    pub fn range(&self, from: Bound<&K>, to: Bound<&K>) -> Result<KeyValueIter<K, V>, QueryError> {
+        self.range_of_partitions(from, to).map(|(_, iter)| iter)
+    }
+
+    /// [`Self::range`], with the partitions (tasks) the iterator reads.
+    pub fn range_of_partitions(
+        &self,
+        from: Bound<&K>,
+        to: Bound<&K>,
+    ) -> Result<(Vec<i32>, KeyValueIter<K, V>), QueryError> {
+        let encode = |b: Bound<&K>| -> Result<Bound<Bytes>, QueryError> {
+            Ok(match b {
+                Bound::Included(k) => Bound::Included(key_bytes(self.handle.key_ser, k)?.into()),
+                Bound::Excluded(k) => Bound::Excluded(key_bytes(self.handle.key_ser, k)?.into()),
+                Bound::Unbounded => Bound::Unbounded,
+            })
+        };
+        let (from, to) = (encode(from)?, encode(to)?);
+        let (partitions, snapshots) =
+            local_snapshots(&self.registry, self.handle.name, "key-value")?
+                .into_iter()
+                .unzip();
+        Ok((
+            partitions,
+            KeyValueIter {
+                scan: Scan::new(snapshots, from, to),
+                handle: self.handle,
+            },
+        ))
+    }
+
+    /// The partition count of the store (its number of tasks), once known.
+    pub fn partitions(&self) -> Result<i32, QueryError> {
+        let (sub, _) =
+            self.registry
+                .store(self.handle.name)
+                .ok_or_else(|| QueryError::UnknownStore {
+                    store: self.handle.name.to_owned(),
+                    kind: "key-value",
+                })?;
+        self.registry
+            .partitions(sub.id)
+            .ok_or_else(|| QueryError::NotRunning {
+                store: self.handle.name.to_owned(),
+            })
+    }
+
+    /// Every entry of every task of the store hosted here. Errors as [`Self::range`].
+    pub fn all(&self) -> Result<KeyValueIter<K, V>, QueryError> {
+        self.range(Bound::Unbounded, Bound::Unbounded)
+    }
+
+    /// The number of entries in the tasks of the store hosted here, as of their last commits
+    /// (Kafka Streams' `approximateNumEntries`; exact for the snapshots read).
+    pub fn approximate_len(&self) -> Result<u64, QueryError> {
+        Ok(
+            local_snapshots(&self.registry, self.handle.name, "key-value")?
+                .iter()
+                .map(|(_, s)| s.len() as u64)
+                .sum(),
+        )
+    }
+}
+
+fn local_snapshots(
+    registry: &Registry,
+    store: &'static str,
+    kind: &'static str,
+) -> Result<Vec<(i32, Snapshot)>, QueryError> {
+    let (sub, _) = registry
+        .store(store)
+        .ok_or_else(|| QueryError::UnknownStore {
+            store: store.to_owned(),
+            kind,
+        })?;
+    if !registry.knows_partitions(sub.id) {
+        return Err(QueryError::NotRunning {
+            store: store.to_owned(),
+        });
+    }
+    if registry.any_restoring(store) {
+        return Err(QueryError::Restoring {
+            store: store.to_owned(),
+            partition: -1,
+        });
+    }
+    Ok(registry.ready(store))
+}
+
+/// A scan over snapshots (each an O(1) clone of a published version): entries between two
+/// bounds, fetched [`BATCH`] at a time, snapshot after snapshot.
+struct Scan {
+    snapshots: VecDeque<Snapshot>,
+    /// Where the next batch of the current snapshot starts.
+    next: Bound<Bytes>,
+    from: Bound<Bytes>,
+    to: Bound<Bytes>,
+    batch: VecDeque<(Bytes, Bytes)>,
+}
+
+impl Scan {
+    fn new(snapshots: Vec<Snapshot>, from: Bound<Bytes>, to: Bound<Bytes>) -> Self {
+        Scan {
+            snapshots: snapshots.into(),
+            next: from.clone(),
+            from,
+            to,
+            batch: VecDeque::with_capacity(BATCH),
+        }
+    }
+
+    fn inverted(&self) -> bool {
+        let f = match &self.from {
+            Bound::Included(b) | Bound::Excluded(b) => b,
+            Bound::Unbounded => return false,
+        };
+        let t = match &self.to {
+            Bound::Included(b) | Bound::Excluded(b) => b,
+            Bound::Unbounded => return false,
+        };
+        f > t
+            || (f == t
+                && !(matches!(self.from, Bound::Included(_))
+                    && matches!(self.to, Bound::Included(_))))
+    }
+
+    fn next_entry(&mut self) -> Option<(Bytes, Bytes)> {
+        loop {
+            if let Some(entry) = self.batch.pop_front() {
+                return Some(entry);
+            }
+            if self.inverted() {
+                return None;
+            }
+            let snapshot = self.snapshots.front()?;
+            let range = (as_ref(&self.next), as_ref(&self.to));
+            self.batch.extend(
+                snapshot
+                    .range::<_, [u8]>(range)
+                    .take(BATCH)
+                    .map(|(k, v)| (k.clone(), v.clone())),
+            );
+            match self.batch.back() {
+                Some((last, _)) if self.batch.len() == BATCH => {
+                    self.next = Bound::Excluded(last.clone());
+                }
+                _ => {
+                    // This snapshot is done: the next one starts from the beginning.
+                    self.snapshots.pop_front();
+                    self.next = self.from.clone();
+                    if self.batch.is_empty() && self.snapshots.is_empty() {
+                        return None;
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn as_ref(bound: &Bound<Bytes>) -> Bound<&[u8]> {
+    match bound {
+        Bound::Included(b) => Bound::Included(b.as_ref()),
+        Bound::Excluded(b) => Bound::Excluded(b.as_ref()),
+        Bound::Unbounded => Bound::Unbounded,
+    }
+}
+
+/// The iterator of [`ReadOnlyKeyValueStore::range`] and [`ReadOnlyKeyValueStore::all`]: it reads
+/// snapshots taken when it was made, so it sees no later commit and blocks none.
+pub struct KeyValueIter<K, V> {
+    scan: Scan,
+    handle: StoreRef<K, V>,
+}
+
+impl<K, V> Iterator for KeyValueIter<K, V> {
+    type Item = Result<(K, V), QueryError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let (k, v) = self.scan.next_entry()?;
+        Some(
+            (self.handle.key_de)(Some(&k))
+                .and_then(|k| Ok((k, (self.handle.value_de)(Some(&v))?)))
+                .map_err(QueryError::from),
+        )
+    }
+}
+
+impl<K, V> std::fmt::Debug for KeyValueIter<K, V> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "KeyValueIter({})", self.handle.name)
+    }
+}
+
+/// A read-only view of a window store on this instance (Kafka Streams' `ReadOnlyWindowStore`),
+/// made by [`Queries::window_store`](super::Queries::window_store). Reads see committed state as
+/// [`ReadOnlyKeyValueStore`]'s do.
+pub struct ReadOnlyWindowStore<K, V> {
+    pub(crate) registry: Arc<Registry>,
+    pub(crate) handle: WindowStoreRef<K, V>,
+}
+
+impl<K, V> Clone for ReadOnlyWindowStore<K, V> {
+    fn clone(&self) -> Self {
+        ReadOnlyWindowStore {
+            registry: Arc::clone(&self.registry),
+            handle: self.handle,
+        }
+    }
+}
+
+impl<K, V> std::fmt::Debug for ReadOnlyWindowStore<K, V> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ReadOnlyWindowStore({})", self.handle.name)
+    }
+}
+
+impl<K, V> ReadOnlyWindowStore<K, V> {
+    /// The windows of `key` that start between `from_ms` and `to_ms` (both inclusive, as Kafka
+    /// Streams' `fetch(key, timeFrom, timeTo)`), as (window start, value), by window start.
+    ///
+    /// # Errors
+    ///
+    /// As [`ReadOnlyKeyValueStore::get`].
+    pub fn fetch(&self, key: &K, from_ms: i64, to_ms: i64) -> Result<WindowIter<V>, QueryError> {
+        let bytes = key_bytes(self.handle.key_ser, key)?;
+        let (_, snapshot) = snapshot_for(&self.registry, self.handle.name, &bytes)?;
+        let bound = |start: i64| {
+            let mut k = bytes.clone();
+            crate::store::window_key(&mut k, start);
+            Bytes::from(k)
+        };
+        let (from, to) = if from_ms > to_ms || to_ms < 0 {
+            (Bound::Excluded(bound(0)), Bound::Excluded(bound(0)))
+        } else {
+            (
+                Bound::Included(bound(from_ms.max(0))),
+                Bound::Included(bound(to_ms)),
+            )
+        };
+        Ok(WindowIter {
+            scan: Scan::new(vec![snapshot], from, to),
+            key_len: bytes.len(),
+            value_de: self.handle.value_de,
+        })
+    }
+
+    /// The store's name.
+    pub fn name(&self) -> &'static str {
+        self.handle.name
+    }
+}
+
+/// The iterator of [`ReadOnlyWindowStore::fetch`]: (window start in ms, value).
+pub struct WindowIter<V> {
+    scan: Scan,
+    key_len: usize,
+    value_de: fn(Option<&[u8]>) -> Result<V, SerdeError>,
+}
+
+impl<V> Iterator for WindowIter<V> {
+    type Item = Result<(i64, V), QueryError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            let (k, v) = self.scan.next_entry()?;
+            // Another key whose bytes start with this key's falls in the byte range too.
+            let Some((key, start)) = crate::store::split_window_key(&k) else {
+                continue;
+            };
+            if key.len() != self.key_len {
+                continue;
+            }
+            return Some(
+                (self.value_de)(Some(&v))
+                    .map(|v| (start, v))
+                    .map_err(QueryError::from),
+            );
+        }
+    }
+}
+
+impl<V> std::fmt::Debug for WindowIter<V> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("WindowIter")
+    }
+}

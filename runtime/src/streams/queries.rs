@@ -1,0 +1,108 @@
+//! A processing thread's part in interactive queries (see [`crate::query`]): it publishes the
+//! committed state of its tasks' stores, and learns the partition counts that map a key to its
+//! task. Nothing here runs per record: only when tasks come and go and after each commit.
+
+use std::time::Duration;
+
+use rdkafka::consumer::Consumer;
+
+use super::error::StreamsError;
+use super::processing::StreamThread;
+use super::tasks::{ActiveTask, TaskId};
+use crate::store::BackendFactory;
+use crate::task::{Task, Topology};
+
+/// How long looking up a topic's partition count may take.
+const METADATA_TIMEOUT: Duration = Duration::from_secs(10);
+
+impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
+    /// The stores of `added` are restoring: queries of their keys answer "restoring" (not
+    /// "hosted elsewhere") until [`Self::publish_restored`].
+    pub(super) fn publish_restoring(&self, added: &[TaskId]) {
+        for id in added {
+            if let Some(sub) = T::INFO.subtopology(id.subtopology) {
+                self.publisher.restoring(sub, id.partition);
+            }
+        }
+    }
+
+    /// `active` finished restoring: its stores' state is the committed state.
+    pub(super) fn publish_restored(&self, active: &ActiveTask<T, F>) -> Result<(), StreamsError> {
+        for store in active.task.subtopology().stores {
+            if let Some(backend) = active.task.store(store.name) {
+                self.publisher
+                    .publish_all(store, active.id.partition, backend)
+                    .map_err(|e| StreamsError::store(active.id, e))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The task `id` is no longer hosted here.
+    pub(super) fn publish_closed(&self, id: TaskId) {
+        if let Some(sub) = T::INFO.subtopology(id.subtopology) {
+            self.publisher.closed(sub, id.partition);
+        }
+    }
+
+    /// A commit succeeded: its changelog records become the stores' published state; a table
+    /// read from its source topic (whose updates write no changelog records) is republished
+    /// whole when its task processed records. Call before the tasks' `processed` counts reset.
+    pub(super) fn publish_committed(&mut self) -> Result<(), StreamsError> {
+        let publisher = &mut self.publisher;
+        self.changelog.committed(|topic, partition, key, value| {
+            publisher.committed(topic, partition, key, value);
+        });
+        self.publisher.publish();
+        for active in self.tasks.iter() {
+            if active.processed == 0 {
+                continue;
+            }
+            for store in active.task.subtopology().stores {
+                if active.task.source_index(store.changelog_topic).is_some()
+                    && let Some(backend) = active.task.store(store.name)
+                {
+                    self.publisher
+                        .publish_all(store, active.id.partition, backend)
+                        .map_err(|e| StreamsError::store(active.id, e))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Looks up the partition count of every subtopology's input not known yet (the number of
+    /// its tasks, which maps a key to its task). A failed lookup is retried at the next
+    /// assignment; until then queries of that store answer "not running yet".
+    pub(super) fn learn_partition_counts(&self) {
+        let registry = self.publisher.registry();
+        for sub in T::INFO.subtopologies {
+            if registry.knows_partitions(sub.id) {
+                continue;
+            }
+            let Some(topic) = sub
+                .source_topics
+                .first()
+                .copied()
+                .or_else(|| sub.repartition_source_topics.first().map(|t| t.name))
+            else {
+                continue;
+            };
+            match self.consumer.fetch_metadata(Some(topic), METADATA_TIMEOUT) {
+                Ok(metadata) => {
+                    let partitions = metadata
+                        .topics()
+                        .iter()
+                        .find(|t| t.name() == topic)
+                        .map_or(0, |t| t.partitions().len());
+                    if let Ok(n @ 1..) = i32::try_from(partitions) {
+                        registry.set_partitions(sub.id, n);
+                    }
+                }
+                Err(e) => {
+                    tracing::debug!(topic, error = %e, "partition count lookup for queries failed; retried at the next assignment");
+                }
+            }
+        }
+    }
+}

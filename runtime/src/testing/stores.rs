@@ -1,0 +1,132 @@
+//! The typed views of a [`TestDriver`]'s state stores: key-value and window stores, read
+//! through the handles the `topology!` macro generates.
+
+use std::ops::Bound;
+
+use super::TestDriver;
+use crate::serdes::Windowed;
+use crate::store::{StoreBackend, split_window_key};
+use crate::task::{StoreRef, Topology, WindowStoreRef};
+
+/// A key-value store of a [`TestDriver`], read through its typed handle.
+pub struct TestKeyValueStore<'d, T: Topology, K, V> {
+    pub(super) driver: &'d TestDriver<T>,
+    pub(super) store: StoreRef<K, V>,
+}
+
+impl<T: Topology, K, V> TestKeyValueStore<'_, T, K, V> {
+    /// The value under `key`.
+    pub fn get(&self, key: &K) -> Option<V> {
+        let mut buf = Vec::new();
+        if let Err(e) = (self.store.key_ser)(key, &mut buf) {
+            panic!("the key does not serialize: {e}");
+        }
+        self.driver
+            .find_store(self.store.name, |b| {
+                b.get(&buf).ok().flatten().map(|v| self.value(v))
+            })
+            .flatten()
+    }
+
+    /// All entries in key-byte order.
+    pub fn all(&self) -> Vec<(K, V)> {
+        self.driver
+            .find_store(self.store.name, |b| {
+                let mut out = Vec::new();
+                if let Ok(range) = b.range(Bound::Unbounded, Bound::Unbounded) {
+                    for (k, v) in range.flatten() {
+                        match (self.store.key_de)(Some(k)) {
+                            Ok(k) => out.push((k, self.value(v))),
+                            Err(e) => panic!(
+                                "a key of store {} does not deserialize: {e}",
+                                self.store.name
+                            ),
+                        }
+                    }
+                }
+                out
+            })
+            .unwrap_or_default()
+    }
+
+    /// The number of entries.
+    pub fn len(&self) -> usize {
+        self.driver
+            .find_store(self.store.name, |b| b.len())
+            .unwrap_or(0)
+    }
+
+    /// Whether the store is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn value(&self, bytes: &[u8]) -> V {
+        match (self.store.value_de)(Some(bytes)) {
+            Ok(v) => v,
+            Err(e) => panic!(
+                "a value of store {} does not deserialize: {e}",
+                self.store.name
+            ),
+        }
+    }
+}
+
+/// A window store of a [`TestDriver`], read through its typed handle.
+pub struct TestWindowStore<'d, T: Topology, K, V> {
+    pub(super) driver: &'d TestDriver<T>,
+    pub(super) store: WindowStoreRef<K, V>,
+}
+
+impl<T: Topology, K, V> TestWindowStore<'_, T, K, V> {
+    /// The value of `key` in the window starting at `start`.
+    pub fn fetch(&self, key: &K, start: i64) -> Option<V> {
+        let mut buf = Vec::new();
+        if let Err(e) = (self.store.key_ser)(key, &mut buf) {
+            panic!("the key does not serialize: {e}");
+        }
+        crate::store::window_key(&mut buf, start);
+        self.driver
+            .find_store(self.store.name, |b| {
+                b.get(&buf).ok().flatten().map(|v| self.value(v))
+            })
+            .flatten()
+    }
+
+    /// All windows in store order (key bytes, then window start).
+    pub fn all(&self) -> Vec<(Windowed<K>, V)> {
+        self.driver
+            .find_store(self.store.name, |b| {
+                let mut out = Vec::new();
+                if let Ok(range) = b.range(Bound::Unbounded, Bound::Unbounded) {
+                    for (k, v) in range.flatten() {
+                        let Some((key, start)) = split_window_key(k) else {
+                            continue;
+                        };
+                        match (self.store.key_de)(Some(key)) {
+                            Ok(key) => out.push((
+                                Windowed::new(key, start, start + self.store.size_ms),
+                                self.value(v),
+                            )),
+                            Err(e) => panic!(
+                                "a key of store {} does not deserialize: {e}",
+                                self.store.name
+                            ),
+                        }
+                    }
+                }
+                out
+            })
+            .unwrap_or_default()
+    }
+
+    fn value(&self, bytes: &[u8]) -> V {
+        match (self.store.value_de)(Some(bytes)) {
+            Ok(v) => v,
+            Err(e) => panic!(
+                "a value of store {} does not deserialize: {e}",
+                self.store.name
+            ),
+        }
+    }
+}

@@ -1,0 +1,12 @@
+use dekaf_streams::prelude::*;
+topology! {
+    pub T = "app" {
+        let payments = stream("payments", Utf8, Utf8);
+        stream("orders", Utf8, Utf8)
+            .map_values(|v| v.len() as i64)
+            .join(payments, |o, p| format!("{o} {p}"), join_window(1000))
+            .to("out", Utf8, Utf8);
+    }
+}
+
+fn main() {}
