@@ -35,7 +35,7 @@
 use std::time::{Duration, Instant};
 
 use rdkafka::consumer::Consumer;
-use rdkafka::error::KafkaError;
+use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::producer::Producer;
 use rdkafka::{Offset, TopicPartitionList};
 
@@ -215,6 +215,13 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                     Failure::Commit(KafkaError::Transaction(rd)) if rd.is_fatal() => {
                         tracing::warn!(error = %rd, "the producer was fenced while committing; replacing it and redoing the interval");
                         self.replace_producer()?;
+                        self.abort_and_rebuild()
+                    }
+                    // Sending the interval's records found the transaction already failed (an
+                    // earlier record timed out, "requires epoch bump"): abortable, like a commit
+                    // that requires an abort. Seen after a member was frozen past its timeouts.
+                    Failure::Commit(e @ KafkaError::MessageProduction(RDKafkaErrorCode::State)) => {
+                        tracing::warn!(error = %e, "the transaction had already failed; aborting and redoing the interval");
                         self.abort_and_rebuild()
                     }
                     Failure::Commit(e @ KafkaError::Flush(_)) => {

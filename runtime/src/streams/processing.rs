@@ -46,6 +46,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use rdkafka::consumer::BaseConsumer;
+use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::message::{BorrowedMessage, Header, Headers as _, Message, OwnedHeaders};
 use rdkafka::producer::Producer;
 
@@ -163,7 +164,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             match self.consumer.poll(POLL) {
                 Some(Ok(message)) => {
                     let eos = self.eos();
-                    process(
+                    let processed = process(
                         &mut self.tasks,
                         &self.producer,
                         &mut self.changelog,
@@ -172,6 +173,14 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                         eos,
                         &message,
                     )?;
+                    if processed == Processed::TransactionFailed {
+                        // The open transaction failed under the sink (a record timed out while
+                        // the cluster or this member stalled): abortable, as at a commit.
+                        tracing::warn!(
+                            "the transaction failed while a record was sent; aborting and redoing the interval"
+                        );
+                        self.abort_and_rebuild()?;
+                    }
                     since_clock_check += 1;
                     if since_clock_check < RECORDS_PER_CLOCK_CHECK {
                         continue;
@@ -218,6 +227,17 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     }
 }
 
+/// What became of one consumed record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Processed {
+    /// Processed (or skipped: its partition was unassigned meanwhile).
+    Done,
+    /// Under exactly-once the sink refused it because the open transaction had already failed
+    /// (not for good: no record was refused permanently); the interval must be aborted and
+    /// redone.
+    TransactionFailed,
+}
+
 /// Runs one consumed record through its task: route (3), transaction (4), process (5) with the
 /// thread's sink (6), progress (7).
 fn process<T: Topology, F: BackendFactory>(
@@ -228,10 +248,10 @@ fn process<T: Topology, F: BackendFactory>(
     txn_open: &mut bool,
     eos: bool,
     message: &BorrowedMessage<'_>,
-) -> Result<(), StreamsError> {
+) -> Result<Processed, StreamsError> {
     let Some((active, source)) = tasks.route(message.topic(), message.partition()) else {
         // A record fetched just before its partition was unassigned.
-        return Ok(());
+        return Ok(Processed::Done);
     };
     if eos && !*txn_open {
         producer
@@ -266,7 +286,7 @@ fn process<T: Topology, F: BackendFactory>(
             active.positions[source] = Some(message.offset() + 1);
             active.consumed[source] = true;
             active.processed += 1;
-            Ok(())
+            Ok(Processed::Done)
         }
         Err(source) => {
             let task = active.id.to_string();
@@ -276,6 +296,9 @@ fn process<T: Topology, F: BackendFactory>(
                 && failure.permanent
             {
                 return Err(failure.into());
+            }
+            if eos && matches!(source, TaskError::Sink(_)) && sink.transaction_failed {
+                return Ok(Processed::TransactionFailed);
             }
             Err(StreamsError::task(task, source))
         }
@@ -292,6 +315,9 @@ fn process<T: Topology, F: BackendFactory>(
 pub(super) struct ProducerSink<'a> {
     producer: &'a StreamsProducer,
     changelog: &'a mut ChangelogBuffer,
+    /// A send found the open transaction already failed (librdkafka's "erroneous state"): the
+    /// interval is aborted and redone rather than the application stopped.
+    pub(super) transaction_failed: bool,
 }
 
 impl<'a> ProducerSink<'a> {
@@ -300,6 +326,7 @@ impl<'a> ProducerSink<'a> {
         ProducerSink {
             producer,
             changelog,
+            transaction_failed: false,
         }
     }
 }
@@ -327,7 +354,12 @@ impl RecordSink for ProducerSink<'_> {
             Some(record.timestamp),
             owned_headers(record.headers),
         )
-        .map_err(|e| SinkError::msg(format_args!("producing to {} failed: {e}", record.topic)))
+        .map_err(|e| {
+            if matches!(e, KafkaError::MessageProduction(RDKafkaErrorCode::State)) {
+                self.transaction_failed = true;
+            }
+            SinkError::msg(format_args!("producing to {} failed: {e}", record.topic))
+        })
     }
 }
 
