@@ -205,12 +205,30 @@ impl<T: Topology> KafkaStreams<T> {
         let mut first_error = None;
         let mut finished = 0;
         let mut shutting_down = false;
+        // Far in the future until a shutdown is requested.
+        let abandon_at = tokio::time::sleep(Duration::from_secs(u32::MAX.into()));
+        tokio::pin!(abandon_at);
         while finished < threads {
             tokio::select! {
                 () = &mut shutdown, if !shutting_down => {
                     tracing::info!("shutdown requested: committing, closing tasks, leaving the group");
                     shutting_down = true;
                     stop.store(true, Ordering::Relaxed);
+                    abandon_at
+                        .as_mut()
+                        .reset(tokio::time::Instant::now() + SHUTDOWN_TIMEOUT);
+                }
+                () = &mut abandon_at, if shutting_down => {
+                    // A thread blocked in a call that does not see the stop flag (librdkafka
+                    // waiting for a cluster that is down): shutting down must not wait for it.
+                    // It committed nothing since; the broker aborts its open transaction after
+                    // `transaction.timeout.ms`, and the tasks' next owner redoes the interval.
+                    tracing::warn!(
+                        threads = threads - finished,
+                        timeout = ?SHUTDOWN_TIMEOUT,
+                        "processing threads did not stop in time after the shutdown request; abandoning them"
+                    );
+                    break;
                 }
                 done = done_rx.recv() => {
                     let Some((index, result)) = done else { break };
@@ -232,6 +250,13 @@ impl<T: Topology> KafkaStreams<T> {
         }
     }
 }
+
+/// How long [`KafkaStreams::run`] waits for its processing threads after the shutdown future
+/// completes. The threads give up their own waits within
+/// [`STOPPING_GRACE`](crate::kafka::producer::STOPPING_GRACE) and leave the group within a few
+/// seconds; a thread still blocked after this long is abandoned (like Kafka Streams'
+/// `close(timeout)`), so a shutdown always ends, even while every broker is down.
+pub const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(20);
 
 impl<T: Topology> Builder<T> {
     /// The brokers to bootstrap from (`host:port[,host:port]`). Required.

@@ -56,7 +56,7 @@ mod signal;
 mod state;
 mod tasks;
 
-pub use app::{Builder, KafkaStreams};
+pub use app::{Builder, KafkaStreams, SHUTDOWN_TIMEOUT};
 pub use config::{BuildError, DEFAULT_CACHE_MAX_BYTES, ProcessingGuarantee, StreamsConfig};
 pub use error::{ConsumerFailure, StreamsError};
 pub use offset_commit::OffsetCommitError;
