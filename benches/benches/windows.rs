@@ -34,9 +34,7 @@
 
 #![allow(missing_docs, clippy::unwrap_used)]
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use dekaf_streams::prelude::*;
@@ -44,32 +42,10 @@ use dekaf_streams::store::MemoryStores;
 use dekaf_streams::task::{
     Headers, InputRecord, OutgoingRecord, RecordSink, SinkError, Task, Topology,
 };
-
-/// Counts heap allocations; forwards everything to the system allocator.
-struct Counting;
-
-static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
-
-// SAFETY: `Counting` upholds `GlobalAlloc`'s contract exactly as `System` does.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: forwarded unchanged.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded unchanged.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: forwarded unchanged.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+use dekaf_streams_benches::alloc::{CountingAllocator, allocations};
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: CountingAllocator = CountingAllocator;
 
 topology! {
     pub Sessions = "bench-sessions" {
@@ -154,11 +130,11 @@ fn measure<T: Topology>() -> (f64, f64, f64) {
     for _ in 0..3 {
         t0 += RECORDS;
         let records0 = out.records;
-        let a0 = ALLOCATIONS.load(Ordering::Relaxed);
+        let a0 = allocations();
         let start = Instant::now();
         pass(&mut task, t0, &mut out);
         let ns = start.elapsed().as_nanos() as f64 / RECORDS as f64;
-        let allocs = (ALLOCATIONS.load(Ordering::Relaxed) - a0) as f64 / RECORDS as f64;
+        let allocs = (allocations() - a0) as f64 / RECORDS as f64;
         let outs = (out.records - records0) as f64 / RECORDS as f64;
         if ns < best.0 {
             best = (ns, allocs, outs);

@@ -50,43 +50,18 @@
 
 #![allow(missing_docs, clippy::unwrap_used)]
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::{BTreeMap, HashMap};
 use std::hint::black_box;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use dekaf_streams::prelude::*;
 use dekaf_streams::store::{MemoryBackend, MemoryStores, StoreBackend};
 use dekaf_streams::task::{InputRecord, OutgoingRecord, RecordSink, SinkError, TopicKind};
-
-/// Counts heap allocations; forwards everything to the system allocator.
-struct Counting;
-
-static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
-
-// SAFETY: every method forwards to `System` with the caller's arguments unchanged, so
-// `Counting` upholds `GlobalAlloc`'s contract exactly as `System` does.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: forwarded unchanged (see the impl).
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded unchanged (see the impl).
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: forwarded unchanged (see the impl).
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+use dekaf_streams_benches::alloc::{CountingAllocator, allocations};
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: CountingAllocator = CountingAllocator;
 
 topology! {
     pub WordCount = "word-count" {
@@ -299,13 +274,13 @@ impl Minimal {
 /// ns per word and allocations per word of `f` over `passes` passes after a warm-up pass.
 fn measure(mut f: impl FnMut(), words: usize, passes: usize) -> (f64, f64) {
     f();
-    let a0 = ALLOCATIONS.load(Ordering::Relaxed);
+    let a0 = allocations();
     let t0 = Instant::now();
     for _ in 0..passes {
         f();
     }
     let elapsed = t0.elapsed();
-    let allocs = ALLOCATIONS.load(Ordering::Relaxed) - a0;
+    let allocs = allocations() - a0;
     let n = (words * passes) as f64;
     (elapsed.as_nanos() as f64 / n, allocs as f64 / n)
 }

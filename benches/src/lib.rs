@@ -9,6 +9,7 @@
 //! (the ceiling), `bench-measure` (a standalone read_committed measurer) and `dekaf-bench-app`
 //! (the slot where dekaf-streams runs the workloads).
 
+pub mod alloc;
 pub mod args;
 pub mod kafka;
 pub mod measure;
