@@ -302,15 +302,9 @@ pub fn store_put<VS: Serde, B: StoreBackend, S: RecordSink>(
             None
         }
     };
-    sink.send(OutgoingRecord {
-        topic: changelog,
-        kind: TopicKind::Changelog,
-        partitioning: Partitioning::Exact(partition),
-        key: Some(key),
-        value,
-        timestamp,
-        headers: Headers::empty(),
-    })?;
+    sink.send(OutgoingRecord::changelog(
+        changelog, partition, key, value, timestamp,
+    ))?;
     Ok(encoded == Encoded::Present)
 }
 
@@ -365,19 +359,13 @@ where
         ));
     };
     // A value that encodes as null deleted the key: the changelog gets a tombstone.
-    sink.send(OutgoingRecord {
-        topic: changelog,
-        kind: TopicKind::Changelog,
-        partitioning: Partitioning::Exact(partition),
-        key: Some(key),
-        value: if present {
-            Some(value_buf.as_slice())
-        } else {
-            None
-        },
+    sink.send(OutgoingRecord::changelog(
+        changelog,
+        partition,
+        key,
+        present.then_some(value_buf.as_slice()),
         timestamp,
-        headers: Headers::empty(),
-    })?;
+    ))?;
     Ok((value, present, existed))
 }
 

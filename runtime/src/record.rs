@@ -180,6 +180,29 @@ pub struct OutgoingRecord<'a> {
     pub headers: &'a Headers,
 }
 
+impl<'a> OutgoingRecord<'a> {
+    /// A store's changelog record: `key` with its new `value` (`None`: deleted) to partition
+    /// `partition` of `changelog` (the task's partition), without headers.
+    #[inline]
+    pub fn changelog(
+        changelog: &'static str,
+        partition: i32,
+        key: &'a [u8],
+        value: Option<&'a [u8]>,
+        timestamp: i64,
+    ) -> Self {
+        OutgoingRecord {
+            topic: changelog,
+            kind: TopicKind::Changelog,
+            partitioning: Partitioning::Exact(partition),
+            key: Some(key),
+            value,
+            timestamp,
+            headers: Headers::empty(),
+        }
+    }
+}
+
 /// A failure of the runner's sink (for example a producer that cannot send).
 #[derive(Debug, thiserror::Error)]
 #[error("record sink: {0}")]

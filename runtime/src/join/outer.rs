@@ -12,7 +12,7 @@
 
 use std::ops::Bound;
 
-use crate::record::{Headers, OutgoingRecord, Partitioning, RecordSink, TopicKind};
+use crate::record::{OutgoingRecord, RecordSink};
 use crate::store::{StoreBackend, StoreError};
 
 /// The side byte of a left record.
@@ -32,15 +32,13 @@ pub struct Changelog<'s, S> {
 
 impl<S: RecordSink> Changelog<'_, S> {
     fn send(&mut self, key: &[u8], value: Option<&[u8]>, timestamp: i64) -> Result<(), StoreError> {
-        self.sink.send(OutgoingRecord {
-            topic: self.topic,
-            kind: TopicKind::Changelog,
-            partitioning: Partitioning::Exact(self.partition),
-            key: Some(key),
+        self.sink.send(OutgoingRecord::changelog(
+            self.topic,
+            self.partition,
+            key,
             value,
             timestamp,
-            headers: Headers::empty(),
-        })?;
+        ))?;
         Ok(())
     }
 }

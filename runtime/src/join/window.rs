@@ -18,7 +18,7 @@
 
 use std::ops::Bound;
 
-use crate::record::{Headers, OutgoingRecord, Partitioning, RecordSink, TopicKind};
+use crate::record::{OutgoingRecord, RecordSink};
 use crate::store::{StoreBackend, StoreError};
 
 /// Kafka Streams' smallest segment interval.
@@ -122,15 +122,13 @@ pub fn put<B: StoreBackend, S: RecordSink>(
         bufs.changelog_key
             .extend_from_slice(&timestamp.to_be_bytes());
         bufs.changelog_key.extend_from_slice(&seqnum.to_be_bytes());
-        sink.send(OutgoingRecord {
+        sink.send(OutgoingRecord::changelog(
             topic,
-            kind: TopicKind::Changelog,
-            partitioning: Partitioning::Exact(partition),
-            key: Some(&bufs.changelog_key),
-            value: Some(value),
+            partition,
+            &bufs.changelog_key,
+            Some(value),
             timestamp,
-            headers: Headers::empty(),
-        })?;
+        ))?;
     }
     Ok(stored)
 }

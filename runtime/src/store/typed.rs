@@ -4,7 +4,7 @@ use std::marker::PhantomData;
 use std::ops::Bound;
 
 use super::{StoreBackend, StoreError, encode};
-use crate::record::{OutgoingRecord, Partitioning, RecordSink, TopicKind};
+use crate::record::{OutgoingRecord, RecordSink};
 use crate::serdes::{Encoded, Serde, SerdeError};
 
 /// Decoded entries of a store with serdes `KS` and `VS`.
@@ -68,15 +68,13 @@ impl<'a, KS: Serde, VS: Serde, B: StoreBackend, S: RecordSink> KeyValueStore<'a,
             return self.delete_encoded();
         }
         self.backend.put(self.key_buf, self.value_buf)?;
-        self.sink.send(OutgoingRecord {
-            topic: self.changelog,
-            kind: TopicKind::Changelog,
-            partitioning: Partitioning::Exact(self.partition),
-            key: Some(self.key_buf),
-            value: Some(self.value_buf),
-            timestamp: self.timestamp,
-            headers: crate::record::Headers::empty(),
-        })?;
+        self.sink.send(OutgoingRecord::changelog(
+            self.changelog,
+            self.partition,
+            self.key_buf,
+            Some(self.value_buf),
+            self.timestamp,
+        ))?;
         Ok(())
     }
 
@@ -88,15 +86,13 @@ impl<'a, KS: Serde, VS: Serde, B: StoreBackend, S: RecordSink> KeyValueStore<'a,
 
     fn delete_encoded(&mut self) -> Result<(), StoreError> {
         if self.backend.delete(self.key_buf)? {
-            self.sink.send(OutgoingRecord {
-                topic: self.changelog,
-                kind: TopicKind::Changelog,
-                partitioning: Partitioning::Exact(self.partition),
-                key: Some(self.key_buf),
-                value: None,
-                timestamp: self.timestamp,
-                headers: crate::record::Headers::empty(),
-            })?;
+            self.sink.send(OutgoingRecord::changelog(
+                self.changelog,
+                self.partition,
+                self.key_buf,
+                None,
+                self.timestamp,
+            ))?;
         }
         Ok(())
     }

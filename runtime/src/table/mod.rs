@@ -14,8 +14,8 @@ mod changed;
 pub use changed::Changed;
 
 use crate::__private::{
-    ErrorKind, Headers, OutgoingRecord, Partitioning, RecordError, RecordSink, Serde, StoreBackend,
-    TopicKind, record, store_error, store_get,
+    ErrorKind, OutgoingRecord, RecordError, RecordSink, Serde, StoreBackend, record, store_error,
+    store_get,
 };
 use crate::serdes::Encoded;
 
@@ -73,15 +73,9 @@ pub fn table_put<VS: Serde, B: StoreBackend, S: RecordSink>(
             (None, None)
         }
     };
-    sink.send(OutgoingRecord {
-        topic: changelog,
-        kind: TopicKind::Changelog,
-        partitioning: Partitioning::Exact(partition),
-        key: Some(key),
-        value: bytes,
-        timestamp,
-        headers: Headers::empty(),
-    })?;
+    sink.send(OutgoingRecord::changelog(
+        changelog, partition, key, bytes, timestamp,
+    ))?;
     Ok(Change { new, old })
 }
 
@@ -157,15 +151,9 @@ fn write_aggregate<AS: Serde, B: StoreBackend, S: RecordSink>(
             None
         }
     };
-    sink.send(OutgoingRecord {
-        topic: changelog,
-        kind: TopicKind::Changelog,
-        partitioning: Partitioning::Exact(partition),
-        key: Some(key),
-        value: bytes,
-        timestamp,
-        headers: Headers::empty(),
-    })?;
+    sink.send(OutgoingRecord::changelog(
+        changelog, partition, key, bytes, timestamp,
+    ))?;
     Ok(new)
 }
 

@@ -15,7 +15,7 @@ use std::collections::btree_map::Entry;
 use super::be_i64;
 use crate::__private::{RecordError, store_error};
 use crate::cache::DirtyKeys;
-use crate::record::{Headers, OutgoingRecord, Partitioning, RecordSink, TopicKind};
+use crate::record::{OutgoingRecord, RecordSink};
 use crate::store::{StoreBackend, StoreError};
 
 /// The keys of the windows with one time (nearly always one).
@@ -227,15 +227,9 @@ impl TimeIndex {
                     continue;
                 }
                 if store.delete(&key).map_err(|e| store_error(node, e))? {
-                    sink.send(OutgoingRecord {
-                        topic: changelog,
-                        kind: TopicKind::Changelog,
-                        partitioning: Partitioning::Exact(partition),
-                        key: Some(&key),
-                        value: None,
-                        timestamp,
-                        headers: Headers::empty(),
-                    })?;
+                    sink.send(OutgoingRecord::changelog(
+                        changelog, partition, &key, None, timestamp,
+                    ))?;
                 }
                 self.recycle(key);
             }

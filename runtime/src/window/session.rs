@@ -13,7 +13,7 @@ use std::ops::Bound;
 
 use super::be_i64;
 use crate::__private::{RecordError, store_error};
-use crate::record::{Headers, OutgoingRecord, Partitioning, RecordSink, TopicKind};
+use crate::record::{OutgoingRecord, RecordSink};
 use crate::serdes::Serde;
 use crate::store::{StoreBackend, StoreError};
 
@@ -142,15 +142,9 @@ where
             index.remove(key);
             let deleted = store.delete(key).map_err(|e| store_error(node, e));
             let sent = deleted.and_then(|_| {
-                sink.send(OutgoingRecord {
-                    topic: changelog,
-                    kind: TopicKind::Changelog,
-                    partitioning: Partitioning::Exact(partition),
-                    key: Some(key),
-                    value: None,
-                    timestamp,
-                    headers: Headers::empty(),
-                })
+                sink.send(OutgoingRecord::changelog(
+                    changelog, partition, key, None, timestamp,
+                ))
                 .map_err(RecordError::from)
             });
             if let Err(e) = sent {

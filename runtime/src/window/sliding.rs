@@ -17,7 +17,7 @@ use std::ops::Bound;
 
 use super::{WindowScratch, be_i64};
 use crate::__private::{RecordError, store_error};
-use crate::record::{Headers, OutgoingRecord, Partitioning, RecordSink, TopicKind};
+use crate::record::{OutgoingRecord, RecordSink};
 use crate::serdes::{Encoded, Serde};
 use crate::store::{StoreBackend, StoreError, window_key};
 
@@ -311,18 +311,12 @@ pub fn sliding_store<VS: Serde, B: StoreBackend, S: RecordSink>(
     } else {
         store.delete(key).map_err(|e| store_error(node, e))?;
     }
-    sink.send(OutgoingRecord {
-        topic: changelog,
-        kind: TopicKind::Changelog,
-        partitioning: Partitioning::Exact(partition),
-        key: Some(key),
-        value: if present {
-            Some(value_buf.as_slice())
-        } else {
-            None
-        },
-        timestamp: ts,
-        headers: Headers::empty(),
-    })?;
+    sink.send(OutgoingRecord::changelog(
+        changelog,
+        partition,
+        key,
+        present.then_some(value_buf.as_slice()),
+        ts,
+    ))?;
     Ok(present)
 }

@@ -12,26 +12,8 @@ use std::ops::Bound;
 
 use super::{WindowScratch, be_i64};
 use crate::__private::{RecordError, store_error};
-use crate::record::{Headers, OutgoingRecord, Partitioning, RecordSink, TopicKind};
+use crate::record::{OutgoingRecord, RecordSink};
 use crate::store::StoreBackend;
-
-fn changelog_record<'a>(
-    changelog: &'static str,
-    partition: i32,
-    key: &'a [u8],
-    value: Option<&'a [u8]>,
-    timestamp: i64,
-) -> OutgoingRecord<'a> {
-    OutgoingRecord {
-        topic: changelog,
-        kind: TopicKind::Changelog,
-        partitioning: Partitioning::Exact(partition),
-        key: Some(key),
-        value,
-        timestamp,
-        headers: Headers::empty(),
-    }
-}
 
 /// Buffers the result `value` (`None`: a tombstone, which drops the window's buffered result)
 /// of the window ending at `end` whose window-store key is `store_key`, stamped `timestamp`.
@@ -60,7 +42,7 @@ pub fn buffer_put<B: StoreBackend, S: RecordSink>(
             v.extend_from_slice(&timestamp.to_be_bytes());
             v.extend_from_slice(bytes);
             buffer.put(key, v).map_err(|e| store_error(node, e))?;
-            sink.send(changelog_record(
+            sink.send(OutgoingRecord::changelog(
                 changelog,
                 partition,
                 key,
@@ -70,7 +52,9 @@ pub fn buffer_put<B: StoreBackend, S: RecordSink>(
         }
         None => {
             if buffer.delete(key).map_err(|e| store_error(node, e))? {
-                sink.send(changelog_record(changelog, partition, key, None, timestamp))?;
+                sink.send(OutgoingRecord::changelog(
+                    changelog, partition, key, None, timestamp,
+                ))?;
             }
         }
     }
@@ -111,7 +95,7 @@ pub fn buffer_evict_next<B: StoreBackend, S: RecordSink>(
     buffer
         .delete(&scratch.hi)
         .map_err(|e| store_error(node, e))?;
-    sink.send(changelog_record(
+    sink.send(OutgoingRecord::changelog(
         changelog,
         partition,
         &scratch.hi,
