@@ -83,6 +83,9 @@ pub mod window;
 // code `topology!` generates).
 #[doc(hidden)]
 pub mod join;
+// Standby tasks: state replicas kept up to date from the changelogs (used by the runtime).
+#[cfg(feature = "kafka")]
+mod standby;
 
 #[doc(hidden)]
 pub mod __private;

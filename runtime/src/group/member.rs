@@ -13,7 +13,7 @@ use super::coordinator::{Backoff, CoordinatorConfig, connect_to_coordinator};
 use super::error::GroupError;
 use super::events::MemberEvent;
 use super::state::{Identity, Membership, Outcome};
-use super::task::{Assignment, TaskId};
+use super::task::{Assignment, TaskId, TaskOffsets};
 use super::topology::heartbeat_topology;
 use crate::protocol::Endpoint;
 use crate::protocol::heartbeat::{
@@ -91,6 +91,7 @@ pub const LEAVE_WAIT: Duration = Duration::from_secs(5);
 enum Command {
     Release(Vec<TaskId>),
     Rejoin,
+    TaskOffsets(TaskOffsets),
     Close(oneshot::Sender<()>),
 }
 
@@ -119,6 +120,7 @@ impl std::fmt::Debug for Command {
         match self {
             Command::Release(t) => f.debug_tuple("Release").field(t).finish(),
             Command::Rejoin => f.write_str("Rejoin"),
+            Command::TaskOffsets(o) => f.debug_tuple("TaskOffsets").field(o).finish(),
             Command::Close(_) => f.write_str("Close"),
         }
     }
@@ -231,6 +233,14 @@ impl MemberHandle {
         let tasks: Vec<TaskId> = tasks.into_iter().collect();
         // A closed channel means the member has stopped: nothing to release to.
         let _ = self.commands.send(Command::Release(tasks));
+    }
+
+    /// Tells the member what state its owner holds for tasks it does not run (standbys): the
+    /// heartbeat reports these offset sums to the coordinator, whose assignor ranks standby
+    /// candidates by them (see the runtime's `standby` module).
+    pub fn report_task_offsets(&self, offsets: TaskOffsets) {
+        // A closed channel means the member has stopped: nothing to report to.
+        let _ = self.commands.send(Command::TaskOffsets(offsets));
     }
 
     /// Tells the member that the owner dropped every task because the coordinator fenced it at
@@ -361,9 +371,13 @@ impl Driver {
 
     /// One heartbeat and its consequences. `Err` only for fatal errors.
     async fn beat(&mut self) -> Result<(), GroupError> {
-        let request = self.membership.request();
         let now = Instant::now();
-        match self.send(&request).await {
+        let request = self.membership.request_at(now.into_std());
+        let sent = self.send(&request).await;
+        if sent.is_err() {
+            self.membership.offsets_lost();
+        }
+        match sent {
             Ok(response) => {
                 let (events, outcome) = self.membership.on_response(response);
                 self.publish(events);
@@ -443,6 +457,10 @@ impl Driver {
                     Some(Command::Release(tasks)) => {
                         let events = self.membership.release(&tasks);
                         self.publish(events);
+                        continue;
+                    }
+                    Some(Command::TaskOffsets(offsets)) => {
+                        self.membership.set_task_offsets(offsets);
                         continue;
                     }
                     Some(Command::Rejoin) => {

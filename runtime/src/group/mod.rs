@@ -48,6 +48,7 @@
 #![cfg_attr(not(feature = "kafka"), allow(dead_code))]
 
 mod authenticate;
+mod configs;
 pub(crate) mod connection;
 pub(crate) mod coordinator;
 mod describe;
@@ -61,10 +62,11 @@ mod topology;
 
 #[cfg(feature = "kafka")]
 pub(crate) use authenticate::check_credentials;
+pub use configs::{STANDBY_REPLICAS_CONFIG, alter_group_configs, set_standby_replicas};
 pub use connection::BrokerConnection;
 pub use coordinator::{CoordinatorConfig, connect_to_coordinator};
 pub use describe::describe_streams_group;
 pub use error::GroupError;
 pub use events::{GroupStatus, MemberEvent, StatusCode};
 pub use member::{DEFAULT_REBALANCE_TIMEOUT, MemberConfig, MemberHandle};
-pub use task::{Assignment, TaskId, TaskSet};
+pub use task::{Assignment, TaskId, TaskOffsets, TaskSet};

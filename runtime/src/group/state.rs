@@ -1,14 +1,14 @@
 //! The membership state machine, without I/O: it builds heartbeat requests, digests responses
 //! and the owner's releases, and says what to tell the owner. [`super::member`] drives it.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use kafka_protocol::ResponseError;
 
 use super::connection::error_name;
 use super::error::GroupError;
 use super::events::{GroupStatus, MemberEvent, StatusCode};
-use super::task::{self, Assignment, TaskSet};
+use super::task::{self, Assignment, TaskOffsets, TaskSet};
 use crate::protocol::Endpoint;
 use crate::protocol::heartbeat::{
     StreamsGroupHeartbeatRequest, StreamsGroupHeartbeatResponse, Topology,
@@ -70,6 +70,15 @@ pub(crate) struct Membership {
     heartbeat_interval: Duration,
     endpoint_epoch: i32,
     statuses: Option<Vec<GroupStatus>>,
+    /// The owner's latest task offsets (standby state it holds).
+    task_offsets: TaskOffsets,
+    /// What the coordinator was last sent; `None` after a join or an error (send everything).
+    sent_offsets: Option<TaskOffsets>,
+    /// When task offsets were last sent.
+    offsets_sent_at: Option<Instant>,
+    /// How often task offsets are reported (the response's TaskOffsetIntervalMs; the broker's
+    /// `group.streams.task.offset.interval.ms`, 60 s by default).
+    task_offset_interval: Duration,
 }
 
 impl Membership {
@@ -91,7 +100,56 @@ impl Membership {
             heartbeat_interval: Duration::from_secs(5),
             endpoint_epoch: 0,
             statuses: None,
+            task_offsets: TaskOffsets::default(),
+            sent_offsets: None,
+            offsets_sent_at: None,
+            task_offset_interval: Duration::from_secs(60),
         }
+    }
+
+    /// The owner's latest task offsets, reported at the next heartbeat that reports offsets.
+    pub(crate) fn set_task_offsets(&mut self, offsets: TaskOffsets) {
+        self.task_offsets = offsets;
+    }
+
+    /// The next heartbeat, with the task offsets filled in as Kafka Streams 4.4 does
+    /// (`StreamsGroupHeartbeatRequestManager`): all of them on a join; afterwards, when the
+    /// reported tasks changed or the task-offset interval passed, each list only if it differs
+    /// from what was last sent (null = unchanged). Marks them sent; a failed send calls
+    /// [`offsets_lost`](Self::offsets_lost).
+    pub(crate) fn request_at(&mut self, now: Instant) -> StreamsGroupHeartbeatRequest {
+        let mut request = self.request();
+        let joining = self.epoch == 0;
+        let due = joining
+            || self.sent_offsets.is_none()
+            || self.ack_now
+            || self
+                .offsets_sent_at
+                .is_none_or(|at| now.duration_since(at) >= self.task_offset_interval);
+        if !due {
+            return request;
+        }
+        let sent = self.sent_offsets.clone().unwrap_or_else(|| TaskOffsets {
+            offsets: vec![(task::TaskId::new("", -1), 0)],
+            end_offsets: vec![(task::TaskId::new("", -1), 0)],
+        });
+        let current = &self.task_offsets;
+        if joining || sent.offsets != current.offsets {
+            request.task_offsets = Some(task::offsets_to_wire(&current.offsets));
+        }
+        if joining || sent.end_offsets != current.end_offsets {
+            request.task_end_offsets = Some(task::offsets_to_wire(&current.end_offsets));
+        }
+        if request.task_offsets.is_some() || request.task_end_offsets.is_some() {
+            self.offsets_sent_at = Some(now);
+        }
+        self.sent_offsets = Some(current.clone());
+        request
+    }
+
+    /// The last heartbeat did not arrive: send the task offsets in full next time.
+    pub(crate) fn offsets_lost(&mut self) {
+        self.sent_offsets = None;
     }
 
     pub(crate) fn epoch(&self) -> i32 {
@@ -200,6 +258,7 @@ impl Membership {
     ) -> (Vec<MemberEvent>, Outcome) {
         let mut events = Vec::new();
         if resp.error_code != 0 {
+            self.sent_offsets = None;
             let outcome = self.on_error(resp.error_code, resp.error_message, &mut events);
             return (events, outcome);
         }
@@ -213,6 +272,9 @@ impl Membership {
         self.epoch = resp.member_epoch;
         if resp.heartbeat_interval_ms > 0 {
             self.heartbeat_interval = Duration::from_millis(resp.heartbeat_interval_ms as u64);
+        }
+        if resp.task_offset_interval_ms > 0 {
+            self.task_offset_interval = Duration::from_millis(resp.task_offset_interval_ms as u64);
         }
         self.endpoint_epoch = resp.endpoint_information_epoch;
         if let Some(statuses) = resp.status {
@@ -297,7 +359,9 @@ impl Membership {
         let warmup = added(&self.target.warmup, &self.owned.warmup, &TaskSet::new());
         let standby_changed = self.owned.standby != self.target.standby;
         let warmup_changed = self.owned.warmup != self.target.warmup;
-        // Standby and warm-up tasks are not maintained: acknowledge them as they come and go.
+        // Standby tasks are taken on (and dropped) by the owner as it sees the owned set change;
+        // nothing waits for it (the coordinator hands standbys out without revocations), so they
+        // are acknowledged as they come and go. Warm-up tasks (none in Kafka 4.4) likewise.
         self.owned.standby = self.target.standby.clone();
         self.owned.warmup = self.target.warmup.clone();
         if !active.is_empty() || !standby.is_empty() || !warmup.is_empty() {

@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 use std::fmt;
 
-use crate::protocol::TaskIds;
+use crate::protocol::{TaskIds, TaskOffset};
 use crate::topology::TopologyInfo;
 
 /// A task: one partition of one subtopology (`0_2` is partition 2 of subtopology `0`). The task
@@ -40,10 +40,25 @@ pub type TaskSet = BTreeSet<TaskId>;
 pub struct Assignment {
     /// Active tasks: processed by this member.
     pub active: TaskSet,
-    /// Standby tasks: acknowledged, not maintained (see [`crate::group`]).
+    /// Standby tasks: their stores are kept up to date from the changelogs (see
+    /// the runtime's `standby` module).
     pub standby: TaskSet,
-    /// Warm-up tasks: acknowledged, not maintained.
+    /// Warm-up tasks: acknowledged, not maintained (Kafka 4.4 assigns none, see
+    /// the runtime's `standby` module).
     pub warmup: TaskSet,
+}
+
+/// What a member reports about the state it holds (the heartbeat's `TaskOffsets` and
+/// `TaskEndOffsets`, KIP-1071): per task, the sum of the changelog offsets its stores reflect,
+/// and the sum of those changelogs' end offsets. As Kafka Streams 4.4 reports them
+/// (`TaskManager.maybeUpdateTaskOffsetSumSnapshot`), running active tasks are left out: they
+/// are caught up by definition.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TaskOffsets {
+    /// Offset sums of the tasks whose state this member holds (standbys).
+    pub offsets: Vec<(TaskId, i64)>,
+    /// End-offset sums of the same tasks' changelogs.
+    pub end_offsets: Vec<(TaskId, i64)>,
 }
 
 /// Converts the wire form into tasks of `topology`; subtopology ids the topology does not have
@@ -78,6 +93,21 @@ pub(crate) fn to_wire(tasks: &TaskSet) -> Vec<TaskIds> {
         }
     }
     out
+}
+
+/// Converts per-task offset sums into the wire form, sorted by task.
+pub(crate) fn offsets_to_wire(offsets: &[(TaskId, i64)]) -> Vec<TaskOffset> {
+    let mut sorted = offsets.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup_by_key(|(t, _)| *t);
+    sorted
+        .into_iter()
+        .map(|(t, offset)| TaskOffset {
+            subtopology_id: t.subtopology.to_owned(),
+            partition: t.partition,
+            offset,
+        })
+        .collect()
 }
 
 /// Formats a task set as `[0_0, 0_1]` for logs.

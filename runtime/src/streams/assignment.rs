@@ -13,9 +13,11 @@ use rdkafka::{Offset, TopicPartitionList};
 use super::commit::parse_stream_time;
 use super::error::StreamsError;
 use super::processing::StreamThread;
+use super::standbys::{resume_from_standby, standby_lag};
 use super::state::flush_task;
 use super::tasks::{ActiveTask, ActiveTasks, TaskId};
 use crate::kafka::restore::{RestoreError, RestorePartition, restore};
+use crate::standby::ChangelogPosition;
 use crate::store::BackendFactory;
 use crate::task::{Task, Topology};
 
@@ -59,9 +61,22 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         let committed = self.fetch_committed(&added)?;
         for id in &added {
             let _span = tracing::info_span!("task", task = %id).entered();
-            let dir = self.lock_task_dir(id.subtopology, id.partition)?;
-            let mut active = ActiveTasks::<T, F>::create(*id, &mut self.stores, dir)
-                .map_err(|source| StreamsError::task(id, source))?;
+            // A standby of the task on this thread becomes the active task, stores and all.
+            let (mut active, standby) = match self.take_standby(*id) {
+                Some(mut standby) => {
+                    let dir = standby.dir.take();
+                    let positions = std::mem::take(&mut standby.changelogs);
+                    let lag = standby_lag(&positions);
+                    tracing::info!(task = %id, lag, "standby promoted to active: restoring only its lag");
+                    (ActiveTasks::adopt(*id, standby.task, dir), Some(positions))
+                }
+                None => {
+                    let dir = self.lock_task_dir(id.subtopology, id.partition)?;
+                    let active = ActiveTasks::<T, F>::create(*id, &mut self.stores, dir)
+                        .map_err(|source| StreamsError::task(id, source))?;
+                    (active, None)
+                }
+            };
             for (i, topic) in active.task.source_topics().iter().enumerate() {
                 if let Some(elem) = committed.find_partition(topic, id.partition) {
                     if let Offset::Offset(o) = elem.offset() {
@@ -73,7 +88,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                     }
                 }
             }
-            self.restore_task(&mut active)?;
+            self.restore_task_from(&mut active, standby.as_deref())?;
             active.task.set_stream_time(active.committed_stream_time);
             self.publish_restored(&active)?;
             self.tasks.insert(active);
@@ -113,6 +128,16 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         &mut self,
         active: &mut ActiveTask<T, F>,
     ) -> Result<(), StreamsError> {
+        self.restore_task_from(active, None)
+    }
+
+    /// [`restore_task`](Self::restore_task), or, for a promoted standby, from the standby's
+    /// `positions` (its stores already hold everything before them).
+    pub(crate) fn restore_task_from(
+        &mut self,
+        active: &mut ActiveTask<T, F>,
+        standby: Option<&[ChangelogPosition]>,
+    ) -> Result<(), StreamsError> {
         let sub = active.task.subtopology();
         let mut partitions = Vec::new();
         for store in sub.stores {
@@ -128,7 +153,10 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                 until,
             });
         }
-        self.restore_start(active, &mut partitions)?;
+        match standby {
+            Some(positions) => resume_from_standby(active, &mut partitions, positions)?,
+            None => self.restore_start(active, &mut partitions)?,
+        }
         if partitions.is_empty() {
             return Ok(());
         }
@@ -161,6 +189,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             task = %active.id,
             records = summary.records,
             seconds = started.elapsed().as_secs_f64(),
+            from_standby = standby.is_some(),
             "task restored"
         );
         Ok(())

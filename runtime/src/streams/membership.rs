@@ -9,7 +9,9 @@ use super::context::ThreadContext;
 use super::error::StreamsError;
 use super::offset_commit::{OffsetCommitError, OffsetCommitter};
 use crate::group::coordinator::CoordinatorConfig;
-use crate::group::{GroupError, MemberConfig, MemberEvent, MemberHandle, TaskId};
+use crate::group::{
+    Assignment, GroupError, MemberConfig, MemberEvent, MemberHandle, TaskId, TaskOffsets,
+};
 use crate::kafka::txn_offsets::MemberIdentity;
 use crate::task::Topology;
 
@@ -87,6 +89,21 @@ impl Membership {
     pub(crate) fn release(&mut self, tasks: &[TaskId]) {
         if let Some(handle) = self.handle.as_mut() {
             handle.release(tasks.iter().copied());
+        }
+    }
+
+    /// The tasks the member owns (reports to the coordinator), by kind.
+    pub(crate) fn assignment(&self) -> Assignment {
+        self.handle
+            .as_ref()
+            .map(MemberHandle::assignment)
+            .unwrap_or_default()
+    }
+
+    /// Hands the standbys' offsets to the member, for its heartbeats.
+    pub(crate) fn report_task_offsets(&self, offsets: TaskOffsets) {
+        if let Some(handle) = self.handle.as_ref() {
+            handle.report_task_offsets(offsets);
         }
     }
 

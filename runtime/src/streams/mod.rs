@@ -16,6 +16,7 @@
 //! | `context`, `clients`, `tasks` | what a thread starts with; its librdkafka clients; its tasks and their routing |
 //! | `changelog_buffer` | changelog records held until the commit, the latest per key |
 //! | `consumer_errors` | which consumer errors are retried and which stop the application |
+//! | `standbys` | standby tasks: taking them on and dropping them, keeping them up to date, promoting them |
 //! | `state` | on-disk stores: flush after commits, restore from a checkpoint, checkpoint on close |
 //! | `queries` | publishing the stores' committed state and the partition counts for interactive queries ([`crate::query`]) |
 //! | `reset` | deleting an application's group and internal topics |
@@ -35,6 +36,10 @@
 //! | `dekaf.streams.commit.duration` | histogram | commit time in seconds |
 //! | `dekaf.streams.restore.duration` | histogram | time to restore one task's stores, in seconds |
 //! | `dekaf.streams.tasks.active` | gauge | tasks currently owned |
+//! | `dekaf.streams.tasks.standby` | gauge | standby tasks currently maintained |
+//! | `dekaf.streams.standby.records` | counter | changelog records applied to standby tasks |
+//! | `dekaf.streams.standby.lag` | gauge (label `task`) | changelog records a standby task has not applied yet |
+//! | `dekaf.streams.standby.promotions` | counter | standby tasks that became active, restoring only their lag |
 
 mod abort;
 mod app;
@@ -53,6 +58,7 @@ mod queries;
 mod refusal;
 mod reset;
 mod signal;
+mod standbys;
 mod state;
 mod tasks;
 

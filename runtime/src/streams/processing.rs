@@ -65,6 +65,7 @@ use crate::kafka::producer::{self, DeliveryWatch, StreamsProducer};
 use crate::kafka::restore::RestoreConsumer;
 use crate::query::registry::Publisher;
 use crate::record::{OutgoingRecord, Partitioning, RecordSink, SinkError, TopicKind};
+use crate::standby::StandbyTasks;
 use crate::store::BackendFactory;
 use crate::task::{Headers, InputRecord, Task, TaskError, Topology};
 
@@ -72,6 +73,10 @@ use crate::task::{Headers, InputRecord, Task, TaskError, Topology};
 const POLL: Duration = Duration::from_millis(20);
 /// Records processed between two looks at the clock (is a commit due?).
 const RECORDS_PER_CLOCK_CHECK: u32 = 64;
+/// How long standbys may apply changelog records at each look at the clock.
+const STANDBY_BUDGET: Duration = Duration::from_millis(5);
+/// How long standbys may apply changelog records per turn when there is nothing to process.
+const STANDBY_IDLE_BUDGET: Duration = Duration::from_millis(50);
 
 /// The state of one processing thread.
 pub(crate) struct StreamThread<T: Topology, F: BackendFactory> {
@@ -101,6 +106,12 @@ pub(crate) struct StreamThread<T: Topology, F: BackendFactory> {
     pub(super) interrupted: bool,
     /// Publishes the tasks' committed state for interactive queries.
     pub(super) publisher: Publisher,
+    /// The standby tasks (see the runtime's `standby` module).
+    pub(super) standbys: StandbyTasks<T::Task<F::Backend>>,
+    /// Their consumer, created when the first standby comes.
+    pub(super) standby_consumer: Option<RestoreConsumer>,
+    /// When the standbys were last matched with the member's assignment.
+    pub(super) standbys_synced: Instant,
 }
 
 impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
@@ -127,6 +138,9 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             consumer_errors: ConsumerErrors::default(),
             interrupted: false,
             publisher: Publisher::new(Arc::clone(&ctx.queries)),
+            standbys: StandbyTasks::default(),
+            standby_consumer: None,
+            standbys_synced: Instant::now(),
             ctx,
         })
     }
@@ -149,7 +163,9 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     fn run_loop(&mut self) -> Result<(), StreamsError> {
         let mut since_clock_check = 0u32;
         while !self.ctx.stop.load(Ordering::Relaxed) {
+            let mut assignment_changed = false;
             while let Some(event) = self.member.try_event()? {
+                assignment_changed = true;
                 match event {
                     MemberEvent::Assigned { active, .. } => self.add(&active)?,
                     MemberEvent::Revoked(tasks) => self.revoke(&tasks)?,
@@ -158,8 +174,14 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                 }
             }
             if self.tasks.is_empty() {
-                std::thread::sleep(POLL);
+                // Nothing to process: the standbys may take their time.
+                if self.maintain_standbys(assignment_changed, STANDBY_IDLE_BUDGET)? == 0 {
+                    std::thread::sleep(POLL);
+                }
                 continue;
+            }
+            if assignment_changed {
+                self.maintain_standbys(true, STANDBY_BUDGET)?;
             }
             match self.consumer.poll(POLL) {
                 Some(Ok(message)) => {
@@ -193,6 +215,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                 None => {}
             }
             since_clock_check = 0;
+            self.maintain_standbys(false, STANDBY_BUDGET)?;
             if self.last_commit.elapsed() >= self.ctx.config.commit_interval {
                 self.commit()?;
             }
@@ -221,6 +244,9 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             }
         }
         metrics::gauge!("dekaf.streams.tasks.active").decrement(n as f64);
+        // A standby's stores hold committed changelog records only: checkpointing them is
+        // right whatever became of the active tasks' last interval.
+        self.close_standbys(!self.interrupted);
         let handle = self.ctx.handle.clone();
         handle.block_on(self.member.leave());
         committed

@@ -64,8 +64,14 @@ impl<T: Topology, F: BackendFactory> ActiveTasks<T, F> {
         dir: Option<TaskDir>,
     ) -> Result<ActiveTask<T, F>, TaskError> {
         let task = T::create_task(id.subtopology, id.partition, stores)?;
+        Ok(Self::adopt(id, task, dir))
+    }
+
+    /// Makes `task` (a promoted standby's, stores and all) an active task. Its positions start
+    /// unknown.
+    pub fn adopt(id: TaskId, task: T::Task<F::Backend>, dir: Option<TaskDir>) -> ActiveTask<T, F> {
         let n = task.source_topics().len();
-        Ok(ActiveTask {
+        ActiveTask {
             id,
             task,
             positions: vec![None; n],
@@ -74,7 +80,7 @@ impl<T: Topology, F: BackendFactory> ActiveTasks<T, F> {
             committed_stream_time: i64::MIN,
             processed: 0,
             dir,
-        })
+        }
     }
 
     /// Adds a task.

@@ -359,3 +359,49 @@ fn a_static_member_joins_with_its_instance_id_and_leaves_with_epoch_minus_two() 
     assert_eq!(leave.member_epoch, -2);
     assert_eq!(leave.instance_id.as_deref(), Some("orders-a-1"));
 }
+
+fn offsets(o: &[(&'static str, i32, i64)]) -> Vec<(TaskId, i64)> {
+    o.iter().map(|&(s, p, v)| (t(s, p), v)).collect()
+}
+
+#[test]
+fn task_offsets_go_in_full_on_the_join_then_only_when_changed_and_due() {
+    let mut m = membership();
+    m.set_task_offsets(TaskOffsets {
+        offsets: offsets(&[("1", 2, 40)]),
+        end_offsets: offsets(&[("1", 2, 50)]),
+    });
+    let start = Instant::now();
+    let join = m.request_at(start);
+    let wire = |v: Option<Vec<crate::protocol::TaskOffset>>| {
+        v.map(|v| {
+            v.into_iter()
+                .map(|o| (o.subtopology_id, o.partition, o.offset))
+                .collect::<Vec<_>>()
+        })
+    };
+    assert_eq!(wire(join.task_offsets), Some(vec![("1".into(), 2, 40)]));
+    assert_eq!(wire(join.task_end_offsets), Some(vec![("1".into(), 2, 50)]));
+    let mut r = ok(1, Some(&[]));
+    r.task_offset_interval_ms = 10_000;
+    m.on_response(r);
+    // Unchanged: nothing (null = unchanged), however long it has been.
+    let later = m.request_at(start + Duration::from_secs(5));
+    assert_eq!((later.task_offsets, later.task_end_offsets), (None, None));
+    // Changed but the interval has not passed since the last report: not yet.
+    m.set_task_offsets(TaskOffsets {
+        offsets: offsets(&[("1", 2, 45)]),
+        end_offsets: offsets(&[("1", 2, 50)]),
+    });
+    let r = m.request_at(start + Duration::from_millis(5500));
+    assert_eq!(r.task_offsets, None);
+    // Due: only the list that changed goes.
+    let r = m.request_at(start + Duration::from_secs(11));
+    assert_eq!(wire(r.task_offsets), Some(vec![("1".into(), 2, 45)]));
+    assert_eq!(r.task_end_offsets, None);
+    // A lost heartbeat sends everything again.
+    m.offsets_lost();
+    let r = m.request_at(start + Duration::from_millis(11_100));
+    assert_eq!(wire(r.task_offsets), Some(vec![("1".into(), 2, 45)]));
+    assert_eq!(wire(r.task_end_offsets), Some(vec![("1".into(), 2, 50)]));
+}

@@ -1,0 +1,261 @@
+//! A thread's standby tasks (see the runtime's `standby` module): taking them on and dropping
+//! them as the member's assignment changes, keeping them up to date between records, and
+//! reporting their offsets to the member's heartbeat.
+
+use std::time::Duration;
+
+use rdkafka::Offset;
+
+use super::error::StreamsError;
+use super::processing::StreamThread;
+use super::tasks::ActiveTask;
+use crate::group::TaskId;
+use crate::kafka::restore::RestorePartition;
+use crate::kafka::restore::{RestoreConsumer, restore_consumer, watermarks};
+use crate::standby::{ChangelogPosition, StandbyError, StandbyTask};
+use crate::store::{BackendFactory, StoreBackend};
+use crate::task::{Task, Topology};
+
+/// How often the standbys are matched with the member's assignment when no event says it
+/// changed (a standby that goes away comes with no event).
+const SYNC_INTERVAL: Duration = Duration::from_millis(200);
+/// How often the standbys' stores are written through to their backend.
+const FLUSH_INTERVAL: Duration = Duration::from_secs(1);
+/// How often the changelogs' end offsets (for the lag) are looked up.
+const END_REFRESH_INTERVAL: Duration = Duration::from_secs(2);
+/// How long a checkpoint's watermark lookup may take when a standby opens.
+const WATERMARKS_TIMEOUT: Duration = Duration::from_secs(30);
+
+impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
+    /// Takes on the standby tasks the member owns and drops those it no longer owns. A task
+    /// still active on this thread (revoked, not yet closed) becomes a standby once it closed;
+    /// a standby the member now owns as active stays until [`add`](Self::add) promotes it.
+    fn sync_standbys(&mut self) -> Result<(), StreamsError> {
+        let owned = self.member.assignment();
+        let target = owned.standby;
+        let held = self.standbys.ids();
+        for id in held.difference(&target) {
+            if owned.active.contains(id) {
+                continue;
+            }
+            if let Some(standby) = self.standbys.take(*id) {
+                self.close_standby(standby, true);
+            }
+        }
+        let active = self.tasks.ids();
+        let mut opened = 0;
+        for id in target.difference(&held) {
+            if active.contains(id) {
+                continue;
+            }
+            let standby = self.open_standby(*id)?;
+            self.standbys.insert(standby);
+            opened += 1;
+        }
+        if opened > 0 || self.standbys.len() != held.len() {
+            metrics::gauge!("dekaf.streams.tasks.standby").set(self.standbys.len() as f64);
+            tracing::info!(standby = ?self.standbys.ids().iter().map(ToString::to_string).collect::<Vec<_>>(), "standby tasks");
+            self.member
+                .report_task_offsets(self.standbys.task_offsets());
+        }
+        Ok(())
+    }
+
+    /// Matches the standbys with the member's assignment (when `assignment_changed`, else at
+    /// most every [`SYNC_INTERVAL`]), then applies their pending changelog records for at most
+    /// `budget`, flushes their stores now and then and refreshes their lag and reported
+    /// offsets. Returns how many records it applied.
+    pub(super) fn maintain_standbys(
+        &mut self,
+        assignment_changed: bool,
+        budget: Duration,
+    ) -> Result<u64, StreamsError> {
+        if assignment_changed || self.standbys_synced.elapsed() >= SYNC_INTERVAL {
+            self.standbys_synced = std::time::Instant::now();
+            self.sync_standbys()?;
+        }
+        if self.standbys.is_empty() && self.standby_consumer.is_none() {
+            return Ok(0);
+        }
+        // With no standbys left this empties the consumer's assignment once.
+        self.standby_consumer()?;
+        let consumer = self.standby_consumer.as_ref().expect("created above");
+        let result = self
+            .standbys
+            .poll(consumer, budget)
+            .and_then(|applied| self.standbys.flush_due(FLUSH_INTERVAL).map(|()| applied));
+        let applied = result.map_err(standby_error)?;
+        if !self.standbys.is_empty() && self.standbys.refresh_ends(consumer, END_REFRESH_INTERVAL) {
+            self.member
+                .report_task_offsets(self.standbys.task_offsets());
+        }
+        Ok(applied)
+    }
+
+    /// Takes the standby of `id` out, to promote it to active, if this thread holds one.
+    pub(super) fn take_standby(&mut self, id: TaskId) -> Option<StandbyTask<T::Task<F::Backend>>> {
+        let standby = self.standbys.take(id)?;
+        metrics::gauge!("dekaf.streams.tasks.standby").set(self.standbys.len() as f64);
+        metrics::counter!("dekaf.streams.standby.promotions").increment(1);
+        Some(standby)
+    }
+
+    /// Closes every standby (the thread ends); `clean` writes their checkpoints.
+    pub(super) fn close_standbys(&mut self, clean: bool) {
+        for standby in self.standbys.drain() {
+            self.close_standby(standby, clean);
+        }
+        metrics::gauge!("dekaf.streams.tasks.standby").set(0.0);
+    }
+
+    /// The consumer standbys read with, created on first use.
+    fn standby_consumer(&mut self) -> Result<&RestoreConsumer, StreamsError> {
+        if self.standby_consumer.is_none() {
+            let settings = &self.ctx.config.settings;
+            let consumer = restore_consumer(
+                &settings.consumer(T::APPLICATION_ID, self.eos()),
+                settings.oauth_refresh(),
+            )
+            .map_err(StreamsError::kafka("creating the standby consumer"))?;
+            self.standby_consumer = Some(consumer);
+        }
+        Ok(self.standby_consumer.as_ref().expect("just created"))
+    }
+
+    /// Creates the standby of `id`: its stores (in its locked directory, when on disk) and its
+    /// positions, from the directory's checkpoint when one fits the changelogs, else from the
+    /// beginning (emptying the stores).
+    fn open_standby(
+        &mut self,
+        id: TaskId,
+    ) -> Result<StandbyTask<T::Task<F::Backend>>, StreamsError> {
+        let mut dir = self.lock_task_dir(id.subtopology, id.partition)?;
+        let mut task = T::create_task(id.subtopology, id.partition, &mut self.stores)
+            .map_err(|source| StreamsError::task(id, source))?;
+        let checkpoint = dir.as_mut().and_then(|d| {
+            let c = d.checkpoint().cloned();
+            d.discard_checkpoint();
+            c
+        });
+        let mut fits = checkpoint.is_some();
+        if let Some(checkpoint) = &checkpoint {
+            for store in task.subtopology().stores {
+                let Some(offset) = checkpoint.offset(store.changelog_topic, id.partition) else {
+                    fits = false;
+                    break;
+                };
+                let (low, high) = watermarks(
+                    &self.restore_consumer,
+                    store.changelog_topic,
+                    id.partition,
+                    WATERMARKS_TIMEOUT,
+                )
+                .map_err(StreamsError::kafka("reading changelog offsets"))?;
+                if offset < low || offset > high {
+                    tracing::warn!(task = %id, topic = store.changelog_topic, offset, low, high, "the checkpoint does not fit the changelog; the standby rebuilds its stores");
+                    fits = false;
+                    break;
+                }
+            }
+        }
+        if !fits {
+            task.clear()
+                .map_err(|source| StreamsError::task(id, source))?;
+        }
+        let start = |topic: &str| {
+            checkpoint
+                .as_ref()
+                .filter(|_| fits)
+                .and_then(|c| c.offset(topic, id.partition))
+        };
+        let standby = StandbyTask::new(id, task, dir, start);
+        tracing::info!(task = %id, from_checkpoint = fits, "standby task opened");
+        Ok(standby)
+    }
+
+    /// Closes a standby: syncs its stores and checkpoints its positions (when `clean` and on
+    /// disk), so whoever opens the directory next starts from there. A failure only costs that
+    /// a full restore, so it is logged.
+    fn close_standby(&self, mut standby: StandbyTask<T::Task<F::Backend>>, clean: bool) {
+        let id = standby.id;
+        let Some(dir) = standby.dir.take() else {
+            return;
+        };
+        if clean {
+            let checkpoint = standby.checkpoint();
+            let result = standby
+                .flush()
+                .map_err(|e| e.to_string())
+                .and_then(|()| {
+                    standby
+                        .task
+                        .for_each_store(|_, store| store.sync())
+                        .map_err(|e| e.to_string())
+                })
+                .and_then(|()| dir.write_checkpoint(&checkpoint).map_err(|e| e.to_string()));
+            if let Err(error) = result {
+                tracing::warn!(task = %id, error, "standby closed without a checkpoint; its next start restores in full");
+            }
+        }
+        // The stores close before the directory is unlocked.
+        drop(standby);
+        drop(dir);
+        tracing::info!(task = %id, "standby task closed");
+    }
+}
+
+/// Points the restore of a promoted standby at the standby's positions. A table read from its
+/// source topic is restored only up to the group's committed offset of that topic (processing
+/// resumes there); a standby that read past it holds state the active task must not see yet,
+/// so then the task's stores are emptied and restored from the beginning instead.
+pub(super) fn resume_from_standby<T: Topology, F: BackendFactory>(
+    active: &mut ActiveTask<T, F>,
+    partitions: &mut [RestorePartition],
+    positions: &[ChangelogPosition],
+) -> Result<(), StreamsError> {
+    let ahead = positions.iter().find(|c| {
+        active
+            .task
+            .source_index(c.topic)
+            .is_some_and(|i| c.next.unwrap_or(0) > active.committed[i].unwrap_or(0))
+    });
+    if let Some(c) = ahead {
+        tracing::info!(task = %active.id, topic = c.topic, "the standby read its source-topic table past the committed offset; rebuilding the task's stores");
+        let id = active.id;
+        return active
+            .task
+            .clear()
+            .map_err(|source| StreamsError::task(id, source));
+    }
+    for p in partitions.iter_mut() {
+        if let Some(c) = positions
+            .iter()
+            .find(|c| c.topic == p.topic && c.partition == p.partition)
+        {
+            p.from = c.next.map_or(Offset::Beginning, Offset::Offset);
+        }
+    }
+    Ok(())
+}
+
+/// A promoted standby's lag as last looked up (`-1`: not known yet).
+pub(super) fn standby_lag(positions: &[ChangelogPosition]) -> i64 {
+    positions
+        .iter()
+        .try_fold(0i64, |sum, c| {
+            c.end
+                .map(|end| sum.saturating_add((end - c.next.unwrap_or(0)).max(0)))
+        })
+        .unwrap_or(-1)
+}
+
+fn standby_error(e: StandbyError) -> StreamsError {
+    match e {
+        StandbyError::Kafka(source) => {
+            StreamsError::kafka("reading the changelogs of standby tasks")(source)
+        }
+        StandbyError::Apply { task, source, .. } | StandbyError::Flush { task, source } => {
+            StreamsError::task(task, *source)
+        }
+    }
+}
