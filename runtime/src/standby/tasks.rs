@@ -314,8 +314,28 @@ impl<K: Task> StandbyTasks<K> {
             return false;
         }
         self.ends_refreshed = Some(Instant::now());
+        // Under read_committed the consumer's position steps over transaction markers and
+        // aborted records, which are never handed out: without it a standby that applied every
+        // committed record would still lag by the last commit's marker.
+        let positions = if self.assigned {
+            consumer.position().ok()
+        } else {
+            None
+        };
         for t in &mut self.tasks {
             for c in &mut t.changelogs {
+                let position = positions
+                    .as_ref()
+                    .and_then(|p| p.find_partition(c.topic, c.partition))
+                    .and_then(|e| match e.offset() {
+                        Offset::Offset(o) => Some(o),
+                        _ => None,
+                    });
+                if let Some(o) = position
+                    && o > c.next.unwrap_or(0)
+                {
+                    c.next = Some(o);
+                }
                 match watermarks(consumer, c.topic, c.partition, END_LOOKUP_TIMEOUT) {
                     Ok((_, high)) => c.end = Some(high),
                     Err(e) => {
@@ -326,6 +346,7 @@ impl<K: Task> StandbyTasks<K> {
             if let Some(lag) = t.lag() {
                 metrics::gauge!("dekaf.streams.standby.lag", "task" => t.id.to_string())
                     .set(lag as f64);
+                tracing::debug!(task = %t.id, lag, "standby lag");
             }
         }
         true

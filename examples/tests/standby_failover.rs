@@ -1,0 +1,358 @@
+//! Standby tasks on a real broker: two word-count instances (child processes of the
+//! `standby-instance` binary, stores in LMDB, exactly-once, no record cache) in a group whose
+//! `streams.num.standby.replicas` is 1. Kafka 4.4's assignor then gives each instance half of the
+//! counting tasks as active and the other half as standbys. Once the input is counted and the
+//! standbys have caught up, the instance holding the other half of the active tasks is
+//! SIGKILLed; after the session timeout the coordinator gives its tasks to the survivor, which
+//! promotes its standbys. The survivor must restore less than 1% of the state (the `task
+//! restored` lines of its log count the changelog records it replayed) and go on counting, and
+//! an independent read_committed reader must see every word's counts exactly `1, 2, …, n`.
+//!
+//! `DEKAF_STANDBY_KEYS` sets the number of distinct words (20 000 by default, each counted
+//! twice: once before the SIGKILL, once after); the test prints the figures it measured.
+
+use std::collections::{HashMap, HashSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use dekaf_streams::group::{CoordinatorConfig, describe_streams_group, set_standby_replicas};
+use dekaf_streams_examples::e2e::{Reader, counts_reached, exactly_once_problems, fresh};
+use dekaf_streams_examples::kafka_io::{bootstrap, produce};
+
+const APP: &str = "standby-failover";
+const INPUT: &str = "standby-failover-in";
+const OUTPUT: &str = "standby-failover-out";
+const PARTITIONS: i32 = 4;
+const WORDS_PER_SENTENCE: usize = 10;
+
+/// One instance as a child process; SIGKILLed when dropped (a failing test must not leave it
+/// running in the next run's group).
+struct Instance {
+    child: Child,
+    log: PathBuf,
+}
+
+impl Instance {
+    fn start(name: &str, bootstrap: &str, state_dir: &Path, log: PathBuf) -> Instance {
+        let out = fs::File::create(&log).expect("create the instance log");
+        let err = out.try_clone().expect("clone the log file");
+        let child = Command::new(env!("CARGO_BIN_EXE_standby-instance"))
+            .env("DEKAF_BOOTSTRAP", bootstrap)
+            .env("DEKAF_STATE_DIR", state_dir)
+            .env("DEKAF_GUARANTEE", "exactly_once")
+            .env("DEKAF_TRANSACTION_TIMEOUT_MS", "5000")
+            .env("DEKAF_CACHE_MAX_BYTES", "0")
+            .env("NO_COLOR", "1")
+            .env("RUST_LOG", "info,rdkafka=warn,dekaf_streams::standby=debug")
+            .stdin(Stdio::null())
+            .stdout(out)
+            .stderr(err)
+            .spawn()
+            .unwrap_or_else(|e| panic!("start instance {name}: {e}"));
+        Instance { child, log }
+    }
+
+    fn log_text(&self) -> String {
+        strip_ansi(&fs::read_to_string(&self.log).unwrap_or_default())
+    }
+
+    fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    fn exited(&mut self) -> bool {
+        self.child.try_wait().ok().flatten().is_some()
+    }
+}
+
+impl Drop for Instance {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// Removes terminal colour sequences, in case the log has them.
+fn strip_ansi(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The value of field `name` (`name=value`) in a log line.
+fn field<'a>(line: &'a str, name: &str) -> Option<&'a str> {
+    let start = line.find(&format!(" {name}="))? + name.len() + 2;
+    line[start..].split_whitespace().next()
+}
+
+/// Per member's process id: its (active, standby) tasks of the stateful subtopology, once the
+/// group has two members whose assignments are reconciled and each holds at least one of each.
+async fn stable_assignment(
+    config: &CoordinatorConfig,
+    stateful: &mut Option<String>,
+) -> HashMap<String, (HashSet<i32>, HashSet<i32>)> {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        if let Ok(group) = describe_streams_group(config, APP).await {
+            if stateful.is_none() {
+                *stateful = group.topology.as_ref().and_then(|t| {
+                    t.subtopologies.as_ref()?.iter().find_map(|s| {
+                        (!s.state_changelog_topics.is_empty()).then(|| s.subtopology_id.clone())
+                    })
+                });
+            }
+            if let Some(sub) = stateful.as_deref() {
+                let tasks = |ids: &[dekaf_streams::protocol::TaskIds]| -> HashSet<i32> {
+                    ids.iter()
+                        .filter(|t| t.subtopology_id == sub)
+                        .flat_map(|t| t.partitions.iter().copied())
+                        .collect()
+                };
+                let members: HashMap<String, (HashSet<i32>, HashSet<i32>)> = group
+                    .members
+                    .iter()
+                    .filter(|m| m.assignment == m.target_assignment)
+                    .map(|m| {
+                        (
+                            m.process_id.clone(),
+                            (
+                                tasks(&m.assignment.active_tasks),
+                                tasks(&m.assignment.standby_tasks),
+                            ),
+                        )
+                    })
+                    .collect();
+                if group.members.len() == 2
+                    && members.len() == 2
+                    && members
+                        .values()
+                        .all(|(a, s)| !a.is_empty() && !s.is_empty())
+                {
+                    return members;
+                }
+            }
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the group did not settle with an active and a standby task on each of two members \
+             within 2 minutes (is streams.num.standby.replicas set?)"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// Waits until `instance`'s log, after byte `mark`, shows every standby at lag 0 in at least
+/// two lag reports each.
+async fn standbys_caught_up(instance: &Instance, mark: usize, standbys: usize) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let text = instance.log_text();
+        let mut latest: HashMap<String, (i64, usize)> = HashMap::new();
+        for line in text.get(mark..).unwrap_or("").lines() {
+            if line.contains("standby lag")
+                && let (Some(task), Some(lag)) = (field(line, "task"), field(line, "lag"))
+            {
+                let entry = latest.entry(task.to_owned()).or_insert((-1, 0));
+                *entry = (lag.parse().unwrap_or(-1), entry.1 + 1);
+            }
+        }
+        if latest.len() >= standbys && latest.values().all(|&(lag, n)| lag == 0 && n >= 2) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the survivor's standbys did not catch up within 2 minutes: {latest:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// Reads until every word of `expected` reached its count, failing early when an instance
+/// exits; calls `seen` with what was read after every round.
+async fn read_counts(
+    reader: &mut Reader,
+    instances: &mut [&mut Instance],
+    expected: &HashMap<String, i64>,
+    limit: Duration,
+    mut seen: impl FnMut(usize),
+) {
+    let deadline = Instant::now() + limit;
+    loop {
+        let reached = reader
+            .read_until(Duration::from_secs(5), |r| counts_reached(r, expected))
+            .await;
+        seen(reader.records.len());
+        if reached {
+            return;
+        }
+        for i in instances.iter_mut() {
+            assert!(
+                !i.exited(),
+                "an instance exited; its log:\n{}",
+                i.log_text()
+            );
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the counts did not arrive within {limit:?}"
+        );
+    }
+}
+
+/// Sentences holding every word `k0 … k{keys-1}` once.
+fn all_words_once(keys: usize) -> Vec<String> {
+    (0..keys)
+        .collect::<Vec<_>>()
+        .chunks(WORDS_PER_SENTENCE)
+        .map(|chunk| {
+            chunk
+                .iter()
+                .map(|i| format!("k{i}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect()
+}
+
+async fn produce_sentences(bootstrap: &str, sentences: &[String]) {
+    // Keyed by the sentence's first word (the topology's key serde refuses null keys).
+    produce(
+        bootstrap,
+        INPUT,
+        sentences.iter().map(|s| {
+            let key = s.split(' ').next().unwrap_or_default();
+            (Some(key.as_bytes()), Some(s.as_bytes()))
+        }),
+    )
+    .await
+    .expect("produce the sentences");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_standby_takes_over_after_a_sigkill_restoring_under_one_percent_exactly_once() {
+    let keys: usize = std::env::var("DEKAF_STANDBY_KEYS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20_000);
+    let servers = bootstrap();
+    fresh(&servers, APP, &[(INPUT, PARTITIONS), (OUTPUT, PARTITIONS)]).await;
+    let admin = CoordinatorConfig::new(&servers, "standby-failover-test");
+    set_standby_replicas(&admin, APP, 1)
+        .await
+        .expect("set the group's streams.num.standby.replicas");
+
+    let root = std::env::temp_dir().join(format!("dekaf-standby-failover-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&root);
+    let dirs = [root.join("a"), root.join("b")];
+    for d in &dirs {
+        fs::create_dir_all(d).expect("state dir");
+    }
+    let mut a = Instance::start("a", &servers, &dirs[0], root.join("a.log"));
+    let mut b = Instance::start("b", &servers, &dirs[1], root.join("b.log"));
+
+    let mut stateful = None;
+    let members = stable_assignment(&admin, &mut stateful).await;
+    println!("assignment of the counting tasks (active, standby) per member: {members:?}");
+
+    // Phase 1: every word once.
+    let sentences = all_words_once(keys);
+    let started = Instant::now();
+    produce_sentences(&servers, &sentences).await;
+    let mut reader = Reader::new(&servers, OUTPUT).await;
+    let once: HashMap<String, i64> = (0..keys).map(|i| (format!("k{i}"), 1)).collect();
+    let limit = Duration::from_secs(120 + keys as u64 / 2_000);
+    read_counts(&mut reader, &mut [&mut a, &mut b], &once, limit, |_| {}).await;
+    println!(
+        "phase 1: {keys} words counted in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    let output_before = reader.records.len();
+
+    // `a` holds some counting tasks as active, `b` holds those as standbys.
+    let process_id = |dir: &Path| {
+        fs::read_to_string(dir.join(APP).join("process.id"))
+            .expect("the instance's process id")
+            .trim()
+            .to_owned()
+    };
+    let (a_tasks, b_tasks) = (
+        &members[&process_id(&dirs[0])],
+        &members[&process_id(&dirs[1])],
+    );
+    assert_eq!(
+        a_tasks.0, b_tasks.1,
+        "b's standbys are a's active counting tasks"
+    );
+    let mark = b.log_text().len();
+    standbys_caught_up(&b, mark, b_tasks.1.len()).await;
+    let mark = b.log_text().len();
+    a.kill();
+    let killed = Instant::now();
+
+    // Phase 2: every word once more, counted by the survivor.
+    produce_sentences(&servers, &sentences).await;
+    let mut first_new_output = None;
+    let twice: HashMap<String, i64> = (0..keys).map(|i| (format!("k{i}"), 2)).collect();
+    read_counts(&mut reader, &mut [&mut b], &twice, limit, |read| {
+        if first_new_output.is_none() && read > output_before {
+            first_new_output = Some(killed.elapsed());
+        }
+    })
+    .await;
+    let caught_up = killed.elapsed();
+    reader.drain(Duration::from_secs(2)).await;
+    let problems = exactly_once_problems(&reader.records, &twice);
+    assert!(
+        problems.is_empty(),
+        "output not exactly once ({} problems): {:?}",
+        problems.len(),
+        &problems[..problems.len().min(10)]
+    );
+
+    // What the survivor replayed after the SIGKILL.
+    let text = b.log_text();
+    let after = text.get(mark..).unwrap_or("");
+    let promotions = after
+        .lines()
+        .filter(|l| l.contains("standby promoted to active"))
+        .count();
+    let restored: u64 = after
+        .lines()
+        .filter(|l| l.contains("task restored"))
+        .filter_map(|l| field(l, "records")?.parse::<u64>().ok())
+        .sum();
+    println!(
+        "SIGKILL → first new output {:.1} s (session timeout included), all {keys} words recounted \
+         after {:.1} s; standbys promoted: {promotions}; changelog records restored: {restored} \
+         ({:.3}% of {keys} keys)",
+        first_new_output.unwrap_or_default().as_secs_f64(),
+        caught_up.as_secs_f64(),
+        restored as f64 * 100.0 / keys as f64
+    );
+    assert_eq!(
+        promotions,
+        a_tasks.0.len(),
+        "the survivor promoted a standby for each of a's counting tasks (its log after the \
+         SIGKILL:\n{after})"
+    );
+    assert!(
+        restored * 100 < keys as u64,
+        "the survivor restored {restored} changelog records, not under 1% of {keys}"
+    );
+    assert!(!b.exited(), "the survivor exited");
+    drop(b);
+    let _ = fs::remove_dir_all(&root);
+}
