@@ -8,8 +8,9 @@ use super::task::TaskId;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MemberEvent {
     /// New tasks for this member. Active tasks are to be restored and processed. Standby and
-    /// warm-up tasks are acknowledged to the coordinator by the member but not maintained by
-    /// dekaf-streams yet; they are listed for information.
+    /// warm-up tasks are acknowledged to the coordinator by the member as they come and go
+    /// (removals come without an event): follow them through
+    /// [`super::MemberHandle::assignment`].
     Assigned {
         /// Newly assigned active tasks.
         active: Vec<TaskId>,

@@ -19,9 +19,13 @@
 //! with a [`GroupError`] whose message says what to do. [`MemberHandle::close`] leaves the group
 //! (epoch -1) so the tasks move at once.
 //!
-//! **Standby and warm-up tasks** that the coordinator assigns are acknowledged (reported back as
-//! owned) but not maintained: dekaf-streams keeps no standby replicas of state yet. Keep
-//! `group.streams.num.standby.replicas` at its default of 0.
+//! **Standby tasks** (assigned when the group's `streams.num.standby.replicas`, set with
+//! [`set_standby_replicas`], is above 0) are acknowledged as they come and go, without events for
+//! removals: the owner reads [`MemberHandle::assignment`] to follow them, keeps their state (the
+//! runtime's `standby` module explains what Kafka 4.4's broker does with them) and reports their
+//! changelog offsets with [`MemberHandle::report_task_offsets`]; the heartbeats carry them as
+//! `TaskOffsets`/`TaskEndOffsets` the way Kafka Streams 4.4 sends them. **Warm-up tasks** are
+//! acknowledged, not maintained: Kafka 4.4 assigns none.
 //!
 //! ```no_run
 //! # use dekaf_streams::group::{MemberConfig, MemberEvent, MemberHandle};
