@@ -194,12 +194,17 @@ impl<K: Task> StandbyTasks<K> {
     pub fn take(&mut self, id: TaskId) -> Option<StandbyTask<K>> {
         let i = self.tasks.iter().position(|t| t.id == id)?;
         self.assigned = false;
+        // No longer a standby here: its lag gauge stops meaning anything.
+        metrics::gauge!("dekaf.streams.standby.lag", "task" => id.to_string()).set(0.0);
         Some(self.tasks.swap_remove(i))
     }
 
     /// Removes every standby task.
     pub fn drain(&mut self) -> Vec<StandbyTask<K>> {
         self.assigned = false;
+        for t in &self.tasks {
+            metrics::gauge!("dekaf.streams.standby.lag", "task" => t.id.to_string()).set(0.0);
+        }
         std::mem::take(&mut self.tasks)
     }
 
