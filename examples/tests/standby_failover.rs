@@ -8,8 +8,14 @@
 //! restored` lines of its log count the changelog records it replayed) and go on counting, and
 //! an independent read_committed reader must see every word's counts exactly `1, 2, …, n`.
 //!
-//! `DEKAF_STANDBY_KEYS` sets the number of distinct words (20 000 by default, each counted
-//! twice: once before the SIGKILL, once after); the test prints the figures it measured.
+//! Two variants, each with its own application: the SIGKILL of an idle instance once the
+//! standbys caught up (the survivor restores nothing), and the SIGKILL of an instance in the
+//! middle of counting (the standbys lag by what the last polls and commits brought; the output
+//! must still be exact).
+//!
+//! `DEKAF_STANDBY_KEYS` sets the number of distinct words (20 000 by default, each counted once
+//! before the SIGKILL, then once more, or three more times mid-run); the tests print the figures
+//! they measured.
 
 use std::collections::{HashMap, HashSet};
 use std::fs;
@@ -21,9 +27,12 @@ use dekaf_streams::group::{CoordinatorConfig, describe_streams_group, set_standb
 use dekaf_streams_examples::e2e::{Reader, counts_reached, exactly_once_problems, fresh};
 use dekaf_streams_examples::kafka_io::{bootstrap, produce};
 
-const APP: &str = "standby-failover";
-const INPUT: &str = "standby-failover-in";
-const OUTPUT: &str = "standby-failover-out";
+/// One variant's application and topics (`<app>-in`, `<app>-out`).
+struct Names {
+    app: &'static str,
+    input: &'static str,
+    output: &'static str,
+}
 const PARTITIONS: i32 = 4;
 const WORDS_PER_SENTENCE: usize = 10;
 
@@ -35,10 +44,11 @@ struct Instance {
 }
 
 impl Instance {
-    fn start(name: &str, bootstrap: &str, state_dir: &Path, log: PathBuf) -> Instance {
+    fn start(app: &str, bootstrap: &str, state_dir: &Path, log: PathBuf) -> Instance {
         let out = fs::File::create(&log).expect("create the instance log");
         let err = out.try_clone().expect("clone the log file");
         let child = Command::new(env!("CARGO_BIN_EXE_standby-instance"))
+            .arg(app)
             .env("DEKAF_BOOTSTRAP", bootstrap)
             .env("DEKAF_STATE_DIR", state_dir)
             .env("DEKAF_GUARANTEE", "exactly_once")
@@ -50,7 +60,7 @@ impl Instance {
             .stdout(out)
             .stderr(err)
             .spawn()
-            .unwrap_or_else(|e| panic!("start instance {name}: {e}"));
+            .unwrap_or_else(|e| panic!("start a {app} instance: {e}"));
         Instance { child, log }
     }
 
@@ -102,11 +112,12 @@ fn field<'a>(line: &'a str, name: &str) -> Option<&'a str> {
 /// group has two members whose assignments are reconciled and each holds at least one of each.
 async fn stable_assignment(
     config: &CoordinatorConfig,
+    app: &str,
     stateful: &mut Option<String>,
 ) -> HashMap<String, (HashSet<i32>, HashSet<i32>)> {
     let deadline = Instant::now() + Duration::from_secs(120);
     loop {
-        if let Ok(group) = describe_streams_group(config, APP).await {
+        if let Ok(group) = describe_streams_group(config, app).await {
             if stateful.is_none() {
                 *stateful = group.topology.as_ref().and_then(|t| {
                     t.subtopologies.as_ref()?.iter().find_map(|s| {
@@ -227,11 +238,11 @@ fn all_words_once(keys: usize) -> Vec<String> {
         .collect()
 }
 
-async fn produce_sentences(bootstrap: &str, sentences: &[String]) {
+async fn produce_sentences(bootstrap: &str, topic: &str, sentences: &[String]) {
     // Keyed by the sentence's first word (the topology's key serde refuses null keys).
     produce(
         bootstrap,
-        INPUT,
+        topic,
         sentences.iter().map(|s| {
             let key = s.split(' ').next().unwrap_or_default();
             (Some(key.as_bytes()), Some(s.as_bytes()))
@@ -241,37 +252,63 @@ async fn produce_sentences(bootstrap: &str, sentences: &[String]) {
     .expect("produce the sentences");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_standby_takes_over_after_a_sigkill_restoring_under_one_percent_exactly_once() {
-    let keys: usize = std::env::var("DEKAF_STANDBY_KEYS")
+fn keys() -> usize {
+    std::env::var("DEKAF_STANDBY_KEYS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(20_000);
+        .unwrap_or(20_000)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_standby_takes_over_after_a_sigkill_restoring_under_one_percent_exactly_once() {
+    let names = Names {
+        app: "standby-failover",
+        input: "standby-failover-in",
+        output: "standby-failover-out",
+    };
+    failover(&names, keys(), false).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_standby_takes_over_from_an_instance_killed_mid_count_exactly_once() {
+    let names = Names {
+        app: "standby-midrun",
+        input: "standby-midrun-in",
+        output: "standby-midrun-out",
+    };
+    failover(&names, keys(), true).await;
+}
+
+/// Two instances, one standby replica; SIGKILL of `a` once the first counts are out (when
+/// `mid_run`, while it counts the next round); `b` must promote its standbys, restore under 1%
+/// of the keys and count everything exactly once.
+async fn failover(names: &Names, keys: usize, mid_run: bool) {
+    let Names { app, input, output } = *names;
     let servers = bootstrap();
-    fresh(&servers, APP, &[(INPUT, PARTITIONS), (OUTPUT, PARTITIONS)]).await;
+    fresh(&servers, app, &[(input, PARTITIONS), (output, PARTITIONS)]).await;
     let admin = CoordinatorConfig::new(&servers, "standby-failover-test");
-    set_standby_replicas(&admin, APP, 1)
+    set_standby_replicas(&admin, app, 1)
         .await
         .expect("set the group's streams.num.standby.replicas");
 
-    let root = std::env::temp_dir().join(format!("dekaf-standby-failover-{}", std::process::id()));
+    let root = std::env::temp_dir().join(format!("dekaf-{app}-{}", std::process::id()));
     let _ = fs::remove_dir_all(&root);
     let dirs = [root.join("a"), root.join("b")];
     for d in &dirs {
         fs::create_dir_all(d).expect("state dir");
     }
-    let mut a = Instance::start("a", &servers, &dirs[0], root.join("a.log"));
-    let mut b = Instance::start("b", &servers, &dirs[1], root.join("b.log"));
+    let mut a = Instance::start(app, &servers, &dirs[0], root.join("a.log"));
+    let mut b = Instance::start(app, &servers, &dirs[1], root.join("b.log"));
 
     let mut stateful = None;
-    let members = stable_assignment(&admin, &mut stateful).await;
+    let members = stable_assignment(&admin, app, &mut stateful).await;
     println!("assignment of the counting tasks (active, standby) per member: {members:?}");
 
     // Phase 1: every word once.
     let sentences = all_words_once(keys);
     let started = Instant::now();
-    produce_sentences(&servers, &sentences).await;
-    let mut reader = Reader::new(&servers, OUTPUT).await;
+    produce_sentences(&servers, input, &sentences).await;
+    let mut reader = Reader::new(&servers, output).await;
     let once: HashMap<String, i64> = (0..keys).map(|i| (format!("k{i}"), 1)).collect();
     let limit = Duration::from_secs(120 + keys as u64 / 2_000);
     read_counts(&mut reader, &mut [&mut a, &mut b], &once, limit, |_| {}).await;
@@ -283,7 +320,7 @@ async fn a_standby_takes_over_after_a_sigkill_restoring_under_one_percent_exactl
 
     // `a` holds some counting tasks as active, `b` holds those as standbys.
     let process_id = |dir: &Path| {
-        fs::read_to_string(dir.join(APP).join("process.id"))
+        fs::read_to_string(dir.join(app).join("process.id"))
             .expect("the instance's process id")
             .trim()
             .to_owned()
@@ -299,22 +336,39 @@ async fn a_standby_takes_over_after_a_sigkill_restoring_under_one_percent_exactl
     let mark = b.log_text().len();
     standbys_caught_up(&b, mark, b_tasks.1.len()).await;
     let mark = b.log_text().len();
-    a.kill();
-    let killed = Instant::now();
-
-    // Phase 2: every word once more, counted by the survivor.
-    produce_sentences(&servers, &sentences).await;
+    // The rounds after phase 1: once more, or (mid-run) three more times, the SIGKILL coming
+    // while `a` counts them.
+    let rounds: i64 = if mid_run { 3 } else { 1 };
+    let again: Vec<String> = (0..rounds)
+        .flat_map(|_| sentences.iter().cloned())
+        .collect();
+    let killed = if mid_run {
+        produce_sentences(&servers, input, &again).await;
+        let half_way = output_before + keys * rounds as usize / 4;
+        assert!(
+            reader.read_until(limit, |r| r.len() >= half_way).await,
+            "a quarter of the next rounds' counts did not arrive"
+        );
+        a.kill();
+        Instant::now()
+    } else {
+        a.kill();
+        let killed = Instant::now();
+        produce_sentences(&servers, input, &again).await;
+        killed
+    };
+    let output_at_kill = reader.records.len();
     let mut first_new_output = None;
-    let twice: HashMap<String, i64> = (0..keys).map(|i| (format!("k{i}"), 2)).collect();
-    read_counts(&mut reader, &mut [&mut b], &twice, limit, |read| {
-        if first_new_output.is_none() && read > output_before {
+    let total: HashMap<String, i64> = (0..keys).map(|i| (format!("k{i}"), 1 + rounds)).collect();
+    read_counts(&mut reader, &mut [&mut b], &total, limit, |read| {
+        if first_new_output.is_none() && read > output_at_kill {
             first_new_output = Some(killed.elapsed());
         }
     })
     .await;
     let caught_up = killed.elapsed();
     reader.drain(Duration::from_secs(2)).await;
-    let problems = exactly_once_problems(&reader.records, &twice);
+    let problems = exactly_once_problems(&reader.records, &total);
     assert!(
         problems.is_empty(),
         "output not exactly once ({} problems): {:?}",
@@ -335,10 +389,14 @@ async fn a_standby_takes_over_after_a_sigkill_restoring_under_one_percent_exactl
         .filter_map(|l| field(l, "records")?.parse::<u64>().ok())
         .sum();
     println!(
-        "SIGKILL → first new output {:.1} s (session timeout included), all {keys} words recounted \
-         after {:.1} s; standbys promoted: {promotions}; changelog records restored: {restored} \
-         ({:.3}% of {keys} keys)",
+        "{app}: SIGKILL after {} of {} counts of the next rounds were out → first new output \
+         {:.1} s (session timeout included), all {keys} words counted {} times after {:.1} s; \
+         standbys promoted: {promotions}; changelog records restored: {restored} ({:.3}% of \
+         {keys} keys)",
+        output_at_kill - output_before,
+        keys * rounds as usize,
         first_new_output.unwrap_or_default().as_secs_f64(),
+        1 + rounds,
         caught_up.as_secs_f64(),
         restored as f64 * 100.0 / keys as f64
     );

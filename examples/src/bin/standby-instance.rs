@@ -1,26 +1,46 @@
-//! The word count of the standby failover test (`tests/standby_failover.rs`), as a child
-//! process the test can SIGKILL: application `standby-failover`, input `standby-failover-in`,
-//! output `standby-failover-out`, store `counts`. Settings from the environment (see
-//! [`dekaf_streams_examples::runner`]).
+//! The word counts of the standby failover tests (`tests/standby_failover.rs`), as child
+//! processes the tests can SIGKILL: `standby-instance <application id>` with application
+//! `standby-failover` or `standby-midrun`, input `<id>-in`, output `<id>-out`, store `counts`.
+//! Settings from the environment (see [`dekaf_streams_examples::runner`]).
 
 use std::process::ExitCode;
 
 use dekaf_streams::prelude::*;
 use dekaf_streams_examples::runner::run_on_kafka;
 
-topology! {
-    /// Word count whose `counts` store the group keeps a standby replica of.
-    pub StandbyFailover = "standby-failover" {
-        stream("standby-failover-in", Utf8, Utf8)
-            .flat_map_values(|sentence| sentence.split(' ').map(str::to_owned))
-            .group_by(|_key, word| word.clone(), Utf8, Utf8)
-            .count("counts")
-            .to_stream()
-            .to("standby-failover-out", Utf8, I64);
-    }
+macro_rules! standby_word_count {
+    ($(#[$meta:meta])* $name:ident = $app:tt, $input:tt -> $output:tt) => {
+        topology! {
+            $(#[$meta])*
+            pub $name = $app {
+                stream($input, Utf8, Utf8)
+                    .flat_map_values(|sentence| sentence.split(' ').map(str::to_owned))
+                    .group_by(|_key, word| word.clone(), Utf8, Utf8)
+                    .count("counts")
+                    .to_stream()
+                    .to($output, Utf8, I64);
+            }
+        }
+    };
 }
+
+standby_word_count!(
+    /// SIGKILL of an idle instance once its standbys caught up.
+    StandbyFailover = "standby-failover", "standby-failover-in" -> "standby-failover-out"
+);
+standby_word_count!(
+    /// SIGKILL of an instance in the middle of counting.
+    StandbyMidRun = "standby-midrun", "standby-midrun-in" -> "standby-midrun-out"
+);
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    run_on_kafka(StandbyFailover).await
+    match std::env::args().nth(1).as_deref() {
+        Some("standby-failover") => run_on_kafka(StandbyFailover).await,
+        Some("standby-midrun") => run_on_kafka(StandbyMidRun).await,
+        _ => {
+            eprintln!("usage: standby-instance standby-failover|standby-midrun");
+            ExitCode::from(2)
+        }
+    }
 }
