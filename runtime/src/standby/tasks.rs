@@ -12,8 +12,11 @@ use crate::kafka::restore::{RestoreConsumer, watermarks};
 use crate::state_dir::{Checkpoint, TaskDir};
 use crate::task::{Task, TaskError};
 
-/// How long one watermark lookup of the lag refresh may take.
-const END_LOOKUP_TIMEOUT: Duration = Duration::from_secs(2);
+/// How long one watermark lookup of the lag refresh may take: it runs on the processing thread.
+const END_LOOKUP_TIMEOUT: Duration = Duration::from_millis(500);
+/// How long the lag refresh pauses after a failed lookup (a leader change, an unreachable
+/// broker), so the processing thread does not wait on lookups every round.
+const END_LOOKUP_BACKOFF: Duration = Duration::from_secs(10);
 
 /// Where a standby is in one of its changelog partitions.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -319,6 +322,7 @@ impl<K: Task> StandbyTasks<K> {
             return false;
         }
         self.ends_refreshed = Some(Instant::now());
+        let mut failed = false;
         // Under read_committed the consumer's position steps over transaction markers and
         // aborted records, which are never handed out: without it a standby that applied every
         // committed record would still lag by the last commit's marker.
@@ -341,10 +345,14 @@ impl<K: Task> StandbyTasks<K> {
                 {
                     c.next = Some(o);
                 }
+                if failed {
+                    continue;
+                }
                 match watermarks(consumer, c.topic, c.partition, END_LOOKUP_TIMEOUT) {
                     Ok((_, high)) => c.end = Some(high),
                     Err(e) => {
-                        tracing::debug!(topic = c.topic, partition = c.partition, error = %e, "standby lag not known: changelog end offset lookup failed")
+                        failed = true;
+                        tracing::debug!(topic = c.topic, partition = c.partition, error = %e, "standby lag not known: changelog end offset lookup failed; retrying in {END_LOOKUP_BACKOFF:?}")
                     }
                 }
             }
@@ -353,6 +361,9 @@ impl<K: Task> StandbyTasks<K> {
                     .set(lag as f64);
                 tracing::debug!(task = %t.id, lag, "standby lag");
             }
+        }
+        if failed {
+            self.ends_refreshed = Some(Instant::now() + END_LOOKUP_BACKOFF);
         }
         true
     }
