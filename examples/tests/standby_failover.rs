@@ -109,10 +109,12 @@ fn field<'a>(line: &'a str, name: &str) -> Option<&'a str> {
 }
 
 /// Per member's process id: its (active, standby) tasks of the stateful subtopology, once the
-/// group has two members whose assignments are reconciled and each holds at least one of each.
+/// group has two members whose assignments are reconciled and each holds an active task and,
+/// exactly when `with_standbys`, a standby.
 async fn stable_assignment(
     config: &CoordinatorConfig,
     app: &str,
+    with_standbys: bool,
     stateful: &mut Option<String>,
 ) -> HashMap<String, (HashSet<i32>, HashSet<i32>)> {
     let deadline = Instant::now() + Duration::from_secs(120);
@@ -150,7 +152,7 @@ async fn stable_assignment(
                     && members.len() == 2
                     && members
                         .values()
-                        .all(|(a, s)| !a.is_empty() && !s.is_empty())
+                        .all(|(a, s)| !a.is_empty() && s.is_empty() != with_standbys)
                 {
                     return members;
                 }
@@ -266,7 +268,7 @@ async fn a_standby_takes_over_after_a_sigkill_restoring_under_one_percent_exactl
         input: "standby-failover-in",
         output: "standby-failover-out",
     };
-    failover(&names, keys(), false).await;
+    failover(&names, keys(), Kill::Idle).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -276,18 +278,43 @@ async fn a_standby_takes_over_from_an_instance_killed_mid_count_exactly_once() {
         input: "standby-midrun-in",
         output: "standby-midrun-out",
     };
-    failover(&names, keys(), true).await;
+    failover(&names, keys(), Kill::MidRun).await;
 }
 
-/// Two instances, one standby replica; SIGKILL of `a` once the first counts are out (when
-/// `mid_run`, while it counts the next round); `b` must promote its standbys, restore under 1%
-/// of the keys and count everything exactly once.
-async fn failover(names: &Names, keys: usize, mid_run: bool) {
+/// The same SIGKILL without standby replicas, for contrast: the survivor restores the killed
+/// instance's share of the state in full.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_standbys_the_survivor_restores_the_killed_instances_state_in_full() {
+    let names = Names {
+        app: "standby-none",
+        input: "standby-none-in",
+        output: "standby-none-out",
+    };
+    failover(&names, keys(), Kill::IdleWithoutStandbys).await;
+}
+
+/// When and with what group config the instance `a` is SIGKILLed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kill {
+    /// Once the counts are out and b's standbys caught up.
+    Idle,
+    /// While it counts the next rounds.
+    MidRun,
+    /// Once the counts are out, in a group without standby replicas.
+    IdleWithoutStandbys,
+}
+
+/// Two instances, one standby replica (none for [`Kill::IdleWithoutStandbys`]); SIGKILL of `a`
+/// as `kill` says; `b` must promote its standbys, restore under 1% of the keys (without
+/// standbys: restore a's share) and count everything exactly once.
+async fn failover(names: &Names, keys: usize, kill: Kill) {
+    let mid_run = kill == Kill::MidRun;
+    let with_standbys = kill != Kill::IdleWithoutStandbys;
     let Names { app, input, output } = *names;
     let servers = bootstrap();
     fresh(&servers, app, &[(input, PARTITIONS), (output, PARTITIONS)]).await;
     let admin = CoordinatorConfig::new(&servers, "standby-failover-test");
-    set_standby_replicas(&admin, app, 1)
+    set_standby_replicas(&admin, app, u32::from(with_standbys))
         .await
         .expect("set the group's streams.num.standby.replicas");
 
@@ -301,7 +328,7 @@ async fn failover(names: &Names, keys: usize, mid_run: bool) {
     let mut b = Instance::start(app, &servers, &dirs[1], root.join("b.log"));
 
     let mut stateful = None;
-    let members = stable_assignment(&admin, app, &mut stateful).await;
+    let members = stable_assignment(&admin, app, with_standbys, &mut stateful).await;
     println!("assignment of the counting tasks (active, standby) per member: {members:?}");
 
     // Phase 1: every word once.
@@ -329,12 +356,14 @@ async fn failover(names: &Names, keys: usize, mid_run: bool) {
         &members[&process_id(&dirs[0])],
         &members[&process_id(&dirs[1])],
     );
-    assert_eq!(
-        a_tasks.0, b_tasks.1,
-        "b's standbys are a's active counting tasks"
-    );
-    let mark = b.log_text().len();
-    standbys_caught_up(&b, mark, b_tasks.1.len()).await;
+    if with_standbys {
+        assert_eq!(
+            a_tasks.0, b_tasks.1,
+            "b's standbys are a's active counting tasks"
+        );
+        let mark = b.log_text().len();
+        standbys_caught_up(&b, mark, b_tasks.1.len()).await;
+    }
     let mark = b.log_text().len();
     // The rounds after phase 1: once more, or (mid-run) three more times, the SIGKILL coming
     // while `a` counts them.
@@ -388,11 +417,16 @@ async fn failover(names: &Names, keys: usize, mid_run: bool) {
         .filter(|l| l.contains("task restored"))
         .filter_map(|l| field(l, "records")?.parse::<u64>().ok())
         .sum();
+    let restore_seconds: f64 = after
+        .lines()
+        .filter(|l| l.contains("task restored"))
+        .filter_map(|l| field(l, "seconds")?.parse::<f64>().ok())
+        .sum();
     println!(
         "{app}: SIGKILL after {} of {} counts of the next rounds were out → first new output \
          {:.1} s (session timeout included), all {keys} words counted {} times after {:.1} s; \
          standbys promoted: {promotions}; changelog records restored: {restored} ({:.3}% of \
-         {keys} keys)",
+         {keys} keys) in {restore_seconds:.2} s",
         output_at_kill - output_before,
         keys * rounds as usize,
         first_new_output.unwrap_or_default().as_secs_f64(),
@@ -400,6 +434,17 @@ async fn failover(names: &Names, keys: usize, mid_run: bool) {
         caught_up.as_secs_f64(),
         restored as f64 * 100.0 / keys as f64
     );
+    if !with_standbys {
+        // Without standbys the survivor rebuilds a's counting tasks from their changelogs: about
+        // half of the keys.
+        assert_eq!(promotions, 0, "no standby to promote");
+        assert!(
+            restored * 10 >= keys as u64 * 3,
+            "without standbys the survivor restored only {restored} of the {keys} keys' records"
+        );
+        let _ = fs::remove_dir_all(&root);
+        return;
+    }
     assert_eq!(
         promotions,
         a_tasks.0.len(),

@@ -1,6 +1,6 @@
 //! The word counts of the standby failover tests (`tests/standby_failover.rs`), as child
 //! processes the tests can SIGKILL: `standby-instance <application id>` with application
-//! `standby-failover` or `standby-midrun`, input `<id>-in`, output `<id>-out`, store `counts`.
+//! `standby-failover`, `standby-midrun` or `standby-none`, input `<id>-in`, output `<id>-out`, store `counts`.
 //! Settings from the environment (see [`dekaf_streams_examples::runner`]).
 
 use std::process::ExitCode;
@@ -33,13 +33,19 @@ standby_word_count!(
     StandbyMidRun = "standby-midrun", "standby-midrun-in" -> "standby-midrun-out"
 );
 
+standby_word_count!(
+    /// The same SIGKILL without standby replicas.
+    StandbyNone = "standby-none", "standby-none-in" -> "standby-none-out"
+);
+
 #[tokio::main]
 async fn main() -> ExitCode {
     match std::env::args().nth(1).as_deref() {
         Some("standby-failover") => run_on_kafka(StandbyFailover).await,
         Some("standby-midrun") => run_on_kafka(StandbyMidRun).await,
+        Some("standby-none") => run_on_kafka(StandbyNone).await,
         _ => {
-            eprintln!("usage: standby-instance standby-failover|standby-midrun");
+            eprintln!("usage: standby-instance standby-failover|standby-midrun|standby-none");
             ExitCode::from(2)
         }
     }
