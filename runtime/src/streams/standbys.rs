@@ -259,3 +259,32 @@ fn standby_error(e: StandbyError) -> StreamsError {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(next: Option<i64>, end: Option<i64>) -> ChangelogPosition {
+        ChangelogPosition {
+            topic: "app-counts-changelog",
+            partition: 0,
+            next,
+            end,
+        }
+    }
+
+    #[test]
+    fn a_promoted_standbys_lag_sums_its_changelogs_and_is_unknown_before_a_lookup() {
+        assert_eq!(
+            standby_lag(&[at(Some(90), Some(100)), at(None, Some(7))]),
+            17
+        );
+        // A position past a stale end counts as caught up, not as negative lag.
+        assert_eq!(standby_lag(&[at(Some(120), Some(100))]), 0);
+        assert_eq!(
+            standby_lag(&[at(Some(90), Some(100)), at(Some(3), None)]),
+            -1
+        );
+        assert_eq!(standby_lag(&[]), 0);
+    }
+}
