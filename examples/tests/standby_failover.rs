@@ -1,6 +1,6 @@
 //! Standby tasks on a real broker: two word-count instances (child processes of the
-//! `standby-instance` binary, stores in LMDB, exactly-once, no record cache) in a group whose
-//! `streams.num.standby.replicas` is 1. Kafka 4.4's assignor then gives each instance half of the
+//! `standby-instance` binary, stores in LMDB or memory, exactly-once, no record cache) in a
+//! group whose `streams.num.standby.replicas` is 1. Kafka 4.4's assignor then gives each instance half of the
 //! counting tasks as active and the other half as standbys. Once the input is counted and the
 //! standbys have caught up, the instance holding the other half of the active tasks is
 //! SIGKILLed; after the session timeout the coordinator gives its tasks to the survivor, which
@@ -44,13 +44,17 @@ struct Instance {
 }
 
 impl Instance {
-    fn start(app: &str, bootstrap: &str, state_dir: &Path, log: PathBuf) -> Instance {
+    /// Starts an instance of `app`, its stores in LMDB under `state_dir` or (`None`) in memory.
+    fn start(app: &str, bootstrap: &str, state_dir: Option<&Path>, log: PathBuf) -> Instance {
         let out = fs::File::create(&log).expect("create the instance log");
         let err = out.try_clone().expect("clone the log file");
-        let child = Command::new(env!("CARGO_BIN_EXE_standby-instance"))
+        let mut command = Command::new(env!("CARGO_BIN_EXE_standby-instance"));
+        if let Some(dir) = state_dir {
+            command.env("DEKAF_STATE_DIR", dir);
+        }
+        let child = command
             .arg(app)
             .env("DEKAF_BOOTSTRAP", bootstrap)
-            .env("DEKAF_STATE_DIR", state_dir)
             .env("DEKAF_GUARANTEE", "exactly_once")
             .env("DEKAF_TRANSACTION_TIMEOUT_MS", "5000")
             .env("DEKAF_CACHE_MAX_BYTES", "0")
@@ -62,6 +66,23 @@ impl Instance {
             .spawn()
             .unwrap_or_else(|e| panic!("start a {app} instance: {e}"));
         Instance { child, log }
+    }
+
+    /// Its member id, from its log's "joined the streams group" line.
+    async fn member_id(&self) -> String {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let text = self.log_text();
+            if let Some(id) = text
+                .lines()
+                .find(|l| l.contains("joined the streams group"))
+                .and_then(|l| field(l, "member_id"))
+            {
+                return id.trim_matches('"').to_owned();
+            }
+            assert!(Instant::now() < deadline, "the instance did not join");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
     }
 
     fn log_text(&self) -> String {
@@ -108,7 +129,7 @@ fn field<'a>(line: &'a str, name: &str) -> Option<&'a str> {
     line[start..].split_whitespace().next()
 }
 
-/// Per member's process id: its (active, standby) tasks of the stateful subtopology, once the
+/// Per member id: its (active, standby) tasks of the stateful subtopology, once the
 /// group has two members whose assignments are reconciled and each holds an active task and,
 /// exactly when `with_standbys`, a standby.
 async fn stable_assignment(
@@ -140,7 +161,7 @@ async fn stable_assignment(
                     .filter(|m| m.assignment == m.target_assignment)
                     .map(|m| {
                         (
-                            m.process_id.clone(),
+                            m.member_id.clone(),
                             (
                                 tasks(&m.assignment.active_tasks),
                                 tasks(&m.assignment.standby_tasks),
@@ -281,6 +302,17 @@ async fn a_standby_takes_over_from_an_instance_killed_mid_count_exactly_once() {
     failover(&names, keys(), Kill::MidRun).await;
 }
 
+/// The same SIGKILL with the stores in memory: the standby keeps its copy in memory.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_standby_in_memory_takes_over_after_a_sigkill_restoring_under_one_percent() {
+    let names = Names {
+        app: "standby-memory",
+        input: "standby-memory-in",
+        output: "standby-memory-out",
+    };
+    failover(&names, keys(), Kill::IdleInMemory).await;
+}
+
 /// The same SIGKILL without standby replicas, for contrast: the survivor restores the killed
 /// instance's share of the state in full.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -298,6 +330,8 @@ async fn without_standbys_the_survivor_restores_the_killed_instances_state_in_fu
 enum Kill {
     /// Once the counts are out and b's standbys caught up.
     Idle,
+    /// The same with the stores in memory instead of LMDB.
+    IdleInMemory,
     /// While it counts the next rounds.
     MidRun,
     /// Once the counts are out, in a group without standby replicas.
@@ -324,8 +358,10 @@ async fn failover(names: &Names, keys: usize, kill: Kill) {
     for d in &dirs {
         fs::create_dir_all(d).expect("state dir");
     }
-    let mut a = Instance::start(app, &servers, &dirs[0], root.join("a.log"));
-    let mut b = Instance::start(app, &servers, &dirs[1], root.join("b.log"));
+    let on_disk = kill != Kill::IdleInMemory;
+    let dir = |i: usize| on_disk.then(|| dirs[i].as_path());
+    let mut a = Instance::start(app, &servers, dir(0), root.join("a.log"));
+    let mut b = Instance::start(app, &servers, dir(1), root.join("b.log"));
 
     let mut stateful = None;
     let members = stable_assignment(&admin, app, with_standbys, &mut stateful).await;
@@ -346,15 +382,9 @@ async fn failover(names: &Names, keys: usize, kill: Kill) {
     let output_before = reader.records.len();
 
     // `a` holds some counting tasks as active, `b` holds those as standbys.
-    let process_id = |dir: &Path| {
-        fs::read_to_string(dir.join(app).join("process.id"))
-            .expect("the instance's process id")
-            .trim()
-            .to_owned()
-    };
     let (a_tasks, b_tasks) = (
-        &members[&process_id(&dirs[0])],
-        &members[&process_id(&dirs[1])],
+        &members[&a.member_id().await],
+        &members[&b.member_id().await],
     );
     if with_standbys {
         assert_eq!(

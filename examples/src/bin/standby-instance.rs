@@ -1,6 +1,6 @@
 //! The word counts of the standby failover tests (`tests/standby_failover.rs`), as child
 //! processes the tests can SIGKILL: `standby-instance <application id>` with application
-//! `standby-failover`, `standby-midrun` or `standby-none`, input `<id>-in`, output `<id>-out`, store `counts`.
+//! `standby-failover`, `standby-midrun`, `standby-memory` or `standby-none`, input `<id>-in`, output `<id>-out`, store `counts`.
 //! Settings from the environment (see [`dekaf_streams_examples::runner`]).
 
 use std::process::ExitCode;
@@ -34,6 +34,10 @@ standby_word_count!(
 );
 
 standby_word_count!(
+    /// SIGKILL of an idle instance, stores in memory.
+    StandbyMemory = "standby-memory", "standby-memory-in" -> "standby-memory-out"
+);
+standby_word_count!(
     /// The same SIGKILL without standby replicas.
     StandbyNone = "standby-none", "standby-none-in" -> "standby-none-out"
 );
@@ -43,9 +47,12 @@ async fn main() -> ExitCode {
     match std::env::args().nth(1).as_deref() {
         Some("standby-failover") => run_on_kafka(StandbyFailover).await,
         Some("standby-midrun") => run_on_kafka(StandbyMidRun).await,
+        Some("standby-memory") => run_on_kafka(StandbyMemory).await,
         Some("standby-none") => run_on_kafka(StandbyNone).await,
         _ => {
-            eprintln!("usage: standby-instance standby-failover|standby-midrun|standby-none");
+            eprintln!(
+                "usage: standby-instance standby-failover|standby-midrun|standby-memory|standby-none"
+            );
             ExitCode::from(2)
         }
     }
