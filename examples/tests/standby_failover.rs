@@ -1,9 +1,9 @@
 //! Standby tasks on a real broker: two word-count instances (child processes of the
 //! `standby-instance` binary, stores in LMDB or memory, exactly-once, no record cache) in a
-//! group whose `streams.num.standby.replicas` is 1. Kafka 4.4's assignor then gives each instance half of the
-//! counting tasks as active and the other half as standbys. Once the input is counted and the
-//! standbys have caught up, the instance holding the other half of the active tasks is
-//! SIGKILLed; after the session timeout the coordinator gives its tasks to the survivor, which
+//! group whose `streams.num.standby.replicas` is 1. Kafka 4.4's assignor then gives each
+//! instance half of the counting tasks as active and the other half as standbys. Once the input
+//! is counted and the standbys have caught up, the instance holding the other half of the active
+//! tasks is SIGKILLed; after the session timeout the coordinator gives its tasks to the survivor, which
 //! promotes its standbys. The survivor must restore less than 1% of the state (the `task
 //! restored` lines of its log count the changelog records it replayed) and go on counting, and
 //! an independent read_committed reader must see every word's counts exactly `1, 2, …, n`.

@@ -1,7 +1,8 @@
 //! The word counts of the standby failover tests (`tests/standby_failover.rs`), as child
 //! processes the tests can SIGKILL: `standby-instance <application id>` with application
-//! `standby-failover`, `standby-midrun`, `standby-memory` or `standby-none`, input `<id>-in`, output `<id>-out`, store `counts`.
-//! Settings from the environment (see [`dekaf_streams_examples::runner`]).
+//! `standby-failover`, `standby-midrun`, `standby-memory` or `standby-none`, input `<id>-in`,
+//! output `<id>-out`, store `counts`. Settings from the environment (see
+//! [`dekaf_streams_examples::runner`]).
 
 use std::process::ExitCode;
 
