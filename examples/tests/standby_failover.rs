@@ -3,15 +3,16 @@
 //! group whose `streams.num.standby.replicas` is 1. Kafka 4.4's assignor then gives each
 //! instance half of the counting tasks as active and the other half as standbys. Once the input
 //! is counted and the standbys have caught up, the instance holding the other half of the active
-//! tasks is SIGKILLed; after the session timeout the coordinator gives its tasks to the survivor, which
-//! promotes its standbys. The survivor must restore less than 1% of the state (the `task
-//! restored` lines of its log count the changelog records it replayed) and go on counting, and
-//! an independent read_committed reader must see every word's counts exactly `1, 2, …, n`.
+//! tasks is SIGKILLed; after the session timeout the coordinator gives its tasks to the
+//! survivor, which promotes its standbys. The survivor must restore less than 1% of the state
+//! (the `task restored` lines of its log count the changelog records it replayed) and go on
+//! counting, and an independent read_committed reader must see every word's counts exactly
+//! `1, 2, …, n`.
 //!
-//! Two variants, each with its own application: the SIGKILL of an idle instance once the
-//! standbys caught up (the survivor restores nothing), and the SIGKILL of an instance in the
-//! middle of counting (the standbys lag by what the last polls and commits brought; the output
-//! must still be exact).
+//! Four variants, each with its own application: the SIGKILL of an idle instance once the
+//! standbys caught up (LMDB, and memory), the SIGKILL of an instance in the middle of counting
+//! (the output must still be exact), and, for contrast, the same SIGKILL in a group without
+//! standby replicas (the survivor restores the killed instance's share in full).
 //!
 //! `DEKAF_STANDBY_KEYS` sets the number of distinct words (20 000 by default, each counted once
 //! before the SIGKILL, then once more, or three more times mid-run); the tests print the figures
