@@ -112,6 +112,7 @@ pub fn describe(m: &Model) -> String {
         }
         out.push('\n');
     }
+    crate::ops::global_table::describe(m, &mut out);
     out
 }
 

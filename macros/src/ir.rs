@@ -206,6 +206,8 @@ pub enum NodeKind {
     },
     /// A table operator (`crate::ops::table`).
     Table(crate::ops::table::TableNode),
+    /// A stream's join with a global table (`crate::ops::global_table`).
+    GlobalJoin(Box<crate::ops::global_table::GlobalJoin>),
 }
 
 /// Inner, left or outer stream-stream join.
@@ -342,4 +344,6 @@ pub struct Model {
     pub subs: Vec<Sub>,
     pub on_error: Option<Expr>,
     pub topics: Vec<TopicUse>,
+    /// The global tables, outside every subtopology.
+    pub globals: Vec<crate::ops::global_table::GlobalTable>,
 }

@@ -46,6 +46,7 @@
 //! |---|---|
 //! | `stream("topic", KeySerde, ValueSerde)` | a record stream |
 //! | `table("topic", KeySerde, ValueSerde)` | a table; its store (named like the topic, or `table("topic", K, V, "store")`) uses the topic as its changelog, and a null value deletes the key |
+//! | `global_table("topic", KeySerde, ValueSerde)` | a global table, read in full by every instance (see [Global tables](#global-tables)) |
 //!
 //! A topic is read once; bind it with `let` to use it several times. Give a table's topic
 //! `cleanup.policy=compact`.
@@ -241,6 +242,50 @@
 //! has the timestamp of the update that caused it. The tables of aggregations forward their
 //! results rather than changes: to filter, map or join one, write
 //! `.to_stream().to_table("store")` first.
+//!
+//! # Global tables
+//!
+//! `global_table("topic", KeySerde, ValueSerde)` (or with a store name as fourth argument) is
+//! Kafka Streams' `GlobalKTable`: every instance reads every partition of the topic (committed
+//! records only) into one store its tasks share, completely before any task processes a record,
+//! and a dedicated global thread keeps it up to date while the application runs. The store is
+//! named as Kafka Streams names it (`<topic>-STATE-STORE-0000000000`, with the builder's index)
+//! and has no changelog of its own: the topic is read from the beginning at every start. A
+//! record of the topic with a null key is skipped, a tombstone deletes its key.
+//!
+//! A stream joins it by a key its key mapper picks from each record, so neither
+//! co-partitioning nor the stream's original key is needed:
+//!
+//! | | |
+//! |---|---|
+//! | `stream.join(global, \|key: &K, value: &V\| -> GK, \|value: V, global_value: G\| -> R)` | emits when the global table has the mapped key (`KSTREAM-LEFTJOIN-n`, as Kafka Streams names it) |
+//! | `stream.left_join(global, \|key: &K, value: &V\| -> GK, \|value: V, global_value: Option<G>\| -> R)` | emits for every record, with `None` where the table lacks the key |
+//!
+//! A mapped key that serializes to null (`None` with a `Nullable::<S>` key serde) finds
+//! nothing: the inner join drops the record, the left join joins it with `None`
+//! (`KStreamKTableJoinProcessor`). A global value that does not deserialize is an error of the
+//! record that looked it up (`on_error`). A global table is not a stream: `filter`, `to` and
+//! the other stream operators are compile errors on it; read the topic with `stream(..)` or
+//! `table(..)` to process it. The [`TestDriver`](crate::testing::TestDriver) applies records
+//! piped into the topic to the table at once, and
+//! [`TestDriver::global_store`](crate::testing::TestDriver::global_store) reads it.
+//!
+//! ```
+//! use dekaf_streams::prelude::*;
+//!
+//! topology! {
+//!     pub Enrich = "enrich" {
+//!         let customers = global_table("customers", Utf8, Utf8);
+//!         stream("orders", Utf8, Utf8)
+//!             .join(
+//!                 customers,
+//!                 |_order_id: &String, order: &String| order.split(':').next().unwrap_or_default().to_owned(),
+//!                 |order: String, customer: String| format!("{order} for {customer}"),
+//!             )
+//!             .to("enriched-orders", Utf8, Utf8);
+//!     }
+//! }
+//! ```
 //!
 //! # The processor API
 //!

@@ -30,6 +30,8 @@ pub enum Flow {
     Stream(Stream),
     Grouped(Grouped),
     Table(Table),
+    /// A global table (index into `Builder::globals`): joined by streams, never a stream itself.
+    Global(usize),
     /// After a sink: the sink call's tokens.
     Ended(TokenStream),
     /// The arms of a branch, and the branch call's tokens.
@@ -98,6 +100,8 @@ pub struct Builder {
     pub arms: BTreeMap<usize, Stream>,
     /// repartition topics of repartition(..) → where named
     pub repartition_names: BTreeMap<String, Span>,
+    /// The global tables (`global_table(..)`), outside the node graph.
+    pub globals: Vec<ops::global_table::GlobalTable>,
 }
 
 /// Builds the model; errors (and warnings) are collected in `diagnostics`.
@@ -115,6 +119,7 @@ pub fn build(def: TopologyDef, diagnostics: &mut Diagnostics) -> Option<Model> {
         joins: Vec::new(),
         arms: BTreeMap::new(),
         repartition_names: BTreeMap::new(),
+        globals: Vec::new(),
     };
     for stmt in def.stmts {
         let flow = match b.chain(stmt.chain) {
@@ -235,6 +240,7 @@ impl Builder {
                 Flow::Stream(_) => "stream",
                 Flow::Table(_) => "table",
                 Flow::Grouped(_) => "grouped stream",
+                Flow::Global(_) => "global table",
                 _ => continue,
             };
             if var.used || var.name.to_string().starts_with('_') {
@@ -268,8 +274,15 @@ impl Builder {
         span: Span,
         parents: &[usize],
     ) -> usize {
-        let name = names::node_name(kind_name, self.nodes.len());
+        let name = names::node_name(kind_name, self.next_index());
         self.push_node(kind, name, span, parents)
+    }
+
+    /// The next index of Kafka Streams' name generator (`InternalStreamsBuilder#index`): one per
+    /// node, and three per global table (its store, source and processor, which are no nodes of
+    /// the graph here).
+    pub fn next_index(&self) -> usize {
+        self.nodes.len() + ops::global_table::INDEXES_PER_TABLE * self.globals.len()
     }
 
     /// Adds a node with its own name.
@@ -346,6 +359,7 @@ impl Builder {
         let op = call.name.to_string();
         match flow {
             Flow::Broken => Ok(Flow::Broken),
+            Flow::Global(g) => Err(ops::global_table::not_a_stream(self, g, call)),
             Flow::Ended(sink) => {
                 let mut e = err_at(
                     &call.name,

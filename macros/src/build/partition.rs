@@ -137,6 +137,7 @@ pub fn partition(
         subs,
         on_error: b.on_error,
         topics: b.topics,
+        globals: b.globals,
     }
 }
 

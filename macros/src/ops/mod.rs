@@ -9,6 +9,7 @@ pub mod aggregate;
 pub mod branch;
 pub mod filter;
 pub mod flat_map;
+pub mod global_table;
 pub mod group;
 pub mod join;
 pub mod map;
@@ -62,6 +63,7 @@ pub const REGISTRY: &[Operator] = &[
     sources::TABLE,
     sources::STORE,
     sources::ON_ERROR,
+    global_table::GLOBAL_TABLE,
     filter::FILTER,
     filter::FILTER_NOT,
     map::MAP,

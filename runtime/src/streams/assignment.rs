@@ -62,6 +62,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             let dir = self.lock_task_dir(id.subtopology, id.partition)?;
             let mut active = ActiveTasks::<T, F>::create(*id, &mut self.stores, dir)
                 .map_err(|source| StreamsError::task(id, source))?;
+            active.task.attach_global_stores(&self.ctx.globals);
             for (i, topic) in active.task.source_topics().iter().enumerate() {
                 if let Some(elem) = committed.find_partition(topic, id.partition) {
                     if let Offset::Offset(o) = elem.offset() {
