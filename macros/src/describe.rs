@@ -49,6 +49,7 @@ pub fn describe(m: &Model) -> String {
                     s.extend(j.shared);
                     format!("Processor: {name} (stores: [{}])", stores(&s))
                 }
+                NodeKind::FkJoin(f) => crate::ops::fk_join::describe_node(m, name, f),
                 NodeKind::Process { stores: s, .. } => {
                     format!("Processor: {name} (stores: [{}])", stores(s))
                 }

@@ -208,6 +208,8 @@ pub enum NodeKind {
     Table(crate::ops::table::TableNode),
     /// A stream's join with a global table (`crate::ops::global_table`).
     GlobalJoin(Box<crate::ops::global_table::GlobalJoin>),
+    /// A node of a foreign-key table-table join (`crate::ops::fk_join`).
+    FkJoin(Box<crate::ops::fk_join::FkJoin>),
 }
 
 /// Inner, left or outer stream-stream join.
@@ -279,6 +281,8 @@ pub enum StoreOwner {
     JoinWindow(JoinWindowSpec),
     /// The shared outer store of a left or outer stream-stream join.
     JoinShared,
+    /// The subscription store of a foreign-key join (its internal layout: no typed handle).
+    FkSubscription,
 }
 
 /// A state store.

@@ -102,6 +102,8 @@ pub struct Builder {
     pub repartition_names: BTreeMap<String, Span>,
     /// The global tables (`global_table(..)`), outside the node graph.
     pub globals: Vec<ops::global_table::GlobalTable>,
+    /// Indexes of Kafka Streams' name generator taken by names that are no node's.
+    pub reserved_indexes: usize,
 }
 
 /// Builds the model; errors (and warnings) are collected in `diagnostics`.
@@ -120,6 +122,7 @@ pub fn build(def: TopologyDef, diagnostics: &mut Diagnostics) -> Option<Model> {
         arms: BTreeMap::new(),
         repartition_names: BTreeMap::new(),
         globals: Vec::new(),
+        reserved_indexes: 0,
     };
     for stmt in def.stmts {
         let flow = match b.chain(stmt.chain) {
@@ -279,10 +282,17 @@ impl Builder {
     }
 
     /// The next index of Kafka Streams' name generator (`InternalStreamsBuilder#index`): one per
-    /// node, and three per global table (its store, source and processor, which are no nodes of
-    /// the graph here).
+    /// node, and one per name Kafka Streams generates for something that is no node here (a
+    /// global table's store, source and processor; a foreign-key join's topics and stores).
     pub fn next_index(&self) -> usize {
-        self.nodes.len() + ops::global_table::INDEXES_PER_TABLE * self.globals.len()
+        self.nodes.len() + self.reserved_indexes
+    }
+
+    /// Takes the next index for a name that is no node's.
+    pub fn reserve_index(&mut self) -> usize {
+        let index = self.next_index();
+        self.reserved_indexes += 1;
+        index
     }
 
     /// Adds a node with its own name.
@@ -385,6 +395,12 @@ impl Builder {
                 );
                 e.combine(err_at(tokens, "branched here"));
                 Err(e)
+            }
+            // A foreign-key join's result has no store and no old values: to_stream() only.
+            Flow::Table(t)
+                if ops::fk_join::is_result(&self.nodes[t.node].kind) && op != "to_stream" =>
+            {
+                Err(ops::fk_join::result_only_to_stream(call))
             }
             Flow::Table(t) => match ops::find(&op).map(|o| &o.lower) {
                 // Operators a table shares by name with streams (filter, join, ..).

@@ -4,6 +4,7 @@
 
 mod cache;
 pub mod emitter;
+pub mod fk_join;
 mod info;
 pub mod session;
 pub mod sliding;
@@ -170,6 +171,7 @@ pub fn generate(m: &Model) -> TokenStream {
         let (join_fields, join_inits, join_clear) = stream_join::state(m, sub);
         let (global_fields, global_inits, global_attach) =
             crate::ops::global_table::task_parts(m, sub);
+        let (fk_fields, fk_inits) = fk_join::task_parts(m, sub);
         let store_visits = sub.stores.iter().enumerate().map(|(j, &s)| {
             let f = Emitter::store_field(s);
             quote!(__dk_f(&<#name as #dk::Topology>::INFO.subtopologies[#idx].stores[#j], &mut self.#f)?;)
@@ -203,6 +205,7 @@ pub fn generate(m: &Model) -> TokenStream {
                 #(#index_fields: #dk::TimeIndex,)*
                 #join_fields
                 #global_fields
+                #fk_fields
                 #cache_fields
                 __marker: ::core::marker::PhantomData<fn() -> B>,
             }
@@ -226,6 +229,7 @@ pub fn generate(m: &Model) -> TokenStream {
                         #(#index_fields: #dk::TimeIndex::new(#index_offsets),)*
                         #join_inits
                         #global_inits
+                        #fk_inits
                         #cache_inits
                         __marker: ::core::marker::PhantomData,
                     };
@@ -469,7 +473,10 @@ fn handles(m: &Model) -> TokenStream {
     }
     for st in &m.stores {
         // A join's stores hold its internal layout: no typed handle.
-        if matches!(st.owner, StoreOwner::JoinWindow(_) | StoreOwner::JoinShared) {
+        if matches!(
+            st.owner,
+            StoreOwner::JoinWindow(_) | StoreOwner::JoinShared | StoreOwner::FkSubscription
+        ) {
             continue;
         }
         let mut name = screaming(&st.name);

@@ -67,7 +67,10 @@ fn global_table(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
     let (topic, tspan) = name_arg(call, 0, usage)?;
     let key = serde_arg(call, 1, usage)?;
     let value = serde_arg(call, 2, usage)?;
-    let index = b.next_index();
+    // The store, the source and the processor take three indexes.
+    let index = b.reserve_index();
+    b.reserve_index();
+    b.reserve_index();
     let (store, _) = match call.arg(3) {
         Some(_) => name_arg(call, 3, usage)?,
         None => (
@@ -99,10 +102,6 @@ fn global_table(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
     });
     Ok(Flow::Global(b.globals.len() - 1))
 }
-
-/// How many of the builder's name indexes a global table takes: its store, its source and its
-/// processor.
-pub const INDEXES_PER_TABLE: usize = 3;
 
 /// The error for a global table used as a stream or a table (`g.map(..)`).
 pub fn not_a_stream(b: &Builder, g: usize, call: &Call) -> syn::Error {

@@ -84,14 +84,16 @@ fn lower(b: &mut Builder, s: Stream, call: &Call, left: bool) -> syn::Result<Flo
             ));
         }
     };
-    if matches!(
-        b.nodes[tnode].kind,
-        NodeKind::Table(
-            crate::ops::table::TableNode::Filter { .. }
-                | crate::ops::table::TableNode::MapValues { .. }
-                | crate::ops::table::TableNode::JoinMerge
+    if crate::ops::fk_join::is_result(&b.nodes[tnode].kind)
+        || matches!(
+            b.nodes[tnode].kind,
+            NodeKind::Table(
+                crate::ops::table::TableNode::Filter { .. }
+                    | crate::ops::table::TableNode::MapValues { .. }
+                    | crate::ops::table::TableNode::JoinMerge
+            )
         )
-    ) {
+    {
         return Err(err_at(
             name,
             format!(

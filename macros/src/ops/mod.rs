@@ -8,6 +8,7 @@
 pub mod aggregate;
 pub mod branch;
 pub mod filter;
+pub mod fk_join;
 pub mod flat_map;
 pub mod global_table;
 pub mod group;
@@ -90,6 +91,8 @@ pub const REGISTRY: &[Operator] = &[
     aggregate::AGGREGATE,
     to_stream::TO_STREAM,
     table::TO_TABLE,
+    fk_join::JOIN_ON_FOREIGN_KEY,
+    fk_join::LEFT_JOIN_ON_FOREIGN_KEY,
     suppress::SUPPRESS_UNTIL_WINDOW_CLOSES,
 ];
 

@@ -32,8 +32,8 @@ use std::ops::Bound;
 
 pub use wire::{Instruction, Response, Subscription};
 
-use crate::__private::{ErrorKind, RecordError, store_error};
 use crate::__private::record as record_err;
+use crate::__private::{ErrorKind, RecordError, store_error};
 use crate::record::{Headers, InputRecord, OutgoingRecord, Partitioning, RecordSink, TopicKind};
 use crate::store::StoreBackend;
 
@@ -49,7 +49,7 @@ pub struct FkScratch {
     /// A value's bytes, to hash.
     pub value: Vec<u8>,
     /// The record being written.
-    wire: Vec<u8>,
+    pub wire: Vec<u8>,
 }
 
 impl FkScratch {
@@ -88,8 +88,9 @@ pub fn fk_left_join<V, VO, R, F: FnOnce(&V, Option<&VO>) -> R>(
 }
 
 /// What one change of a left row sends (Kafka Streams' `SubscriptionSendProcessorSupplier`),
-/// given the foreign keys of its old and new value (`None`: no value, or a key that serializes
-/// to null) and the hash of its new value. An inner join does not subscribe with a null foreign
+/// given whether its old and new value have a foreign key (`scratch.old_fk`, `scratch.new_fk`:
+/// no value, or a key that serializes to null, has none), its key (`scratch.pk`) and the hash
+/// of its new value. An inner join does not subscribe with a null foreign
 /// key (the change is dropped, as Kafka Streams logs "Skipping record due to null foreign
 /// key"), a left join subscribes with a null key so the row still gets its `None` result.
 pub fn fk_subscribe<S: RecordSink>(
@@ -98,15 +99,24 @@ pub fn fk_subscribe<S: RecordSink>(
     left_join: bool,
     old_present: bool,
     new_present: bool,
-    old_fk: Option<&[u8]>,
-    new_fk: Option<&[u8]>,
-    pk: &[u8],
+    old_has_fk: bool,
+    new_has_fk: bool,
     hash: Option<[u64; 2]>,
     partition: i32,
     timestamp: i64,
     headers: &Headers,
-    scratch: &mut Vec<u8>,
+    scratch: &mut FkScratch,
 ) -> Result<(), RecordError> {
+    let FkScratch {
+        old_fk,
+        new_fk,
+        pk,
+        wire: scratch,
+        ..
+    } = scratch;
+    let old_fk = old_has_fk.then_some(old_fk.as_slice());
+    let new_fk = new_has_fk.then_some(new_fk.as_slice());
+    let pk = pk.as_slice();
     let mut send = |fk: Option<&[u8]>, instruction: Instruction| -> Result<(), RecordError> {
         scratch.clear();
         Subscription {
@@ -275,12 +285,12 @@ pub fn fk_receive<B: StoreBackend, S: RecordSink>(
     )
 }
 
-/// A change of the right row `fk` (Kafka Streams' `ForeignTableJoinProcessorSupplier`): every
-/// subscription of `fk` is answered with the row's value now in `right` (`None`: deleted).
+/// A change of the right row whose key is in `scratch.new_fk` (Kafka Streams'
+/// `ForeignTableJoinProcessorSupplier`): every subscription of it is answered with the row's
+/// value now in `right` (`None`: deleted).
 pub fn fk_foreign_change<B: StoreBackend, S: RecordSink>(
     subscriptions: &B,
     right: &B,
-    fk: &[u8],
     response_topic: &'static str,
     timestamp: i64,
     headers: &Headers,
@@ -288,8 +298,10 @@ pub fn fk_foreign_change<B: StoreBackend, S: RecordSink>(
     sink: &mut S,
     node: &'static str,
 ) -> Result<(), RecordError> {
-    let foreign = right.get(fk).map_err(|e| store_error(node, e))?;
-    prefix(&mut scratch.old_fk, fk);
+    let foreign = right
+        .get(&scratch.new_fk)
+        .map_err(|e| store_error(node, e))?;
+    prefix(&mut scratch.old_fk, &scratch.new_fk);
     let from = scratch.old_fk.as_slice();
     let entries = subscriptions
         .range(Bound::Included(from), Bound::Unbounded)
@@ -299,8 +311,8 @@ pub fn fk_foreign_change<B: StoreBackend, S: RecordSink>(
         if !key.starts_with(from) {
             break;
         }
-        let sub = Subscription::read(value)
-            .map_err(|e| record_err(ErrorKind::Serialization, node, e))?;
+        let sub =
+            Subscription::read(value).map_err(|e| record_err(ErrorKind::Serialization, node, e))?;
         respond(
             sink,
             response_topic,

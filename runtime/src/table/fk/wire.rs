@@ -140,7 +140,12 @@ impl<'a> Response<'a> {
 
     /// Reads version 0. An empty value is no value, as Kafka Streams reads it.
     pub fn read(bytes: &'a [u8]) -> Result<Self, String> {
-        let short = || format!("a subscription response of {} bytes is too short", bytes.len());
+        let short = || {
+            format!(
+                "a subscription response of {} bytes is too short",
+                bytes.len()
+            )
+        };
         let (&first, mut rest) = bytes.split_first().ok_or_else(short)?;
         let version = first & 0x7f;
         if version != RESPONSE_VERSION {
