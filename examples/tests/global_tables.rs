@@ -140,7 +140,14 @@ fn describe_names_the_global_store_as_kafka_streams_does() {
         "\
 Topology: Enrich (application id global-enrich)
 Topologies:
-   Sub-topology: 0
+   Sub-topology: 0 for global store (will not generate tasks)
+    Source: KSTREAM-SOURCE-0000000001 (topics: [customers])
+      --> KTABLE-SOURCE-0000000002
+    Processor: KTABLE-SOURCE-0000000002 (stores: [customers-STATE-STORE-0000000000])
+      --> none
+      <-- KSTREAM-SOURCE-0000000001
+
+   Sub-topology: 1
     Source: KSTREAM-SOURCE-0000000003 (topics: [orders])
       --> KSTREAM-LEFTJOIN-0000000004, KSTREAM-LEFTJOIN-0000000006
     Processor: KSTREAM-LEFTJOIN-0000000004 (stores: [])
@@ -154,17 +161,13 @@ Topologies:
     Sink: KSTREAM-SINK-0000000007 (topic: enriched-all)
       <-- KSTREAM-LEFTJOIN-0000000006
 
-   Sub-topology: 1 for global store (will not generate tasks)
-    Source: KSTREAM-SOURCE-0000000001 (topics: [customers])
-      --> KTABLE-SOURCE-0000000002
-    Processor: KTABLE-SOURCE-0000000002 (stores: [customers-STATE-STORE-0000000000])
-      --> none
-      <-- KSTREAM-SOURCE-0000000001
-
 "
     );
-    // The global topic is no source of a task: the streams group never assigns it.
+    // The global topic is no source of a task: the streams group never assigns it. Its node
+    // group still takes id 0 (Kafka Streams' makeNodeGroups), so the stream's subtopology is
+    // "1" in the group protocol, as for the same topology in Java.
     assert_eq!(Enrich::INFO.subtopologies.len(), 1);
+    assert_eq!(Enrich::INFO.subtopologies[0].id, "1");
     assert_eq!(Enrich::INFO.subtopologies[0].source_topics, ["orders"]);
     assert_eq!(
         Enrich::GLOBAL_TABLES,

@@ -10,8 +10,15 @@ pub fn describe(m: &Model) -> String {
         format_args!("Topology: {} (application id {})", m.name, m.app_id),
     );
     push_line(&mut out, format_args!("Topologies:"));
+    let mut shown = 0;
     for sub in &m.subs {
-        push_line(&mut out, format_args!("   Sub-topology: {}", sub.id));
+        // Global stores in id order among the subtopologies, as Kafka Streams prints them.
+        crate::ops::global_table::describe(m, shown..sub.protocol_id, &mut out);
+        shown = sub.protocol_id + 1;
+        push_line(
+            &mut out,
+            format_args!("   Sub-topology: {}", sub.protocol_id),
+        );
         for &i in &sub.nodes {
             let n = &m.nodes[i];
             let name = &n.name;
@@ -113,7 +120,7 @@ pub fn describe(m: &Model) -> String {
         }
         out.push('\n');
     }
-    crate::ops::global_table::describe(m, &mut out);
+    crate::ops::global_table::describe(m, shown..usize::MAX, &mut out);
     out
 }
 

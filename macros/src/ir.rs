@@ -306,7 +306,12 @@ pub struct Store {
 /// A subtopology.
 #[derive(Clone, Default)]
 pub struct Sub {
+    /// Its index in `Model::subs` (and in `TopologyInfo::subtopologies`).
     pub id: usize,
+    /// Its id in the streams group protocol and in `describe()`: Kafka Streams numbers node
+    /// groups in the order of their first node, a global table's too (which makes no task), so
+    /// a global table declared first takes id 0 (`crate::ops::global_table::number`).
+    pub protocol_id: usize,
     pub nodes: Vec<usize>,
     /// User topics read, sorted; each with its source node.
     pub source_topics: Vec<(String, usize)>,

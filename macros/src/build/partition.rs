@@ -129,6 +129,7 @@ pub fn partition(
     for sub in &mut subs {
         sub.copartition_groups.sort();
     }
+    crate::ops::global_table::number(&mut subs, &mut b.globals);
     Model {
         attrs,
         vis,

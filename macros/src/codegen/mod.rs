@@ -45,7 +45,7 @@ pub fn generate(m: &Model) -> TokenStream {
     for sub in &m.subs {
         let sub_ty = format_ident!("__{}Sub{}", name, sub.id);
         let variant = format_ident!("S{}", sub.id);
-        let id = sub.id.to_string();
+        let id = sub.protocol_id.to_string();
         let idx = sub.id;
         variants.push(quote!(#variant(#sub_ty<B>)));
         creates

@@ -50,6 +50,10 @@ pub struct GlobalTable {
     pub processor: String,
     /// The join nodes that read it.
     pub users: Vec<usize>,
+    /// How many nodes were declared before it: where its node group falls among the others.
+    pub after_nodes: usize,
+    /// Its subtopology id (`describe()`), numbered with the others by [`number`].
+    pub protocol_id: usize,
 }
 
 /// A stream's join with a global table.
@@ -91,6 +95,7 @@ fn global_table(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
         key: Some(key.clone()),
         value: Some(value.clone()),
     });
+    let after_nodes = b.nodes.len();
     b.globals.push(GlobalTable {
         topic,
         key,
@@ -99,6 +104,8 @@ fn global_table(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
         source: names::node_name("KSTREAM-SOURCE", index + 1),
         processor: names::node_name("KTABLE-SOURCE", index + 2),
         users: Vec::new(),
+        after_nodes,
+        protocol_id: 0,
     });
     Ok(Flow::Global(b.globals.len() - 1))
 }
@@ -252,11 +259,32 @@ pub fn emit(em: &Emitter<'_>, node: usize, j: &GlobalJoin, k: &Acc, v: &Acc) -> 
     }
 }
 
-/// The `describe()` lines of the global tables, as Kafka Streams prints a global store's
-/// subtopology, numbered after the others.
-pub fn describe(m: &Model, out: &mut String) {
-    for (i, t) in m.globals.iter().enumerate() {
-        let id = m.subs.len() + i;
+/// Numbers the subtopologies and the global tables' node groups as Kafka Streams'
+/// `InternalTopologyBuilder#makeNodeGroups` does: in the order of their first node, a global
+/// table's node group included (it makes no task, but takes its id), so the ids the streams
+/// group protocol carries are those of the same topology in Java.
+pub fn number(subs: &mut [Sub], globals: &mut [GlobalTable]) {
+    // A subtopology's first node is its lowest node id (the partitioner orders them so).
+    let firsts: Vec<usize> = subs
+        .iter()
+        .map(|s| s.nodes.iter().copied().min().unwrap_or(usize::MAX))
+        .collect();
+    for (i, sub) in subs.iter_mut().enumerate() {
+        sub.protocol_id = i + globals
+            .iter()
+            .filter(|g| g.after_nodes <= firsts[i])
+            .count();
+    }
+    for (i, g) in globals.iter_mut().enumerate() {
+        g.protocol_id = i + firsts.iter().filter(|&&f| f < g.after_nodes).count();
+    }
+}
+
+/// The `describe()` lines of the global tables whose ids are in `ids`, as Kafka Streams prints
+/// a global store's subtopology.
+pub fn describe(m: &Model, ids: std::ops::Range<usize>, out: &mut String) {
+    for t in m.globals.iter().filter(|t| ids.contains(&t.protocol_id)) {
+        let id = t.protocol_id;
         out.push_str(&format!(
             "   Sub-topology: {id} for global store (will not generate tasks)\n    Source: {src} (topics: [{topic}])\n      --> {proc}\n    Processor: {proc} (stores: [{store}])\n      --> none\n      <-- {src}\n\n",
             src = t.source,
