@@ -172,3 +172,59 @@ fn each_side_runs_in_its_table_task_with_co_partitioned_topics() {
         |t| t.name == "fk-orders-KTABLE-FK-JOIN-SUBSCRIPTION-STATE-STORE-0000000006-changelog"
     ));
 }
+
+topology! {
+    /// A foreign key that may be null: `None` serializes to null with `Nullable::<Utf8>`.
+    pub NullFk = "fk-null" {
+        let orders = table("n-orders", Utf8, Utf8, "n-orders-store");
+        let customers = table("n-customers", Nullable::<Utf8>, Utf8, "n-customers-store");
+        orders
+            .join_on_foreign_key(
+                customers,
+                |order: &String| order.strip_prefix("c:").map(str::to_owned),
+                |order: &String, customer: &String| format!("{order} for {customer}"),
+            )
+            .to_stream()
+            .to("n-inner", Utf8, Nullable::<Utf8>);
+        orders
+            .left_join_on_foreign_key(
+                customers,
+                |order: &String| order.strip_prefix("c:").map(str::to_owned),
+                |order: &String, customer: Option<&String>| {
+                    format!("{order} for {}", customer.map_or("?", |c| c.as_str()))
+                },
+            )
+            .to_stream()
+            .to("n-left", Utf8, Nullable::<Utf8>);
+    }
+}
+
+/// As Kafka Streams' `SubscriptionSendProcessorSupplier`: an inner join skips a row whose
+/// foreign key is null (unsubscribing, and so retracting, the row's old result); a left join
+/// subscribes with a null key and gets `None`.
+#[test]
+fn a_null_foreign_key_retracts_the_inner_result_and_left_joins_with_none() {
+    let driver = TestDriver::<NullFk>::new();
+    let orders = driver.input_topic(NullFk::N_ORDERS);
+    let customers = driver.input_topic(NullFk::N_CUSTOMERS);
+    customers.pipe_input(Some(s("c1")), s("alice"));
+    orders.pipe_input(s("o1"), s("c:c1"));
+    orders.pipe_input(s("o1"), s("no customer")); // the foreign key becomes null
+    orders.pipe_input(s("o2"), s("none either")); // a new row with a null foreign key
+    assert_eq!(
+        driver
+            .output_topic(NullFk::N_INNER)
+            .read_key_values_to_list(),
+        [(s("o1"), some("c:c1 for alice")), (s("o1"), None)]
+    );
+    assert_eq!(
+        driver
+            .output_topic(NullFk::N_LEFT)
+            .read_key_values_to_list(),
+        [
+            (s("o1"), some("c:c1 for alice")),
+            (s("o1"), some("no customer for ?")),
+            (s("o2"), some("none either for ?")),
+        ]
+    );
+}
