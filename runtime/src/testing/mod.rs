@@ -4,7 +4,9 @@
 //! `TopologyTestDriver` does), feeds the records you pipe into their sources, passes records
 //! written to repartition topics straight on to the subtopology that reads them, keeps what is
 //! written to user topics (sinks and dead-letter topics) for you to read, and keeps changelog
-//! records. Stream time follows the timestamps you give the records.
+//! records. Stream time follows the timestamps you give the records. A record piped into a global
+//! table's topic updates that table at once, as the Kafka runtime's global thread would (read it
+//! with [`TestDriver::global_store`]).
 //!
 //! ```
 //! use dekaf_streams::prelude::*;
