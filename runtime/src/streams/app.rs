@@ -274,7 +274,8 @@ impl<T: Topology> KafkaStreams<T> {
                 }
             }
         }
-        // The processing threads are done: the global thread stops too.
+        // The processing threads are done (or the global thread failed and stopped them): the
+        // global thread stops too, and its error, if any, is the application's.
         stop.store(true, Ordering::Relaxed);
         if let Some(thread) = global_thread {
             let joined = tokio::task::spawn_blocking(move || thread.join())

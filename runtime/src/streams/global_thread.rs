@@ -6,7 +6,9 @@
 //! offset: the consumer reads committed records only, whatever the processing guarantee, so an
 //! aborted transaction never reaches a global table). Only then do the processing threads join
 //! the group, so no task looks a global table up before it is complete. The thread then keeps
-//! reading, and applies every new record at once; it stops with the application.
+//! reading, and applies every new record at once; it stops with the application. A consumer
+//! error no retry fixes (authorization, a topic deleted for good) stops the application, as a
+//! failing `GlobalStreamThread` does in Kafka Streams.
 //!
 //! The stores live in memory and have no checkpoint: every start reads the topics from the
 //! beginning (Kafka Streams restores an in-memory global store the same way). A record with a
@@ -24,6 +26,7 @@ use rdkafka::message::Message;
 use rdkafka::{Offset, TopicPartitionList};
 
 use super::config::StreamsConfig;
+use super::consumer_errors::ConsumerErrors;
 use super::error::StreamsError;
 use crate::kafka::restore::{RestoreConsumer, restore_consumer, watermarks};
 use crate::task::{GlobalStore, GlobalStores, Topology};
@@ -40,6 +43,8 @@ struct Reader {
     consumer: RestoreConsumer,
     /// Partitions not yet read to their end once.
     pending: HashSet<i32>,
+    /// The consumer errors seen, to tell those to retry from those that stop the application.
+    errors: ConsumerErrors,
 }
 
 /// The running global thread.
@@ -69,6 +74,7 @@ impl GlobalThread {
                 store: store.clone(),
                 consumer,
                 pending: HashSet::new(),
+                errors: ConsumerErrors::default(),
             });
         }
         let (ready_tx, ready_rx) = mpsc::channel::<()>();
@@ -77,7 +83,12 @@ impl GlobalThread {
             .spawn(move || {
                 let span = tracing::info_span!("global_thread", app = T::APPLICATION_ID);
                 let _entered = span.enter();
-                run(readers, &stop, ready_tx)
+                let result = run(readers, &stop, ready_tx, T::APPLICATION_ID);
+                if result.is_err() {
+                    // The tables can no longer be kept current: the application stops.
+                    stop.store(true, Ordering::Relaxed);
+                }
+                result
             })
             .map_err(|e| {
                 failed(
@@ -122,6 +133,7 @@ fn run(
     mut readers: Vec<Reader>,
     stop: &AtomicBool,
     ready: mpsc::Sender<()>,
+    application_id: &str,
 ) -> Result<(), StreamsError> {
     for r in &mut readers {
         assign_all(r, stop)?;
@@ -146,10 +158,10 @@ fn run(
                 Some(Err(KafkaError::PartitionEOF(p))) => {
                     r.pending.remove(&p);
                 }
-                Some(Err(e)) => {
-                    // librdkafka retries fetches by itself (leader changes, a broker restart).
-                    tracing::warn!(topic = r.topic, error = %e, "global table consumer error");
-                }
+                // Retried as the processing threads retry (a broker restarting, a leader
+                // moving); authorization failures and a topic that stays unknown stop the
+                // application.
+                Some(Err(e)) => r.errors.on_error(e, &r.consumer, application_id)?,
             }
         }
         if ready.is_some() {
