@@ -10,8 +10,15 @@ pub fn describe(m: &Model) -> String {
         format_args!("Topology: {} (application id {})", m.name, m.app_id),
     );
     push_line(&mut out, format_args!("Topologies:"));
+    let mut shown = 0;
     for sub in &m.subs {
-        push_line(&mut out, format_args!("   Sub-topology: {}", sub.id));
+        // Global stores in id order among the subtopologies, as Kafka Streams prints them.
+        crate::ops::global_table::describe(m, shown..sub.protocol_id, &mut out);
+        shown = sub.protocol_id + 1;
+        push_line(
+            &mut out,
+            format_args!("   Sub-topology: {}", sub.protocol_id),
+        );
         for &i in &sub.nodes {
             let n = &m.nodes[i];
             let name = &n.name;
@@ -49,6 +56,7 @@ pub fn describe(m: &Model) -> String {
                     s.extend(j.shared);
                     format!("Processor: {name} (stores: [{}])", stores(&s))
                 }
+                NodeKind::FkJoin(f) => crate::ops::fk_join::describe_node(m, name, f),
                 NodeKind::Process { stores: s, .. } => {
                     format!("Processor: {name} (stores: [{}])", stores(s))
                 }
@@ -112,6 +120,7 @@ pub fn describe(m: &Model) -> String {
         }
         out.push('\n');
     }
+    crate::ops::global_table::describe(m, shown..usize::MAX, &mut out);
     out
 }
 

@@ -206,6 +206,10 @@ pub enum NodeKind {
     },
     /// A table operator (`crate::ops::table`).
     Table(crate::ops::table::TableNode),
+    /// A stream's join with a global table (`crate::ops::global_table`).
+    GlobalJoin(Box<crate::ops::global_table::GlobalJoin>),
+    /// A node of a foreign-key table-table join (`crate::ops::fk_join`).
+    FkJoin(Box<crate::ops::fk_join::FkJoin>),
 }
 
 /// Inner, left or outer stream-stream join.
@@ -277,6 +281,8 @@ pub enum StoreOwner {
     JoinWindow(JoinWindowSpec),
     /// The shared outer store of a left or outer stream-stream join.
     JoinShared,
+    /// The subscription store of a foreign-key join (its internal layout: no typed handle).
+    FkSubscription,
 }
 
 /// A state store.
@@ -300,7 +306,12 @@ pub struct Store {
 /// A subtopology.
 #[derive(Clone, Default)]
 pub struct Sub {
+    /// Its index in `Model::subs` (and in `TopologyInfo::subtopologies`).
     pub id: usize,
+    /// Its id in the streams group protocol and in `describe()`: Kafka Streams numbers node
+    /// groups in the order of their first node, a global table's too (which makes no task), so
+    /// a global table declared first takes id 0 (`crate::ops::global_table::number`).
+    pub protocol_id: usize,
     pub nodes: Vec<usize>,
     /// User topics read, sorted; each with its source node.
     pub source_topics: Vec<(String, usize)>,
@@ -342,4 +353,6 @@ pub struct Model {
     pub subs: Vec<Sub>,
     pub on_error: Option<Expr>,
     pub topics: Vec<TopicUse>,
+    /// The global tables, outside every subtopology.
+    pub globals: Vec<crate::ops::global_table::GlobalTable>,
 }

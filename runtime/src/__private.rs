@@ -13,6 +13,13 @@ pub use crate::cache::{DirtyKeys, Update};
 pub use crate::join as stream_join;
 pub use crate::serdes::{Encoded, Serde, SerdeError, Window, Windowed};
 pub use crate::store::{BackendFactory, KeyValueStore, StoreBackend, StoreError};
+pub use crate::table::fk::{
+    FkScratch, Resolved, fk_extract, fk_foreign_change, fk_hash, fk_join, fk_left_join, fk_receive,
+    fk_resolve, fk_subscribe,
+};
+pub use crate::table::global::{
+    GlobalStore, GlobalStores, GlobalTableInfo, global_get, global_key,
+};
 pub use crate::table::{
     Change, Changed, same_key, table_aggregate, table_join, table_left_join, table_outer_join,
     table_put, table_reduce, table_select,

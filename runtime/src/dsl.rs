@@ -46,6 +46,7 @@
 //! |---|---|
 //! | `stream("topic", KeySerde, ValueSerde)` | a record stream |
 //! | `table("topic", KeySerde, ValueSerde)` | a table; its store (named like the topic, or `table("topic", K, V, "store")`) uses the topic as its changelog, and a null value deletes the key |
+//! | `global_table("topic", KeySerde, ValueSerde)` | a global table, read in full by every instance (see [Global tables](#global-tables)) |
 //!
 //! A topic is read once; bind it with `let` to use it several times. Give a table's topic
 //! `cleanup.policy=compact`.
@@ -231,6 +232,8 @@
 //! | `.count("store")` | rows per new key (`i64`); a count that falls to 0 stays |
 //! | `.reduce("store", \|agg: V2, value: V2\| adder, \|agg: V2, old: V2\| subtractor)` | the first value is the aggregate as it is |
 //! | `.aggregate("store", \|\| init, \|key: &K2, value: V2, agg: A\| adder, \|key: &K2, old: V2, agg: A\| subtractor, AggregateSerde)` | an update subtracts the old value from its old group, then adds the new one to its new group (one change when the group is the same) |
+//! | `table.join_on_foreign_key(other, \|value: &V\| -> FK, \|l: &V, r: &V2\| -> R)` | a result while the other table has the foreign key the row's value names; see [Foreign-key joins](#foreign-key-joins) |
+//! | `table.left_join_on_foreign_key(other, \|value: &V\| -> FK, \|l: &V, r: Option<&V2>\| -> R)` | a result for every row, `None` while the other table lacks its foreign key |
 //! | `table.to_stream()` | the updates as a stream of `Option<V>` values, `None` for a delete: write it with `Nullable::<ValueSerde>` so deletes become tombstones |
 //!
 //! `filter`, `map_values` and joins are not materialized: a join reads them through their
@@ -241,6 +244,96 @@
 //! has the timestamp of the update that caused it. The tables of aggregations forward their
 //! results rather than changes: to filter, map or join one, write
 //! `.to_stream().to_table("store")` first.
+//!
+//! ## Foreign-key joins
+//!
+//! `orders.join_on_foreign_key(customers, |order| customer_id, |order, customer| ..)` joins
+//! each row of the left table with the row of the right table whose key its value names (KIP-213),
+//! without co-partitioning the two tables, as Kafka Streams runs it: every change of a left row
+//! sends a subscription (the left key, the murmur3 hash of the value's bytes, its partition) to
+//! `<app>-KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-<n>-topic`, keyed by the foreign key; the
+//! right table's task keeps the subscriptions in the store
+//! `KTABLE-FK-JOIN-SUBSCRIPTION-STATE-STORE-<n+4>` (logged) and answers each, and every change
+//! of a right row, on `<app>-KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-<n+8>-topic`; the left task
+//! joins a response only if it carries the hash of the row's current value, so a response to a
+//! row whose foreign key changed since is dropped and no result of an outdated foreign key is
+//! emitted. The records of both topics are Kafka Streams' (`SubscriptionWrapper` version 1,
+//! `SubscriptionResponseWrapper` version 0), so Java peers of the same application read them.
+//!
+//! Results, per left row: a change of the row or of its right row forwards the new result; a
+//! deleted right row forwards a tombstone (inner) or `joiner(l, None)` (left); a deleted left
+//! row forwards a tombstone; a foreign key that names no right row forwards nothing (inner) or
+//! `joiner(l, None)` (left); a foreign key that serializes to null (`None` with a
+//! `Nullable::<S>` key serde) is skipped by the inner join (unsubscribing the old one, which
+//! forwards a tombstone) and joins with `None` in the left join. Both tables must be read
+//! through their stores (`table(..)` or `to_table(..)`); the result has no store and no old
+//! values (Kafka Streams does not materialize it either), so continue it with `to_stream()`.
+//!
+//! ```
+//! use dekaf_streams::prelude::*;
+//! use dekaf_streams::serdes::Nullable;
+//!
+//! topology! {
+//!     pub Orders = "orders-with-customers" {
+//!         let orders = table("orders", Utf8, Utf8, "orders-store");
+//!         let customers = table("customers", Utf8, Utf8, "customers-store");
+//!         orders
+//!             .left_join_on_foreign_key(
+//!                 customers,
+//!                 |order: &String| order.split(':').next().unwrap_or_default().to_owned(),
+//!                 |order: &String, customer: Option<&String>| {
+//!                     format!("{order} for {}", customer.map_or("nobody", |c| c.as_str()))
+//!                 },
+//!             )
+//!             .to_stream()
+//!             .to("orders-with-customers", Utf8, Nullable::<Utf8>);
+//!     }
+//! }
+//! ```
+//!
+//! # Global tables
+//!
+//! `global_table("topic", KeySerde, ValueSerde)` (or with a store name as fourth argument) is
+//! Kafka Streams' `GlobalKTable`: every instance reads every partition of the topic (committed
+//! records only) into one store its tasks share, completely before any task processes a record,
+//! and a dedicated global thread keeps it up to date while the application runs. The store is
+//! named as Kafka Streams names it (`<topic>-STATE-STORE-0000000000`, with the builder's index)
+//! and has no changelog of its own: the topic is read from the beginning at every start. A
+//! record of the topic with a null key is skipped, a tombstone deletes its key.
+//!
+//! A stream joins it by a key its key mapper picks from each record, so neither
+//! co-partitioning nor the stream's original key is needed:
+//!
+//! | | |
+//! |---|---|
+//! | `stream.join(global, \|key: &K, value: &V\| -> GK, \|value: V, global_value: G\| -> R)` | emits when the global table has the mapped key (`KSTREAM-LEFTJOIN-n`, as Kafka Streams names it) |
+//! | `stream.left_join(global, \|key: &K, value: &V\| -> GK, \|value: V, global_value: Option<G>\| -> R)` | emits for every record, with `None` where the table lacks the key |
+//!
+//! A mapped key that serializes to null (`None` with a `Nullable::<S>` key serde) finds
+//! nothing: the inner join drops the record, the left join joins it with `None`
+//! (`KStreamKTableJoinProcessor`). A global value that does not deserialize is an error of the
+//! record that looked it up (`on_error`). A global table is not a stream: `filter`, `to` and
+//! the other stream operators are compile errors on it; read the topic with `stream(..)` or
+//! `table(..)` to process it. The [`TestDriver`](crate::testing::TestDriver) applies records
+//! piped into the topic to the table at once, and
+//! [`TestDriver::global_store`](crate::testing::TestDriver::global_store) reads it.
+//!
+//! ```
+//! use dekaf_streams::prelude::*;
+//!
+//! topology! {
+//!     pub Enrich = "enrich" {
+//!         let customers = global_table("customers", Utf8, Utf8);
+//!         stream("orders", Utf8, Utf8)
+//!             .join(
+//!                 customers,
+//!                 |_order_id: &String, order: &String| order.split(':').next().unwrap_or_default().to_owned(),
+//!                 |order: String, customer: String| format!("{order} for {customer}"),
+//!             )
+//!             .to("enriched-orders", Utf8, Utf8);
+//!     }
+//! }
+//! ```
 //!
 //! # The processor API
 //!

@@ -100,6 +100,8 @@ use crate::serdes::{Encoded, Serde, SerdeError, Windowed};
 use crate::store::{BackendFactory, StoreBackend, StoreError};
 use crate::topology::{StoreInfo, SubtopologyInfo, TopologyInfo};
 
+pub use crate::table::global::{GlobalStore, GlobalStores, GlobalTableInfo};
+
 // The record and sink types live in `crate::record` (the stores use them too); re-exported
 // here so `task::{InputRecord, RecordSink, ..}` keeps working.
 pub use crate::record::{
@@ -238,6 +240,9 @@ pub trait Topology: 'static {
     const INFO: &'static TopologyInfo;
     /// The text of [`Topology::describe`].
     const DESCRIPTION: &'static str;
+    /// The global tables (`global_table(..)`): read in full by every instance before its tasks
+    /// process anything, and shared by its tasks (see [`GlobalStores`]).
+    const GLOBAL_TABLES: &'static [GlobalTableInfo] = &[];
 
     /// The task type (one variant per subtopology) over store backend `B`.
     type Task<B: StoreBackend>: Task<Backend = B>;
@@ -355,6 +360,12 @@ pub trait Task {
         &mut self,
         f: impl FnMut(&'static StoreInfo, &mut Self::Backend) -> Result<(), E>,
     ) -> Result<(), E>;
+    /// Hands the task the instance's global tables' stores: a task that joins a global table
+    /// reads it there. A runner calls it once, right after creating the task; until then the
+    /// task's global tables are empty.
+    fn attach_global_stores(&mut self, globals: &GlobalStores) {
+        let _ = globals;
+    }
 }
 
 type Ser<T> = fn(&T, &mut Vec<u8>) -> Result<Encoded, SerdeError>;

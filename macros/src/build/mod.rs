@@ -30,6 +30,8 @@ pub enum Flow {
     Stream(Stream),
     Grouped(Grouped),
     Table(Table),
+    /// A global table (index into `Builder::globals`): joined by streams, never a stream itself.
+    Global(usize),
     /// After a sink: the sink call's tokens.
     Ended(TokenStream),
     /// The arms of a branch, and the branch call's tokens.
@@ -98,6 +100,10 @@ pub struct Builder {
     pub arms: BTreeMap<usize, Stream>,
     /// repartition topics of repartition(..) → where named
     pub repartition_names: BTreeMap<String, Span>,
+    /// The global tables (`global_table(..)`), outside the node graph.
+    pub globals: Vec<ops::global_table::GlobalTable>,
+    /// Indexes of Kafka Streams' name generator taken by names that are no node's.
+    pub reserved_indexes: usize,
 }
 
 /// Builds the model; errors (and warnings) are collected in `diagnostics`.
@@ -115,6 +121,8 @@ pub fn build(def: TopologyDef, diagnostics: &mut Diagnostics) -> Option<Model> {
         joins: Vec::new(),
         arms: BTreeMap::new(),
         repartition_names: BTreeMap::new(),
+        globals: Vec::new(),
+        reserved_indexes: 0,
     };
     for stmt in def.stmts {
         let flow = match b.chain(stmt.chain) {
@@ -235,6 +243,7 @@ impl Builder {
                 Flow::Stream(_) => "stream",
                 Flow::Table(_) => "table",
                 Flow::Grouped(_) => "grouped stream",
+                Flow::Global(_) => "global table",
                 _ => continue,
             };
             if var.used || var.name.to_string().starts_with('_') {
@@ -268,8 +277,22 @@ impl Builder {
         span: Span,
         parents: &[usize],
     ) -> usize {
-        let name = names::node_name(kind_name, self.nodes.len());
+        let name = names::node_name(kind_name, self.next_index());
         self.push_node(kind, name, span, parents)
+    }
+
+    /// The next index of Kafka Streams' name generator (`InternalStreamsBuilder#index`): one per
+    /// node, and one per name Kafka Streams generates for something that is no node here (a
+    /// global table's store, source and processor; a foreign-key join's topics and stores).
+    pub fn next_index(&self) -> usize {
+        self.nodes.len() + self.reserved_indexes
+    }
+
+    /// Takes the next index for a name that is no node's.
+    pub fn reserve_index(&mut self) -> usize {
+        let index = self.next_index();
+        self.reserved_indexes += 1;
+        index
     }
 
     /// Adds a node with its own name.
@@ -346,6 +369,7 @@ impl Builder {
         let op = call.name.to_string();
         match flow {
             Flow::Broken => Ok(Flow::Broken),
+            Flow::Global(g) => Err(ops::global_table::not_a_stream(self, g, call)),
             Flow::Ended(sink) => {
                 let mut e = err_at(
                     &call.name,
@@ -371,6 +395,12 @@ impl Builder {
                 );
                 e.combine(err_at(tokens, "branched here"));
                 Err(e)
+            }
+            // A foreign-key join's result has no store and no old values: to_stream() only.
+            Flow::Table(t)
+                if ops::fk_join::is_result(&self.nodes[t.node].kind) && op != "to_stream" =>
+            {
+                Err(ops::fk_join::result_only_to_stream(call))
             }
             Flow::Table(t) => match ops::find(&op).map(|o| &o.lower) {
                 // Operators a table shares by name with streams (filter, join, ..).

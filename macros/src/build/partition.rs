@@ -84,6 +84,9 @@ pub fn partition(
                 sub.repartition_sources.push((topic.clone(), i))
             }
             NodeKind::RepartitionSink { topic, .. } => sub.repartition_sinks.push(topic.clone()),
+            NodeKind::FkJoin(f) if f.source_topic().is_some() => sub
+                .repartition_sources
+                .push((f.source_topic().unwrap_or_default().to_owned(), i)),
             NodeKind::Sink { topic, .. } => sub.sink_topics.push(topic.clone()),
             _ => {}
         }
@@ -126,6 +129,7 @@ pub fn partition(
     for sub in &mut subs {
         sub.copartition_groups.sort();
     }
+    crate::ops::global_table::number(&mut subs, &mut b.globals);
     Model {
         attrs,
         vis,
@@ -137,6 +141,7 @@ pub fn partition(
         subs,
         on_error: b.on_error,
         topics: b.topics,
+        globals: b.globals,
     }
 }
 
@@ -148,6 +153,9 @@ fn origins(nodes: &[Node], node: usize, user: &mut BTreeSet<String>, rep: &mut B
         }
         NodeKind::RepartitionSource { topic, .. } => {
             rep.insert(topic.clone());
+        }
+        NodeKind::FkJoin(f) if f.source_topic().is_some() => {
+            rep.insert(f.source_topic().unwrap_or_default().to_owned());
         }
         _ => {
             for &p in &nodes[node].parents {

@@ -138,6 +138,7 @@ impl Emitter<'_> {
                 }
             }
             NodeKind::TableSource { .. } => ops::table::emit_source(self, node),
+            NodeKind::FkJoin(f) => super::fk_join::emit_source(self, node, f),
             _ => quote!(),
         }
     }
@@ -180,6 +181,8 @@ impl Emitter<'_> {
             NodeKind::Process { f, stores } => ops::process::emit(self, node, f, stores, k, v),
             NodeKind::JoinWindowed { .. } => self.children(node, k, v),
             NodeKind::StreamJoin(j) => super::stream_join::emit(self, node, j, k, v),
+            NodeKind::GlobalJoin(j) => ops::global_table::emit(self, node, j, k, v),
+            NodeKind::FkJoin(f) => super::fk_join::emit(self, node, f, k, v),
         }
     }
 }

@@ -86,7 +86,7 @@ pub fn info(m: &Model) -> TokenStream {
     let dk = quote!(::dekaf_streams::__private);
     let app = &m.app_id;
     let subs = m.subs.iter().map(|sub| {
-        let id = sub.id.to_string();
+        let id = sub.protocol_id.to_string();
         let sources = sub.source_topics.iter().map(|(t, _)| t);
         let rep_conf = configs(&repartition_configs());
         let rep_sources = sub.repartition_sources.iter().map(|(t, _)| {

@@ -4,6 +4,7 @@
 
 mod cache;
 pub mod emitter;
+pub mod fk_join;
 mod info;
 pub mod session;
 pub mod sliding;
@@ -44,7 +45,7 @@ pub fn generate(m: &Model) -> TokenStream {
     for sub in &m.subs {
         let sub_ty = format_ident!("__{}Sub{}", name, sub.id);
         let variant = format_ident!("S{}", sub.id);
-        let id = sub.id.to_string();
+        let id = sub.protocol_id.to_string();
         let idx = sub.id;
         variants.push(quote!(#variant(#sub_ty<B>)));
         creates
@@ -168,6 +169,9 @@ pub fn generate(m: &Model) -> TokenStream {
                 })
             });
         let (join_fields, join_inits, join_clear) = stream_join::state(m, sub);
+        let (global_fields, global_inits, global_attach) =
+            crate::ops::global_table::task_parts(m, sub);
+        let (fk_fields, fk_inits) = fk_join::task_parts(m, sub);
         let store_visits = sub.stores.iter().enumerate().map(|(j, &s)| {
             let f = Emitter::store_field(s);
             quote!(__dk_f(&<#name as #dk::Topology>::INFO.subtopologies[#idx].stores[#j], &mut self.#f)?;)
@@ -200,6 +204,8 @@ pub fn generate(m: &Model) -> TokenStream {
                 #(#max_fields: i64,)*
                 #(#index_fields: #dk::TimeIndex,)*
                 #join_fields
+                #global_fields
+                #fk_fields
                 #cache_fields
                 __marker: ::core::marker::PhantomData<fn() -> B>,
             }
@@ -222,6 +228,8 @@ pub fn generate(m: &Model) -> TokenStream {
                         #(#max_fields: i64::MIN,)*
                         #(#index_fields: #dk::TimeIndex::new(#index_offsets),)*
                         #join_inits
+                        #global_inits
+                        #fk_inits
                         #cache_inits
                         __marker: ::core::marker::PhantomData,
                     };
@@ -280,6 +288,8 @@ pub fn generate(m: &Model) -> TokenStream {
                 }
 
                 #cache_trait_items
+
+                #global_attach
 
                 #[allow(unused_variables)]
                 fn restore(&mut self, changelog_topic: &str, key: &[u8], value: Option<&[u8]>) -> ::core::result::Result<(), #dk::TaskError> {
@@ -359,6 +369,8 @@ pub fn generate(m: &Model) -> TokenStream {
     let d_set_cache = delegate(quote!(set_cache_max_bytes(bytes)));
     let d_flush_cache = delegate(quote!(flush_cache(sink)));
     let d_cache_bytes = delegate(quote!(cache_bytes()));
+    let d_attach = delegate(quote!(attach_global_stores(globals)));
+    let global_tables = crate::ops::global_table::infos(m);
     let doc_task = format!("The task of one subtopology of [`{name}`], over store backend `B`.");
 
     quote! {
@@ -406,12 +418,14 @@ pub fn generate(m: &Model) -> TokenStream {
             fn set_cache_max_bytes(&mut self, bytes: usize) { #d_set_cache }
             fn flush_cache<S: #dk::RecordSink>(&mut self, sink: &mut S) -> ::core::result::Result<(), #dk::TaskError> { #d_flush_cache }
             fn cache_bytes(&self) -> usize { #d_cache_bytes }
+            fn attach_global_stores(&mut self, globals: &#dk::GlobalStores) { #d_attach }
         }
 
         impl #dk::Topology for #name {
             const APPLICATION_ID: &'static str = #app;
             const INFO: &'static #dk::TopologyInfo = &#info;
             const DESCRIPTION: &'static str = #description;
+            #global_tables
             type Task<B: #dk::StoreBackend> = #task_enum<B>;
 
             fn create_task<F: #dk::BackendFactory>(
@@ -459,7 +473,10 @@ fn handles(m: &Model) -> TokenStream {
     }
     for st in &m.stores {
         // A join's stores hold its internal layout: no typed handle.
-        if matches!(st.owner, StoreOwner::JoinWindow(_) | StoreOwner::JoinShared) {
+        if matches!(
+            st.owner,
+            StoreOwner::JoinWindow(_) | StoreOwner::JoinShared | StoreOwner::FkSubscription
+        ) {
             continue;
         }
         let mut name = screaming(&st.name);

@@ -46,6 +46,10 @@ fn lower(b: &mut Builder, s: Stream, call: &Call, left: bool) -> syn::Result<Flo
             "{op}(..) takes a table or a stream bound by `let`: `let t = table(..);` then `s.{op}(t, ..)`"
         ),
     )?;
+    // A stream joins a global table by a mapped key.
+    if let Some(Flow::Global(g)) = b.lookup(name) {
+        return super::global_table::lower_join(b, s, g, name, call, left);
+    }
     // A stream joins a stream over a join window; a table by key.
     if let Some(Flow::Stream(other)) = b.lookup(name) {
         let kind = if left {
@@ -80,14 +84,16 @@ fn lower(b: &mut Builder, s: Stream, call: &Call, left: bool) -> syn::Result<Flo
             ));
         }
     };
-    if matches!(
-        b.nodes[tnode].kind,
-        NodeKind::Table(
-            crate::ops::table::TableNode::Filter { .. }
-                | crate::ops::table::TableNode::MapValues { .. }
-                | crate::ops::table::TableNode::JoinMerge
+    if crate::ops::fk_join::is_result(&b.nodes[tnode].kind)
+        || matches!(
+            b.nodes[tnode].kind,
+            NodeKind::Table(
+                crate::ops::table::TableNode::Filter { .. }
+                    | crate::ops::table::TableNode::MapValues { .. }
+                    | crate::ops::table::TableNode::JoinMerge
+            )
         )
-    ) {
+    {
         return Err(err_at(
             name,
             format!(

@@ -8,7 +8,9 @@
 pub mod aggregate;
 pub mod branch;
 pub mod filter;
+pub mod fk_join;
 pub mod flat_map;
+pub mod global_table;
 pub mod group;
 pub mod join;
 pub mod map;
@@ -62,6 +64,7 @@ pub const REGISTRY: &[Operator] = &[
     sources::TABLE,
     sources::STORE,
     sources::ON_ERROR,
+    global_table::GLOBAL_TABLE,
     filter::FILTER,
     filter::FILTER_NOT,
     map::MAP,
@@ -88,6 +91,8 @@ pub const REGISTRY: &[Operator] = &[
     aggregate::AGGREGATE,
     to_stream::TO_STREAM,
     table::TO_TABLE,
+    fk_join::JOIN_ON_FOREIGN_KEY,
+    fk_join::LEFT_JOIN_ON_FOREIGN_KEY,
     suppress::SUPPRESS_UNTIL_WINDOW_CLOSES,
 ];
 

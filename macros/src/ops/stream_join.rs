@@ -190,7 +190,7 @@ pub fn lower(
     }
 
     // Kafka Streams' indexes: two WINDOWED nodes, this, other, merge.
-    let n = b.nodes.len();
+    let n = b.next_index();
     let (this_kind, other_kind) = match kind {
         JoinKind::Inner => ("KSTREAM-JOINTHIS", "KSTREAM-JOINOTHER"),
         JoinKind::Left => ("KSTREAM-JOINTHIS", "KSTREAM-OUTEROTHER"),

@@ -54,7 +54,7 @@ fn suppress(b: &mut Builder, t: Table, call: &Call) -> syn::Result<Flow> {
     let (name, span) = match named {
         Some((n, span)) => (format!("{n}-store"), span),
         None => (
-            names::node_name("KTABLE-SUPPRESS-STATE-STORE", b.nodes.len()),
+            names::node_name("KTABLE-SUPPRESS-STATE-STORE", b.next_index()),
             call.span,
         ),
     };

@@ -88,6 +88,7 @@ pub const ON_TABLE: &[&str] = &[
 /// Whether the records `node` forwards are changes (rather than an aggregation's results).
 pub fn forwards_changes(kind: &NodeKind) -> bool {
     matches!(kind, NodeKind::TableSource { .. } | NodeKind::Table(_))
+        || super::fk_join::is_result(kind)
 }
 
 /// Refuses a table operation on a table that does not forward changes.

@@ -101,6 +101,9 @@ fn lower(b: &mut Builder, t: Table, call: &Call, kind: JoinKind) -> syn::Result<
     };
     changing(b, t, call)?;
     changing(b, o, call)?;
+    if crate::ops::fk_join::is_result(&b.nodes[o.node].kind) {
+        return Err(crate::ops::fk_join::result_only_to_stream(call));
+    }
     let (lk, rk) = (b.stores[t.store].key.clone(), b.stores[o.store].key.clone());
     if let (Some(a), Some(c)) = (lk.builtin_value(), rk.builtin_value())
         && a != c

@@ -11,6 +11,7 @@ use tokio::sync::mpsc;
 use super::config::{BuildError, ProcessingGuarantee, StreamsConfig};
 use super::context::ThreadContext;
 use super::error::StreamsError;
+use super::global_thread::GlobalThread;
 use super::processing::StreamThread;
 use crate::group::coordinator::{CoordinatorConfig, await_coordinator};
 use crate::kafka::settings::SettingsError;
@@ -18,7 +19,7 @@ use crate::query::registry::Registry;
 use crate::query::{HostInfo, KeyQueryMetadata, Queries, QueryError, ReadOnlyKeyValueStore};
 use crate::state_dir::StateDirectory;
 use crate::store::{LmdbStores, MemoryStores};
-use crate::task::{StoreRef, Topology};
+use crate::task::{GlobalStores, StoreRef, Topology};
 
 /// A topology that runs on Kafka.
 ///
@@ -156,6 +157,37 @@ impl<T: Topology> KafkaStreams<T> {
                 return Ok(());
             }
         }
+        // The global tables are complete before any task processes a record.
+        let globals = GlobalStores::new(T::GLOBAL_TABLES);
+        let global_thread = if globals.is_empty() {
+            None
+        } else {
+            let (config, shared, flag) = (self.config.clone(), globals.clone(), stop.clone());
+            let started = tokio::spawn(async move {
+                tokio::task::spawn_blocking(move || GlobalThread::start::<T>(&config, shared, flag))
+                    .await
+                    .unwrap_or_else(|joined| std::panic::resume_unwind(joined.into_panic()))
+            });
+            tokio::pin!(started);
+            tokio::select! {
+                started = &mut started => match started {
+                    Ok(Ok(Some(thread))) => Some(thread),
+                    Ok(Ok(None)) => return Ok(()),
+                    Ok(Err(e)) => return Err(e),
+                    Err(joined) => std::panic::resume_unwind(joined.into_panic()),
+                },
+                () = &mut shutdown => {
+                    tracing::info!("shutdown requested while the global tables were restored");
+                    stop.store(true, Ordering::Relaxed);
+                    return match started.await {
+                        Ok(Ok(Some(thread))) => thread.join(),
+                        Ok(Ok(None)) => Ok(()),
+                        Ok(Err(e)) => Err(e),
+                        Err(joined) => std::panic::resume_unwind(joined.into_panic()),
+                    };
+                }
+            }
+        };
         let handle = tokio::runtime::Handle::current();
         let threads = self.config.threads;
         let (done_tx, mut done_rx) = mpsc::unbounded_channel::<(usize, Result<(), StreamsError>)>();
@@ -169,6 +201,7 @@ impl<T: Topology> KafkaStreams<T> {
                 stop: stop.clone(),
                 state: state.clone(),
                 queries: Arc::clone(&self.registry),
+                globals: globals.clone(),
             };
             let state_root = self.config.state_dir.clone();
             let done = done_tx.clone();
@@ -239,6 +272,17 @@ impl<T: Topology> KafkaStreams<T> {
                         first_error.get_or_insert(e);
                     }
                 }
+            }
+        }
+        // The processing threads are done (or the global thread failed and stopped them): the
+        // global thread stops too, and its error, if any, is the application's.
+        stop.store(true, Ordering::Relaxed);
+        if let Some(thread) = global_thread {
+            let joined = tokio::task::spawn_blocking(move || thread.join())
+                .await
+                .unwrap_or_else(|joined| std::panic::resume_unwind(joined.into_panic()));
+            if let Err(e) = joined {
+                first_error.get_or_insert(e);
             }
         }
         match first_error {

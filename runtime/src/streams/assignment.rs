@@ -77,6 +77,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                     (active, None)
                 }
             };
+            active.task.attach_global_stores(&self.ctx.globals);
             for (i, topic) in active.task.source_topics().iter().enumerate() {
                 if let Some(elem) = committed.find_partition(topic, id.partition) {
                     if let Offset::Offset(o) = elem.offset() {

@@ -30,4 +30,6 @@ pub(crate) struct ThreadContext {
     /// Where the thread publishes its stores' committed state and the group's endpoints for
     /// interactive queries.
     pub queries: Arc<crate::query::registry::Registry>,
+    /// The instance's global tables, shared by its tasks (read by the global thread).
+    pub globals: crate::task::GlobalStores,
 }

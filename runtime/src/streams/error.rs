@@ -101,6 +101,15 @@ pub enum StreamsError {
     /// `build()` checked it).
     #[error(transparent)]
     Settings(Box<crate::kafka::settings::SettingsError>),
+    /// A global table's topic could not be read (it does not exist, or the principal may not
+    /// read it).
+    #[error("reading global table topic {topic} failed: {reason}")]
+    GlobalTable {
+        /// The global table's topic.
+        topic: String,
+        /// What failed, and what to do.
+        reason: String,
+    },
     /// A processing thread ended without reporting (it panicked).
     #[error("processing thread {0} panicked; see the log for the panic message")]
     ThreadPanicked(usize),

@@ -51,6 +51,7 @@ mod config;
 mod consumer_errors;
 mod context;
 mod error;
+mod global_thread;
 mod membership;
 mod offset_commit;
 mod processing;

@@ -10,6 +10,8 @@
 #![allow(clippy::too_many_arguments)]
 
 mod changed;
+pub mod fk;
+pub mod global;
 
 pub use changed::Changed;
 

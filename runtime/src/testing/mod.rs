@@ -4,7 +4,9 @@
 //! `TopologyTestDriver` does), feeds the records you pipe into their sources, passes records
 //! written to repartition topics straight on to the subtopology that reads them, keeps what is
 //! written to user topics (sinks and dead-letter topics) for you to read, and keeps changelog
-//! records. Stream time follows the timestamps you give the records.
+//! records. Stream time follows the timestamps you give the records. A record piped into a global
+//! table's topic updates that table at once, as the Kafka runtime's global thread would (read it
+//! with [`TestDriver::global_store`]).
 //!
 //! ```
 //! use dekaf_streams::prelude::*;
@@ -68,8 +70,8 @@ use std::collections::{HashMap, VecDeque};
 
 use crate::store::{MemoryBackend, MemoryStores};
 use crate::task::{
-    Headers, InputRecord, OutgoingRecord, RecordSink, SinkError, StoreRef, Task, TaskError,
-    TopicKind, TopicRef, Topology, WindowStoreRef,
+    GlobalStores, Headers, InputRecord, OutgoingRecord, RecordSink, SinkError, StoreRef, Task,
+    TaskError, TopicKind, TopicRef, Topology, WindowStoreRef,
 };
 
 mod stores;
@@ -122,6 +124,8 @@ struct Inner<T: Topology> {
     outputs: HashMap<String, VecDeque<RawRecord>>,
     changelogs: HashMap<String, Vec<RawRecord>>,
     offsets: HashMap<String, i64>,
+    /// The global tables' stores, shared by the tasks.
+    globals: GlobalStores,
 }
 
 /// Runs topology `T` in process. See the [module docs](self).
@@ -189,12 +193,14 @@ impl<T: Topology> TestDriver<T> {
     pub fn with_cache_max_bytes(bytes: usize) -> Self {
         let mut tasks = Vec::new();
         let mut routes = HashMap::new();
+        let globals = GlobalStores::new(T::GLOBAL_TABLES);
         for sub in T::INFO.subtopologies {
             let mut task = match T::create_task(sub.id, 0, &mut MemoryStores) {
                 Ok(task) => task,
                 Err(e) => panic!("creating the task of subtopology {}: {e}", sub.id),
             };
             task.set_cache_max_bytes(bytes);
+            task.attach_global_stores(&globals);
             for (i, topic) in task.source_topics().iter().enumerate() {
                 routes.insert(*topic, (tasks.len(), i));
             }
@@ -207,6 +213,7 @@ impl<T: Topology> TestDriver<T> {
                 outputs: HashMap::new(),
                 changelogs: HashMap::new(),
                 offsets: HashMap::new(),
+                globals,
             }),
         }
     }
@@ -228,6 +235,12 @@ impl<T: Topology> TestDriver<T> {
             driver: self,
             topic,
         }
+    }
+
+    /// The store of the global table named `store` (a handle to the one the tasks read), if the
+    /// topology has that global table.
+    pub fn global_store(&self, store: &str) -> Option<crate::task::GlobalStore> {
+        self.inner.borrow().globals.store(store).cloned()
     }
 
     /// The key-value store `store` (a handle such as `WordCount::COUNTS`).
@@ -354,6 +367,14 @@ impl<T: Topology> TestDriver<T> {
     /// Pipes raw bytes into `topic` (for example a record that does not deserialize).
     pub fn try_pipe_raw(&self, topic: &str, record: RawRecord) -> Result<(), TestError> {
         let mut inner = self.inner.borrow_mut();
+        // A global table's topic updates its store at once, as Kafka Streams'
+        // `TopologyTestDriver` does (a record with a null key is skipped).
+        if inner
+            .globals
+            .apply(topic, record.key.as_deref(), record.value.as_deref())
+        {
+            return Ok(());
+        }
         let Some(topic) = inner.routes.keys().copied().find(|t| *t == topic) else {
             return Err(TestError::UnknownTopic(topic.to_owned()));
         };
@@ -372,7 +393,10 @@ impl<T: Topology> TestDriver<T> {
                 outputs,
                 changelogs,
                 offsets,
+                globals,
             } = inner;
+            // Output written to a global table's topic updates the table.
+            globals.apply(topic, record.key.as_deref(), record.value.as_deref());
             let Some(&(task, source)) = routes.get(topic) else {
                 continue;
             };

@@ -1,0 +1,230 @@
+//! Foreign-key table-table joins in the TestDriver, with exact outputs, as Kafka Streams 4.4's
+//! `foreignkeyjoin` processors forward them: orders (keyed by order id) reference a customer
+//! by foreign key; every change of either side updates the result, a foreign key change never
+//! leaves a result of the old customer behind, and deletes retract.
+
+use dekaf_streams::prelude::*;
+use dekaf_streams::serdes::Nullable;
+use dekaf_streams::task::Topology;
+use dekaf_streams::testing::TestDriver;
+
+/// `"c1:book"` → `"c1"`.
+fn customer_of(order: &str) -> String {
+    order.split(':').next().unwrap_or_default().to_owned()
+}
+
+topology! {
+    /// Orders joined with their customers by the customer id in the order.
+    pub Orders = "fk-orders" {
+        let orders = table("orders", Utf8, Utf8, "orders-store");
+        let customers = table("customers", Utf8, Utf8, "customers-store");
+        orders
+            .join_on_foreign_key(
+                customers,
+                |order: &String| customer_of(order),
+                |order: &String, customer: &String| format!("{order} for {customer}"),
+            )
+            .to_stream()
+            .to("inner", Utf8, Nullable::<Utf8>);
+        orders
+            .left_join_on_foreign_key(
+                customers,
+                |order: &String| customer_of(order),
+                |order: &String, customer: Option<&String>| {
+                    format!("{order} for {}", customer.map_or("?", |c| c.as_str()))
+                },
+            )
+            .to_stream()
+            .to("left", Utf8, Nullable::<Utf8>);
+    }
+}
+
+fn s(x: &str) -> String {
+    x.to_owned()
+}
+
+fn some(x: &str) -> Option<String> {
+    Some(x.to_owned())
+}
+
+/// The same updates for both joins; the comments number them for the expectations.
+fn drive(driver: &TestDriver<Orders>) {
+    let orders = driver.input_topic(Orders::ORDERS);
+    let customers = driver.input_topic(Orders::CUSTOMERS);
+    orders.pipe_input(s("o1"), s("c1:book")); // 1: no customer c1 yet
+    customers.pipe_input(s("c1"), s("alice")); // 2: c1 appears
+    customers.pipe_input(s("c2"), s("bob")); // 3: nobody references c2
+    orders.pipe_input(s("o2"), s("c2:pen")); // 4
+    customers.pipe_input(s("c1"), s("alicia")); // 5: c1 changes
+    orders.pipe_input(s("o1"), s("c2:book")); // 6: o1 moves from c1 to c2 (FK change)
+    customers.pipe_input(s("c1"), s("alice again")); // 7: c1 changes, nobody references it
+    customers.pipe_tombstone(s("c2"), 0); // 8: c2 deleted (right-side delete)
+    orders.pipe_input(s("o3"), s("c9:cup")); // 9: a foreign key to nothing
+    orders.pipe_tombstone(s("o2"), 0); // 10: o2 deleted (left-side delete)
+    orders.pipe_input(s("o1"), s("c1:book")); // 11: o1 back to c1
+}
+
+#[test]
+fn inner_join_follows_both_sides_and_foreign_key_changes() {
+    let driver = TestDriver::<Orders>::new();
+    drive(&driver);
+    assert_eq!(
+        driver.output_topic(Orders::INNER).read_key_values_to_list(),
+        [
+            (s("o1"), some("c1:book for alice")),       // 2
+            (s("o2"), some("c2:pen for bob")),          // 4
+            (s("o1"), some("c1:book for alicia")),      // 5
+            (s("o1"), some("c2:book for bob")),         // 6: the new customer's row, nothing of c1
+            (s("o1"), None),                            // 8: c2 deleted
+            (s("o2"), None),                            // 8: c2 deleted
+            (s("o2"), None),                            // 10: o2 deleted
+            (s("o1"), some("c1:book for alice again")), // 11
+        ]
+    );
+}
+
+#[test]
+fn left_join_emits_for_every_left_row() {
+    let driver = TestDriver::<Orders>::new();
+    drive(&driver);
+    assert_eq!(
+        driver.output_topic(Orders::LEFT).read_key_values_to_list(),
+        [
+            (s("o1"), some("c1:book for ?")),           // 1
+            (s("o1"), some("c1:book for alice")),       // 2
+            (s("o2"), some("c2:pen for bob")),          // 4
+            (s("o1"), some("c1:book for alicia")),      // 5
+            (s("o1"), some("c2:book for bob")),         // 6
+            (s("o1"), some("c2:book for ?")),           // 8
+            (s("o2"), some("c2:pen for ?")),            // 8
+            (s("o3"), some("c9:cup for ?")),            // 9
+            (s("o2"), None),                            // 10
+            (s("o1"), some("c1:book for alice again")), // 11
+        ]
+    );
+}
+
+/// The indexes follow the builder's (here each `table(..)` takes one, where Kafka Streams'
+/// `table` with a named store takes two: its `KSTREAM-SOURCE-` and `KTABLE-SOURCE-`), then the
+/// fourteen of `KTableImpl#doJoinOnForeignKey`.
+#[test]
+fn describe_names_nodes_topics_and_the_subscription_store_as_kafka_streams_does() {
+    let text = Orders::describe();
+    for name in [
+        "fk-orders-KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000002-topic",
+        "Processor: KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000003 (stores: [])",
+        "Sink: KTABLE-SINK-0000000004",
+        "Source: KTABLE-SOURCE-0000000005 (topics: [fk-orders-KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000002-topic])",
+        "Processor: KTABLE-FK-JOIN-SUBSCRIPTION-PROCESSOR-0000000007 (stores: [KTABLE-FK-JOIN-SUBSCRIPTION-STATE-STORE-0000000006])",
+        "Processor: KTABLE-FK-JOIN-SUBSCRIPTION-PROCESSOR-0000000008 (stores: [customers-store])",
+        "Processor: KTABLE-FK-JOIN-SUBSCRIPTION-PROCESSOR-0000000009 (stores: [KTABLE-FK-JOIN-SUBSCRIPTION-STATE-STORE-0000000006])",
+        "Sink: KTABLE-SINK-0000000011 (topic: fk-orders-KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-0000000010-topic)",
+        "Source: KTABLE-SOURCE-0000000012 (topics: [fk-orders-KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-0000000010-topic])",
+        "Processor: KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-RESOLVER-PROCESSOR-0000000013 (stores: [orders-store])",
+        "Processor: KTABLE-FK-JOIN-OUTPUT-0000000014 (stores: [])",
+        "Store: KTABLE-FK-JOIN-SUBSCRIPTION-STATE-STORE-0000000006 (key-value; changelog: fk-orders-KTABLE-FK-JOIN-SUBSCRIPTION-STATE-STORE-0000000006-changelog)",
+        // The second join starts after the first one's 14 indexes, to_stream() and to().
+        "KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000018-topic",
+    ] {
+        assert!(text.contains(name), "describe() lacks {name:?}:\n{text}");
+    }
+}
+
+#[test]
+fn each_side_runs_in_its_table_task_with_co_partitioned_topics() {
+    let subs = Orders::INFO.subtopologies;
+    let of = |topic: &str| {
+        subs.iter()
+            .find(|s| s.source_topics.contains(&topic))
+            .expect("a subtopology reads it")
+    };
+    let (left, right) = (of("orders"), of("customers"));
+    assert_ne!(left.id, right.id);
+    let registration = "fk-orders-KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000002-topic";
+    let response = "fk-orders-KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-0000000010-topic";
+    assert!(left.repartition_sink_topics.contains(&registration));
+    assert!(
+        right
+            .repartition_source_topics
+            .iter()
+            .any(|t| t.name == registration)
+    );
+    assert!(right.repartition_sink_topics.contains(&response));
+    assert!(
+        left.repartition_source_topics
+            .iter()
+            .any(|t| t.name == response)
+    );
+    assert!(
+        right
+            .copartition_groups
+            .iter()
+            .any(|g| g.source_topics == ["customers"]
+                && g.repartition_source_topics.contains(&registration))
+    );
+    assert!(
+        left.copartition_groups
+            .iter()
+            .any(|g| g.source_topics == ["orders"]
+                && g.repartition_source_topics.contains(&response))
+    );
+    assert!(right.state_changelog_topics.iter().any(
+        |t| t.name == "fk-orders-KTABLE-FK-JOIN-SUBSCRIPTION-STATE-STORE-0000000006-changelog"
+    ));
+}
+
+topology! {
+    /// A foreign key that may be null: `None` serializes to null with `Nullable::<Utf8>`.
+    pub NullFk = "fk-null" {
+        let orders = table("n-orders", Utf8, Utf8, "n-orders-store");
+        let customers = table("n-customers", Nullable::<Utf8>, Utf8, "n-customers-store");
+        orders
+            .join_on_foreign_key(
+                customers,
+                |order: &String| order.strip_prefix("c:").map(str::to_owned),
+                |order: &String, customer: &String| format!("{order} for {customer}"),
+            )
+            .to_stream()
+            .to("n-inner", Utf8, Nullable::<Utf8>);
+        orders
+            .left_join_on_foreign_key(
+                customers,
+                |order: &String| order.strip_prefix("c:").map(str::to_owned),
+                |order: &String, customer: Option<&String>| {
+                    format!("{order} for {}", customer.map_or("?", |c| c.as_str()))
+                },
+            )
+            .to_stream()
+            .to("n-left", Utf8, Nullable::<Utf8>);
+    }
+}
+
+/// As Kafka Streams' `SubscriptionSendProcessorSupplier`: an inner join skips a row whose
+/// foreign key is null (unsubscribing, and so retracting, the row's old result); a left join
+/// subscribes with a null key and gets `None`.
+#[test]
+fn a_null_foreign_key_retracts_the_inner_result_and_left_joins_with_none() {
+    let driver = TestDriver::<NullFk>::new();
+    let orders = driver.input_topic(NullFk::N_ORDERS);
+    let customers = driver.input_topic(NullFk::N_CUSTOMERS);
+    customers.pipe_input(Some(s("c1")), s("alice"));
+    orders.pipe_input(s("o1"), s("c:c1"));
+    orders.pipe_input(s("o1"), s("no customer")); // the foreign key becomes null
+    orders.pipe_input(s("o2"), s("none either")); // a new row with a null foreign key
+    assert_eq!(
+        driver
+            .output_topic(NullFk::N_INNER)
+            .read_key_values_to_list(),
+        [(s("o1"), some("c:c1 for alice")), (s("o1"), None)]
+    );
+    assert_eq!(
+        driver
+            .output_topic(NullFk::N_LEFT)
+            .read_key_values_to_list(),
+        [
+            (s("o1"), some("c:c1 for alice")),
+            (s("o1"), some("no customer for ?")),
+            (s("o2"), some("none either for ?")),
+        ]
+    );
+}

@@ -1,0 +1,198 @@
+//! The code of a foreign-key join's nodes ([`crate::ops::fk_join`]): the left task subscribes
+//! on every change and resolves responses; the right task registers and answers subscriptions
+//! and answers the subscribers of a changed right row. The runtime's `fk_*` functions do the
+//! byte work in the task's `FkScratch` buffers; the code here serializes the user's keys and
+//! values into them and calls the user's closures.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+
+use super::emitter::{Acc, Emitter, dk};
+use crate::ir::{Model, NodeKind, Sub};
+use crate::ops::fk_join::{FkJoin, FkRole};
+
+/// The task's buffers of the join whose result is node `output`.
+fn scratch(output: usize) -> syn::Ident {
+    format_ident!("__fk_{}", output)
+}
+
+/// The buffer fields (and their initial values) of the foreign-key joins with nodes in `sub`.
+pub fn task_parts(m: &Model, sub: &Sub) -> (TokenStream, TokenStream) {
+    let dk = dk();
+    let mut outputs: Vec<usize> = sub
+        .nodes
+        .iter()
+        .filter_map(|&n| match &m.nodes[n].kind {
+            NodeKind::FkJoin(f) => Some(f.output),
+            _ => None,
+        })
+        .collect();
+    outputs.sort_unstable();
+    outputs.dedup();
+    let fields: Vec<_> = outputs.iter().map(|&o| scratch(o)).collect();
+    (
+        quote!(#(#fields: #dk::FkScratch,)*),
+        quote!(#(#fields: #dk::FkScratch::new(),)*),
+    )
+}
+
+/// A non-source node of the join: the left side's subscription, the right side's answers to a
+/// changed right row; the others run in their source's code.
+pub fn emit(em: &Emitter<'_>, node: usize, f: &FkJoin, k: &Acc, v: &Acc) -> TokenStream {
+    let dk = dk();
+    let n = &em.m.nodes[node];
+    let (sp, name) = (n.span, &n.name);
+    let s = scratch(f.output);
+    let (left, right) = (&em.m.stores[f.left_store], &em.m.stores[f.right_store]);
+    let kr = k.r(sp);
+    match f.role {
+        FkRole::Send => {
+            let (lk, lv, fk) = (&left.key.ty, &left.value.ty, &right.key.ty);
+            let vo = v.o(sp);
+            let extractor = &f.extractor;
+            let extract = quote_spanned!(sp=> #dk::fk_extract(__dk_x, #extractor));
+            let topic = &f.subscription_topic;
+            let left_join = f.left;
+            quote! {
+                let __dk_ch = #vo;
+                #dk::ser::<#lk>(#kr, &mut self.#s.pk, #name)?;
+                let __dk_hash = match &__dk_ch.new {
+                    Some(__dk_x) => match #dk::ser::<#lv>(__dk_x, &mut self.#s.value, #name)? {
+                        #dk::Encoded::Present => Some(#dk::fk_hash(&self.#s.value)),
+                        #dk::Encoded::Null => None,
+                    },
+                    None => None,
+                };
+                let __dk_old_fk = match &__dk_ch.old {
+                    Some(__dk_x) => {
+                        let __dk_fk = #extract;
+                        matches!(#dk::ser::<#fk>(&__dk_fk, &mut self.#s.old_fk, #name)?, #dk::Encoded::Present)
+                    }
+                    None => false,
+                };
+                let __dk_new_fk = match &__dk_ch.new {
+                    Some(__dk_x) => {
+                        let __dk_fk = #extract;
+                        matches!(#dk::ser::<#fk>(&__dk_fk, &mut self.#s.new_fk, #name)?, #dk::Encoded::Present)
+                    }
+                    None => false,
+                };
+                #dk::fk_subscribe(
+                    __dk_sink,
+                    #topic,
+                    #left_join,
+                    __dk_ch.old.is_some(),
+                    __dk_ch.new.is_some(),
+                    __dk_old_fk,
+                    __dk_new_fk,
+                    __dk_hash,
+                    self.__partition,
+                    __dk_record.timestamp,
+                    __dk_record.headers,
+                    &mut self.#s,
+                )?;
+            }
+        }
+        FkRole::ForeignChange => {
+            let fk = &right.key.ty;
+            let (subs, rs) = (
+                Emitter::store_field(f.subscriptions),
+                Emitter::store_field(f.right_store),
+            );
+            let topic = &f.response_topic;
+            quote! {
+                // A right row without a key has no subscribers (Kafka Streams skips it).
+                if let #dk::Encoded::Present = #dk::ser::<#fk>(#kr, &mut self.#s.new_fk, #name)? {
+                    #dk::fk_foreign_change(
+                        &self.#subs,
+                        &self.#rs,
+                        #topic,
+                        __dk_record.timestamp,
+                        __dk_record.headers,
+                        &mut self.#s,
+                        __dk_sink,
+                        #name,
+                    )?;
+                }
+            }
+        }
+        _ => quote!(),
+    }
+}
+
+/// A source node of the join: the right task's subscriptions, or the left task's responses
+/// (resolved, joined and forwarded as the result's changes).
+pub fn emit_source(em: &Emitter<'_>, node: usize, f: &FkJoin) -> TokenStream {
+    let dk = dk();
+    let n = &em.m.nodes[node];
+    let name = &n.name;
+    let s = scratch(f.output);
+    match f.role {
+        FkRole::SubscriptionSource => {
+            let (subs, rs) = (
+                Emitter::store_field(f.subscriptions),
+                Emitter::store_field(f.right_store),
+            );
+            let changelog = &em.m.stores[f.subscriptions].changelog;
+            let topic = &f.response_topic;
+            quote! {
+                #dk::fk_receive(
+                    &mut self.#subs,
+                    &self.#rs,
+                    __dk_record,
+                    #changelog,
+                    #topic,
+                    self.__partition,
+                    &mut self.#s,
+                    __dk_sink,
+                    #name,
+                )?;
+            }
+        }
+        FkRole::ResponseSource => {
+            let out = &em.m.nodes[f.output];
+            let sp = out.span;
+            let (left, right) = (&em.m.stores[f.left_store], &em.m.stores[f.right_store]);
+            let (lk, lv, rv) = (&left.key.ty, &left.value.ty, &right.value.ty);
+            let ls = Emitter::store_field(f.left_store);
+            let joiner = &f.joiner;
+            let joined = if f.left {
+                quote_spanned!(sp=> Some(#dk::fk_left_join(&__dk_l, __dk_f.as_ref(), #joiner)))
+            } else {
+                quote_spanned!(sp=> match &__dk_f {
+                    Some(__dk_f) => Some(#dk::fk_join(&__dk_l, __dk_f, #joiner)),
+                    None => None,
+                })
+            };
+            let k = format_ident!("__k{}", f.output);
+            let v = format_ident!("__v{}", f.output);
+            let children = em.children(f.output, &Acc::owned(k.clone()), &Acc::owned(v.clone()));
+            quote! {
+                // Resolved in a block: the left store is borrowed only while the response is
+                // read and joined.
+                let (#k, #v) = {
+                    let Some(__dk_r) = #dk::fk_resolve(&self.#ls, __dk_record, #name)? else {
+                        // Stale: the left row changed since it subscribed.
+                        return Ok(());
+                    };
+                    let __dk_k = #dk::de_key::<#lk>(Some(__dk_r.pk), #name)?;
+                    let __dk_f = match __dk_r.foreign {
+                        Some(__dk_b) => Some(#dk::de_value::<#rv>(Some(__dk_b), #name)?),
+                        None => None,
+                    };
+                    // No left row: a tombstone (it was deleted, or its key became null).
+                    let __dk_new = match __dk_r.left {
+                        Some(__dk_b) => {
+                            let __dk_l = #dk::de_value::<#lv>(Some(__dk_b), #name)?;
+                            #joined
+                        }
+                        None => None,
+                    };
+                    (__dk_k, #dk::Change { new: __dk_new, old: None })
+                };
+                #children
+            }
+        }
+        _ => quote!(),
+    }
+}

@@ -1,0 +1,328 @@
+//! Foreign-key table-table joins (KIP-213): `left.join_on_foreign_key(right, |value| fk,
+//! |value, right_value| joined)` and `left.left_join_on_foreign_key(right, |value| fk, |value,
+//! right_value: Option<&_>| joined)`, lowered as Kafka Streams' `KTableImpl#doJoinOnForeignKey`
+//! builds them, with its names (the builder's index `n` first):
+//!
+//! | index | what |
+//! |---|---|
+//! | n | topic `<app>-KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-n-topic` |
+//! | n+1 | `KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-n+1`: subscribes (left task) |
+//! | n+2, n+3 | `KTABLE-SINK-`, `KTABLE-SOURCE-` of the subscription topic |
+//! | n+4 | store `KTABLE-FK-JOIN-SUBSCRIPTION-STATE-STORE-n+4` (right task, logged) |
+//! | n+5 | `KTABLE-FK-JOIN-SUBSCRIPTION-PROCESSOR-`: registers the subscription |
+//! | n+6 | `KTABLE-FK-JOIN-SUBSCRIPTION-PROCESSOR-`: answers it with the right value |
+//! | n+7 | `KTABLE-FK-JOIN-SUBSCRIPTION-PROCESSOR-`: answers subscribers of a changed right row |
+//! | n+8 | topic `<app>-KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-n+8-topic` |
+//! | n+9, n+10 | `KTABLE-SINK-`, `KTABLE-SOURCE-` of the response topic |
+//! | n+11 | `KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-RESOLVER-PROCESSOR-`: drops stale responses, joins |
+//! | n+12 | `KTABLE-FK-JOIN-OUTPUT-`: the result table |
+//! | n+13 | the result's store name, which Kafka Streams generates but does not materialize |
+//!
+//! The subscription topic is co-partitioned with the right table's topic, the response topic
+//! with the left table's. The runtime side is `dekaf_streams::__private::fk_*` (the
+//! processors, on bytes) and the generated code is [`crate::codegen::fk_join`].
+//!
+//! Both tables are read through their stores (a `table(..)` or a `.to_table(..)`), and the
+//! result forwards changes without old values (Kafka Streams does not materialize it either):
+//! continue it with `to_stream()`.
+
+use super::{Lower, Operator};
+use crate::args::{arity, bound_name_arg, err_at};
+use crate::build::{Builder, Flow, Table};
+use crate::ir::{NodeKind, SerdeTy, Store, StoreOwner};
+use crate::names;
+use crate::parse::Call;
+
+use super::table::{TableNode, changing};
+
+pub const JOIN_ON_FOREIGN_KEY: Operator = Operator {
+    name: "join_on_foreign_key",
+    usage: "join_on_foreign_key(other_table, |value| foreign_key, |value, other_value| joined)",
+    lower: Lower::Table(join),
+    on_stream: Some(
+        "`{op}` joins two tables: call it on a table (`table(..)`, or `.to_table(\"store\")` on a stream)",
+    ),
+};
+
+pub const LEFT_JOIN_ON_FOREIGN_KEY: Operator = Operator {
+    name: "left_join_on_foreign_key",
+    usage: "left_join_on_foreign_key(other_table, |value| foreign_key, |value, other_value: Option<&_>| joined)",
+    lower: Lower::Table(left_join),
+    on_stream: Some(
+        "`{op}` joins two tables: call it on a table (`table(..)`, or `.to_table(\"store\")` on a stream)",
+    ),
+};
+
+/// What a node of a foreign-key join does.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum FkRole {
+    /// Subscribes on a left change (left task).
+    Send,
+    /// Reads the subscription topic (right task).
+    SubscriptionSource,
+    /// Registers a subscription (right task; the source's code does it).
+    Receive,
+    /// Answers a subscription (right task; the source's code does it).
+    JoinForeign,
+    /// Answers the subscribers of a changed right row (right task).
+    ForeignChange,
+    /// Reads the response topic (left task).
+    ResponseSource,
+    /// Drops stale responses and joins (left task; the source's code does it).
+    Resolver,
+    /// The result table.
+    Output,
+}
+
+/// One node of a foreign-key join, with everything about the join.
+#[derive(Clone)]
+pub struct FkJoin {
+    pub role: FkRole,
+    pub left: bool,
+    pub extractor: syn::Expr,
+    pub joiner: syn::Expr,
+    pub left_store: usize,
+    pub right_store: usize,
+    pub subscriptions: usize,
+    pub subscription_topic: String,
+    pub response_topic: String,
+    /// The result node: its id names the task's buffers of this join.
+    pub output: usize,
+}
+
+impl FkJoin {
+    /// The internal topic a source node of the join reads.
+    pub fn source_topic(&self) -> Option<&str> {
+        match self.role {
+            FkRole::SubscriptionSource => Some(&self.subscription_topic),
+            FkRole::ResponseSource => Some(&self.response_topic),
+            _ => None,
+        }
+    }
+}
+
+fn join(b: &mut Builder, t: Table, call: &Call) -> syn::Result<Flow> {
+    lower(b, t, call, false)
+}
+
+fn left_join(b: &mut Builder, t: Table, call: &Call) -> syn::Result<Flow> {
+    lower(b, t, call, true)
+}
+
+/// Whether table node `node` has a store of its own (a table source or `to_table`).
+fn stored(b: &Builder, node: usize) -> bool {
+    matches!(
+        b.nodes[node].kind,
+        NodeKind::TableSource { .. } | NodeKind::Table(TableNode::ToTable { .. })
+    )
+}
+
+/// Whether `kind` is a foreign-key join's result, which supports `to_stream()` only.
+pub fn is_result(kind: &NodeKind) -> bool {
+    matches!(kind, NodeKind::FkJoin(f) if f.role == FkRole::Output)
+}
+
+/// The error for an operation other than `to_stream()` on a join's result.
+pub fn result_only_to_stream(call: &Call) -> syn::Error {
+    err_at(
+        &call.name,
+        format!(
+            "a foreign-key join's result forwards its changes without old values and has no store (as in Kafka Streams): `{}` needs one; write `.to_stream().to_table(\"store\")` first",
+            call.name
+        ),
+    )
+}
+
+fn lower(b: &mut Builder, t: Table, call: &Call, left: bool) -> syn::Result<Flow> {
+    let op = if left {
+        LEFT_JOIN_ON_FOREIGN_KEY
+    } else {
+        JOIN_ON_FOREIGN_KEY
+    };
+    arity(call, 3, op.usage)?;
+    let name = bound_name_arg(
+        call,
+        0,
+        &format!(
+            "{}(..) takes a table bound by `let`: `let t = table(..);` then `other.{}(t, ..)`",
+            op.name, op.name
+        ),
+    )?;
+    let o = match b.lookup(name) {
+        Some(Flow::Table(o)) => o,
+        Some(Flow::Broken) => return Ok(Flow::Broken),
+        Some(_) => {
+            return Err(err_at(
+                name,
+                format!(
+                    "`{name}` is not a table: a foreign-key join joins two tables; make it one with .to_table(\"store\")"
+                ),
+            ));
+        }
+        None => {
+            return Err(err_at(
+                name,
+                format!("unknown table `{name}`: bind it first with `let {name} = table(..);`"),
+            ));
+        }
+    };
+    changing(b, t, call)?;
+    changing(b, o, call)?;
+    for (node, what) in [(t.node, "this table"), (o.node, "the other table")] {
+        if !stored(b, node) {
+            return Err(err_at(
+                &call.name,
+                format!(
+                    "{what} is filtered, mapped or joined, without a store of its own: a foreign-key join reads both tables' stores; materialize it first (`.to_stream().to_table(\"store\")`)"
+                ),
+            ));
+        }
+    }
+    if b.stores[t.store].window.is_some() || b.stores[o.store].window.is_some() {
+        return Err(err_at(
+            &call.name,
+            "a foreign-key join joins tables with plain keys, not windowed ones",
+        ));
+    }
+    let span = call.span;
+    let app = b.app_id.clone();
+    let topic = |n: usize, what: &str| {
+        names::internal_topic(
+            &app,
+            &names::node_name(&format!("KTABLE-FK-JOIN-SUBSCRIPTION-{what}"), n),
+            "topic",
+        )
+    };
+    let n = b.reserve_index();
+    let subscription_topic = topic(n, "REGISTRATION");
+    let response_topic = topic(n + 8, "RESPONSE");
+    let store_name = names::node_name("KTABLE-FK-JOIN-SUBSCRIPTION-STATE-STORE", n + 4);
+    let bytes = SerdeTy {
+        ty: syn::parse_quote!(::dekaf_streams::serdes::Bytes),
+        span,
+    };
+    let subscriptions = b.stores.len();
+    let changelog = b.internal(&store_name, "changelog");
+    b.stores.push(Store {
+        name: store_name,
+        span,
+        key: bytes.clone(),
+        value: bytes.clone(),
+        window: None,
+        changelog,
+        logged: true,
+        owner: StoreOwner::FkSubscription,
+        sub: 0,
+        users: Vec::new(),
+    });
+    let base = FkJoin {
+        role: FkRole::Send,
+        left,
+        extractor: call.args[1].clone(),
+        joiner: call.args[2].clone(),
+        left_store: t.store,
+        right_store: o.store,
+        subscriptions,
+        subscription_topic: subscription_topic.clone(),
+        response_topic: response_topic.clone(),
+        output: 0,
+    };
+    let kind = |role: FkRole| {
+        NodeKind::FkJoin(Box::new(FkJoin {
+            role,
+            ..base.clone()
+        }))
+    };
+    const PROCESSOR: &str = "KTABLE-FK-JOIN-SUBSCRIPTION-PROCESSOR";
+    let send = b.node(
+        kind(FkRole::Send),
+        "KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION",
+        span,
+        &[t.node],
+    );
+    let right_key = b.stores[o.store].key.clone();
+    let left_key = b.stores[t.store].key.clone();
+    let sink = b.node(
+        NodeKind::RepartitionSink {
+            topic: subscription_topic,
+            key: right_key,
+            value: bytes.clone(),
+        },
+        "KTABLE-SINK",
+        span,
+        &[send],
+    );
+    let source = b.node(kind(FkRole::SubscriptionSource), "KTABLE-SOURCE", span, &[]);
+    b.repartitions.push((sink, source));
+    b.reserve_index(); // the subscription store
+    let receive = b.node(kind(FkRole::Receive), PROCESSOR, span, &[source]);
+    let answer = b.node(kind(FkRole::JoinForeign), PROCESSOR, span, &[receive]);
+    let foreign = b.node(kind(FkRole::ForeignChange), PROCESSOR, span, &[o.node]);
+    b.reserve_index(); // the response topic
+    let response_sink = b.node(
+        NodeKind::RepartitionSink {
+            topic: response_topic,
+            key: left_key,
+            value: bytes,
+        },
+        "KTABLE-SINK",
+        span,
+        &[answer, foreign],
+    );
+    let response_source = b.node(kind(FkRole::ResponseSource), "KTABLE-SOURCE", span, &[]);
+    b.repartitions.push((response_sink, response_source));
+    let resolver = b.node(
+        kind(FkRole::Resolver),
+        "KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-RESOLVER-PROCESSOR",
+        span,
+        &[response_source],
+    );
+    let output = b.node(
+        kind(FkRole::Output),
+        "KTABLE-FK-JOIN-OUTPUT",
+        span,
+        &[resolver],
+    );
+    b.reserve_index(); // the result's store name
+    for id in [
+        send,
+        source,
+        receive,
+        answer,
+        foreign,
+        response_source,
+        resolver,
+        output,
+    ] {
+        if let NodeKind::FkJoin(f) = &mut b.nodes[id].kind {
+            f.output = output;
+        }
+    }
+    b.stores[subscriptions].users.extend([receive, foreign]);
+    // The right side's nodes run in the right table's task, the resolver in the left table's;
+    // each pair's topics are co-partitioned.
+    b.joins.push((receive, o.node));
+    b.joins.push((resolver, t.node));
+    Ok(Flow::Table(Table {
+        node: output,
+        store: t.store,
+    }))
+}
+
+/// The `describe()` line of a node of the join, with the stores it reads or writes as Kafka
+/// Streams connects them.
+pub fn describe_node(m: &crate::ir::Model, name: &str, f: &FkJoin) -> String {
+    if let Some(topic) = f.source_topic() {
+        return format!("Source: {name} (topics: [{topic}])");
+    }
+    let store = match f.role {
+        FkRole::Receive | FkRole::ForeignChange => Some(f.subscriptions),
+        FkRole::JoinForeign => Some(f.right_store),
+        FkRole::Resolver => Some(f.left_store),
+        _ => None,
+    };
+    format!(
+        "Processor: {name} (stores: [{}])",
+        store.map_or(String::new(), |s| m.stores[s].name.clone())
+    )
+}

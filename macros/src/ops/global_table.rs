@@ -1,0 +1,296 @@
+//! Global tables: `global_table("topic", K, V)` (or with a store name as fourth argument) and a
+//! stream's `join(global, |key, value| global_key, |value, global_value| joined)` /
+//! `left_join(..)` with it, as Kafka Streams' `StreamsBuilder#globalTable` and
+//! `KStream#join(GlobalKTable, KeyValueMapper, ValueJoiner)` build them.
+//!
+//! A global table is no node of any subtopology: every instance reads its topic in full into
+//! one store its tasks share (`dekaf_streams::task::GlobalStores`), so the joining stream needs
+//! no co-partitioning and may have changed its key. Names follow
+//! `InternalStreamsBuilder#globalTable`: the store takes the builder's next index
+//! (`<topic>-STATE-STORE-0000000000`, the prefix `StreamsBuilder` gives it), then the source
+//! (`KSTREAM-SOURCE-..`) and the table's processor (`KTABLE-SOURCE-..`) the two after it; the
+//! join, inner or left, is `KSTREAM-LEFTJOIN-..`
+//! (`KStreamImpl#doGlobalTableJoinWithStreamAndMappedKey` names both so) and lists no store, as
+//! Kafka Streams does not connect global stores to processors.
+//!
+//! A lookup follows `KStreamKTableJoinProcessor`: a mapped key that serializes to null finds
+//! nothing (an inner join drops the record, a left join joins it with `None`); an inner join
+//! forwards only when the table has the key, a left join always.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::Expr;
+
+use super::{Lower, Operator};
+use crate::args::{arity, err_at, name_arg, serde_arg};
+use crate::build::{Builder, Flow, Stream};
+use crate::codegen::emitter::{Acc, Emitter, dk};
+use crate::ir::{Model, NodeKind, SerdeTy, Sub, TopicRole, TopicUse};
+use crate::names;
+use crate::parse::Call;
+
+pub const GLOBAL_TABLE: Operator = Operator {
+    name: "global_table",
+    usage: "global_table(\"topic\", KeySerde, ValueSerde) or global_table(\"topic\", KeySerde, ValueSerde, \"store\")",
+    lower: Lower::Root(global_table),
+    on_stream: None,
+};
+
+/// One global table of the topology.
+#[derive(Clone)]
+pub struct GlobalTable {
+    pub topic: String,
+    pub key: SerdeTy,
+    pub value: SerdeTy,
+    /// The store's name (`<topic>-STATE-STORE-0000000000` unless named).
+    pub store: String,
+    /// The source node's name (`KSTREAM-SOURCE-..`).
+    pub source: String,
+    /// The table processor's name (`KTABLE-SOURCE-..`).
+    pub processor: String,
+    /// The join nodes that read it.
+    pub users: Vec<usize>,
+    /// How many nodes were declared before it: where its node group falls among the others.
+    pub after_nodes: usize,
+    /// Its subtopology id (`describe()`), numbered with the others by [`number`].
+    pub protocol_id: usize,
+}
+
+/// A stream's join with a global table.
+#[derive(Clone)]
+pub struct GlobalJoin {
+    /// Index into `Model::globals`.
+    pub global: usize,
+    pub key_mapper: Expr,
+    pub f: Expr,
+    pub left: bool,
+}
+
+fn global_table(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
+    let usage = GLOBAL_TABLE.usage;
+    let (topic, tspan) = name_arg(call, 0, usage)?;
+    let key = serde_arg(call, 1, usage)?;
+    let value = serde_arg(call, 2, usage)?;
+    // The store, the source and the processor take three indexes.
+    let index = b.reserve_index();
+    b.reserve_index();
+    b.reserve_index();
+    let (store, _) = match call.arg(3) {
+        Some(_) => name_arg(call, 3, usage)?,
+        None => (
+            format!("{topic}-{}", names::node_name("STATE-STORE", index)),
+            tspan,
+        ),
+    };
+    if call.args.len() > 4 {
+        return Err(err_at(
+            &call.args[4],
+            format!("too many arguments: {usage}"),
+        ));
+    }
+    b.topics.push(TopicUse {
+        name: topic.clone(),
+        span: tspan,
+        role: TopicRole::Table,
+        key: Some(key.clone()),
+        value: Some(value.clone()),
+    });
+    let after_nodes = b.nodes.len();
+    b.globals.push(GlobalTable {
+        topic,
+        key,
+        value,
+        store,
+        source: names::node_name("KSTREAM-SOURCE", index + 1),
+        processor: names::node_name("KTABLE-SOURCE", index + 2),
+        users: Vec::new(),
+        after_nodes,
+        protocol_id: 0,
+    });
+    Ok(Flow::Global(b.globals.len() - 1))
+}
+
+/// The error for a global table used as a stream or a table (`g.map(..)`).
+pub fn not_a_stream(b: &Builder, g: usize, call: &Call) -> syn::Error {
+    let t = &b.globals[g];
+    err_at(
+        &call.name,
+        format!(
+            "a global table is not a stream: it has no `{}`. Join a stream with it (`s.join(global, |key, value| global_key, |value, global_value| ..)` or `left_join`), or read topic \"{}\" with stream(..) or table(..) to process it",
+            call.name, t.topic
+        ),
+    )
+}
+
+/// `s.join(global, |k, v| global_key, |v, g| joined)` and `left_join`.
+pub fn lower_join(
+    b: &mut Builder,
+    s: Stream,
+    g: usize,
+    name: &syn::Ident,
+    call: &Call,
+    left: bool,
+) -> syn::Result<Flow> {
+    let op = if left { "left_join" } else { "join" };
+    let usage = format!(
+        "{op}({name}, |key, value| global_key, |value, global_value{}| joined)",
+        if left { ": Option<_>" } else { "" }
+    );
+    if call.args.len() == 2 {
+        return Err(err_at(
+            &call.name,
+            format!(
+                "`{name}` is a global table: a stream joins it by the key a key mapper picks from each record; write `s.{op}({name}, |key, value| global_key, |value, global_value| ..)`"
+            ),
+        ));
+    }
+    arity(call, 3, &usage)?;
+    if s.window.is_some() {
+        return Err(err_at(
+            &call.name,
+            "a stream with windowed keys cannot join a global table: join before windowing, or map the windowed key to the table's key",
+        ));
+    }
+    // Kafka Streams names both joins with a global table `KSTREAM-LEFTJOIN-`
+    // (`KStreamImpl#doGlobalTableJoinWithStreamAndMappedKey`).
+    let node = b.node(
+        NodeKind::GlobalJoin(Box::new(GlobalJoin {
+            global: g,
+            key_mapper: call.args[1].clone(),
+            f: call.args[2].clone(),
+            left,
+        })),
+        "KSTREAM-LEFTJOIN",
+        call.span,
+        &[s.node],
+    );
+    b.globals[g].users.push(node);
+    Ok(Flow::Stream(Stream {
+        node,
+        value: None,
+        ..s
+    }))
+}
+
+/// The task's field holding global table `g`'s store.
+pub fn field(g: usize) -> syn::Ident {
+    format_ident!("__global_{}", g)
+}
+
+/// The global tables a subtopology's joins read.
+pub fn used_by(m: &Model, sub: &Sub) -> Vec<usize> {
+    let mut out: Vec<usize> = m
+        .globals
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.users.iter().any(|&u| m.nodes[u].sub == sub.id))
+        .map(|(i, _)| i)
+        .collect();
+    out.dedup();
+    out
+}
+
+/// A subtopology's global store fields, their initial values, and its `attach_global_stores`.
+pub fn task_parts(m: &Model, sub: &Sub) -> (TokenStream, TokenStream, TokenStream) {
+    let dk = dk();
+    let used = used_by(m, sub);
+    if used.is_empty() {
+        return (quote!(), quote!(), quote!());
+    }
+    let fields: Vec<_> = used.iter().map(|&g| field(g)).collect();
+    let stores: Vec<&str> = used.iter().map(|&g| m.globals[g].store.as_str()).collect();
+    (
+        quote!(#(#fields: #dk::GlobalStore,)*),
+        quote!(#(#fields: #dk::GlobalStore::new(),)*),
+        quote! {
+            fn attach_global_stores(&mut self, __dk_globals: &#dk::GlobalStores) {
+                #(
+                    if let Some(__dk_s) = __dk_globals.store(#stores) {
+                        self.#fields = __dk_s.clone();
+                    }
+                )*
+            }
+        },
+    )
+}
+
+/// `const GLOBAL_TABLES`, for the `Topology` impl.
+pub fn infos(m: &Model) -> TokenStream {
+    let dk = dk();
+    if m.globals.is_empty() {
+        return quote!();
+    }
+    let tables = m.globals.iter().map(|t| {
+        let (topic, store) = (&t.topic, &t.store);
+        quote!(#dk::GlobalTableInfo { topic: #topic, store: #store })
+    });
+    quote!(const GLOBAL_TABLES: &'static [#dk::GlobalTableInfo] = &[#(#tables),*];)
+}
+
+/// The join: the key mapper, the lookup in the shared store, the joiner and the children.
+pub fn emit(em: &Emitter<'_>, node: usize, j: &GlobalJoin, k: &Acc, v: &Acc) -> TokenStream {
+    let dk = dk();
+    let n = &em.m.nodes[node];
+    let (sp, name) = (n.span, &n.name);
+    let t = &em.m.globals[j.global];
+    let (kt, vt) = (&t.key.ty, &t.value.ty);
+    let field = field(j.global);
+    let nv = format_ident!("__v{}", node);
+    let (kr, vr) = (k.r(sp), v.r(sp));
+    let km = &j.key_mapper;
+    let f = &j.f;
+    let mapped = quote_spanned!(sp=> #dk::global_key(#kr, #vr, #km));
+    let ke = quote_spanned!(t.key.span=> #dk::ser::<#kt>(&__dk_gk, &mut self.__kbuf, #name)?);
+    let lookup = quote! {
+        let __dk_gk = #mapped;
+        let __dk_tv = match #ke {
+            #dk::Encoded::Present => #dk::global_get::<#vt>(&self.#field, &self.__kbuf, #name)?,
+            #dk::Encoded::Null => None,
+        };
+    };
+    let vo = v.o(sp);
+    let children = em.children(node, k, &Acc::owned(nv.clone()));
+    if j.left {
+        let call = quote_spanned!(sp=> #dk::left_join(#vo, __dk_tv, #f));
+        quote! { #lookup let #nv = #call; #children }
+    } else {
+        let call = quote_spanned!(sp=> #dk::join(#vo, __dk_tv, #f));
+        quote! { #lookup if let Some(__dk_tv) = __dk_tv { let #nv = #call; #children } }
+    }
+}
+
+/// Numbers the subtopologies and the global tables' node groups as Kafka Streams'
+/// `InternalTopologyBuilder#makeNodeGroups` does: in the order of their first node, a global
+/// table's node group included (it makes no task, but takes its id), so the ids the streams
+/// group protocol carries are those of the same topology in Java.
+pub fn number(subs: &mut [Sub], globals: &mut [GlobalTable]) {
+    // A subtopology's first node is its lowest node id (the partitioner orders them so).
+    let firsts: Vec<usize> = subs
+        .iter()
+        .map(|s| s.nodes.iter().copied().min().unwrap_or(usize::MAX))
+        .collect();
+    for (i, sub) in subs.iter_mut().enumerate() {
+        sub.protocol_id = i + globals
+            .iter()
+            .filter(|g| g.after_nodes <= firsts[i])
+            .count();
+    }
+    for (i, g) in globals.iter_mut().enumerate() {
+        g.protocol_id = i + firsts.iter().filter(|&&f| f < g.after_nodes).count();
+    }
+}
+
+/// The `describe()` lines of the global tables whose ids are in `ids`, as Kafka Streams prints
+/// a global store's subtopology.
+pub fn describe(m: &Model, ids: std::ops::Range<usize>, out: &mut String) {
+    for t in m.globals.iter().filter(|t| ids.contains(&t.protocol_id)) {
+        let id = t.protocol_id;
+        out.push_str(&format!(
+            "   Sub-topology: {id} for global store (will not generate tasks)\n    Source: {src} (topics: [{topic}])\n      --> {proc}\n    Processor: {proc} (stores: [{store}])\n      --> none\n      <-- {src}\n\n",
+            src = t.source,
+            proc = t.processor,
+            topic = t.topic,
+            store = t.store,
+        ));
+    }
+}

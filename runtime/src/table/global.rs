@@ -1,0 +1,203 @@
+//! Global tables (`global_table("topic", K, V)`): a table replicated in full in every instance,
+//! as Kafka Streams' `GlobalKTable`.
+//!
+//! Every partition of the table's topic is read into one [`GlobalStore`] per instance (read
+//! committed), before any task processes a record, and then kept up to date by a dedicated
+//! reader (the Kafka runtime's global thread, or the [`TestDriver`](crate::testing::TestDriver)
+//! when a record is piped into the topic). Every task of the instance that joins the table holds
+//! a handle to the same store and reads it by the key its key mapper returns, so a stream joins a
+//! global table without co-partitioning or repartitioning.
+//!
+//! As Kafka Streams' `KTableSource` of a global table, a record with a null key is skipped and a
+//! record with a null value (a tombstone) deletes its key. The store keeps no changelog: the
+//! topic is its changelog, read from the beginning at every start.
+
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use crate::__private::{ErrorKind, RecordError, Serde, record};
+
+/// What a topology declares about one of its global tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GlobalTableInfo {
+    /// The topic the table is read from (every partition).
+    pub topic: &'static str,
+    /// The store's name, as Kafka Streams names it (`<topic>-STATE-STORE-0000000000` unless
+    /// named).
+    pub store: &'static str,
+}
+
+/// The store of one global table, shared by the reader that writes it and every task that reads
+/// it. Cloning gives another handle to the same store.
+#[derive(Debug, Clone, Default)]
+pub struct GlobalStore {
+    map: Arc<RwLock<HashMap<Vec<u8>, Vec<u8>>>>,
+}
+
+impl GlobalStore {
+    /// A new, empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    // A panic while the lock was held cannot leave the map half-updated (every update is one
+    // map operation): a poisoned lock is used as it is.
+    fn read(&self) -> RwLockReadGuard<'_, HashMap<Vec<u8>, Vec<u8>>> {
+        self.map.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn write(&self) -> RwLockWriteGuard<'_, HashMap<Vec<u8>, Vec<u8>>> {
+        self.map.write().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Applies one record of the table's topic: a value replaces the key's value, a tombstone
+    /// (`None`) deletes the key.
+    pub fn apply(&self, key: &[u8], value: Option<&[u8]>) {
+        let mut map = self.write();
+        match value {
+            Some(value) => match map.get_mut(key) {
+                Some(old) => {
+                    old.clear();
+                    old.extend_from_slice(value);
+                }
+                None => {
+                    map.insert(key.to_vec(), value.to_vec());
+                }
+            },
+            None => {
+                map.remove(key);
+            }
+        }
+    }
+
+    /// Calls `f` with the value of `key` (`None`: absent), under the store's read lock.
+    pub fn with<R>(&self, key: &[u8], f: impl FnOnce(Option<&[u8]>) -> R) -> R {
+        let map = self.read();
+        f(map.get(key).map(Vec::as_slice))
+    }
+
+    /// The value of `key`, copied.
+    pub fn get(&self, key: &[u8]) -> Option<Vec<u8>> {
+        self.with(key, |v| v.map(<[u8]>::to_vec))
+    }
+
+    /// How many keys it holds.
+    pub fn len(&self) -> usize {
+        self.read().len()
+    }
+
+    /// Whether it holds no key.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Removes every key.
+    pub fn clear(&self) {
+        self.write().clear();
+    }
+}
+
+/// The global tables' stores of one instance (one Kafka Streams instance, or one test driver),
+/// by store name.
+#[derive(Debug, Clone, Default)]
+pub struct GlobalStores {
+    stores: Vec<(GlobalTableInfo, GlobalStore)>,
+}
+
+impl GlobalStores {
+    /// An empty store for every global table in `tables`.
+    pub fn new(tables: &[GlobalTableInfo]) -> Self {
+        GlobalStores {
+            stores: tables.iter().map(|t| (*t, GlobalStore::new())).collect(),
+        }
+    }
+
+    /// The store named `name`, if there is one.
+    pub fn store(&self, name: &str) -> Option<&GlobalStore> {
+        self.stores
+            .iter()
+            .find(|(t, _)| t.store == name)
+            .map(|(_, s)| s)
+    }
+
+    /// The store of the table read from `topic`, if there is one.
+    pub fn for_topic(&self, topic: &str) -> Option<&GlobalStore> {
+        self.stores
+            .iter()
+            .find(|(t, _)| t.topic == topic)
+            .map(|(_, s)| s)
+    }
+
+    /// Applies a record of `topic` to the global table read from it; returns whether there is
+    /// one. A record with a null key is skipped (Kafka Streams' `KTableSource` drops it).
+    pub fn apply(&self, topic: &str, key: Option<&[u8]>, value: Option<&[u8]>) -> bool {
+        let Some(store) = self.for_topic(topic) else {
+            return false;
+        };
+        if let Some(key) = key {
+            store.apply(key, value);
+        }
+        true
+    }
+
+    /// Every global table with its store.
+    pub fn iter(&self) -> impl Iterator<Item = &(GlobalTableInfo, GlobalStore)> {
+        self.stores.iter()
+    }
+
+    /// Whether there is no global table.
+    pub fn is_empty(&self) -> bool {
+        self.stores.is_empty()
+    }
+}
+
+/// The value of `key` in a global table's store, deserialized with the table's value serde. A
+/// value that does not deserialize is an error of the record that looked it up (as in a task's
+/// own stores).
+#[inline(always)]
+pub fn global_get<VS: Serde>(
+    store: &GlobalStore,
+    key: &[u8],
+    node: &'static str,
+) -> Result<Option<VS::Value>, RecordError> {
+    store.with(key, |bytes| match bytes {
+        Some(bytes) => VS::deserialize(Some(bytes))
+            .map(Some)
+            .map_err(|e| record(ErrorKind::Serialization, node, e)),
+        None => Ok(None),
+    })
+}
+
+/// Fixes the type of a global join's key mapper: `|key, value| global_key`.
+#[inline(always)]
+pub fn global_key<K, V, GK, F: FnOnce(&K, &V) -> GK>(key: &K, value: &V, f: F) -> GK {
+    f(key, value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tombstone_deletes_and_a_value_replaces() {
+        let stores = GlobalStores::new(&[GlobalTableInfo {
+            topic: "customers",
+            store: "customers-STATE-STORE-0000000000",
+        }]);
+        let store = stores.for_topic("customers").expect("declared");
+        store.apply(b"c1", Some(b"alice"));
+        store.apply(b"c1", Some(b"alicia"));
+        store.apply(b"c2", Some(b"bob"));
+        assert_eq!(store.get(b"c1").as_deref(), Some(&b"alicia"[..]));
+        store.apply(b"c2", None);
+        assert_eq!(store.get(b"c2"), None);
+        assert_eq!(store.len(), 1);
+        // Another handle sees the same store.
+        let other = stores
+            .store("customers-STATE-STORE-0000000000")
+            .expect("named")
+            .clone();
+        store.apply(b"c3", Some(b"carol"));
+        assert_eq!(other.get(b"c3").as_deref(), Some(&b"carol"[..]));
+    }
+}
