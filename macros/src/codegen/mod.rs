@@ -4,7 +4,7 @@
 
 mod cache;
 pub mod emitter;
-mod info;
+pub mod info;
 pub mod session;
 pub mod sliding;
 mod stream_join;
