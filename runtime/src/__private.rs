@@ -24,6 +24,7 @@ pub use crate::task::{
 };
 pub use crate::topology::{
     CopartitionGroup, InternalTopicInfo, StoreInfo, StoreKind, SubtopologyInfo, TopologyInfo,
+    WindowedSink,
 };
 pub use crate::window::{
     Base, SessionSpan, SlidingStep, TimeIndex, WindowScratch, buffer_evict_next, buffer_put,

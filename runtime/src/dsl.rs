@@ -92,7 +92,10 @@
 //! value for each record, or, with the record cache on (`KafkaStreams`' default, 10 MiB), the
 //! latest value of each changed key at every commit ([`crate::cache`]). Windowed aggregations key their results by
 //! [`Windowed<K>`](crate::serdes::Windowed); write them with `TimeWindowed::<KeySerde>` (the
-//! macro fills in the window size). Stream time is the largest timestamp a task has seen; a
+//! macro fills in the window size). `to(..)` writes a record with a `TimeWindowed` or
+//! `SessionWindowed` key to the partition of its inner key (murmur2 of the key without its
+//! window bytes), as Kafka Streams' `WindowedStreamPartitioner` does, so a window's result lands
+//! where the key's plain records do and Java consumers of the topic agree. Stream time is the largest timestamp a task has seen; a
 //! window closes when stream time reaches its end plus the grace period, and a record for a
 //! closed window is dropped and counted in
 //! [`Task::late_records_dropped`](crate::task::Task::late_records_dropped).

@@ -98,7 +98,7 @@ use std::marker::PhantomData;
 
 use crate::serdes::{Encoded, Serde, SerdeError, Windowed};
 use crate::store::{BackendFactory, StoreBackend, StoreError};
-use crate::topology::{StoreInfo, SubtopologyInfo, TopologyInfo};
+use crate::topology::{StoreInfo, SubtopologyInfo, TopologyInfo, WindowedSink};
 
 // The record and sink types live in `crate::record` (the stores use them too); re-exported
 // here so `task::{InputRecord, RecordSink, ..}` keeps working.
@@ -238,6 +238,10 @@ pub trait Topology: 'static {
     const INFO: &'static TopologyInfo;
     /// The text of [`Topology::describe`].
     const DESCRIPTION: &'static str;
+    /// The user topics written with windowed keys (`TimeWindowed`, `SessionWindowed`): their
+    /// records are partitioned by the inner key, as Kafka Streams' `WindowedStreamPartitioner`
+    /// does.
+    const WINDOWED_SINKS: &'static [WindowedSink] = &[];
 
     /// The task type (one variant per subtopology) over store backend `B`.
     type Task<B: StoreBackend>: Task<Backend = B>;

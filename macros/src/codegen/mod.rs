@@ -26,6 +26,7 @@ pub fn generate(m: &Model) -> TokenStream {
     let dk = quote!(::dekaf_streams::__private);
     let description = crate::describe::describe(m);
     let info = info::info(m);
+    let windowed_sinks = info::windowed_sinks(m);
     let task_enum = format_ident!("__{}Task", name);
     let em = Emitter {
         m,
@@ -412,6 +413,7 @@ pub fn generate(m: &Model) -> TokenStream {
             const APPLICATION_ID: &'static str = #app;
             const INFO: &'static #dk::TopologyInfo = &#info;
             const DESCRIPTION: &'static str = #description;
+            const WINDOWED_SINKS: &'static [#dk::WindowedSink] = #windowed_sinks;
             type Task<B: #dk::StoreBackend> = #task_enum<B>;
 
             fn create_task<F: #dk::BackendFactory>(
