@@ -19,8 +19,8 @@ pub use crate::table::{
 };
 pub use crate::task::{
     ErrorKind, ErrorResponse, Headers, InputRecord, OutgoingRecord, Partitioning, ProcessError,
-    ProcessingError, RecordSink, SinkError, StoreRef, Task, TaskError, TopicKind, TopicRef,
-    Topology, WindowStoreRef,
+    ProcessingError, RecordSink, SessionStoreRef, SinkError, StoreRef, Task, TaskError, TopicKind,
+    TopicRef, Topology, WindowStoreRef,
 };
 pub use crate::topology::{
     CopartitionGroup, InternalTopicInfo, StoreInfo, StoreKind, SubtopologyInfo, TopologyInfo,

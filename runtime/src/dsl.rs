@@ -35,8 +35,10 @@
 //!   [`create_task`](crate::task::Topology::create_task);
 //! - typed handles: one [`TopicRef`](crate::task::TopicRef) per user topic
 //!   (`WordCount::SENTENCES`, `WordCount::WORD_COUNTS`) and one
-//!   [`StoreRef`](crate::task::StoreRef) or [`WindowStoreRef`](crate::task::WindowStoreRef) per
-//!   store (`WordCount::COUNTS`); names are upper-cased, `-` and `.` become `_`, and a store
+//!   [`StoreRef`](crate::task::StoreRef), [`WindowStoreRef`](crate::task::WindowStoreRef) (time
+//!   and sliding windows) or [`SessionStoreRef`](crate::task::SessionStoreRef) per store
+//!   (`WordCount::COUNTS`), to read it in the `TestDriver` (interactive queries take the
+//!   key-value and window handles); names are upper-cased, `-` and `.` become `_`, and a store
 //!   whose name equals a topic's gets the suffix `_STORE`;
 //! - hidden task types, one per subtopology.
 //!

@@ -473,8 +473,17 @@ fn handles(m: &Model) -> TokenStream {
         let (kt, vt) = (&st.key.ty, &st.value.ty);
         let sname = &st.name;
         let out_tokens = match st.window {
-            // Session and sliding stores have their own layouts: no typed handle (yet).
-            Some(w) if w.kind != crate::ir::WindowKind::Time => continue,
+            Some(w) if w.kind == crate::ir::WindowKind::Session => {
+                let doc = format!(
+                    "Session-window store `{}` (changelog `{}`).",
+                    st.name, st.changelog
+                );
+                quote! {
+                    #[doc = #doc]
+                    pub const #c: #dk::SessionStoreRef<<#kt as #dk::Serde>::Value, <#vt as #dk::Serde>::Value> =
+                        #dk::SessionStoreRef::new::<#kt, #vt>(#sname);
+                }
+            }
             None if st.owner == StoreOwner::Suppress => continue,
             None => {
                 let doc = format!(
@@ -485,6 +494,20 @@ fn handles(m: &Model) -> TokenStream {
                     #[doc = #doc]
                     pub const #c: #dk::StoreRef<<#kt as #dk::Serde>::Value, <#vt as #dk::Serde>::Value> =
                         #dk::StoreRef::new::<#kt, #vt>(#sname);
+                }
+            }
+            // Sliding windows `[start, start + difference]`: the time-window key layout, with
+            // timestamped values.
+            Some(w) if w.kind == crate::ir::WindowKind::Sliding => {
+                let difference = w.size;
+                let doc = format!(
+                    "Sliding-window store `{}` (changelog `{}`).",
+                    st.name, st.changelog
+                );
+                quote! {
+                    #[doc = #doc]
+                    pub const #c: #dk::WindowStoreRef<<#kt as #dk::Serde>::Value, <#vt as #dk::Serde>::Value> =
+                        #dk::WindowStoreRef::sliding::<#kt, #vt>(#sname, #difference);
                 }
             }
             Some(w) => {
