@@ -256,7 +256,11 @@ pub trait Topology: 'static {
     ) -> Result<Self::Task<F::Backend>, TaskError>;
 
     /// Subtopologies, nodes, topics and stores, in the spirit of Kafka Streams'
-    /// `Topology.describe()`.
+    /// `Topology.describe()`; then, for taking over a Kafka Streams application in place, the
+    /// topology declared to the coordinator (topics with their configs, copartition groups) and
+    /// the Kafka Streams declaration of each internal topic, with the operators whose
+    /// declaration can differ from a Java application's flagged (README, "Migrating from Kafka
+    /// Streams").
     fn describe() -> &'static str {
         Self::DESCRIPTION
     }
