@@ -1,4 +1,4 @@
-//! The four workloads of `benches/WORKLOADS.md`: their topics, a deterministic input generator
+//! The workloads of `benches/WORKLOADS.md`: their topics, a deterministic input generator
 //! and a reference model of each topology's final output (value per key).
 
 use std::collections::HashMap;
@@ -20,6 +20,8 @@ pub enum Workload {
     Join,
     /// Windowed stream-stream join: `<p>-orders` ⋈ `<p>-payments` within 1 minute.
     StreamJoin,
+    /// Session-window count: `<p>-clicks` → group by key, sessions of 1 s inactivity, count.
+    Session,
 }
 
 /// A processing guarantee.
@@ -108,6 +110,11 @@ pub const CLICK_USERS: u64 = 1_100;
 
 /// The stream-stream join's window: records at most this far apart join.
 pub const JOIN_WINDOW_MS: i64 = 60_000;
+/// Keys of the session workload.
+pub const SESSION_KEYS: u64 = 1_000;
+/// The session workload's inactivity gap: with 1 000 keys and records 1 ms apart, a key's
+/// records are about 1 s apart, so about 6 in 10 records extend a session and the rest start one.
+pub const SESSION_GAP_MS: i64 = 1_000;
 /// Payments are matched to orders in blocks of this many pairs, in reverse order within a
 /// block: pair `p`'s payment carries the key of order `q` with `q - block = block + B - 1 - p`
 /// (up to `2B` ms of event time apart, well inside the window); every eighth payment instead
@@ -137,12 +144,13 @@ fn mix(mut z: u64) -> u64 {
 
 impl Workload {
     /// All four, in report order.
-    pub const ALL: [Workload; 5] = [
+    pub const ALL: [Workload; 6] = [
         Workload::Stateless,
         Workload::WordCount,
         Workload::Window,
         Workload::Join,
         Workload::StreamJoin,
+        Workload::Session,
     ];
 
     /// The name used on command lines: `stateless`, `wordcount`, `window`, `join`.
@@ -153,6 +161,7 @@ impl Workload {
             Workload::Window => "window",
             Workload::Join => "join",
             Workload::StreamJoin => "streamjoin",
+            Workload::Session => "session",
         }
     }
 
@@ -169,6 +178,7 @@ impl Workload {
             Workload::Window => &["events"],
             Workload::Join => &["users", "clicks"],
             Workload::StreamJoin => &["orders", "payments"],
+            Workload::Session => &["clicks"],
         }
     }
 
@@ -182,6 +192,7 @@ impl Workload {
                 "KSTREAM-JOINOTHER-0000000005-store-changelog",
                 "KSTREAM-JOINTHIS-0000000004-store-changelog",
             ],
+            Workload::Session => &["session-counts-changelog"],
         }
     }
 
@@ -212,6 +223,11 @@ impl Workload {
                 "events",
                 Some(format!("k-{}", r % WINDOW_KEYS).into_bytes()),
                 format!("e{i}").into_bytes(),
+            ),
+            Workload::Session => (
+                "clicks",
+                Some(format!("k-{}", r % SESSION_KEYS).into_bytes()),
+                format!("c{i}").into_bytes(),
             ),
             Workload::Join => (
                 "clicks",
@@ -282,8 +298,10 @@ impl FromStr for Workload {
             "window" => Workload::Window,
             "join" => Workload::Join,
             "streamjoin" => Workload::StreamJoin,
+            "session" => Workload::Session,
             _ => bail!(
-                "unknown workload {s:?}; use stateless, wordcount, window, join or streamjoin"
+                "unknown workload {s:?}; use stateless, wordcount, window, join, streamjoin or \
+                 session"
             ),
         })
     }
@@ -308,6 +326,8 @@ pub struct Reference {
     /// The stream-stream join's records seen so far per key: (value, timestamp) per side.
     orders: HashMap<Vec<u8>, (Vec<u8>, i64)>,
     payments: HashMap<Vec<u8>, (Vec<u8>, i64)>,
+    /// The session workload's latest session per key: (start, end, count).
+    sessions: HashMap<Vec<u8>, (i64, i64, i64)>,
     finals: FinalValues,
 }
 
@@ -320,6 +340,7 @@ impl Reference {
             counts: HashMap::new(),
             orders: HashMap::new(),
             payments: HashMap::new(),
+            sessions: HashMap::new(),
             finals: HashMap::new(),
         }
     }
@@ -353,6 +374,7 @@ impl Reference {
                 }
             }
             (Workload::StreamJoin, _) => self.stream_join(r),
+            (Workload::Session, _) => self.session(r),
             (Workload::Join, _) => {
                 if let Some(k) = &r.key
                     && let Some(region) = self.users.get(k)
@@ -392,6 +414,24 @@ impl Reference {
         }
     }
 
+    /// One record of the session count. A key's records arrive in timestamp order, so a record
+    /// either extends the key's latest session (within the gap of its end: Kafka Streams merges
+    /// the session into a new one with the same start, the old one's tombstone is not output)
+    /// or starts a new one; the output key `<key>@<start>` holds the session's count.
+    fn session(&mut self, r: &InputRecord) {
+        let Some(k) = &r.key else { return };
+        let t = r.timestamp_ms;
+        let s = self.sessions.entry(k.clone()).or_insert((t, t, 0));
+        if t - s.1 > SESSION_GAP_MS {
+            *s = (t, t, 0);
+        }
+        s.1 = s.1.max(t);
+        s.2 += 1;
+        let mut key = k.clone();
+        key.extend_from_slice(format!("@{}", s.0).as_bytes());
+        self.finals.insert(key, s.2.to_be_bytes().to_vec());
+    }
+
     fn count(&mut self, key: Vec<u8>) {
         let c = self.counts.entry(key.clone()).or_insert(0);
         *c += 1;
@@ -407,6 +447,28 @@ impl Reference {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_session_model_extends_a_session_within_the_gap_and_starts_one_beyond_it() {
+        let mut m = Reference::new(Workload::Session);
+        for t in [0, 500, 1_500, 2_501, 3_501] {
+            m.apply(&InputRecord {
+                topic_suffix: "clicks",
+                key: Some(b"k-1".to_vec()),
+                value: b"c".to_vec(),
+                timestamp_ms: t,
+            });
+        }
+        // 500 and 1 500 are within 1 s of the session's end; 2 501 is 1 001 after 1 500.
+        let count = |k: &str| {
+            m.finals()
+                .get(k.as_bytes())
+                .map(|v| i64::from_be_bytes(v[..].try_into().expect("8 bytes")))
+        };
+        assert_eq!(count("k-1@0"), Some(3));
+        assert_eq!(count("k-1@2501"), Some(2));
+        assert_eq!(m.finals().len(), 2);
+    }
 
     #[test]
     fn generation_is_deterministic_and_models_agree() {

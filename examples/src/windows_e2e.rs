@@ -17,6 +17,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use dekaf_streams::prelude::*;
 use dekaf_streams::testing::TestDriver;
+use rdkafka::consumer::Consumer;
 use rdkafka::producer::Producer;
 
 use crate::kafka_io::{ReadRecord, off_workers, producer};
@@ -147,8 +148,8 @@ pub type Bytes2 = (Vec<u8>, Option<Vec<u8>>);
 
 /// Output records per windowed key (the inner key, then the window bytes in hex), in order;
 /// keys starting with `flush-` are left out. A windowed key's records all go to one partition
-/// (output is partitioned by the whole key bytes), so their order is defined; the order of
-/// different windows of one inner key across partitions is not.
+/// (output is partitioned by the inner key, as Kafka Streams' `WindowedStreamPartitioner` does),
+/// so their order is defined.
 pub fn per_key(
     records: impl IntoIterator<Item = Bytes2>,
     suffix: usize,
@@ -216,6 +217,48 @@ pub fn differences(
         problems.push(format!("{key}: read but not expected"));
     }
     problems
+}
+
+/// Records of `topic` not on the partition of their inner key (the key without its last
+/// `suffix` window bytes): Kafka Streams writes windowed keys with its
+/// `WindowedStreamPartitioner`, murmur2 of the inner key, so a window's result lands where the
+/// key's plain records do.
+pub async fn misplaced(
+    bootstrap: &str,
+    topic: &str,
+    records: &[ReadRecord],
+    suffix: usize,
+) -> Vec<String> {
+    let (servers, name) = (bootstrap.to_owned(), topic.to_owned());
+    let partitions = off_workers(move || {
+        let consumer = crate::kafka_io::committed_reader(&servers, &name).expect("a reader");
+        let metadata = consumer
+            .fetch_metadata(Some(&name), Duration::from_secs(10))
+            .expect("the topic's metadata");
+        metadata
+            .topics()
+            .first()
+            .map_or(0, |t| t.partitions().len())
+    })
+    .await;
+    let partitions = i32::try_from(partitions).expect("a partition count");
+    assert!(partitions > 1, "{topic} needs several partitions to check");
+    records
+        .iter()
+        .filter_map(|r| {
+            let key = r.key.as_deref()?;
+            let inner = &key[..key.len().saturating_sub(suffix)];
+            let want = (dekaf_streams::record::murmur2(inner) & 0x7fff_ffff) as i32 % partitions;
+            (r.partition != want).then(|| {
+                format!(
+                    "{topic}: key {:?} on partition {}, its inner key's partition is {want}",
+                    String::from_utf8_lossy(inner),
+                    r.partition
+                )
+            })
+        })
+        .take(5)
+        .collect()
 }
 
 /// Starts `windows-instance <application>` (the binary at `binary`) under exactly-once with a
@@ -299,6 +342,7 @@ pub async fn run_with_sigkill(
         }
         let read = per_key(bytes_of(&records), e.suffix);
         problems.extend(differences(&e.per_key, &read).into_iter().take(5));
+        problems.extend(misplaced(bootstrap, topic, &records, e.suffix).await);
     }
     let status = off_workers(move || {
         let _ = Command::new("kill")

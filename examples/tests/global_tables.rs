@@ -161,6 +161,12 @@ Topologies:
     Sink: KSTREAM-SINK-0000000007 (topic: enriched-all)
       <-- KSTREAM-LEFTJOIN-0000000006
 
+Declared to the coordinator (compare with kafka-streams-groups.sh --describe --group <application id> of the Java application):
+   Sub-topology: 1
+    Source topics: [orders]
+
+Kafka Streams equivalent (the Java DSL that declares the same internal topics):
+  Every internal topic is named after a name given in this topology: a Java application declaring the above matches.
 "
     );
     // The global topic is no source of a task: the streams group never assigns it. Its node

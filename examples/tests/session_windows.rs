@@ -321,3 +321,44 @@ fn bad_input_goes_to_on_error_with_its_kind_and_nothing_is_lost_silently() {
         .read_key_values_to_list();
     assert_eq!(out, vec![(Windowed::new("a".to_owned(), 3, 3), 1)]);
 }
+
+/// The typed handle of a session store reads each key's sessions: a merge leaves only the
+/// merged session, `fetch_session` finds exactly `[start, end]`, and the values are the last
+/// results the output shows for the live sessions.
+#[test]
+fn the_session_store_handle_reads_each_keys_sessions() {
+    let driver = TestDriver::<Sessions>::new();
+    let clicks = driver.input_topic(Sessions::CLICKS);
+    for (user, page, ts) in [
+        ("a", "x", 0),
+        ("a", "yy", 5),
+        ("b", "q", 3),
+        ("a", "z", 18), // 13 after [0,5]: a new session
+        ("a", "m", 12), // within the gap of both: merges [0,5] and [18,18]
+    ] {
+        clicks.pipe_input_at(user.into(), page.into(), ts);
+    }
+    let store = driver.session_store(Sessions::PAGES_PER_SESSION);
+    let a = "a".to_owned();
+    let merged = (Windowed::new(a.clone(), 0, 18), "xyyzm".to_owned());
+    assert_eq!(store.fetch(&a), vec![merged.clone()]);
+    assert_eq!(store.fetch_session(&a, 0, 18), Some("xyyzm".to_owned()));
+    assert_eq!(store.fetch_session(&a, 0, 5), None, "merged away");
+    assert_eq!(store.fetch_session(&a, 18, 18), None, "merged away");
+    let b = (Windowed::new("b".to_owned(), 3, 3), "q".to_owned());
+    assert_eq!(store.all(), vec![merged.clone(), b]);
+    assert_eq!(store.len(), 2);
+    // What the output shows last for the merged session.
+    let last = read_all::<Utf8, _, _>(&driver.output_topic(Sessions::SESSION_PAGES))
+        .into_iter()
+        .rfind(|o| o.0 == "a")
+        .expect("an output of a");
+    assert_eq!(last, out("a", 0, 18, Some("xyyzm".to_owned()), 18));
+    // The count has no grace: its store retains 10 ms, so at stream time 18 it no longer
+    // holds [0,5] (ended before 18 − 10), and 12 merged with [18,18] only.
+    let counts = driver.session_store(Sessions::CLICKS_PER_SESSION);
+    assert_eq!(
+        counts.fetch(&a),
+        vec![(Windowed::new(a.clone(), 12, 18), 2)]
+    );
+}

@@ -349,3 +349,22 @@ fn kafka_streams_test_aggregate_large_input_out_of_order() {
     .collect();
     assert_eq!(actual, expected);
 }
+
+/// The typed handle of a sliding-window store reads the windows the records left, each
+/// `[start, start + difference]`, with the latest result of each (what the output shows last).
+#[test]
+fn the_sliding_store_handle_reads_each_window() {
+    let driver = TestDriver::<Sliding>::new();
+    pipe(&driver, &[("b", "x", 3), ("b", "y", 7), ("b", "z", 12)]);
+    let store = driver.window_store(Sliding::SLIDING_COUNTS);
+    let w = |start| Windowed::new("b".to_owned(), start, start + 10);
+    assert_eq!(
+        store.all(),
+        vec![(w(0), 2), (w(2), 3), (w(4), 2), (w(8), 1)],
+        "the windows of the test above, by start"
+    );
+    assert_eq!(store.fetch(&"b".to_owned(), 2), Some(3));
+    assert_eq!(store.fetch(&"b".to_owned(), 1), None);
+    let concat = driver.window_store(Sliding::SLIDING_CONCAT_STORE);
+    assert_eq!(concat.fetch(&"b".to_owned(), 2), Some("xyz".to_owned()));
+}

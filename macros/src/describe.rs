@@ -1,4 +1,5 @@
-//! The `describe()` text, in the spirit of Kafka Streams' `Topology.describe()`.
+//! The `describe()` text, in the spirit of Kafka Streams' `Topology.describe()`, followed by
+//! what a takeover of a Kafka Streams application needs to compare ([`crate::takeover`]).
 
 use crate::ir::{Model, NodeKind};
 
@@ -121,6 +122,9 @@ pub fn describe(m: &Model) -> String {
         out.push('\n');
     }
     crate::ops::global_table::describe(m, shown..usize::MAX, &mut out);
+    out.push_str(&crate::takeover::declared(m));
+    out.push('\n');
+    out.push_str(&crate::takeover::equivalent(m));
     out
 }
 

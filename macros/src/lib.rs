@@ -17,6 +17,7 @@ mod ir;
 mod names;
 mod ops;
 mod parse;
+mod takeover;
 
 use proc_macro::TokenStream;
 

@@ -26,11 +26,12 @@ pub use crate::table::{
 };
 pub use crate::task::{
     ErrorKind, ErrorResponse, Headers, InputRecord, OutgoingRecord, Partitioning, ProcessError,
-    ProcessingError, RecordSink, SinkError, StoreRef, Task, TaskError, TopicKind, TopicRef,
-    Topology, WindowStoreRef,
+    ProcessingError, RecordSink, SessionStoreRef, SinkError, StoreRef, Task, TaskError, TopicKind,
+    TopicRef, Topology, WindowStoreRef,
 };
 pub use crate::topology::{
     CopartitionGroup, InternalTopicInfo, StoreInfo, StoreKind, SubtopologyInfo, TopologyInfo,
+    WindowedSink,
 };
 pub use crate::window::{
     Base, SessionSpan, SlidingStep, TimeIndex, WindowScratch, buffer_evict_next, buffer_put,

@@ -35,8 +35,10 @@
 //!   [`create_task`](crate::task::Topology::create_task);
 //! - typed handles: one [`TopicRef`](crate::task::TopicRef) per user topic
 //!   (`WordCount::SENTENCES`, `WordCount::WORD_COUNTS`) and one
-//!   [`StoreRef`](crate::task::StoreRef) or [`WindowStoreRef`](crate::task::WindowStoreRef) per
-//!   store (`WordCount::COUNTS`); names are upper-cased, `-` and `.` become `_`, and a store
+//!   [`StoreRef`](crate::task::StoreRef), [`WindowStoreRef`](crate::task::WindowStoreRef) (time
+//!   and sliding windows) or [`SessionStoreRef`](crate::task::SessionStoreRef) per store
+//!   (`WordCount::COUNTS`), to read it in the `TestDriver` (interactive queries take the
+//!   key-value and window handles); names are upper-cased, `-` and `.` become `_`, and a store
 //!   whose name equals a topic's gets the suffix `_STORE`;
 //! - hidden task types, one per subtopology.
 //!
@@ -93,7 +95,10 @@
 //! value for each record, or, with the record cache on (`KafkaStreams`' default, 10 MiB), the
 //! latest value of each changed key at every commit ([`crate::cache`]). Windowed aggregations key their results by
 //! [`Windowed<K>`](crate::serdes::Windowed); write them with `TimeWindowed::<KeySerde>` (the
-//! macro fills in the window size). Stream time is the largest timestamp a task has seen; a
+//! macro fills in the window size). `to(..)` writes a record with a `TimeWindowed` or
+//! `SessionWindowed` key to the partition of its inner key (murmur2 of the key without its
+//! window bytes), as Kafka Streams' `WindowedStreamPartitioner` does, so a window's result lands
+//! where the key's plain records do and Java consumers of the topic agree. Stream time is the largest timestamp a task has seen; a
 //! window closes when stream time reaches its end plus the grace period, and a record for a
 //! closed window is dropped and counted in
 //! [`Task::late_records_dropped`](crate::task::Task::late_records_dropped).

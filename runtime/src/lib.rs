@@ -98,8 +98,8 @@ pub mod prelude {
     };
     pub use crate::store::{KeyValueStore, StoreError};
     pub use crate::task::{
-        ErrorKind, ErrorResponse, Headers, ProcessError, ProcessingError, StoreRef, Task, TopicRef,
-        Topology, WindowStoreRef,
+        ErrorKind, ErrorResponse, Headers, ProcessError, ProcessingError, SessionStoreRef,
+        StoreRef, Task, TopicRef, Topology, WindowStoreRef,
     };
     pub use crate::topology;
     pub use std::time::Duration;

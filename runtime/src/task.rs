@@ -98,7 +98,7 @@ use std::marker::PhantomData;
 
 use crate::serdes::{Encoded, Serde, SerdeError, Windowed};
 use crate::store::{BackendFactory, StoreBackend, StoreError};
-use crate::topology::{StoreInfo, SubtopologyInfo, TopologyInfo};
+use crate::topology::{StoreInfo, SubtopologyInfo, TopologyInfo, WindowedSink};
 
 pub use crate::table::global::{GlobalStore, GlobalStores, GlobalTableInfo};
 
@@ -244,6 +244,11 @@ pub trait Topology: 'static {
     /// process anything, and shared by its tasks (see [`GlobalStores`]).
     const GLOBAL_TABLES: &'static [GlobalTableInfo] = &[];
 
+    /// The user topics written with windowed keys (`TimeWindowed`, `SessionWindowed`): their
+    /// records are partitioned by the inner key, as Kafka Streams' `WindowedStreamPartitioner`
+    /// does.
+    const WINDOWED_SINKS: &'static [WindowedSink] = &[];
+
     /// The task type (one variant per subtopology) over store backend `B`.
     type Task<B: StoreBackend>: Task<Backend = B>;
 
@@ -257,7 +262,11 @@ pub trait Topology: 'static {
     ) -> Result<Self::Task<F::Backend>, TaskError>;
 
     /// Subtopologies, nodes, topics and stores, in the spirit of Kafka Streams'
-    /// `Topology.describe()`.
+    /// `Topology.describe()`; then, for taking over a Kafka Streams application in place, the
+    /// topology declared to the coordinator (topics with their configs, copartition groups) and
+    /// the Kafka Streams declaration of each internal topic, with the operators whose
+    /// declaration can differ from a Java application's flagged (README, "Migrating from Kafka
+    /// Streams").
     fn describe() -> &'static str {
         Self::DESCRIPTION
     }
@@ -449,6 +458,9 @@ pub struct WindowStoreRef<K, V> {
     pub(crate) key_ser: Ser<K>,
     pub(crate) key_de: De<K>,
     pub(crate) value_de: De<V>,
+    /// Bytes before the value in a stored entry: 8 for a sliding-window store, whose entries
+    /// are Kafka Streams' timestamped values (largest record timestamp ‖ value).
+    pub(crate) value_offset: usize,
     marker: PhantomData<fn() -> Windowed<K>>,
 }
 
@@ -464,8 +476,26 @@ impl<K, V> WindowStoreRef<K, V> {
             key_ser: KS::serialize,
             key_de: KS::deserialize,
             value_de: VS::deserialize,
+            value_offset: 0,
             marker: PhantomData,
         }
+    }
+
+    /// A handle of sliding-window store `name` of time difference `difference_ms` (windows
+    /// `[start, start + difference]`), whose entries hold the window's largest record timestamp
+    /// before the value.
+    pub const fn sliding<KS: Serde<Value = K>, VS: Serde<Value = V>>(
+        name: &'static str,
+        difference_ms: i64,
+    ) -> Self {
+        let mut handle = Self::new::<KS, VS>(name, difference_ms);
+        handle.value_offset = 8;
+        handle
+    }
+
+    /// The value of a stored entry.
+    pub(crate) fn decode_value(&self, entry: &[u8]) -> Result<V, SerdeError> {
+        (self.value_de)(Some(entry.get(self.value_offset..).unwrap_or_default()))
     }
 }
 
@@ -478,5 +508,41 @@ impl<K, V> Copy for WindowStoreRef<K, V> {}
 impl<K, V> fmt::Debug for WindowStoreRef<K, V> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "WindowStoreRef({})", self.name)
+    }
+}
+
+/// A typed handle of a session-window store (`Activity::CLICKS_PER_SESSION:
+/// SessionStoreRef<String, i64>`): its entries are sessions of a key, `[start, end]`.
+pub struct SessionStoreRef<K, V> {
+    /// The store's name.
+    pub name: &'static str,
+    pub(crate) key_ser: Ser<K>,
+    pub(crate) key_de: De<K>,
+    pub(crate) value_de: De<V>,
+    marker: PhantomData<fn() -> Windowed<K>>,
+}
+
+impl<K, V> SessionStoreRef<K, V> {
+    /// A handle of session store `name`, with serdes `KS` and `VS`.
+    pub const fn new<KS: Serde<Value = K>, VS: Serde<Value = V>>(name: &'static str) -> Self {
+        SessionStoreRef {
+            name,
+            key_ser: KS::serialize,
+            key_de: KS::deserialize,
+            value_de: VS::deserialize,
+            marker: PhantomData,
+        }
+    }
+}
+
+impl<K, V> Clone for SessionStoreRef<K, V> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<K, V> Copy for SessionStoreRef<K, V> {}
+impl<K, V> fmt::Debug for SessionStoreRef<K, V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "SessionStoreRef({})", self.name)
     }
 }

@@ -8,6 +8,16 @@
 //! id as prefix and `-repartition` / `-changelog` as suffix, exactly as Kafka Streams names them
 //! (`word-count-counts-repartition`, `word-count-counts-changelog`).
 
+/// A user topic written with windowed keys, and how many bytes of window its keys end with:
+/// 8 for `TimeWindowed` (start), 16 for `SessionWindowed` (end, start).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WindowedSink {
+    /// The topic.
+    pub topic: &'static str,
+    /// The bytes after the inner key.
+    pub window_bytes: usize,
+}
+
 /// The static description of a topology: its application id and its subtopologies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TopologyInfo {

@@ -227,7 +227,7 @@ async fn tasks_of_a_leaving_member_move_at_once() {
 }
 
 /// Must show 4: joining with a changed topology under the same application id fails with the
-/// typed error, whose message says what to do.
+/// typed error, whose message names what differs from the group's topology and says what to do.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_changed_topology_is_refused_with_advice() {
     init_tracing();
@@ -265,6 +265,15 @@ async fn a_changed_topology_is_refused_with_advice() {
     assert!(text.contains("new application id"), "{text}");
     assert!(text.contains("delete the streams group"), "{text}");
     assert!(text.contains(app), "{text}");
+    // The member described the group and names what differs: the renamed store's changelog.
+    assert!(
+        text.contains(&format!(
+            "subtopology 1, changelog topics: the group has [{app}-counts-changelog], this \
+             program declares [{app}-totals-changelog]"
+        )),
+        "{text}"
+    );
+    assert!(text.contains("describe()"), "{text}");
     a.member.close().await.expect("close a");
 }
 

@@ -27,7 +27,7 @@ use metrics::{
 };
 use serde_json::json;
 
-const USAGE: &str = "usage: dekaf-bench-app --workload stateless|wordcount|window|join|streamjoin \
+const USAGE: &str = "usage: dekaf-bench-app --workload stateless|wordcount|window|join|streamjoin|session \
 --guarantee exactly_once|at_least_once --app-id ID --input-prefix P --output-topic T \
 [--bootstrap 127.0.0.1:9092] [--threads 1] [--commit-interval-ms 100] [--linger-ms 5] \
 [--batch-size 16384] [--state-dir DIR] [--max-seconds 600] [--mode run|restore]";
@@ -98,6 +98,20 @@ topology! {
     }
 }
 
+topology! {
+    /// `session`: counts per key in sessions of 1 s inactivity (24 h grace), keyed
+    /// `<key>@<session start>` (merged-away sessions' tombstones do not pass the map).
+    pub SessionCount = "dkb-session" {
+        stream("dkb-session-clicks", Utf8, Utf8)
+            .group_by_key()
+            .windowed_by(session(Duration::from_secs(1)).grace(Duration::from_secs(86400)))
+            .count("session-counts")
+            .to_stream()
+            .map(|key, count| (format!("{}@{}", key.key, key.window.start), count))
+            .to("dkb-session-out", Utf8, I64);
+    }
+}
+
 fn main() -> ExitCode {
     let result = Flags::parse(std::env::args().skip(1), USAGE)
         .and_then(|f| SystemArgs::from_flags(&f))
@@ -148,6 +162,7 @@ fn run_workload(args: &SystemArgs) -> Result<()> {
             Workload::Window => run(WindowCount, args, &progress).await,
             Workload::Join => run(Join, args, &progress).await,
             Workload::StreamJoin => run(StreamJoin, args, &progress).await,
+            Workload::Session => run(SessionCount, args, &progress).await,
         }
     })
 }

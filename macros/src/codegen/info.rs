@@ -127,3 +127,28 @@ pub fn info(m: &Model) -> TokenStream {
     });
     quote!(#dk::TopologyInfo { application_id: #app, subtopologies: &[#(#subs),*] })
 }
+
+/// The user topics written with windowed keys and the window bytes after the inner key
+/// (`TimeWindowed`: start; `SessionWindowed`: end and start), for the producer's partitioner.
+pub fn windowed_sinks(m: &Model) -> TokenStream {
+    let dk = quote!(::dekaf_streams::__private);
+    let mut sinks: Vec<(&str, usize)> = m
+        .nodes
+        .iter()
+        .filter_map(|n| match &n.kind {
+            crate::ir::NodeKind::Sink { topic, key, .. } if key.is_windowed() => {
+                Some((topic.as_str(), 8))
+            }
+            crate::ir::NodeKind::Sink { topic, key, .. } if key.is_session_windowed() => {
+                Some((topic.as_str(), 16))
+            }
+            _ => None,
+        })
+        .collect();
+    sinks.sort_unstable();
+    sinks.dedup();
+    let items = sinks
+        .iter()
+        .map(|(t, n)| quote!(#dk::WindowedSink { topic: #t, window_bytes: #n }));
+    quote!(&[#(#items),*])
+}

@@ -5,7 +5,7 @@
 mod cache;
 pub mod emitter;
 pub mod fk_join;
-mod info;
+pub mod info;
 pub mod session;
 pub mod sliding;
 mod stream_join;
@@ -27,6 +27,7 @@ pub fn generate(m: &Model) -> TokenStream {
     let dk = quote!(::dekaf_streams::__private);
     let description = crate::describe::describe(m);
     let info = info::info(m);
+    let windowed_sinks = info::windowed_sinks(m);
     let task_enum = format_ident!("__{}Task", name);
     let em = Emitter {
         m,
@@ -426,6 +427,7 @@ pub fn generate(m: &Model) -> TokenStream {
             const INFO: &'static #dk::TopologyInfo = &#info;
             const DESCRIPTION: &'static str = #description;
             #global_tables
+            const WINDOWED_SINKS: &'static [#dk::WindowedSink] = #windowed_sinks;
             type Task<B: #dk::StoreBackend> = #task_enum<B>;
 
             fn create_task<F: #dk::BackendFactory>(
@@ -488,8 +490,17 @@ fn handles(m: &Model) -> TokenStream {
         let (kt, vt) = (&st.key.ty, &st.value.ty);
         let sname = &st.name;
         let out_tokens = match st.window {
-            // Session and sliding stores have their own layouts: no typed handle (yet).
-            Some(w) if w.kind != crate::ir::WindowKind::Time => continue,
+            Some(w) if w.kind == crate::ir::WindowKind::Session => {
+                let doc = format!(
+                    "Session-window store `{}` (changelog `{}`).",
+                    st.name, st.changelog
+                );
+                quote! {
+                    #[doc = #doc]
+                    pub const #c: #dk::SessionStoreRef<<#kt as #dk::Serde>::Value, <#vt as #dk::Serde>::Value> =
+                        #dk::SessionStoreRef::new::<#kt, #vt>(#sname);
+                }
+            }
             None if st.owner == StoreOwner::Suppress => continue,
             None => {
                 let doc = format!(
@@ -500,6 +511,20 @@ fn handles(m: &Model) -> TokenStream {
                     #[doc = #doc]
                     pub const #c: #dk::StoreRef<<#kt as #dk::Serde>::Value, <#vt as #dk::Serde>::Value> =
                         #dk::StoreRef::new::<#kt, #vt>(#sname);
+                }
+            }
+            // Sliding windows `[start, start + difference]`: the time-window key layout, with
+            // timestamped values.
+            Some(w) if w.kind == crate::ir::WindowKind::Sliding => {
+                let difference = w.size;
+                let doc = format!(
+                    "Sliding-window store `{}` (changelog `{}`).",
+                    st.name, st.changelog
+                );
+                quote! {
+                    #[doc = #doc]
+                    pub const #c: #dk::WindowStoreRef<<#kt as #dk::Serde>::Value, <#vt as #dk::Serde>::Value> =
+                        #dk::WindowStoreRef::sliding::<#kt, #vt>(#sname, #difference);
                 }
             }
             Some(w) => {

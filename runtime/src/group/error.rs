@@ -38,8 +38,15 @@ pub enum GroupError {
     #[error(
         "the topology of application `{application_id}` differs from the topology its streams group \
          was created with, and Kafka does not support topology updates yet (broker: \"{broker_message}\"). \
-         Either run the changed topology under a new application id, or stop every instance of \
-         `{application_id}`, delete the streams group `{application_id}` (for example \
+         {differences}\
+         If a Kafka Streams application ran under this application id (taking it over in place), \
+         the likely cause is an internal topic named or configured differently: print the \
+         topology's `describe()`, whose \"Declared to the coordinator\" part lists what this \
+         program declares and whose \"Kafka Streams equivalent\" part flags the operators whose \
+         declaration can differ from the Java application's, with the fix (README, \"Migrating \
+         from Kafka Streams\"). Otherwise, either run the changed topology under a new \
+         application id, or stop every instance of `{application_id}`, delete the streams group \
+         `{application_id}` (for example \
          `kafka-streams-groups.sh --bootstrap-server <broker> --delete --group {application_id}`) \
          and its internal topics (`{application_id}-*-repartition`, `{application_id}-*-changelog`), \
          then start again"
@@ -49,6 +56,9 @@ pub enum GroupError {
         application_id: String,
         /// What the broker said.
         broker_message: String,
+        /// What differs, as found by describing the group ("Differences: ...; ... "), or empty
+        /// when the group could not be described.
+        differences: String,
     },
     /// The broker refused the topology as invalid.
     #[error("the broker rejected the topology of `{application_id}` as invalid: {message}")]

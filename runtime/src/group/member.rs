@@ -10,11 +10,13 @@ use tokio::time::Instant;
 
 use super::connection::BrokerConnection;
 use super::coordinator::{Backoff, CoordinatorConfig, connect_to_coordinator};
+use super::describe::describe_streams_group;
 use super::error::GroupError;
 use super::events::MemberEvent;
 use super::state::{Identity, Membership, Outcome};
 use super::task::{Assignment, TaskId, TaskOffsets};
 use super::topology::heartbeat_topology;
+use super::topology_diff::topology_differences;
 use crate::protocol::Endpoint;
 use crate::protocol::heartbeat::{
     self, StreamsGroupHeartbeatRequest, StreamsGroupHeartbeatResponse,
@@ -126,6 +128,52 @@ impl std::fmt::Debug for Command {
     }
 }
 
+/// A refused changed topology with what differs from the group's stored one: the coordinator
+/// only says "Topology updates are not supported yet", so the group is described and compared
+/// (best effort: if that fails too, the error goes on without the differences).
+async fn with_differences(
+    error: GroupError,
+    coordinator: &CoordinatorConfig,
+    declared: &heartbeat::Topology,
+) -> GroupError {
+    let GroupError::TopologyChanged {
+        application_id,
+        broker_message,
+        differences,
+    } = error
+    else {
+        return error;
+    };
+    let described = tokio::time::timeout(
+        coordinator.request_timeout,
+        describe_streams_group(coordinator, &application_id),
+    )
+    .await;
+    let differences = match described {
+        Ok(Ok(group)) => match group.topology {
+            Some(stored) => {
+                let found = topology_differences(declared, &stored);
+                if found.is_empty() {
+                    differences
+                } else {
+                    format!("Differences: {}. ", found.join("; "))
+                }
+            }
+            None => differences,
+        },
+        Ok(Err(e)) => {
+            tracing::debug!(group = %application_id, "describing the group to name the topology differences failed: {e}");
+            differences
+        }
+        Err(_) => differences,
+    };
+    GroupError::TopologyChanged {
+        application_id,
+        broker_message,
+        differences,
+    }
+}
+
 impl MemberHandle {
     /// Joins the streams group of `topology.application_id` with `topology`: finds the
     /// coordinator, sends the join heartbeat, and returns once the coordinator accepted the
@@ -156,6 +204,7 @@ impl MemberHandle {
         let shared = Arc::new(Shared::default());
         let (event_tx, event_rx) = mpsc::unbounded_channel();
         let (command_tx, command_rx) = mpsc::unbounded_channel();
+        let declared = wire.clone();
         let mut driver = Driver {
             membership: Membership::new(topology, wire, identity),
             conn: None,
@@ -171,7 +220,10 @@ impl MemberHandle {
             next_beat: Instant::now(),
             endpoints: config.endpoints.clone(),
         };
-        driver.join(config.connect_timeout).await?;
+        match driver.join(config.connect_timeout).await {
+            Ok(()) => {}
+            Err(e) => return Err(with_differences(e, &driver.coordinator, &declared).await),
+        }
         let task = tokio::spawn(driver.run(command_rx));
         Ok(MemberHandle {
             member_id: config.member_id,

@@ -63,6 +63,7 @@ mod member;
 mod state;
 mod task;
 mod topology;
+mod topology_diff;
 
 #[cfg(feature = "kafka")]
 pub(crate) use authenticate::check_credentials;

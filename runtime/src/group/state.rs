@@ -467,6 +467,7 @@ impl Membership {
                 Outcome::Fatal(GroupError::TopologyChanged {
                     application_id: group,
                     broker_message: message,
+                    differences: String::new(),
                 })
             }
             ResponseError::StreamsInvalidTopology

@@ -4,6 +4,7 @@
 
 pub(crate) mod admin;
 pub(crate) mod oauth;
+pub mod partitioner;
 pub mod producer;
 pub mod restore;
 pub mod settings;

@@ -12,10 +12,12 @@ use std::time::{Duration, Instant};
 use rdkafka::ClientContext;
 use rdkafka::error::KafkaError;
 use rdkafka::message::{DeliveryResult, Message, OwnedHeaders};
-use rdkafka::producer::{BaseRecord, Producer, ProducerContext, ThreadedProducer};
+use rdkafka::producer::{BaseRecord, Partitioner, Producer, ProducerContext, ThreadedProducer};
 use rdkafka::types::RDKafkaErrorCode;
 
 use super::oauth::OAuthRefresh;
+use super::partitioner::SinkPartitioner;
+use crate::topology::WindowedSink;
 
 /// The first record the producer could not deliver.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -77,21 +79,28 @@ impl DeliveredOffsets {
 
 /// A producer context that remembers the first failed delivery and the offset of the last
 /// delivered record of every partition (and answers OAUTHBEARER token refreshes).
+/// Its producer partitions records with a [`SinkPartitioner`].
 #[derive(Debug, Default, Clone)]
 pub struct DeliveryWatch {
     first_failure: Arc<Mutex<Option<DeliveryFailure>>>,
     delivered: DeliveredOffsets,
     oauth: OAuthRefresh,
+    partitioner: Arc<SinkPartitioner>,
 }
 
 impl DeliveryWatch {
-    /// A watch whose producer gets OAUTHBEARER tokens from `oauth` and notes its delivered
-    /// offsets in `delivered`.
-    pub fn new(oauth: OAuthRefresh, delivered: DeliveredOffsets) -> Self {
+    /// A watch whose producer gets OAUTHBEARER tokens from `oauth`, notes its delivered
+    /// offsets in `delivered` and partitions the windowed keys of `windowed` by their inner key.
+    pub fn new(
+        oauth: OAuthRefresh,
+        delivered: DeliveredOffsets,
+        windowed: &'static [WindowedSink],
+    ) -> Self {
         DeliveryWatch {
             first_failure: Arc::default(),
             delivered,
             oauth,
+            partitioner: Arc::new(SinkPartitioner::new(windowed)),
         }
     }
 
@@ -117,8 +126,12 @@ impl ClientContext for DeliveryWatch {
     }
 }
 
-impl ProducerContext for DeliveryWatch {
+impl ProducerContext<SinkPartitioner> for DeliveryWatch {
     type DeliveryOpaque = ();
+
+    fn get_custom_partitioner(&self) -> Option<&SinkPartitioner> {
+        Some(&self.partitioner)
+    }
 
     fn delivery(&self, result: &DeliveryResult<'_>, _: ()) {
         if let Ok(message) = result {
@@ -171,20 +184,24 @@ fn is_permanent(error: &KafkaError) -> bool {
 }
 
 /// The producer of one processing thread.
-pub type StreamsProducer = ThreadedProducer<DeliveryWatch>;
+pub type StreamsProducer = ThreadedProducer<DeliveryWatch, SinkPartitioner>;
 
 /// Sends one record, waiting while librdkafka's queue is full. `partition` `None` lets the
 /// configured partitioner choose from the key; `timestamp` `None` stamps it now.
 #[allow(clippy::too_many_arguments)]
-pub fn send<C: ProducerContext<DeliveryOpaque = ()> + 'static>(
-    producer: &ThreadedProducer<C>,
+pub fn send<P, C>(
+    producer: &ThreadedProducer<C, P>,
     topic: &str,
     partition: Option<i32>,
     key: Option<&[u8]>,
     value: Option<&[u8]>,
     timestamp: Option<i64>,
     headers: Option<OwnedHeaders>,
-) -> Result<(), KafkaError> {
+) -> Result<(), KafkaError>
+where
+    P: Partitioner + Send + Sync + 'static,
+    C: ProducerContext<P, DeliveryOpaque = ()> + 'static,
+{
     let mut record: BaseRecord<'_, [u8], [u8], ()> = BaseRecord::to(topic);
     if let Some(t) = timestamp {
         record = record.timestamp(t);

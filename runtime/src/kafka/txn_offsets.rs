@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use rdkafka::TopicPartitionList;
 use rdkafka::bindings as rd;
-use rdkafka::producer::{Producer, ProducerContext};
+use rdkafka::producer::{Partitioner, Producer, ProducerContext};
 use rdkafka::types::RDKafkaErrorCode;
 
 /// Who commits: the group (the application id) and the member with its current epoch.
@@ -62,15 +62,16 @@ impl TxnOffsetsError {
 /// discarded when it aborts.
 ///
 /// An empty list is a no-op.
-pub fn send_offsets_to_transaction<C, P>(
+pub fn send_offsets_to_transaction<C, P, Part>(
     producer: &P,
     offsets: &TopicPartitionList,
     member: &MemberIdentity,
     timeout: Duration,
 ) -> Result<(), TxnOffsetsError>
 where
-    C: ProducerContext + 'static,
-    P: Producer<C>,
+    Part: Partitioner,
+    C: ProducerContext<Part> + 'static,
+    P: Producer<C, Part>,
 {
     if offsets.count() == 0 {
         return Ok(());

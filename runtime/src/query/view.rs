@@ -370,6 +370,7 @@ impl<K, V> ReadOnlyWindowStore<K, V> {
             scan: Scan::new(vec![snapshot], from, to),
             key_len: bytes.len(),
             value_de: self.handle.value_de,
+            value_offset: self.handle.value_offset,
         })
     }
 
@@ -384,6 +385,8 @@ pub struct WindowIter<V> {
     scan: Scan,
     key_len: usize,
     value_de: fn(Option<&[u8]>) -> Result<V, SerdeError>,
+    /// Bytes before the value (a sliding-window store's timestamp).
+    value_offset: usize,
 }
 
 impl<V> Iterator for WindowIter<V> {
@@ -400,7 +403,7 @@ impl<V> Iterator for WindowIter<V> {
                 continue;
             }
             return Some(
-                (self.value_de)(Some(&v))
+                (self.value_de)(Some(v.get(self.value_offset..).unwrap_or_default()))
                     .map(|v| (start, v))
                     .map_err(QueryError::from),
             );

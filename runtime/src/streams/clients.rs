@@ -80,7 +80,11 @@ pub(super) fn new_producer<T: Topology>(
             ctx.config.transaction_timeout.as_millis().to_string(),
         );
     }
-    let deliveries = DeliveryWatch::new(ctx.config.settings.oauth_refresh(), delivered);
+    let deliveries = DeliveryWatch::new(
+        ctx.config.settings.oauth_refresh(),
+        delivered,
+        T::WINDOWED_SINKS,
+    );
     let producer: StreamsProducer = producer_config
         .create_with_context(deliveries.clone())
         .map_err(StreamsError::kafka("creating the producer"))?;

@@ -70,14 +70,14 @@ use std::collections::{HashMap, VecDeque};
 
 use crate::store::{MemoryBackend, MemoryStores};
 use crate::task::{
-    GlobalStores, Headers, InputRecord, OutgoingRecord, RecordSink, SinkError, StoreRef, Task,
-    TaskError, TopicKind, TopicRef, Topology, WindowStoreRef,
+    GlobalStores, Headers, InputRecord, OutgoingRecord, RecordSink, SessionStoreRef, SinkError,
+    StoreRef, Task, TaskError, TopicKind, TopicRef, Topology, WindowStoreRef,
 };
 
 mod stores;
 mod topics;
 
-pub use stores::{TestKeyValueStore, TestWindowStore};
+pub use stores::{TestKeyValueStore, TestSessionStore, TestWindowStore};
 pub use topics::{TestInputTopic, TestOutputTopic};
 
 /// Why the driver could not pipe a record.
@@ -254,6 +254,17 @@ impl<T: Topology> TestDriver<T> {
     /// The window store `store`.
     pub fn window_store<K, V>(&self, store: WindowStoreRef<K, V>) -> TestWindowStore<'_, T, K, V> {
         TestWindowStore {
+            driver: self,
+            store,
+        }
+    }
+
+    /// The session-window store `store` (a handle such as `Activity::CLICKS_PER_SESSION`).
+    pub fn session_store<K, V>(
+        &self,
+        store: SessionStoreRef<K, V>,
+    ) -> TestSessionStore<'_, T, K, V> {
+        TestSessionStore {
             driver: self,
             store,
         }

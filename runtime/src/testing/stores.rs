@@ -1,12 +1,13 @@
-//! The typed views of a [`TestDriver`]'s state stores: key-value and window stores, read
-//! through the handles the `topology!` macro generates.
+//! The typed views of a [`TestDriver`]'s state stores: key-value, window (time and sliding) and
+//! session stores, read through the handles the `topology!` macro generates.
 
 use std::ops::Bound;
 
 use super::TestDriver;
 use crate::serdes::Windowed;
 use crate::store::{StoreBackend, split_window_key};
-use crate::task::{StoreRef, Topology, WindowStoreRef};
+use crate::task::{SessionStoreRef, StoreRef, Topology, WindowStoreRef};
+use crate::window::split_session_key;
 
 /// A key-value store of a [`TestDriver`], read through its typed handle.
 pub struct TestKeyValueStore<'d, T: Topology, K, V> {
@@ -108,6 +109,95 @@ impl<T: Topology, K, V> TestWindowStore<'_, T, K, V> {
                                 Windowed::new(key, start, start + self.store.size_ms),
                                 self.value(v),
                             )),
+                            Err(e) => panic!(
+                                "a key of store {} does not deserialize: {e}",
+                                self.store.name
+                            ),
+                        }
+                    }
+                }
+                out
+            })
+            .unwrap_or_default()
+    }
+
+    fn value(&self, bytes: &[u8]) -> V {
+        match self.store.decode_value(bytes) {
+            Ok(v) => v,
+            Err(e) => panic!(
+                "a value of store {} does not deserialize: {e}",
+                self.store.name
+            ),
+        }
+    }
+}
+
+/// A session-window store of a [`TestDriver`], read through its typed handle: per key its
+/// sessions `[start, end]` (both inclusive), as Kafka Streams' `SessionStore` holds them.
+pub struct TestSessionStore<'d, T: Topology, K, V> {
+    pub(super) driver: &'d TestDriver<T>,
+    pub(super) store: SessionStoreRef<K, V>,
+}
+
+impl<T: Topology, K, V> TestSessionStore<'_, T, K, V> {
+    /// The sessions of `key`, by end (Kafka Streams' `SessionStore.fetch(key)`).
+    pub fn fetch(&self, key: &K) -> Vec<(Windowed<K>, V)> {
+        let wanted = self.key_bytes(key);
+        self.sessions(|k| k == wanted.as_slice())
+    }
+
+    /// The aggregate of `key`'s session `[start, end]`, if the store holds exactly that
+    /// session (Kafka Streams' `SessionStore.fetchSession(key, start, end)`).
+    pub fn fetch_session(&self, key: &K, start: i64, end: i64) -> Option<V> {
+        let mut buf = self.key_bytes(key);
+        crate::window::session_key(&mut buf, start, end);
+        self.driver
+            .find_store(self.store.name, |b| {
+                b.get(&buf).ok().flatten().map(|v| self.value(v))
+            })
+            .flatten()
+    }
+
+    /// Every session in store order (key bytes, then session end).
+    pub fn all(&self) -> Vec<(Windowed<K>, V)> {
+        self.sessions(|_| true)
+    }
+
+    /// The number of sessions.
+    pub fn len(&self) -> usize {
+        self.driver
+            .find_store(self.store.name, |b| b.len())
+            .unwrap_or(0)
+    }
+
+    /// Whether the store holds no session.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn key_bytes(&self, key: &K) -> Vec<u8> {
+        let mut buf = Vec::new();
+        if let Err(e) = (self.store.key_ser)(key, &mut buf) {
+            panic!("the key does not serialize: {e}");
+        }
+        buf
+    }
+
+    /// The sessions whose key bytes pass `keep`.
+    fn sessions(&self, keep: impl Fn(&[u8]) -> bool) -> Vec<(Windowed<K>, V)> {
+        self.driver
+            .find_store(self.store.name, |b| {
+                let mut out = Vec::new();
+                if let Ok(range) = b.range(Bound::Unbounded, Bound::Unbounded) {
+                    for (k, v) in range.flatten() {
+                        let Some((key, start, end)) = split_session_key(k) else {
+                            continue;
+                        };
+                        if !keep(key) {
+                            continue;
+                        }
+                        match (self.store.key_de)(Some(key)) {
+                            Ok(key) => out.push((Windowed::new(key, start, end), self.value(v))),
                             Err(e) => panic!(
                                 "a key of store {} does not deserialize: {e}",
                                 self.store.name
