@@ -325,6 +325,37 @@ pub trait Task {
         0
     }
 
+    // ---- punctuation (see `crate::punctuation`) ----
+
+    /// Runs the stream-time punctuations that are due at the task's stream time, in the order
+    /// of their due times, each once; returns whether any ran. Nothing runs before the stream
+    /// time is known. The runner calls it after every record it processes (between records,
+    /// never during one), as Kafka Streams' `StreamTask#maybePunctuateStreamTime`.
+    fn punctuate_stream_time<S: RecordSink>(&mut self, sink: &mut S) -> Result<bool, TaskError> {
+        let _ = sink;
+        Ok(false)
+    }
+    /// Starts the wall-clock schedules not started yet (the first punctuation of each is due
+    /// one interval after `now_ms`), then says whether one is due at `now_ms`: the runner
+    /// calls it when the task starts and before [`Task::punctuate_wall_clock`] (under
+    /// exactly-once, to open the transaction first).
+    fn wall_clock_due(&mut self, now_ms: i64) -> bool {
+        let _ = now_ms;
+        false
+    }
+    /// Runs the wall-clock punctuations due at `now_ms` (milliseconds since the epoch), in the
+    /// order of their due times, each once; returns whether any ran. The runner calls it
+    /// regularly, also when no record arrives, as Kafka Streams'
+    /// `StreamTask#maybePunctuateSystemTime`.
+    fn punctuate_wall_clock<S: RecordSink>(
+        &mut self,
+        now_ms: i64,
+        sink: &mut S,
+    ) -> Result<bool, TaskError> {
+        let _ = (now_ms, sink);
+        Ok(false)
+    }
+
     /// Applies one changelog record (`value: None` is a tombstone) of `changelog_topic` (a
     /// store's `StoreInfo::changelog_topic`) while restoring.
     fn restore(

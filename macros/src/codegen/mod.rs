@@ -180,6 +180,14 @@ pub fn generate(m: &Model) -> TokenStream {
             clear: cache_clear,
             after_record: cache_after_record,
         } = cache::parts(&em, sub);
+        let punct = crate::ops::punctuate::parts(&em, sub, &cache_after_record);
+        let (punct_fields, punct_inits, punct_clear, punct_methods, punct_items) = (
+            &punct.fields,
+            &punct.inits,
+            &punct.clear,
+            &punct.methods,
+            &punct.trait_items,
+        );
         let store_lookups = sub.stores.iter().map(|&s| {
             let n = &m.stores[s].name;
             let f = Emitter::store_field(s);
@@ -201,6 +209,7 @@ pub fn generate(m: &Model) -> TokenStream {
                 #(#index_fields: #dk::TimeIndex,)*
                 #join_fields
                 #cache_fields
+                #punct_fields
                 __marker: ::core::marker::PhantomData<fn() -> B>,
             }
 
@@ -223,6 +232,7 @@ pub fn generate(m: &Model) -> TokenStream {
                         #(#index_fields: #dk::TimeIndex::new(#index_offsets),)*
                         #join_inits
                         #cache_inits
+                        #punct_inits
                         __marker: ::core::marker::PhantomData,
                     };
                     // A store opened with windows in it (on disk): index them once.
@@ -234,6 +244,8 @@ pub fn generate(m: &Model) -> TokenStream {
                 #(#source_fns)*
 
                 #cache_methods
+
+                #punct_methods
             }
 
             impl<B: #dk::StoreBackend> #dk::Task for #sub_ty<B> {
@@ -281,6 +293,8 @@ pub fn generate(m: &Model) -> TokenStream {
 
                 #cache_trait_items
 
+                #punct_items
+
                 #[allow(unused_variables)]
                 fn restore(&mut self, changelog_topic: &str, key: &[u8], value: Option<&[u8]>) -> ::core::result::Result<(), #dk::TaskError> {
                     match changelog_topic {
@@ -296,6 +310,7 @@ pub fn generate(m: &Model) -> TokenStream {
                     #(self.#index_fields.clear();)*
                     #join_clear
                     #cache_clear
+                    #punct_clear
                     self.__stream_time = i64::MIN;
                     Ok(())
                 }
@@ -359,6 +374,9 @@ pub fn generate(m: &Model) -> TokenStream {
     let d_set_cache = delegate(quote!(set_cache_max_bytes(bytes)));
     let d_flush_cache = delegate(quote!(flush_cache(sink)));
     let d_cache_bytes = delegate(quote!(cache_bytes()));
+    let d_punct_stream = delegate(quote!(punctuate_stream_time(sink)));
+    let d_wall_due = delegate(quote!(wall_clock_due(now_ms)));
+    let d_punct_wall = delegate(quote!(punctuate_wall_clock(now_ms, sink)));
     let doc_task = format!("The task of one subtopology of [`{name}`], over store backend `B`.");
 
     quote! {
@@ -406,6 +424,9 @@ pub fn generate(m: &Model) -> TokenStream {
             fn set_cache_max_bytes(&mut self, bytes: usize) { #d_set_cache }
             fn flush_cache<S: #dk::RecordSink>(&mut self, sink: &mut S) -> ::core::result::Result<(), #dk::TaskError> { #d_flush_cache }
             fn cache_bytes(&self) -> usize { #d_cache_bytes }
+            fn punctuate_stream_time<S: #dk::RecordSink>(&mut self, sink: &mut S) -> ::core::result::Result<bool, #dk::TaskError> { #d_punct_stream }
+            fn wall_clock_due(&mut self, now_ms: i64) -> bool { #d_wall_due }
+            fn punctuate_wall_clock<S: #dk::RecordSink>(&mut self, now_ms: i64, sink: &mut S) -> ::core::result::Result<bool, #dk::TaskError> { #d_punct_wall }
         }
 
         impl #dk::Topology for #name {

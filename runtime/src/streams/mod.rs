@@ -49,6 +49,7 @@ mod error;
 mod membership;
 mod offset_commit;
 mod processing;
+mod punctuate;
 mod queries;
 mod refusal;
 mod reset;

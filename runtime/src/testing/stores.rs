@@ -1,11 +1,9 @@
 //! The typed views of a [`TestDriver`]'s state stores: key-value and window stores, read
 //! through the handles the `topology!` macro generates.
 
-use std::ops::Bound;
-
 use super::TestDriver;
 use crate::serdes::Windowed;
-use crate::store::{StoreBackend, split_window_key};
+use crate::store::split_window_key;
 use crate::task::{StoreRef, Topology, WindowStoreRef};
 
 /// A key-value store of a [`TestDriver`], read through its typed handle.
@@ -22,38 +20,28 @@ impl<T: Topology, K, V> TestKeyValueStore<'_, T, K, V> {
             panic!("the key does not serialize: {e}");
         }
         self.driver
-            .find_store(self.store.name, |b| {
-                b.get(&buf).ok().flatten().map(|v| self.value(v))
-            })
-            .flatten()
+            .store_get(self.store.name, &buf)
+            .map(|v| self.value(&v))
     }
 
-    /// All entries in key-byte order.
+    /// All entries in key-byte order (over all partitions).
     pub fn all(&self) -> Vec<(K, V)> {
-        self.driver
-            .find_store(self.store.name, |b| {
-                let mut out = Vec::new();
-                if let Ok(range) = b.range(Bound::Unbounded, Bound::Unbounded) {
-                    for (k, v) in range.flatten() {
-                        match (self.store.key_de)(Some(k)) {
-                            Ok(k) => out.push((k, self.value(v))),
-                            Err(e) => panic!(
-                                "a key of store {} does not deserialize: {e}",
-                                self.store.name
-                            ),
-                        }
-                    }
-                }
-                out
-            })
-            .unwrap_or_default()
+        let mut out = Vec::new();
+        for (k, v) in self.driver.store_entries(self.store.name) {
+            match (self.store.key_de)(Some(&k)) {
+                Ok(k) => out.push((k, self.value(&v))),
+                Err(e) => panic!(
+                    "a key of store {} does not deserialize: {e}",
+                    self.store.name
+                ),
+            }
+        }
+        out
     }
 
-    /// The number of entries.
+    /// The number of entries (over all partitions).
     pub fn len(&self) -> usize {
-        self.driver
-            .find_store(self.store.name, |b| b.len())
-            .unwrap_or(0)
+        self.driver.store_entries(self.store.name).len()
     }
 
     /// Whether the store is empty.
@@ -87,37 +75,29 @@ impl<T: Topology, K, V> TestWindowStore<'_, T, K, V> {
         }
         crate::store::window_key(&mut buf, start);
         self.driver
-            .find_store(self.store.name, |b| {
-                b.get(&buf).ok().flatten().map(|v| self.value(v))
-            })
-            .flatten()
+            .store_get(self.store.name, &buf)
+            .map(|v| self.value(&v))
     }
 
-    /// All windows in store order (key bytes, then window start).
+    /// All windows in store order (key bytes, then window start; over all partitions).
     pub fn all(&self) -> Vec<(Windowed<K>, V)> {
-        self.driver
-            .find_store(self.store.name, |b| {
-                let mut out = Vec::new();
-                if let Ok(range) = b.range(Bound::Unbounded, Bound::Unbounded) {
-                    for (k, v) in range.flatten() {
-                        let Some((key, start)) = split_window_key(k) else {
-                            continue;
-                        };
-                        match (self.store.key_de)(Some(key)) {
-                            Ok(key) => out.push((
-                                Windowed::new(key, start, start + self.store.size_ms),
-                                self.value(v),
-                            )),
-                            Err(e) => panic!(
-                                "a key of store {} does not deserialize: {e}",
-                                self.store.name
-                            ),
-                        }
-                    }
-                }
-                out
-            })
-            .unwrap_or_default()
+        let mut out = Vec::new();
+        for (k, v) in self.driver.store_entries(self.store.name) {
+            let Some((key, start)) = split_window_key(&k) else {
+                continue;
+            };
+            match (self.store.key_de)(Some(key)) {
+                Ok(key) => out.push((
+                    Windowed::new(key, start, start + self.store.size_ms),
+                    self.value(&v),
+                )),
+                Err(e) => panic!(
+                    "a key of store {} does not deserialize: {e}",
+                    self.store.name
+                ),
+            }
+        }
+        out
     }
 
     fn value(&self, bytes: &[u8]) -> V {
