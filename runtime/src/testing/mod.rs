@@ -1,10 +1,14 @@
 //! Run a compiled topology in process, without a broker: [`TestDriver`].
 //!
 //! The driver creates one task per subtopology (all on partition 0, as Kafka Streams'
-//! `TopologyTestDriver` does), feeds the records you pipe into their sources, passes records
-//! written to repartition topics straight on to the subtopology that reads them, keeps what is
-//! written to user topics (sinks and dead-letter topics) for you to read, and keeps changelog
-//! records. Stream time follows the timestamps you give the records.
+//! `TopologyTestDriver` does, unless you ask for [more partitions](#partitions)), feeds the
+//! records you pipe into their sources, passes records written to repartition topics straight
+//! on to the subtopology that reads them, keeps what is written to user topics (sinks and
+//! dead-letter topics) for you to read, and keeps changelog records. Stream time follows the
+//! timestamps you give the records; after each record its task runs the stream-time
+//! punctuations due. The wall clock is mocked: it starts at 0 (or
+//! [`TestDriverBuilder::wall_clock`]) and moves only by [`TestDriver::advance_wall_clock`],
+//! which runs the wall-clock punctuations due (see [`punctuation`](crate::punctuation)).
 //!
 //! ```
 //! use dekaf_streams::prelude::*;
@@ -54,6 +58,38 @@
 //! assert!(output.is_empty());
 //! driver.commit();
 //! assert_eq!(output.read_key_values_to_list(), [("a".to_owned(), 3), ("b".to_owned(), 1)]);
+//! ```
+//!
+//! # Partitions
+//!
+//! `TestDriver::<T>::builder().partitions(n).build()` runs `n` partitions per topic: one task
+//! per subtopology and partition, in the direction of Kafka Streams' KIP-1238. A record piped in
+//! goes to the partition Kafka's default partitioner picks for its serialized key (murmur2, the
+//! producer's function; round robin for a null key), and so does every record the topology
+//! writes by key to a repartition or output topic. So co-partitioned joins find their partner
+//! only when both sides are keyed alike, and a repartitioned aggregation counts each key in one
+//! task. Output records carry their partition ([`TestRecord::partition`]); stores are read
+//! over all partitions.
+//!
+//! ```
+//! use dekaf_streams::prelude::*;
+//! use dekaf_streams::testing::TestDriver;
+//!
+//! topology! {
+//!     pub Counts = "counts" {
+//!         stream("words", Utf8, Utf8)
+//!             .group_by(|_, word| word.clone(), Utf8, Utf8)
+//!             .count("counts").to_stream().to("out", Utf8, I64);
+//!     }
+//! }
+//!
+//! let driver = TestDriver::<Counts>::builder().partitions(4).build();
+//! let (input, output) = (driver.input_topic(Counts::WORDS), driver.output_topic(Counts::OUT));
+//! input.pipe_input("s1".to_owned(), "the".to_owned()); // key s1: partition 1
+//! input.pipe_input("s4".to_owned(), "the".to_owned()); // key s4: partition 0
+//! let counts: Vec<_> = output.read_records_to_list().into_iter().map(|r| (r.partition, r.value)).collect();
+//! // "the" is repartitioned to partition 3 (murmur2("the") % 4) and counted there twice.
+//! assert_eq!(counts, [(3, 1), (3, 2)]);
 //! ```
 //!
 //! # Panics
