@@ -9,7 +9,6 @@
 
 use std::collections::BTreeMap;
 
-use dekaf_streams::prelude::*;
 use dekaf_streams::testing::{TestDriver, TestRecord};
 use dekaf_streams_examples::orders::{Customer, EnrichedOrder, Order, OrderEnrichment};
 use dekaf_streams_examples::punctuation::Totals;
