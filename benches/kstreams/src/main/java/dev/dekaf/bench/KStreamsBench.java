@@ -157,8 +157,19 @@ public final class KStreamsBench {
                 StreamJoined.with(UTF8, UTF8, UTF8))
             .to(output, Produced.with(UTF8, UTF8));
       }
+      case "tablejoin" -> {
+        KTable<String, String> right = b.table(in + "-right", Consumed.with(UTF8, UTF8),
+            Materialized.<String, String, KeyValueStore<Bytes, byte[]>>as("right")
+                .withKeySerde(UTF8).withValueSerde(UTF8));
+        b.table(in + "-left", Consumed.with(UTF8, UTF8),
+                Materialized.<String, String, KeyValueStore<Bytes, byte[]>>as("left")
+                    .withKeySerde(UTF8).withValueSerde(UTF8))
+            .join(right, (l, r) -> l + "+" + r)
+            .toStream()
+            .to(output, Produced.with(UTF8, UTF8));
+      }
       default -> throw new IllegalArgumentException("unknown --workload " + workload
-          + "; use stateless, wordcount, window, join or streamjoin");
+          + "; use stateless, wordcount, window, join, streamjoin or tablejoin");
     }
     Properties optimize = new Properties();
     // A table read from a user topic uses that topic as its changelog, as dekaf-streams does.
