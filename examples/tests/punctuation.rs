@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use dekaf_streams::prelude::Headers;
+use dekaf_streams::prelude::*;
 use dekaf_streams::testing::{TestDriver, TestRecord};
 use dekaf_streams_examples::punctuation::{Batches, Totals};
 
@@ -127,4 +127,72 @@ fn wall_clock_punctuation_fires_as_the_test_advances_the_clock_without_input() {
     driver.advance_wall_clock(Duration::from_secs(5));
     assert!(batches.is_empty());
     assert!(driver.key_value_store(Batches::PENDING).is_empty());
+}
+
+topology! {
+    /// A punctuation that fails once a key starting with "bad" is stored; `on_error` sends the
+    /// failure to a dead-letter topic.
+    pub Failing = "punctuate-failing" {
+        on_error(|error| match error.kind {
+            ErrorKind::Processing => ErrorResponse::DeadLetter("punctuate-dead"),
+            _ => ErrorResponse::Fail,
+        });
+        store("seen", Utf8, Utf8);
+        stream("in", Utf8, Utf8)
+            .process(["seen"], |ctx, key, value| {
+                ctx.seen().put(&key, &value)?;
+                Ok(None::<(String, String)>)
+            }, schedule(Duration::from_secs(1), WallClock, |ctx, now| {
+                let all = ctx.seen().all()?;
+                if all.iter().any(|(k, _)| k.starts_with("bad")) {
+                    return Err(ProcessError::msg(format!("a bad key at {now}")));
+                }
+                Ok(all)
+            }))
+            .to("out", Utf8, Utf8);
+    }
+}
+
+#[test]
+fn a_failing_punctuation_goes_to_on_error_with_kafka_streams_punctuation_context() {
+    let driver = TestDriver::<Failing>::new();
+    let input = driver.input_topic(Failing::IN);
+    let output = driver.output_topic(Failing::OUT);
+    let dead = driver.output_topic(TopicRef::<Option<String>, Option<String>>::new::<
+        Nullable<Utf8>,
+        Nullable<Utf8>,
+    >("punctuate-dead"));
+    input.pipe_input("ok".into(), "1".into());
+    driver.advance_wall_clock(Duration::from_secs(1));
+    assert_eq!(
+        output.read_records_to_list(),
+        [rec("ok", "1".to_owned(), 1_000)]
+    );
+    input.pipe_input("bad-1".into(), "2".into());
+    driver.advance_wall_clock(Duration::from_secs(1));
+    // Nothing forwarded; the dead letter has no key or value (a punctuation has no record), the
+    // punctuation's time, and topic "", partition and offset -1 as Kafka Streams' punctuation
+    // record context.
+    assert!(output.is_empty());
+    let letter = dead.read_record().expect("a dead letter");
+    assert_eq!(
+        (letter.key, letter.value, letter.timestamp),
+        (None, None, 2_000)
+    );
+    let header = |name: &str| {
+        letter
+            .headers
+            .iter()
+            .find(|(k, _)| *k == name)
+            .and_then(|(_, v)| v.map(|v| String::from_utf8_lossy(v).into_owned()))
+    };
+    assert_eq!(header("__streams.errors.topic").as_deref(), Some(""));
+    assert_eq!(header("__streams.errors.partition").as_deref(), Some("-1"));
+    assert_eq!(header("__streams.errors.offset").as_deref(), Some("-1"));
+    assert!(
+        header("__streams.errors.message").is_some_and(|m| m.contains("a bad key at 2000")),
+        "{:?}",
+        header("__streams.errors.message")
+    );
+    assert_eq!(driver.records_skipped(), 1);
 }

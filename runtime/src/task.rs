@@ -10,10 +10,13 @@
 //!    [`InputRecord`] and a [`RecordSink`] that receives every record the task writes: sink
 //!    records, repartition records, changelog records and dead-letter records, each tagged
 //!    with its [`TopicKind`] and its [`Partitioning`];
-//! 3. at every commit, **flushes the record cache** with [`Task::flush_cache`] (after
+//! 3. **punctuates**: after every record [`Task::punctuate_stream_time`], and regularly, also
+//!    without input, [`Task::punctuate_wall_clock`] (see [`punctuation`](crate::punctuation));
+//!    what they write goes to the same sink and commits with the task's records;
+//! 4. at every commit, **flushes the record cache** with [`Task::flush_cache`] (after
 //!    [`Task::set_cache_max_bytes`] turned it on): each aggregation forwards the latest result
 //!    of every key it changed since the last flush;
-//! 4. on an aborted transaction, **drops uncommitted state** with [`Task::clear`] (or drops the
+//! 5. on an aborted transaction, **drops uncommitted state** with [`Task::clear`] (or drops the
 //!    task and creates a new one), sets the committed stream time with
 //!    [`Task::set_stream_time`], restores again and re-reads its input from the committed
 //!    offsets.
