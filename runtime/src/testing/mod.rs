@@ -63,7 +63,9 @@
 //! # Partitions
 //!
 //! `TestDriver::<T>::builder().partitions(n).build()` runs `n` partitions per topic: one task
-//! per subtopology and partition, in the direction of Kafka Streams' KIP-1238. A record piped in
+//! per subtopology and partition, in the direction of Kafka Streams' KIP-1238 (whose partial
+//! API was reverted before Kafka Streams 4.4, KAFKA-20903; there every topic declares its own
+//! partition count, here all topics have `n`). A record piped in
 //! goes to the partition Kafka's default partitioner picks for its serialized key (murmur2, the
 //! producer's function; round robin for a null key), and so does every record the topology
 //! writes by key to a repartition or output topic. So co-partitioned joins find their partner
