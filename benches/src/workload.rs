@@ -22,6 +22,8 @@ pub enum Workload {
     StreamJoin,
     /// Session-window count: `<p>-clicks` → group by key, sessions of 1 s inactivity, count.
     Session,
+    /// Table-table inner join: table `<p>-left` ⋈ table `<p>-right`, both updated throughout.
+    TableJoin,
 }
 
 /// A processing guarantee.
@@ -121,6 +123,12 @@ pub const SESSION_GAP_MS: i64 = 1_000;
 /// carries the key of no order (`x-<p>`), so its order and itself find no partner.
 pub const JOIN_BLOCK: u64 = 250;
 
+/// Keys of the table-table join's left table (`k-0` … `k-9999`).
+pub const LEFT_KEYS: u64 = 10_000;
+/// The right table draws keys from `0..RIGHT_KEYS`: about one key in eleven of the right table
+/// has no left row (and about every left key has a right one once enough records ran).
+pub const RIGHT_KEYS: u64 = 11_000;
+
 /// One input record, addressed by topic suffix (`numbers`, `users`, …).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InputRecord {
@@ -143,14 +151,15 @@ fn mix(mut z: u64) -> u64 {
 }
 
 impl Workload {
-    /// All four, in report order.
-    pub const ALL: [Workload; 6] = [
+    /// All of them, in report order.
+    pub const ALL: [Workload; 7] = [
         Workload::Stateless,
         Workload::WordCount,
         Workload::Window,
         Workload::Join,
         Workload::StreamJoin,
         Workload::Session,
+        Workload::TableJoin,
     ];
 
     /// The name used on command lines: `stateless`, `wordcount`, `window`, `join`.
@@ -162,6 +171,7 @@ impl Workload {
             Workload::Join => "join",
             Workload::StreamJoin => "streamjoin",
             Workload::Session => "session",
+            Workload::TableJoin => "tablejoin",
         }
     }
 
@@ -179,13 +189,15 @@ impl Workload {
             Workload::Join => &["users", "clicks"],
             Workload::StreamJoin => &["orders", "payments"],
             Workload::Session => &["clicks"],
+            Workload::TableJoin => &["left", "right"],
         }
     }
 
     /// Suffixes of the internal topics (after `<app id>-`) the topology must create.
     pub fn internal_topics(self) -> &'static [&'static str] {
         match self {
-            Workload::Stateless | Workload::Join => &[],
+            // Tables read from user topics use those topics as their changelogs.
+            Workload::Stateless | Workload::Join | Workload::TableJoin => &[],
             Workload::WordCount => &["counts-changelog", "words-repartition"],
             Workload::Window => &["window-counts-changelog"],
             Workload::StreamJoin => &[
@@ -199,7 +211,7 @@ impl Workload {
     /// The output value format.
     pub fn output_format(self) -> ValueFormat {
         match self {
-            Workload::Join | Workload::StreamJoin => ValueFormat::Utf8,
+            Workload::Join | Workload::StreamJoin | Workload::TableJoin => ValueFormat::Utf8,
             _ => ValueFormat::I64,
         }
     }
@@ -239,6 +251,17 @@ impl Workload {
                 "orders",
                 Some(format!("o-{}", i / 2).into_bytes()),
                 format!("amount-{}", r % 10_000).into_bytes(),
+            ),
+            // Even records update the left table, odd ones the right.
+            Workload::TableJoin if i.is_multiple_of(2) => (
+                "left",
+                Some(format!("k-{}", r % LEFT_KEYS).into_bytes()),
+                format!("l-{i}").into_bytes(),
+            ),
+            Workload::TableJoin => (
+                "right",
+                Some(format!("k-{}", r % RIGHT_KEYS).into_bytes()),
+                format!("r-{i}").into_bytes(),
             ),
             Workload::StreamJoin => {
                 let p = i / 2;
@@ -299,9 +322,10 @@ impl FromStr for Workload {
             "join" => Workload::Join,
             "streamjoin" => Workload::StreamJoin,
             "session" => Workload::Session,
+            "tablejoin" => Workload::TableJoin,
             _ => bail!(
-                "unknown workload {s:?}; use stateless, wordcount, window, join, streamjoin or \
-                 session"
+                "unknown workload {s:?}; use stateless, wordcount, window, join, streamjoin, \
+                 session or tablejoin"
             ),
         })
     }
@@ -328,6 +352,9 @@ pub struct Reference {
     payments: HashMap<Vec<u8>, (Vec<u8>, i64)>,
     /// The session workload's latest session per key: (start, end, count).
     sessions: HashMap<Vec<u8>, (i64, i64, i64)>,
+    /// The table-table join's tables.
+    left: HashMap<Vec<u8>, Vec<u8>>,
+    right: HashMap<Vec<u8>, Vec<u8>>,
     finals: FinalValues,
 }
 
@@ -341,6 +368,8 @@ impl Reference {
             orders: HashMap::new(),
             payments: HashMap::new(),
             sessions: HashMap::new(),
+            left: HashMap::new(),
+            right: HashMap::new(),
             finals: HashMap::new(),
         }
     }
@@ -375,6 +404,7 @@ impl Reference {
             }
             (Workload::StreamJoin, _) => self.stream_join(r),
             (Workload::Session, _) => self.session(r),
+            (Workload::TableJoin, _) => self.table_join(r),
             (Workload::Join, _) => {
                 if let Some(k) = &r.key
                     && let Some(region) = self.users.get(k)
@@ -430,6 +460,25 @@ impl Reference {
         let mut key = k.clone();
         key.extend_from_slice(format!("@{}", s.0).as_bytes());
         self.finals.insert(key, s.2.to_be_bytes().to_vec());
+    }
+
+    /// One update of the table-table join: the key's row of its table changes, and the result
+    /// is `left + "+" + right` once both tables have the key. Each table's updates of a key keep
+    /// their order (one partition), so the final result per key is the join of the two last
+    /// values, whatever order the two topics are read in.
+    fn table_join(&mut self, r: &InputRecord) {
+        let Some(k) = &r.key else { return };
+        if r.topic_suffix == "left" {
+            self.left.insert(k.clone(), r.value.clone());
+        } else {
+            self.right.insert(k.clone(), r.value.clone());
+        }
+        if let (Some(l), Some(rv)) = (self.left.get(k), self.right.get(k)) {
+            let mut joined = l.clone();
+            joined.push(b'+');
+            joined.extend_from_slice(rv);
+            self.finals.insert(k.clone(), joined);
+        }
     }
 
     fn count(&mut self, key: Vec<u8>) {
@@ -489,5 +538,25 @@ mod tests {
             .map(|v| i64::from_be_bytes(v[..].try_into().expect("8 bytes")))
             .sum();
         assert_eq!(total, 100 * WORDS_PER_SENTENCE as i64);
+    }
+
+    #[test]
+    fn table_join_result_is_the_join_of_the_last_values_in_any_read_order() {
+        let records: Vec<_> = Workload::TableJoin.backlog(200_000, 0).collect();
+        let mut in_order = Reference::new(Workload::TableJoin);
+        records.iter().for_each(|r| in_order.apply(r));
+        // All right-table records first, then all left ones: the same final results.
+        let mut sides_apart = Reference::new(Workload::TableJoin);
+        records
+            .iter()
+            .filter(|r| r.topic_suffix == "right")
+            .chain(records.iter().filter(|r| r.topic_suffix == "left"))
+            .for_each(|r| sides_apart.apply(r));
+        assert_eq!(in_order.finals(), sides_apart.finals());
+        // Nearly every left key found a right row; right-only keys have no result.
+        let n = in_order.finals().len() as u64;
+        assert!(n > LEFT_KEYS * 95 / 100 && n <= LEFT_KEYS, "{n} results");
+        let v = &in_order.finals()[&b"k-1".to_vec()];
+        assert!(v.starts_with(b"l-") && v.windows(3).any(|w| w == b"+r-"));
     }
 }

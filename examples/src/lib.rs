@@ -10,6 +10,7 @@
 //! | [`stream_joins`] | windowed stream-stream join, left_join and outer_join |
 //! | [`dead_letters`] | on_error with dead-letter topics, try_map_values |
 //! | [`dedup`] | the processor API: a declared store, process(..) |
+//! | [`punctuation`] | punctuation: schedule(..) on stream time and on the wall clock |
 //! | [`e2e`] | the topologies and checks of the end-to-end tests on a real broker |
 //! | [`faults`] | a fault harness for the replicated test cluster (instances, brokers, verifier) |
 //! | [`kafka_io`] | creating topics, producing, reading results (demo and end-to-end tests) |
@@ -25,6 +26,7 @@ pub mod faults;
 pub mod kafka_io;
 pub mod orders;
 pub mod page_views;
+pub mod punctuation;
 pub mod runner;
 pub mod sessions;
 pub mod sliding;

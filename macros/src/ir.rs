@@ -191,6 +191,8 @@ pub enum NodeKind {
     Process {
         f: Expr,
         stores: Vec<usize>,
+        /// Its punctuations, `schedule(..)` after the closure.
+        schedules: Vec<crate::ops::punctuate::Schedule>,
     },
     /// Kafka Streams' `KSTREAM-WINDOWED-` node of one side of a stream-stream join: passes the
     /// record on to its side's join node (which also stores it in `store`).

@@ -11,6 +11,7 @@ use std::fmt::Display;
 
 pub use crate::cache::{DirtyKeys, Update};
 pub use crate::join as stream_join;
+pub use crate::punctuation::next_punctuation;
 pub use crate::serdes::{Encoded, Serde, SerdeError, Window, Windowed};
 pub use crate::store::{BackendFactory, KeyValueStore, StoreBackend, StoreError};
 pub use crate::table::fk::{
@@ -553,6 +554,33 @@ pub fn process<C, K, V, I: IntoIterator, F: FnOnce(&mut C, K, V) -> Result<I, Pr
     f: F,
 ) -> Result<I, RecordError> {
     f(ctx, k, v).map_err(|e| process_error(node, e))
+}
+
+/// Calls a punctuation callback of a `process(..)` node with its context and the punctuation's
+/// time.
+#[inline]
+pub fn punctuate<C, I: IntoIterator, F: FnOnce(&mut C, i64) -> Result<I, ProcessError>>(
+    ctx: &mut C,
+    timestamp: i64,
+    node: &'static str,
+    f: F,
+) -> Result<I, RecordError> {
+    f(ctx, timestamp).map_err(|e| process_error(node, e))
+}
+
+/// The record context of a punctuation, as Kafka Streams sets it: the punctuation's time, no
+/// topic (source `usize::MAX`), partition and offset `-1`, no key, value or headers.
+#[inline]
+pub fn punctuation_record(timestamp: i64) -> InputRecord<'static> {
+    InputRecord {
+        source: usize::MAX,
+        partition: -1,
+        offset: -1,
+        key: None,
+        value: None,
+        timestamp,
+        headers: Headers::empty(),
+    }
 }
 
 #[cfg(test)]

@@ -347,7 +347,13 @@
 //! one accessor per store (the name in snake case) returning a [`KeyValueStore`](crate::store::KeyValueStore) (`get`, `put`,
 //! `delete`, `range`, `all`), and the record's `timestamp()`, `headers()` and `partition()`. It
 //! returns `Ok` with what it forwards — any `IntoIterator` of (key, value) pairs — or `Err` for
-//! `on_error`. There are no timers yet.
+//! `on_error`.
+//!
+//! Punctuations (Kafka Streams' `ProcessorContext#schedule`) follow the closure:
+//! `process([..], |ctx, key, value| .., schedule(Duration::from_secs(10), StreamTime, |ctx,
+//! timestamp| ..))` (or `WallClock`; several `schedule(..)` allowed). A callback gets the same
+//! context and the punctuation's time and returns records as the closure does; see
+//! [`punctuation`](crate::punctuation) for when it runs. An interval of zero is a compile error.
 //!
 //! ```
 //! use dekaf_streams::prelude::*;

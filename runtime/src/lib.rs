@@ -46,6 +46,7 @@ pub use testing::TestDriver;
 pub mod dsl;
 #[cfg(feature = "http")]
 pub mod http;
+pub mod punctuation;
 pub mod query;
 pub mod record;
 pub mod security;
@@ -92,6 +93,7 @@ pub mod __private;
 
 /// What a topology definition needs in scope: `use dekaf_streams::prelude::*;`.
 pub mod prelude {
+    pub use crate::punctuation::PunctuationType;
     pub use crate::serdes::{
         Bytes, I32, I64, Json, Nullable, Serde, SessionWindowed, TimeWindowed, Unit, Utf8, Window,
         Windowed,

@@ -10,10 +10,13 @@
 //!    [`InputRecord`] and a [`RecordSink`] that receives every record the task writes: sink
 //!    records, repartition records, changelog records and dead-letter records, each tagged
 //!    with its [`TopicKind`] and its [`Partitioning`];
-//! 3. at every commit, **flushes the record cache** with [`Task::flush_cache`] (after
+//! 3. **punctuates**: after every record [`Task::punctuate_stream_time`], and regularly, also
+//!    without input, [`Task::punctuate_wall_clock`] (see [`punctuation`](crate::punctuation));
+//!    what they write goes to the same sink and commits with the task's records;
+//! 4. at every commit, **flushes the record cache** with [`Task::flush_cache`] (after
 //!    [`Task::set_cache_max_bytes`] turned it on): each aggregation forwards the latest result
 //!    of every key it changed since the last flush;
-//! 4. on an aborted transaction, **drops uncommitted state** with [`Task::clear`] (or drops the
+//! 5. on an aborted transaction, **drops uncommitted state** with [`Task::clear`] (or drops the
 //!    task and creates a new one), sets the committed stream time with
 //!    [`Task::set_stream_time`], restores again and re-reads its input from the committed
 //!    offsets.
@@ -337,6 +340,37 @@ pub trait Task {
     /// latest value sizes and a fixed overhead per key (`crate::cache::ENTRY_OVERHEAD`).
     fn cache_bytes(&self) -> usize {
         0
+    }
+
+    // ---- punctuation (see `crate::punctuation`) ----
+
+    /// Runs the stream-time punctuations that are due at the task's stream time, in the order
+    /// of their due times, each once; returns whether any ran. Nothing runs before the stream
+    /// time is known. The runner calls it after every record it processes (between records,
+    /// never during one), as Kafka Streams' `StreamTask#maybePunctuateStreamTime`.
+    fn punctuate_stream_time<S: RecordSink>(&mut self, sink: &mut S) -> Result<bool, TaskError> {
+        let _ = sink;
+        Ok(false)
+    }
+    /// Starts the wall-clock schedules not started yet (the first punctuation of each is due
+    /// one interval after `now_ms`), then says whether one is due at `now_ms`: the runner
+    /// calls it when the task starts and before [`Task::punctuate_wall_clock`] (under
+    /// exactly-once, to open the transaction first).
+    fn wall_clock_due(&mut self, now_ms: i64) -> bool {
+        let _ = now_ms;
+        false
+    }
+    /// Runs the wall-clock punctuations due at `now_ms` (milliseconds since the epoch), in the
+    /// order of their due times, each once; returns whether any ran. The runner calls it
+    /// regularly, also when no record arrives, as Kafka Streams'
+    /// `StreamTask#maybePunctuateSystemTime`.
+    fn punctuate_wall_clock<S: RecordSink>(
+        &mut self,
+        now_ms: i64,
+        sink: &mut S,
+    ) -> Result<bool, TaskError> {
+        let _ = (now_ms, sink);
+        Ok(false)
     }
 
     /// Applies one changelog record (`value: None` is a tombstone) of `changelog_topic` (a

@@ -27,7 +27,7 @@ use metrics::{
 };
 use serde_json::json;
 
-const USAGE: &str = "usage: dekaf-bench-app --workload stateless|wordcount|window|join|streamjoin|session \
+const USAGE: &str = "usage: dekaf-bench-app --workload stateless|wordcount|window|join|streamjoin|session|tablejoin \
 --guarantee exactly_once|at_least_once --app-id ID --input-prefix P --output-topic T \
 [--bootstrap 127.0.0.1:9092] [--threads 1] [--commit-interval-ms 100] [--linger-ms 5] \
 [--batch-size 16384] [--state-dir DIR] [--max-seconds 600] [--mode run|restore]";
@@ -112,6 +112,18 @@ topology! {
     }
 }
 
+topology! {
+    /// `tablejoin`: the inner join of two tables, both updated throughout the run (each table's
+    /// changelog is its topic); every change of the result goes out.
+    pub TableJoin = "dkb-tablejoin" {
+        let right = table("dkb-tablejoin-right", Utf8, Utf8, "right");
+        table("dkb-tablejoin-left", Utf8, Utf8, "left")
+            .join(right, |l: &String, r: &String| format!("{l}+{r}"))
+            .to_stream()
+            .to("dkb-tablejoin-out", Utf8, Nullable::<Utf8>);
+    }
+}
+
 fn main() -> ExitCode {
     let result = Flags::parse(std::env::args().skip(1), USAGE)
         .and_then(|f| SystemArgs::from_flags(&f))
@@ -163,6 +175,7 @@ fn run_workload(args: &SystemArgs) -> Result<()> {
             Workload::Join => run(Join, args, &progress).await,
             Workload::StreamJoin => run(StreamJoin, args, &progress).await,
             Workload::Session => run(SessionCount, args, &progress).await,
+            Workload::TableJoin => run(TableJoin, args, &progress).await,
         }
     })
 }

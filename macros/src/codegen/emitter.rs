@@ -178,7 +178,7 @@ impl Emitter<'_> {
             NodeKind::Join { store, f, left } => {
                 ops::join::emit(self, node, *store, f, *left, k, v)
             }
-            NodeKind::Process { f, stores } => ops::process::emit(self, node, f, stores, k, v),
+            NodeKind::Process { f, .. } => ops::process::emit(self, node, f, k, v),
             NodeKind::JoinWindowed { .. } => self.children(node, k, v),
             NodeKind::StreamJoin(j) => super::stream_join::emit(self, node, j, k, v),
             NodeKind::GlobalJoin(j) => ops::global_table::emit(self, node, j, k, v),

@@ -185,6 +185,14 @@ pub fn generate(m: &Model) -> TokenStream {
             clear: cache_clear,
             after_record: cache_after_record,
         } = cache::parts(&em, sub);
+        let punct = crate::ops::punctuate::parts(&em, sub, &cache_after_record);
+        let (punct_fields, punct_inits, punct_clear, punct_methods, punct_items) = (
+            &punct.fields,
+            &punct.inits,
+            &punct.clear,
+            &punct.methods,
+            &punct.trait_items,
+        );
         let store_lookups = sub.stores.iter().map(|&s| {
             let n = &m.stores[s].name;
             let f = Emitter::store_field(s);
@@ -208,6 +216,7 @@ pub fn generate(m: &Model) -> TokenStream {
                 #global_fields
                 #fk_fields
                 #cache_fields
+                #punct_fields
                 __marker: ::core::marker::PhantomData<fn() -> B>,
             }
 
@@ -232,6 +241,7 @@ pub fn generate(m: &Model) -> TokenStream {
                         #global_inits
                         #fk_inits
                         #cache_inits
+                        #punct_inits
                         __marker: ::core::marker::PhantomData,
                     };
                     // A store opened with windows in it (on disk): index them once.
@@ -243,6 +253,8 @@ pub fn generate(m: &Model) -> TokenStream {
                 #(#source_fns)*
 
                 #cache_methods
+
+                #punct_methods
             }
 
             impl<B: #dk::StoreBackend> #dk::Task for #sub_ty<B> {
@@ -291,6 +303,7 @@ pub fn generate(m: &Model) -> TokenStream {
                 #cache_trait_items
 
                 #global_attach
+                #punct_items
 
                 #[allow(unused_variables)]
                 fn restore(&mut self, changelog_topic: &str, key: &[u8], value: Option<&[u8]>) -> ::core::result::Result<(), #dk::TaskError> {
@@ -307,6 +320,7 @@ pub fn generate(m: &Model) -> TokenStream {
                     #(self.#index_fields.clear();)*
                     #join_clear
                     #cache_clear
+                    #punct_clear
                     self.__stream_time = i64::MIN;
                     Ok(())
                 }
@@ -372,6 +386,9 @@ pub fn generate(m: &Model) -> TokenStream {
     let d_cache_bytes = delegate(quote!(cache_bytes()));
     let d_attach = delegate(quote!(attach_global_stores(globals)));
     let global_tables = crate::ops::global_table::infos(m);
+    let d_punct_stream = delegate(quote!(punctuate_stream_time(sink)));
+    let d_wall_due = delegate(quote!(wall_clock_due(now_ms)));
+    let d_punct_wall = delegate(quote!(punctuate_wall_clock(now_ms, sink)));
     let doc_task = format!("The task of one subtopology of [`{name}`], over store backend `B`.");
 
     quote! {
@@ -420,6 +437,9 @@ pub fn generate(m: &Model) -> TokenStream {
             fn flush_cache<S: #dk::RecordSink>(&mut self, sink: &mut S) -> ::core::result::Result<(), #dk::TaskError> { #d_flush_cache }
             fn cache_bytes(&self) -> usize { #d_cache_bytes }
             fn attach_global_stores(&mut self, globals: &#dk::GlobalStores) { #d_attach }
+            fn punctuate_stream_time<S: #dk::RecordSink>(&mut self, sink: &mut S) -> ::core::result::Result<bool, #dk::TaskError> { #d_punct_stream }
+            fn wall_clock_due(&mut self, now_ms: i64) -> bool { #d_wall_due }
+            fn punctuate_wall_clock<S: #dk::RecordSink>(&mut self, now_ms: i64, sink: &mut S) -> ::core::result::Result<bool, #dk::TaskError> { #d_punct_wall }
         }
 
         impl #dk::Topology for #name {

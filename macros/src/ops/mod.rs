@@ -17,6 +17,7 @@ pub mod map;
 pub mod merge;
 pub mod peek;
 pub mod process;
+pub mod punctuate;
 pub mod repartition;
 pub mod select_key;
 pub mod sources;

@@ -16,14 +16,16 @@ use crate::parse::Call;
 
 pub const PROCESS: Operator = Operator {
     name: "process",
-    usage: "process([\"store\", ..], |ctx, key, value| Ok(Some((key, value))))",
+    usage: "process([\"store\", ..], |ctx, key, value| Ok(Some((key, value)))), optionally followed by punctuations: schedule(Duration::from_secs(1), StreamTime | WallClock, |ctx, timestamp| Ok(Some((key, value))))",
     lower: Lower::Stream(process),
     on_stream: None,
 };
 
 fn process(b: &mut Builder, s: Stream, call: &Call) -> syn::Result<Flow> {
     const USAGE: &str = PROCESS.usage;
-    arity(call, 2, USAGE)?;
+    if call.args.len() < 2 {
+        arity(call, 2, USAGE)?;
+    }
     let Expr::Array(arr) = &call.args[0] else {
         return Err(err_at(
             &call.args[0],
@@ -44,10 +46,16 @@ fn process(b: &mut Builder, s: Stream, call: &Call) -> syn::Result<Flow> {
         stores.push(store_index(b, lit, &stores)?);
     }
     let f = call.args[1].clone();
+    // A bad schedule is reported without dropping the node: its stores stay used.
+    let schedules = super::punctuate::parse_all(&call.args[2..]).unwrap_or_else(|e| {
+        b.diagnostics.error(e);
+        Vec::new()
+    });
     let node = b.node(
         NodeKind::Process {
             f,
             stores: stores.clone(),
+            schedules,
         },
         "KSTREAM-PROCESSOR",
         call.span,
@@ -109,26 +117,29 @@ fn store_index(b: &Builder, lit: &syn::LitStr, listed: &[usize]) -> syn::Result<
 }
 
 /// Builds the context, calls the closure, runs the children on every record it returns.
-pub fn emit(
-    em: &Emitter<'_>,
-    node: usize,
-    f: &Expr,
-    stores: &[usize],
-    k: &Acc,
-    v: &Acc,
-) -> TokenStream {
+pub fn emit(em: &Emitter<'_>, node: usize, f: &Expr, k: &Acc, v: &Acc) -> TokenStream {
     let dk = dk();
     let n = &em.m.nodes[node];
     let (sp, name) = (n.span, &n.name);
+    let (ko, vo) = (k.o(sp), v.o(sp));
+    let call = quote_spanned!(sp=> #dk::process(&mut __dk_ctx, #ko, #vo, #name, #f)?);
+    with_context(em, node, call)
+}
+
+/// `call` (which uses `__dk_ctx`) with the node's context built from the task and
+/// `__dk_record`, then the node's children on every record it returns: the code of a record
+/// through `process(..)` and of a punctuation callback ([`super::punctuate`]).
+pub fn with_context(em: &Emitter<'_>, node: usize, call: TokenStream) -> TokenStream {
+    let NodeKind::Process { stores, .. } = &em.m.nodes[node].kind else {
+        return quote!();
+    };
     let (nk, nv) = (format_ident!("__k{}", node), format_ident!("__v{}", node));
     let ctx = em.ctx_type(node);
     let fields = stores.iter().map(|&i| {
         let f = Emitter::store_field(i);
         quote!(#f: &mut self.#f)
     });
-    let (ko, vo) = (k.o(sp), v.o(sp));
     let out = format_ident!("__out{}", node);
-    let call = quote_spanned!(sp=> #dk::process(&mut __dk_ctx, #ko, #vo, #name, #f)?);
     let children = em.children(node, &Acc::owned(nk.clone()), &Acc::owned(nv.clone()));
     quote! {
         let #out = {

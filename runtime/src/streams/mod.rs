@@ -55,6 +55,7 @@ mod global_thread;
 mod membership;
 mod offset_commit;
 mod processing;
+mod punctuate;
 mod queries;
 mod refusal;
 mod reset;

@@ -25,7 +25,10 @@
 //!    records wait in a [`ChangelogBuffer`], only the latest per key, until the commit.
 //! 7. **Progress.** A processed record moves its task's position past it (`offset + 1`): that
 //!    is the offset the next commit stores for the partition.
-//! 8. **Commit.** Every commit interval (the clock is read once per 64 records, or whenever a
+//! 8. **Punctuate.** After each record its task runs the stream-time punctuations now due;
+//!    at every look at the clock (below) every task runs its wall-clock punctuations due, also
+//!    when no record came ([`punctuate`](super::punctuate)). Their output joins the interval.
+//! 9. **Commit.** Every commit interval (the clock is read once per 64 records, or whenever a
 //!    poll comes back empty), [`commit`](super::commit) flushes the record caches and the
 //!    changelog buffer, then commits the output and the consumed offsets together: in the
 //!    transaction under exactly-once, or after a producer flush with an OffsetCommit under
@@ -158,8 +161,8 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         result.and(closed)
     }
 
-    /// The loop: assignment changes (1), poll (2), one record through its task (3-7), commit
-    /// when due (8).
+    /// The loop: assignment changes (1), poll (2), one record through its task (3-7), wall-clock
+    /// punctuation (8) and commit when due (9).
     fn run_loop(&mut self) -> Result<(), StreamsError> {
         let mut since_clock_check = 0u32;
         while !self.ctx.stop.load(Ordering::Relaxed) {
@@ -216,6 +219,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             }
             since_clock_check = 0;
             self.maintain_standbys(false, STANDBY_BUDGET)?;
+            self.punctuate_wall_clock()?;
             if self.last_commit.elapsed() >= self.ctx.config.commit_interval {
                 self.commit()?;
             }
@@ -253,9 +257,9 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     }
 }
 
-/// What became of one consumed record.
+/// What became of one consumed record (or of a task's punctuations).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Processed {
+pub(super) enum Processed {
     /// Processed (or skipped: its partition was unassigned meanwhile).
     Done,
     /// Under exactly-once the sink refused it because the open transaction had already failed
@@ -307,28 +311,43 @@ fn process<T: Topology, F: BackendFactory>(
         headers,
     };
     let mut sink = ProducerSink::new(producer, changelog);
-    match active.task.process(&record, &mut sink) {
+    let result = match active.task.process(&record, &mut sink) {
         Ok(()) => {
             active.positions[source] = Some(message.offset() + 1);
             active.consumed[source] = true;
             active.processed += 1;
-            Ok(Processed::Done)
+            // Between this record and the next: the stream-time punctuations now due.
+            active.task.punctuate_stream_time(&mut sink).map(drop)
         }
-        Err(source) => {
-            let task = active.id.to_string();
-            // A failed sink may mean the producer hit an unretriable error: report that.
-            if matches!(source, TaskError::Sink(_))
-                && let Some(failure) = deliveries.take()
-                && failure.permanent
-            {
-                return Err(failure.into());
-            }
-            if eos && matches!(source, TaskError::Sink(_)) && sink.transaction_failed {
-                return Ok(Processed::TransactionFailed);
-            }
-            Err(StreamsError::task(task, source))
-        }
+        Err(e) => Err(e),
+    };
+    match result {
+        Ok(()) => Ok(Processed::Done),
+        Err(source) => task_failure(active.id, source, &sink, deliveries, eos),
     }
+}
+
+/// What a task's failure while processing or punctuating means for the thread: a permanent
+/// delivery failure or the task's error ends it; under exactly-once a send refused because the
+/// open transaction had already failed aborts and redoes the interval.
+pub(super) fn task_failure(
+    task: crate::group::TaskId,
+    source: TaskError,
+    sink: &ProducerSink<'_>,
+    deliveries: &DeliveryWatch,
+    eos: bool,
+) -> Result<Processed, StreamsError> {
+    // A failed sink may mean the producer hit an unretriable error: report that.
+    if matches!(source, TaskError::Sink(_))
+        && let Some(failure) = deliveries.take()
+        && failure.permanent
+    {
+        return Err(failure.into());
+    }
+    if eos && matches!(source, TaskError::Sink(_)) && sink.transaction_failed {
+        return Ok(Processed::TransactionFailed);
+    }
+    Err(StreamsError::task(task, source))
 }
 
 /// The record sink of a processing thread (6): every record a task writes goes to the thread's

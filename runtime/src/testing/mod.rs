@@ -1,12 +1,16 @@
 //! Run a compiled topology in process, without a broker: [`TestDriver`].
 //!
 //! The driver creates one task per subtopology (all on partition 0, as Kafka Streams'
-//! `TopologyTestDriver` does), feeds the records you pipe into their sources, passes records
-//! written to repartition topics straight on to the subtopology that reads them, keeps what is
-//! written to user topics (sinks and dead-letter topics) for you to read, and keeps changelog
-//! records. Stream time follows the timestamps you give the records. A record piped into a global
-//! table's topic updates that table at once, as the Kafka runtime's global thread would (read it
-//! with [`TestDriver::global_store`]).
+//! `TopologyTestDriver` does, unless you ask for [more partitions](#partitions)), feeds the
+//! records you pipe into their sources, passes records written to repartition topics straight
+//! on to the subtopology that reads them, keeps what is written to user topics (sinks and
+//! dead-letter topics) for you to read, and keeps changelog records. Stream time follows the
+//! timestamps you give the records; after each record its task runs the stream-time
+//! punctuations due. The wall clock is mocked: it starts at 0 (or
+//! [`TestDriverBuilder::wall_clock`]) and moves only by [`TestDriver::advance_wall_clock`],
+//! which runs the wall-clock punctuations due (see [`punctuation`](crate::punctuation)). A
+//! record piped into a global table's topic updates that table at once, as the Kafka runtime's
+//! global thread would (read it with [`TestDriver::global_store`]).
 //!
 //! ```
 //! use dekaf_streams::prelude::*;
@@ -58,6 +62,40 @@
 //! assert_eq!(output.read_key_values_to_list(), [("a".to_owned(), 3), ("b".to_owned(), 1)]);
 //! ```
 //!
+//! # Partitions
+//!
+//! `TestDriver::<T>::builder().partitions(n).build()` runs `n` partitions per topic: one task
+//! per subtopology and partition, in the direction of Kafka Streams' KIP-1238 (whose partial
+//! API was reverted before Kafka Streams 4.4, KAFKA-20903; there every topic declares its own
+//! partition count, here all topics have `n`). A record piped in
+//! goes to the partition Kafka's default partitioner picks for its serialized key (murmur2, the
+//! producer's function; round robin for a null key), and so does every record the topology
+//! writes by key to a repartition or output topic. So co-partitioned joins find their partner
+//! only when both sides are keyed alike, and a repartitioned aggregation counts each key in one
+//! task. Output records carry their partition ([`TestRecord::partition`]); stores are read
+//! over all partitions.
+//!
+//! ```
+//! use dekaf_streams::prelude::*;
+//! use dekaf_streams::testing::TestDriver;
+//!
+//! topology! {
+//!     pub Counts = "counts" {
+//!         stream("words", Utf8, Utf8)
+//!             .group_by(|_, word| word.clone(), Utf8, Utf8)
+//!             .count("counts").to_stream().to("out", Utf8, I64);
+//!     }
+//! }
+//!
+//! let driver = TestDriver::<Counts>::builder().partitions(4).build();
+//! let (input, output) = (driver.input_topic(Counts::WORDS), driver.output_topic(Counts::OUT));
+//! input.pipe_input("s1".to_owned(), "the".to_owned()); // key s1: partition 1
+//! input.pipe_input("s4".to_owned(), "the".to_owned()); // key s4: partition 0
+//! let counts: Vec<_> = output.read_records_to_list().into_iter().map(|r| (r.partition, r.value)).collect();
+//! // "the" is repartitioned to partition 3 (murmur2("the") % 4) and counted there twice.
+//! assert_eq!(counts, [(3, 1), (3, 2)]);
+//! ```
+//!
 //! # Panics
 //!
 //! The driver is a test tool: `pipe_*` panics when the topology fails (the error handler chose
@@ -66,17 +104,19 @@
 //! panic when a record does not deserialize with the handle's serdes.
 
 use std::cell::RefCell;
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+use std::time::Duration;
 
-use crate::store::{MemoryBackend, MemoryStores};
+use crate::store::{MemoryBackend, StoreBackend};
 use crate::task::{
-    GlobalStores, Headers, InputRecord, OutgoingRecord, RecordSink, SessionStoreRef, SinkError,
-    StoreRef, Task, TaskError, TopicKind, TopicRef, Topology, WindowStoreRef,
+    Headers, SessionStoreRef, StoreRef, Task, TaskError, TopicRef, Topology, WindowStoreRef,
 };
 
+mod run;
 mod stores;
 mod topics;
 
+use run::Inner;
 pub use stores::{TestKeyValueStore, TestSessionStore, TestWindowStore};
 pub use topics::{TestInputTopic, TestOutputTopic};
 
@@ -89,6 +129,18 @@ pub enum TestError {
     /// The topology failed on the record (the error handler chose `Fail`, or a sink failed).
     #[error(transparent)]
     Task(#[from] TaskError),
+    /// A record was written to a partition the driver does not have.
+    #[error(
+        "a record for `{topic}` names partition {partition}, but the driver runs {partitions} partitions per topic: build it with TestDriver::<T>::builder().partitions(n) for more"
+    )]
+    Partition {
+        /// The topic.
+        topic: String,
+        /// The partition the record named.
+        partition: i32,
+        /// The driver's partitions per topic.
+        partitions: i32,
+    },
 }
 
 /// A record as the driver keeps it: bytes, timestamp, headers.
@@ -115,17 +167,8 @@ pub struct TestRecord<K, V> {
     pub timestamp: i64,
     /// Headers.
     pub headers: Headers,
-}
-
-struct Inner<T: Topology> {
-    tasks: Vec<T::Task<MemoryBackend>>,
-    /// topic → (task index, source index)
-    routes: HashMap<&'static str, (usize, usize)>,
-    outputs: HashMap<String, VecDeque<RawRecord>>,
-    changelogs: HashMap<String, Vec<RawRecord>>,
-    offsets: HashMap<String, i64>,
-    /// The global tables' stores, shared by the tasks.
-    globals: GlobalStores,
+    /// The partition the record was written to (always 0 with one partition per topic).
+    pub partition: i32,
 }
 
 /// Runs topology `T` in process. See the [module docs](self).
@@ -139,36 +182,51 @@ impl<T: Topology> Default for TestDriver<T> {
     }
 }
 
-struct Collect<'a> {
-    queue: &'a mut VecDeque<(&'static str, RawRecord)>,
-    outputs: &'a mut HashMap<String, VecDeque<RawRecord>>,
-    changelogs: &'a mut HashMap<String, Vec<RawRecord>>,
+/// Builds a [`TestDriver`] with more than the defaults: [`TestDriver::builder`].
+pub struct TestDriverBuilder<T: Topology> {
+    partitions: i32,
+    cache_max_bytes: usize,
+    wall_clock: i64,
+    topology: std::marker::PhantomData<fn() -> T>,
 }
 
-impl RecordSink for Collect<'_> {
-    fn send(&mut self, r: OutgoingRecord<'_>) -> Result<(), SinkError> {
-        let raw = RawRecord {
-            key: r.key.map(<[u8]>::to_vec),
-            value: r.value.map(<[u8]>::to_vec),
-            timestamp: r.timestamp,
-            headers: r.headers.clone(),
-        };
-        match r.kind {
-            TopicKind::Changelog => self
-                .changelogs
-                .entry(r.topic.to_owned())
-                .or_default()
-                .push(raw),
-            TopicKind::Repartition => self.queue.push_back((r.topic, raw)),
-            TopicKind::Sink | TopicKind::DeadLetter => {
-                self.outputs
-                    .entry(r.topic.to_owned())
-                    .or_default()
-                    .push_back(raw.clone());
-                self.queue.push_back((r.topic, raw));
-            }
+impl<T: Topology> TestDriverBuilder<T> {
+    /// Runs `n` partitions per topic (at least 1; the default 1): one task per subtopology and
+    /// partition. Records piped in go to the partition Kafka's default partitioner picks
+    /// (murmur2 of the serialized key; round robin for a null key), and so do the records the
+    /// topology writes by key to repartition and output topics: co-partitioning and
+    /// repartitioning work as against a broker whose topics all have `n` partitions.
+    pub fn partitions(mut self, n: i32) -> Self {
+        self.partitions = n.max(1);
+        self
+    }
+
+    /// Gives every task a record cache of `bytes` (see [`TestDriver::with_cache_max_bytes`]).
+    pub fn cache_max_bytes(mut self, bytes: usize) -> Self {
+        self.cache_max_bytes = bytes;
+        self
+    }
+
+    /// Starts the mocked wall clock at `ms` (milliseconds since the epoch; the default 0).
+    /// Wall-clock punctuations are first due one interval after it.
+    pub fn wall_clock(mut self, ms: i64) -> Self {
+        self.wall_clock = ms;
+        self
+    }
+
+    /// The driver.
+    ///
+    /// # Panics
+    ///
+    /// If the topology cannot create its tasks (it always can with in-memory stores).
+    pub fn build(self) -> TestDriver<T> {
+        TestDriver {
+            inner: RefCell::new(Inner::new(
+                self.partitions,
+                self.cache_max_bytes,
+                self.wall_clock,
+            )),
         }
-        Ok(())
     }
 }
 
@@ -191,31 +249,52 @@ impl<T: Topology> TestDriver<T> {
     ///
     /// If the topology cannot create its tasks (it always can with in-memory stores).
     pub fn with_cache_max_bytes(bytes: usize) -> Self {
-        let mut tasks = Vec::new();
-        let mut routes = HashMap::new();
-        let globals = GlobalStores::new(T::GLOBAL_TABLES);
-        for sub in T::INFO.subtopologies {
-            let mut task = match T::create_task(sub.id, 0, &mut MemoryStores) {
-                Ok(task) => task,
-                Err(e) => panic!("creating the task of subtopology {}: {e}", sub.id),
-            };
-            task.set_cache_max_bytes(bytes);
-            task.attach_global_stores(&globals);
-            for (i, topic) in task.source_topics().iter().enumerate() {
-                routes.insert(*topic, (tasks.len(), i));
-            }
-            tasks.push(task);
+        Self::builder().cache_max_bytes(bytes).build()
+    }
+
+    /// A builder for a driver with several partitions per topic, a record cache or a wall
+    /// clock starting elsewhere than 0: `TestDriver::<MyTopology>::builder().partitions(4).build()`.
+    pub fn builder() -> TestDriverBuilder<T> {
+        TestDriverBuilder {
+            partitions: 1,
+            cache_max_bytes: 0,
+            wall_clock: 0,
+            topology: std::marker::PhantomData,
         }
-        TestDriver {
-            inner: RefCell::new(Inner {
-                tasks,
-                routes,
-                outputs: HashMap::new(),
-                changelogs: HashMap::new(),
-                offsets: HashMap::new(),
-                globals,
-            }),
+    }
+
+    /// The partitions per topic this driver runs.
+    pub fn partitions(&self) -> i32 {
+        self.inner.borrow().partitions
+    }
+
+    /// The mocked wall clock, in milliseconds since the epoch.
+    pub fn wall_clock(&self) -> i64 {
+        self.inner.borrow().wall_clock
+    }
+
+    /// Advances the mocked wall clock by `by` and runs the wall-clock punctuations that are
+    /// then due, in every task (each schedule at most once, however many intervals `by`
+    /// spans, as Kafka Streams' `TopologyTestDriver#advanceWallClockTime`); what they write to
+    /// topics the topology reads is processed at once.
+    ///
+    /// # Panics
+    ///
+    /// When the topology fails in a punctuation (use [`TestDriver::try_advance_wall_clock`]).
+    pub fn advance_wall_clock(&self, by: Duration) {
+        if let Err(e) = self.try_advance_wall_clock(by) {
+            panic!("the topology failed in a wall-clock punctuation: {e}");
         }
+    }
+
+    /// [`TestDriver::advance_wall_clock`], returning the task's error instead of panicking.
+    pub fn try_advance_wall_clock(&self, by: Duration) -> Result<(), TestError> {
+        let mut inner = self.inner.borrow_mut();
+        let ms = i64::try_from(by.as_millis()).unwrap_or(i64::MAX);
+        inner.wall_clock = inner.wall_clock.saturating_add(ms);
+        let now = inner.wall_clock;
+        inner.for_each_task(|task, sink| task.punctuate_wall_clock(now, sink).map(drop))?;
+        Ok(())
     }
 
     /// The typed input topic `topic` (a handle such as `WordCount::SENTENCES`). Records get
@@ -243,6 +322,17 @@ impl<T: Topology> TestDriver<T> {
         self.inner.borrow().globals.store(store).cloned()
     }
 
+    /// The session-window store `store` (a handle such as `Activity::CLICKS_PER_SESSION`).
+    pub fn session_store<K, V>(
+        &self,
+        store: SessionStoreRef<K, V>,
+    ) -> TestSessionStore<'_, T, K, V> {
+        TestSessionStore {
+            driver: self,
+            store,
+        }
+    }
+
     /// The key-value store `store` (a handle such as `WordCount::COUNTS`).
     pub fn key_value_store<K, V>(&self, store: StoreRef<K, V>) -> TestKeyValueStore<'_, T, K, V> {
         TestKeyValueStore {
@@ -259,24 +349,13 @@ impl<T: Topology> TestDriver<T> {
         }
     }
 
-    /// The session-window store `store` (a handle such as `Activity::CLICKS_PER_SESSION`).
-    pub fn session_store<K, V>(
-        &self,
-        store: SessionStoreRef<K, V>,
-    ) -> TestSessionStore<'_, T, K, V> {
-        TestSessionStore {
-            driver: self,
-            store,
-        }
-    }
-
-    /// The changelog records written to `topic` so far.
+    /// The changelog records written to `topic` so far, over all partitions.
     pub fn changelog(&self, topic: &str) -> Vec<RawRecord> {
         self.inner
             .borrow()
             .changelogs
             .get(topic)
-            .cloned()
+            .map(|records| records.iter().map(|(_, r)| r.clone()).collect())
             .unwrap_or_default()
     }
 
@@ -300,13 +379,14 @@ impl<T: Topology> TestDriver<T> {
             .sum()
     }
 
-    /// The stream time of the task of subtopology `index`.
+    /// The stream time of subtopology `index`: the largest over its partitions' tasks.
     pub fn stream_time(&self, subtopology: usize) -> Option<i64> {
-        self.inner
-            .borrow()
+        let inner = self.inner.borrow();
+        let n = inner.partitions as usize;
+        inner
             .tasks
-            .get(subtopology)
-            .map(Task::stream_time)
+            .get(subtopology * n..(subtopology + 1) * n)
+            .and_then(|tasks| tasks.iter().map(Task::stream_time).max())
     }
 
     /// Flushes every task's record cache, as the runtime does at a commit: each aggregation
@@ -326,44 +406,30 @@ impl<T: Topology> TestDriver<T> {
     /// [`TestDriver::commit`], returning the task's error instead of panicking.
     pub fn try_commit(&self) -> Result<(), TestError> {
         let mut inner = self.inner.borrow_mut();
-        loop {
-            let mut queue = VecDeque::new();
-            let Inner {
-                tasks,
-                outputs,
-                changelogs,
-                ..
-            } = &mut *inner;
-            for task in tasks.iter_mut() {
-                let mut sink = Collect {
-                    queue: &mut queue,
-                    outputs: &mut *outputs,
-                    changelogs: &mut *changelogs,
-                };
-                task.flush_cache(&mut sink)?;
-            }
-            // Sink records are queued too (for a topology that reads its own output).
-            if queue.is_empty() {
-                return Ok(());
-            }
-            Self::run_queue(&mut inner, queue)?;
-        }
+        // Sink records are queued too (for a topology that reads its own output).
+        while inner.for_each_task(|task, sink| task.flush_cache(sink))? {}
+        Ok(())
     }
 
     /// Drops all state of every task and rebuilds the stores from the changelog records written
     /// so far, as the runtime does after an aborted transaction (here nothing is aborted, so the
-    /// state comes back the same). Results waiting in a record cache are dropped.
+    /// state comes back the same). Results waiting in a record cache are dropped; punctuation
+    /// schedules start again (wall-clock ones from the driver's current wall clock).
     pub fn clear_and_restore(&self) -> Result<(), TaskError> {
         let mut inner = self.inner.borrow_mut();
         let Inner {
-            tasks, changelogs, ..
+            tasks,
+            changelogs,
+            wall_clock,
+            ..
         } = &mut *inner;
         for task in tasks.iter_mut() {
             let time = task.stream_time();
+            let partition = task.partition();
             task.clear()?;
             for store in task.subtopology().stores {
                 if let Some(records) = changelogs.get(store.changelog_topic) {
-                    for r in records {
+                    for (_, r) in records.iter().filter(|(p, _)| *p == partition) {
                         if let Some(key) = &r.key {
                             task.restore(store.changelog_topic, key, r.value.as_deref())?;
                         }
@@ -371,11 +437,13 @@ impl<T: Topology> TestDriver<T> {
                 }
             }
             task.set_stream_time(time);
+            task.wall_clock_due(*wall_clock);
         }
         Ok(())
     }
 
-    /// Pipes raw bytes into `topic` (for example a record that does not deserialize).
+    /// Pipes raw bytes into `topic` (for example a record that does not deserialize), into
+    /// the partition Kafka's default partitioner picks for its key.
     pub fn try_pipe_raw(&self, topic: &str, record: RawRecord) -> Result<(), TestError> {
         let mut inner = self.inner.borrow_mut();
         // A global table's topic updates its store at once, as Kafka Streams'
@@ -389,50 +457,11 @@ impl<T: Topology> TestDriver<T> {
         let Some(topic) = inner.routes.keys().copied().find(|t| *t == topic) else {
             return Err(TestError::UnknownTopic(topic.to_owned()));
         };
-        Self::run_queue(&mut inner, VecDeque::from([(topic, record)]))
+        let partition = inner.partition_of(topic, record.key.as_deref());
+        inner.run_queue(VecDeque::from([(topic, partition, record)]))
     }
 
-    /// Processes `queue` and whatever its records write to topics the topology reads.
-    fn run_queue(
-        inner: &mut Inner<T>,
-        mut queue: VecDeque<(&'static str, RawRecord)>,
-    ) -> Result<(), TestError> {
-        while let Some((topic, record)) = queue.pop_front() {
-            let Inner {
-                tasks,
-                routes,
-                outputs,
-                changelogs,
-                offsets,
-                globals,
-            } = inner;
-            // Output written to a global table's topic updates the table.
-            globals.apply(topic, record.key.as_deref(), record.value.as_deref());
-            let Some(&(task, source)) = routes.get(topic) else {
-                continue;
-            };
-            let offset = offsets.entry(topic.to_owned()).or_insert(0);
-            let input = InputRecord {
-                source,
-                partition: 0,
-                offset: *offset,
-                key: record.key.as_deref(),
-                value: record.value.as_deref(),
-                timestamp: record.timestamp,
-                headers: &record.headers,
-            };
-            *offset += 1;
-            let mut sink = Collect {
-                queue: &mut queue,
-                outputs,
-                changelogs,
-            };
-            tasks[task].process(&input, &mut sink)?;
-        }
-        Ok(())
-    }
-
-    fn outputs_pop(&self, topic: &str) -> Option<RawRecord> {
+    fn outputs_pop(&self, topic: &str) -> Option<(i32, RawRecord)> {
         self.inner.borrow_mut().outputs.get_mut(topic)?.pop_front()
     }
 
@@ -444,8 +473,26 @@ impl<T: Topology> TestDriver<T> {
             .map_or(0, VecDeque::len)
     }
 
-    fn find_store<R>(&self, name: &str, f: impl FnOnce(&MemoryBackend) -> R) -> Option<R> {
+    /// The value under `key` in store `name`, from whichever partition's task holds it.
+    fn store_get(&self, name: &str, key: &[u8]) -> Option<Vec<u8>> {
         let inner = self.inner.borrow();
-        inner.tasks.iter().find_map(|t| t.store(name)).map(f)
+        inner
+            .tasks
+            .iter()
+            .filter_map(|t| t.store(name))
+            .find_map(|b: &MemoryBackend| b.get(key).ok().flatten().map(<[u8]>::to_vec))
+    }
+
+    /// Every entry of store `name` over all partitions, in key-byte order.
+    fn store_entries(&self, name: &str) -> Vec<(Vec<u8>, Vec<u8>)> {
+        let inner = self.inner.borrow();
+        let mut out = Vec::new();
+        for b in inner.tasks.iter().filter_map(|t| t.store(name)) {
+            if let Ok(range) = b.range(std::ops::Bound::Unbounded, std::ops::Bound::Unbounded) {
+                out.extend(range.flatten().map(|(k, v)| (k.to_vec(), v.to_vec())));
+            }
+        }
+        out.sort();
+        out
     }
 }

@@ -1,11 +1,9 @@
 //! The typed views of a [`TestDriver`]'s state stores: key-value, window (time and sliding) and
 //! session stores, read through the handles the `topology!` macro generates.
 
-use std::ops::Bound;
-
 use super::TestDriver;
 use crate::serdes::Windowed;
-use crate::store::{StoreBackend, split_window_key};
+use crate::store::split_window_key;
 use crate::task::{SessionStoreRef, StoreRef, Topology, WindowStoreRef};
 use crate::window::split_session_key;
 
@@ -23,38 +21,28 @@ impl<T: Topology, K, V> TestKeyValueStore<'_, T, K, V> {
             panic!("the key does not serialize: {e}");
         }
         self.driver
-            .find_store(self.store.name, |b| {
-                b.get(&buf).ok().flatten().map(|v| self.value(v))
-            })
-            .flatten()
+            .store_get(self.store.name, &buf)
+            .map(|v| self.value(&v))
     }
 
-    /// All entries in key-byte order.
+    /// All entries in key-byte order (over all partitions).
     pub fn all(&self) -> Vec<(K, V)> {
-        self.driver
-            .find_store(self.store.name, |b| {
-                let mut out = Vec::new();
-                if let Ok(range) = b.range(Bound::Unbounded, Bound::Unbounded) {
-                    for (k, v) in range.flatten() {
-                        match (self.store.key_de)(Some(k)) {
-                            Ok(k) => out.push((k, self.value(v))),
-                            Err(e) => panic!(
-                                "a key of store {} does not deserialize: {e}",
-                                self.store.name
-                            ),
-                        }
-                    }
-                }
-                out
-            })
-            .unwrap_or_default()
+        let mut out = Vec::new();
+        for (k, v) in self.driver.store_entries(self.store.name) {
+            match (self.store.key_de)(Some(&k)) {
+                Ok(k) => out.push((k, self.value(&v))),
+                Err(e) => panic!(
+                    "a key of store {} does not deserialize: {e}",
+                    self.store.name
+                ),
+            }
+        }
+        out
     }
 
-    /// The number of entries.
+    /// The number of entries (over all partitions).
     pub fn len(&self) -> usize {
-        self.driver
-            .find_store(self.store.name, |b| b.len())
-            .unwrap_or(0)
+        self.driver.store_entries(self.store.name).len()
     }
 
     /// Whether the store is empty.
@@ -88,37 +76,29 @@ impl<T: Topology, K, V> TestWindowStore<'_, T, K, V> {
         }
         crate::store::window_key(&mut buf, start);
         self.driver
-            .find_store(self.store.name, |b| {
-                b.get(&buf).ok().flatten().map(|v| self.value(v))
-            })
-            .flatten()
+            .store_get(self.store.name, &buf)
+            .map(|v| self.value(&v))
     }
 
-    /// All windows in store order (key bytes, then window start).
+    /// All windows in store order (key bytes, then window start; over all partitions).
     pub fn all(&self) -> Vec<(Windowed<K>, V)> {
-        self.driver
-            .find_store(self.store.name, |b| {
-                let mut out = Vec::new();
-                if let Ok(range) = b.range(Bound::Unbounded, Bound::Unbounded) {
-                    for (k, v) in range.flatten() {
-                        let Some((key, start)) = split_window_key(k) else {
-                            continue;
-                        };
-                        match (self.store.key_de)(Some(key)) {
-                            Ok(key) => out.push((
-                                Windowed::new(key, start, start + self.store.size_ms),
-                                self.value(v),
-                            )),
-                            Err(e) => panic!(
-                                "a key of store {} does not deserialize: {e}",
-                                self.store.name
-                            ),
-                        }
-                    }
-                }
-                out
-            })
-            .unwrap_or_default()
+        let mut out = Vec::new();
+        for (k, v) in self.driver.store_entries(self.store.name) {
+            let Some((key, start)) = split_window_key(&k) else {
+                continue;
+            };
+            match (self.store.key_de)(Some(key)) {
+                Ok(key) => out.push((
+                    Windowed::new(key, start, start + self.store.size_ms),
+                    self.value(&v),
+                )),
+                Err(e) => panic!(
+                    "a key of store {} does not deserialize: {e}",
+                    self.store.name
+                ),
+            }
+        }
+        out
     }
 
     fn value(&self, bytes: &[u8]) -> V {
@@ -152,22 +132,18 @@ impl<T: Topology, K, V> TestSessionStore<'_, T, K, V> {
         let mut buf = self.key_bytes(key);
         crate::window::session_key(&mut buf, start, end);
         self.driver
-            .find_store(self.store.name, |b| {
-                b.get(&buf).ok().flatten().map(|v| self.value(v))
-            })
-            .flatten()
+            .store_get(self.store.name, &buf)
+            .map(|v| self.value(&v))
     }
 
-    /// Every session in store order (key bytes, then session end).
+    /// Every session in store order (key bytes, then session end; over all partitions).
     pub fn all(&self) -> Vec<(Windowed<K>, V)> {
         self.sessions(|_| true)
     }
 
-    /// The number of sessions.
+    /// The number of sessions (over all partitions).
     pub fn len(&self) -> usize {
-        self.driver
-            .find_store(self.store.name, |b| b.len())
-            .unwrap_or(0)
+        self.driver.store_entries(self.store.name).len()
     }
 
     /// Whether the store holds no session.
@@ -185,29 +161,23 @@ impl<T: Topology, K, V> TestSessionStore<'_, T, K, V> {
 
     /// The sessions whose key bytes pass `keep`.
     fn sessions(&self, keep: impl Fn(&[u8]) -> bool) -> Vec<(Windowed<K>, V)> {
-        self.driver
-            .find_store(self.store.name, |b| {
-                let mut out = Vec::new();
-                if let Ok(range) = b.range(Bound::Unbounded, Bound::Unbounded) {
-                    for (k, v) in range.flatten() {
-                        let Some((key, start, end)) = split_session_key(k) else {
-                            continue;
-                        };
-                        if !keep(key) {
-                            continue;
-                        }
-                        match (self.store.key_de)(Some(key)) {
-                            Ok(key) => out.push((Windowed::new(key, start, end), self.value(v))),
-                            Err(e) => panic!(
-                                "a key of store {} does not deserialize: {e}",
-                                self.store.name
-                            ),
-                        }
-                    }
-                }
-                out
-            })
-            .unwrap_or_default()
+        let mut out = Vec::new();
+        for (k, v) in self.driver.store_entries(self.store.name) {
+            let Some((key, start, end)) = split_session_key(&k) else {
+                continue;
+            };
+            if !keep(key) {
+                continue;
+            }
+            match (self.store.key_de)(Some(key)) {
+                Ok(key) => out.push((Windowed::new(key, start, end), self.value(&v))),
+                Err(e) => panic!(
+                    "a key of store {} does not deserialize: {e}",
+                    self.store.name
+                ),
+            }
+        }
+        out
     }
 
     fn value(&self, bytes: &[u8]) -> V {

@@ -152,7 +152,7 @@ pub struct TestOutputTopic<'d, T: Topology, K, V> {
 impl<T: Topology, K, V> TestOutputTopic<'_, T, K, V> {
     /// The next record, or `None` if there is none.
     pub fn read_record(&self) -> Option<TestRecord<K, V>> {
-        let raw = self.driver.outputs_pop(self.topic.name)?;
+        let (partition, raw) = self.driver.outputs_pop(self.topic.name)?;
         let key = (self.topic.key_de)(raw.key.as_deref());
         let value = (self.topic.value_de)(raw.value.as_deref());
         match (key, value) {
@@ -161,6 +161,7 @@ impl<T: Topology, K, V> TestOutputTopic<'_, T, K, V> {
                 value,
                 timestamp: raw.timestamp,
                 headers: raw.headers,
+                partition,
             }),
             (Err(e), _) | (_, Err(e)) => panic!(
                 "a record of {} does not deserialize with the handle's serdes: {e}",
@@ -204,7 +205,7 @@ impl<T: Topology, K, V> TestOutputTopic<'_, T, K, V> {
 
     /// The remaining records as raw bytes.
     pub fn read_raw(&self) -> Option<RawRecord> {
-        self.driver.outputs_pop(self.topic.name)
+        self.driver.outputs_pop(self.topic.name).map(|(_, r)| r)
     }
 
     /// Whether no record is left.

@@ -170,8 +170,19 @@ public final class KStreamsBench {
           .filter((wk, count) -> count != null)
           .map((wk, count) -> KeyValue.pair(wk.key() + "@" + wk.window().start(), count))
           .to(output, Produced.with(UTF8, I64));
+      case "tablejoin" -> {
+        KTable<String, String> right = b.table(in + "-right", Consumed.with(UTF8, UTF8),
+            Materialized.<String, String, KeyValueStore<Bytes, byte[]>>as("right")
+                .withKeySerde(UTF8).withValueSerde(UTF8));
+        b.table(in + "-left", Consumed.with(UTF8, UTF8),
+                Materialized.<String, String, KeyValueStore<Bytes, byte[]>>as("left")
+                    .withKeySerde(UTF8).withValueSerde(UTF8))
+            .join(right, (l, r) -> l + "+" + r)
+            .toStream()
+            .to(output, Produced.with(UTF8, UTF8));
+      }
       default -> throw new IllegalArgumentException("unknown --workload " + workload
-          + "; use stateless, wordcount, window, join, streamjoin or session");
+          + "; use stateless, wordcount, window, join, streamjoin, session or tablejoin");
     }
     Properties optimize = new Properties();
     // A table read from a user topic uses that topic as its changelog, as dekaf-streams does.

@@ -1,0 +1,61 @@
+//! Wall-clock punctuation on a processing thread (step 8 of [`processing`](super::processing)).
+//!
+//! At every look at the clock (every 64 records, or after a poll that came back empty, so at
+//! least every 20 ms while the thread has tasks) each task runs the wall-clock punctuations
+//! that are due, as Kafka Streams' `TaskManager#punctuate` does once per loop. Under
+//! exactly-once the transaction is begun first, so that what a punctuation writes (output,
+//! repartition and changelog records) commits with the task's interval. Stream-time
+//! punctuations run right after each record, in [`processing`](super::processing).
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use rdkafka::producer::Producer;
+
+use super::error::StreamsError;
+use super::processing::{Processed, ProducerSink, StreamThread, task_failure};
+use crate::store::BackendFactory;
+use crate::task::{Task, Topology};
+
+/// Milliseconds since the epoch, as Kafka Streams' `Time#milliseconds`.
+fn wall_clock_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
+    /// Runs every task's wall-clock punctuations that are due now.
+    pub(super) fn punctuate_wall_clock(&mut self) -> Result<(), StreamsError> {
+        let now = wall_clock_ms();
+        let eos = self.eos();
+        let mut transaction_failed = false;
+        for active in self.tasks.iter_mut() {
+            if !active.task.wall_clock_due(now) {
+                continue;
+            }
+            if eos && !self.txn_open {
+                self.producer
+                    .begin_transaction()
+                    .map_err(StreamsError::kafka("beginning a transaction"))?;
+                self.txn_open = true;
+            }
+            let mut sink = ProducerSink::new(&self.producer, &mut self.changelog);
+            if let Err(source) = active.task.punctuate_wall_clock(now, &mut sink) {
+                match task_failure(active.id, source, &sink, &self.deliveries, eos)? {
+                    Processed::TransactionFailed => {
+                        transaction_failed = true;
+                        break;
+                    }
+                    Processed::Done => {}
+                }
+            }
+        }
+        if transaction_failed {
+            tracing::warn!(
+                "the transaction failed while a punctuation sent a record; aborting and redoing the interval"
+            );
+            self.abort_and_rebuild()?;
+        }
+        Ok(())
+    }
+}
