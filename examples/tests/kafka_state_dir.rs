@@ -1,7 +1,7 @@
 //! Stores on disk (`state_dir`, LMDB) on a real broker: a clean restart restores nothing of a
 //! million-record changelog and goes on counting from the stored state; a second instance on
-//! the same state directory is refused while the first one keeps working; a checkpoint that does
-//! not fit the changelog is not trusted, and the stores are rebuilt.
+//! the same state directory is refused while the first one keeps working; a store whose recorded
+//! changelog offset does not fit the changelog is not trusted, and the stores are rebuilt.
 //!
 //! In its own test binary: the metrics recorder is global to the process, and the tests take
 //! turns so each one's metric deltas are its own.
@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use dekaf_streams::store::{LmdbBackend, StoreBackend};
 use dekaf_streams::{KafkaStreams, ProcessingGuarantee, StreamsError};
 use dekaf_streams_examples::e2e::{
     InProcess, KeyRepeats, Reader, WcStateTwo, assert_exactly_once, counts_reached,
@@ -198,7 +199,7 @@ async fn produce_all(servers: &str, batch: &[String]) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_second_instance_is_refused_and_a_checkpoint_that_does_not_fit_is_rebuilt() {
+async fn a_second_instance_is_refused_and_a_store_offset_that_does_not_fit_is_rebuilt() {
     let mut counters = counters().lock().await;
     let servers = bootstrap();
     fresh(
@@ -248,27 +249,32 @@ async fn a_second_instance_is_refused_and_a_checkpoint_that_does_not_fit_is_rebu
     assert!(done, "the first instance did not finish after the refusal");
     assert_exactly_once(&reader.records, &expected);
 
-    // A checkpoint that does not fit the changelog (here: offsets past its end) is not trusted:
-    // the stores are rebuilt from the changelog, and counting goes on exactly.
+    // A store whose recorded changelog offset does not fit the changelog (here: past its end)
+    // is not trusted: the stores are rebuilt from the changelog, and counting goes on exactly.
     let app_dir = dir.join("e2e-wc-state-two");
     let mut tampered = 0;
     for task in std::fs::read_dir(&app_dir)
         .expect("task directories")
         .flatten()
+        .filter(|t| t.path().is_dir())
     {
-        let checkpoint = task.path().join(dekaf_streams::state_dir::CHECKPOINT_FILE);
-        if let Ok(text) = std::fs::read_to_string(&checkpoint) {
-            let mut lines = text.lines();
-            let mut out = format!("{}\n", lines.next().expect("header"));
-            for line in lines {
-                let (rest, _) = line.rsplit_once(' ').expect("topic partition offset");
-                out.push_str(&format!("{rest} 999999999\n"));
+        for store in std::fs::read_dir(task.path())
+            .expect("store directories")
+            .flatten()
+        {
+            if !store.path().join("data.mdb").exists() {
+                continue;
             }
-            std::fs::write(&checkpoint, out).expect("tamper");
+            let mut backend = LmdbBackend::open(&store.path()).expect("open the store");
+            assert!(
+                backend.changelog_offset().is_some(),
+                "a clean stop leaves every store with its changelog offset"
+            );
+            backend.flush_at(999_999_999).expect("tamper");
             tampered += 1;
         }
     }
-    assert!(tampered > 0, "a clean stop leaves checkpoints");
+    assert!(tampered > 0, "a clean stop leaves stores on disk");
     let restored = counters.get("dekaf.streams.records.restored");
     let third = InProcess::run(on_disk(WcStateTwo, &dir));
     let more = sentences(2_000, 300, 12);

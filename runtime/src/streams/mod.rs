@@ -16,7 +16,7 @@
 //! | `context`, `clients`, `tasks` | what a thread starts with; its librdkafka clients; its tasks and their routing |
 //! | `changelog_buffer` | changelog records held until the commit, the latest per key |
 //! | `consumer_errors` | which consumer errors are retried and which stop the application |
-//! | `state` | on-disk stores: flush after commits, restore from a checkpoint, checkpoint on close |
+//! | `state` | on-disk stores: flush with changelog offsets after commits, where a restore starts and why, clean close |
 //! | `queries` | publishing the stores' committed state and the partition counts for interactive queries ([`crate::query`]) |
 //! | `reset` | deleting an application's group and internal topics |
 //! | `signal` | shutting down on SIGINT/SIGTERM |
@@ -29,11 +29,11 @@
 //! | instrument | kind | meaning |
 //! |---|---|---|
 //! | `dekaf.streams.records.processed` | counter | records processed, counted at commit |
-//! | `dekaf.streams.records.restored` | counter | changelog records applied while restoring state |
+//! | `dekaf.streams.records.restored` | counter | changelog records applied while restoring state; labels `task`, `reason` (`checkpoint`, `crash tail`, `aborted interval`, `rebuild`) |
 //! | `dekaf.streams.commits` | counter | completed commits |
 //! | `dekaf.streams.commits.aborted` | counter | aborted commits (their work is redone) |
 //! | `dekaf.streams.commit.duration` | histogram | commit time in seconds |
-//! | `dekaf.streams.restore.duration` | histogram | time to restore one task's stores, in seconds |
+//! | `dekaf.streams.restore.duration` | histogram | time to restore one task's stores, in seconds; labels `task`, `reason` |
 //! | `dekaf.streams.tasks.active` | gauge | tasks currently owned |
 
 mod abort;
