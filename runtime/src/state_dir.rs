@@ -120,6 +120,9 @@ pub(crate) struct StateDirectory {
     application_id: String,
     process_id: uuid::Uuid,
     _lock: File,
+    /// Held while a task directory is created and locked, and while the cleaner checks and
+    /// deletes one: a directory is never deleted between a thread's creating and locking it.
+    task_dirs: std::sync::Mutex<()>,
 }
 
 impl StateDirectory {
@@ -164,6 +167,7 @@ impl StateDirectory {
             application_id: application_id.to_owned(),
             process_id,
             _lock: lock,
+            task_dirs: std::sync::Mutex::new(()),
         })
     }
 
@@ -181,19 +185,21 @@ impl StateDirectory {
         wait: Duration,
     ) -> Result<TaskDir, StateDirError> {
         let path = task_dir(&self.root, &self.application_id, subtopology, partition);
-        fs::create_dir_all(&path).map_err(io_error("creating", &path))?;
         let lock_path = path.join(LOCK_FILE);
-        let lock = OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&lock_path)
-            .map_err(io_error("opening", &lock_path))?;
         let started = Instant::now();
-        loop {
+        let lock = loop {
+            let guard = self.task_dirs.lock().unwrap_or_else(|p| p.into_inner());
+            fs::create_dir_all(&path).map_err(io_error("creating", &path))?;
+            let lock = OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(&lock_path)
+                .map_err(io_error("opening", &lock_path))?;
             match lock.try_lock() {
-                Ok(()) => break,
+                Ok(()) => break lock,
                 Err(fs::TryLockError::WouldBlock) if started.elapsed() < wait => {
+                    drop(guard);
                     std::thread::sleep(Duration::from_millis(20));
                 }
                 Err(fs::TryLockError::WouldBlock) => {
@@ -204,7 +210,7 @@ impl StateDirectory {
                 }
                 Err(fs::TryLockError::Error(e)) => return Err(io_error("locking", &lock_path)(e)),
             }
-        }
+        };
         let closed_path = path.join(CLOSED_FILE);
         let closed_cleanly = match fs::remove_file(&closed_path) {
             Ok(()) => true,
@@ -220,6 +226,63 @@ impl StateDirectory {
             closed_cleanly,
             _lock: lock,
         })
+    }
+
+    /// Deletes the directory of every task that no thread of this instance runs (its lock is
+    /// free) and that was not modified for `delay`, as Kafka Streams' state directory cleaner
+    /// does every `state.cleanup.delay.ms` (`StateDirectory.cleanRemovedTasks`: lock the task,
+    /// delete it when `now - delay > lastModified`). A task directory is modified when its
+    /// task opens and when it closes cleanly, so `delay` counts from the task's last close.
+    /// Returns the directories deleted; a directory that cannot be deleted is logged and
+    /// left for the next round.
+    pub fn clean_unowned(&self, delay: Duration) -> Vec<PathBuf> {
+        let app_dir = self.root.join(&self.application_id);
+        let Ok(entries) = fs::read_dir(&app_dir) else {
+            return Vec::new();
+        };
+        let mut deleted = Vec::new();
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let is_task = entry.file_type().is_ok_and(|t| t.is_dir())
+                && entry
+                    .file_name()
+                    .to_str()
+                    .and_then(|n| n.rsplit_once('_'))
+                    .is_some_and(|(sub, p)| !sub.is_empty() && p.parse::<i32>().is_ok());
+            if !is_task {
+                continue;
+            }
+            let _guard = self.task_dirs.lock().unwrap_or_else(|p| p.into_inner());
+            let Ok(lock) = OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(path.join(LOCK_FILE))
+            else {
+                continue;
+            };
+            // Locked: a thread of this instance runs the task (or is handing it over).
+            if lock.try_lock().is_err() {
+                continue;
+            }
+            let idle = fs::metadata(&path)
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|m| m.elapsed().ok());
+            if idle.is_some_and(|idle| idle > delay) {
+                match fs::remove_dir_all(&path) {
+                    Ok(()) => {
+                        tracing::info!(path = %path.display(), ?delay, "deleted the state of a task this instance no longer runs (state_cleanup_delay elapsed)");
+                        deleted.push(path);
+                    }
+                    Err(error) => {
+                        tracing::warn!(path = %path.display(), %error, "could not delete the state of a task this instance no longer runs; retrying at the next cleanup");
+                    }
+                }
+            }
+            drop(lock);
+        }
+        deleted
     }
 }
 
@@ -382,6 +445,38 @@ mod tests {
         let task = state.lock_task("0", 1, Duration::ZERO).expect("relock");
         assert!(!task.closed_cleanly());
         assert!(task.path().join("counts/data.mdb").exists());
+        let _ = fs::remove_dir_all(root);
+    }
+
+    #[test]
+    fn the_cleaner_deletes_idle_unlocked_task_directories_only() {
+        let root = temp_dir("clean");
+        let state = StateDirectory::open(&root, "app").expect("open");
+        let running = state.lock_task("0", 0, Duration::ZERO).expect("lock");
+        let moved = state.lock_task("0", 1, Duration::ZERO).expect("lock");
+        fs::create_dir_all(moved.path().join("counts")).expect("store dir");
+        let moved_path = moved.path().to_owned();
+        drop(moved);
+        fs::create_dir_all(root.join("app").join("not-a-task")).expect("other dir");
+        // Not idle for long enough yet.
+        assert!(state.clean_unowned(Duration::from_secs(600)).is_empty());
+        std::thread::sleep(Duration::from_millis(30));
+        let deleted = state.clean_unowned(Duration::from_millis(10));
+        assert_eq!(
+            deleted,
+            [moved_path.clone()],
+            "only the unlocked task directory"
+        );
+        assert!(!moved_path.exists());
+        assert!(
+            running.path().exists(),
+            "a locked task directory is never deleted"
+        );
+        assert!(root.join("app").join("not-a-task").exists());
+        assert!(root.join("app").join(PROCESS_ID_FILE).exists());
+        // The task can come back afterwards.
+        drop(state.lock_task("0", 1, Duration::ZERO).expect("relock"));
+        drop(running);
         let _ = fs::remove_dir_all(root);
     }
 }

@@ -3,11 +3,13 @@
 //!
 //! Every commit ends with each store writing its pending changes together with the changelog
 //! offset they bring it to ([`StoreBackend::flush_at`]), after Kafka committed them: an LMDB
-//! store thus always holds committed state and says which. Kafka Streams, under at-least-once,
-//! writes its checkpoint file only every 10 000 records of changelog progress
-//! (`StateManagerUtil.checkpointNeeded`, `OFFSET_DELTA_THRESHOLD_FOR_CHECKPOINT`), because a
-//! checkpoint costs a file write and a RocksDB flush; here the offset rides in the flush every
-//! commit makes anyway, so it is current after every commit, under either guarantee.
+//! store thus always holds committed state and says which. Kafka Streams 4.4 writes its
+//! `.checkpoint` file during processing only under at-least-once, and only once the changelogs
+//! moved more than 10 000 records past the last one (`LegacyCheckpointingStateStore.commit`,
+//! `StateManagerUtil.checkpointNeeded`, `OFFSET_DELTA_THRESHOLD_FOR_CHECKPOINT`: a checkpoint
+//! costs a file write and a RocksDB flush); under exactly-once only when a store closes, so a
+//! crash wipes the state. Here the offset rides in the flush every commit makes anyway, so it
+//! is current after every commit, under either guarantee.
 //!
 //! With stores in memory all of this reduces to nothing: the memory backend's flush and sync
 //! do nothing, records no offset, and a task has no directory.
