@@ -430,6 +430,12 @@ word_count_topology!(
 );
 
 word_count_topology!(
+    /// Word count with a state directory whose tasks move to a second instance, for the state
+    /// cleanup test.
+    WcStateClean = "e2e-wc-state-clean", "e2e-wc-state-clean-in" -> "e2e-wc-state-clean-out"
+);
+
+word_count_topology!(
     /// Word count with a state directory, for the two-instances test.
     WcStateTwo = "e2e-wc-state-two", "e2e-wc-state-two-in" -> "e2e-wc-state-two-out"
 );
