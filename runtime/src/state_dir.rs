@@ -27,7 +27,8 @@
 //!
 //! The whole directory can be deleted while the application is stopped; the next start
 //! rebuilds it. Directories of tasks this instance no longer runs are deleted after
-//! `state_cleanup_delay` ([`StateDirectory::clean_unowned`]).
+//! `state_cleanup_delay` (`KafkaStreams::builder(..).state_cleanup_delay(..)`, 10 minutes by
+//! default), never while a thread of the instance holds them.
 //!
 //! # Locks
 //!
@@ -464,7 +465,7 @@ mod tests {
         let deleted = state.clean_unowned(Duration::from_millis(10));
         assert_eq!(
             deleted,
-            [moved_path.clone()],
+            std::slice::from_ref(&moved_path),
             "only the unlocked task directory"
         );
         assert!(!moved_path.exists());
