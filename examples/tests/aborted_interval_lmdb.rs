@@ -187,3 +187,17 @@ fn stores_in_memory_cannot_drop_an_interval() {
     feed(&mut task, &mut Collect::default(), &words(0..10));
     assert!(!task.discard_uncommitted().expect("discard"));
 }
+
+#[test]
+fn a_task_with_a_stream_stream_join_is_always_restored_from_the_start() {
+    let mut join = <dekaf_streams_examples::stream_joins::OuterJoin as Topology>::create_task(
+        "0",
+        0,
+        &mut MemoryStores,
+    )
+    .expect("task");
+    assert!(join.needs_full_restore());
+    assert!(!join.discard_uncommitted().expect("discard"));
+    let count = <WordCount as Topology>::create_task("1", 0, &mut MemoryStores).expect("task");
+    assert!(!count.needs_full_restore());
+}

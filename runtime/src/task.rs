@@ -345,6 +345,12 @@ pub trait Task {
     fn discard_uncommitted(&mut self) -> Result<bool, TaskError> {
         Ok(false)
     }
+    /// Whether the task keeps in-memory state that only a restore from the changelogs' start
+    /// rebuilds (a stream-stream join's window bookkeeping): then its stores are never kept
+    /// across a restart, only rebuilt.
+    fn needs_full_restore(&self) -> bool {
+        false
+    }
     /// The task's stream time: the largest record timestamp it has processed (`i64::MIN`
     /// before the first).
     fn stream_time(&self) -> i64;

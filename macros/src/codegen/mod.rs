@@ -198,6 +198,7 @@ pub fn generate(m: &Model) -> TokenStream {
         } else {
             quote!(Ok(false))
         };
+        let needs_full_restore = !join_clear.is_empty();
         let store_lookups = sub.stores.iter().map(|&s| {
             let n = &m.stores[s].name;
             let f = Emitter::store_field(s);
@@ -322,6 +323,10 @@ pub fn generate(m: &Model) -> TokenStream {
                     #discard_body
                 }
 
+                fn needs_full_restore(&self) -> bool {
+                    #needs_full_restore
+                }
+
                 fn stream_time(&self) -> i64 {
                     self.__stream_time
                 }
@@ -373,6 +378,7 @@ pub fn generate(m: &Model) -> TokenStream {
     let d_rest = delegate(quote!(restore(changelog_topic, key, value)));
     let d_clear = delegate(quote!(clear()));
     let d_discard = delegate(quote!(discard_uncommitted()));
+    let d_full = delegate(quote!(needs_full_restore()));
     let d_st = delegate(quote!(stream_time()));
     let d_sst = delegate(quote!(set_stream_time(stream_time)));
     let d_late = delegate(quote!(late_records_dropped()));
@@ -421,6 +427,7 @@ pub fn generate(m: &Model) -> TokenStream {
             fn restore(&mut self, changelog_topic: &str, key: &[u8], value: Option<&[u8]>) -> ::core::result::Result<(), #dk::TaskError> { #d_rest }
             fn clear(&mut self) -> ::core::result::Result<(), #dk::TaskError> { #d_clear }
             fn discard_uncommitted(&mut self) -> ::core::result::Result<bool, #dk::TaskError> { #d_discard }
+            fn needs_full_restore(&self) -> bool { #d_full }
             fn stream_time(&self) -> i64 { #d_st }
             fn set_stream_time(&mut self, stream_time: i64) { #d_sst }
             fn late_records_dropped(&self) -> u64 { #d_late }

@@ -104,8 +104,10 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             Ok::<(), ()>(())
         });
         let mut starts = Vec::with_capacity(partitions.len());
-        let mut rebuild = None;
-        for p in partitions.iter() {
+        let mut rebuild = active.task.needs_full_restore().then_some(
+            "a stream-stream join's window state is rebuilt only by a restore from the start",
+        );
+        for p in partitions.iter().filter(|_| rebuild.is_none()) {
             let offset = recorded
                 .iter()
                 .find(|(t, _)| *t == p.topic)
