@@ -424,6 +424,18 @@ word_count_topology!(
 );
 
 word_count_topology!(
+    /// Word count with a state directory and many keys, killed and restarted by the crash
+    /// recovery test (`e2e-instance wc-recovery`).
+    WcRecovery = "e2e-wc-recovery", "e2e-wc-recovery-in" -> "e2e-wc-recovery-out"
+);
+
+word_count_topology!(
+    /// Word count with a state directory whose tasks move to a second instance, for the state
+    /// cleanup test.
+    WcStateClean = "e2e-wc-state-clean", "e2e-wc-state-clean-in" -> "e2e-wc-state-clean-out"
+);
+
+word_count_topology!(
     /// Word count with a state directory, for the two-instances test.
     WcStateTwo = "e2e-wc-state-two", "e2e-wc-state-two-in" -> "e2e-wc-state-two-out"
 );

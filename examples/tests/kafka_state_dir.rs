@@ -1,7 +1,8 @@
 //! Stores on disk (`state_dir`, LMDB) on a real broker: a clean restart restores nothing of a
 //! million-record changelog and goes on counting from the stored state; a second instance on
-//! the same state directory is refused while the first one keeps working; a checkpoint that does
-//! not fit the changelog is not trusted, and the stores are rebuilt.
+//! the same state directory is refused while the first one keeps working; a store whose recorded
+//! changelog offset does not fit the changelog is not trusted, and the stores are rebuilt; the
+//! directories of tasks that moved to another instance are deleted after the cleanup delay.
 //!
 //! In its own test binary: the metrics recorder is global to the process, and the tests take
 //! turns so each one's metric deltas are its own.
@@ -10,10 +11,11 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use dekaf_streams::store::{LmdbBackend, StoreBackend};
 use dekaf_streams::{KafkaStreams, ProcessingGuarantee, StreamsError};
 use dekaf_streams_examples::e2e::{
-    InProcess, KeyRepeats, Reader, WcStateTwo, assert_exactly_once, counts_reached,
-    expected_counts, fresh, sentences,
+    InProcess, KeyRepeats, Reader, WcStateClean, WcStateTwo, assert_exactly_once, counts_reached,
+    expected_counts, fresh, sentences, wait_for_members_with_tasks,
 };
 use dekaf_streams_examples::kafka_io::{bootstrap, off_workers, produce};
 use metrics_util::debugging::{DebugValue, DebuggingRecorder, Snapshotter};
@@ -185,10 +187,15 @@ async fn a_clean_restart_restores_nothing_of_a_million_record_changelog_and_coun
 
 /// Produces `batch` to the two-instances test's input, keyed `s0`, `s1`, ….
 async fn produce_all(servers: &str, batch: &[String]) {
+    produce_to(servers, "e2e-wc-state-two-in", batch).await;
+}
+
+/// Produces `batch` to `topic`, keyed `s0`, `s1`, ….
+async fn produce_to(servers: &str, topic: &str, batch: &[String]) {
     let keys: Vec<String> = (0..batch.len()).map(|i| format!("s{i}")).collect();
     produce(
         servers,
-        "e2e-wc-state-two-in",
+        topic,
         keys.iter()
             .zip(batch)
             .map(|(k, s)| (Some(k.as_bytes()), Some(s.as_bytes()))),
@@ -198,7 +205,7 @@ async fn produce_all(servers: &str, batch: &[String]) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_second_instance_is_refused_and_a_checkpoint_that_does_not_fit_is_rebuilt() {
+async fn a_second_instance_is_refused_and_a_store_offset_that_does_not_fit_is_rebuilt() {
     let mut counters = counters().lock().await;
     let servers = bootstrap();
     fresh(
@@ -248,27 +255,32 @@ async fn a_second_instance_is_refused_and_a_checkpoint_that_does_not_fit_is_rebu
     assert!(done, "the first instance did not finish after the refusal");
     assert_exactly_once(&reader.records, &expected);
 
-    // A checkpoint that does not fit the changelog (here: offsets past its end) is not trusted:
-    // the stores are rebuilt from the changelog, and counting goes on exactly.
+    // A store whose recorded changelog offset does not fit the changelog (here: past its end)
+    // is not trusted: the stores are rebuilt from the changelog, and counting goes on exactly.
     let app_dir = dir.join("e2e-wc-state-two");
     let mut tampered = 0;
     for task in std::fs::read_dir(&app_dir)
         .expect("task directories")
         .flatten()
+        .filter(|t| t.path().is_dir())
     {
-        let checkpoint = task.path().join(dekaf_streams::state_dir::CHECKPOINT_FILE);
-        if let Ok(text) = std::fs::read_to_string(&checkpoint) {
-            let mut lines = text.lines();
-            let mut out = format!("{}\n", lines.next().expect("header"));
-            for line in lines {
-                let (rest, _) = line.rsplit_once(' ').expect("topic partition offset");
-                out.push_str(&format!("{rest} 999999999\n"));
+        for store in std::fs::read_dir(task.path())
+            .expect("store directories")
+            .flatten()
+        {
+            if !store.path().join("data.mdb").exists() {
+                continue;
             }
-            std::fs::write(&checkpoint, out).expect("tamper");
+            let mut backend = LmdbBackend::open(&store.path()).expect("open the store");
+            assert!(
+                backend.changelog_offset().is_some(),
+                "a clean stop leaves every store with its changelog offset"
+            );
+            backend.flush_at(999_999_999).expect("tamper");
             tampered += 1;
         }
     }
-    assert!(tampered > 0, "a clean stop leaves checkpoints");
+    assert!(tampered > 0, "a clean stop leaves stores on disk");
     let restored = counters.get("dekaf.streams.records.restored");
     let third = InProcess::run(on_disk(WcStateTwo, &dir));
     let more = sentences(2_000, 300, 12);
@@ -288,4 +300,107 @@ async fn a_second_instance_is_refused_and_a_checkpoint_that_does_not_fit_is_rebu
         "the stores were rebuilt from the changelog"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The task directories (`<subtopology>_<partition>`) under an application's directory.
+fn task_dirs(app_dir: &std::path::Path) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(app_dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.is_dir())
+                .collect()
+        })
+        .unwrap_or_default();
+    dirs.sort();
+    dirs
+}
+
+/// Whether a thread holds the task directory's lock (an `flock` conflicts across descriptors,
+/// even within one process).
+fn locked(task_dir: &std::path::Path) -> bool {
+    let Ok(file) = std::fs::OpenOptions::new()
+        .write(true)
+        .open(task_dir.join(".lock"))
+    else {
+        return false;
+    };
+    file.try_lock().is_err()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn directories_of_tasks_that_moved_away_are_deleted_after_the_cleanup_delay() {
+    let _turn = counters().lock().await;
+    let servers = bootstrap();
+    fresh(
+        &servers,
+        "e2e-wc-state-clean",
+        &[("e2e-wc-state-clean-in", 4), ("e2e-wc-state-clean-out", 4)],
+    )
+    .await;
+    let (dir_a, dir_b) = (state_dir("clean-a"), state_dir("clean-b"));
+    let input = sentences(4_000, 200, 21);
+    let expected = expected_counts(&input);
+    let (first_half, second_half) = input.split_at(2_000);
+    produce_to(&servers, "e2e-wc-state-clean-in", first_half).await;
+    let with_delay = |dir: &PathBuf, delay: Duration| {
+        KafkaStreams::builder(WcStateClean)
+            .bootstrap_servers(bootstrap())
+            .processing_guarantee(ProcessingGuarantee::ExactlyOnce)
+            .cache_max_bytes(0)
+            .state_dir(dir)
+            .state_cleanup_delay(delay)
+            .build()
+            .expect("valid settings")
+    };
+    let a = InProcess::run(with_delay(&dir_a, Duration::from_secs(2)));
+    let mut reader = Reader::new(&servers, "e2e-wc-state-clean-out").await;
+    assert!(
+        reader
+            .read_until(Duration::from_secs(120), |r| !r.is_empty())
+            .await,
+        "the first instance produced nothing"
+    );
+    let app_a = dir_a.join("e2e-wc-state-clean");
+    let all = task_dirs(&app_a);
+    assert_eq!(all.len(), 8, "the only instance runs every task: {all:?}");
+
+    // A second instance takes some tasks; the first one's directories of those go after 2 s.
+    let b = InProcess::run(with_delay(&dir_b, Duration::from_secs(600)));
+    assert!(
+        wait_for_members_with_tasks(&servers, "e2e-wc-state-clean", 2, Duration::from_secs(120))
+            .await,
+        "both instances run tasks"
+    );
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut left = task_dirs(&app_a);
+    while !(left.len() < all.len() && left.iter().all(|d| locked(d))) && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        left = task_dirs(&app_a);
+    }
+    assert!(
+        left.len() < all.len() && !left.is_empty(),
+        "the tasks that moved away were deleted, those still run kept: {left:?}"
+    );
+    for d in &left {
+        assert!(
+            locked(d),
+            "{} is kept only while its task runs here",
+            d.display()
+        );
+    }
+
+    // Counting goes on exactly across the move.
+    produce_to(&servers, "e2e-wc-state-clean-in", second_half).await;
+    let done = reader
+        .read_until(Duration::from_secs(180), |r| counts_reached(r, &expected))
+        .await;
+    b.stop().await.expect("clean stop");
+    a.stop().await.expect("clean stop");
+    reader.drain(Duration::from_secs(2)).await;
+    assert!(done, "counting did not go on after the move");
+    assert_exactly_once(&reader.records, &expected);
+    let _ = std::fs::remove_dir_all(&dir_a);
+    let _ = std::fs::remove_dir_all(&dir_b);
 }

@@ -241,7 +241,7 @@ async fn kill_and_restart(
         let checkpoints = checkpoints_in(&dir.join(app));
         assert!(
             checkpoints.is_empty(),
-            "a killed instance leaves no checkpoint, so the next start rebuilds: {checkpoints:?}"
+            "a killed instance leaves no clean-close mark: {checkpoints:?}"
         );
         assert!(
             has_store_files(&dir.join(app)),
@@ -258,14 +258,14 @@ async fn kill_and_restart(
     (std::mem::take(&mut reader.records), expected)
 }
 
-/// The `.checkpoint` files under an application's state directory.
+/// The clean-close marks (`.closed`) under an application's state directory.
 fn checkpoints_in(app_dir: &Path) -> Vec<PathBuf> {
     let Ok(tasks) = std::fs::read_dir(app_dir) else {
         return Vec::new();
     };
     tasks
         .flatten()
-        .map(|t| t.path().join(dekaf_streams::state_dir::CHECKPOINT_FILE))
+        .map(|t| t.path().join(dekaf_streams::state_dir::CLOSED_FILE))
         .filter(|p| p.exists())
         .collect()
 }
@@ -282,7 +282,7 @@ fn has_store_files(app_dir: &Path) -> bool {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sigkill_with_a_state_dir_rebuilds_the_stores_and_counts_exactly_once() {
+async fn sigkill_with_a_state_dir_keeps_the_stores_and_counts_exactly_once() {
     let dir = std::env::temp_dir().join(format!("dekaf-e2e-state-kill-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let (records, expected) = kill_and_restart(
@@ -296,10 +296,10 @@ async fn sigkill_with_a_state_dir_rebuilds_the_stores_and_counts_exactly_once() 
     )
     .await;
     assert_exactly_once(&records, &expected);
-    // The restarted instance was stopped cleanly: now every task has its checkpoint.
+    // The restarted instance was stopped cleanly: now every task has its clean-close mark.
     assert!(
         !checkpoints_in(&dir.join("e2e-wc-state-kill")).is_empty(),
-        "a clean stop writes checkpoints"
+        "a clean stop marks its tasks closed"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

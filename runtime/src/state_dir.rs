@@ -1,5 +1,4 @@
-//! The state directory: where an application keeps its LMDB stores, its process id, and the
-//! checkpoints that let a restart skip the changelog.
+//! The state directory: where an application keeps its LMDB stores and its process id.
 //!
 //! ```text
 //! <state dir>/<application id>/
@@ -7,33 +6,29 @@
 //!     process.id             this instance's process id, kept across restarts
 //!     <subtopology>_<partition>/         one task (Kafka Streams names it the same way)
 //!         .lock              held while the task runs on a thread of this instance
-//!         .checkpoint        written by a clean close: the changelog offset of every store
+//!         .closed            written by a clean close (tells a restore's log why it is short)
 //!         <store name>/      the store's LMDB environment (data.mdb, lock.mdb)
 //! ```
 //!
-//! # Checkpoints
+//! # What a restart trusts
 //!
-//! The changelog is the truth; a task directory is a cache of it. A task that closes cleanly
-//! (its tasks revoked after a commit, or the application shut down) syncs its stores to disk
-//! and then writes `.checkpoint`: for every store, the changelog offset up to which the store
-//! holds it: the offset just past the last record the task's producer wrote to the changelog,
-//! as the broker acknowledged it (Kafka Streams checkpoints the same), not a read_committed end
-//! offset, which can lag while the last transaction's markers are still being written. The
-//! next time the task opens, it reads the checkpoint, **deletes it**, and restores
-//! only the changelog records after those offsets. So:
-//!
-//! - after a clean shutdown, a restart restores nothing (or only what others wrote meanwhile);
-//! - after a crash there is no checkpoint (it was deleted when the task opened), so the task
-//!   directory is discarded and the stores rebuilt from the changelog, as exactly-once needs:
-//!   the directory may hold writes of a transaction that never committed;
-//! - a checkpoint that does not fit the changelog (an offset past its end or before its start,
-//!   as after the topic was deleted and recreated) discards the directory too. A checkpoint
-//!   past the last stable offset first waits a few seconds for that offset to catch up (the
-//!   last transaction's markers may still be on their way); only a transaction marker after
-//!   the checkpoint means nothing to restore.
+//! The changelog is the truth; a task directory is a cache of it. Each store's LMDB
+//! environment records, in the same LMDB transaction as the data, the changelog offset its
+//! contents reflect, and writes it only after a commit succeeded (see
+//! `store::LmdbBackend`). So, whenever a task opens, **whatever the previous run ended
+//! with** (a clean close, a `SIGKILL`, a power loss within LMDB's guarantees), every store
+//! that holds an offset is kept and only the changelog records after it are restored
+//! (`streams::state`). A store without an offset (it flushed uncommitted writes, or was never
+//! completed), or whose offset does not fit the changelog (past its end or before its start,
+//! as after the topic was deleted and recreated), makes the task's stores be emptied and
+//! rebuilt from the changelogs. An offset past the last stable offset first waits a few
+//! seconds for that offset to catch up (the last transaction's markers may still be on their
+//! way).
 //!
 //! The whole directory can be deleted while the application is stopped; the next start
-//! rebuilds it.
+//! rebuilds it. Directories of tasks this instance no longer runs are deleted after
+//! `state_cleanup_delay` (`KafkaStreams::builder(..).state_cleanup_delay(..)`, 10 minutes by
+//! default), never while a thread of the instance holds them.
 //!
 //! # Locks
 //!
@@ -42,7 +37,7 @@
 //! same state directory fails with [`StateDirError::InUse`] and touches nothing. A task whose
 //! directory is still locked by another thread of this instance (mid-handover) is waited for.
 
-// The locks, process id and checkpoints serve the Kafka runtime only: without the `kafka`
+// The locks, process id and clean-close marks serve the Kafka runtime only: without the `kafka`
 // feature just the layout and `delete_application_state` are used.
 #![cfg_attr(not(feature = "kafka"), allow(dead_code))]
 
@@ -51,13 +46,13 @@ use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-/// The name of the checkpoint file in a task directory.
-pub const CHECKPOINT_FILE: &str = ".checkpoint";
+/// The file a clean close leaves in a task directory (taken when the task opens again).
+pub const CLOSED_FILE: &str = ".closed";
+/// The checkpoint file of earlier versions: deleted when found (the stores' own offsets
+/// replaced it).
+const LEGACY_CHECKPOINT_FILE: &str = ".checkpoint";
 const LOCK_FILE: &str = ".lock";
 const PROCESS_ID_FILE: &str = "process.id";
-/// v2: window-store keys carry Kafka Streams' 4-byte sequence number; a v1 checkpoint is not
-/// trusted, so its stores are rebuilt from their changelogs.
-const CHECKPOINT_HEADER: &str = "dekaf-streams checkpoint v2";
 
 /// What went wrong with the state directory.
 #[derive(Debug, thiserror::Error)]
@@ -126,6 +121,9 @@ pub(crate) struct StateDirectory {
     application_id: String,
     process_id: uuid::Uuid,
     _lock: File,
+    /// Held while a task directory is created and locked, and while the cleaner checks and
+    /// deletes one: a directory is never deleted between a thread's creating and locking it.
+    task_dirs: std::sync::Mutex<()>,
 }
 
 impl StateDirectory {
@@ -170,6 +168,7 @@ impl StateDirectory {
             application_id: application_id.to_owned(),
             process_id,
             _lock: lock,
+            task_dirs: std::sync::Mutex::new(()),
         })
     }
 
@@ -179,8 +178,7 @@ impl StateDirectory {
     }
 
     /// Locks the directory of task (`subtopology`, `partition`), waiting up to `wait` while
-    /// another thread of this instance holds it, and takes its checkpoint (see the module
-    /// documentation): without one, the stores in it are deleted.
+    /// another thread of this instance holds it, and takes its clean-close mark.
     pub fn lock_task(
         &self,
         subtopology: &str,
@@ -188,19 +186,21 @@ impl StateDirectory {
         wait: Duration,
     ) -> Result<TaskDir, StateDirError> {
         let path = task_dir(&self.root, &self.application_id, subtopology, partition);
-        fs::create_dir_all(&path).map_err(io_error("creating", &path))?;
         let lock_path = path.join(LOCK_FILE);
-        let lock = OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&lock_path)
-            .map_err(io_error("opening", &lock_path))?;
         let started = Instant::now();
-        loop {
+        let lock = loop {
+            let guard = self.task_dirs.lock().unwrap_or_else(|p| p.into_inner());
+            fs::create_dir_all(&path).map_err(io_error("creating", &path))?;
+            let lock = OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(&lock_path)
+                .map_err(io_error("opening", &lock_path))?;
             match lock.try_lock() {
-                Ok(()) => break,
+                Ok(()) => break lock,
                 Err(fs::TryLockError::WouldBlock) if started.elapsed() < wait => {
+                    drop(guard);
                     std::thread::sleep(Duration::from_millis(20));
                 }
                 Err(fs::TryLockError::WouldBlock) => {
@@ -211,35 +211,84 @@ impl StateDirectory {
                 }
                 Err(fs::TryLockError::Error(e)) => return Err(io_error("locking", &lock_path)(e)),
             }
-        }
-        let checkpoint_path = path.join(CHECKPOINT_FILE);
-        let checkpoint = match fs::read_to_string(&checkpoint_path) {
-            Ok(text) => {
-                fs::remove_file(&checkpoint_path)
-                    .map_err(io_error("removing", &checkpoint_path))?;
-                let parsed = Checkpoint::parse(&text);
-                if parsed.is_none() {
-                    tracing::warn!(path = %checkpoint_path.display(), "unreadable checkpoint; rebuilding the task's stores");
-                }
-                parsed
-            }
-            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-            Err(e) => return Err(io_error("reading", &checkpoint_path)(e)),
         };
-        let dir = TaskDir {
+        let closed_path = path.join(CLOSED_FILE);
+        let closed_cleanly = match fs::remove_file(&closed_path) {
+            Ok(()) => true,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => false,
+            Err(e) => return Err(io_error("removing", &closed_path)(e)),
+        };
+        let legacy = path.join(LEGACY_CHECKPOINT_FILE);
+        if legacy.exists() {
+            fs::remove_file(&legacy).map_err(io_error("removing", &legacy))?;
+        }
+        Ok(TaskDir {
             path,
-            checkpoint,
+            closed_cleanly,
             _lock: lock,
+        })
+    }
+
+    /// Deletes the directory of every task that no thread of this instance runs (its lock is
+    /// free) and that was not modified for `delay`, as Kafka Streams' state directory cleaner
+    /// does every `state.cleanup.delay.ms` (`StateDirectory.cleanRemovedTasks`: lock the task,
+    /// delete it when `now - delay > lastModified`). A task directory is modified when its
+    /// task opens and when it closes cleanly, so `delay` counts from the task's last close.
+    /// Returns the directories deleted; a directory that cannot be deleted is logged and
+    /// left for the next round.
+    pub fn clean_unowned(&self, delay: Duration) -> Vec<PathBuf> {
+        let app_dir = self.root.join(&self.application_id);
+        let Ok(entries) = fs::read_dir(&app_dir) else {
+            return Vec::new();
         };
-        if dir.checkpoint.is_none() {
-            dir.wipe_stores()?;
+        let mut deleted = Vec::new();
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let is_task = entry.file_type().is_ok_and(|t| t.is_dir())
+                && entry
+                    .file_name()
+                    .to_str()
+                    .and_then(|n| n.rsplit_once('_'))
+                    .is_some_and(|(sub, p)| !sub.is_empty() && p.parse::<i32>().is_ok());
+            if !is_task {
+                continue;
+            }
+            let _guard = self.task_dirs.lock().unwrap_or_else(|p| p.into_inner());
+            let Ok(lock) = OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(path.join(LOCK_FILE))
+            else {
+                continue;
+            };
+            // Locked: a thread of this instance runs the task (or is handing it over).
+            if lock.try_lock().is_err() {
+                continue;
+            }
+            let idle = fs::metadata(&path)
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|m| m.elapsed().ok());
+            if idle.is_some_and(|idle| idle > delay) {
+                match fs::remove_dir_all(&path) {
+                    Ok(()) => {
+                        tracing::info!(path = %path.display(), ?delay, "deleted the state of a task this instance no longer runs (state_cleanup_delay elapsed)");
+                        deleted.push(path);
+                    }
+                    Err(error) => {
+                        tracing::warn!(path = %path.display(), %error, "could not delete the state of a task this instance no longer runs; retrying at the next cleanup");
+                    }
+                }
+            }
+            drop(lock);
         }
-        Ok(dir)
+        deleted
     }
 }
 
 /// Deletes the local state of `application_id` under `root` (Kafka Streams' `cleanUp()`):
-/// every task directory, checkpoint and the process id. Says whether there was any.
+/// every task directory and the process id. Says whether there was any.
 ///
 /// # Errors
 ///
@@ -298,7 +347,7 @@ fn write_durably(path: &Path, bytes: &[u8]) -> Result<(), StateDirError> {
 #[derive(Debug)]
 pub(crate) struct TaskDir {
     path: PathBuf,
-    checkpoint: Option<Checkpoint>,
+    closed_cleanly: bool,
     _lock: File,
 }
 
@@ -309,92 +358,20 @@ impl TaskDir {
         &self.path
     }
 
-    /// The checkpoint found when the task opened (already deleted from disk), if any.
-    pub fn checkpoint(&self) -> Option<&Checkpoint> {
-        self.checkpoint.as_ref()
+    /// Whether the task's last run here ended with a clean close (the mark is taken when the
+    /// task opens, so a crash after that reads `false` next time).
+    pub fn closed_cleanly(&self) -> bool {
+        self.closed_cleanly
     }
 
-    /// Forgets the checkpoint (the stores are being rebuilt from the changelog).
-    pub fn discard_checkpoint(&mut self) {
-        self.checkpoint = None;
+    /// Forgets the clean-close mark (the stores are being rebuilt, or replayed after an abort).
+    pub fn forget_clean_close(&mut self) {
+        self.closed_cleanly = false;
     }
 
-    /// Writes `checkpoint`, durably, for the next time the task opens.
-    pub fn write_checkpoint(&self, checkpoint: &Checkpoint) -> Result<(), StateDirError> {
-        write_durably(
-            &self.path.join(CHECKPOINT_FILE),
-            checkpoint.format().as_bytes(),
-        )
-    }
-
-    /// Deletes every store of the task (its subdirectories).
-    pub fn wipe_stores(&self) -> Result<(), StateDirError> {
-        let entries = fs::read_dir(&self.path).map_err(io_error("listing", &self.path))?;
-        for entry in entries {
-            let entry = entry.map_err(io_error("listing", &self.path))?;
-            let path = entry.path();
-            if path.is_dir() {
-                fs::remove_dir_all(&path).map_err(io_error("deleting", &path))?;
-            }
-        }
-        Ok(())
-    }
-}
-
-/// The changelog offsets a task's stores hold: for each changelog partition, the offset of the
-/// first record the stores do **not** hold yet (where a restore starts).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Checkpoint {
-    offsets: Vec<(String, i32, i64)>,
-}
-
-impl Checkpoint {
-    /// Records that the stores hold `topic`/`partition` up to (not including) `offset`.
-    pub fn set(&mut self, topic: &str, partition: i32, offset: i64) {
-        match self
-            .offsets
-            .iter_mut()
-            .find(|(t, p, _)| t == topic && *p == partition)
-        {
-            Some(entry) => entry.2 = offset,
-            None => self.offsets.push((topic.to_owned(), partition, offset)),
-        }
-    }
-
-    /// Where the restore of `topic`/`partition` starts, if checkpointed.
-    pub fn offset(&self, topic: &str, partition: i32) -> Option<i64> {
-        self.offsets
-            .iter()
-            .find(|(t, p, _)| t == topic && *p == partition)
-            .map(|e| e.2)
-    }
-
-    /// The file's text.
-    fn format(&self) -> String {
-        let mut out = String::from(CHECKPOINT_HEADER);
-        out.push('\n');
-        for (topic, partition, offset) in &self.offsets {
-            out.push_str(&format!("{topic} {partition} {offset}\n"));
-        }
-        out
-    }
-
-    /// Parses a checkpoint file; `None` if it is not one.
-    fn parse(text: &str) -> Option<Checkpoint> {
-        let mut lines = text.lines();
-        if lines.next()? != CHECKPOINT_HEADER {
-            return None;
-        }
-        let mut checkpoint = Checkpoint::default();
-        for line in lines.filter(|l| !l.trim().is_empty()) {
-            let mut fields = line.split(' ');
-            let (topic, partition, offset) = (fields.next()?, fields.next()?, fields.next()?);
-            if fields.next().is_some() {
-                return None;
-            }
-            checkpoint.set(topic, partition.parse().ok()?, offset.parse().ok()?);
-        }
-        Some(checkpoint)
+    /// Leaves the clean-close mark for the next time the task opens.
+    pub fn mark_closed(&self) -> Result<(), StateDirError> {
+        write_durably(&self.path.join(CLOSED_FILE), b"closed after a commit\n")
     }
 }
 
@@ -410,27 +387,6 @@ mod tests {
         ));
         fs::create_dir_all(&dir).expect("temp dir");
         dir
-    }
-
-    #[test]
-    fn checkpoints_round_trip_and_garbage_is_refused() {
-        let mut c = Checkpoint::default();
-        c.set("app-counts-changelog", 3, 1_000_000);
-        c.set("orders", 0, 7);
-        c.set("orders", 0, 8);
-        assert_eq!(Checkpoint::parse(&c.format()), Some(c.clone()));
-        assert_eq!(c.offset("orders", 0), Some(8));
-        assert_eq!(c.offset("orders", 1), None);
-        for bad in [
-            "",
-            "x\n",
-            "dekaf-streams checkpoint v2\nt 1\n",
-            "dekaf-streams checkpoint v2\nt a 1\n",
-            // Written before window keys had their sequence number: rebuilt, not trusted.
-            "dekaf-streams checkpoint v1\nt 0 1\n",
-        ] {
-            assert_eq!(Checkpoint::parse(bad), None, "{bad:?}");
-        }
     }
 
     #[test]
@@ -461,35 +417,67 @@ mod tests {
     }
 
     #[test]
-    fn a_task_without_checkpoint_loses_its_stores_and_one_with_keeps_them() {
+    fn a_task_keeps_its_stores_whether_or_not_it_closed_cleanly() {
         let root = temp_dir("task");
         let state = StateDirectory::open(&root, "app").expect("open");
         let task = state.lock_task("0", 1, Duration::ZERO).expect("lock");
         fs::create_dir_all(task.path().join("counts")).expect("store dir");
         fs::write(task.path().join("counts/data.mdb"), b"x").expect("data");
+        fs::write(task.path().join(LEGACY_CHECKPOINT_FILE), b"old").expect("legacy");
         // Locked: another lock on the same task waits, then gives up.
         let busy = state
             .lock_task("0", 1, Duration::from_millis(50))
             .expect_err("busy");
         assert!(matches!(busy, StateDirError::TaskBusy { .. }), "{busy}");
-        let mut checkpoint = Checkpoint::default();
-        checkpoint.set("app-counts-changelog", 1, 42);
-        task.write_checkpoint(&checkpoint).expect("checkpoint");
+        task.mark_closed().expect("mark");
         drop(task);
 
         let task = state.lock_task("0", 1, Duration::ZERO).expect("relock");
-        assert_eq!(task.checkpoint(), Some(&checkpoint));
+        assert!(task.closed_cleanly());
         assert!(task.path().join("counts/data.mdb").exists());
         assert!(
-            !task.path().join(CHECKPOINT_FILE).exists(),
+            !task.path().join(CLOSED_FILE).exists(),
             "taken when the task opens"
         );
+        assert!(!task.path().join(LEGACY_CHECKPOINT_FILE).exists());
         drop(task);
 
-        // No checkpoint (as after a crash): the stores are deleted.
+        // No mark (as after a crash): the stores stay; their own offsets decide what is kept.
         let task = state.lock_task("0", 1, Duration::ZERO).expect("relock");
-        assert_eq!(task.checkpoint(), None);
-        assert!(!task.path().join("counts").exists());
+        assert!(!task.closed_cleanly());
+        assert!(task.path().join("counts/data.mdb").exists());
+        let _ = fs::remove_dir_all(root);
+    }
+
+    #[test]
+    fn the_cleaner_deletes_idle_unlocked_task_directories_only() {
+        let root = temp_dir("clean");
+        let state = StateDirectory::open(&root, "app").expect("open");
+        let running = state.lock_task("0", 0, Duration::ZERO).expect("lock");
+        let moved = state.lock_task("0", 1, Duration::ZERO).expect("lock");
+        fs::create_dir_all(moved.path().join("counts")).expect("store dir");
+        let moved_path = moved.path().to_owned();
+        drop(moved);
+        fs::create_dir_all(root.join("app").join("not-a-task")).expect("other dir");
+        // Not idle for long enough yet.
+        assert!(state.clean_unowned(Duration::from_secs(600)).is_empty());
+        std::thread::sleep(Duration::from_millis(30));
+        let deleted = state.clean_unowned(Duration::from_millis(10));
+        assert_eq!(
+            deleted,
+            std::slice::from_ref(&moved_path),
+            "only the unlocked task directory"
+        );
+        assert!(!moved_path.exists());
+        assert!(
+            running.path().exists(),
+            "a locked task directory is never deleted"
+        );
+        assert!(root.join("app").join("not-a-task").exists());
+        assert!(root.join("app").join(PROCESS_ID_FILE).exists());
+        // The task can come back afterwards.
+        drop(state.lock_task("0", 1, Duration::ZERO).expect("relock"));
+        drop(running);
         let _ = fs::remove_dir_all(root);
     }
 }

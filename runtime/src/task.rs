@@ -384,6 +384,21 @@ pub trait Task {
     /// Drops all state: empties every store and forgets stream time and counters. Restore
     /// afterwards.
     fn clear(&mut self) -> Result<(), TaskError>;
+    /// Drops what the task did since its stores' last committed flush (an aborted commit
+    /// interval): every store's pending writes ([`StoreBackend::discard_pending`]), the record
+    /// cache's dirty keys, and the in-memory indexes, rebuilt from the stores. Says whether the
+    /// task is now exactly as of its stores' changelog offsets; `false` (the default, a store
+    /// whose writes of the interval already reached storage, or a stream-stream join, whose
+    /// window state only a full restore rebuilds) means: [`Task::clear`] and restore it all.
+    fn discard_uncommitted(&mut self) -> Result<bool, TaskError> {
+        Ok(false)
+    }
+    /// Whether the task keeps in-memory state that only a restore from the changelogs' start
+    /// rebuilds (a stream-stream join's window bookkeeping): then its stores are never kept
+    /// across a restart, only rebuilt.
+    fn needs_full_restore(&self) -> bool {
+        false
+    }
     /// The task's stream time: the largest record timestamp it has processed (`i64::MIN`
     /// before the first).
     fn stream_time(&self) -> i64;
@@ -398,7 +413,7 @@ pub trait Task {
     fn store(&self, name: &str) -> Option<&Self::Backend>;
     /// Calls `f` with every store of the task and its description, in the order of
     /// `SubtopologyInfo::stores`: how the runtime flushes stores after a commit and syncs them
-    /// before a checkpoint.
+    /// when a task closes.
     fn for_each_store<E>(
         &mut self,
         f: impl FnMut(&'static StoreInfo, &mut Self::Backend) -> Result<(), E>,

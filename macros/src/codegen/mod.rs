@@ -193,6 +193,25 @@ pub fn generate(m: &Model) -> TokenStream {
             &punct.methods,
             &punct.trait_items,
         );
+        // A join's window state is rebuilt only by a full restore: a task with one never keeps
+        // its stores through an aborted interval.
+        let discard_body = if join_clear.is_empty() {
+            quote! {
+                let mut __dk_kept = true;
+                #(__dk_kept &= #dk::StoreBackend::discard_pending(&mut self.#store_fields)?;)*
+                if !__dk_kept {
+                    return Ok(false);
+                }
+                #(self.#purge_fields = i64::MIN;)*
+                #(self.#index_fields.rebuild(&self.#indexed_stores)?;)*
+                #(self.#max_fields = self.#max_index_fields.latest();)*
+                #cache_clear
+                Ok(true)
+            }
+        } else {
+            quote!(Ok(false))
+        };
+        let needs_full_restore = !join_clear.is_empty();
         let store_lookups = sub.stores.iter().map(|&s| {
             let n = &m.stores[s].name;
             let f = Emitter::store_field(s);
@@ -325,6 +344,14 @@ pub fn generate(m: &Model) -> TokenStream {
                     Ok(())
                 }
 
+                fn discard_uncommitted(&mut self) -> ::core::result::Result<bool, #dk::TaskError> {
+                    #discard_body
+                }
+
+                fn needs_full_restore(&self) -> bool {
+                    #needs_full_restore
+                }
+
                 fn stream_time(&self) -> i64 {
                     self.__stream_time
                 }
@@ -375,6 +402,8 @@ pub fn generate(m: &Model) -> TokenStream {
     let d_proc = delegate(quote!(process(record, sink)));
     let d_rest = delegate(quote!(restore(changelog_topic, key, value)));
     let d_clear = delegate(quote!(clear()));
+    let d_discard = delegate(quote!(discard_uncommitted()));
+    let d_full = delegate(quote!(needs_full_restore()));
     let d_st = delegate(quote!(stream_time()));
     let d_sst = delegate(quote!(set_stream_time(stream_time)));
     let d_late = delegate(quote!(late_records_dropped()));
@@ -427,6 +456,8 @@ pub fn generate(m: &Model) -> TokenStream {
             fn process<S: #dk::RecordSink>(&mut self, record: &#dk::InputRecord<'_>, sink: &mut S) -> ::core::result::Result<(), #dk::TaskError> { #d_proc }
             fn restore(&mut self, changelog_topic: &str, key: &[u8], value: Option<&[u8]>) -> ::core::result::Result<(), #dk::TaskError> { #d_rest }
             fn clear(&mut self) -> ::core::result::Result<(), #dk::TaskError> { #d_clear }
+            fn discard_uncommitted(&mut self) -> ::core::result::Result<bool, #dk::TaskError> { #d_discard }
+            fn needs_full_restore(&self) -> bool { #d_full }
             fn stream_time(&self) -> i64 { #d_st }
             fn set_stream_time(&mut self, stream_time: i64) { #d_sst }
             fn late_records_dropped(&self) -> u64 { #d_late }

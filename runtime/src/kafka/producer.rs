@@ -39,8 +39,9 @@ pub struct DeliveryFailure {
     pub permanent: bool,
 }
 
-/// The offset of the last record the broker acknowledged, per topic and partition: what a clean
-/// close writes into a task's checkpoint (plus one), as Kafka Streams' record collector does.
+/// The offset of the last record the broker acknowledged, per topic and partition: what a
+/// commit records in each store (plus one) as the changelog offset it reflects, as Kafka
+/// Streams' record collector feeds its checkpoints.
 ///
 /// The broker's answer is exact, where a read_committed end offset (the last stable offset) can
 /// still lag the log while the last transaction's markers are being written. Shared by the

@@ -1,7 +1,7 @@
 //! Reading changelog partitions back into stores.
 //!
 //! A task's stores are rebuilt before it processes anything: each changelog partition is read
-//! from the store's checkpoint (or the beginning) to its end, and every record is handed to the
+//! from the changelog offset the store recorded (or the beginning) to its end, and every record is handed to the
 //! store. "The end" is where the consumer reports end-of-partition: under `read_committed` that is
 //! the last stable offset, so records of transactions that were aborted, or are still open, are
 //! never restored.
@@ -71,7 +71,7 @@ pub struct RestorePartition {
     pub topic: String,
     /// The partition, equal to the task's partition.
     pub partition: i32,
-    /// Where to start: the offset after the checkpoint, or `Offset::Beginning`.
+    /// Where to start: the offset the store recorded with its last committed flush, or `Offset::Beginning`.
     pub from: Offset,
     /// Where to stop (exclusive), if before the end: a table read from a user topic is restored
     /// up to the committed offset, since processing resumes from there.
@@ -79,10 +79,14 @@ pub struct RestorePartition {
 }
 
 /// What a restore read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct RestoreSummary {
     /// Records applied.
     pub records: u64,
+    /// Per partition (in the order given): the offset the store reflects once the restore is
+    /// done, the end it read to (a lower bound when records arrived meanwhile), or where it
+    /// started when there was nothing to read.
+    pub ends: Vec<i64>,
 }
 
 /// The context of a restore consumer: end-of-partition is how a restore knows it is done, not an
@@ -255,6 +259,7 @@ where
             _ => low,
         };
         let end = p.until.map_or(high, |u| u.min(high));
+        summary.ends.push(start.max(end));
         if start >= end {
             continue;
         }

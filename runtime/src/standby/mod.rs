@@ -47,9 +47,10 @@
 //!
 //! When a standby becomes active on the same member, the runtime takes its task and stores as
 //! they are and restores only from the standby's positions to the changelogs' ends (see
-//! `streams::assignment`), instead of from the beginning. On disk, a standby that closes cleanly
-//! writes its positions as the task directory's checkpoint, so a later standby or active task of
-//! that directory starts from there.
+//! `streams::assignment`), instead of from the beginning. On disk, a standby flushes its stores
+//! (about once a second and when it closes) together with its positions, in one LMDB
+//! transaction, as an active task's commit does: a later standby or active task of that
+//! directory, after a clean close or a crash, replays only what follows those positions.
 //!
 //! Metrics: `dekaf.streams.standby.lag` (gauge, label `task`: changelog end offsets minus the
 //! standby's positions, summed over its changelogs), `dekaf.streams.standby.records` (counter of

@@ -9,7 +9,7 @@ use rdkafka::{Offset, TopicPartitionList};
 
 use crate::group::{TaskId, TaskOffsets, TaskSet};
 use crate::kafka::restore::{RestoreConsumer, watermarks};
-use crate::state_dir::{Checkpoint, TaskDir};
+use crate::state_dir::TaskDir;
 use crate::task::{Task, TaskError};
 
 /// How long one watermark lookup of the lag refresh may take: it runs on the processing thread.
@@ -98,20 +98,25 @@ impl<K: Task> StandbyTask<K> {
             .try_fold(0i64, |sum, c| c.end.map(|e| sum.saturating_add(e)))
     }
 
-    /// The checkpoint its stores stand at: every changelog it has positions for.
-    pub fn checkpoint(&self) -> Checkpoint {
-        let mut checkpoint = Checkpoint::default();
-        for c in &self.changelogs {
-            checkpoint.set(c.topic, c.partition, c.next.unwrap_or(0));
-        }
-        checkpoint
-    }
-
-    /// Writes its stores through to their backend.
+    /// Writes its stores through to their backend, each with its changelog position (the
+    /// offset of the first record it does not hold) in the same transaction, as an active
+    /// task's commit does: a standby applies committed changelog records only, so its stores
+    /// are trusted up to that position after a crash too, and a later standby or active task
+    /// of the directory replays only what follows.
     pub fn flush(&mut self) -> Result<(), TaskError> {
         self.unflushed = 0;
+        let changelogs = &self.changelogs;
         self.task
-            .for_each_store(|_, store| crate::store::StoreBackend::flush(store))
+            .for_each_store(|info, store| {
+                match changelogs
+                    .iter()
+                    .find(|c| c.topic == info.changelog_topic)
+                    .and_then(|c| c.next)
+                {
+                    Some(next) => crate::store::StoreBackend::flush_at(store, next),
+                    None => crate::store::StoreBackend::flush(store),
+                }
+            })
             .map_err(TaskError::from)
     }
 }

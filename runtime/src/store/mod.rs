@@ -40,7 +40,8 @@
 //! the backend, so there is no dispatch on the hot path.
 //!
 //! Either way the changelog topic is the truth: a memory store is rebuilt from it whenever a
-//! task starts, an LMDB store only from its checkpoint on (see [`crate::state_dir`]).
+//! task starts, an LMDB store only from the changelog offset it recorded with its last
+//! committed flush on (see [`StoreBackend::flush_at`] and [`crate::state_dir`]).
 
 mod lmdb;
 mod memory;
@@ -141,9 +142,33 @@ pub trait StoreBackend {
     fn flush(&mut self) -> Result<(), StoreError> {
         Ok(())
     }
-    /// Flushes and makes the storage durable (fsync), before a checkpoint names it as complete.
+    /// Flushes and makes the storage durable (fsync), before the task closes.
     fn sync(&mut self) -> Result<(), StoreError> {
         self.flush()
+    }
+    /// Writes what changed since the last flush through to storage together with
+    /// `changelog_offset`, the offset of the first changelog record the store does not reflect
+    /// yet, atomically. The runtime calls it only once a commit made these writes durable in
+    /// Kafka (and after a restore, with where the restore ended); a restart then replays only
+    /// the changelog from [`StoreBackend::changelog_offset`] on. Backends that do not outlive
+    /// their task (memory) just flush.
+    fn flush_at(&mut self, changelog_offset: i64) -> Result<(), StoreError> {
+        let _ = changelog_offset;
+        self.flush()
+    }
+    /// The changelog offset the stored contents reflect, as the last [`StoreBackend::flush_at`]
+    /// recorded it; `None` when unknown, or when storage may hold writes no commit confirmed
+    /// (the store flushed on its own, or was cleared, since): then it must be cleared and
+    /// restored from the changelog's start.
+    fn changelog_offset(&self) -> Option<i64> {
+        None
+    }
+    /// Drops the writes made since the last flush (an aborted commit interval). Says whether
+    /// the store is now exactly as of its [`StoreBackend::changelog_offset`]; `false` (the
+    /// default, and whenever writes of the interval already reached storage) means the caller
+    /// must clear it and restore it from the changelog.
+    fn discard_pending(&mut self) -> Result<bool, StoreError> {
+        Ok(false)
     }
     /// The number of entries.
     fn len(&self) -> usize;

@@ -2,8 +2,9 @@
 //! and restoring it, replacing a producer that failed for good.
 //!
 //! An aborted interval leaves nothing behind: its output was never committed (exactly-once) or
-//! its offsets never moved (at-least-once), so the tasks are rebuilt from the changelogs and read
-//! their input again from the committed offsets. Commits that keep failing stop the application
+//! its offsets never moved (at-least-once), so the tasks drop the interval's writes (or, when
+//! some reached disk, are rebuilt from the changelogs) and read their input again from the
+//! committed offsets. Commits that keep failing stop the application
 //! after [`MAX_FAILED_COMMITS`] in a row.
 
 use std::time::Instant;
@@ -107,17 +108,27 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         Ok(())
     }
 
-    /// Drops every task's state, restores it and rewinds the input to the committed offsets.
+    /// Drops every task's uncommitted work, restores what is missing and rewinds the input to
+    /// the committed offsets. A task whose stores took none of the interval's writes (on disk:
+    /// the interval did not spill) drops just its pending writes and record cache and replays
+    /// the changelog after its stores' offsets (usually nothing); the others are emptied and
+    /// restored from the changelogs' start.
     pub(super) fn rebuild(&mut self) -> Result<(), StreamsError> {
         let mut tasks = self.tasks.drain();
         for active in &mut tasks {
-            active
+            let kept = active
                 .task
-                .clear()
+                .discard_uncommitted()
                 .map_err(|source| StreamsError::task(active.id, source))?;
+            if !kept {
+                active
+                    .task
+                    .clear()
+                    .map_err(|source| StreamsError::task(active.id, source))?;
+            }
             active.positions.clone_from(&active.committed);
             active.processed = 0;
-            self.restore_task(active)?;
+            self.restore_task(active, true, None)?;
             active.task.set_stream_time(active.committed_stream_time);
         }
         for active in tasks {

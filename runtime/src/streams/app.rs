@@ -142,6 +142,9 @@ impl<T: Topology> KafkaStreams<T> {
         let process_id = state
             .as_ref()
             .map_or_else(uuid::Uuid::new_v4, |s| s.process_id());
+        let _cleaner = state
+            .clone()
+            .map(|s| StateCleaner::start(s, self.config.state_cleanup_delay));
         tokio::pin!(shutdown);
         // The cluster may be down or unreachable at start: wait (logging) rather than exit, and
         // stop waiting when asked to shut down.
@@ -360,6 +363,16 @@ impl<T: Topology> Builder<T> {
         self
     }
 
+    /// How long the directory of a task this instance no longer runs stays in the state
+    /// directory before it is deleted, and how often that is checked: 10 minutes by default
+    /// (Kafka Streams' `state.cleanup.delay.ms`). A directory is never deleted while a thread
+    /// of this instance holds its task. Keeping it for a while lets a task that comes back
+    /// soon (a rolling restart elsewhere in the group) restore only what it missed.
+    pub fn state_cleanup_delay(mut self, delay: Duration) -> Self {
+        self.config.state_cleanup_delay = delay;
+        self
+    }
+
     /// The record cache of this instance in bytes: 10 MiB by default (Kafka Streams'
     /// `statestore.cache.max.bytes`); 0 forwards every update of every aggregation.
     ///
@@ -454,5 +467,31 @@ impl<T: Topology> Builder<T> {
             config: self.config,
             topology: PhantomData,
         })
+    }
+}
+
+/// Deletes the directories of tasks this instance no longer runs, every `state_cleanup_delay`
+/// (on the blocking pool); stops when dropped.
+struct StateCleaner(tokio::task::JoinHandle<()>);
+
+impl StateCleaner {
+    fn start(state: Arc<StateDirectory>, delay: Duration) -> StateCleaner {
+        // At least a second between rounds, whatever the delay.
+        let period = delay.max(Duration::from_secs(1));
+        StateCleaner(tokio::spawn(async move {
+            let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
+            ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                ticks.tick().await;
+                let state = state.clone();
+                let _ = tokio::task::spawn_blocking(move || state.clean_unowned(delay)).await;
+            }
+        }))
+    }
+}
+
+impl Drop for StateCleaner {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }

@@ -14,7 +14,7 @@ use super::commit::parse_stream_time;
 use super::error::StreamsError;
 use super::processing::StreamThread;
 use super::standbys::{resume_from_standby, standby_lag};
-use super::state::flush_task;
+use super::state::{RestoreReason, flush_restored};
 use super::tasks::{ActiveTask, ActiveTasks, TaskId};
 use crate::kafka::restore::{RestoreError, RestorePartition, restore};
 use crate::standby::ChangelogPosition;
@@ -89,7 +89,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                     }
                 }
             }
-            self.restore_task_from(&mut active, standby.as_deref())?;
+            self.restore_task(&mut active, false, standby.as_deref())?;
             active.task.set_stream_time(active.committed_stream_time);
             self.publish_restored(&active)?;
             self.tasks.insert(active);
@@ -122,21 +122,22 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             .map_err(StreamsError::kafka("fetching committed offsets"))
     }
 
-    /// Restores every store of `active` from its changelog: from the beginning, or after the
-    /// checkpoint of a task directory (see [`crate::state_dir`]). A table read from a user topic
-    /// is restored only up to the committed offset of that topic: processing resumes there.
+    /// Restores every store of `active` from its changelog: after the offsets its stores
+    /// recorded with their last committed flush, or from the beginning (see
+    /// [`super::state`]). A table read from a user topic is restored only up to the committed
+    /// offset of that topic: processing resumes there. `after_abort`: the task's uncommitted
+    /// work was just dropped (only the log's reason depends on it).
+    ///
+    /// Logs one line per restore (records, seconds, reason) and counts
+    /// `dekaf.streams.records.restored` and `dekaf.streams.restore.duration` with the task and
+    /// reason as labels.
+    ///
+    /// A promoted standby passes its `standby` positions: its stores already hold everything
+    /// before them, so the restore starts there.
     pub(crate) fn restore_task(
         &mut self,
         active: &mut ActiveTask<T, F>,
-    ) -> Result<(), StreamsError> {
-        self.restore_task_from(active, None)
-    }
-
-    /// [`restore_task`](Self::restore_task), or, for a promoted standby, from the standby's
-    /// `positions` (its stores already hold everything before them).
-    pub(crate) fn restore_task_from(
-        &mut self,
-        active: &mut ActiveTask<T, F>,
+        after_abort: bool,
         standby: Option<&[ChangelogPosition]>,
     ) -> Result<(), StreamsError> {
         let sub = active.task.subtopology();
@@ -154,14 +155,17 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                 until,
             });
         }
-        match standby {
-            Some(positions) => resume_from_standby(active, &mut partitions, positions)?,
-            None => self.restore_start(active, &mut partitions)?,
-        }
         if partitions.is_empty() {
             return Ok(());
         }
         let started = Instant::now();
+        let reason = match standby {
+            Some(positions) => {
+                resume_from_standby(active, &mut partitions, positions)?;
+                RestoreReason::Standby
+            }
+            None => self.restore_start(active, &mut partitions, after_abort)?,
+        };
         let task = &mut active.task;
         let summary = match restore(
             &self.restore_consumer,
@@ -175,24 +179,52 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         ) {
             Ok(summary) => summary,
             // Shutting down mid-restore (the cluster may be unreachable): the stores are
-            // incomplete, so the thread closes without committing or writing checkpoints.
+            // incomplete, so the thread closes without committing.
             Err(RestoreError::Stopped) => {
                 self.interrupted = true;
                 return Ok(());
             }
             Err(source) => return Err(StreamsError::restore(active.id, source)),
         };
-        flush_task(&mut active.task).map_err(|e| StreamsError::store(active.id, e))?;
-        metrics::counter!("dekaf.streams.records.restored").increment(summary.records);
-        metrics::histogram!("dekaf.streams.restore.duration")
-            .record(started.elapsed().as_secs_f64());
-        tracing::info!(
-            task = %active.id,
-            records = summary.records,
-            seconds = started.elapsed().as_secs_f64(),
-            from_standby = standby.is_some(),
-            "task restored"
-        );
+        let ends: Vec<(&str, i64)> = partitions
+            .iter()
+            .zip(&summary.ends)
+            .map(|(p, end)| (p.topic.as_str(), *end))
+            .collect();
+        flush_restored(&mut active.task, &ends).map_err(|e| StreamsError::store(active.id, e))?;
+        let seconds = started.elapsed().as_secs_f64();
+        let labels = [
+            ("task", active.id.to_string()),
+            ("reason", reason.name().to_owned()),
+        ];
+        metrics::counter!("dekaf.streams.records.restored", &labels).increment(summary.records);
+        metrics::histogram!("dekaf.streams.restore.duration", &labels).record(seconds);
+        let from: Vec<String> = partitions
+            .iter()
+            .map(|p| match p.from {
+                Offset::Offset(o) => format!("{}[{}]@{o}", p.topic, p.partition),
+                _ => format!("{}[{}]@start", p.topic, p.partition),
+            })
+            .collect();
+        match reason {
+            super::state::RestoreReason::Rebuild(cause) => tracing::info!(
+                task = %active.id,
+                records = summary.records,
+                seconds,
+                reason = reason.name(),
+                cause,
+                "task restored: stores rebuilt from the changelogs' start"
+            ),
+            _ => tracing::info!(
+                task = %active.id,
+                records = summary.records,
+                seconds,
+                reason = reason.name(),
+                from = ?from,
+                from_standby = standby.is_some(),
+                "task restored: kept its stores and replayed the changelog after their offsets"
+            ),
+        }
         Ok(())
     }
 

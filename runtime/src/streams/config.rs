@@ -37,6 +37,10 @@ pub struct StreamsConfig {
     pub rebalance_timeout: Duration,
     /// Where stores live on disk (LMDB), or `None` to keep them in memory (the default).
     pub state_dir: Option<PathBuf>,
+    /// How long the directory of a task this instance no longer runs is kept before it is
+    /// deleted (10 min by default, as Kafka Streams' `state.cleanup.delay.ms`); the cleaner
+    /// runs this often too.
+    pub state_cleanup_delay: Duration,
     /// The record cache of the instance in bytes (10 MiB by default, as Kafka Streams'
     /// `statestore.cache.max.bytes`); 0 forwards every update of an aggregation.
     pub cache_max_bytes: usize,
@@ -49,6 +53,10 @@ pub struct StreamsConfig {
     /// default.
     pub application_server: Option<String>,
 }
+
+/// How long an unowned task directory is kept by default: 10 minutes, as Kafka Streams'
+/// `state.cleanup.delay.ms`.
+pub const DEFAULT_STATE_CLEANUP_DELAY: Duration = Duration::from_secs(600);
 
 /// The default record cache: 10 MiB, as Kafka Streams' `statestore.cache.max.bytes`.
 pub const DEFAULT_CACHE_MAX_BYTES: usize = 10 * 1024 * 1024;
@@ -100,6 +108,7 @@ impl StreamsConfig {
             transaction_timeout: Duration::from_secs(10),
             rebalance_timeout: crate::group::DEFAULT_REBALANCE_TIMEOUT,
             state_dir: None,
+            state_cleanup_delay: DEFAULT_STATE_CLEANUP_DELAY,
             cache_max_bytes: DEFAULT_CACHE_MAX_BYTES,
             group_instance_id: None,
             application_server: None,

@@ -17,7 +17,7 @@
 //! | `changelog_buffer` | changelog records held until the commit, the latest per key |
 //! | `consumer_errors` | which consumer errors are retried and which stop the application |
 //! | `standbys` | standby tasks: taking them on and dropping them, keeping them up to date, promoting them |
-//! | `state` | on-disk stores: flush after commits, restore from a checkpoint, checkpoint on close |
+//! | `state` | on-disk stores: flush with changelog offsets after commits, where a restore starts and why, clean close |
 //! | `queries` | publishing the stores' committed state and the partition counts for interactive queries ([`crate::query`]) |
 //! | `reset` | deleting an application's group and internal topics |
 //! | `signal` | shutting down on SIGINT/SIGTERM |
@@ -30,11 +30,11 @@
 //! | instrument | kind | meaning |
 //! |---|---|---|
 //! | `dekaf.streams.records.processed` | counter | records processed, counted at commit |
-//! | `dekaf.streams.records.restored` | counter | changelog records applied while restoring state |
+//! | `dekaf.streams.records.restored` | counter | changelog records applied while restoring state; labels `task`, `reason` (`checkpoint`, `crash tail`, `aborted interval`, `rebuild`) |
 //! | `dekaf.streams.commits` | counter | completed commits |
 //! | `dekaf.streams.commits.aborted` | counter | aborted commits (their work is redone) |
 //! | `dekaf.streams.commit.duration` | histogram | commit time in seconds |
-//! | `dekaf.streams.restore.duration` | histogram | time to restore one task's stores, in seconds |
+//! | `dekaf.streams.restore.duration` | histogram | time to restore one task's stores, in seconds; labels `task`, `reason` |
 //! | `dekaf.streams.tasks.active` | gauge | tasks currently owned |
 //! | `dekaf.streams.tasks.standby` | gauge | standby tasks currently maintained |
 //! | `dekaf.streams.standby.records` | counter | changelog records applied to standby tasks |
@@ -65,7 +65,10 @@ mod state;
 mod tasks;
 
 pub use app::{Builder, KafkaStreams, SHUTDOWN_TIMEOUT};
-pub use config::{BuildError, DEFAULT_CACHE_MAX_BYTES, ProcessingGuarantee, StreamsConfig};
+pub use config::{
+    BuildError, DEFAULT_CACHE_MAX_BYTES, DEFAULT_STATE_CLEANUP_DELAY, ProcessingGuarantee,
+    StreamsConfig,
+};
 pub use error::{ConsumerFailure, StreamsError};
 pub use offset_commit::OffsetCommitError;
 pub use refusal::MemberRefusal;

@@ -36,7 +36,7 @@
 //!
 //! A record whose task fails (its `on_error` chose `Fail`) ends the thread: nothing of its
 //! interval is committed. A failed commit is undone and redone ([`abort`](super::abort)). When
-//! the application stops, the thread commits once more, closes its tasks (checkpointing their
+//! the application stops, the thread commits once more, closes its tasks (syncing their
 //! stores) and leaves the group.
 //!
 //! Helpers, each in its own module: [`clients`](super::clients) (creating the librdkafka
@@ -103,7 +103,7 @@ pub(crate) struct StreamThread<T: Topology, F: BackendFactory> {
     pub(super) consumer_errors: ConsumerErrors,
     /// A shutdown came while a transactional call or a restore waited for an unreachable
     /// cluster, and the thread gave up on it: the interval's outcome is unknown, so the thread
-    /// closes without committing or writing checkpoints (the broker aborts the open transaction
+    /// closes without committing or marking tasks closed (the broker aborts the open transaction
     /// after `transaction.timeout.ms`; the next producer with this transactional id aborts it at
     /// once).
     pub(super) interrupted: bool,
@@ -242,7 +242,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         let n = tasks.len();
         for active in tasks {
             self.publish_closed(active.id);
-            // Only a clean, committed close may name the stores complete in a checkpoint.
+            // Only a clean, committed close marks the task closed cleanly.
             if clean && committed.is_ok() && !self.interrupted {
                 self.close_committed(active);
             }

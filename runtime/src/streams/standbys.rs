@@ -23,7 +23,7 @@ const SYNC_INTERVAL: Duration = Duration::from_millis(200);
 const FLUSH_INTERVAL: Duration = Duration::from_secs(1);
 /// How often the changelogs' end offsets (for the lag) are looked up.
 const END_REFRESH_INTERVAL: Duration = Duration::from_secs(2);
-/// How long a checkpoint's watermark lookup may take when a standby opens.
+/// How long the watermark lookup of a store's recorded offset may take when a standby opens.
 const WATERMARKS_TIMEOUT: Duration = Duration::from_secs(30);
 
 impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
@@ -100,7 +100,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         Some(standby)
     }
 
-    /// Closes every standby (the thread ends); `clean` writes their checkpoints.
+    /// Closes every standby (the thread ends); `clean` flushes their stores with their positions.
     pub(super) fn close_standbys(&mut self, clean: bool) {
         for standby in self.standbys.drain() {
             self.close_standby(standby, clean);
@@ -123,39 +123,43 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     }
 
     /// Creates the standby of `id`: its stores (in its locked directory, when on disk) and its
-    /// positions, from the directory's checkpoint when one fits the changelogs, else from the
-    /// beginning (emptying the stores).
+    /// positions, from the changelog offsets its stores recorded with their last flush when
+    /// every store has one that fits its changelog (as an active task's restore starts), else
+    /// from the beginning (emptying the stores).
     fn open_standby(
         &mut self,
         id: TaskId,
     ) -> Result<StandbyTask<T::Task<F::Backend>>, StreamsError> {
         let mut dir = self.lock_task_dir(id.subtopology, id.partition)?;
+        if let Some(d) = dir.as_mut() {
+            d.forget_clean_close();
+        }
         let mut task = T::create_task(id.subtopology, id.partition, &mut self.stores)
             .map_err(|source| StreamsError::task(id, source))?;
-        let checkpoint = dir.as_mut().and_then(|d| {
-            let c = d.checkpoint().cloned();
-            d.discard_checkpoint();
-            c
+        let mut recorded: Vec<(&'static str, Option<i64>)> = Vec::new();
+        let _ = task.for_each_store(|info, store| {
+            recorded.push((info.changelog_topic, store.changelog_offset()));
+            Ok::<(), ()>(())
         });
-        let mut fits = checkpoint.is_some();
-        if let Some(checkpoint) = &checkpoint {
-            for store in task.subtopology().stores {
-                let Some(offset) = checkpoint.offset(store.changelog_topic, id.partition) else {
-                    fits = false;
-                    break;
-                };
-                let (low, high) = watermarks(
-                    &self.restore_consumer,
-                    store.changelog_topic,
-                    id.partition,
-                    WATERMARKS_TIMEOUT,
-                )
-                .map_err(StreamsError::kafka("reading changelog offsets"))?;
-                if offset < low || offset > high {
-                    tracing::warn!(task = %id, topic = store.changelog_topic, offset, low, high, "the checkpoint does not fit the changelog; the standby rebuilds its stores");
-                    fits = false;
-                    break;
-                }
+        let mut fits = dir.is_some() && !task.needs_full_restore();
+        for (topic, offset) in &recorded {
+            if !fits {
+                break;
+            }
+            let Some(offset) = *offset else {
+                fits = false;
+                break;
+            };
+            let (low, high) = watermarks(
+                &self.restore_consumer,
+                topic,
+                id.partition,
+                WATERMARKS_TIMEOUT,
+            )
+            .map_err(StreamsError::kafka("reading changelog offsets"))?;
+            if offset < low || offset > high {
+                tracing::warn!(task = %id, topic, offset, low, high, "a store's changelog offset does not fit the changelog; the standby rebuilds its stores");
+                fits = false;
             }
         }
         if !fits {
@@ -163,26 +167,26 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                 .map_err(|source| StreamsError::task(id, source))?;
         }
         let start = |topic: &str| {
-            checkpoint
-                .as_ref()
+            recorded
+                .iter()
                 .filter(|_| fits)
-                .and_then(|c| c.offset(topic, id.partition))
+                .find(|(t, _)| *t == topic)
+                .and_then(|(_, o)| *o)
         };
         let standby = StandbyTask::new(id, task, dir, start);
-        tracing::info!(task = %id, from_checkpoint = fits, "standby task opened");
+        tracing::info!(task = %id, kept_stores = fits, "standby task opened");
         Ok(standby)
     }
 
-    /// Closes a standby: syncs its stores and checkpoints its positions (when `clean` and on
-    /// disk), so whoever opens the directory next starts from there. A failure only costs that
-    /// a full restore, so it is logged.
+    /// Closes a standby: when `clean` and on disk, flushes its stores with their positions,
+    /// syncs them and marks the close as clean, so whoever opens the directory next starts
+    /// from there. A failure only costs a longer restore, so it is logged.
     fn close_standby(&self, mut standby: StandbyTask<T::Task<F::Backend>>, clean: bool) {
         let id = standby.id;
         let Some(dir) = standby.dir.take() else {
             return;
         };
         if clean {
-            let checkpoint = standby.checkpoint();
             let result = standby
                 .flush()
                 .map_err(|e| e.to_string())
@@ -192,9 +196,9 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                         .for_each_store(|_, store| store.sync())
                         .map_err(|e| e.to_string())
                 })
-                .and_then(|()| dir.write_checkpoint(&checkpoint).map_err(|e| e.to_string()));
+                .and_then(|()| dir.mark_closed().map_err(|e| e.to_string()));
             if let Err(error) = result {
-                tracing::warn!(task = %id, error, "standby closed without a checkpoint; its next start restores in full");
+                tracing::warn!(task = %id, error, "closing the standby's stores failed; the next start checks what they hold");
             }
         }
         // The stores close before the directory is unlocked.

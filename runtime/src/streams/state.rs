@@ -1,8 +1,18 @@
-//! A thread's side of on-disk state: flushing stores after commits, restoring from a
-//! checkpoint, and writing the checkpoint when a task closes cleanly.
+//! A thread's side of on-disk state: flushing stores with their changelog offsets after
+//! commits, deciding where a task's restore starts, and marking a clean close.
+//!
+//! Every commit ends with each store writing its pending changes together with the changelog
+//! offset they bring it to ([`StoreBackend::flush_at`]), after Kafka committed them: an LMDB
+//! store thus always holds committed state and says which. Kafka Streams 4.4 writes its
+//! `.checkpoint` file during processing only under at-least-once, and only once the changelogs
+//! moved more than 10 000 records past the last one (`LegacyCheckpointingStateStore.commit`,
+//! `StateManagerUtil.checkpointNeeded`, `OFFSET_DELTA_THRESHOLD_FOR_CHECKPOINT`: a checkpoint
+//! costs a file write and a RocksDB flush); under exactly-once only when a store closes, so a
+//! crash wipes the state. Here the offset rides in the flush every commit makes anyway, so it
+//! is current after every commit, under either guarantee.
 //!
 //! With stores in memory all of this reduces to nothing: the memory backend's flush and sync
-//! do nothing and a task has no directory.
+//! do nothing, records no offset, and a task has no directory.
 
 use std::time::Duration;
 
@@ -12,7 +22,7 @@ use super::error::StreamsError;
 use super::processing::StreamThread;
 use super::tasks::ActiveTask;
 use crate::kafka::restore::{RestorePartition, watermarks};
-use crate::state_dir::{Checkpoint, TaskDir};
+use crate::state_dir::TaskDir;
 use crate::store::{BackendFactory, StoreBackend};
 use crate::task::{Task, Topology};
 
@@ -43,63 +53,101 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         }
     }
 
-    /// Writes every task's stores through to their backend, after a commit.
+    /// Writes every task's stores through to their backend after a commit, each with the
+    /// changelog offset it now reflects: for a changelog, the offset just past the last record
+    /// the producer delivered to it (the broker's answer, what Kafka Streams checkpoints); for
+    /// a table read from its source topic, the committed offset of that topic. A store whose
+    /// changelog got nothing this interval keeps the offset it has.
     pub(super) fn flush_stores(&mut self) -> Result<(), StreamsError> {
+        let delivered = self.deliveries.delivered().clone();
         for active in self.tasks.iter_mut() {
             let id = active.id;
+            let sources = active.task.source_topics();
+            let committed = &active.committed;
             active
                 .task
-                .for_each_store(|_, store| store.flush())
+                .for_each_store(|info, store| {
+                    let topic = info.changelog_topic;
+                    let offset = match sources.iter().position(|t| *t == topic) {
+                        Some(i) => committed[i],
+                        None => delivered.take_end(topic, id.partition),
+                    };
+                    match offset {
+                        Some(offset) => store.flush_at(offset),
+                        None => store.flush(),
+                    }
+                })
                 .map_err(|e| StreamsError::store(id, e))?;
         }
         Ok(())
     }
 
-    /// Where each changelog partition of `active` restores from: after the task directory's
-    /// checkpoint when it has one that fits the changelogs, else from the beginning. A
-    /// checkpoint that does not fit (an offset past a changelog's end or before its start, or
-    /// a store it does not name) empties the stores first. The checkpoint is used once: a later
-    /// rebuild restores from the beginning.
+    /// Where each changelog partition of `active` restores from, and why: after the offsets
+    /// its stores recorded with their last committed flush, when every store has one and each
+    /// fits its changelog; else from the beginning, after emptying the stores (a store without
+    /// an offset, an offset past a changelog's end or before its start). `after_abort`: the
+    /// task's uncommitted work was just dropped.
     pub(super) fn restore_start(
         &self,
         active: &mut ActiveTask<T, F>,
         partitions: &mut [RestorePartition],
-    ) -> Result<(), StreamsError> {
-        let Some(checkpoint) = active.dir.as_mut().and_then(|d| {
-            let c = d.checkpoint().cloned();
-            d.discard_checkpoint();
-            c
-        }) else {
-            return Ok(());
-        };
+        after_abort: bool,
+    ) -> Result<RestoreReason, StreamsError> {
+        let closed_cleanly = active.dir.as_mut().is_some_and(|d| {
+            let closed = d.closed_cleanly();
+            d.forget_clean_close();
+            closed
+        });
+        let mut recorded: Vec<(&'static str, Option<i64>)> = Vec::with_capacity(partitions.len());
+        let _ = active.task.for_each_store(|info, store| {
+            recorded.push((info.changelog_topic, store.changelog_offset()));
+            Ok::<(), ()>(())
+        });
         let mut starts = Vec::with_capacity(partitions.len());
-        for p in partitions.iter() {
-            let Some(offset) = checkpoint.offset(&p.topic, p.partition) else {
-                tracing::info!(task = %active.id, topic = p.topic, "the checkpoint names no offset for this changelog; rebuilding the task's stores");
-                starts.clear();
+        let mut rebuild = active.task.needs_full_restore().then_some(
+            "a stream-stream join's window state is rebuilt only by a restore from the start",
+        );
+        for p in partitions.iter().filter(|_| rebuild.is_none()) {
+            let offset = recorded
+                .iter()
+                .find(|(t, _)| *t == p.topic)
+                .and_then(|(_, o)| *o);
+            let Some(offset) = offset else {
+                rebuild = Some(if active.dir.is_some() {
+                    "a store holds no committed changelog offset (a first start, a restore that did not finish, or writes of an uncommitted interval reached it)"
+                } else {
+                    "stores in memory"
+                });
                 break;
             };
             let (low, high) = self
                 .end_reaching(&p.topic, p.partition, offset)
                 .map_err(StreamsError::kafka("reading changelog offsets"))?;
             if offset < low || offset > high {
-                tracing::warn!(task = %active.id, topic = p.topic, offset, low, high, "the checkpoint does not fit the changelog; rebuilding the task's stores");
-                starts.clear();
+                tracing::warn!(task = %active.id, topic = p.topic, offset, low, high, "a store's changelog offset does not fit the changelog");
+                rebuild = Some("a store's changelog offset does not fit the changelog");
                 break;
             }
             starts.push(offset);
         }
-        if starts.len() < partitions.len() {
+        if let Some(cause) = rebuild {
             let id = active.id;
-            return active
+            active
                 .task
                 .clear()
-                .map_err(|source| StreamsError::task(id, source));
+                .map_err(|source| StreamsError::task(id, source))?;
+            return Ok(RestoreReason::Rebuild(cause));
         }
         for (p, offset) in partitions.iter_mut().zip(starts) {
             p.from = Offset::Offset(offset);
         }
-        Ok(())
+        Ok(if closed_cleanly {
+            RestoreReason::Checkpoint
+        } else if after_abort {
+            RestoreReason::AbortedInterval
+        } else {
+            RestoreReason::CrashTail
+        })
     }
 
     /// The watermarks of a changelog partition, waiting up to [`MARKERS_WAIT`] for the high one
@@ -126,9 +174,9 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         }
     }
 
-    /// Closes a task whose work is committed: syncs its stores to disk and writes the
-    /// checkpoint that lets the next start skip what they hold. A failure only costs the next
-    /// start a full restore, so it is logged, not returned.
+    /// Closes a task whose work is committed (its stores flushed with their offsets by that
+    /// commit): syncs its stores to disk and marks the close as clean. A failure only costs the
+    /// next start a longer restore, so it is logged, not returned.
     pub(super) fn close_committed(&self, mut active: ActiveTask<T, F>) {
         let Some(dir) = active.dir.take() else {
             return;
@@ -138,48 +186,60 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             .task
             .for_each_store(|_, store| store.sync())
             .map_err(|e| e.to_string())
-            .and_then(|()| self.checkpoint_of(&active).map_err(|e| e.to_string()))
-            .and_then(|checkpoint| dir.write_checkpoint(&checkpoint).map_err(|e| e.to_string()));
+            .and_then(|()| dir.mark_closed().map_err(|e| e.to_string()));
         // The stores close before the directory is unlocked.
         drop(active);
         match result {
-            Ok(()) => tracing::debug!(task = %id, "checkpoint written"),
+            Ok(()) => tracing::debug!(task = %id, "task closed cleanly"),
             Err(error) => {
-                tracing::warn!(task = %id, error, "no checkpoint written; the next start restores the task's stores in full");
+                tracing::warn!(task = %id, error, "closing the task's stores failed; the next start checks what they hold");
             }
         }
         drop(dir);
     }
+}
 
-    /// The changelog offsets `active`'s stores hold right after a commit. For a changelog:
-    /// the offset just past the last record the producer delivered to it, as the broker
-    /// answered (what Kafka Streams checkpoints), or, when the task wrote nothing to it since
-    /// this thread last checkpointed it, its end offset (a lower bound of what the store holds:
-    /// a restart then at worst replays records the store already has). For a table read from
-    /// its source topic: the committed offset of that topic.
-    fn checkpoint_of(&self, active: &ActiveTask<T, F>) -> Result<Checkpoint, StreamsError> {
-        let mut checkpoint = Checkpoint::default();
-        for store in active.task.subtopology().stores {
-            let topic = store.changelog_topic;
-            let partition = active.id.partition;
-            let offset = match active.task.source_index(topic) {
-                Some(i) => active.committed[i].unwrap_or(0),
-                None => match self.deliveries.delivered().take_end(topic, partition) {
-                    Some(end) => end,
-                    None => {
-                        watermarks(&self.restore_consumer, topic, partition, WATERMARKS_TIMEOUT)
-                            .map_err(StreamsError::kafka("reading changelog offsets"))?
-                            .1
-                    }
-                },
-            };
-            checkpoint.set(topic, partition, offset);
+/// Why a restore replays what it does; the log line of every restore names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum RestoreReason {
+    /// The task closed cleanly last time: only what its changelogs gained since.
+    Checkpoint,
+    /// The process ended without closing the task (a crash): the changelog tail after the
+    /// offsets the stores recorded with their last committed flush.
+    CrashTail,
+    /// An aborted commit interval: its writes were dropped, the stores kept as of their
+    /// offsets, and the changelog tail after them replayed.
+    AbortedInterval,
+    /// A standby became active: only what its changelogs gained since the standby's
+    /// positions.
+    Standby,
+    /// The stores were emptied and restored from the changelogs' start, for this cause.
+    Rebuild(&'static str),
+}
+
+impl RestoreReason {
+    /// A short name (the `reason` of the log line and of the restore metrics).
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            RestoreReason::Checkpoint => "checkpoint",
+            RestoreReason::CrashTail => "crash tail",
+            RestoreReason::AbortedInterval => "aborted interval",
+            RestoreReason::Standby => "standby",
+            RestoreReason::Rebuild(_) => "rebuild",
         }
-        Ok(checkpoint)
     }
 }
 
-/// Flushes every store of `task` (after a restore).
-pub(super) fn flush_task<K: Task>(task: &mut K) -> Result<(), crate::store::StoreError> {
-    task.for_each_store(|_, store| StoreBackend::flush(store))
+/// Records in every store of `task` the changelog offsets `ends` (per changelog topic) after a
+/// restore, flushing what it applied in the same LMDB transaction; stores not named just flush.
+pub(super) fn flush_restored<K: Task>(
+    task: &mut K,
+    ends: &[(&str, i64)],
+) -> Result<(), crate::store::StoreError> {
+    task.for_each_store(
+        |info, store| match ends.iter().find(|(t, _)| *t == info.changelog_topic) {
+            Some((_, end)) => store.flush_at(*end),
+            None => StoreBackend::flush(store),
+        },
+    )
 }

@@ -21,16 +21,36 @@ pub(super) const INITIAL_MAP_SIZE: usize = 64 << 20;
 
 /// Opens (creating if needed) the environment in `dir`, which must exist.
 ///
-/// Flags are chosen for throughput, since the changelog is the truth and the directory only a
-/// cache of it: no fsync per commit (`NO_SYNC`, `NO_META_SYNC`; a checkpoint syncs explicitly),
-/// no read-ahead (state larger than memory is read at random), and read transactions not bound
-/// to a thread (`WithoutTls`).
+/// # Sync flags and what survives what
+///
+/// The environment records, with every committed flush, the changelog offset its contents
+/// reflect (see `meta`), and the runtime trusts a store after a restart only through that
+/// offset. The flags are chosen so that the offset can never be ahead of, or disagree with,
+/// the data on disk:
+///
+/// - `NO_META_SYNC`: a write transaction's data pages are written and `fdatasync`ed at commit,
+///   its meta page (which points at the new root) is written but not synced; the next commit
+///   or the kernel's writeback syncs it. LMDB's documentation: "a system crash can undo the last
+///   committed transaction. I.e. it preserves the ACI (atomicity, consistency, isolation) but
+///   not D (durability) database property."
+/// - Not `NO_SYNC`, not `WRITE_MAP` + `MAP_ASYNC`: with those, a power loss can leave the file
+///   corrupt (pages of a newer transaction referenced, or missing), not merely older.
+///
+/// So: a **process crash** (`SIGKILL`, panic, OOM kill) loses nothing LMDB committed: its pages
+/// are in the kernel's page cache. A **power loss or kernel crash** can roll the environment
+/// back to an earlier committed transaction (the last one or a few), data and offset together,
+/// never to a mix; the restore then replays a longer changelog tail. A file damaged anyway
+/// (a disk failing) that LMDB refuses to open is deleted and rebuilt from the changelog
+/// ([`super::LmdbStores`]).
+///
+/// Also: no read-ahead (state larger than memory is read at random), and read transactions not
+/// bound to a thread (`WithoutTls`).
 pub(super) fn open(dir: &Path, map_size: usize) -> heed::Result<Env<WithoutTls>> {
     let mut options = EnvOpenOptions::new().read_txn_without_tls();
     options.map_size(map_size).max_dbs(0).max_readers(8);
     // SAFETY: the flags change durability, not memory safety.
     unsafe {
-        options.flags(EnvFlags::NO_SYNC | EnvFlags::NO_META_SYNC | EnvFlags::NO_READ_AHEAD);
+        options.flags(EnvFlags::NO_META_SYNC | EnvFlags::NO_READ_AHEAD);
     }
     // SAFETY: `dir` is inside a task directory locked by this process for as long as the
     // environment is open (see the module documentation); nothing else maps or writes it.

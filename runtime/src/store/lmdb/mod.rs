@@ -18,6 +18,16 @@
 //! ordering is unchanged. The longest key is [`LmdbBackend::max_key_len`] bytes (about 2 KiB
 //! with 4 KiB pages); a longer one is refused with [`StoreError::KeyTooLong`].
 //!
+//! # Committed state and the changelog offset
+//!
+//! The environment also records the changelog offset its contents reflect, written in the same
+//! LMDB transaction as the data ([`meta`]): by [`StoreBackend::flush_at`], which the runtime
+//! calls only after a commit succeeded. A flush the store makes on its own (pending writes past
+//! [`FLUSH_BYTES`]) or a `clear` removes the offset in its transaction, so an environment that
+//! may hold uncommitted writes is never taken for committed state. A restart keeps a store
+//! with an offset and replays only the changelog after it; an aborted interval drops the
+//! pending writes ([`StoreBackend::discard_pending`]) and keeps the store as of its offset.
+//!
 //! # The map
 //!
 //! The memory map starts at 64 MiB and doubles whenever the next write transaction might not
@@ -25,6 +35,7 @@
 //! growing store never fails for want of space while the disk has room.
 
 mod env;
+mod meta;
 mod pending;
 
 use std::cell::RefCell;
@@ -56,6 +67,9 @@ pub struct LmdbBackend {
     max_key_len: usize,
     map_size: usize,
     path: PathBuf,
+    /// The changelog offset recorded in the environment (see [`meta`]): `None` when LMDB may
+    /// hold writes no commit confirmed, or never recorded one.
+    offset: Option<i64>,
 }
 
 impl std::fmt::Debug for LmdbBackend {
@@ -64,6 +78,7 @@ impl std::fmt::Debug for LmdbBackend {
             .field("path", &self.path)
             .field("pending", &self.pending.len())
             .field("map_size", &self.map_size)
+            .field("offset", &self.offset)
             .finish()
     }
 }
@@ -107,7 +122,9 @@ impl LmdbBackend {
             .clone()
             .static_read_txn()
             .map_err(err("a read transaction"))?;
+        let offset = meta::read_offset(&db, &snapshot).map_err(err("reading the offset"))?;
         Ok(LmdbBackend {
+            offset,
             max_key_len: env.max_key_size().saturating_sub(1),
             map_size: env.info().map_size,
             env,
@@ -239,6 +256,15 @@ fn prefixed(out: &mut Vec<u8>, key: &[u8]) {
     out.extend_from_slice(key);
 }
 
+/// The bound of stored keys for `bound` of a scan's upper end: an unbounded end stops before
+/// the meta key.
+fn prefixed_upper(bound: Bound<&[u8]>) -> Bound<Vec<u8>> {
+    match bound {
+        Bound::Unbounded => Bound::Excluded(meta::DATA_END.to_vec()),
+        bound => prefixed_bound(bound),
+    }
+}
+
 fn prefixed_bound(bound: Bound<&[u8]>) -> Bound<Vec<u8>> {
     let prefix = |key: &[u8]| {
         let mut out = Vec::with_capacity(key.len() + 1);
@@ -351,7 +377,7 @@ impl StoreBackend for LmdbBackend {
         let stored = if inverted(&from, &to) {
             None
         } else {
-            let bounds = (prefixed_bound(from), prefixed_bound(to));
+            let bounds = (prefixed_bound(from), prefixed_upper(to));
             let bounds = (
                 bounds.0.as_ref().map(Vec::as_slice),
                 bounds.1.as_ref().map(Vec::as_slice),
@@ -372,6 +398,8 @@ impl StoreBackend for LmdbBackend {
 
     fn clear(&mut self) -> Result<(), StoreError> {
         self.pending.clear();
+        // Clearing removes the offset too: an empty store reflects no changelog position.
+        self.offset = None;
         self.write(|db, wtxn| db.clear(wtxn), 0)
     }
 
@@ -379,7 +407,11 @@ impl StoreBackend for LmdbBackend {
         let Ok(snapshot) = self.snapshot() else {
             return 0;
         };
-        let stored = self.db.len(snapshot).unwrap_or(0);
+        let meta = u64::from(matches!(
+            self.db.get(snapshot, meta::OFFSET_KEY),
+            Ok(Some(_))
+        ));
+        let stored = self.db.len(snapshot).unwrap_or(0).saturating_sub(meta);
         let mut len = i64::try_from(stored).unwrap_or(i64::MAX);
         for (key, value) in self.pending.sorted(Bound::Unbounded, Bound::Unbounded) {
             let was = matches!(self.stored(key), Ok(Some(_)));
@@ -392,6 +424,37 @@ impl StoreBackend for LmdbBackend {
         if self.pending.len() == 0 {
             return Ok(());
         }
+        // No commit confirms these writes: the offset goes in the same transaction.
+        self.write_pending(None)
+    }
+
+    fn flush_at(&mut self, changelog_offset: i64) -> Result<(), StoreError> {
+        if self.pending.len() == 0 && self.offset == Some(changelog_offset) {
+            return Ok(());
+        }
+        self.write_pending(Some(changelog_offset))
+    }
+
+    fn changelog_offset(&self) -> Option<i64> {
+        self.offset
+    }
+
+    fn discard_pending(&mut self) -> Result<bool, StoreError> {
+        self.pending.clear();
+        Ok(self.offset.is_some())
+    }
+
+    fn sync(&mut self) -> Result<(), StoreError> {
+        self.flush()?;
+        self.env
+            .force_sync()
+            .map_err(lmdb_error(&self.path, "syncing to disk"))
+    }
+}
+
+impl LmdbBackend {
+    /// Writes the pending changes and `offset` (`None`: removes it) in one write transaction.
+    fn write_pending(&mut self, offset: Option<i64>) -> Result<(), StoreError> {
         let pending = std::mem::take(&mut self.pending);
         let room = pending.bytes();
         let entries = pending.sorted(Bound::Unbounded, Bound::Unbounded);
@@ -407,7 +470,7 @@ impl StoreBackend for LmdbBackend {
                         }
                     }
                 }
-                Ok(())
+                meta::write_offset(db, wtxn, offset)
             },
             room,
         );
@@ -415,15 +478,9 @@ impl StoreBackend for LmdbBackend {
         self.pending = pending;
         if result.is_ok() {
             self.pending.clear();
+            self.offset = offset;
         }
         result
-    }
-
-    fn sync(&mut self) -> Result<(), StoreError> {
-        self.flush()?;
-        self.env
-            .force_sync()
-            .map_err(lmdb_error(&self.path, "syncing to disk"))
     }
 }
 
@@ -464,7 +521,22 @@ impl BackendFactory for LmdbStores {
         partition: i32,
         store: &StoreInfo,
     ) -> Result<LmdbBackend, StoreError> {
-        LmdbBackend::open(&self.store_dir(application_id, subtopology, partition, store.name))
+        let dir = self.store_dir(application_id, subtopology, partition, store.name);
+        match LmdbBackend::open(&dir) {
+            Ok(backend) => Ok(backend),
+            Err(error) => {
+                // A damaged environment is a cache of the changelog: delete it and rebuild.
+                tracing::warn!(path = %dir.display(), %error, "the store's LMDB environment cannot be opened; deleting it and rebuilding the store from its changelog");
+                std::fs::remove_dir_all(&dir).map_err(|e| {
+                    StoreError::Backend(format!(
+                        "cannot delete the damaged store directory {}: {e} (delete it by hand \
+                         while the application is stopped)",
+                        dir.display()
+                    ))
+                })?;
+                LmdbBackend::open(&dir)
+            }
+        }
     }
 }
 

@@ -140,3 +140,104 @@ fn the_map_grows_instead_of_failing_and_long_keys_get_a_clear_error() {
     drop(lmdb);
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn the_changelog_offset_commits_with_the_data_and_a_spill_or_clear_removes_it() {
+    let dir = temp_dir("offset");
+    let mut store = LmdbBackend::open(&dir).expect("open");
+    assert_eq!(
+        store.changelog_offset(),
+        None,
+        "a new store reflects no offset"
+    );
+    store.put(b"a", b"1").expect("put");
+    store.put(b"", b"empty key").expect("put");
+    store.flush_at(7).expect("flush_at");
+    assert_eq!(store.changelog_offset(), Some(7));
+    // The meta key is no entry: not counted, not scanned.
+    assert_eq!(store.len(), 2);
+    assert_eq!(
+        all(&store, Bound::Unbounded, Bound::Unbounded),
+        [
+            (b"".to_vec(), b"empty key".to_vec()),
+            (b"a".to_vec(), b"1".to_vec())
+        ]
+    );
+    assert_eq!(all(&store, Bound::Excluded(b"a"), Bound::Unbounded), []);
+
+    // An aborted interval: its pending writes go, the store is as of offset 7 again.
+    store.put(b"a", b"2").expect("put");
+    store.put(b"b", b"3").expect("put");
+    assert!(
+        store.discard_pending().expect("discard"),
+        "nothing reached LMDB"
+    );
+    assert_eq!(store.get(b"a").expect("get"), Some(&b"1"[..]));
+    assert_eq!(store.get(b"b").expect("get"), None);
+    drop(store);
+
+    // The offset and the data survive a reopen together (a crash after the flush).
+    let mut store = LmdbBackend::open(&dir).expect("reopen");
+    assert_eq!(store.changelog_offset(), Some(7));
+    assert_eq!(store.get(b"a").expect("get"), Some(&b"1"[..]));
+
+    // A flush no commit confirmed (a spill) takes the offset away in the same transaction.
+    store.put(b"c", b"4").expect("put");
+    store.flush().expect("spill");
+    assert_eq!(store.changelog_offset(), None);
+    assert!(
+        !store.discard_pending().expect("discard"),
+        "writes of the interval reached LMDB: the store must be rebuilt"
+    );
+    drop(store);
+    let mut store = LmdbBackend::open(&dir).expect("reopen");
+    assert_eq!(
+        store.changelog_offset(),
+        None,
+        "a spilled store is untrusted after a crash"
+    );
+    store.flush_at(9).expect("flush_at");
+    assert_eq!(store.changelog_offset(), Some(9));
+    store.clear().expect("clear");
+    assert_eq!(store.changelog_offset(), None);
+    assert_eq!(store.len(), 0);
+    drop(store);
+    assert_eq!(
+        LmdbBackend::open(&dir).expect("reopen").changelog_offset(),
+        None
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn a_large_interval_spills_and_leaves_the_store_untrusted() {
+    let dir = temp_dir("spill");
+    let mut store = LmdbBackend::open(&dir).expect("open");
+    store.flush_at(1).expect("flush_at");
+    let value = vec![7u8; 1 << 16];
+    let mut i = 0u32;
+    while store.changelog_offset().is_some() {
+        store.put(&i.to_be_bytes(), &value).expect("put");
+        i += 1;
+        assert!(i < 10_000, "never spilled");
+    }
+    assert!(!store.discard_pending().expect("discard"));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn a_damaged_environment_is_deleted_and_reopened_empty() {
+    let root = temp_dir("damaged");
+    let mut stores = LmdbStores::new(&root);
+    let info = crate::topology::StoreInfo {
+        name: "counts",
+        changelog_topic: "app-counts-changelog",
+        kind: crate::topology::StoreKind::KeyValue,
+    };
+    let dir = stores.store_dir("app", "0", 0, "counts");
+    std::fs::create_dir_all(&dir).expect("dir");
+    std::fs::write(dir.join("data.mdb"), vec![0xAB; 64 << 10]).expect("garbage");
+    let store = stores.open("app", "0", 0, &info).expect("rebuilt");
+    assert_eq!((store.len(), store.changelog_offset()), (0, None));
+    let _ = std::fs::remove_dir_all(root);
+}
