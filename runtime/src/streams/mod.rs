@@ -57,7 +57,10 @@ mod state;
 mod tasks;
 
 pub use app::{Builder, KafkaStreams, SHUTDOWN_TIMEOUT};
-pub use config::{BuildError, DEFAULT_CACHE_MAX_BYTES, ProcessingGuarantee, StreamsConfig};
+pub use config::{
+    BuildError, DEFAULT_CACHE_MAX_BYTES, DEFAULT_IDLE_COMMIT_INTERVAL, ProcessingGuarantee,
+    StreamsConfig,
+};
 pub use error::{ConsumerFailure, StreamsError};
 pub use offset_commit::OffsetCommitError;
 pub use refusal::MemberRefusal;

@@ -17,7 +17,7 @@
 //! 4. **Transaction.** Under exactly-once the first record of a commit interval begins the
 //!    producer's transaction: everything up to the commit is in it.
 //! 5. **Process.** The record becomes an [`InputRecord`] (headers are copied only when it has
-//!    some) and goes to [`Task::process`]: the code `topology!` generated for the task
+//!    some, into a list the thread reuses) and goes to [`Task::process`]: the code `topology!` generated for the task
 //!    deserializes key and value with the source's serdes and runs the operators, statically
 //!    dispatched, reading and writing the task's stores.
 //! 6. **Sink.** Whatever the task writes goes to the thread's [`ProducerSink`] (below): output
@@ -26,7 +26,10 @@
 //! 7. **Progress.** A processed record moves its task's position past it (`offset + 1`): that
 //!    is the offset the next commit stores for the partition.
 //! 8. **Commit.** Every commit interval (the clock is read once per 64 records, or whenever a
-//!    poll comes back empty), [`commit`](super::commit) flushes the record caches and the
+//!    poll comes back empty), or, when the thread has processed everything it fetched and spent
+//!    at least half the time since the last commit waiting for input, once the idle commit
+//!    interval (10 ms) has passed since the last commit,
+//!    [`commit`](super::commit) flushes the record caches and the
 //!    changelog buffer, then commits the output and the consumed offsets together: in the
 //!    transaction under exactly-once, or after a producer flush with an OffsetCommit under
 //!    at-least-once.
@@ -101,6 +104,8 @@ pub(crate) struct StreamThread<T: Topology, F: BackendFactory> {
     pub(super) interrupted: bool,
     /// Publishes the tasks' committed state for interactive queries.
     pub(super) publisher: Publisher,
+    /// The headers of the record being processed, refilled per record that has headers.
+    pub(super) header_scratch: Headers,
 }
 
 impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
@@ -127,6 +132,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             consumer_errors: ConsumerErrors::default(),
             interrupted: false,
             publisher: Publisher::new(Arc::clone(&ctx.queries)),
+            header_scratch: Headers::new(),
             ctx,
         })
     }
@@ -148,6 +154,16 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     /// when due (8).
     fn run_loop(&mut self) -> Result<(), StreamsError> {
         let mut since_clock_check = 0u32;
+        // Records processed since the last commit of this loop: once the fetched queue runs
+        // dry, the thread commits after `idle_commit_interval` rather than `commit_interval`.
+        let mut uncommitted = false;
+        // Time spent waiting for input since the last commit (counted while `uncommitted`).
+        let mut waited = Duration::ZERO;
+        let idle_commit = self
+            .ctx
+            .config
+            .idle_commit_interval
+            .min(self.ctx.config.commit_interval);
         while !self.ctx.stop.load(Ordering::Relaxed) {
             while let Some(event) = self.member.try_event()? {
                 match event {
@@ -161,17 +177,49 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                 std::thread::sleep(POLL);
                 continue;
             }
-            match self.consumer.poll(POLL) {
+            // With uncommitted work the poll does not wait: an empty queue means the thread has
+            // caught up with what it fetched. It commits then if `idle_commit` has passed since
+            // the last commit and it spent at least half of that time waiting for input (it has
+            // spare time: under a backlog it is busy, and more commits would only cost more
+            // records, each cache flush and changelog one per key). The clock is read only
+            // when the queue is empty, never per record.
+            let polled = match self
+                .consumer
+                .poll(if uncommitted { Duration::ZERO } else { POLL })
+            {
+                None if uncommitted => {
+                    let elapsed = self.last_commit.elapsed();
+                    if elapsed >= idle_commit && waited * 2 >= elapsed {
+                        since_clock_check = 0;
+                        uncommitted = false;
+                        waited = Duration::ZERO;
+                        self.commit()?;
+                        continue;
+                    }
+                    let wait = if elapsed < idle_commit {
+                        (idle_commit - elapsed).min(POLL)
+                    } else {
+                        POLL
+                    };
+                    let before = Instant::now();
+                    let polled = self.consumer.poll(wait);
+                    waited += before.elapsed();
+                    polled
+                }
+                polled => polled,
+            };
+            match polled {
                 Some(Ok(message)) => {
+                    uncommitted = true;
                     let eos = self.eos();
                     let processed = process(
                         &mut self.tasks,
                         &self.producer,
                         &mut self.changelog,
                         &self.deliveries,
-                        &mut self.txn_open,
-                        eos,
+                        eos.then_some(&mut self.txn_open),
                         &message,
+                        &mut self.header_scratch,
                     )?;
                     if processed == Processed::TransactionFailed {
                         // The open transaction failed under the sink (a record timed out while
@@ -194,6 +242,8 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             }
             since_clock_check = 0;
             if self.last_commit.elapsed() >= self.ctx.config.commit_interval {
+                uncommitted = false;
+                waited = Duration::ZERO;
                 self.commit()?;
             }
         }
@@ -245,29 +295,29 @@ fn process<T: Topology, F: BackendFactory>(
     producer: &StreamsProducer,
     changelog: &mut ChangelogBuffer,
     deliveries: &DeliveryWatch,
-    txn_open: &mut bool,
-    eos: bool,
+    txn_open: Option<&mut bool>,
     message: &BorrowedMessage<'_>,
+    header_scratch: &mut Headers,
 ) -> Result<Processed, StreamsError> {
     let Some((active, source)) = tasks.route(message.topic(), message.partition()) else {
         // A record fetched just before its partition was unassigned.
         return Ok(Processed::Done);
     };
-    if eos && !*txn_open {
+    // Under exactly-once (`txn_open` is the thread's "a transaction is open").
+    let eos = txn_open.is_some();
+    if let Some(open) = txn_open
+        && !*open
+    {
         producer
             .begin_transaction()
             .map_err(StreamsError::kafka("beginning a transaction"))?;
-        *txn_open = true;
+        *open = true;
     }
-    let owned_headers;
     let headers = match message.headers() {
         Some(h) if h.count() > 0 => {
-            let mut copy = Headers::new();
-            for header in h.iter() {
-                copy.add(header.key, header.value);
-            }
-            owned_headers = copy;
-            &owned_headers
+            // Copied into the thread's reused list: no allocation once it has grown.
+            header_scratch.refill(h.iter().map(|header| (header.key, header.value)));
+            &*header_scratch
         }
         _ => Headers::empty(),
     };
