@@ -42,14 +42,6 @@ pub const CONSUMER_DEFAULTS: &[(&str, &str)] = &[
     // partition is about 60k words) tripped it, and the default 1000 ms left the thread idle for
     // most of each second once the queue drained.
     ("fetch.queue.backoff.ms", "10"),
-    // How many fetched records librdkafka keeps queued per partition before it stops fetching
-    // it (default 100k) and how many kilobytes in all (default 64 MiB). With the defaults a word
-    // count's repartition backlog (small records, each with librdkafka's per-message overhead)
-    // filled the prefetch queue to tens of MiB, most of the process's peak RSS; 10k records per
-    // partition is about 30 ms of work at the thread's rate, refilled every
-    // `fetch.queue.backoff.ms`.
-    ("queued.min.messages", "10000"),
-    ("queued.max.messages.kbytes", "16384"),
 ];
 
 /// Producer properties the runtime chooses unless the user sets them.

@@ -26,8 +26,8 @@
 //! 7. **Progress.** A processed record moves its task's position past it (`offset + 1`): that
 //!    is the offset the next commit stores for the partition.
 //! 8. **Commit.** Every commit interval (the clock is read once per 64 records, or whenever a
-//!    poll comes back empty), or, when the thread has processed everything it fetched and spent
-//!    at least half the time since the last commit waiting for input, once the idle commit
+//!    poll comes back empty), or, when the thread has processed everything it fetched and is
+//!    not busy (at most 1,000 records in this interval and the last), once the idle commit
 //!    interval (10 ms) has passed since the last commit,
 //!    [`commit`](super::commit) flushes the record caches and the
 //!    changelog buffer, then commits the output and the consumed offsets together: in the
@@ -75,6 +75,10 @@ use crate::task::{Headers, InputRecord, Task, TaskError, Topology};
 const POLL: Duration = Duration::from_millis(20);
 /// Records processed between two looks at the clock (is a commit due?).
 const RECORDS_PER_CLOCK_CHECK: u32 = 64;
+/// The most records an interval (and the one before it) may hold for an idle commit
+/// ([`idle_commit_interval`](super::Builder::idle_commit_interval)): a thread that processes
+/// more is busy, and commits every commit interval.
+const IDLE_COMMIT_MAX_RECORDS: u32 = 1000;
 
 /// The state of one processing thread.
 pub(crate) struct StreamThread<T: Topology, F: BackendFactory> {
@@ -157,8 +161,9 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         // Records processed since the last commit of this loop: once the fetched queue runs
         // dry, the thread commits after `idle_commit_interval` rather than `commit_interval`.
         let mut uncommitted = false;
-        // Time spent waiting for input since the last commit (counted while `uncommitted`).
-        let mut waited = Duration::ZERO;
+        // Records processed since the last commit of this loop, and in the interval before.
+        let mut since_commit = 0u32;
+        let mut last_interval = 0u32;
         let idle_commit = self
             .ctx
             .config
@@ -179,38 +184,35 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             }
             // With uncommitted work the poll does not wait: an empty queue means the thread has
             // caught up with what it fetched. It commits then if `idle_commit` has passed since
-            // the last commit and it spent at least half of that time waiting for input (it has
-            // spare time: under a backlog it is busy, and more commits would only cost more
-            // records, each cache flush and changelog one per key). The clock is read only
-            // when the queue is empty, never per record.
+            // the last commit and the thread is not busy: this interval and the last one held
+            // at most IDLE_COMMIT_MAX_RECORDS records. Under a backlog more commits would only
+            // cost more records (each cache flush and changelog writes one per changed key),
+            // so a busy thread commits every commit interval. The clock is read only when the
+            // queue is empty, never per record.
+            let quiet =
+                since_commit <= IDLE_COMMIT_MAX_RECORDS && last_interval <= IDLE_COMMIT_MAX_RECORDS;
             let polled = match self
                 .consumer
                 .poll(if uncommitted { Duration::ZERO } else { POLL })
             {
-                None if uncommitted => {
+                None if uncommitted && quiet => {
                     let elapsed = self.last_commit.elapsed();
-                    if elapsed >= idle_commit && waited * 2 >= elapsed {
+                    if elapsed >= idle_commit {
                         since_clock_check = 0;
                         uncommitted = false;
-                        waited = Duration::ZERO;
+                        last_interval = std::mem::take(&mut since_commit);
                         self.commit()?;
                         continue;
                     }
-                    let wait = if elapsed < idle_commit {
-                        (idle_commit - elapsed).min(POLL)
-                    } else {
-                        POLL
-                    };
-                    let before = Instant::now();
-                    let polled = self.consumer.poll(wait);
-                    waited += before.elapsed();
-                    polled
+                    self.consumer.poll((idle_commit - elapsed).min(POLL))
                 }
+                None if uncommitted => self.consumer.poll(POLL),
                 polled => polled,
             };
             match polled {
                 Some(Ok(message)) => {
                     uncommitted = true;
+                    since_commit = since_commit.saturating_add(1);
                     let eos = self.eos();
                     let processed = process(
                         &mut self.tasks,
@@ -243,7 +245,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             since_clock_check = 0;
             if self.last_commit.elapsed() >= self.ctx.config.commit_interval {
                 uncommitted = false;
-                waited = Duration::ZERO;
+                last_interval = std::mem::take(&mut since_commit);
                 self.commit()?;
             }
         }
