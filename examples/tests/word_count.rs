@@ -80,3 +80,41 @@ fn topology_info() {
     assert_eq!(s1.sink_topics, ["word-counts"]);
     assert_eq!(s1.stores[0].name, "counts");
 }
+
+topology! {
+    /// A count straight off a source: its value is checked, never built.
+    pub CountOnly = "count-only" {
+        stream("co-in", Utf8, Utf8)
+            .group_by_key()
+            .count("co-counts")
+            .to_stream()
+            .to("co-out", Utf8, I64);
+    }
+}
+
+#[test]
+fn a_counted_value_that_does_not_deserialize_still_fails_its_record() {
+    use dekaf_streams::testing::RawRecord;
+    let driver = TestDriver::<CountOnly>::new();
+    let raw = |value: Option<&[u8]>| RawRecord {
+        key: Some(b"a".to_vec()),
+        value: value.map(<[u8]>::to_vec),
+        timestamp: 1,
+        headers: Headers::default(),
+    };
+    // Not UTF-8, then null: the value serde refuses both, as when the value was decoded.
+    for bad in [Some(&[0xff, 0xfe][..]), None] {
+        let err = driver
+            .try_pipe_raw("co-in", raw(bad))
+            .expect_err("a value Utf8 refuses fails the record");
+        assert!(
+            err.to_string().contains("value deserialization"),
+            "unexpected error: {err}"
+        );
+    }
+    driver
+        .try_pipe_raw("co-in", raw(Some(b"fine")))
+        .expect("a valid record");
+    let counts = driver.output_topic(CountOnly::CO_OUT);
+    assert_eq!(counts.read_key_values_to_list(), [("a".to_owned(), 1)]);
+}

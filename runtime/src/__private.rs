@@ -217,6 +217,12 @@ pub fn de_value<S: Serde>(
     S::deserialize(bytes).map_err(|e| record(ErrorKind::ValueDeserialization, node, e))
 }
 
+/// Checks a value nobody reads (see [`Serde::check`]): the same errors as [`de_value`], no value.
+#[inline(always)]
+pub fn check_value<S: Serde>(bytes: Option<&[u8]>, node: &'static str) -> Result<(), RecordError> {
+    S::check(bytes).map_err(|e| record(ErrorKind::ValueDeserialization, node, e))
+}
+
 /// Serializes into `buf` (cleared first). Spanned at the user's serde: a value of another type
 /// is a type error there.
 #[inline(always)]

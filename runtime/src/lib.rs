@@ -44,6 +44,7 @@ pub use streams::{
 pub use testing::TestDriver;
 
 pub mod dsl;
+mod fast_hash;
 #[cfg(feature = "http")]
 pub mod http;
 pub mod punctuation;

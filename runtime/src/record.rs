@@ -35,6 +35,34 @@ impl Headers {
         self
     }
 
+    /// Replaces the headers with `items`, reusing the buffers of the names and values already
+    /// held: a processing thread refills one list per record that has headers, so it allocates
+    /// only when a record has more or longer headers than any before it.
+    #[cfg_attr(not(feature = "kafka"), allow(dead_code))]
+    pub(crate) fn refill<'a>(&mut self, items: impl Iterator<Item = (&'a str, Option<&'a [u8]>)>) {
+        let mut n = 0;
+        for (name, value) in items {
+            match self.entries.get_mut(n) {
+                Some((stored_name, stored_value)) => {
+                    stored_name.clear();
+                    stored_name.push_str(name);
+                    match (stored_value.as_mut(), value) {
+                        (Some(buf), Some(value)) => {
+                            buf.clear();
+                            buf.extend_from_slice(value);
+                        }
+                        (_, value) => *stored_value = value.map(<[u8]>::to_vec),
+                    }
+                }
+                None => self
+                    .entries
+                    .push((name.to_owned(), value.map(<[u8]>::to_vec))),
+            }
+            n += 1;
+        }
+        self.entries.truncate(n);
+    }
+
     /// Appends a header and returns the list (builder style).
     pub fn with(mut self, name: impl Into<String>, value: impl Into<Vec<u8>>) -> Self {
         self.entries.push((name.into(), Some(value.into())));
@@ -256,5 +284,21 @@ mod tests {
         }
         assert_eq!(Partitioning::ByKey.partition(None, 3), None);
         assert_eq!(Partitioning::Exact(2).partition(None, 3), Some(2));
+    }
+
+    #[test]
+    fn refilled_headers_are_the_new_record_s_whatever_came_before() {
+        let mut h = Headers::new();
+        h.refill([("a", Some(&b"1"[..])), ("b", None), ("c", Some(&b"33"[..]))].into_iter());
+        let first: Vec<_> = h.iter().collect();
+        assert_eq!(
+            first,
+            [("a", Some(&b"1"[..])), ("b", None), ("c", Some(&b"33"[..]))]
+        );
+        h.refill([("bb", Some(&b"2"[..])), ("a", None)].into_iter());
+        let second: Vec<_> = h.iter().collect();
+        assert_eq!(second, [("bb", Some(&b"2"[..])), ("a", None)]);
+        h.refill(std::iter::empty());
+        assert_eq!(h.len(), 0);
     }
 }

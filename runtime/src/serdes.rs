@@ -95,6 +95,17 @@ pub trait Serde: 'static {
 
     /// Reads a value from the record's bytes; `None` is a null key or value.
     fn deserialize(bytes: Option<&[u8]>) -> Result<Self::Value, SerdeError>;
+
+    /// Whether [`deserialize`](Self::deserialize) would succeed, without building the value.
+    ///
+    /// A compiled task calls this instead of `deserialize` where nothing reads the value (the
+    /// value of a record counted by `count()`), so a bad record fails there as it would
+    /// otherwise. The default deserializes and drops the value; a serde whose values allocate
+    /// can check cheaper (`Utf8` validates the bytes without copying them).
+    #[inline]
+    fn check(bytes: Option<&[u8]>) -> Result<(), SerdeError> {
+        Self::deserialize(bytes).map(drop)
+    }
 }
 
 /// UTF-8 text as `String`, like Kafka's `StringSerializer`.
@@ -112,6 +123,11 @@ impl Serde for Utf8 {
     fn deserialize(bytes: Option<&[u8]>) -> Result<String, SerdeError> {
         let bytes = bytes.ok_or(SerdeError::Null)?;
         Ok(std::str::from_utf8(bytes)?.to_owned())
+    }
+    #[inline]
+    fn check(bytes: Option<&[u8]>) -> Result<(), SerdeError> {
+        std::str::from_utf8(bytes.ok_or(SerdeError::Null)?)?;
+        Ok(())
     }
 }
 

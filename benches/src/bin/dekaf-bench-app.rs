@@ -200,6 +200,24 @@ async fn run<T: Topology>(topology: T, args: &SystemArgs, progress: &Progress) -
     if std::env::var("DEKAF_BENCH_STORE").is_ok_and(|s| s == "lmdb") {
         builder = builder.state_dir(&args.state_dir);
     }
+    // `DEKAF_BENCH_IDLE_COMMIT_MS=<ms>`: the idle commit interval (default 10 ms); the commit
+    // interval or more commits only every commit interval, as Kafka Streams does.
+    if let Some(ms) = std::env::var("DEKAF_BENCH_IDLE_COMMIT_MS")
+        .ok()
+        .and_then(|ms| ms.parse::<u64>().ok())
+    {
+        builder = builder.idle_commit_interval(Duration::from_millis(ms));
+    }
+    // `DEKAF_BENCH_PROPERTIES=name=value,name=value`: more librdkafka properties (to measure a
+    // setting against the runtime's default without a rebuild).
+    if let Ok(properties) = std::env::var("DEKAF_BENCH_PROPERTIES") {
+        for pair in properties.split(',').filter(|p| !p.is_empty()) {
+            let (name, value) = pair
+                .split_once('=')
+                .with_context(|| format!("DEKAF_BENCH_PROPERTIES: `{pair}` is not name=value"))?;
+            builder = builder.property(name, value);
+        }
+    }
     let streams = builder.build()?;
     let started = Instant::now();
     let mode = args.mode;

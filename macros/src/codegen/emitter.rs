@@ -91,7 +91,9 @@ impl Emitter<'_> {
             0 => quote!(),
             1 => self.emit(children[0], k, v),
             _ => {
-                // Fan-out: every child gets references; those that need ownership clone.
+                // Fan-out: every child but the last gets references (those that need ownership
+                // clone); the last one takes the key and value as they are, so an owned record
+                // is moved into it, not cloned.
                 let kr = format_ident!("__kr{}", node);
                 let vr = format_ident!("__vr{}", node);
                 let (kid, vid) = (&k.ident, &v.ident);
@@ -113,8 +115,12 @@ impl Emitter<'_> {
                     ident: vr,
                     is_ref: true,
                 };
-                let bodies = children.iter().map(|&c| self.emit(c, &ka, &va));
-                quote! { #kdef #vdef #( { #bodies } )* }
+                let Some((&last, first)) = children.split_last() else {
+                    return quote!();
+                };
+                let bodies = first.iter().map(|&c| self.emit(c, &ka, &va));
+                let last = self.emit(last, k, v);
+                quote! { #kdef #vdef #( { #bodies } )* { #last } }
             }
         }
     }
@@ -131,9 +137,15 @@ impl Emitter<'_> {
             | NodeKind::RepartitionSource { key, value, .. } => {
                 let (kt, vt) = (&key.ty, &value.ty);
                 let children = self.children(node, &Acc::owned(k.clone()), &Acc::owned(v.clone()));
+                // A value only counted is checked (the same errors), not built.
+                let value = if self.value_unread(node) {
+                    quote!(let #v = #dk::check_value::<#vt>(__dk_record.value, #name)?;)
+                } else {
+                    quote!(let #v = #dk::de_value::<#vt>(__dk_record.value, #name)?;)
+                };
                 quote! {
                     let #k = #dk::de_key::<#kt>(__dk_record.key, #name)?;
-                    let #v = #dk::de_value::<#vt>(__dk_record.value, #name)?;
+                    #value
                     #children
                 }
             }
@@ -141,6 +153,22 @@ impl Emitter<'_> {
             NodeKind::FkJoin(f) => super::fk_join::emit_source(self, node, f),
             _ => quote!(),
         }
+    }
+
+    /// Whether no child of `node` reads its value: each counts its records (`count()`, plain or
+    /// over time windows), and a count's downstream gets the count, not the value.
+    fn value_unread(&self, node: usize) -> bool {
+        let children = &self.m.nodes[node].children;
+        !children.is_empty()
+            && children.iter().all(|&c| match &self.m.nodes[c].kind {
+                NodeKind::Aggregate {
+                    store,
+                    op: crate::ir::AggOp::Count,
+                } => self.m.stores[*store]
+                    .window
+                    .is_none_or(|w| w.kind == crate::ir::WindowKind::Time),
+                _ => false,
+            })
     }
 
     /// The code of a non-source node (and, through it, of its children).

@@ -1,23 +1,24 @@
 //! The in-memory backend: state lives in the process and is rebuilt from the changelog
 //! whenever a task starts.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::ops::Bound;
 use std::sync::Arc;
 
 use super::{BackendFactory, Entry, StoreBackend, StoreError, inverted};
+use crate::fast_hash::FastHashMap;
 use crate::topology::StoreInfo;
 
 /// An in-memory map of bytes to bytes: a hash map for point operations and an ordered index
 /// of the keys for range scans.
 ///
 /// Point reads and writes (every aggregation update, join lookup and most processor calls) cost
-/// one hash lookup; a range scan walks the ordered key index. An update of an existing key
+/// one hash lookup (foldhash, randomly seeded: see `fast_hash`); a range scan walks the ordered key index. An update of an existing key
 /// reuses the stored value's buffer, so it allocates only when the value grows; a new key
 /// allocates its key (shared by both indexes) and its value.
 #[derive(Debug, Default, Clone)]
 pub struct MemoryBackend {
-    map: HashMap<Arc<[u8]>, Vec<u8>>,
+    map: FastHashMap<Arc<[u8]>, Vec<u8>>,
     order: BTreeSet<Arc<[u8]>>,
 }
 
@@ -32,7 +33,7 @@ impl MemoryBackend {
 #[derive(Debug)]
 pub struct MemoryRange<'a> {
     keys: Option<std::collections::btree_set::Range<'a, Arc<[u8]>>>,
-    map: &'a HashMap<Arc<[u8]>, Vec<u8>>,
+    map: &'a FastHashMap<Arc<[u8]>, Vec<u8>>,
 }
 
 impl<'a> Iterator for MemoryRange<'a> {

@@ -12,10 +12,18 @@
 //! and marks it clean; an abort drops it with the rest.
 //!
 //! Slots are kept after a flush (marked clean) so that a key updated again in a later interval
-//! reuses its buffers; a map that grows past [`MAX_CLEAN_KEYS`] is emptied after its flush.
+//! reuses its buffers; a partition that grows past [`MAX_CLEAN_KEYS`] is emptied after its
+//! flush.
+//!
+//! Per record, [`ChangelogBuffer::put`] costs one hash lookup (foldhash, see `fast_hash`) and
+//! finds its partition without a scan when it is the one of the previous record (the common
+//! case: a task's records come in runs of one partition). A commit touches only the slots
+//! updated in its interval: each partition keeps the list of its dirty slots, and of those its
+//! last flush sent, so neither [`flush`](ChangelogBuffer::flush) nor
+//! [`committed`](ChangelogBuffer::committed) walks the clean ones. Records are produced in the
+//! order their keys were first updated in the interval, never in hash order.
 
-use std::collections::HashMap;
-
+use crate::fast_hash::FastHashMap;
 use crate::kafka::producer::{self, StreamsProducer};
 use rdkafka::error::KafkaError;
 
@@ -24,6 +32,7 @@ const MAX_CLEAN_KEYS: usize = 100_000;
 
 #[derive(Debug, Default)]
 struct Slot {
+    key: Vec<u8>,
     value: Vec<u8>,
     tombstone: bool,
     timestamp: i64,
@@ -32,13 +41,50 @@ struct Slot {
     sent: bool,
 }
 
-/// The changelog partitions of one thread, each a map from key to its latest record.
 /// The latest record per key of one changelog partition.
-type PartitionBuffer = HashMap<Vec<u8>, Slot>;
+#[derive(Debug, Default)]
+struct PartitionBuffer {
+    topic: &'static str,
+    partition: i32,
+    /// Key to its index in `slots`.
+    index: FastHashMap<Vec<u8>, usize>,
+    slots: Vec<Slot>,
+    /// Indexes of the slots updated since the last flush.
+    dirty: Vec<usize>,
+    /// Indexes of the slots the last flush produced, waiting for their commit.
+    sent: Vec<usize>,
+}
 
+impl PartitionBuffer {
+    fn new(topic: &'static str, partition: i32) -> Self {
+        PartitionBuffer {
+            topic,
+            partition,
+            ..Self::default()
+        }
+    }
+
+    /// Drops every slot that is dirty or sent, keeping the clean ones (an abort).
+    fn discard(&mut self) {
+        if self.dirty.is_empty() && self.sent.is_empty() {
+            return;
+        }
+        self.slots.retain(|s| !s.dirty && !s.sent);
+        self.index.clear();
+        for (i, slot) in self.slots.iter().enumerate() {
+            self.index.insert(slot.key.clone(), i);
+        }
+        self.dirty.clear();
+        self.sent.clear();
+    }
+}
+
+/// The changelog partitions of one thread, each a map from key to its latest record.
 #[derive(Debug, Default)]
 pub(crate) struct ChangelogBuffer {
-    partitions: Vec<((&'static str, i32), PartitionBuffer)>,
+    partitions: Vec<PartitionBuffer>,
+    /// The partition of the last `put`, tried first.
+    last: usize,
     dirty: usize,
 }
 
@@ -53,24 +99,28 @@ impl ChangelogBuffer {
         value: Option<&[u8]>,
         timestamp: i64,
     ) {
-        let i = match self
-            .partitions
-            .iter()
-            .position(|((t, p), _)| *p == partition && *t == topic)
-        {
-            Some(i) => i,
+        let i = match self.partitions.get(self.last) {
+            Some(p) if p.partition == partition && p.topic == topic => self.last,
+            _ => self.find_or_add(topic, partition),
+        };
+        self.last = i;
+        let buffer = &mut self.partitions[i];
+        let at = match buffer.index.get(key) {
+            Some(&at) => at,
             None => {
-                self.partitions.push(((topic, partition), HashMap::new()));
-                self.partitions.len() - 1
+                let at = buffer.slots.len();
+                buffer.slots.push(Slot {
+                    key: key.to_vec(),
+                    ..Slot::default()
+                });
+                buffer.index.insert(key.to_vec(), at);
+                at
             }
         };
-        let map = &mut self.partitions[i].1;
-        let slot = match map.get_mut(key) {
-            Some(slot) => slot,
-            None => map.entry(key.to_vec()).or_default(),
-        };
+        let slot = &mut buffer.slots[at];
         if !slot.dirty {
             slot.dirty = true;
+            buffer.dirty.push(at);
             self.dirty += 1;
         }
         slot.value.clear();
@@ -79,6 +129,21 @@ impl ChangelogBuffer {
         }
         slot.tombstone = value.is_none();
         slot.timestamp = timestamp;
+    }
+
+    #[cold]
+    fn find_or_add(&mut self, topic: &'static str, partition: i32) -> usize {
+        match self
+            .partitions
+            .iter()
+            .position(|p| p.partition == partition && p.topic == topic)
+        {
+            Some(i) => i,
+            None => {
+                self.partitions.push(PartitionBuffer::new(topic, partition));
+                self.partitions.len() - 1
+            }
+        }
     }
 
     /// Records waiting for the commit.
@@ -90,21 +155,44 @@ impl ChangelogBuffer {
     /// Produces every waiting record; returns how many.
     pub(crate) fn flush(&mut self, producer: &StreamsProducer) -> Result<usize, KafkaError> {
         let mut sent = 0;
-        for ((topic, partition), map) in &mut self.partitions {
-            for (key, slot) in map.iter_mut().filter(|(_, s)| s.dirty) {
+        for buffer in &mut self.partitions {
+            let PartitionBuffer {
+                topic,
+                partition,
+                slots,
+                dirty,
+                sent: sent_list,
+                ..
+            } = buffer;
+            // A failed send leaves the rest dirty: the interval is aborted (`discard`) anyway.
+            let mut done = 0;
+            let mut failure = None;
+            for &at in dirty.iter() {
+                let slot = &mut slots[at];
                 let value = (!slot.tombstone).then_some(slot.value.as_slice());
-                producer::send(
+                if let Err(e) = producer::send(
                     producer,
                     topic,
                     Some(*partition),
-                    Some(key),
+                    Some(&slot.key),
                     value,
                     Some(slot.timestamp),
                     None,
-                )?;
+                ) {
+                    failure = Some(e);
+                    break;
+                }
                 slot.dirty = false;
-                slot.sent = true;
-                sent += 1;
+                if !slot.sent {
+                    slot.sent = true;
+                    sent_list.push(at);
+                }
+                done += 1;
+            }
+            dirty.drain(..done);
+            sent += done;
+            if let Some(e) = failure {
+                return Err(e);
             }
         }
         self.dirty = 0;
@@ -114,18 +202,20 @@ impl ChangelogBuffer {
     /// The commit that carried the flushed records succeeded: hands each to `f` (topic,
     /// partition, key, value; `None` a tombstone) and marks it clean.
     pub(crate) fn committed(&mut self, mut f: impl FnMut(&'static str, i32, &[u8], Option<&[u8]>)) {
-        for ((topic, partition), map) in &mut self.partitions {
-            for (key, slot) in map.iter_mut().filter(|(_, s)| s.sent) {
+        for buffer in &mut self.partitions {
+            for at in buffer.sent.drain(..) {
+                let slot = &mut buffer.slots[at];
                 f(
-                    topic,
-                    *partition,
-                    key,
+                    buffer.topic,
+                    buffer.partition,
+                    &slot.key,
                     (!slot.tombstone).then_some(slot.value.as_slice()),
                 );
                 slot.sent = false;
             }
-            if map.len() > MAX_CLEAN_KEYS {
-                map.clear();
+            if buffer.slots.len() > MAX_CLEAN_KEYS && buffer.dirty.is_empty() {
+                buffer.slots.clear();
+                buffer.index.clear();
             }
         }
     }
@@ -133,8 +223,8 @@ impl ChangelogBuffer {
     /// Drops every waiting record, and every flushed one not committed (the interval is
     /// aborted).
     pub(crate) fn discard(&mut self) {
-        for (_, map) in &mut self.partitions {
-            map.retain(|_, s| !s.dirty && !s.sent);
+        for buffer in &mut self.partitions {
+            buffer.discard();
         }
         self.dirty = 0;
     }
@@ -144,6 +234,36 @@ impl ChangelogBuffer {
 mod tests {
     use super::*;
 
+    impl ChangelogBuffer {
+        /// The slot of `key` in `topic[partition]`.
+        fn slot(&self, topic: &str, partition: i32, key: &[u8]) -> Option<&Slot> {
+            let p = self
+                .partitions
+                .iter()
+                .find(|p| p.topic == topic && p.partition == partition)?;
+            p.index.get(key).map(|&i| &p.slots[i])
+        }
+
+        /// What `flush` does to the slots, without a producer: the keys it would produce, in
+        /// order.
+        fn flush_without_producer(&mut self) -> Vec<Vec<u8>> {
+            let mut produced = Vec::new();
+            for p in &mut self.partitions {
+                for at in p.dirty.drain(..) {
+                    let slot = &mut p.slots[at];
+                    produced.push(slot.key.clone());
+                    slot.dirty = false;
+                    if !slot.sent {
+                        slot.sent = true;
+                        p.sent.push(at);
+                    }
+                }
+            }
+            self.dirty = 0;
+            produced
+        }
+    }
+
     #[test]
     fn keeps_the_last_record_per_key_and_partition() {
         let mut b = ChangelogBuffer::default();
@@ -152,15 +272,36 @@ mod tests {
         b.put("c", 1, b"the", Some(b"7"), 12);
         b.put("c", 0, b"a", None, 13);
         assert_eq!(b.pending(), 3);
-        let slot = &b.partitions[0].1[&b"the"[..]];
+        let slot = b.slot("c", 0, b"the").expect("slot");
         assert_eq!(
             (slot.value.as_slice(), slot.timestamp, slot.tombstone),
             (&b"2"[..], 11, false)
         );
-        assert!(b.partitions[0].1[&b"a"[..]].tombstone);
+        assert_eq!(b.slot("c", 1, b"the").expect("slot").value, b"7");
+        assert!(b.slot("c", 0, b"a").expect("slot").tombstone);
         b.discard();
         assert_eq!(b.pending(), 0);
-        assert!(b.partitions.iter().all(|(_, m)| m.is_empty()));
+        assert!(b.partitions.iter().all(|p| p.slots.is_empty()));
+    }
+
+    #[test]
+    fn a_flush_produces_only_the_keys_updated_since_the_last_in_update_order() {
+        let mut b = ChangelogBuffer::default();
+        for k in [&b"c"[..], b"a", b"b", b"a"] {
+            b.put("t", 0, k, Some(b"1"), 1);
+        }
+        assert_eq!(
+            b.flush_without_producer(),
+            [b"c".to_vec(), b"a".to_vec(), b"b".to_vec()]
+        );
+        b.committed(|_, _, _, _| {});
+        // Clean slots stay (their buffers are reused) but are not produced again.
+        b.put("t", 0, b"b", Some(b"2"), 2);
+        assert_eq!(b.flush_without_producer(), [b"b".to_vec()]);
+        let mut handed = Vec::new();
+        b.committed(|_, _, k, v| handed.push((k.to_vec(), v.map(<[u8]>::to_vec))));
+        assert_eq!(handed, [(b"b".to_vec(), Some(b"2".to_vec()))]);
+        assert_eq!(b.partitions[0].slots.len(), 3);
     }
 
     #[test]
@@ -168,14 +309,7 @@ mod tests {
         let mut b = ChangelogBuffer::default();
         b.put("c", 0, b"a", Some(b"1"), 10);
         b.put("c", 0, b"b", None, 11);
-        // What `flush` does to the slots, without a producer.
-        for (_, map) in &mut b.partitions {
-            for slot in map.values_mut() {
-                slot.dirty = false;
-                slot.sent = true;
-            }
-        }
-        b.dirty = 0;
+        b.flush_without_producer();
         let mut seen = Vec::new();
         b.committed(|t, p, k, v| seen.push((t, p, k.to_vec(), v.map(<[u8]>::to_vec))));
         seen.sort();
@@ -189,16 +323,16 @@ mod tests {
         let mut again = 0;
         b.committed(|_, _, _, _| again += 1);
         assert_eq!(again, 0);
-        // A sent record of an aborted commit is dropped by `discard`.
+        // A sent record of an aborted commit is dropped by `discard`; the clean one stays.
         b.put("c", 0, b"a", Some(b"2"), 12);
-        for (_, map) in &mut b.partitions {
-            for slot in map.values_mut().filter(|s| s.dirty) {
-                slot.dirty = false;
-                slot.sent = true;
-            }
-        }
+        b.flush_without_producer();
         b.discard();
         b.committed(|_, _, _, _| again += 1);
         assert_eq!(again, 0);
+        assert!(b.slot("c", 0, b"a").is_none());
+        assert_eq!(b.slot("c", 0, b"b").map(|s| s.tombstone), Some(true));
+        // The rebuilt index still finds the kept slot.
+        b.put("c", 0, b"b", Some(b"3"), 13);
+        assert_eq!(b.flush_without_producer(), [b"b".to_vec()]);
     }
 }

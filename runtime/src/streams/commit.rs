@@ -145,18 +145,26 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                     .map_err(StreamsError::kafka("beginning a transaction"))?;
                 self.txn_open = true;
             }
+            // When each phase ended: caches, changelogs, drain, offsets (debug log below).
+            let mut marks = [started; 4];
             self.flush_caches()?;
+            marks[0] = Instant::now();
             let identity = self.member.identity();
             let result = self
                 .changelog
                 .flush(&self.producer)
-                .and_then(|_| producer::drain(&self.producer, COMMIT_TIMEOUT, &self.ctx.stop))
+                .and_then(|_| {
+                    marks[1] = Instant::now();
+                    producer::drain(&self.producer, COMMIT_TIMEOUT, &self.ctx.stop)
+                })
                 .map_err(Failure::Commit)
                 .and_then(|()| {
+                    marks[2] = Instant::now();
                     send_offsets_to_transaction(&self.producer, &offsets, &identity, COMMIT_TIMEOUT)
                         .map_err(Failure::Offsets)
                 })
                 .and_then(|()| {
+                    marks[3] = Instant::now();
                     // A commit that times out (the transaction coordinator unreachable) is
                     // resumed, never aborted: it may have reached the coordinator, and an
                     // abort or a new producer would then redo work that committed.
@@ -233,6 +241,17 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                 };
             }
             self.txn_open = false;
+            let ms = |from: Instant, to: Instant| to.duration_since(from).as_secs_f64() * 1e3;
+            tracing::debug!(
+                target: "dekaf_streams::commit",
+                caches_ms = ms(started, marks[0]),
+                changelog_ms = ms(marks[0], marks[1]),
+                drain_ms = ms(marks[1], marks[2]),
+                offsets_ms = ms(marks[2], marks[3]),
+                end_txn_ms = ms(marks[3], Instant::now()),
+                since_last_ms = ms(self.last_commit, started),
+                "exactly-once commit phases"
+            );
         } else {
             self.flush_caches()?;
             self.changelog

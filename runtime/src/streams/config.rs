@@ -29,6 +29,9 @@ pub struct StreamsConfig {
     pub guarantee: ProcessingGuarantee,
     /// How often output, state and offsets are committed (100 ms by default).
     pub commit_interval: Duration,
+    /// How soon after its last commit a thread that has processed everything it fetched commits
+    /// (10 ms by default); see [`Builder::idle_commit_interval`](super::Builder::idle_commit_interval).
+    pub idle_commit_interval: Duration,
     /// How long the broker waits before aborting the open transaction of a crashed instance
     /// (10 s by default). Read-committed consumers of affected partitions wait that long.
     pub transaction_timeout: Duration,
@@ -57,6 +60,9 @@ pub struct StreamsConfig {
 /// How long an unowned task directory is kept by default: 10 minutes, as Kafka Streams'
 /// `state.cleanup.delay.ms`.
 pub const DEFAULT_STATE_CLEANUP_DELAY: Duration = Duration::from_secs(600);
+
+/// The default [`StreamsConfig::idle_commit_interval`]: 10 ms.
+pub const DEFAULT_IDLE_COMMIT_INTERVAL: Duration = Duration::from_millis(10);
 
 /// The default record cache: 10 MiB, as Kafka Streams' `statestore.cache.max.bytes`.
 pub const DEFAULT_CACHE_MAX_BYTES: usize = 10 * 1024 * 1024;
@@ -105,6 +111,7 @@ impl StreamsConfig {
             threads: 1,
             guarantee: ProcessingGuarantee::ExactlyOnce,
             commit_interval: Duration::from_millis(100),
+            idle_commit_interval: DEFAULT_IDLE_COMMIT_INTERVAL,
             transaction_timeout: Duration::from_secs(10),
             rebalance_timeout: crate::group::DEFAULT_REBALANCE_TIMEOUT,
             state_dir: None,

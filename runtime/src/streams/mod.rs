@@ -66,8 +66,8 @@ mod tasks;
 
 pub use app::{Builder, KafkaStreams, SHUTDOWN_TIMEOUT};
 pub use config::{
-    BuildError, DEFAULT_CACHE_MAX_BYTES, DEFAULT_STATE_CLEANUP_DELAY, ProcessingGuarantee,
-    StreamsConfig,
+    BuildError, DEFAULT_CACHE_MAX_BYTES, DEFAULT_IDLE_COMMIT_INTERVAL, DEFAULT_STATE_CLEANUP_DELAY,
+    ProcessingGuarantee, StreamsConfig,
 };
 pub use error::{ConsumerFailure, StreamsError};
 pub use offset_commit::OffsetCommitError;

@@ -17,7 +17,7 @@
 //! 4. **Transaction.** Under exactly-once the first record of a commit interval begins the
 //!    producer's transaction: everything up to the commit is in it.
 //! 5. **Process.** The record becomes an [`InputRecord`] (headers are copied only when it has
-//!    some) and goes to [`Task::process`]: the code `topology!` generated for the task
+//!    some, into a list the thread reuses) and goes to [`Task::process`]: the code `topology!` generated for the task
 //!    deserializes key and value with the source's serdes and runs the operators, statically
 //!    dispatched, reading and writing the task's stores.
 //! 6. **Sink.** Whatever the task writes goes to the thread's [`ProducerSink`] (below): output
@@ -29,7 +29,10 @@
 //!    at every look at the clock (below) every task runs its wall-clock punctuations due, also
 //!    when no record came ([`punctuate`](super::punctuate)). Their output joins the interval.
 //! 9. **Commit.** Every commit interval (the clock is read once per 64 records, or whenever a
-//!    poll comes back empty), [`commit`](super::commit) flushes the record caches and the
+//!    poll comes back empty), or, when the thread has processed everything it fetched and is
+//!    not busy (at most 1,000 records in this interval and the last), once the idle commit
+//!    interval (10 ms) has passed since the last commit,
+//!    [`commit`](super::commit) flushes the record caches and the
 //!    changelog buffer, then commits the output and the consumed offsets together: in the
 //!    transaction under exactly-once, or after a producer flush with an OffsetCommit under
 //!    at-least-once.
@@ -80,6 +83,10 @@ const RECORDS_PER_CLOCK_CHECK: u32 = 64;
 const STANDBY_BUDGET: Duration = Duration::from_millis(5);
 /// How long standbys may apply changelog records per turn when there is nothing to process.
 const STANDBY_IDLE_BUDGET: Duration = Duration::from_millis(50);
+/// The most records an interval (and the one before it) may hold for an idle commit
+/// ([`idle_commit_interval`](super::Builder::idle_commit_interval)): a thread that processes
+/// more is busy, and commits every commit interval.
+const IDLE_COMMIT_MAX_RECORDS: u32 = 1000;
 
 /// The state of one processing thread.
 pub(crate) struct StreamThread<T: Topology, F: BackendFactory> {
@@ -115,6 +122,8 @@ pub(crate) struct StreamThread<T: Topology, F: BackendFactory> {
     pub(super) standby_consumer: Option<RestoreConsumer>,
     /// When the standbys were last matched with the member's assignment.
     pub(super) standbys_synced: Instant,
+    /// The headers of the record being processed, refilled per record that has headers.
+    pub(super) header_scratch: Headers,
 }
 
 impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
@@ -144,6 +153,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             standbys: StandbyTasks::default(),
             standby_consumer: None,
             standbys_synced: Instant::now(),
+            header_scratch: Headers::new(),
             ctx,
         })
     }
@@ -165,6 +175,17 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     /// punctuation (8) and commit when due (9).
     fn run_loop(&mut self) -> Result<(), StreamsError> {
         let mut since_clock_check = 0u32;
+        // Records processed since the last commit of this loop: once the fetched queue runs
+        // dry, the thread commits after `idle_commit_interval` rather than `commit_interval`.
+        let mut uncommitted = false;
+        // Records processed since the last commit of this loop, and in the interval before.
+        let mut since_commit = 0u32;
+        let mut last_interval = 0u32;
+        let idle_commit = self
+            .ctx
+            .config
+            .idle_commit_interval
+            .min(self.ctx.config.commit_interval);
         while !self.ctx.stop.load(Ordering::Relaxed) {
             let mut assignment_changed = false;
             while let Some(event) = self.member.try_event()? {
@@ -186,17 +207,46 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             if assignment_changed {
                 self.maintain_standbys(true, STANDBY_BUDGET)?;
             }
-            match self.consumer.poll(POLL) {
+            // With uncommitted work the poll does not wait: an empty queue means the thread has
+            // caught up with what it fetched. It commits then if `idle_commit` has passed since
+            // the last commit and the thread is not busy: this interval and the last one held
+            // at most IDLE_COMMIT_MAX_RECORDS records. Under a backlog more commits would only
+            // cost more records (each cache flush and changelog writes one per changed key),
+            // so a busy thread commits every commit interval. The clock is read only when the
+            // queue is empty, never per record.
+            let quiet =
+                since_commit <= IDLE_COMMIT_MAX_RECORDS && last_interval <= IDLE_COMMIT_MAX_RECORDS;
+            let polled = match self
+                .consumer
+                .poll(if uncommitted { Duration::ZERO } else { POLL })
+            {
+                None if uncommitted && quiet => {
+                    let elapsed = self.last_commit.elapsed();
+                    if elapsed >= idle_commit {
+                        since_clock_check = 0;
+                        uncommitted = false;
+                        last_interval = std::mem::take(&mut since_commit);
+                        self.commit()?;
+                        continue;
+                    }
+                    self.consumer.poll((idle_commit - elapsed).min(POLL))
+                }
+                None if uncommitted => self.consumer.poll(POLL),
+                polled => polled,
+            };
+            match polled {
                 Some(Ok(message)) => {
+                    uncommitted = true;
+                    since_commit = since_commit.saturating_add(1);
                     let eos = self.eos();
                     let processed = process(
                         &mut self.tasks,
                         &self.producer,
                         &mut self.changelog,
                         &self.deliveries,
-                        &mut self.txn_open,
-                        eos,
+                        eos.then_some(&mut self.txn_open),
                         &message,
+                        &mut self.header_scratch,
                     )?;
                     if processed == Processed::TransactionFailed {
                         // The open transaction failed under the sink (a record timed out while
@@ -221,6 +271,8 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             self.maintain_standbys(false, STANDBY_BUDGET)?;
             self.punctuate_wall_clock()?;
             if self.last_commit.elapsed() >= self.ctx.config.commit_interval {
+                uncommitted = false;
+                last_interval = std::mem::take(&mut since_commit);
                 self.commit()?;
             }
         }
@@ -275,29 +327,29 @@ fn process<T: Topology, F: BackendFactory>(
     producer: &StreamsProducer,
     changelog: &mut ChangelogBuffer,
     deliveries: &DeliveryWatch,
-    txn_open: &mut bool,
-    eos: bool,
+    txn_open: Option<&mut bool>,
     message: &BorrowedMessage<'_>,
+    header_scratch: &mut Headers,
 ) -> Result<Processed, StreamsError> {
     let Some((active, source)) = tasks.route(message.topic(), message.partition()) else {
         // A record fetched just before its partition was unassigned.
         return Ok(Processed::Done);
     };
-    if eos && !*txn_open {
+    // Under exactly-once (`txn_open` is the thread's "a transaction is open").
+    let eos = txn_open.is_some();
+    if let Some(open) = txn_open
+        && !*open
+    {
         producer
             .begin_transaction()
             .map_err(StreamsError::kafka("beginning a transaction"))?;
-        *txn_open = true;
+        *open = true;
     }
-    let owned_headers;
     let headers = match message.headers() {
         Some(h) if h.count() > 0 => {
-            let mut copy = Headers::new();
-            for header in h.iter() {
-                copy.add(header.key, header.value);
-            }
-            owned_headers = copy;
-            &owned_headers
+            // Copied into the thread's reused list: no allocation once it has grown.
+            header_scratch.refill(h.iter().map(|header| (header.key, header.value)));
+            &*header_scratch
         }
         _ => Headers::empty(),
     };

@@ -1,7 +1,8 @@
 //! The writes an LMDB store has taken since its last flush.
 
-use std::collections::HashMap;
 use std::ops::Bound;
+
+use crate::fast_hash::FastHashMap;
 
 /// How many emptied buffers are kept for reuse.
 const SPARE_BUFFERS: usize = 65_536;
@@ -15,7 +16,7 @@ const SPARE_CAPACITY: usize = 4_096;
 /// allocates nothing in steady state.
 #[derive(Debug, Default)]
 pub(super) struct Pending {
-    map: HashMap<Vec<u8>, Option<Vec<u8>>>,
+    map: FastHashMap<Vec<u8>, Option<Vec<u8>>>,
     spare: Vec<Vec<u8>>,
     bytes: usize,
 }
