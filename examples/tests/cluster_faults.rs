@@ -308,9 +308,10 @@ async fn an_application_started_while_no_broker_is_reachable_waits_then_runs_exa
 /// A member frozen (SIGSTOP: processing thread and heartbeats) for 15 s, past its session
 /// timeout (10 s on the test cluster) and its transaction timeout (5 s): the coordinator fences
 /// it and gives its tasks to the other instance, and the broker aborts its open transaction and
-/// bumps its producer's epoch. Thawed, the member learns it was fenced (at its next commit or
-/// heartbeat, whichever runs first), drops its tasks, replaces its fenced producer and rejoins;
-/// the output stays exactly once and the instance keeps running.
+/// bumps its producer's epoch when it had a transaction open. Thawed, the member learns it was
+/// fenced (at its next commit or heartbeat, whichever runs first), drops its tasks, replaces its
+/// producer if it was fenced, and rejoins; the output stays exactly once and the instance keeps
+/// running.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_member_fenced_while_frozen_replaces_its_producer_and_stays_exactly_once() {
     let _serial = SERIAL.lock().await;
@@ -340,12 +341,19 @@ async fn a_member_fenced_while_frozen_replaces_its_producer_and_stays_exactly_on
         "the frozen member never learned it was fenced (log {})",
         log.display()
     );
+    // Its producer is fenced only if a transaction was open when it froze (the broker aborts it
+    // and bumps the epoch). A member that had just committed (idle commits come 10 ms after it
+    // catches up) holds a producer still good: a heartbeat tells it of the fence, it drops its
+    // tasks and keeps the producer. A fence found at a commit always means an open transaction.
+    let replaced = text.contains("replacing the producer") || text.contains("replacing it");
     assert!(
-        text.contains("replacing the producer") || text.contains("replacing it"),
+        replaced || !at_commit,
         "the frozen member's fenced producer was not replaced (log {})",
         log.display()
     );
-    eprintln!("fenced at commit: {at_commit}, by a heartbeat: {at_heartbeat}");
+    eprintln!(
+        "fenced at commit: {at_commit}, by a heartbeat: {at_heartbeat}, producer replaced: {replaced}"
+    );
 }
 
 /// Each member's id, epoch and active tasks, as the group's coordinator describes them, once

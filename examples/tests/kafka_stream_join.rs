@@ -88,9 +88,13 @@ async fn left_join_survives_sigkill_exactly_once() {
         .as_millis() as i64
         - 600_000;
     let mut expected: BTreeMap<Result3, usize> = BTreeMap::new();
-    let (mut orders, mut payments) = (Vec::new(), Vec::new());
+    // Two batches of orders with their payments: the first before the kill, the second after
+    // it, so the restarted instance has joining left to do whatever the speed of the first.
+    let (mut orders, mut payments) = ([Vec::new(), Vec::new()], [Vec::new(), Vec::new()]);
     for i in 0..PAIRED {
         let (t, key) = (base + (i as i64 % 20_000), format!("k{i}"));
+        let batch = usize::from(i >= PAIRED / 2);
+        let (orders, payments) = (&mut orders[batch], &mut payments[batch]);
         orders.push((key.clone(), format!("o{i}"), t));
         let pt = t + 15_000 - (i as i64 % 7) * 5_000;
         payments.push((key.clone(), format!("p{i}"), pt));
@@ -106,23 +110,22 @@ async fn left_join_survives_sigkill_exactly_once() {
         }
     }
     for i in 0..STRAY {
-        payments.push((format!("s{i}"), format!("p{i}"), base + 1_000));
+        payments[0].push((format!("s{i}"), format!("p{i}"), base + 1_000));
     }
-    produce(ORDERS, &orders).await;
-    produce(PAYMENTS, &payments).await;
+    produce(ORDERS, &orders[0]).await;
+    produce(PAYMENTS, &payments[0]).await;
 
     let mut reader = Reader::new(&servers, OUT).await;
     let victim = instance();
     let pairs = expected.values().sum::<usize>();
+    // Killed as soon as the first results are out: usually mid-batch (the test holds either way).
     let started = reader
-        .read_until(Duration::from_secs(120), |r| r.len() > pairs / 4)
+        .read_until(Duration::from_secs(120), |r| !r.is_empty())
         .await;
     assert!(started, "no join results before the first kill");
     sigkill(victim).await;
-    assert!(
-        reader.records.len() < pairs,
-        "the instance joined everything before it was killed"
-    );
+    produce(ORDERS, &orders[1]).await;
+    produce(PAYMENTS, &payments[1]).await;
     let restarted = instance();
     let joined = reader
         .read_until(Duration::from_secs(240), |r| r.len() >= pairs)
