@@ -404,10 +404,12 @@ async fn failover(names: &Names, keys: usize, kill: Kill) {
         .collect();
     let killed = if mid_run {
         produce_sentences(&servers, input, &again).await;
-        let half_way = output_before + keys * rounds as usize / 4;
+        // Killed as soon as the next rounds' first counts are out: a fast instance may still
+        // finish them before the kill lands, the test holds either way (the survivor takes
+        // over a's tasks all the same).
         assert!(
-            reader.read_until(limit, |r| r.len() >= half_way).await,
-            "a quarter of the next rounds' counts did not arrive"
+            reader.read_until(limit, |r| r.len() > output_before).await,
+            "none of the next rounds' counts arrived"
         );
         a.kill();
         Instant::now()
@@ -428,6 +430,24 @@ async fn failover(names: &Names, keys: usize, kill: Kill) {
     .await;
     let caught_up = killed.elapsed();
     reader.drain(Duration::from_secs(2)).await;
+    // The output can be complete before the survivor takes a's tasks over (a had committed
+    // everything before the SIGKILL): wait until it restored each of them.
+    let takeover = Instant::now();
+    while b
+        .log_text()
+        .get(mark..)
+        .unwrap_or("")
+        .lines()
+        .filter(|l| l.contains("task restored"))
+        .count()
+        < a_tasks.0.len()
+    {
+        assert!(
+            takeover.elapsed() < limit,
+            "the survivor did not take over a's counting tasks"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
     let problems = exactly_once_problems(&reader.records, &total);
     assert!(
         problems.is_empty(),
