@@ -7,12 +7,64 @@
 //! an instance with SIGKILL.
 
 use std::collections::HashMap;
+use std::path::Path;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use dekaf_streams::prelude::*;
 use rdkafka::consumer::BaseConsumer;
 
-use crate::kafka_io::{ReadRecord, committed_reader, drop_off_workers, off_workers, recreate};
+use crate::kafka_io::{
+    ReadRecord, bootstrap, committed_reader, drop_off_workers, off_workers, recreate,
+};
+
+/// `text` without terminal colour sequences (`ESC [ … m`), as an instance's log may have them.
+pub fn strip_ansi(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The value of field `name` (`name=value`, quotes removed) in a tracing log line.
+pub fn log_field<'a>(line: &'a str, name: &str) -> Option<&'a str> {
+    let start = line.find(&format!(" {name}="))? + name.len() + 2;
+    let rest = &line[start..];
+    if let Some(quoted) = rest.strip_prefix('"') {
+        return quoted.split('"').next();
+    }
+    rest.split_whitespace().next()
+}
+
+/// The command that starts the instance binary `binary` (a test's `env!("CARGO_BIN_EXE_..")`)
+/// on the test broker ([`bootstrap`]), logging `info,rdkafka=warn` (set `RUST_LOG` to change
+/// it) with its stdout and stderr appended to `log`; the caller adds its settings and spawns it.
+pub fn logged_instance(binary: &str, log: &Path) -> Command {
+    let out = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .expect("open the instance log");
+    let err = out.try_clone().expect("clone the log file");
+    let mut command = Command::new(binary);
+    command
+        .env("DEKAF_BOOTSTRAP", bootstrap())
+        .env("RUST_LOG", "info,rdkafka=warn")
+        .stdin(Stdio::null())
+        .stdout(out)
+        .stderr(err);
+    command
+}
 
 /// Defines a word-count topology with its own application id and topics.
 macro_rules! word_count_topology {

@@ -13,7 +13,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use dekaf_streams_examples::e2e::{
-    Reader, assert_exactly_once, committed_and_end_offsets, counts_reached, fresh,
+    Reader, assert_exactly_once, committed_and_end_offsets, counts_reached, fresh, log_field,
+    strip_ansi,
 };
 use dekaf_streams_examples::kafka_io::{bootstrap, off_workers, produce};
 
@@ -110,42 +111,14 @@ impl Instance {
     }
 }
 
-/// The line without terminal colour codes (`ESC [ … m`).
-fn strip_ansi(line: &str) -> String {
-    let mut out = String::with_capacity(line.len());
-    let mut chars = line.chars();
-    while let Some(c) = chars.next() {
-        if c == '\u{1b}' {
-            for c in chars.by_ref() {
-                if c.is_ascii_alphabetic() {
-                    break;
-                }
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// The value of `name=` in a tracing line (quotes removed).
-fn field<'a>(line: &'a str, name: &str) -> Option<&'a str> {
-    let start = line.find(&format!(" {name}="))? + name.len() + 2;
-    let rest = &line[start..];
-    if let Some(quoted) = rest.strip_prefix('"') {
-        return quoted.split('"').next();
-    }
-    rest.split(' ').next()
-}
-
 fn parse_restore(line: &str) -> Option<Restore> {
     if !line.contains("task restored") {
         return None;
     }
     Some(Restore {
-        task: field(line, "task")?.to_owned(),
-        records: field(line, "records")?.parse().ok()?,
-        reason: field(line, "reason")?.to_owned(),
+        task: log_field(line, "task")?.to_owned(),
+        records: log_field(line, "records")?.parse().ok()?,
+        reason: log_field(line, "reason")?.to_owned(),
     })
 }
 

@@ -10,10 +10,10 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::time::{Duration, Instant};
 
-use dekaf_streams_examples::e2e::fresh;
+use dekaf_streams_examples::e2e::{fresh, logged_instance};
 use dekaf_streams_examples::kafka_io::{bootstrap, produce, read_all};
 
 const APP: &str = "pt-eos";
@@ -25,21 +25,10 @@ const PARTITIONS: i32 = 3;
 /// killed instance's transaction aborts quickly, and a commit interval of 1 s, five times the
 /// wall-clock punctuation's, so flushes go out between commits; its log goes to `log`.
 fn start(log: &Path, guarantee: &str) -> Child {
-    let out = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(log)
-        .expect("open the instance log");
-    let err = out.try_clone().expect("clone the log file");
-    Command::new(env!("CARGO_BIN_EXE_punctuate-instance"))
-        .env("DEKAF_BOOTSTRAP", bootstrap())
+    logged_instance(env!("CARGO_BIN_EXE_punctuate-instance"), log)
         .env("DEKAF_GUARANTEE", guarantee)
         .env("DEKAF_COMMIT_INTERVAL_MS", "1000")
         .env("DEKAF_TRANSACTION_TIMEOUT_MS", "5000")
-        .env("RUST_LOG", "info,rdkafka=warn")
-        .stdin(Stdio::null())
-        .stdout(out)
-        .stderr(err)
         .spawn()
         .expect("start punctuate-instance")
 }

@@ -9,10 +9,10 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::time::{Duration, Instant};
 
-use dekaf_streams_examples::e2e::fresh;
+use dekaf_streams_examples::e2e::{fresh, logged_instance};
 use dekaf_streams_examples::kafka_io::{ReadRecord, bootstrap, produce, read_all};
 
 const APP: &str = "kt-eos";
@@ -26,21 +26,10 @@ const PARTITIONS: i32 = 3;
 /// forwarded) and with a short transaction timeout, so a killed instance's transaction aborts
 /// quickly; its log goes to `log`.
 fn start(log: &Path) -> Child {
-    let out = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(log)
-        .expect("open the instance log");
-    let err = out.try_clone().expect("clone the log file");
-    Command::new(env!("CARGO_BIN_EXE_table-instance"))
-        .env("DEKAF_BOOTSTRAP", bootstrap())
+    logged_instance(env!("CARGO_BIN_EXE_table-instance"), log)
         .env("DEKAF_GUARANTEE", "exactly_once")
         .env("DEKAF_TRANSACTION_TIMEOUT_MS", "5000")
         .env("DEKAF_CACHE_MAX_BYTES", "0")
-        .env("RUST_LOG", "info,rdkafka=warn")
-        .stdin(Stdio::null())
-        .stdout(out)
-        .stderr(err)
         .spawn()
         .expect("start table-instance")
 }

@@ -25,7 +25,9 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use dekaf_streams::group::{CoordinatorConfig, describe_streams_group, set_standby_replicas};
-use dekaf_streams_examples::e2e::{Reader, counts_reached, exactly_once_problems, fresh};
+use dekaf_streams_examples::e2e::{
+    Reader, counts_reached, exactly_once_problems, fresh, log_field, strip_ansi,
+};
 use dekaf_streams_examples::kafka_io::{bootstrap, produce};
 
 /// One variant's application and topics (`<app>-in`, `<app>-out`).
@@ -77,7 +79,7 @@ impl Instance {
             if let Some(id) = text
                 .lines()
                 .find(|l| l.contains("joined the streams group"))
-                .and_then(|l| field(l, "member_id"))
+                .and_then(|l| log_field(l, "member_id"))
             {
                 return id.trim_matches('"').to_owned();
             }
@@ -104,30 +106,6 @@ impl Drop for Instance {
     fn drop(&mut self) {
         self.kill();
     }
-}
-
-/// Removes terminal colour sequences, in case the log has them.
-fn strip_ansi(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        if c == '\u{1b}' {
-            for c in chars.by_ref() {
-                if c.is_ascii_alphabetic() {
-                    break;
-                }
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// The value of field `name` (`name=value`) in a log line.
-fn field<'a>(line: &'a str, name: &str) -> Option<&'a str> {
-    let start = line.find(&format!(" {name}="))? + name.len() + 2;
-    line[start..].split_whitespace().next()
 }
 
 /// Per member id: its (active, standby) tasks of the stateful subtopology, once the
@@ -198,7 +176,7 @@ async fn standbys_caught_up(instance: &Instance, mark: usize, standbys: usize) {
         let mut latest: HashMap<String, (i64, usize)> = HashMap::new();
         for line in text.get(mark..).unwrap_or("").lines() {
             if line.contains("standby lag")
-                && let (Some(task), Some(lag)) = (field(line, "task"), field(line, "lag"))
+                && let (Some(task), Some(lag)) = (log_field(line, "task"), log_field(line, "lag"))
             {
                 let entry = latest.entry(task.to_owned()).or_insert((-1, 0));
                 *entry = (lag.parse().unwrap_or(-1), entry.1 + 1);
@@ -466,12 +444,12 @@ async fn failover(names: &Names, keys: usize, kill: Kill) {
     let restored: u64 = after
         .lines()
         .filter(|l| l.contains("task restored"))
-        .filter_map(|l| field(l, "records")?.parse::<u64>().ok())
+        .filter_map(|l| log_field(l, "records")?.parse::<u64>().ok())
         .sum();
     let restore_seconds: f64 = after
         .lines()
         .filter(|l| l.contains("task restored"))
-        .filter_map(|l| field(l, "seconds")?.parse::<f64>().ok())
+        .filter_map(|l| log_field(l, "seconds")?.parse::<f64>().ok())
         .sum();
     println!(
         "{app}: SIGKILL after {} of {} counts of the next rounds were out → first new output \
