@@ -64,18 +64,8 @@ pub fn parts(em: &Emitter<'_>, sub: &Sub) -> CacheParts {
         let forward = format_ident!("__forward_{}", node);
         let node_name = &m.nodes[node].name;
         let body = crate::ops::aggregate::emit_forward(em, node);
+        methods.extend(crate::codegen::emitter::record_method(&forward, &body));
         methods.extend(quote! {
-            #[allow(unused_variables, unused_mut, unreachable_code, clippy::all)]
-            #[inline]
-            fn #forward<S: #dk::RecordSink>(
-                &mut self,
-                __dk_record: &#dk::InputRecord<'_>,
-                __dk_sink: &mut S,
-            ) -> ::core::result::Result<(), #dk::RecordError> {
-                #body
-                Ok(())
-            }
-
             /// Forwards the current result of every dirty key of this aggregation, then
             /// forgets the keys (also when it fails).
             #[inline(never)]

@@ -55,6 +55,25 @@ pub fn dk() -> TokenStream {
     quote!(::dekaf_streams::__private)
 }
 
+/// A generated method `name` that runs `body` (code of one node's chain) for the record in
+/// `__dk_record`, writing to `__dk_sink`: the form every entry point into a chain takes (a
+/// source, a cache flush's forward, a punctuation).
+pub fn record_method(name: &proc_macro2::Ident, body: &TokenStream) -> TokenStream {
+    let dk = dk();
+    quote! {
+        #[allow(unused_variables, unused_mut, unreachable_code, clippy::all)]
+        #[inline]
+        fn #name<S: #dk::RecordSink>(
+            &mut self,
+            __dk_record: &#dk::InputRecord<'_>,
+            __dk_sink: &mut S,
+        ) -> ::core::result::Result<(), #dk::RecordError> {
+            #body
+            Ok(())
+        }
+    }
+}
+
 impl Emitter<'_> {
     pub fn store_field(i: usize) -> Ident {
         format_ident!("__store_{}", i)

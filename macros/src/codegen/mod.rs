@@ -116,18 +116,7 @@ pub fn generate(m: &Model) -> TokenStream {
         for (i, (topic, node)) in sources.iter().enumerate() {
             let f = format_ident!("__source_{}", i);
             let body = em.source(*node);
-            source_fns.push(quote! {
-                #[allow(unused_variables, unused_mut, unreachable_code, clippy::all)]
-                #[inline]
-                fn #f<S: #dk::RecordSink>(
-                    &mut self,
-                    __dk_record: &#dk::InputRecord<'_>,
-                    __dk_sink: &mut S,
-                ) -> ::core::result::Result<(), #dk::RecordError> {
-                    #body
-                    Ok(())
-                }
-            });
+            source_fns.push(emitter::record_method(&f, &body));
             let node_name = &m.nodes[*node].name;
             arms.push(quote! {
                 #i => (

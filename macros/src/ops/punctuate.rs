@@ -150,18 +150,10 @@ pub fn parts(em: &Emitter<'_>, sub: &Sub, after_record: &TokenStream) -> Punctua
         parts.clear.extend(quote!(self.#next = #start;));
         let code = callback(em, node, s);
         let node_name = &em.m.nodes[node].name;
+        parts
+            .methods
+            .extend(crate::codegen::emitter::record_method(&body, &code));
         parts.methods.extend(quote! {
-            #[allow(unused_variables, unused_mut, unreachable_code, clippy::all)]
-            #[inline]
-            fn #body<S: #dk::RecordSink>(
-                &mut self,
-                __dk_record: &#dk::InputRecord<'_>,
-                __dk_sink: &mut S,
-            ) -> ::core::result::Result<(), #dk::RecordError> {
-                #code
-                Ok(())
-            }
-
             /// Runs one punctuation at `__dk_time`; a failure goes to `on_error`.
             #[inline(never)]
             fn #run<S: #dk::RecordSink>(
