@@ -3,6 +3,7 @@
 //! commit made on behalf of a streams-group member.
 
 pub(crate) mod admin;
+pub mod assignment;
 pub(crate) mod oauth;
 pub mod partitioner;
 pub mod producer;

@@ -134,7 +134,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         for active in tasks {
             self.tasks.insert(active);
         }
-        self.assign_consumer()?;
+        self.rewind_consumer()?;
         self.last_commit = Instant::now();
         Ok(())
     }

@@ -16,6 +16,7 @@ use super::processing::StreamThread;
 use super::standbys::{resume_from_standby, standby_lag};
 use super::state::{RestoreReason, flush_restored};
 use super::tasks::{ActiveTask, ActiveTasks, TaskId};
+use crate::kafka::assignment::{reassign, rewind};
 use crate::kafka::restore::{RestoreError, RestorePartition, restore};
 use crate::standby::ChangelogPosition;
 use crate::store::BackendFactory;
@@ -252,12 +253,28 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         }
     }
 
-    /// Points the consumer at the sources of every task, each at its next offset.
+    /// Points the consumer at the sources of every task: the sources of new tasks are added at
+    /// their next offset, those of tasks gone are removed, and the others go on fetching where
+    /// they are (incremental on purpose: see [`crate::kafka::assignment`]).
     pub(crate) fn assign_consumer(&mut self) -> Result<(), StreamsError> {
-        let mut tpl = TopicPartitionList::new();
+        let wanted = self.task_positions()?;
+        reassign(&self.consumer, &wanted).map_err(StreamsError::kafka("assigning partitions"))
+    }
+
+    /// Moves the consumer back to every task's next offset after a rebuild dropped the
+    /// interval's work, with seeks: see [`crate::kafka::assignment::rewind`].
+    pub(crate) fn rewind_consumer(&mut self) -> Result<(), StreamsError> {
         for active in self.tasks.iter_mut() {
             active.consumed.fill(false);
         }
+        let positions = self.task_positions()?;
+        rewind(&self.consumer, &positions, FETCH_TIMEOUT)
+            .map_err(StreamsError::kafka("rewinding the consumer"))
+    }
+
+    /// Every task's sources, each at its next offset.
+    fn task_positions(&self) -> Result<TopicPartitionList, StreamsError> {
+        let mut tpl = TopicPartitionList::new();
         for active in self.tasks.iter() {
             for (i, topic) in active.task.source_topics().iter().enumerate() {
                 let offset = active.positions[i].map_or(Offset::Beginning, Offset::Offset);
@@ -265,9 +282,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                     .map_err(StreamsError::kafka("assigning partitions"))?;
             }
         }
-        self.consumer
-            .assign(&tpl)
-            .map_err(StreamsError::kafka("assigning partitions"))
+        Ok(tpl)
     }
 
     /// Drops tasks without committing: those in `lost`, or all of them (the member was fenced
