@@ -8,6 +8,7 @@ use rdkafka::message::Message;
 use rdkafka::{Offset, TopicPartitionList};
 
 use crate::group::{TaskId, TaskOffsets, TaskSet};
+use crate::kafka::assignment::rewind;
 use crate::kafka::restore::{RestoreConsumer, watermarks};
 use crate::state_dir::TaskDir;
 use crate::task::{Task, TaskError};
@@ -17,6 +18,8 @@ const END_LOOKUP_TIMEOUT: Duration = Duration::from_millis(500);
 /// How long the lag refresh pauses after a failed lookup (a leader change, an unreachable
 /// broker), so the processing thread does not wait on lookups every round.
 const END_LOOKUP_BACKOFF: Duration = Duration::from_secs(10);
+/// How long moving the standby consumer to new positions may take (local, no broker round trip).
+const ASSIGN_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Where a standby is in one of its changelog partitions.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -244,7 +247,9 @@ impl<K: Task> StandbyTasks<K> {
                     tpl.add_partition_offset(c.topic, c.partition, from)?;
                 }
             }
-            consumer.assign(&tpl)?;
+            // Incremental, with seeks: a full `assign` right after another can make librdkafka
+            // stop a fetcher twice and abort (see `kafka::assignment`).
+            rewind(consumer, &tpl, ASSIGN_TIMEOUT)?;
             self.assigned = true;
         }
         if self.tasks.is_empty() {
