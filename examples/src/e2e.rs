@@ -66,10 +66,13 @@ pub fn logged_instance(binary: &str, log: &Path) -> Command {
     command
 }
 
-/// Defines a word-count topology with its own application id and topics.
+/// Defines a word-count topology (store `counts`, `Utf8` sentences in, `I64` counts out) with
+/// its own application id and topics: `word_count_topology!(Name = "app", "in" -> "out")`.
+/// The broker tests' child processes (`e2e-instance`, `standby-instance`) use it.
+#[macro_export]
 macro_rules! word_count_topology {
     ($(#[$meta:meta])* $name:ident = $app:tt, $input:tt -> $output:tt) => {
-        topology! {
+        ::dekaf_streams::topology! {
             $(#[$meta])*
             pub $name = $app {
                 stream($input, Utf8, Utf8)

@@ -8,37 +8,22 @@ use std::process::ExitCode;
 
 use dekaf_streams::prelude::*;
 use dekaf_streams_examples::runner::run_on_kafka;
+use dekaf_streams_examples::word_count_topology;
 
-macro_rules! standby_word_count {
-    ($(#[$meta:meta])* $name:ident = $app:tt, $input:tt -> $output:tt) => {
-        topology! {
-            $(#[$meta])*
-            pub $name = $app {
-                stream($input, Utf8, Utf8)
-                    .flat_map_values(|sentence| sentence.split(' ').map(str::to_owned))
-                    .group_by(|_key, word| word.clone(), Utf8, Utf8)
-                    .count("counts")
-                    .to_stream()
-                    .to($output, Utf8, I64);
-            }
-        }
-    };
-}
-
-standby_word_count!(
+word_count_topology!(
     /// SIGKILL of an idle instance once its standbys caught up.
     StandbyFailover = "standby-failover", "standby-failover-in" -> "standby-failover-out"
 );
-standby_word_count!(
+word_count_topology!(
     /// SIGKILL of an instance in the middle of counting.
     StandbyMidRun = "standby-midrun", "standby-midrun-in" -> "standby-midrun-out"
 );
 
-standby_word_count!(
+word_count_topology!(
     /// SIGKILL of an idle instance, stores in memory.
     StandbyMemory = "standby-memory", "standby-memory-in" -> "standby-memory-out"
 );
-standby_word_count!(
+word_count_topology!(
     /// The same SIGKILL without standby replicas.
     StandbyNone = "standby-none", "standby-none-in" -> "standby-none-out"
 );
