@@ -48,11 +48,8 @@ fn poll_one(consumer: &BaseConsumer) -> Option<(i32, i64)> {
 /// reads every partition from offset 0 with nothing skipped or repeated.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rapid_assignment_changes_never_stop_a_fetcher_twice_and_rewinds_are_exact() {
-    let bootstrap = require_broker().await;
-    let admin = Admin::new(&bootstrap);
-    let app = app_id("assignment-churn");
-    let topic = leak(format!("{app}-input"));
-    admin.create_topic(topic, PARTITIONS).await;
+    let t = TestApp::new("assignment-churn", Some(PARTITIONS)).await;
+    let (bootstrap, app, topic) = (t.bootstrap.clone(), t.app, t.input);
 
     tokio::task::spawn_blocking(move || {
         let producer: BaseProducer = ClientConfig::new()

@@ -18,28 +18,14 @@ const WAIT: Duration = Duration::from_secs(30);
 /// 3 partitions and the configs the member sent; the member gets tasks 0_0..0_2 and 1_0..1_2.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn join_creates_internal_topics_and_assigns_every_task() {
-    init_tracing();
-    let bootstrap = require_broker().await;
-    let admin = Admin::new(&bootstrap);
-    let app = app_id("join");
-    let input = leak(format!("{app}-input"));
-    admin.create_topic(input, 3).await;
-    let topology = two_subtopologies(app, input, "counts");
+    let t = TestApp::new("join", Some(3)).await;
+    let (admin, app) = (&t.admin, t.app);
+    let topology = two_subtopologies(app, t.input, "counts");
 
-    let member = MemberHandle::join(topology, member_config(&bootstrap))
-        .await
-        .expect("join");
-    assert!(member.member_epoch() > 0);
-    let mut owner = Owner::new("a", member);
+    let mut owner = t.join("a", topology).await;
+    assert!(owner.member.member_epoch() > 0);
     let expected = all_tasks(&["0", "1"], 3);
-    drive(
-        &mut [&mut owner],
-        WAIT,
-        "all six tasks",
-        |_| {},
-        |o| o[0].held == expected,
-    )
-    .await;
+    hold(&mut owner, &expected).await;
     assert_eq!(owner.member.assignment().active, expected);
 
     let repartition = format!("{app}-grouped-repartition");
@@ -68,7 +54,7 @@ async fn join_creates_internal_topics_and_assigns_every_task() {
     }
 
     // The coordinator's own view, through StreamsGroupDescribe.
-    let group = describe_streams_group(&CoordinatorConfig::new(&bootstrap, "dekaf-it"), app)
+    let group = describe_streams_group(&CoordinatorConfig::new(&t.bootstrap, "dekaf-it"), app)
         .await
         .expect("describe");
     assert_eq!(group.members.len(), 1);
@@ -88,38 +74,16 @@ async fn join_creates_internal_topics_and_assigns_every_task() {
 /// the final assignment is disjoint and complete.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tasks_move_to_a_second_member_only_after_release() {
-    init_tracing();
-    let bootstrap = require_broker().await;
-    let admin = Admin::new(&bootstrap);
-    let app = app_id("second");
-    let input = leak(format!("{app}-input"));
-    admin.create_topic(input, 3).await;
-    let topology = two_subtopologies(app, input, "counts");
+    let t = TestApp::new("second", Some(3)).await;
+    let topology = two_subtopologies(t.app, t.input, "counts");
     let expected = all_tasks(&["0", "1"], 3);
 
-    let mut a = Owner::new(
-        "a",
-        MemberHandle::join(topology, member_config(&bootstrap))
-            .await
-            .expect("join a"),
-    );
-    drive(
-        &mut [&mut a],
-        WAIT,
-        "a holds every task",
-        |_| {},
-        |o| o[0].held == expected,
-    )
-    .await;
+    let mut a = t.join("a", topology).await;
+    hold(&mut a, &expected).await;
 
     // a takes its time to commit and close what it must give up.
     a.release_delay = Duration::from_secs(2);
-    let mut b = Owner::new(
-        "b",
-        MemberHandle::join(topology, member_config(&bootstrap))
-            .await
-            .expect("join b"),
-    );
+    let mut b = t.join("b", topology).await;
     let disjoint = |o: &[&mut Owner]| {
         let both: Vec<_> = o[0].held.intersection(&o[1].held).collect();
         assert!(
@@ -165,35 +129,13 @@ async fn tasks_move_to_a_second_member_only_after_release() {
 /// after a session timeout.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tasks_of_a_leaving_member_move_at_once() {
-    init_tracing();
-    let bootstrap = require_broker().await;
-    let admin = Admin::new(&bootstrap);
-    let app = app_id("leave");
-    let input = leak(format!("{app}-input"));
-    admin.create_topic(input, 3).await;
-    let topology = two_subtopologies(app, input, "counts");
+    let t = TestApp::new("leave", Some(3)).await;
+    let topology = two_subtopologies(t.app, t.input, "counts");
     let expected = all_tasks(&["0", "1"], 3);
 
-    let mut a = Owner::new(
-        "a",
-        MemberHandle::join(topology, member_config(&bootstrap))
-            .await
-            .expect("join a"),
-    );
-    drive(
-        &mut [&mut a],
-        WAIT,
-        "a holds every task",
-        |_| {},
-        |o| o[0].held == expected,
-    )
-    .await;
-    let mut b = Owner::new(
-        "b",
-        MemberHandle::join(topology, member_config(&bootstrap))
-            .await
-            .expect("join b"),
-    );
+    let mut a = t.join("a", topology).await;
+    hold(&mut a, &expected).await;
+    let mut b = t.join("b", topology).await;
     drive(
         &mut [&mut a, &mut b],
         WAIT,
@@ -230,22 +172,9 @@ async fn tasks_of_a_leaving_member_move_at_once() {
 /// typed error, whose message names what differs from the group's topology and says what to do.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_changed_topology_is_refused_with_advice() {
-    init_tracing();
-    let bootstrap = require_broker().await;
-    let admin = Admin::new(&bootstrap);
-    let app = app_id("changed");
-    let input = leak(format!("{app}-input"));
-    admin.create_topic(input, 3).await;
-
-    let mut a = Owner::new(
-        "a",
-        MemberHandle::join(
-            two_subtopologies(app, input, "counts"),
-            member_config(&bootstrap),
-        )
-        .await
-        .expect("join a"),
-    );
+    let t = TestApp::new("changed", Some(3)).await;
+    let (app, input) = (t.app, t.input);
+    let mut a = t.join("a", two_subtopologies(app, input, "counts")).await;
     drive(
         &mut [&mut a],
         WAIT,
@@ -256,7 +185,7 @@ async fn a_changed_topology_is_refused_with_advice() {
     .await;
 
     let changed = two_subtopologies(app, input, "totals");
-    let err = MemberHandle::join(changed, member_config(&bootstrap))
+    let err = MemberHandle::join(changed, member_config(&t.bootstrap))
         .await
         .expect_err("a changed topology must be refused");
     let text = err.to_string();
@@ -281,19 +210,9 @@ async fn a_changed_topology_is_refused_with_advice() {
 /// follows.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_missing_source_topic_is_reported_then_assigned() {
-    init_tracing();
-    let bootstrap = require_broker().await;
-    let admin = Admin::new(&bootstrap);
-    let app = app_id("missing");
-    let input = leak(format!("{app}-input"));
-    let topology = one_subtopology(app, input);
-
-    let mut a = Owner::new(
-        "a",
-        MemberHandle::join(topology, member_config(&bootstrap))
-            .await
-            .expect("join"),
-    );
+    let t = TestApp::new("missing", None).await;
+    let (admin, input) = (&t.admin, t.input);
+    let mut a = t.join("a", one_subtopology(t.app, input)).await;
     drive(
         &mut [&mut a],
         WAIT,
@@ -335,39 +254,19 @@ async fn a_missing_source_topic_is_reported_then_assigned() {
 /// 0, same member id) and gets tasks again.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_member_that_holds_on_is_fenced_loses_its_tasks_and_rejoins() {
-    init_tracing();
-    let bootstrap = require_broker().await;
-    let admin = Admin::new(&bootstrap);
-    let app = app_id("fenced");
-    let input = leak(format!("{app}-input"));
-    admin.create_topic(input, 3).await;
-    let topology = two_subtopologies(app, input, "counts");
+    let t = TestApp::new("fenced", Some(3)).await;
+    let topology = two_subtopologies(t.app, t.input, "counts");
     let expected = all_tasks(&["0", "1"], 3);
 
-    let mut config = member_config(&bootstrap);
+    let mut config = member_config(&t.bootstrap);
     config.rebalance_timeout = Duration::from_secs(2);
-    let mut a = Owner::new(
-        "a",
-        MemberHandle::join(topology, config).await.expect("join a"),
-    );
+    let mut a = t.join_with("a", topology, config).await;
     let member_id = a.member.member_id().to_owned();
-    drive(
-        &mut [&mut a],
-        WAIT,
-        "a holds every task",
-        |_| {},
-        |o| o[0].held == expected,
-    )
-    .await;
+    hold(&mut a, &expected).await;
 
     // a never gives up what is revoked.
     a.release_delay = Duration::from_secs(3600);
-    let mut b = Owner::new(
-        "b",
-        MemberHandle::join(topology, member_config(&bootstrap))
-            .await
-            .expect("join b"),
-    );
+    let mut b = t.join("b", topology).await;
     drive(
         &mut [&mut a, &mut b],
         WAIT,
@@ -409,18 +308,12 @@ async fn a_member_that_holds_on_is_fenced_loses_its_tasks_and_rejoins() {
 /// TopologyDescriptionRequired): a member limited to v0 joins and gets its tasks from 4.4 too.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn heartbeat_version_0_works_too() {
-    init_tracing();
-    let bootstrap = require_broker().await;
-    let admin = Admin::new(&bootstrap);
-    let app = app_id("v0");
-    let input = leak(format!("{app}-input"));
-    admin.create_topic(input, 3).await;
-    let mut config = member_config(&bootstrap);
+    let t = TestApp::new("v0", Some(3)).await;
+    let mut config = member_config(&t.bootstrap);
     config.max_heartbeat_version = 0;
-    let member = MemberHandle::join(one_subtopology(app, input), config)
-        .await
-        .expect("join");
-    let mut a = Owner::new("a", member);
+    let mut a = t
+        .join_with("a", one_subtopology(t.app, t.input), config)
+        .await;
     let expected = all_tasks(&["0"], 3);
     drive(
         &mut [&mut a],
@@ -461,19 +354,10 @@ async fn transactional_offset_commits_with_a_wrong_epoch_or_member_get_codes_the
     use rdkafka::types::RDKafkaErrorCode;
     use rdkafka::{ClientConfig, Offset, TopicPartitionList};
 
-    init_tracing();
-    let bootstrap = require_broker().await;
-    let admin = Admin::new(&bootstrap);
-    let app = app_id("commit-epochs");
-    let input = leak(format!("{app}-input"));
-    admin.create_topic(input, 1).await;
+    let t = TestApp::new("commit-epochs", Some(1)).await;
+    let (app, input) = (t.app, t.input);
     let topology = one_subtopology(app, input);
-    let mut a = Owner::new(
-        "a",
-        MemberHandle::join(topology, member_config(&bootstrap))
-            .await
-            .expect("join a"),
-    );
+    let mut a = t.join("a", topology).await;
     drive(
         &mut [&mut a],
         WAIT,
@@ -485,6 +369,7 @@ async fn transactional_offset_commits_with_a_wrong_epoch_or_member_get_codes_the
     let epoch = a.member.member_epoch();
     let member_id = a.member.member_id().to_owned();
     let transactional_id = format!("{app}-txn");
+    let bootstrap = t.bootstrap.clone();
     let outcomes = tokio::task::spawn_blocking(move || {
         let producer: BaseProducer = ClientConfig::new()
             .set("bootstrap.servers", &bootstrap)

@@ -365,3 +365,64 @@ pub async fn pump_for(
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
+
+/// One test's application on the broker: a unique application id and its input topic.
+pub struct TestApp {
+    pub bootstrap: String,
+    pub admin: Admin,
+    pub app: &'static str,
+    pub input: &'static str,
+}
+
+impl TestApp {
+    /// Requires the broker and names the application after `test`; with `partitions`, creates
+    /// its input topic `<app>-input`.
+    pub async fn new(test: &str, partitions: Option<i32>) -> TestApp {
+        init_tracing();
+        let bootstrap = require_broker().await;
+        let admin = Admin::new(&bootstrap);
+        let app = app_id(test);
+        let input = leak(format!("{app}-input"));
+        if let Some(partitions) = partitions {
+            admin.create_topic(input, partitions).await;
+        }
+        TestApp {
+            bootstrap,
+            admin,
+            app,
+            input,
+        }
+    }
+
+    /// Joins member `name` with the tests' member settings ([`member_config`]).
+    pub async fn join(&self, name: &'static str, topology: &'static TopologyInfo) -> Owner {
+        self.join_with(name, topology, member_config(&self.bootstrap))
+            .await
+    }
+
+    /// Joins member `name` with `config`.
+    pub async fn join_with(
+        &self,
+        name: &'static str,
+        topology: &'static TopologyInfo,
+        config: MemberConfig,
+    ) -> Owner {
+        let member = MemberHandle::join(topology, config)
+            .await
+            .unwrap_or_else(|e| panic!("join {name}: {e}"));
+        Owner::new(name, member)
+    }
+}
+
+/// Drives `owner` alone until it holds exactly `expected` (30 s at most).
+pub async fn hold(owner: &mut Owner, expected: &BTreeSet<TaskId>) {
+    let what = format!("{} holds {expected:?}", owner.name);
+    drive(
+        &mut [owner],
+        Duration::from_secs(30),
+        &what,
+        |_| {},
+        |o| o[0].held == *expected,
+    )
+    .await;
+}
