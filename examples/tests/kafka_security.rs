@@ -80,6 +80,31 @@ fn user<T: Topology>(b: Builder<T>, name: &str, password: &str) -> Builder<T> {
         .property("sasl.password", password)
 }
 
+/// `topology` over SASL_SSL with SCRAM-SHA-512 as user `name`.
+fn scram<T: Topology>(topology: T, name: &str, password: &str) -> KafkaStreams<T> {
+    user(
+        sasl_ssl(KafkaStreams::builder(topology), "SCRAM-SHA-512"),
+        name,
+        password,
+    )
+    .build()
+    .expect("valid SCRAM settings")
+}
+
+/// Runs `streams` until it stops by itself, which it must do within `within`, and returns the
+/// error it stopped with.
+async fn stops_with_error<T: Topology + Send>(
+    streams: KafkaStreams<T>,
+    within: Duration,
+    what: &str,
+) -> StreamsError {
+    InProcess::run(streams)
+        .finished(within)
+        .await
+        .unwrap_or_else(|| panic!("the application did not stop by itself within {within:?}"))
+        .expect_err(what)
+}
+
 /// Produces 2,000 sentences to `input` over PLAINTEXT, runs `streams` until an independent
 /// reader sees every count and `until()` holds (60 s at most), stops it, and checks each word's
 /// updates are exactly 1..n.
@@ -141,13 +166,7 @@ async fn word_count_over_mutual_tls_with_an_encrypted_client_key() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn word_count_over_sasl_ssl_with_scram_sha_512() {
-    let streams = user(
-        sasl_ssl(KafkaStreams::builder(WcScram), "SCRAM-SHA-512"),
-        "alice",
-        "alice-secret",
-    )
-    .build()
-    .expect("valid SCRAM settings");
+    let streams = scram(WcScram, "alice", "alice-secret");
     word_count_exactly_once(
         streams,
         "sec-scram",
@@ -290,19 +309,9 @@ async fn a_wrong_password_fails_fast_with_a_clear_error() {
     .await;
     // Exactly-once (the default): the credentials are checked before the transactional
     // producer would wait out its 60 s `init_transactions`.
-    let streams = user(
-        sasl_ssl(KafkaStreams::builder(WcBadPassword), "SCRAM-SHA-512"),
-        "alice",
-        "wrong",
-    )
-    .build()
-    .expect("valid settings");
+    let streams = scram(WcBadPassword, "alice", "wrong");
     let started = Instant::now();
-    let result = InProcess::run(streams)
-        .finished(Duration::from_secs(10))
-        .await
-        .expect("the application stops by itself within 10 s");
-    let err = result.expect_err("authentication fails");
+    let err = stops_with_error(streams, Duration::from_secs(10), "authentication fails").await;
     let text = err.to_string();
     assert!(
         matches!(&err, StreamsError::Group(g) if matches!(**g, GroupError::AuthenticationFailed { .. })),
@@ -379,13 +388,7 @@ async fn a_principal_allowed_only_its_own_resources_runs_word_count() {
         (TRANSACTIONAL_ID, PREFIXED, "acl-ok-", app, ALL),
     ])
     .await;
-    let streams = user(
-        sasl_ssl(KafkaStreams::builder(WcAclOk), "SCRAM-SHA-512"),
-        "acl-app",
-        "acl-app-secret",
-    )
-    .build()
-    .expect("valid settings");
+    let streams = scram(WcAclOk, "acl-app", "acl-app-secret");
     word_count_exactly_once(
         streams,
         "acl-ok-wc",
@@ -407,18 +410,10 @@ async fn a_principal_without_read_on_the_group_gets_a_clear_error_naming_it() {
         &[("acl-locked-wc-in", 1), ("acl-locked-wc-out", 1)],
     )
     .await;
-    let streams = user(
-        sasl_ssl(KafkaStreams::builder(WcAclNoGroup), "SCRAM-SHA-512"),
-        "acl-app",
-        "acl-app-secret",
-    )
-    .build()
-    .expect("valid settings");
-    let result = InProcess::run(streams)
-        .finished(Duration::from_secs(30))
+    let streams = scram(WcAclNoGroup, "acl-app", "acl-app-secret");
+    let text = stops_with_error(streams, Duration::from_secs(30), "the group is denied")
         .await
-        .expect("the application stops by itself within 30 s");
-    let text = result.expect_err("the group is denied").to_string();
+        .to_string();
     eprintln!("ACL denial: {text}");
     assert!(
         text.contains("GroupAuthorizationFailed (30)")
@@ -452,18 +447,14 @@ async fn a_principal_without_write_on_the_output_topic_gets_a_clear_error_naming
     )
     .await
     .expect("produce");
-    let streams = user(
-        sasl_ssl(KafkaStreams::builder(WcAclNoWrite), "SCRAM-SHA-512"),
-        "acl-app",
-        "acl-app-secret",
+    let streams = scram(WcAclNoWrite, "acl-app", "acl-app-secret");
+    let text = stops_with_error(
+        streams,
+        Duration::from_secs(30),
+        "the output topic is denied",
     )
-    .build()
-    .expect("valid settings");
-    let result = InProcess::run(streams)
-        .finished(Duration::from_secs(30))
-        .await
-        .expect("the application stops by itself within 30 s");
-    let text = result.expect_err("the output topic is denied").to_string();
+    .await
+    .to_string();
     eprintln!("ACL denial: {text}");
     assert!(
         text.contains("acl-locked-out") && text.contains("uthoriz"),
