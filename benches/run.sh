@@ -9,7 +9,7 @@
 #
 #   benches/run.sh --systems dekaf,kstreams --fixed-names true \
 #     --workloads stateless,wordcount,window,join --guarantees exactly_once \
-#     --threads 1,2,4,1x2 --partitions 8 --records 200k --restore false
+#     --threads 1,2,4,1x2 --partitions 8 --records 100k --restore false
 #
 # It starts the broker (scripts/kafka.sh start; DEKAF_KAFKA_PORT, default 9092), builds the Kafka
 # Streams jar (Maven) and the Rust binaries (release), runs the driver (`bench --help` lists its
