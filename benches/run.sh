@@ -4,10 +4,17 @@
 #
 #   benches/run.sh [driver flags]        e.g. benches/run.sh --records 200k --workloads wordcount
 #
+# The figures of results/latest.md and latest.png (dekaf-streams against Kafka Streams on 1, 2 and
+# 4 threads and on two instances of one thread, 8 partitions; see benches/README.md):
+#
+#   benches/run.sh --systems dekaf,kstreams --fixed-names true \
+#     --workloads stateless,wordcount,window,join --guarantees exactly_once \
+#     --threads 1,2,4,1x2 --partitions 8 --records 100k --restore false
+#
 # It starts the broker (scripts/kafka.sh start; DEKAF_KAFKA_PORT, default 9092), builds the Kafka
 # Streams jar (Maven) and the Rust binaries (release), runs the driver (`bench --help` lists its
 # flags; by default all four workloads × both guarantees on kstreams and ceiling, N=100k), draws
-# the chart (matplotlib in a venv under ~/.cache/dekaf-streams) and writes
+# the chart (matplotlib in a venv under ~/.cache/dekaf-streams; python3-venv from Debian if missing) and writes
 # benches/results/<time>-<run>/{report.md,results.json,chart.png}, copies the chart to
 # benches/results/latest.png, and rewrites benches/results/latest.md, the index of the newest
 # figures of every workload over all runs kept (bench-index). Topics and groups of the run are deleted at
@@ -45,14 +52,34 @@ out="$("$bin_dir/bench" --bootstrap "127.0.0.1:$port" --kstreams-jar "$jar" --bi
   --results-dir "$here/results" --broker-version "${broker_version:-4.4.0}" "$@")"
 say "report: $out/report.md"
 
-if [ -z "${BENCH_NO_CHART:-}" ]; then
-  venv="${DEKAF_CACHE_DIR:-$HOME/.cache/dekaf-streams}/bench-venv"
-  if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import matplotlib' 2>/dev/null; then
-    say "installing matplotlib into $venv (PyPI)"
-    python3 -m venv "$venv"
-    "$venv/bin/pip" install -q 'matplotlib>=3.8,<4'
+# The chart needs Python 3 with venv (Debian: python3-venv) and matplotlib (PyPI, into a venv of
+# its own): installed here when missing, so that this script works on a fresh Debian machine.
+as_root() {
+  if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
+    say "need root (or sudo) to run: $*"; return 1
   fi
-  if "$venv/bin/python" "$here/chart.py" "$out/results.json" "$out/chart.png"; then
+}
+chart_python() {
+  local venv="${DEKAF_CACHE_DIR:-$HOME/.cache/dekaf-streams}/bench-venv"
+  if [ -x "$venv/bin/python" ] && "$venv/bin/python" -c 'import matplotlib' 2>/dev/null; then
+    echo "$venv/bin/python"
+    return 0
+  fi
+  if ! command -v python3 >/dev/null || ! python3 -c 'import venv, ensurepip' 2>/dev/null; then
+    command -v apt-get >/dev/null || { say "no python3 with venv, and no apt-get to install it"; return 1; }
+    say "installing python3 and python3-venv (Debian packages) for the chart"
+    as_root apt-get update -qq >&2 &&
+      as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+        python3 python3-venv >&2 || return 1
+  fi
+  say "installing matplotlib into $venv (PyPI)"
+  rm -rf "$venv"
+  python3 -m venv "$venv" >&2 && "$venv/bin/pip" install -q 'matplotlib>=3.8,<4' >&2 || return 1
+  echo "$venv/bin/python"
+}
+
+if [ -z "${BENCH_NO_CHART:-}" ]; then
+  if py="$(chart_python)" && "$py" "$here/chart.py" "$out/results.json" "$out/chart.png"; then
     cp "$out/chart.png" "$here/results/latest.png"
   else
     say "warning: the chart could not be drawn; the report stands without it"

@@ -39,6 +39,10 @@ pub struct RunResult {
     pub guarantee: String,
     /// System tag (`dekaf`, `kstreams`, `ceiling`).
     pub system: String,
+    /// Processing threads per instance (`--threads`; Kafka Streams `num.stream.threads`).
+    pub threads: u32,
+    /// Instances (processes) of the system, each with `threads` threads (`--instances`).
+    pub instances: u32,
     /// Outcome; figures are kept only when `Ok`.
     pub status: Status,
     /// Stream input records of the backlog.
@@ -64,6 +68,9 @@ pub struct RunResult {
     pub cpu_seconds_backlog: Option<f64>,
     /// CPU seconds of the process over its whole run.
     pub cpu_seconds_total: Option<f64>,
+    /// CPU per backlog input record, µs: `cpu_seconds_backlog` / `input_records` (all
+    /// instances together).
+    pub cpu_us_per_record: Option<f64>,
     /// Output records read by the measurer.
     pub output_records: u64,
     /// Keys in the final output of the backlog.
@@ -83,6 +90,8 @@ impl RunResult {
             workload: workload.into(),
             guarantee: guarantee.into(),
             system: system.into(),
+            threads: 1,
+            instances: 1,
             status,
             input_records: 0,
             throughput_rps: None,
@@ -95,6 +104,7 @@ impl RunResult {
             peak_rss_mib: None,
             cpu_seconds_backlog: None,
             cpu_seconds_total: None,
+            cpu_us_per_record: None,
             output_records: 0,
             output_keys: 0,
             fingerprint: None,
@@ -105,6 +115,23 @@ impl RunResult {
 
     fn ok(&self) -> bool {
         self.status == Status::Ok
+    }
+
+    /// `threads × instances` as the reports write it: `2` (one instance), `1×2` (two instances
+    /// of one thread).
+    pub fn parallelism(&self) -> String {
+        if self.instances > 1 {
+            format!("{}×{}", self.threads, self.instances)
+        } else {
+            self.threads.to_string()
+        }
+    }
+
+    fn same_case(&self, other: &RunResult) -> bool {
+        self.workload == other.workload
+            && self.guarantee == other.guarantee
+            && self.threads == other.threads
+            && self.instances == other.instances
     }
 }
 
@@ -141,10 +168,10 @@ fn ratio(a: Option<f64>, b: Option<f64>) -> String {
 }
 
 impl Report {
-    fn find(&self, w: &str, g: &str, s: &str) -> Option<&RunResult> {
+    fn find(&self, case: &RunResult, s: &str) -> Option<&RunResult> {
         self.results
             .iter()
-            .find(|r| r.workload == w && r.guarantee == g && r.system == s && r.ok())
+            .find(|r| r.same_case(case) && r.system == s && r.ok())
     }
 
     /// The report as markdown: settings, a figure table, ratios, restore rates, comparisons.
@@ -170,7 +197,10 @@ impl Report {
             m,
             "Throughput: backlog input records / (all output visible to a read_committed consumer − the system's `running` event or its first visible output, whichever is earlier). \
              Latency: live phase at a fixed input rate, output visible − input timestamp. \
-             Peak RSS and CPU from /proc of the system's process (CPU: start until the backlog is done). \
+             Peak RSS and CPU from /proc of the system's process (CPU: start until the backlog is done; \
+             CPU µs/rec = that CPU over the backlog's input records). \
+             Threads: processing threads per instance (`--threads`, Kafka Streams `num.stream.threads`); \
+             `t×i` = i instances (processes) of t threads each, their RSS and CPU summed. \
              Startup: process start → `running`. \
              Workloads: benches/WORKLOADS.md.\n"
         );
@@ -179,9 +209,12 @@ impl Report {
         }
         let _ = writeln!(
             m,
-            "| workload | guarantee | system | status | throughput (rec/s) | p50 (ms) | p99 (ms) | peak RSS (MiB) | CPU s | startup (s) | output records |"
+            "| workload | guarantee | threads | system | status | throughput (rec/s) | p50 (ms) | p99 (ms) | peak RSS (MiB) | CPU s | CPU µs/rec | startup (s) | output records |"
         );
-        let _ = writeln!(m, "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|");
+        let _ = writeln!(
+            m,
+            "|---|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+        );
         for r in &self.results {
             let status = match &r.status {
                 Status::Ok => "ok".to_owned(),
@@ -194,9 +227,10 @@ impl Report {
             let f = |v: Option<f64>, d| if ok { num(v, d) } else { "—".into() };
             let _ = writeln!(
                 m,
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 r.workload,
                 r.guarantee,
+                r.parallelism(),
                 r.system,
                 status,
                 f(r.throughput_rps, 0),
@@ -204,6 +238,7 @@ impl Report {
                 f(r.p99_ms, 1),
                 f(r.peak_rss_mib, 0),
                 f(r.cpu_seconds_backlog, 2),
+                f(r.cpu_us_per_record, 2),
                 f(r.startup_seconds, 2),
                 if ok {
                     r.output_records.to_string()
@@ -215,22 +250,25 @@ impl Report {
         let _ = writeln!(m, "\n## Ratios\n");
         let _ = writeln!(
             m,
-            "| workload | guarantee | throughput dekaf/KS | p99 dekaf/KS | peak RSS dekaf/KS | throughput dekaf/ceiling | throughput KS/ceiling |"
+            "| workload | guarantee | threads | throughput dekaf/KS | p99 dekaf/KS | peak RSS dekaf/KS | CPU/rec dekaf/KS | throughput dekaf/ceiling | throughput KS/ceiling |"
         );
-        let _ = writeln!(m, "|---|---|---:|---:|---:|---:|---:|");
-        let mut combos: Vec<(&str, &str)> = self
-            .results
-            .iter()
-            .map(|r| (r.workload.as_str(), r.guarantee.as_str()))
-            .collect();
-        combos.dedup();
-        for (w, g) in combos {
-            let d = self.find(w, g, "dekaf");
-            let k = self.find(w, g, "kstreams");
-            let c = self.find(w, g, "ceiling");
+        let _ = writeln!(m, "|---|---|---:|---:|---:|---:|---:|---:|---:|");
+        let mut cases: Vec<&RunResult> = Vec::new();
+        for r in &self.results {
+            if !cases.iter().any(|c| c.same_case(r)) {
+                cases.push(r);
+            }
+        }
+        for case in cases {
+            let d = self.find(case, "dekaf");
+            let k = self.find(case, "kstreams");
+            let c = self.find(case, "ceiling");
             let _ = writeln!(
                 m,
-                "| {w} | {g} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                case.workload,
+                case.guarantee,
+                case.parallelism(),
                 ratio(
                     d.and_then(|r| r.throughput_rps),
                     k.and_then(|r| r.throughput_rps)
@@ -239,6 +277,10 @@ impl Report {
                 ratio(
                     d.and_then(|r| r.peak_rss_mib),
                     k.and_then(|r| r.peak_rss_mib)
+                ),
+                ratio(
+                    d.and_then(|r| r.cpu_us_per_record),
+                    k.and_then(|r| r.cpu_us_per_record)
                 ),
                 ratio(
                     d.and_then(|r| r.throughput_rps),
@@ -262,16 +304,17 @@ impl Report {
             );
             let _ = writeln!(
                 m,
-                "| workload | guarantee | system | records | restore (ms) | records/s | start → restored (s) |"
+                "| workload | guarantee | threads | system | records | restore (ms) | records/s | start → restored (s) |"
             );
-            let _ = writeln!(m, "|---|---|---|---:|---:|---:|---:|");
+            let _ = writeln!(m, "|---|---|---:|---|---:|---:|---:|---:|");
             for r in restores {
                 if let Some(x) = &r.restore {
                     let _ = writeln!(
                         m,
-                        "| {} | {} | {} | {} | {:.0} | {} | {:.2} |",
+                        "| {} | {} | {} | {} | {} | {:.0} | {} | {:.2} |",
                         r.workload,
                         r.guarantee,
+                        r.parallelism(),
                         r.system,
                         x.records,
                         x.millis,
@@ -312,5 +355,33 @@ mod tests {
             ..Default::default()
         };
         assert!(r.markdown(None).contains("| 3.00× |"));
+    }
+
+    #[test]
+    fn ratios_pair_runs_of_the_same_thread_count() {
+        let row = |system: &str, threads: u32, rps: f64| {
+            let mut r = RunResult::new("wordcount", "exactly_once", system, Status::Ok);
+            r.threads = threads;
+            r.throughput_rps = Some(rps);
+            r
+        };
+        let r = Report {
+            results: vec![
+                row("dekaf", 1, 300.0),
+                row("kstreams", 1, 100.0),
+                row("dekaf", 4, 800.0),
+                row("kstreams", 4, 200.0),
+            ],
+            ..Default::default()
+        };
+        let md = r.markdown(None);
+        assert!(
+            md.contains("| wordcount | exactly_once | 1 | 3.00× |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| wordcount | exactly_once | 4 | 4.00× |"),
+            "{md}"
+        );
     }
 }

@@ -243,27 +243,66 @@ impl Running {
                     self.log.display()
                 );
             }
-            match self
-                .events
-                .recv_timeout(left.min(Duration::from_millis(200)))
-            {
-                Ok(ev) if ev["event"] == name => return Ok(ev),
-                Ok(ev) if ev["event"] == "error" => {
-                    bail!(
-                        "the system reported an error: {}; see {}",
-                        ev["message"],
-                        self.log.display()
-                    )
+            if let Some(ev) = self.poll_event(name, left.min(Duration::from_millis(200)))? {
+                return Ok(ev);
+            }
+        }
+    }
+
+    /// Waits for the first `running` event of any of `instances` (processes of one system),
+    /// up to `timeout`; an `error` event or an early exit of any of them fails.
+    pub fn wait_first_running(instances: &mut [Running], timeout: Duration) -> Result<Event> {
+        let deadline = Instant::now() + timeout;
+        let slice = Duration::from_millis(20);
+        loop {
+            for r in instances.iter_mut() {
+                if let Some(ev) = r.poll_event("running", slice)? {
+                    return Ok(ev);
                 }
-                Ok(_) => {}
-                Err(RecvTimeoutError::Timeout) => {}
-                Err(RecvTimeoutError::Disconnected) => {
-                    let status = self.child.wait()?;
-                    bail!(
-                        "the process ended ({status}) before {name:?}; see {}",
-                        self.log.display()
-                    );
-                }
+            }
+            if Instant::now() > deadline {
+                let logs: Vec<String> = instances
+                    .iter()
+                    .map(|r| r.log.display().to_string())
+                    .collect();
+                bail!(
+                    "no \"running\" event within {timeout:?}; see {}",
+                    logs.join(", ")
+                );
+            }
+        }
+    }
+
+    /// Sends SIGTERM (if it still runs) without waiting: the start of a clean stop, so that
+    /// several instances stop together rather than hand their tasks to each other in turn.
+    pub fn terminate(&mut self) -> Result<()> {
+        if self.child.try_wait()?.is_none() {
+            let pid = libc::pid_t::try_from(self.pid())?;
+            // SAFETY: kill has no memory-safety preconditions; pid is our own child.
+            unsafe { libc::kill(pid, libc::SIGTERM) };
+        }
+        Ok(())
+    }
+
+    /// Waits up to `wait` for the next event: `Some` if it is `name`, `None` on another event or
+    /// none in time; an `error` event or the process's end fails.
+    fn poll_event(&mut self, name: &str, wait: Duration) -> Result<Option<Event>> {
+        match self.events.recv_timeout(wait) {
+            Ok(ev) if ev["event"] == name => Ok(Some(ev)),
+            Ok(ev) if ev["event"] == "error" => {
+                bail!(
+                    "the system reported an error: {}; see {}",
+                    ev["message"],
+                    self.log.display()
+                )
+            }
+            Ok(_) | Err(RecvTimeoutError::Timeout) => Ok(None),
+            Err(RecvTimeoutError::Disconnected) => {
+                let status = self.child.wait()?;
+                bail!(
+                    "the process ended ({status}) before {name:?}; see {}",
+                    self.log.display()
+                );
             }
         }
     }
@@ -271,11 +310,7 @@ impl Running {
     /// Sends SIGTERM, waits up to `grace` (then SIGKILL); returns the last resource sample.
     pub fn stop(mut self, grace: Duration) -> Result<(ProcSample, ExitStatus)> {
         let last = self.resources();
-        if self.child.try_wait()?.is_none() {
-            let pid = libc::pid_t::try_from(self.pid())?;
-            // SAFETY: kill has no memory-safety preconditions; pid is our own child.
-            unsafe { libc::kill(pid, libc::SIGTERM) };
-        }
+        self.terminate()?;
         let deadline = Instant::now() + grace;
         let status = loop {
             if let Some(s) = self.child.try_wait()? {

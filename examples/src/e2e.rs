@@ -102,6 +102,10 @@ word_count_topology!(
     /// Word count for the SIGKILL test under at-least-once.
     WcAlos = "e2e-wc-alos", "e2e-wc-alos-in" -> "e2e-wc-alos-out"
 );
+word_count_topology!(
+    /// Word count for the test of several processing threads in one instance.
+    WcThreads = "e2e-wc-threads", "e2e-wc-threads-in" -> "e2e-wc-threads-out"
+);
 
 topology! {
     /// Counts records per key in tumbling 10-second windows.

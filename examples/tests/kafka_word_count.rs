@@ -10,7 +10,7 @@ use std::time::Duration;
 use dekaf_streams::DEFAULT_CACHE_MAX_BYTES;
 use dekaf_streams::ProcessingGuarantee;
 use dekaf_streams_examples::e2e::{
-    InProcess, Reader, WcCached, WcScale, assert_exactly_once, cached_count_problems,
+    InProcess, Reader, WcCached, WcScale, WcThreads, assert_exactly_once, cached_count_problems,
     counts_reached, expected_counts, fresh, sentences, wait_for_members_with_tasks,
 };
 use dekaf_streams_examples::kafka_io::{bootstrap, off_workers, produce};
@@ -85,6 +85,109 @@ async fn word_count_of_100k_sentences_is_exact() {
     reader.drain(Duration::from_secs(2)).await;
     assert!(done, "counts not reached within the limit");
     assert_exactly_once(&reader.records, &expected);
+}
+
+/// Records deleted from the front of the application's repartition topics so far (the sum of
+/// their partitions' low watermarks).
+async fn repartition_records_purged(servers: &str, app: &str) -> i64 {
+    let (servers, prefix) = (servers.to_owned(), format!("{app}-"));
+    off_workers(move || {
+        use rdkafka::consumer::{BaseConsumer, Consumer};
+        let consumer: BaseConsumer = rdkafka::ClientConfig::new()
+            .set("bootstrap.servers", &servers)
+            .create()
+            .expect("metadata consumer");
+        let metadata = consumer
+            .fetch_metadata(None, Duration::from_secs(10))
+            .expect("metadata");
+        let mut purged = 0;
+        for topic in metadata
+            .topics()
+            .iter()
+            .filter(|t| t.name().starts_with(&prefix) && t.name().ends_with("-repartition"))
+        {
+            for p in topic.partitions() {
+                if let Ok((low, _)) =
+                    consumer.fetch_watermarks(topic.name(), p.id(), Duration::from_secs(10))
+                {
+                    purged += low;
+                }
+            }
+        }
+        purged
+    })
+    .await
+}
+
+/// Three processing threads in one instance: each is a member of the group with tasks of its
+/// own, the counts are exact, and the repartition records they committed are purged through the
+/// instance's one admin client (which its threads share).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_threads_of_one_instance_share_the_tasks_and_count_exactly_once() {
+    let servers = bootstrap();
+    let app_id = "e2e-wc-threads";
+    fresh(
+        &servers,
+        app_id,
+        &[("e2e-wc-threads-in", 6), ("e2e-wc-threads-out", 6)],
+    )
+    .await;
+    let input = sentences(30_000, 2_000, 7);
+    let expected = expected_counts(&input);
+    produce_sentences("e2e-wc-threads-in", &input, 0).await;
+    let streams = dekaf_streams::KafkaStreams::builder(WcThreads)
+        .bootstrap_servers(&servers)
+        .processing_guarantee(ProcessingGuarantee::ExactlyOnce)
+        .threads(3)
+        .cache_max_bytes(0)
+        .build()
+        .expect("valid settings");
+    let app = InProcess::run(streams);
+    let mut reader = Reader::new(&servers, "e2e-wc-threads-out").await;
+    let done = reader
+        .read_until(Duration::from_secs(300), |r| counts_reached(r, &expected))
+        .await;
+    let all_working =
+        wait_for_members_with_tasks(&servers, app_id, 3, Duration::from_secs(120)).await;
+    // A purge follows a commit of processed records once 30 s have passed since the last one:
+    // keep a trickle of sentences coming until the repartition topic's front is deleted.
+    let mut all = input;
+    let deadline = std::time::Instant::now() + Duration::from_secs(150);
+    let mut round = 0;
+    let purged = loop {
+        let purged = repartition_records_purged(&servers, app_id).await;
+        if purged > 0 || std::time::Instant::now() > deadline {
+            break purged;
+        }
+        let more = sentences(200, 2_000, 100 + round);
+        produce_sentences("e2e-wc-threads-in", &more, all.len()).await;
+        all.extend(more);
+        round += 1;
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    };
+    let expected = expected_counts(&all);
+    let done_all = reader
+        .read_until(Duration::from_secs(300), |r| counts_reached(r, &expected))
+        .await;
+    app.stop().await.expect("clean stop");
+    reader.drain(Duration::from_secs(2)).await;
+    assert!(
+        done,
+        "counts of the first batch not reached within the limit"
+    );
+    assert!(
+        done_all,
+        "counts of every batch not reached within the limit"
+    );
+    assert!(
+        all_working,
+        "each of the 3 threads is a group member with tasks of its own"
+    );
+    assert_exactly_once(&reader.records, &expected);
+    assert!(
+        purged > 0,
+        "the committed repartition records are purged (low watermarks still 0 after 150 s)"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

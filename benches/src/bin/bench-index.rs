@@ -4,8 +4,9 @@
 //!
 //! Runs often measure a subset of the workloads (`--workloads wordcount`), so a copy of the
 //! newest report would hide the figures of the others, or leave a stale full run standing. The
-//! index instead takes, for every workload × guarantee, the newest run in which both dekaf-streams
-//! and Kafka Streams finished, and names that run, its commit and its date beside the figures.
+//! index instead takes, for every workload × guarantee × dekaf-streams store × threads ×
+//! instances, the newest run in which both dekaf-streams and Kafka Streams finished, and names
+//! that run, its commit and its date beside the figures.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -17,8 +18,10 @@ use serde_json::Value;
 /// The figures of one system in one run.
 struct Figures {
     throughput: Option<f64>,
+    p50_ms: Option<f64>,
     p99_ms: Option<f64>,
     rss_mib: Option<f64>,
+    cpu_us_per_record: Option<f64>,
 }
 
 /// dekaf-streams and Kafka Streams on one workload × guarantee of one run.
@@ -38,8 +41,14 @@ fn figures(result: &Value) -> Option<Figures> {
     }
     Some(Figures {
         throughput: result["throughput_rps"].as_f64(),
+        p50_ms: result["p50_ms"].as_f64(),
         p99_ms: result["p99_ms"].as_f64(),
         rss_mib: result["peak_rss_mib"].as_f64(),
+        // Runs before CPU per record was reported: CPU seconds over the input records.
+        cpu_us_per_record: result["cpu_us_per_record"].as_f64().or_else(|| {
+            let records = result["input_records"].as_f64().filter(|n| *n > 0.0)?;
+            Some(result["cpu_seconds_backlog"].as_f64()? * 1e6 / records)
+        }),
     })
 }
 
@@ -54,8 +63,27 @@ fn num(v: Option<f64>) -> String {
     v.map_or("—".into(), |x| format!("{x:.0}"))
 }
 
-/// The newest dekaf/Kafka Streams pair of every (workload, guarantee, dekaf store).
-fn collect(dir: &Path) -> Result<BTreeMap<(String, String, String), Pair>> {
+fn num2(v: Option<f64>) -> String {
+    v.map_or("—".into(), |x| format!("{x:.2}"))
+}
+
+/// What a row of the index is about: workload, guarantee, dekaf store, threads, instances.
+type Case = (String, String, String, u64, u64);
+
+/// Threads and instances of a result; runs before they were recorded per result ran one
+/// instance with the run's `threads` setting.
+fn parallelism(result: &Value, report: &Value) -> (u64, u64) {
+    let threads = result["threads"].as_u64().unwrap_or_else(|| {
+        report["settings"]["threads"]
+            .as_str()
+            .and_then(|t| t.parse().ok())
+            .unwrap_or(1)
+    });
+    (threads, result["instances"].as_u64().unwrap_or(1))
+}
+
+/// The newest dekaf/Kafka Streams pair of every case.
+fn collect(dir: &Path) -> Result<BTreeMap<Case, Pair>> {
     let mut runs: Vec<_> = std::fs::read_dir(dir)
         .with_context(|| format!("reading {}", dir.display()))?
         .filter_map(|e| e.ok())
@@ -74,15 +102,22 @@ fn collect(dir: &Path) -> Result<BTreeMap<(String, String, String), Pair>> {
         let Some(results) = report["results"].as_array() else {
             continue;
         };
-        let find = |w: &Value, g: &Value, system: &str| {
+        let find = |w: &Value, g: &Value, tp: (u64, u64), system: &str| {
             results
                 .iter()
-                .find(|r| r["workload"] == *w && r["guarantee"] == *g && r["system"] == system)
+                .find(|r| {
+                    r["workload"] == *w
+                        && r["guarantee"] == *g
+                        && parallelism(r, &report) == tp
+                        && r["system"] == system
+                })
                 .and_then(figures)
         };
         for r in results.iter().filter(|r| r["system"] == "dekaf") {
             let (w, g) = (&r["workload"], &r["guarantee"]);
-            let (Some(dekaf), Some(kstreams)) = (find(w, g, "dekaf"), find(w, g, "kstreams"))
+            let tp = parallelism(r, &report);
+            let (Some(dekaf), Some(kstreams)) =
+                (find(w, g, tp, "dekaf"), find(w, g, tp, "kstreams"))
             else {
                 continue;
             };
@@ -92,7 +127,7 @@ fn collect(dir: &Path) -> Result<BTreeMap<(String, String, String), Pair>> {
                 .unwrap_or("not recorded")
                 .to_owned();
             newest.insert(
-                (text(w), text(g), store.clone()),
+                (text(w), text(g), store.clone(), tp.0, tp.1),
                 Pair {
                     run: run
                         .file_name()
@@ -120,30 +155,45 @@ fn main() -> Result<()> {
     out.push_str(
         "# dekaf-streams vs Apache Kafka Streams — newest figures\n\n\
          Made by `benches/run.sh` after every run (`bench-index`): for each workload, \
-         guarantee and dekaf-streams store, the newest run in `results/` in which both systems finished, side by side in \
+         guarantee, dekaf-streams store and thread count, the newest run in `results/` in which both systems finished, side by side in \
          that one run. Runs differ in date and commit: each row names its own. The settings, \
-         latencies and restore rates of a run are in its `report.md`; the chart \
+         partitions and restore rates of a run are in its `report.md`; the chart \
          (`latest.png`) is the newest run's. Kafka Streams always keeps its stores in RocksDB; \
-         dekaf-streams in memory unless the run had `DEKAF_BENCH_STORE=lmdb`.\n\n\
-         | workload | guarantee | dekaf rec/s | KS rec/s | throughput dekaf/KS | p99 dekaf/KS (ms) | \
-         peak RSS dekaf/KS (MiB) | dekaf store | runs per figure | run | commit | started |\n\
-         |---|---|---:|---:|---:|---:|---:|---|---:|---|---|---|\n",
+         dekaf-streams in memory unless the run had `DEKAF_BENCH_STORE=lmdb`. Threads: \
+         processing threads per instance, both systems the same (Kafka Streams \
+         `num.stream.threads`); `1×2` is two instances (processes) of one thread, their RSS and \
+         CPU added up. CPU µs/rec: CPU time of the system's processes from start until the \
+         backlog was done, over the backlog's input records.\n\n\
+         | workload | guarantee | threads | dekaf rec/s | KS rec/s | throughput dekaf/KS | p50 dekaf/KS (ms) | p99 dekaf/KS (ms) | \
+         peak RSS dekaf/KS (MiB) | CPU µs/rec dekaf/KS | dekaf store | runs per figure | run | commit | started |\n\
+         |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|---|---|\n",
     );
-    for ((workload, guarantee, _), p) in &pairs {
+    for ((workload, guarantee, _, threads, instances), p) in &pairs {
         let (d, k) = (&p.dekaf, &p.kstreams);
+        let threads = if *instances > 1 {
+            format!("{threads}×{instances}")
+        } else {
+            threads.to_string()
+        };
         let _ = writeln!(
             out,
-            "| {workload} | {guarantee} | {} | {} | **{}** | {}/{} ({}) | {}/{} ({}) | {} | {} | \
+            "| {workload} | {guarantee} | {threads} | {} | {} | **{}** | {}/{} ({}) | {}/{} ({}) | {}/{} ({}) | {}/{} ({}) | {} | {} | \
              [{run}]({run}/report.md) | {} | {} |",
             num(d.throughput),
             num(k.throughput),
             ratio(d.throughput, k.throughput),
+            num(d.p50_ms),
+            num(k.p50_ms),
+            ratio(d.p50_ms, k.p50_ms),
             num(d.p99_ms),
             num(k.p99_ms),
             ratio(d.p99_ms, k.p99_ms),
             num(d.rss_mib),
             num(k.rss_mib),
             ratio(d.rss_mib, k.rss_mib),
+            num2(d.cpu_us_per_record),
+            num2(k.cpu_us_per_record),
+            ratio(d.cpu_us_per_record, k.cpu_us_per_record),
             p.store,
             p.runs_per_figure,
             p.commit,

@@ -30,7 +30,7 @@ use dekaf_streams_benches::{now_micros, now_ms, procstat};
 
 const USAGE: &str = "usage: bench [--records 100k] [--workloads all|stateless,wordcount,window,join,streamjoin,session,tablejoin] \
 [--guarantees all|exactly_once,at_least_once] [--systems kstreams,ceiling (add dekaf when wired)] \
-[--partitions 2] [--threads 1] [--commit-interval-ms 100] [--linger-ms 5] [--batch-size 16384] \
+[--partitions 2] [--threads 1 or a list: 1,2,4,1x2 (TxI: I instances of T threads)] [--instances 1 or a list: 1,2] [--commit-interval-ms 100] [--linger-ms 5] [--batch-size 16384] \
 [--live-rate 1000] [--live-seconds 5] [--timeout-seconds 300] [--restore true|false] \
 [--results-dir benches/results] [--kstreams-jar benches/kstreams/target/kstreams-bench.jar] \
 [--java java] [--java-opts \"-Xmx1g\"] [--bin-dir <dir of this binary>] [--broker-version 4.4.0] \
@@ -41,7 +41,12 @@ struct Plan {
     bootstrap: String,
     records: u64,
     partitions: i32,
+    /// Shared knobs; `threads` is set per case from `parallelism`.
     knobs: Knobs,
+    /// Every (threads per instance, instances) to measure: `--threads 1,2,4,1x2` × `--instances
+    /// 1,2` (an entry `TxI` of `--threads` names its instances itself). The instances of a case
+    /// are processes of one system in one group.
+    parallelism: Vec<(u32, u32)>,
     live_rate: u64,
     live_seconds: u64,
     timeout: Duration,
@@ -62,6 +67,33 @@ where
         return Ok(all.to_vec());
     }
     v.split(',').map(|s| s.trim().parse()).collect()
+}
+
+/// The (threads, instances) cases of `--threads T[xI],..` and `--instances I,..`: every plain
+/// thread count with every instance count, and every `TxI` entry as it is.
+fn parallelism(threads: &str, instances: &str) -> Result<Vec<(u32, u32)>> {
+    let count = |x: &str, flag: &str| match x.trim().parse::<u32>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(anyhow!(
+            "--{flag}: {x:?} is not a count of 1 or more (e.g. --threads 1,2,4,1x2 --instances 1)"
+        )),
+    };
+    let instance_counts: Vec<u32> = instances
+        .split(',')
+        .map(|x| count(x, "instances"))
+        .collect::<Result<_>>()?;
+    let mut cases = Vec::new();
+    for entry in threads.split(',') {
+        match entry.split_once(['x', '×']) {
+            Some((t, i)) => cases.push((count(t, "threads")?, count(i, "threads")?)),
+            None => {
+                let t = count(entry, "threads")?;
+                cases.extend(instance_counts.iter().map(|i| (t, *i)));
+            }
+        }
+    }
+    cases.dedup();
+    Ok(cases)
 }
 
 fn main() -> Result<()> {
@@ -88,8 +120,12 @@ fn main() -> Result<()> {
     let plan = Plan {
         records: parse_count(f.get("records").unwrap_or("100k"))?,
         partitions: f.parse_or("partitions", 2)?,
+        parallelism: parallelism(
+            f.get("threads").unwrap_or("1"),
+            f.get("instances").unwrap_or("1"),
+        )?,
         knobs: Knobs {
-            threads: f.parse_or("threads", d.threads)?,
+            threads: d.threads,
             commit_interval_ms: f.parse_or("commit-interval-ms", d.commit_interval_ms)?,
             linger_ms: f.parse_or("linger-ms", d.linger_ms)?,
             batch_size: f.parse_or("batch-size", d.batch_size)?,
@@ -163,7 +199,20 @@ fn main() -> Result<()> {
     report.settings = BTreeMap::from([
         ("records".into(), plan.records.to_string()),
         ("partitions".into(), plan.partitions.to_string()),
-        ("threads".into(), plan.knobs.threads.to_string()),
+        (
+            "threads".into(),
+            plan.parallelism
+                .iter()
+                .map(|(t, i)| {
+                    if *i > 1 {
+                        format!("{t}x{i}")
+                    } else {
+                        t.to_string()
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(","),
+        ),
         // dekaf-bench-app reads DEKAF_BENCH_STORE from the environment it inherits.
         (
             "dekaf store".into(),
@@ -204,17 +253,46 @@ fn main() -> Result<()> {
         ),
     ]);
 
-    for w in &workloads {
-        for g in &guarantees {
-            let prefix = format!("dkb-{}-{}-{}", plan.run_id, w.name(), g.tag());
+    let mut cases = Vec::new();
+    for &(threads, instances) in &plan.parallelism {
+        {
+            for w in &workloads {
+                for g in &guarantees {
+                    cases.push(Case {
+                        workload: *w,
+                        guarantee: *g,
+                        threads,
+                        instances,
+                    });
+                }
+            }
+        }
+    }
+    for case in &cases {
+        let (w, g) = (&case.workload, &case.guarantee);
+        {
+            let prefix = format!(
+                "dkb-{}-{}-{}-t{}i{}",
+                plan.run_id,
+                w.name(),
+                g.tag(),
+                case.threads,
+                case.instances
+            );
             let end_ms = now_ms();
             let mut rows: Vec<(RunResult, Option<FinalValues>)> = Vec::new();
-            for s in systems.iter().filter(|s| s.supports(*w)) {
+            // The ceiling assigns partitions statically: two processes would both read all.
+            let selected = systems
+                .iter()
+                .filter(|s| s.supports(*w) && (case.instances == 1 || **s != SystemKind::Ceiling));
+            for s in selected {
                 let mut runs = Vec::new();
                 for rep in 0..plan.repeat {
                     eprintln!(
-                        "[bench] {w} {g} {} (run {}/{}): starting",
+                        "[bench] {w} {g} {} threads {} instances {} (run {}/{}): starting",
                         s.tag(),
+                        case.threads,
+                        case.instances,
                         rep + 1,
                         plan.repeat
                     );
@@ -227,7 +305,7 @@ fn main() -> Result<()> {
                     if plan.fixed_names {
                         report.warnings.extend(names.clean(&admin));
                     }
-                    let result = run_one(&plan, &admin, *w, *g, *s, &names, end_ms);
+                    let result = run_one(&plan, &admin, case, *s, &names, end_ms);
                     if !plan.keep_topics {
                         report.warnings.extend(names.clean(&admin));
                     }
@@ -241,6 +319,8 @@ fn main() -> Result<()> {
                                 Status::Failed(format!("{e:#}")),
                             );
                             row.input_records = plan.records;
+                            row.threads = case.threads;
+                            row.instances = case.instances;
                             (row, None)
                         }
                     };
@@ -255,7 +335,7 @@ fn main() -> Result<()> {
                 }
                 rows.push(median_run(runs));
             }
-            compare(&mut rows, *w, *g, &mut report.comparisons);
+            compare(&mut rows, case, &mut report.comparisons);
             report.results.extend(rows.into_iter().map(|(r, _)| r));
         }
     }
@@ -308,6 +388,28 @@ fn main() -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// One measured configuration: workload, guarantee, threads per instance, instances.
+struct Case {
+    workload: Workload,
+    guarantee: Guarantee,
+    threads: u32,
+    instances: u32,
+}
+
+impl std::fmt::Display for Case {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}/{} threads {}",
+            self.workload, self.guarantee, self.threads
+        )?;
+        if self.instances > 1 {
+            write!(f, " × {} instances", self.instances)?;
+        }
+        Ok(())
+    }
 }
 
 /// The run with the median throughput of `runs` (at least one); a failed run wins, so that any
@@ -384,17 +486,17 @@ impl Names {
     }
 }
 
-/// Runs one system on one workload × guarantee; returns its figures and the backlog's final
-/// values (for the cross-system comparison).
+/// Runs one system on one case (its instances side by side in one group); returns its figures
+/// and the backlog's final values (for the cross-system comparison).
 fn run_one(
     plan: &Plan,
     admin: &Admin,
-    w: Workload,
-    g: Guarantee,
+    case: &Case,
     s: SystemKind,
     names: &Names,
     end_ms: i64,
 ) -> Result<(RunResult, FinalValues)> {
+    let (w, g) = (case.workload, case.guarantee);
     let sys_prefix = names.input_prefix.clone();
     let output = names.output.clone();
     let mut topics: Vec<String> = w
@@ -418,27 +520,49 @@ fn run_one(
 
     let measurer = Measurer::start(&plan.bootstrap, &output)?;
     measurer.observed().set_target(expected_backlog.clone());
-    let state_dir = plan.scratch.join(format!("{}-state", s.tag()));
-    let mut args = SystemArgs {
+    // Each instance its own state directory (Kafka Streams locks it, and keeps its process id
+    // there).
+    let state_dir = |i: u32| plan.scratch.join(format!("{}-state-{i}", s.tag()));
+    let args = SystemArgs {
         bootstrap: plan.bootstrap.clone(),
         workload: w,
         guarantee: g,
         app_id: names.app_id.clone(),
         input_prefix: sys_prefix.clone(),
         output_topic: output.clone(),
-        knobs: plan.knobs.clone(),
-        state_dir: state_dir.display().to_string(),
+        knobs: Knobs {
+            threads: case.threads,
+            ..plan.knobs.clone()
+        },
+        state_dir: state_dir(0).display().to_string(),
         max_seconds: plan.timeout.as_secs() * 2 + 60,
         mode: Mode::Run,
     };
-    let log = plan
-        .scratch
-        .join(format!("{}-{}-{}.log", w.name(), g.tag(), s.tag()));
-    let mut running = Running::spawn(plan.launcher.command(s, &args), &log)?;
+    let log = |i: u32, what: &str| {
+        plan.scratch.join(format!(
+            "{}-{}-{}-t{}-i{i}{what}.log",
+            w.name(),
+            g.tag(),
+            s.tag(),
+            case.threads
+        ))
+    };
+    let mut instances = Vec::new();
+    for i in 0..case.instances {
+        let mut a = args.clone();
+        a.state_dir = state_dir(i).display().to_string();
+        instances.push(Running::spawn(plan.launcher.command(s, &a), &log(i, ""))?);
+    }
     let started_us = now_micros();
+    let check_alive = |instances: &mut [Running]| -> Result<()> {
+        for r in instances.iter_mut() {
+            r.check_alive()?;
+        }
+        Ok(())
+    };
 
-    // 1. Backlog: from the system's `running` event until all output is visible.
-    let ready = running.wait_event("running", plan.timeout)?;
+    // 1. Backlog: from the first `running` event until all output is visible.
+    let ready = Running::wait_first_running(&mut instances, plan.timeout)?;
     let running_us = ready["time_ms"]
         .as_i64()
         .map_or_else(now_micros, |ms| ms * 1000);
@@ -447,7 +571,7 @@ fn run_one(
         if let Some(t) = measurer.observed().matched_at_us {
             break t;
         }
-        if let Err(e) = running.check_alive() {
+        if let Err(e) = check_alive(&mut instances) {
             return Err(e.context(mismatch_note(&measurer, w)));
         }
         if Instant::now() > deadline {
@@ -459,7 +583,7 @@ fn run_one(
         }
         std::thread::sleep(Duration::from_millis(20));
     };
-    let cpu_backlog = running.resources().cpu_seconds;
+    let cpu_backlog: f64 = instances.iter().map(|r| r.resources().cpu_seconds).sum();
     let (first_us, backlog_finals, backlog_records) = {
         let o = measurer.observed();
         (
@@ -495,7 +619,7 @@ fn run_one(
         .set_target(Arc::new(model.finals().clone()));
     let live_deadline = Instant::now() + Duration::from_secs(60);
     while measurer.observed().matched_at_us.is_none() {
-        if let Err(e) = running.check_alive() {
+        if let Err(e) = check_alive(&mut instances) {
             return Err(e.context(mismatch_note(&measurer, w)));
         }
         if Instant::now() > live_deadline {
@@ -507,8 +631,15 @@ fn run_one(
         std::thread::sleep(Duration::from_millis(20));
     }
 
-    // 3. Stop; resources; the internal topics it made.
-    let (res, status) = running.stop(Duration::from_secs(40))?;
+    // 3. Stop (all instances at once); resources; the internal topics it made.
+    let samples: Vec<_> = instances.iter().map(Running::resources).collect();
+    for r in &mut instances {
+        r.terminate()?;
+    }
+    let mut statuses = Vec::new();
+    for r in instances {
+        statuses.push(r.stop(Duration::from_secs(40))?.1);
+    }
     let app_prefix = format!("{}-", args.app_id);
     let mut internal: Vec<String> = admin
         .topics_with_prefix(&app_prefix)?
@@ -519,6 +650,8 @@ fn run_one(
     internal.sort();
     let observed = measurer.stop()?;
     let mut row = RunResult::new(w.name(), g.name(), s.tag(), Status::Ok);
+    row.threads = case.threads;
+    row.instances = case.instances;
     row.input_records = plan.records;
     row.throughput_rps = Some(plan.records as f64 / backlog_s);
     row.backlog_seconds = Some(backlog_s);
@@ -528,30 +661,34 @@ fn run_one(
     row.p50_ms = p50;
     row.p99_ms = p99;
     row.latency_samples = observed.latencies_ms.len();
-    row.peak_rss_mib = Some(res.peak_rss_bytes as f64 / (1024.0 * 1024.0));
+    // The instances' peaks added up (each process's own VmHWM).
+    let peak_rss: u64 = samples.iter().map(|x| x.peak_rss_bytes).sum();
+    row.peak_rss_mib = Some(peak_rss as f64 / (1024.0 * 1024.0));
     row.cpu_seconds_backlog = Some(cpu_backlog);
-    row.cpu_seconds_total = Some(res.cpu_seconds);
+    row.cpu_seconds_total = Some(samples.iter().map(|x| x.cpu_seconds).sum());
+    row.cpu_us_per_record = Some(cpu_backlog * 1e6 / plan.records.max(1) as f64);
     row.output_records = backlog_records;
     row.output_keys = backlog_finals.len();
     row.fingerprint = Some(format!("{:016x}", fingerprint(&backlog_finals)));
     row.internal_topics = internal;
-    // 143: the JVM's exit status after SIGTERM and its shutdown hooks (a clean stop).
-    if !status.success() && status.code() != Some(143) {
-        eprintln!(
-            "[bench] note: {} exited with {status} after SIGTERM; see {}",
-            s.tag(),
-            log.display()
-        );
+    for (i, status) in statuses.iter().enumerate() {
+        // 143: the JVM's exit status after SIGTERM and its shutdown hooks (a clean stop).
+        if !status.success() && status.code() != Some(143) {
+            eprintln!(
+                "[bench] note: {} exited with {status} after SIGTERM; see {}",
+                s.tag(),
+                log(i as u32, "").display()
+            );
+        }
     }
 
-    // 4. Restore rate (stateful workloads): delete the state directory and restart.
-    if plan.restore && w.is_stateful() && s.restores() {
-        let _ = std::fs::remove_dir_all(&state_dir);
-        args.mode = Mode::Restore;
-        let rlog = plan
-            .scratch
-            .join(format!("{}-{}-{}-restore.log", w.name(), g.tag(), s.tag()));
-        let mut r = Running::spawn(plan.launcher.command(s, &args), &rlog)?;
+    // 4. Restore rate (stateful workloads, one instance): delete the state directory and
+    //    restart.
+    if plan.restore && w.is_stateful() && s.restores() && case.instances == 1 {
+        let _ = std::fs::remove_dir_all(state_dir(0));
+        let mut restore_args = args.clone();
+        restore_args.mode = Mode::Restore;
+        let mut r = Running::spawn(plan.launcher.command(s, &restore_args), &log(0, "-restore"))?;
         match r.wait_event("restored", plan.timeout) {
             Ok(ev) => {
                 let records = ev["records"].as_u64().unwrap_or(0);
@@ -571,7 +708,9 @@ fn run_one(
             }
         }
     }
-    let _ = std::fs::remove_dir_all(&state_dir);
+    for i in 0..case.instances {
+        let _ = std::fs::remove_dir_all(state_dir(i));
+    }
     Ok((row, backlog_finals))
 }
 
@@ -587,18 +726,14 @@ fn mismatch_note(m: &Measurer, w: Workload) -> String {
 }
 
 /// Compares the backlog outputs of the systems that succeeded; a difference fails them all.
-fn compare(
-    rows: &mut [(RunResult, Option<FinalValues>)],
-    w: Workload,
-    g: Guarantee,
-    notes: &mut Vec<String>,
-) {
+fn compare(rows: &mut [(RunResult, Option<FinalValues>)], case: &Case, notes: &mut Vec<String>) {
+    let w = case.workload;
     for (row, _) in rows.iter() {
         if row.status == Status::Ok && row.system != "ceiling" {
             let expected: Vec<&str> = w.internal_topics().to_vec();
             if row.internal_topics != expected {
                 notes.push(format!(
-                    "**internal topics** {w}/{g} {}: made [{}], WORKLOADS.md names [{}] (after `<app id>-`)",
+                    "**internal topics** {case} {}: made [{}], WORKLOADS.md names [{}] (after `<app id>-`)",
                     row.system,
                     row.internal_topics.join(", "),
                     expected.join(", ")
@@ -623,7 +758,7 @@ fn compare(
                 .map(|k| String::from_utf8_lossy(k).into_owned())
                 .collect();
             notes.push(format!(
-                "**MISMATCH** {w}/{g}: {} and {} differ, e.g. on keys {}",
+                "**MISMATCH** {case}: {} and {} differ, e.g. on keys {}",
                 rows[first].0.system,
                 rows[i].0.system,
                 keys.join(", ")
@@ -634,7 +769,7 @@ fn compare(
         let names: Vec<&str> = ok.iter().map(|i| rows[*i].0.system.as_str()).collect();
         let keys = rows[first].1.as_ref().map_or(0, |m| m.len());
         notes.push(format!(
-            "{w}/{g}: {} agree with the reference model on {keys} keys (fingerprint {})",
+            "{case}: {} agree with the reference model on {keys} keys (fingerprint {})",
             names.join(", "),
             rows[first].0.fingerprint.as_deref().unwrap_or("?")
         ));
@@ -707,6 +842,20 @@ fn rfc3339(secs: i64) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn thread_and_instance_lists_make_every_case() {
+        assert_eq!(
+            super::parallelism("1,2,4,1x2", "1").expect("valid"),
+            [(1, 1), (2, 1), (4, 1), (1, 2)]
+        );
+        assert_eq!(
+            super::parallelism("1,2", "1,2").expect("valid"),
+            [(1, 1), (1, 2), (2, 1), (2, 2)]
+        );
+        assert!(super::parallelism("0", "1").is_err());
+        assert!(super::parallelism("2", "two").is_err());
+    }
+
     #[test]
     fn formats_dates() {
         assert_eq!(super::rfc3339(0), "1970-01-01T00:00:00Z");

@@ -192,6 +192,21 @@ impl<T: Topology> KafkaStreams<T> {
             }
         };
         let handle = tokio::runtime::Handle::current();
+        // One admin client for the instance's threads, as Kafka Streams has (KafkaStreams'
+        // `adminClient`, "shared among threads").
+        let admin = match crate::kafka::admin::admin(
+            &self.config.settings.admin(),
+            self.config.settings.oauth_refresh(),
+        ) {
+            Ok(admin) => Arc::new(admin),
+            Err(e) => {
+                stop.store(true, Ordering::Relaxed);
+                if let Some(thread) = global_thread {
+                    let _ = tokio::task::spawn_blocking(move || thread.join()).await;
+                }
+                return Err(StreamsError::kafka("creating the admin client")(e));
+            }
+        };
         let threads = self.config.threads;
         let (done_tx, mut done_rx) = mpsc::unbounded_channel::<(usize, Result<(), StreamsError>)>();
         tracing::info!(application_id = T::APPLICATION_ID, %process_id, threads, "starting");
@@ -205,6 +220,7 @@ impl<T: Topology> KafkaStreams<T> {
                 state: state.clone(),
                 queries: Arc::clone(&self.registry),
                 globals: globals.clone(),
+                admin: Arc::clone(&admin),
             };
             let state_root = self.config.state_dir.clone();
             let done = done_tx.clone();

@@ -1,6 +1,7 @@
 //! The librdkafka clients of one processing thread, created from the application's settings:
-//! the consumer of the tasks' input, the restore consumer of their changelogs, the producer of
-//! everything they write (transactional under exactly-once) and an admin client.
+//! the consumer of the tasks' input, the restore consumer of their changelogs and the producer of
+//! everything they write (transactional under exactly-once), with the instance's shared admin
+//! client.
 
 use std::sync::Arc;
 
@@ -10,7 +11,7 @@ use rdkafka::producer::Producer;
 use super::config::ProcessingGuarantee;
 use super::context::ThreadContext;
 use super::error::StreamsError;
-use crate::kafka::admin::{self, Admin};
+use crate::kafka::admin::Admin;
 use crate::kafka::oauth::{self, StreamsConsumerContext};
 use crate::kafka::producer::{self, DeliveredOffsets, DeliveryWatch, StreamsProducer};
 use crate::kafka::restore::{RestoreConsumer, restore_consumer};
@@ -26,7 +27,8 @@ pub(super) struct ThreadClients {
 }
 
 impl ThreadClients {
-    /// Creates every client of thread `ctx.index` of topology `T`.
+    /// Creates the clients of thread `ctx.index` of topology `T` (the admin client is the
+    /// instance's).
     pub(super) fn create<T: Topology>(ctx: &ThreadContext) -> Result<Self, StreamsError> {
         let eos = ctx.config.guarantee == ProcessingGuarantee::ExactlyOnce;
         let settings = &ctx.config.settings;
@@ -43,16 +45,12 @@ impl ThreadClients {
         // Not ready only when a shutdown came while the cluster was unreachable: the thread's
         // loop then ends before it uses the producer.
         let (producer, deliveries, _ready) = new_producer::<T>(ctx, DeliveredOffsets::default())?;
-        let admin = Arc::new(
-            admin::admin(&settings.admin(), settings.oauth_refresh())
-                .map_err(StreamsError::kafka("creating the admin client"))?,
-        );
         Ok(ThreadClients {
             consumer,
             restore_consumer,
             producer,
             deliveries,
-            admin,
+            admin: Arc::clone(&ctx.admin),
         })
     }
 }

@@ -32,4 +32,8 @@ pub(crate) struct ThreadContext {
     pub queries: Arc<crate::query::registry::Registry>,
     /// The instance's global tables, shared by its tasks (read by the global thread).
     pub globals: crate::task::GlobalStores,
+    /// The instance's admin client, shared by its threads as Kafka Streams shares one among its
+    /// stream threads (a librdkafka client per thread would cost its own threads, connections
+    /// and buffers for a few purge calls per commit interval).
+    pub admin: Arc<crate::kafka::admin::Admin>,
 }
