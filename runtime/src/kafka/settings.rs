@@ -44,6 +44,24 @@ pub const CONSUMER_DEFAULTS: &[(&str, &str)] = &[
     ("fetch.queue.backoff.ms", "10"),
 ];
 
+/// Properties of a processing thread's main consumer, over [`CONSUMER_DEFAULTS`], unless the user
+/// sets them: they bound the records librdkafka prefetches, most of the application's memory.
+///
+/// librdkafka keeps fetching a partition until its queue holds `queued.min.messages` records
+/// (default 100 000, per partition), and each queued record costs a few hundred bytes of
+/// librdkafka's bookkeeping besides its payload. Word count's backlog (two input and two
+/// repartition partitions of small records) queued up to 186 000 records, and its peak RSS was
+/// 88–94 MiB, of which about 50 MiB was that queue (librdkafka statistics: `fetchq_cnt`).
+/// Kafka Streams buffers at most 1 000 records per partition (`buffered.records.per.partition`).
+/// With 10 000 records per partition and fetches of at most 256 KiB per partition (about
+/// 12 000 small records), the same run peaks at 37 MiB; a fetch still returns at least one whole
+/// batch, so larger records are not refused. Restore and standby consumers keep librdkafka's
+/// defaults: they read changelogs in bulk.
+pub const PROCESSING_CONSUMER_DEFAULTS: &[(&str, &str)] = &[
+    ("queued.min.messages", "10000"),
+    ("max.partition.fetch.bytes", "262144"),
+];
+
 /// Producer properties the runtime chooses unless the user sets them.
 pub const PRODUCER_DEFAULTS: &[(&str, &str)] = &[
     // librdkafka 2.12's send_offsets_to_transaction can wait forever when the group coordinator's
@@ -208,7 +226,31 @@ impl ClientSettings {
     /// application id so it can read the group's committed offsets (OffsetFetch without a member
     /// is allowed in a streams group). [`CONSUMER_DEFAULTS`] apply unless the user set them.
     pub(crate) fn consumer(&self, application_id: &str, read_committed: bool) -> ClientConfig {
-        let mut config = self.base_over(CONSUMER_DEFAULTS);
+        self.consumer_over(CONSUMER_DEFAULTS, application_id, read_committed)
+    }
+
+    /// The main consumer of a processing thread: a [`consumer`](Self::consumer) that also
+    /// bounds its prefetch with [`PROCESSING_CONSUMER_DEFAULTS`] unless the user set them.
+    pub(crate) fn processing_consumer(
+        &self,
+        application_id: &str,
+        read_committed: bool,
+    ) -> ClientConfig {
+        let defaults: Vec<(&str, &str)> = CONSUMER_DEFAULTS
+            .iter()
+            .chain(PROCESSING_CONSUMER_DEFAULTS)
+            .copied()
+            .collect();
+        self.consumer_over(&defaults, application_id, read_committed)
+    }
+
+    fn consumer_over(
+        &self,
+        defaults: &[(&str, &str)],
+        application_id: &str,
+        read_committed: bool,
+    ) -> ClientConfig {
+        let mut config = self.base_over(defaults);
         config
             .set("group.id", application_id)
             .set("group.protocol", "classic")
@@ -294,6 +336,18 @@ mod tests {
         assert_eq!(
             s.producer(Some("app-0")).get("connections.max.idle.ms"),
             Some("0")
+        );
+        let main = s.processing_consumer("app", true);
+        assert_eq!(main.get("queued.min.messages"), Some("10000"));
+        assert_eq!(main.get("max.partition.fetch.bytes"), Some("262144"));
+        assert_eq!(main.get("fetch.wait.max.ms"), Some("200"));
+        assert_eq!(main.get("isolation.level"), Some("read_committed"));
+        assert_eq!(s.consumer("app", true).get("queued.min.messages"), None);
+        s.set("queued.min.messages", "50000").unwrap();
+        assert_eq!(
+            s.processing_consumer("app", false)
+                .get("queued.min.messages"),
+            Some("50000")
         );
         for reserved in ["enable.partition.eof", "auto.offset.reset"] {
             assert_eq!(

@@ -33,7 +33,7 @@ impl ThreadClients {
         let eos = ctx.config.guarantee == ProcessingGuarantee::ExactlyOnce;
         let settings = &ctx.config.settings;
         let consumer: BaseConsumer<StreamsConsumerContext> = settings
-            .consumer(T::APPLICATION_ID, eos)
+            .processing_consumer(T::APPLICATION_ID, eos)
             .create_with_context(StreamsConsumerContext::new(settings.oauth_refresh()))
             .map_err(StreamsError::kafka("creating the consumer"))?;
         oauth::fetch_first_token(&consumer, &settings.oauth_refresh());

@@ -14,9 +14,10 @@
 //!    exactly-once).
 //! 3. **Changelogs.** The [`ChangelogBuffer`](super::changelog_buffer) produces the last
 //!    changelog record of every key the interval changed.
-//! 4. **Exactly-once:** the producer's outstanding records are drained, the consumed offsets
-//!    are added to the transaction with the member's id and current epoch
-//!    ([`send_offsets_to_transaction`]), and the transaction commits. The coordinator refuses
+//! 4. **Exactly-once:** the consumed offsets are added to the transaction with the member's id
+//!    and current epoch ([`send_offsets_to_transaction`]) while the interval's records are still
+//!    being acknowledged, the producer's outstanding records are drained, and the transaction
+//!    commits. The coordinator refuses
 //!    offsets from a member whose epoch it has moved past, so a fenced member cannot commit.
 //!    **At-least-once:** the producer is flushed (a record not delivered redoes the interval),
 //!    then the offsets are committed with the member's epoch over the runtime's own coordinator
@@ -145,23 +146,31 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                     .map_err(StreamsError::kafka("beginning a transaction"))?;
                 self.txn_open = true;
             }
-            // When each phase ended: caches, changelogs, drain, offsets (debug log below).
+            // When each phase ended: caches, changelogs, offsets, drain (debug log below).
             let mut marks = [started; 4];
             self.flush_caches()?;
             marks[0] = Instant::now();
             let identity = self.member.identity();
+            // The offsets are added while the interval's records are still on their way, not
+            // after: AddOffsetsToTxn goes to the transaction coordinator over its own
+            // connection, and TxnOffsetCommit is queued right behind the last ProduceRequest,
+            // so neither waits a round trip of its own after the drain. Records and offsets
+            // commit or abort together whatever their order within the transaction. (Kafka
+            // Streams' `StreamsProducer.commitTransaction` also sends the offsets first and lets
+            // `commitTransaction` flush the records.)
             let result = self
                 .changelog
                 .flush(&self.producer)
+                .map_err(Failure::Commit)
                 .and_then(|_| {
                     marks[1] = Instant::now();
-                    producer::drain(&self.producer, COMMIT_TIMEOUT, &self.ctx.stop)
-                })
-                .map_err(Failure::Commit)
-                .and_then(|()| {
-                    marks[2] = Instant::now();
                     send_offsets_to_transaction(&self.producer, &offsets, &identity, COMMIT_TIMEOUT)
                         .map_err(Failure::Offsets)
+                })
+                .and_then(|()| {
+                    marks[2] = Instant::now();
+                    producer::drain(&self.producer, COMMIT_TIMEOUT, &self.ctx.stop)
+                        .map_err(Failure::Commit)
                 })
                 .and_then(|()| {
                     marks[3] = Instant::now();
@@ -246,8 +255,8 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                 target: "dekaf_streams::commit",
                 caches_ms = ms(started, marks[0]),
                 changelog_ms = ms(marks[0], marks[1]),
-                drain_ms = ms(marks[1], marks[2]),
-                offsets_ms = ms(marks[2], marks[3]),
+                offsets_ms = ms(marks[1], marks[2]),
+                drain_ms = ms(marks[2], marks[3]),
                 end_txn_ms = ms(marks[3], Instant::now()),
                 since_last_ms = ms(self.last_commit, started),
                 "exactly-once commit phases"

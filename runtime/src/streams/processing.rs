@@ -30,7 +30,8 @@
 //!    when no record came ([`punctuate`](super::punctuate)). Their output joins the interval.
 //! 9. **Commit.** Every commit interval (the clock is read once per 64 records, or whenever a
 //!    poll comes back empty), or, when the thread has processed everything it fetched and is
-//!    not busy (at most 1,000 records in this interval and the last), once the idle commit
+//!    not busy (at most 1,000 records per commit interval, pro rata, in this interval and the
+//!    last), once the idle commit
 //!    interval (10 ms) has passed since the last commit,
 //!    [`commit`](super::commit) flushes the record caches and the
 //!    changelog buffer, then commits the output and the consumed offsets together: in the
@@ -83,10 +84,24 @@ const RECORDS_PER_CLOCK_CHECK: u32 = 64;
 const STANDBY_BUDGET: Duration = Duration::from_millis(5);
 /// How long standbys may apply changelog records per turn when there is nothing to process.
 const STANDBY_IDLE_BUDGET: Duration = Duration::from_millis(50);
-/// The most records an interval (and the one before it) may hold for an idle commit
-/// ([`idle_commit_interval`](super::Builder::idle_commit_interval)): a thread that processes
-/// more is busy, and commits every commit interval.
+/// The most records per commit interval an interval (and the one before it) may hold for an
+/// idle commit ([`idle_commit_interval`](super::Builder::idle_commit_interval)), pro rata of
+/// its length: a thread that processes more is busy, and commits every commit interval.
 const IDLE_COMMIT_MAX_RECORDS: u32 = 1000;
+
+/// Whether an interval that held `records` records over `span` (from the start of the commit
+/// before it) was quiet: at most [`IDLE_COMMIT_MAX_RECORDS`] per `commit_interval`, pro rata.
+///
+/// A rate, not a count: under a loaded machine one commit can take hundreds of milliseconds,
+/// and a steady 1 000 records/s input (a word count's 6 000 records/s with its repartition
+/// topic) then gathered more than 1 000 records per interval. Counted, that made the thread
+/// "busy", so it waited out the commit interval after every slow commit: the opposite of what a
+/// slow input needs.
+fn quiet_interval(records: u32, span: Duration, commit_interval: Duration) -> bool {
+    records <= IDLE_COMMIT_MAX_RECORDS
+        || u128::from(records) * commit_interval.as_micros()
+            <= u128::from(IDLE_COMMIT_MAX_RECORDS) * span.as_micros()
+}
 
 /// The state of one processing thread.
 pub(crate) struct StreamThread<T: Topology, F: BackendFactory> {
@@ -178,14 +193,14 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         // Records processed since the last commit of this loop: once the fetched queue runs
         // dry, the thread commits after `idle_commit_interval` rather than `commit_interval`.
         let mut uncommitted = false;
-        // Records processed since the last commit of this loop, and in the interval before.
+        // Records processed since the last commit of this loop, and in the interval before;
+        // when that commit began, and how long the interval before lasted.
         let mut since_commit = 0u32;
         let mut last_interval = 0u32;
-        let idle_commit = self
-            .ctx
-            .config
-            .idle_commit_interval
-            .min(self.ctx.config.commit_interval);
+        let mut interval_start = Instant::now();
+        let mut last_span = Duration::ZERO;
+        let commit_interval = self.ctx.config.commit_interval;
+        let idle_commit = self.ctx.config.idle_commit_interval.min(commit_interval);
         while !self.ctx.stop.load(Ordering::Relaxed) {
             let mut assignment_changed = false;
             while let Some(event) = self.member.try_event()? {
@@ -210,12 +225,12 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             // With uncommitted work the poll does not wait: an empty queue means the thread has
             // caught up with what it fetched. It commits then if `idle_commit` has passed since
             // the last commit and the thread is not busy: this interval and the last one held
-            // at most IDLE_COMMIT_MAX_RECORDS records. Under a backlog more commits would only
-            // cost more records (each cache flush and changelog writes one per changed key),
-            // so a busy thread commits every commit interval. The clock is read only when the
-            // queue is empty, never per record.
-            let quiet =
-                since_commit <= IDLE_COMMIT_MAX_RECORDS && last_interval <= IDLE_COMMIT_MAX_RECORDS;
+            // at most IDLE_COMMIT_MAX_RECORDS records per commit interval (`quiet_interval`).
+            // Under a backlog more commits would only cost more records (each cache flush and
+            // changelog writes one per changed key), so a busy thread commits every commit
+            // interval. The clock is read only when the queue is empty, never per record.
+            let quiet = quiet_interval(since_commit, interval_start.elapsed(), commit_interval)
+                && quiet_interval(last_interval, last_span, commit_interval);
             let polled = match self
                 .consumer
                 .poll(if uncommitted { Duration::ZERO } else { POLL })
@@ -226,6 +241,8 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                         since_clock_check = 0;
                         uncommitted = false;
                         last_interval = std::mem::take(&mut since_commit);
+                        last_span = interval_start.elapsed();
+                        interval_start = Instant::now();
                         self.commit()?;
                         continue;
                     }
@@ -270,9 +287,11 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             since_clock_check = 0;
             self.maintain_standbys(false, STANDBY_BUDGET)?;
             self.punctuate_wall_clock()?;
-            if self.last_commit.elapsed() >= self.ctx.config.commit_interval {
+            if self.last_commit.elapsed() >= commit_interval {
                 uncommitted = false;
                 last_interval = std::mem::take(&mut since_commit);
+                last_span = interval_start.elapsed();
+                interval_start = Instant::now();
                 self.commit()?;
             }
         }
@@ -470,4 +489,28 @@ fn owned_headers(headers: &Headers) -> Option<OwnedHeaders> {
         owned = owned.insert(Header { key, value });
     }
     Some(owned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const INTERVAL: Duration = Duration::from_millis(100);
+
+    #[test]
+    fn a_slow_input_is_quiet_even_when_a_slow_commit_gathered_many_records() {
+        // 6 000 records/s (word count's input and repartition records at 1 000 sentences/s)
+        // over an interval stretched to 250 ms by a slow commit.
+        assert!(quiet_interval(1500, Duration::from_millis(250), INTERVAL));
+        assert!(quiet_interval(1000, Duration::ZERO, INTERVAL));
+        assert!(quiet_interval(0, Duration::ZERO, INTERVAL));
+    }
+
+    #[test]
+    fn a_backlog_is_busy() {
+        // 50 000 records/s: a backlog.
+        assert!(!quiet_interval(5000, Duration::from_millis(100), INTERVAL));
+        assert!(!quiet_interval(1001, Duration::from_millis(50), INTERVAL));
+        assert!(quiet_interval(1001, Duration::from_millis(101), INTERVAL));
+    }
 }
