@@ -217,6 +217,34 @@ pub fn de_value<S: Serde>(
     S::deserialize(bytes).map_err(|e| record(ErrorKind::ValueDeserialization, node, e))
 }
 
+/// Checks a key kept as the record's bytes (see [`Serde::BYTES_ROUND_TRIP`]): the same errors
+/// as [`de_key`], no value.
+#[inline(always)]
+pub fn check_key<S: Serde>(bytes: Option<&[u8]>, node: &'static str) -> Result<(), RecordError> {
+    S::check(bytes).map_err(|e| record(ErrorKind::KeyDeserialization, node, e))
+}
+
+/// Whether a key read with serde `From` and stored or sent with serde `To` can keep its record
+/// bytes: the same serde, and one whose bytes round-trip. Constant once monomorphized.
+#[inline(always)]
+pub fn keeps_key_bytes<From: Serde, To: Serde>() -> bool {
+    From::BYTES_ROUND_TRIP && core::any::TypeId::of::<From>() == core::any::TypeId::of::<To>()
+}
+
+/// Copies a key's record bytes into `buf` (cleared first), as [`ser`] would have written the
+/// decoded key when [`keeps_key_bytes`] holds: a null key is [`Encoded::Null`].
+#[inline(always)]
+pub fn key_bytes(bytes: Option<&[u8]>, buf: &mut Vec<u8>) -> Encoded {
+    buf.clear();
+    match bytes {
+        Some(bytes) => {
+            buf.extend_from_slice(bytes);
+            Encoded::Present
+        }
+        None => Encoded::Null,
+    }
+}
+
 /// Checks a value nobody reads (see [`Serde::check`]): the same errors as [`de_value`], no value.
 #[inline(always)]
 pub fn check_value<S: Serde>(bytes: Option<&[u8]>, node: &'static str) -> Result<(), RecordError> {

@@ -106,6 +106,17 @@ pub trait Serde: 'static {
     fn check(bytes: Option<&[u8]>) -> Result<(), SerdeError> {
         Self::deserialize(bytes).map(drop)
     }
+
+    /// Whether bytes that [`deserialize`](Self::deserialize) accepts are exactly the bytes
+    /// [`serialize`](Self::serialize) writes for the value read from them (UTF-8 text,
+    /// fixed-width integers, raw bytes).
+    ///
+    /// When it is `true`, a compiled task stores and forwards a key that reaches an aggregation
+    /// unchanged as the record's own bytes, checked with [`check`](Self::check) but neither
+    /// decoded nor encoded again. Leave it `false` (the default) when decoding normalizes
+    /// (JSON: whitespace, number forms, field order) or ignores bytes (`Unit`): the store key must
+    /// be the one encoding of the value, or equal keys would count apart.
+    const BYTES_ROUND_TRIP: bool = false;
 }
 
 /// UTF-8 text as `String`, like Kafka's `StringSerializer`.
@@ -114,6 +125,7 @@ pub struct Utf8;
 
 impl Serde for Utf8 {
     type Value = String;
+    const BYTES_ROUND_TRIP: bool = true;
     #[inline]
     fn serialize(value: &String, out: &mut Vec<u8>) -> Result<Encoded, SerdeError> {
         out.extend_from_slice(value.as_bytes());
@@ -139,6 +151,7 @@ macro_rules! big_endian {
 
         impl Serde for $name {
             type Value = $ty;
+            const BYTES_ROUND_TRIP: bool = true;
             #[inline]
             fn serialize(value: &$ty, out: &mut Vec<u8>) -> Result<Encoded, SerdeError> {
                 out.extend_from_slice(&value.to_be_bytes());
@@ -171,6 +184,7 @@ pub struct Bytes;
 
 impl Serde for Bytes {
     type Value = Vec<u8>;
+    const BYTES_ROUND_TRIP: bool = true;
     #[inline]
     fn serialize(value: &Vec<u8>, out: &mut Vec<u8>) -> Result<Encoded, SerdeError> {
         out.extend_from_slice(value);
@@ -179,6 +193,10 @@ impl Serde for Bytes {
     #[inline]
     fn deserialize(bytes: Option<&[u8]>) -> Result<Vec<u8>, SerdeError> {
         Ok(bytes.ok_or(SerdeError::Null)?.to_vec())
+    }
+    #[inline]
+    fn check(bytes: Option<&[u8]>) -> Result<(), SerdeError> {
+        bytes.ok_or(SerdeError::Null).map(drop)
     }
 }
 
@@ -204,6 +222,7 @@ pub struct Nullable<S>(PhantomData<fn() -> S>);
 
 impl<S: Serde> Serde for Nullable<S> {
     type Value = Option<S::Value>;
+    const BYTES_ROUND_TRIP: bool = S::BYTES_ROUND_TRIP;
     #[inline]
     fn serialize(value: &Self::Value, out: &mut Vec<u8>) -> Result<Encoded, SerdeError> {
         match value {
@@ -216,6 +235,13 @@ impl<S: Serde> Serde for Nullable<S> {
         match bytes {
             Some(bytes) => S::deserialize(Some(bytes)).map(Some),
             None => Ok(None),
+        }
+    }
+    #[inline]
+    fn check(bytes: Option<&[u8]>) -> Result<(), SerdeError> {
+        match bytes {
+            Some(bytes) => S::check(Some(bytes)),
+            None => Ok(()),
         }
     }
 }

@@ -155,6 +155,36 @@ impl Emitter<'_> {
             NodeKind::Source { key, value, .. }
             | NodeKind::RepartitionSource { key, value, .. } => {
                 let (kt, vt) = (&key.ty, &value.ty);
+                // A key going straight into a count or reduce is checked, not decoded, when the
+                // aggregation can store its bytes ([`super::raw_key::KeyIn::Raw`]).
+                if let [child] = n.children.as_slice()
+                    && super::raw_key::takes_raw_key(self, *child)
+                    && let NodeKind::Aggregate { store, op } = &self.m.nodes[*child].kind
+                {
+                    let key = super::raw_key::KeyIn::Raw {
+                        source: node,
+                        serde: kt,
+                    };
+                    let value = if self.value_unread(node) {
+                        quote!(let #v = #dk::check_value::<#vt>(__dk_record.value, #name)?;)
+                    } else {
+                        quote!(let #v = #dk::de_value::<#vt>(__dk_record.value, #name)?;)
+                    };
+                    let key_statement = super::raw_key::raw_key_source(self, node, kt, *child);
+                    let child = ops::aggregate::emit_keyed(
+                        self,
+                        *child,
+                        *store,
+                        op,
+                        key,
+                        &Acc::owned(v.clone()),
+                    );
+                    return quote! {
+                        #key_statement
+                        #value
+                        #child
+                    };
+                }
                 let children = self.children(node, &Acc::owned(k.clone()), &Acc::owned(v.clone()));
                 // A value only counted is checked (the same errors), not built.
                 let value = if self.value_unread(node) {

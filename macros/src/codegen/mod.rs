@@ -6,6 +6,7 @@ mod cache;
 pub mod emitter;
 pub mod fk_join;
 pub mod info;
+pub mod raw_key;
 pub mod session;
 pub mod sliding;
 mod stream_join;

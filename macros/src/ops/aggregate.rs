@@ -11,6 +11,7 @@ use super::{Lower, Operator};
 use crate::args::{arity, err_at, err_call, name_arg, serde_arg};
 use crate::build::{Builder, Flow, Grouped, Table};
 use crate::codegen::emitter::{Acc, Emitter, dk};
+use crate::codegen::raw_key::KeyIn;
 use crate::ir::{AggOp, NodeKind, SerdeTy, Store, StoreOwner, WindowKind};
 use crate::names;
 use crate::parse::Call;
@@ -211,6 +212,18 @@ pub fn emit(
     k: &Acc,
     v: &Acc,
 ) -> TokenStream {
+    emit_keyed(em, node, store, op, KeyIn::Typed(k), v)
+}
+
+/// [`emit`] with the key from `key`.
+pub fn emit_keyed(
+    em: &Emitter<'_>,
+    node: usize,
+    store: usize,
+    op: &AggOp,
+    key: KeyIn<'_>,
+    v: &Acc,
+) -> TokenStream {
     let dk = dk();
     let n = &em.m.nodes[node];
     let name = &n.name;
@@ -221,12 +234,23 @@ pub fn emit(
     let changelog = &st.changelog;
     let nv = format_ident!("__v{}", node);
     let nk = format_ident!("__k{}", node);
-    let kr = k.r(st.key.span);
-    let ke = quote_spanned!(st.key.span=> #dk::ser::<#kt>(#kr, &mut self.__kbuf, #name)?);
     let windowed = st.window;
     let tumbling = windowed.is_some_and(|w| w.size == w.advance && w.kind == WindowKind::Time);
     // In a hopping window a record updates several windows: the value is cloned per window.
     let value_once = windowed.is_none() || tumbling;
+    // `ke`: the key's store bytes into `__kbuf`; `bind`: what typed code needs first to have
+    // the key in `k`.
+    let (ke, bind, k) = match key {
+        KeyIn::Typed(k) => {
+            let kr = k.r(st.key.span);
+            let ke = quote_spanned!(st.key.span=> #dk::ser::<#kt>(#kr, &mut self.__kbuf, #name)?);
+            (ke, quote!(), k.clone())
+        }
+        KeyIn::Raw { source, serde } => {
+            crate::codegen::raw_key::key_parts(em, source, serde, kt, st.key.span, name, value_once)
+        }
+    };
+    let k = &k;
     if let Some(w) = windowed {
         match w.kind {
             WindowKind::Session => return crate::codegen::session::emit(em, node, store, op, k, v),
@@ -296,7 +320,8 @@ pub fn emit(
     };
     match windowed {
         None => {
-            let children = cached(direct(em.children(node, k, &Acc::owned(nv.clone()))));
+            let general = em.children(node, k, &Acc::owned(nv.clone()));
+            let children = cached(direct(quote!(#bind #general)));
             quote! {
                 // Records whose key serializes to null are dropped, as Kafka Streams does.
                 let __dk_ke = #ke;
@@ -308,16 +333,22 @@ pub fn emit(
         }
         Some(w) => {
             let (size, advance, grace) = (w.size, w.advance, w.grace);
-            let wkey = if tumbling {
+            // A raw key is decoded for each window's typed code: moved, not cloned.
+            let wkey = if tumbling || !bind.is_empty() {
                 k.o(sp)
             } else {
                 let r = k.r(sp);
                 quote!(::core::clone::Clone::clone(#r))
             };
             let general = em.children(node, &Acc::owned(nk.clone()), &Acc::owned(nv.clone()));
+            // Typed downstream code may write `__kbuf` (a sink): the next window encodes the key
+            // again.
+            let reset = (!tumbling).then(|| quote!(__dk_key_once = None;));
             let children = cached(direct(quote! {
+                #bind
                 let #nk = #dk::Windowed::new(#wkey, __dk_start, __dk_end);
                 #general
+                #reset
             }));
             // Retention as Kafka Streams' default: size + grace, counted from the window start.
             let retention = size.saturating_add(grace);
@@ -331,14 +362,33 @@ pub fn emit(
                     self.#purge = self.__stream_time.saturating_add(#purge_every);
                 }
             };
+            // The key is encoded once per record (at its first window that is not late); each
+            // window writes its suffix after those bytes.
+            let kenc = if tumbling {
+                quote!(let __dk_kenc = #ke;)
+            } else {
+                quote! {
+                    let __dk_kenc = match __dk_key_once {
+                        Some((__dk_e, __dk_len)) => {
+                            self.__kbuf.truncate(__dk_len);
+                            __dk_e
+                        }
+                        None => {
+                            let __dk_e = #ke;
+                            __dk_key_once = Some((__dk_e, self.__kbuf.len()));
+                            __dk_e
+                        }
+                    };
+                }
+            };
             let body = quote! {
                 let __dk_end = __dk_start.saturating_add(#size);
                 if __dk_end <= __dk_close {
                     // The window closed (stream time passed its end plus grace): late.
                     self.__late += 1;
                 } else {
-                    let __dk_ke = #ke;
-                    if matches!(__dk_ke, #dk::Encoded::Present) {
+                    #kenc
+                    if matches!(__dk_kenc, #dk::Encoded::Present) {
                         ::dekaf_streams::store::window_key(&mut self.__kbuf, __dk_start);
                         #update
                         if !__dk_existed && __dk_present {
@@ -356,11 +406,13 @@ pub fn emit(
                     if let Some(__dk_start) = ::core::iter::Iterator::next(&mut __dk_starts) { #body }
                 }
             } else {
-                quote! {
+                // In a block: an aggregation downstream in the same task has its own.
+                quote! {{
                     #expire
                     let __dk_close = self.__stream_time.saturating_sub(#grace);
+                    let mut __dk_key_once: ::core::option::Option<(#dk::Encoded, usize)> = None;
                     for __dk_start in #dk::window_starts(__dk_record.timestamp, #size, #advance) { #body }
-                }
+                }}
             }
         }
     }
