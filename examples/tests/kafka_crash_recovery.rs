@@ -45,6 +45,8 @@ struct Instance {
     restores: Arc<Mutex<Vec<Restore>>>,
     /// Set when its output ends (it exited).
     exited: Arc<AtomicBool>,
+    /// Set when librdkafka logged that `InitProducerId` met a transaction still being aborted.
+    pid_retried: Arc<AtomicBool>,
 }
 
 impl Instance {
@@ -67,11 +69,16 @@ impl Instance {
         let seen = restores.clone();
         let exited = Arc::new(AtomicBool::new(false));
         let ended = exited.clone();
+        let pid_retried = Arc::new(AtomicBool::new(false));
+        let retried = pid_retried.clone();
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {
                 let Ok(line) = line else { break };
                 let plain = strip_ansi(&line);
                 eprintln!("{plain}");
+                if plain.contains("Failed to acquire transactional PID") {
+                    retried.store(true, Ordering::Relaxed);
+                }
                 if let Some(restore) = parse_restore(&plain) {
                     seen.lock().expect("restores").push(restore);
                 }
@@ -82,11 +89,16 @@ impl Instance {
             child,
             restores,
             exited,
+            pid_retried,
         }
     }
 
     fn exited(&self) -> bool {
         self.exited.load(Ordering::Relaxed)
+    }
+
+    fn pid_retried(&self) -> bool {
+        self.pid_retried.load(Ordering::Relaxed)
     }
 
     fn restores(&self) -> Vec<Restore> {
@@ -250,6 +262,7 @@ async fn sigkill_mid_run_restores_only_the_changelog_tail_and_counts_exactly_onc
         .await
         && !second.exited();
     reader.drain(Duration::from_secs(2)).await;
+    let pid_retried = second.pid_retried();
     second.terminate().await;
     let restored: u64 = restores.iter().map(|r| r.records).sum();
     eprintln!(
@@ -262,6 +275,13 @@ async fn sigkill_mid_run_restores_only_the_changelog_tail_and_counts_exactly_onc
         restarted_at.elapsed().as_secs_f64()
     );
     assert!(done, "counts not reached after the restart");
+    // The killed instance's open transaction was aborted before the new producer's
+    // init_transactions, which therefore did not wait out librdkafka's fixed 500 ms retry.
+    assert!(
+        !pid_retried,
+        "the restarted producer's InitProducerId met the killed instance's transaction still \
+         open (librdkafka logged a retry): it was not ended before init_transactions"
+    );
     // The killed member's session had not expired: only a rejoin as that member gets its tasks
     // this early (a new member waits until the coordinator drops the old one).
     assert!(
