@@ -1,6 +1,9 @@
 //! Crash recovery without wiping state, on a real broker: word count over many keys with its
 //! stores in LMDB is SIGKILLed mid-run and restarted; the restart keeps its stores and replays
-//! only the changelog tail after the offsets they recorded, and the output stays exact.
+//! only the changelog tail after the offsets they recorded, and the output stays exact. The
+//! restart comes at once, and the group's session timeout is the longest the broker allows (60
+//! s): the restarted instance rejoins as the killed member (the same member id), so the
+//! coordinator hands its tasks back at once instead of waiting the killed member's session out.
 //!
 //! `DEKAF_RECOVERY_KEYS` sets the number of keys (default 100 000; the measured run of issue 14
 //! uses 1 000 000). Needs a broker at `DEKAF_BOOTSTRAP`: `scripts/kafka.sh start`.
@@ -12,6 +15,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use dekaf_streams::group::{CoordinatorConfig, alter_group_configs};
 use dekaf_streams_examples::e2e::{
     Reader, assert_exactly_once, committed_and_end_offsets, counts_reached, fresh, log_field,
     strip_ansi,
@@ -24,6 +28,8 @@ const CHANGELOG: &str = "e2e-wc-recovery-counts-changelog";
 const PARTITIONS: usize = 4;
 /// Words per sentence.
 const WORDS: usize = 10;
+/// The group's session timeout: the broker's maximum (`group.streams.max.session.timeout.ms`).
+const SESSION_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// One `task restored` log line of an instance.
 #[derive(Debug, Clone)]
@@ -39,6 +45,8 @@ struct Instance {
     restores: Arc<Mutex<Vec<Restore>>>,
     /// Set when its output ends (it exited).
     exited: Arc<AtomicBool>,
+    /// Set when librdkafka logged that `InitProducerId` met a transaction still being aborted.
+    pid_retried: Arc<AtomicBool>,
 }
 
 impl Instance {
@@ -61,11 +69,16 @@ impl Instance {
         let seen = restores.clone();
         let exited = Arc::new(AtomicBool::new(false));
         let ended = exited.clone();
+        let pid_retried = Arc::new(AtomicBool::new(false));
+        let retried = pid_retried.clone();
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {
                 let Ok(line) = line else { break };
                 let plain = strip_ansi(&line);
                 eprintln!("{plain}");
+                if plain.contains("Failed to acquire transactional PID") {
+                    retried.store(true, Ordering::Relaxed);
+                }
                 if let Some(restore) = parse_restore(&plain) {
                     seen.lock().expect("restores").push(restore);
                 }
@@ -76,11 +89,16 @@ impl Instance {
             child,
             restores,
             exited,
+            pid_retried,
         }
     }
 
     fn exited(&self) -> bool {
         self.exited.load(Ordering::Relaxed)
+    }
+
+    fn pid_retried(&self) -> bool {
+        self.pid_retried.load(Ordering::Relaxed)
     }
 
     fn restores(&self) -> Vec<Restore> {
@@ -174,6 +192,14 @@ async fn sigkill_mid_run_restores_only_the_changelog_tail_and_counts_exactly_onc
     let input = format!("{APP}-in");
     let output = format!("{APP}-out");
     fresh(&servers, APP, &[(&input, 4), (&output, 4)]).await;
+    let session_ms = SESSION_TIMEOUT.as_millis().to_string();
+    alter_group_configs(
+        &CoordinatorConfig::new(&servers, "crash-recovery-test"),
+        APP,
+        &[("streams.session.timeout.ms", Some(session_ms.as_str()))],
+    )
+    .await
+    .expect("set the group's streams.session.timeout.ms");
     let dir = std::env::temp_dir().join(format!("dekaf-e2e-recovery-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let one_pass = pass(keys);
@@ -226,6 +252,7 @@ async fn sigkill_mid_run_restores_only_the_changelog_tail_and_counts_exactly_onc
     while second.restores().len() < PARTITIONS && !second.exited() && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+    let tasks_back = restarted_at.elapsed();
     // The first restore of each task (an aborted interval later would log another).
     let restores: Vec<Restore> = second.restores().into_iter().take(PARTITIONS).collect();
     let done = reader
@@ -235,18 +262,33 @@ async fn sigkill_mid_run_restores_only_the_changelog_tail_and_counts_exactly_onc
         .await
         && !second.exited();
     reader.drain(Duration::from_secs(2)).await;
+    let pid_retried = second.pid_retried();
     second.terminate().await;
     let restored: u64 = restores.iter().map(|r| r.records).sum();
     eprintln!(
         "restart: {restored} changelog records restored in {} tasks ({:?}); the changelog had \
-         {killed_end} offsets at the kill, {} of them after the idle point; recovered to \
-         completion in {:.1} s",
+         {killed_end} offsets at the kill, {} of them after the idle point; tasks back after \
+         {tasks_back:?}; recovered to completion in {:.1} s",
         restores.len(),
         restores,
         killed_end - idle_end,
         restarted_at.elapsed().as_secs_f64()
     );
     assert!(done, "counts not reached after the restart");
+    // The killed instance's open transaction was aborted before the new producer's
+    // init_transactions, which therefore did not wait out librdkafka's fixed 500 ms retry.
+    assert!(
+        !pid_retried,
+        "the restarted producer's InitProducerId met the killed instance's transaction still \
+         open (librdkafka logged a retry): it was not ended before init_transactions"
+    );
+    // The killed member's session had not expired: only a rejoin as that member gets its tasks
+    // this early (a new member waits until the coordinator drops the old one).
+    assert!(
+        tasks_back < SESSION_TIMEOUT / 2,
+        "the restarted instance restored its tasks {tasks_back:?} after its start: it waited for \
+         the killed member's {SESSION_TIMEOUT:?} session timeout instead of rejoining as it"
+    );
     assert_eq!(
         restores.len(),
         PARTITIONS,

@@ -9,6 +9,7 @@ pub mod partitioner;
 pub mod producer;
 pub mod restore;
 pub mod settings;
+pub(crate) mod txn_fence;
 pub mod txn_offsets;
 
 pub use settings::ClientSettings;

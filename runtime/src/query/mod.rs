@@ -112,6 +112,8 @@ impl<T: Topology> Queries<T> {
     /// A handle over `registry`.
     #[cfg_attr(not(feature = "kafka"), allow(dead_code))]
     pub(crate) fn new(registry: Arc<Registry>) -> Self {
+        // From now on the processing threads publish their stores for this handle.
+        registry.mark_queried();
         Queries {
             registry,
             topology: PhantomData,

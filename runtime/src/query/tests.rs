@@ -146,6 +146,21 @@ fn setup() -> (Queries<App>, Publisher) {
 }
 
 #[test]
+fn stores_are_published_only_once_a_query_handle_exists() {
+    let registry = Arc::new(Registry::new(&INFO, None));
+    assert!(
+        !registry.is_queried(),
+        "an application without a query handle keeps no snapshots"
+    );
+    let queries: Queries<App> = Queries::new(Arc::clone(&registry));
+    assert!(registry.is_queried(), "a query handle turns publishing on");
+    // Clones share the registry, which stays marked.
+    drop(queries.clone());
+    drop(queries);
+    assert!(registry.is_queried());
+}
+
+#[test]
 fn partition_is_the_producers_murmur2_partition() {
     // Kafka's UtilsTest.testMurmur2 vectors: murmur2("21") = -973932308, ("foobar") = -790332482.
     assert_eq!(

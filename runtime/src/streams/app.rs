@@ -80,6 +80,11 @@ impl<T: Topology> KafkaStreams<T> {
     /// A handle for interactive queries of this application's stores (see [`crate::query`]),
     /// usable from any thread before, while and after it runs. Take it before [`Self::run`],
     /// which consumes the application.
+    ///
+    /// Queries read committed snapshots of the stores that the processing threads keep in memory
+    /// and update after each commit. Only an application that took this handle (or
+    /// [`Self::store`]) keeps them: without one, a restored task's store is not copied into
+    /// memory, which matters for large stores on disk (LMDB).
     pub fn queries(&self) -> Queries<T> {
         Queries::new(Arc::clone(&self.registry))
     }

@@ -4,6 +4,7 @@
 //! client.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use rdkafka::consumer::BaseConsumer;
 use rdkafka::producer::Producer;
@@ -11,10 +12,12 @@ use rdkafka::producer::Producer;
 use super::config::ProcessingGuarantee;
 use super::context::ThreadContext;
 use super::error::StreamsError;
+use crate::group::coordinator::CoordinatorConfig;
 use crate::kafka::admin::Admin;
 use crate::kafka::oauth::{self, StreamsConsumerContext};
 use crate::kafka::producer::{self, DeliveredOffsets, DeliveryWatch, StreamsProducer};
 use crate::kafka::restore::{RestoreConsumer, restore_consumer};
+use crate::kafka::txn_fence;
 use crate::task::Topology;
 
 /// The clients a thread starts with.
@@ -42,6 +45,9 @@ impl ThreadClients {
             settings.oauth_refresh(),
         )
         .map_err(StreamsError::kafka("creating the restore consumer"))?;
+        if eos && ctx.state.is_some() {
+            end_previous_transaction::<T>(ctx);
+        }
         // Not ready only when a shutdown came while the cluster was unreachable: the thread's
         // loop then ends before it uses the producer.
         let (producer, deliveries, _ready) = new_producer::<T>(ctx, DeliveredOffsets::default())?;
@@ -52,6 +58,57 @@ impl ThreadClients {
             deliveries,
             admin: Arc::clone(&ctx.admin),
         })
+    }
+}
+
+/// How long ending a predecessor's transaction may take before librdkafka is left to do it.
+const END_PREVIOUS_TRANSACTION: Duration = Duration::from_secs(5);
+
+/// The transactional id of thread `ctx.index` of this process.
+fn transactional_id<T: Topology>(ctx: &ThreadContext) -> String {
+    format!("{}-{}-{}", T::APPLICATION_ID, ctx.process_id, ctx.index)
+}
+
+/// A thread started on a state directory may find the transaction its killed predecessor (same
+/// process id, same transactional id) left open: has the coordinator abort it now, faster than
+/// librdkafka's `init_transactions` would wait for it (see [`crate::kafka::txn_fence`]). Best
+/// effort: a failure is logged and `init_transactions` does the same, only slower.
+fn end_previous_transaction<T: Topology>(ctx: &ThreadContext) {
+    let settings = &ctx.config.settings;
+    let mut coordinator = CoordinatorConfig::new(
+        settings.bootstrap_servers(),
+        &format!("{}-{}", T::APPLICATION_ID, ctx.index),
+    );
+    coordinator.request_timeout = END_PREVIOUS_TRANSACTION;
+    coordinator.security = match settings.connection_security() {
+        Ok(security) => security,
+        Err(e) => {
+            tracing::debug!(error = %e, "not ending the previous transaction early");
+            return;
+        }
+    };
+    let id = transactional_id::<T>(ctx);
+    // The timer is made inside the runtime (`block_on` enters it).
+    let ended = ctx.handle.block_on(async {
+        tokio::time::timeout(
+            END_PREVIOUS_TRANSACTION,
+            txn_fence::end_previous_transaction(
+                &coordinator,
+                &id,
+                ctx.config.transaction_timeout,
+                END_PREVIOUS_TRANSACTION,
+            ),
+        )
+        .await
+    });
+    match ended {
+        Ok(Ok(())) => {}
+        Ok(Err(why)) => {
+            tracing::debug!(transactional_id = %id, "the previous transaction was not ended early ({why}); init_transactions ends it")
+        }
+        Err(_) => {
+            tracing::debug!(transactional_id = %id, "ending the previous transaction early took too long; init_transactions ends it")
+        }
     }
 }
 
@@ -67,7 +124,7 @@ pub(super) fn new_producer<T: Topology>(
     delivered: DeliveredOffsets,
 ) -> Result<(StreamsProducer, DeliveryWatch, bool), StreamsError> {
     let eos = ctx.config.guarantee == ProcessingGuarantee::ExactlyOnce;
-    let transactional_id = format!("{}-{}-{}", T::APPLICATION_ID, ctx.process_id, ctx.index);
+    let transactional_id = transactional_id::<T>(ctx);
     let mut producer_config = ctx
         .config
         .settings

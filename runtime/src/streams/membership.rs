@@ -27,6 +27,15 @@ impl Membership {
         let servers = ctx.config.settings.bootstrap_servers().to_owned();
         let mut config = MemberConfig::new(servers.clone());
         config.process_id = ctx.process_id.to_string();
+        // A dynamic member's id is the same every time this thread of this instance starts (the
+        // process id persists in the state directory), so a restart after a crash rejoins as the
+        // member the coordinator still holds: epoch 0 from a known member id is a rejoin, and the
+        // coordinator answers at once with that member's tasks instead of waiting out its session
+        // timeout before moving them (see `thread_member_id`). A static member keeps a fresh id:
+        // its instance id already identifies it across restarts.
+        if ctx.config.group_instance_id.is_none() {
+            config.member_id = thread_member_id(&ctx.process_id, ctx.index);
+        }
         config.client_id = format!("{}-{}", T::APPLICATION_ID, ctx.index);
         config.rebalance_timeout = ctx.config.rebalance_timeout;
         // Checked by `build()`; the TLS files are read again here.
@@ -154,6 +163,22 @@ impl Membership {
     }
 }
 
+/// The member id of thread `index` (from 0) of process `process_id`: `<process id>-<index>`, like
+/// the thread's transactional id, so it is unique in the group and the same across restarts on
+/// one state directory.
+///
+/// Kafka Streams 4.4 draws a new member id per start (`StreamsMembershipManager`:
+/// `Uuid.randomUuid()`), so a member restarted after a SIGKILL is a stranger to the coordinator:
+/// the dead member keeps its tasks until its session times out (`streams.session.timeout.ms`,
+/// 45 s by default) and only then are they assigned again. Kafka's coordinator takes a heartbeat
+/// at epoch 0 from a member id it knows as that member rejoining (KIP-848; `GroupMetadataManager`
+/// keeps the member and answers with its current assignment), so a restart with the same id
+/// gets the tasks back in its first heartbeat. Two processes never share the id: the process id
+/// comes from the state directory, which one process locks at a time, or is new per start.
+pub(crate) fn thread_member_id(process_id: &uuid::Uuid, index: usize) -> String {
+    format!("{process_id}-{index}")
+}
+
 /// The instance id of thread `index` (from 0) of a static instance: `<id>-<index + 1>`, as Kafka
 /// Streams' `StreamsConfig` suffixes each thread's `group.instance.id` with its thread index.
 pub(crate) fn thread_instance_id(id: &str, index: usize) -> String {
@@ -162,6 +187,15 @@ pub(crate) fn thread_instance_id(id: &str, index: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_thread_keeps_its_member_id_across_starts_and_threads_differ() {
+        let process = uuid::Uuid::from_u128(0x0123_4567_89ab_cdef_0123_4567_89ab_cdef);
+        let first = super::thread_member_id(&process, 0);
+        assert_eq!(first, "01234567-89ab-cdef-0123-456789abcdef-0");
+        assert_eq!(first, super::thread_member_id(&process, 0));
+        assert_ne!(first, super::thread_member_id(&process, 1));
+    }
+
     #[test]
     fn threads_of_a_static_instance_get_numbered_instance_ids_from_one() {
         assert_eq!(super::thread_instance_id("billing-a", 0), "billing-a-1");

@@ -1,6 +1,8 @@
 //! A processing thread's part in interactive queries (see [`crate::query`]): it publishes the
 //! committed state of its tasks' stores, and learns the partition counts that map a key to its
-//! task. Nothing here runs per record: only when tasks come and go and after each commit.
+//! task. Nothing here runs per record: only when tasks come and go and after each commit. And
+//! nothing at all in an application without a query handle (`KafkaStreams::queries`, taken
+//! before it runs): there the stores are never copied into snapshots.
 
 use std::time::Duration;
 
@@ -16,9 +18,17 @@ use crate::task::{Task, Topology};
 const METADATA_TIMEOUT: Duration = Duration::from_secs(10);
 
 impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
+    /// Whether the application has a query handle: without one nothing is published.
+    fn queried(&self) -> bool {
+        self.publisher.registry().is_queried()
+    }
+
     /// The stores of `added` are restoring: queries of their keys answer "restoring" (not
     /// "hosted elsewhere") until [`Self::publish_restored`].
     pub(super) fn publish_restoring(&self, added: &[TaskId]) {
+        if !self.queried() {
+            return;
+        }
         for id in added {
             if let Some(sub) = T::INFO.subtopology(id.subtopology) {
                 self.publisher.restoring(sub, id.partition);
@@ -28,6 +38,9 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
 
     /// `active` finished restoring: its stores' state is the committed state.
     pub(super) fn publish_restored(&self, active: &ActiveTask<T, F>) -> Result<(), StreamsError> {
+        if !self.queried() {
+            return Ok(());
+        }
         for store in active.task.subtopology().stores {
             if let Some(backend) = active.task.store(store.name) {
                 self.publisher
@@ -49,6 +62,9 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     /// read from its source topic (whose updates write no changelog records) is republished
     /// whole when its task processed records. Call before the tasks' `processed` counts reset.
     pub(super) fn publish_committed(&mut self) -> Result<(), StreamsError> {
+        if !self.queried() {
+            return Ok(());
+        }
         let publisher = &mut self.publisher;
         self.changelog.committed(|topic, partition, key, value| {
             publisher.committed(topic, partition, key, value);
@@ -75,6 +91,9 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     /// its tasks, which maps a key to its task). A failed lookup is retried at the next
     /// assignment; until then queries of that store answer "not running yet".
     pub(super) fn learn_partition_counts(&self) {
+        if !self.queried() {
+            return;
+        }
         let registry = self.publisher.registry();
         for sub in T::INFO.subtopologies {
             if registry.knows_partitions(sub.id) {
