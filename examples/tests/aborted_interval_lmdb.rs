@@ -5,7 +5,7 @@
 
 use dekaf_streams::record::{Headers, InputRecord, OutgoingRecord, RecordSink, SinkError};
 use dekaf_streams::store::{LmdbStores, MemoryStores, StoreBackend};
-use dekaf_streams::task::{Task, TopicKind, Topology};
+use dekaf_streams::task::{Task, Topology};
 use dekaf_streams_examples::page_views::PageViews;
 use dekaf_streams_examples::word_count::WordCount;
 
@@ -18,7 +18,7 @@ struct Collect {
 
 impl RecordSink for Collect {
     fn send(&mut self, r: OutgoingRecord<'_>) -> Result<(), SinkError> {
-        if r.kind == TopicKind::Changelog {
+        if r.kind.is_changelog() {
             self.changelog += 1;
         } else {
             self.output.push((

@@ -1,8 +1,9 @@
 //! The join path allocates nothing of its own per record: with `I64` keys and values (whose
 //! serdes and joiner allocate nothing) a task that joins 200 000 records in steady state
-//! allocates only for what its window stores keep (the memory backend allocates a new entry's
-//! key and value) and, rarely, when a collection grows. Counted with a global counting allocator,
-//! so this file holds one test.
+//! allocates only for what its window stores keep (the memory backend's ordered layout keeps a
+//! stored record's key and value in one allocation) and, rarely, when a collection grows (the
+//! store's B-tree splits a node). Counted with a global counting allocator, so this file holds
+//! one test.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -106,10 +107,10 @@ fn the_join_path_allocates_only_for_stored_records() {
     );
     assert!(outputs > 500_000, "the join found its partners: {outputs}");
     assert_eq!(stored, 200_000, "every record is stored once");
-    // The memory backend allocates a stored entry's key and value: 2 per record. Anything of
-    // ours per record would add at least 1 more.
+    // The memory backend allocates one entry per stored record (1.10 measured: the rest are
+    // B-tree node splits). Anything of ours per record would add at least 1 more.
     assert!(
-        per_record < 2.2,
+        per_record < 1.5,
         "{per_record:.3} allocations per record: the join path allocates"
     );
 }

@@ -4,7 +4,7 @@
 
 use dekaf_streams::record::{Headers, InputRecord, OutgoingRecord, RecordSink, SinkError};
 use dekaf_streams::store::{BackendFactory, LmdbStores, MemoryStores};
-use dekaf_streams::task::{Task, TopicKind, Topology};
+use dekaf_streams::task::{Task, Topology};
 use dekaf_streams_examples::stream_joins::OuterJoin;
 
 /// A changelog record: topic, key, value.
@@ -21,7 +21,7 @@ struct Collect {
 
 impl RecordSink for Collect {
     fn send(&mut self, r: OutgoingRecord<'_>) -> Result<(), SinkError> {
-        if r.kind == TopicKind::Changelog {
+        if r.kind.is_changelog() {
             self.changelog.push((
                 r.topic,
                 r.key.unwrap_or_default().to_vec(),

@@ -123,8 +123,22 @@ pub enum TopicKind {
     Repartition,
     /// A store's changelog (an internal `-changelog` topic).
     Changelog,
+    /// The changelog of a store whose every write has a key of its own (a stream-stream join's
+    /// window store: key, timestamp and sequence number), so keeping only the latest record per
+    /// key until the commit would save nothing: the runtime produces these records at once, as
+    /// Kafka Streams' uncached stores do.
+    AppendOnlyChangelog,
     /// A dead-letter topic chosen by `on_error`.
     DeadLetter,
+}
+
+impl TopicKind {
+    /// Whether the topic is a store's changelog ([`TopicKind::Changelog`] or
+    /// [`TopicKind::AppendOnlyChangelog`]).
+    #[inline]
+    pub fn is_changelog(self) -> bool {
+        matches!(self, TopicKind::Changelog | TopicKind::AppendOnlyChangelog)
+    }
 }
 
 /// How the partition of an outgoing record is chosen.
@@ -227,6 +241,22 @@ impl<'a> OutgoingRecord<'a> {
             value,
             timestamp,
             headers: Headers::empty(),
+        }
+    }
+
+    /// A changelog record of a store whose every write has a key of its own
+    /// ([`TopicKind::AppendOnlyChangelog`]): produced at once, not kept until the commit.
+    #[inline]
+    pub fn append_only_changelog(
+        changelog: &'static str,
+        partition: i32,
+        key: &'a [u8],
+        value: Option<&'a [u8]>,
+        timestamp: i64,
+    ) -> Self {
+        OutgoingRecord {
+            kind: TopicKind::AppendOnlyChangelog,
+            ..OutgoingRecord::changelog(changelog, partition, key, value, timestamp)
         }
     }
 }

@@ -37,14 +37,9 @@ pub fn parts(em: &Emitter<'_>, sub: &Sub) -> CacheParts {
         .nodes
         .iter()
         .copied()
-        .filter(|&n| match m.nodes[n].kind {
-            // Session and sliding windows forward every update (no record cache), as their
-            // merges and window creations are forwarded as they happen.
-            NodeKind::Aggregate { store, .. } => m.stores[store]
-                .window
-                .is_none_or(|w| w.kind == crate::ir::WindowKind::Time),
-            _ => false,
-        })
+        // Every aggregation, session and sliding windows too (Kafka Streams caches session
+        // and window stores alike: `CachingSessionStore`, `CachingWindowStore`).
+        .filter(|&n| matches!(m.nodes[n].kind, NodeKind::Aggregate { .. }))
         .collect();
     aggs.sort_unstable();
     if aggs.is_empty() {

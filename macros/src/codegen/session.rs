@@ -31,6 +31,99 @@ pub fn tombstone_sinks<'m>(
     out
 }
 
+/// What a deleted (merged-away) session `[__dk_s, __dk_e]` sends: a tombstone to each sink
+/// right after `to_stream()` and a drop to each suppression buffer. `self.__kbuf` holds the
+/// serialized key (`__dk_klen` bytes, restored after each use); `key` is an expression of the
+/// typed key, evaluated only for a sink whose key serde is not the store's.
+fn deleted_session(em: &Emitter<'_>, node: usize, key: &TokenStream) -> TokenStream {
+    let dk = dk();
+    let name = &em.m.nodes[node].name;
+    let NodeKind::Aggregate { store, .. } = &em.m.nodes[node].kind else {
+        return quote!();
+    };
+    let kt = &em.m.stores[*store].key.ty;
+    let expected_key = quote!(::dekaf_streams::serdes::SessionWindowed<#kt>);
+    let tombstones = tombstone_sinks(em, node).into_iter().map(|(topic, sk, _)| {
+        quote! {
+            if ::core::any::TypeId::of::<#sk>() == ::core::any::TypeId::of::<#expected_key>() {
+                // The store key is SessionWindowedSerializer's layout: send it as it is.
+                #dk::session_key(&mut self.__kbuf, __dk_s, __dk_e);
+                let __dk_sent = #dk::send(__dk_sink, #topic, #dk::TopicKind::Sink, Some(&self.__kbuf), None, __dk_e, __dk_record.headers);
+                self.__kbuf.truncate(__dk_klen);
+                __dk_sent?;
+            } else {
+                let __dk_wk = #dk::Windowed::new(#key, __dk_s, __dk_e);
+                let __dk_enc = #dk::ser::<#sk>(&__dk_wk, &mut self.__vbuf, #name)?;
+                #dk::send(__dk_sink, #topic, #dk::TopicKind::Sink, #dk::bytes(__dk_enc, &self.__vbuf), None, __dk_e, __dk_record.headers)?;
+            }
+        }
+    });
+    let drops = super::suppress::suppressions(em, node)
+        .into_iter()
+        .map(|(buffer, suppress)| super::suppress::drop_session(em, buffer, suppress));
+    quote! {
+        #(#tombstones)*
+        #(#drops)*
+    }
+}
+
+/// The body of `__forward_N` of a session aggregation (its record cache's flush): the dirty
+/// session `__dk_skey` (the store key: key bytes, end, start) with its value, or its deletion
+/// (`None`), forwarded as the uncached aggregation forwards it, stamped with the session's end
+/// (Kafka Streams' `SessionCacheFlushListener`). `general` runs the downstream operators on
+/// the session as a typed `Windowed` key and value, or the store's bytes go as they are to a
+/// direct sink with the store's serdes.
+pub fn forward(em: &Emitter<'_>, node: usize) -> TokenStream {
+    let dk = dk();
+    let n = &em.m.nodes[node];
+    let name = &n.name;
+    let NodeKind::Aggregate { store, .. } = &n.kind else {
+        return quote!();
+    };
+    let st = &em.m.stores[*store];
+    let (kt, vt) = (&st.key.ty, &st.value.ty);
+    let nv = format_ident!("__v{}", node);
+    let nk = format_ident!("__k{}", node);
+    let deleted = deleted_session(em, node, &quote!(#dk::de_key::<#kt>(Some(__dk_kb), #name)?));
+    let general = em.children(node, &Acc::owned(nk.clone()), &Acc::owned(nv.clone()));
+    let general = quote! {
+        let #nk = #dk::Windowed::new(#dk::de_key::<#kt>(Some(__dk_kb), #name)?, __dk_start, __dk_end);
+        let #nv = #dk::de_value::<#vt>(__dk_record.value, #name)?;
+        #general
+    };
+    let expected_key = quote!(::dekaf_streams::serdes::SessionWindowed<#kt>);
+    let updated = match direct_sink(em, node) {
+        None => general,
+        Some((topic, sk, sv)) => quote! {
+            if ::core::any::TypeId::of::<#sk>() == ::core::any::TypeId::of::<#expected_key>()
+                && ::core::any::TypeId::of::<#sv>() == ::core::any::TypeId::of::<#vt>()
+            {
+                // The store key is SessionWindowedSerializer's layout: sent as it is.
+                #dk::send(__dk_sink, #topic, #dk::TopicKind::Sink, Some(__dk_skey), __dk_record.value, __dk_record.timestamp, __dk_record.headers)?;
+            } else {
+                #general
+            }
+        },
+    };
+    quote! {
+        let (__dk_kb, __dk_start, __dk_end) = match #dk::split_session_key(__dk_skey) {
+            Some(split) => split,
+            None => return Err(#dk::cache_key_error(#name)),
+        };
+        let __dk_out = #dk::InputRecord { timestamp: __dk_end, ..*__dk_record };
+        let __dk_record = &__dk_out;
+        if __dk_record.value.is_some() {
+            #updated
+        } else {
+            self.__kbuf.clear();
+            self.__kbuf.extend_from_slice(__dk_kb);
+            let __dk_klen = self.__kbuf.len();
+            let (__dk_s, __dk_e) = (__dk_start, __dk_end);
+            #deleted
+        }
+    }
+}
+
 /// The aggregation's code for one record (key `k`, value `v`).
 pub fn emit(
     em: &Emitter<'_>,
@@ -91,24 +184,8 @@ pub fn emit(
         }
     };
     let expected_key = quote!(::dekaf_streams::serdes::SessionWindowed<#kt>);
-    let tombstones = tombstone_sinks(em, node).into_iter().map(|(topic, sk, _)| {
-        quote! {
-            if ::core::any::TypeId::of::<#sk>() == ::core::any::TypeId::of::<#expected_key>() {
-                // The store key is SessionWindowedSerializer's layout: send it as it is.
-                #dk::session_key(&mut self.__kbuf, __dk_s, __dk_e);
-                let __dk_sent = #dk::send(__dk_sink, #topic, #dk::TopicKind::Sink, Some(&self.__kbuf), None, __dk_e, __dk_record.headers);
-                self.__kbuf.truncate(__dk_klen);
-                __dk_sent?;
-            } else {
-                let __dk_wk = #dk::Windowed::new(::core::clone::Clone::clone(#krr), __dk_s, __dk_e);
-                let __dk_enc = #dk::ser::<#sk>(&__dk_wk, &mut self.__vbuf, #name)?;
-                #dk::send(__dk_sink, #topic, #dk::TopicKind::Sink, #dk::bytes(__dk_enc, &self.__vbuf), None, __dk_e, __dk_record.headers)?;
-            }
-        }
-    });
-    let drops = super::suppress::suppressions(em, node)
-        .into_iter()
-        .map(|(buffer, suppress)| super::suppress::drop_session(em, buffer, suppress));
+    let deleted = deleted_session(em, node, &quote!(::core::clone::Clone::clone(#krr)));
+    let cache = Emitter::cache_field(node);
     let general = em.children(node, &Acc::owned(nk.clone()), &Acc::owned(nv.clone()));
     let ko = k.o(sp);
     let general = quote! {
@@ -141,7 +218,7 @@ pub fn emit(
         }
         if self.__stream_time >= self.#purge {
             // Sessions that ended more than gap + grace ago can merge with nothing any more.
-            self.#index.expire(&mut self.#field, self.__stream_time.saturating_sub(#retention), None, __dk_sink, #changelog, self.__partition, __dk_record.timestamp, #name)?;
+            self.#index.expire(&mut self.#field, self.__stream_time.saturating_sub(#retention), Some(&self.#cache), __dk_sink, #changelog, self.__partition, __dk_record.timestamp, #name)?;
             self.#purge = self.__stream_time.saturating_add(#purge_every);
         }
         let __dk_ke = #ke;
@@ -168,8 +245,21 @@ pub fn emit(
                     let __dk_klen = self.__kbuf.len();
                     for __dk_i in 0..self.__win.sessions.len() {
                         let (__dk_s, __dk_e) = self.__win.sessions[__dk_i];
-                        #(#tombstones)*
-                        #(#drops)*
+                        if self.__cache_max != 0 {
+                            // With a record cache the deletion waits for the flush: a session
+                            // created and merged away in one interval is never forwarded.
+                            #dk::session_key(&mut self.__kbuf, __dk_s, __dk_e);
+                            self.#cache.mark(&self.__kbuf, #dk::Update {
+                                value_len: 0,
+                                source: __dk_record.source,
+                                timestamp: __dk_e,
+                                offset: __dk_record.offset,
+                                existed: true,
+                            });
+                            self.__kbuf.truncate(__dk_klen);
+                        } else {
+                            #deleted
+                        }
                     }
                 }
                 let #nv: #vv = #new;
@@ -183,10 +273,22 @@ pub fn emit(
                     // Indexed once (a session replaced in place keeps its entry).
                     self.#index.insert(&self.__kbuf);
                 }
-                // Forwarded stamped with the session's end, as Kafka Streams does.
-                let __dk_out = #dk::InputRecord { timestamp: __dk_span.end, ..*__dk_record };
-                let __dk_record = &__dk_out;
-                #children
+                if self.__cache_max != 0 {
+                    // The flush forwards the session's latest value (`__forward_N`), stamped
+                    // with its end. It existed before only if it was replaced in place.
+                    self.#cache.mark(&self.__kbuf, #dk::Update {
+                        value_len: if __dk_present { self.__vbuf.len() } else { 0 },
+                        source: __dk_record.source,
+                        timestamp: __dk_span.end,
+                        offset: __dk_record.offset,
+                        existed: !__dk_remove && !self.__win.sessions.is_empty(),
+                    });
+                } else {
+                    // Forwarded stamped with the session's end, as Kafka Streams does.
+                    let __dk_out = #dk::InputRecord { timestamp: __dk_span.end, ..*__dk_record };
+                    let __dk_record = &__dk_out;
+                    #children
+                }
             }
         }
     }

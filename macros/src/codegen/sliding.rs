@@ -37,6 +37,7 @@ pub fn emit(
     let max = Emitter::max_field(store);
     let index = Emitter::index_field(store);
     let changelog = &st.changelog;
+    let cache = Emitter::cache_field(node);
     let nv = format_ident!("__v{}", node);
     let nk = format_ident!("__k{}", node);
     let kr = k.r(st.key.span);
@@ -77,7 +78,7 @@ pub fn emit(
         }
         if self.__stream_time >= self.#purge {
             // Windows that started more than 2 × difference + grace ago take no record any more.
-            self.#index.expire(&mut self.#field, self.__stream_time.saturating_sub(#retention), None, __dk_sink, #changelog, self.__partition, __dk_record.timestamp, #name)?;
+            self.#index.expire(&mut self.#field, self.__stream_time.saturating_sub(#retention), Some(&self.#cache), __dk_sink, #changelog, self.__partition, __dk_record.timestamp, #name)?;
             self.#purge = self.__stream_time.saturating_add(#purge_every);
         }
         let __dk_ke = #ke;
@@ -120,12 +121,91 @@ pub fn emit(
                     if __dk_present && __dk_step.base != #dk::Base::Stored {
                         self.#index.insert(&self.__kbuf);
                     }
-                    // Forwarded stamped with the window's largest record timestamp.
-                    let __dk_out = #dk::InputRecord { timestamp: __dk_ts, ..*__dk_record };
-                    let __dk_record = &__dk_out;
-                    #children
+                    if self.__cache_max != 0 {
+                        // The flush forwards the window's latest value (`__forward_N`).
+                        self.#cache.mark(&self.__kbuf, #dk::Update {
+                            value_len: if __dk_present { self.__vbuf.len() } else { 0 },
+                            source: __dk_record.source,
+                            timestamp: __dk_ts,
+                            offset: __dk_record.offset,
+                            existed: __dk_step.base == #dk::Base::Stored,
+                        });
+                    } else {
+                        // Forwarded stamped with the window's largest record timestamp.
+                        let __dk_out = #dk::InputRecord { timestamp: __dk_ts, ..*__dk_record };
+                        let __dk_record = &__dk_out;
+                        #children
+                    }
                 }
             }
         }
+    }
+}
+
+/// The body of `__forward_N` of a sliding-window aggregation (its record cache's flush): the
+/// dirty window `__dk_skey` (the store key: key bytes, start) with its stored value (the
+/// window's largest record timestamp, then the aggregate), forwarded as the uncached
+/// aggregation forwards it, stamped with that timestamp (Kafka Streams'
+/// `TimestampedCacheFlushListener` forwards the stored `ValueAndTimestamp`'s).
+pub fn forward(em: &Emitter<'_>, node: usize) -> TokenStream {
+    let dk = dk();
+    let n = &em.m.nodes[node];
+    let name = &n.name;
+    let crate::ir::NodeKind::Aggregate { store, .. } = &n.kind else {
+        return quote!();
+    };
+    let st = &em.m.stores[*store];
+    let (kt, vt) = (&st.key.ty, &st.value.ty);
+    let Some(w) = st.window else {
+        return quote!();
+    };
+    let d = w.size;
+    let nv = format_ident!("__v{}", node);
+    let nk = format_ident!("__k{}", node);
+    let general = em.children(node, &Acc::owned(nk.clone()), &Acc::owned(nv.clone()));
+    let general = quote! {
+        let #nk = #dk::Windowed::new(#dk::de_key::<#kt>(Some(__dk_kb), #name)?, __dk_start, __dk_end);
+        let #nv = #dk::de_value::<#vt>(__dk_record.value, #name)?;
+        #general
+    };
+    let expected_key = quote!(::dekaf_streams::serdes::TimeWindowed<#kt, #d>);
+    let body = match direct_sink(em, node) {
+        None => general,
+        Some((topic, sk, sv)) => quote! {
+            if ::core::any::TypeId::of::<#sk>() == ::core::any::TypeId::of::<#expected_key>()
+                && ::core::any::TypeId::of::<#sv>() == ::core::any::TypeId::of::<#vt>()
+            {
+                #dk::send(
+                    __dk_sink,
+                    #topic,
+                    #dk::TopicKind::Sink,
+                    Some(::dekaf_streams::store::time_windowed_bytes(__dk_skey)),
+                    __dk_record.value,
+                    __dk_record.timestamp,
+                    __dk_record.headers,
+                )?;
+            } else {
+                #general
+            }
+        },
+    };
+    quote! {
+        let (__dk_kb, __dk_start) = match ::dekaf_streams::store::split_window_key(__dk_skey) {
+            Some(split) => split,
+            None => return Err(#dk::cache_key_error(#name)),
+        };
+        let __dk_end = __dk_start.saturating_add(#d);
+        // The stored value: the window's largest record timestamp, then the aggregate.
+        let (__dk_ts, __dk_agg) = match __dk_record.value {
+            Some(__dk_v) if __dk_v.len() >= 8 => {
+                let mut __dk_tb = [0u8; 8];
+                __dk_tb.copy_from_slice(&__dk_v[..8]);
+                (i64::from_be_bytes(__dk_tb), Some(&__dk_v[8..]))
+            }
+            _ => (__dk_record.timestamp, None),
+        };
+        let __dk_out = #dk::InputRecord { timestamp: __dk_ts, value: __dk_agg, ..*__dk_record };
+        let __dk_record = &__dk_out;
+        #body
     }
 }

@@ -430,6 +430,17 @@ pub fn emit_forward(em: &Emitter<'_>, node: usize) -> TokenStream {
         return quote!();
     };
     let st = &em.m.stores[*store];
+    let forward = match st.window.map(|w| w.kind) {
+        Some(WindowKind::Session) => Some(crate::codegen::session::forward(em, node)),
+        Some(WindowKind::Sliding) => Some(crate::codegen::sliding::forward(em, node)),
+        _ => None,
+    };
+    if let Some(body) = forward {
+        return quote! {
+            let __dk_skey: &[u8] = __dk_record.key.unwrap_or_default();
+            #body
+        };
+    }
     let (kt, vt) = (&st.key.ty, &st.value.ty);
     let nv = format_ident!("__v{}", node);
     let nk = format_ident!("__k{}", node);

@@ -122,7 +122,7 @@ pub fn put<B: StoreBackend, S: RecordSink>(
         bufs.changelog_key
             .extend_from_slice(&timestamp.to_be_bytes());
         bufs.changelog_key.extend_from_slice(&seqnum.to_be_bytes());
-        sink.send(OutgoingRecord::changelog(
+        sink.send(OutgoingRecord::append_only_changelog(
             topic,
             partition,
             &bufs.changelog_key,

@@ -35,7 +35,7 @@ use bytes::Bytes;
 use super::metadata::{Endpoints, HostInfo};
 use crate::protocol::heartbeat::EndpointToPartitions;
 use crate::store::{StoreBackend, StoreError};
-use crate::topology::{StoreInfo, SubtopologyInfo, TopologyInfo};
+use crate::topology::{StoreInfo, StoreKind, SubtopologyInfo, TopologyInfo};
 
 /// A store's state as of a commit: key bytes to value bytes, ordered by key bytes.
 pub(crate) type Snapshot = imbl::OrdMap<Bytes, Bytes>;
@@ -219,7 +219,7 @@ impl Publisher {
 
     /// The stores of `sub` on `partition` are restoring.
     pub(crate) fn restoring(&self, sub: &'static SubtopologyInfo, partition: i32) {
-        for store in sub.stores {
+        for store in sub.stores.iter().filter(|s| published(s)) {
             self.registry.set(store.name, partition, Hosted::Restoring);
         }
     }
@@ -233,6 +233,9 @@ impl Publisher {
         partition: i32,
         backend: &B,
     ) -> Result<(), StoreError> {
+        if !published(store) {
+            return Ok(());
+        }
         let mut snapshot = Snapshot::new();
         for entry in backend.range(std::ops::Bound::Unbounded, std::ops::Bound::Unbounded)? {
             let (k, v) = entry?;
@@ -308,7 +311,15 @@ impl Publisher {
             .subtopologies
             .iter()
             .flat_map(|sub| sub.stores.iter())
-            .find(|s| s.changelog_topic == changelog)
+            .find(|s| s.changelog_topic == changelog && published(s))
             .map(|s| s.name)
     }
+}
+
+/// Whether the committed state of `store` is published for queries. A stream-stream join's
+/// window stores are not: no query reads them (`Queries::store` and `window_store` take
+/// key-value and window stores), and their copy would double the join's memory (100k records a
+/// side: the snapshots held about as much as the stores).
+fn published(store: &StoreInfo) -> bool {
+    !matches!(store.kind, StoreKind::JoinWindow { .. })
 }

@@ -450,3 +450,48 @@ fn an_lmdb_store_publishes_its_flushed_and_pending_state_alike() {
     assert_eq!(counts.approximate_len().expect("len"), 2);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+static JOIN_STORES: [StoreInfo; 1] = [StoreInfo {
+    name: "KSTREAM-JOINTHIS-0000000004-store",
+    changelog_topic: "app-KSTREAM-JOINTHIS-0000000004-store-changelog",
+    kind: StoreKind::JoinWindow {
+        before_ms: 60_000,
+        after_ms: 60_000,
+        grace_ms: 0,
+    },
+}];
+
+static JOIN_SUBS: [SubtopologyInfo; 1] = [SubtopologyInfo {
+    id: "0",
+    source_topics: &["orders", "payments"],
+    repartition_source_topics: &[],
+    repartition_sink_topics: &[],
+    state_changelog_topics: &[],
+    sink_topics: &[],
+    copartition_groups: &[],
+    stores: &JOIN_STORES,
+}];
+
+static JOIN_INFO: TopologyInfo = TopologyInfo {
+    application_id: "app",
+    subtopologies: &JOIN_SUBS,
+};
+
+#[test]
+fn a_joins_window_stores_are_not_copied_for_queries() {
+    // No query reads them; a copy would double the join's memory.
+    let registry = Arc::new(Registry::new(&JOIN_INFO, None));
+    let mut publisher = Publisher::new(Arc::clone(&registry));
+    let store = JOIN_STORES[0].name;
+    publisher.restoring(&JOIN_SUBS[0], 0);
+    assert!(registry.hosted(store, 0).is_none());
+    let mut backend = MemoryBackend::ordered();
+    backend.put(b"k", b"v").expect("put");
+    publisher
+        .publish_all(&JOIN_STORES[0], 0, &backend)
+        .expect("publish");
+    publisher.committed(JOIN_STORES[0].changelog_topic, 0, b"k", Some(b"w"));
+    publisher.publish();
+    assert!(registry.hosted(store, 0).is_none());
+    assert!(registry.ready(store).is_empty());
+}

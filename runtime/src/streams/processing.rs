@@ -423,7 +423,8 @@ pub(super) fn task_failure(
 
 /// The record sink of a processing thread (6): every record a task writes goes to the thread's
 /// producer (inside the open transaction under exactly-once); changelog records wait for the
-/// commit in the thread's [`ChangelogBuffer`], one per key.
+/// commit in the thread's [`ChangelogBuffer`], one per key, except those of append-only stores
+/// ([`TopicKind::AppendOnlyChangelog`]: every key is new, so they are produced at once).
 ///
 /// Keys are partitioned by librdkafka's `murmur2_random` partitioner, which for a non-null key is
 /// Kafka's default partitioner, so `Partitioning::ByKey` leaves the choice to it. Changelog

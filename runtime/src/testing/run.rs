@@ -186,7 +186,7 @@ impl RecordSink for Collect<'_> {
             headers: r.headers.clone(),
         };
         match r.kind {
-            TopicKind::Changelog => self
+            TopicKind::Changelog | TopicKind::AppendOnlyChangelog => self
                 .changelogs
                 .entry(r.topic.to_owned())
                 .or_default()
