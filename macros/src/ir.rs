@@ -358,3 +358,20 @@ pub struct Model {
     /// The global tables, outside every subtopology.
     pub globals: Vec<crate::ops::global_table::GlobalTable>,
 }
+
+impl Model {
+    /// Whether store `s` is a table's store (a table source, `to_table`, a re-grouped table's
+    /// aggregation): Kafka Streams' timestamped key-value store, whose entries keep the
+    /// update's timestamp before the value (`dekaf_streams::__private::get_timestamped`).
+    pub fn timestamped(&self, s: usize) -> bool {
+        use crate::ops::table::TableNode;
+        let st = &self.stores[s];
+        st.owner == StoreOwner::Table
+            || st.users.iter().any(|&n| {
+                matches!(
+                    self.nodes[n].kind,
+                    NodeKind::Table(TableNode::ToTable { .. } | TableNode::Aggregate { .. })
+                )
+            })
+    }
+}

@@ -129,7 +129,7 @@ impl<T: Topology> Queries<T> {
         store: StoreRef<K, V>,
     ) -> Result<ReadOnlyKeyValueStore<K, V>, QueryError> {
         self.check(store.name, "key-value", |k| {
-            matches!(k, StoreKind::KeyValue)
+            matches!(k, StoreKind::KeyValue | StoreKind::TimestampedKeyValue)
         })?;
         Ok(ReadOnlyKeyValueStore {
             registry: Arc::clone(&self.registry),

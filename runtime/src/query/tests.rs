@@ -82,7 +82,7 @@ impl<B: StoreBackend> Task for NoTask<B> {
     ) -> Result<(), TaskError> {
         match self.1 {}
     }
-    fn restore(&mut self, _: &str, _: &[u8], _: Option<&[u8]>) -> Result<(), TaskError> {
+    fn restore(&mut self, _: &str, _: &[u8], _: Option<&[u8]>, _: i64) -> Result<(), TaskError> {
         match self.1 {}
     }
     fn clear(&mut self) -> Result<(), TaskError> {

@@ -114,7 +114,7 @@ impl<K, V> ReadOnlyKeyValueStore<K, V> {
         let bytes = key_bytes(self.handle.key_ser, key)?;
         let (_, snapshot) = snapshot_for(&self.registry, self.handle.name, &bytes)?;
         match snapshot.get(bytes.as_slice()) {
-            Some(value) => Ok(Some((self.handle.value_de)(Some(value))?)),
+            Some(value) => Ok(Some(self.handle.decode_value(value)?)),
             None => Ok(None),
         }
     }
@@ -308,7 +308,7 @@ impl<K, V> Iterator for KeyValueIter<K, V> {
         let (k, v) = self.scan.next_entry()?;
         Some(
             (self.handle.key_de)(Some(&k))
-                .and_then(|k| Ok((k, (self.handle.value_de)(Some(&v))?)))
+                .and_then(|k| Ok((k, self.handle.decode_value(&v)?)))
                 .map_err(QueryError::from),
         )
     }
