@@ -345,16 +345,14 @@ where
                     pending.swap_remove(i);
                     continue;
                 }
-                if let Err(reason) =
-                    apply(
-                        m.topic(),
-                        m.partition(),
-                        m.offset(),
-                        m.key(),
-                        m.payload(),
-                        record_timestamp(&m),
-                    )
-                {
+                if let Err(reason) = apply(
+                    m.topic(),
+                    m.partition(),
+                    m.offset(),
+                    m.key(),
+                    m.payload(),
+                    record_timestamp(&m),
+                ) {
                     return Err(RestoreError::Apply {
                         topic: m.topic().to_owned(),
                         partition: m.partition(),

@@ -151,6 +151,9 @@ mod tests {
     #[test]
     fn a_short_entry_is_an_error_that_names_the_fix() {
         let e = split_timestamped(b"short").unwrap_err();
-        assert!(e.to_string().contains("delete the application's state directory"));
+        assert!(
+            e.to_string()
+                .contains("delete the application's state directory")
+        );
     }
 }
