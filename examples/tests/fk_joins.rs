@@ -104,27 +104,27 @@ fn left_join_emits_for_every_left_row() {
     );
 }
 
-/// The indexes follow the builder's (here each `table(..)` takes one, where Kafka Streams'
-/// `table` with a named store takes two: its `KSTREAM-SOURCE-` and `KTABLE-SOURCE-`), then the
-/// fourteen of `KTableImpl#doJoinOnForeignKey`.
+/// The indexes follow Kafka Streams' builder: each `table(..)` with a named store takes two (its
+/// `KSTREAM-SOURCE-` and `KTABLE-SOURCE-`), then the fourteen of
+/// `KTableImpl#doJoinOnForeignKey`.
 #[test]
 fn describe_names_nodes_topics_and_the_subscription_store_as_kafka_streams_does() {
     let text = Orders::describe();
     for name in [
-        "fk-orders-KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000002-topic",
-        "Processor: KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000003 (stores: [])",
-        "Sink: KTABLE-SINK-0000000004",
-        "Source: KTABLE-SOURCE-0000000005 (topics: [fk-orders-KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000002-topic])",
-        "Processor: KTABLE-FK-JOIN-SUBSCRIPTION-PROCESSOR-0000000007 (stores: [KTABLE-FK-JOIN-SUBSCRIPTION-STATE-STORE-0000000006])",
-        "Processor: KTABLE-FK-JOIN-SUBSCRIPTION-PROCESSOR-0000000008 (stores: [customers-store])",
-        "Processor: KTABLE-FK-JOIN-SUBSCRIPTION-PROCESSOR-0000000009 (stores: [KTABLE-FK-JOIN-SUBSCRIPTION-STATE-STORE-0000000006])",
-        "Sink: KTABLE-SINK-0000000011 (topic: fk-orders-KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-0000000010-topic)",
-        "Source: KTABLE-SOURCE-0000000012 (topics: [fk-orders-KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-0000000010-topic])",
-        "Processor: KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-RESOLVER-PROCESSOR-0000000013 (stores: [orders-store])",
-        "Processor: KTABLE-FK-JOIN-OUTPUT-0000000014 (stores: [])",
-        "Store: KTABLE-FK-JOIN-SUBSCRIPTION-STATE-STORE-0000000006 (key-value; changelog: fk-orders-KTABLE-FK-JOIN-SUBSCRIPTION-STATE-STORE-0000000006-changelog)",
+        "fk-orders-KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000004-topic",
+        "Processor: KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000005 (stores: [])",
+        "Sink: KTABLE-SINK-0000000006",
+        "Source: KTABLE-SOURCE-0000000007 (topics: [fk-orders-KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000004-topic])",
+        "Processor: KTABLE-FK-JOIN-SUBSCRIPTION-PROCESSOR-0000000009 (stores: [KTABLE-FK-JOIN-SUBSCRIPTION-STATE-STORE-0000000008])",
+        "Processor: KTABLE-FK-JOIN-SUBSCRIPTION-PROCESSOR-0000000010 (stores: [customers-store])",
+        "Processor: KTABLE-FK-JOIN-SUBSCRIPTION-PROCESSOR-0000000011 (stores: [KTABLE-FK-JOIN-SUBSCRIPTION-STATE-STORE-0000000008])",
+        "Sink: KTABLE-SINK-0000000013 (topic: fk-orders-KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-0000000012-topic)",
+        "Source: KTABLE-SOURCE-0000000014 (topics: [fk-orders-KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-0000000012-topic])",
+        "Processor: KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-RESOLVER-PROCESSOR-0000000015 (stores: [orders-store])",
+        "Processor: KTABLE-FK-JOIN-OUTPUT-0000000016 (stores: [])",
+        "Store: KTABLE-FK-JOIN-SUBSCRIPTION-STATE-STORE-0000000008 (key-value; changelog: fk-orders-KTABLE-FK-JOIN-SUBSCRIPTION-STATE-STORE-0000000008-changelog)",
         // The second join starts after the first one's 14 indexes, to_stream() and to().
-        "KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000018-topic",
+        "KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000020-topic",
     ] {
         assert!(text.contains(name), "describe() lacks {name:?}:\n{text}");
     }
@@ -140,8 +140,8 @@ fn each_side_runs_in_its_table_task_with_co_partitioned_topics() {
     };
     let (left, right) = (of("orders"), of("customers"));
     assert_ne!(left.id, right.id);
-    let registration = "fk-orders-KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000002-topic";
-    let response = "fk-orders-KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-0000000010-topic";
+    let registration = "fk-orders-KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000004-topic";
+    let response = "fk-orders-KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-0000000012-topic";
     assert!(left.repartition_sink_topics.contains(&registration));
     assert!(
         right
@@ -169,7 +169,7 @@ fn each_side_runs_in_its_table_task_with_co_partitioned_topics() {
                 && g.repartition_source_topics.contains(&response))
     );
     assert!(right.state_changelog_topics.iter().any(
-        |t| t.name == "fk-orders-KTABLE-FK-JOIN-SUBSCRIPTION-STATE-STORE-0000000006-changelog"
+        |t| t.name == "fk-orders-KTABLE-FK-JOIN-SUBSCRIPTION-STATE-STORE-0000000008-changelog"
     ));
 }
 

@@ -120,11 +120,15 @@ pub enum NodeKind {
         key: SerdeTy,
         value: SerdeTy,
     },
+    /// `table(..)`: the node is Kafka Streams' `KTABLE-SOURCE-n` processor; `source` names the
+    /// `KSTREAM-SOURCE-(n-1)` node before it, which reads the topic (one node here, two names
+    /// and two indexes there, as `InternalStreamsBuilder#table` takes them).
     TableSource {
         topic: String,
         key: SerdeTy,
         value: SerdeTy,
         store: usize,
+        source: String,
     },
     RepartitionSource {
         topic: String,

@@ -189,7 +189,7 @@ fn store_origin(m: &Model, s: usize) -> (String, Option<String>) {
                     Some(format!(
                         "suppress_until_window_closes(): its buffer `{name}` is named after a \
                          node number, and Kafka Streams' numbering of the nodes before it \
-                         need not be ours (repartitions, named operators, table sources), so \
+                         need not be ours (repartitions, named operators), so \
                          the Java application's buffer \
                          can have another number. Fix: name it on both sides, \
                          suppress_until_window_closes(\"name\") here and \
@@ -205,7 +205,7 @@ fn store_origin(m: &Model, s: usize) -> (String, Option<String>) {
             Some(format!(
                 "stream-stream join: its store `{name}` is named after a node number, and Kafka \
                  Streams' numbering of the nodes before it need not be ours (repartitions, \
-                 named operators, table sources), so the Java application's store can have another number, and one named with \
+                 named operators), so the Java application's store can have another number, and one named with \
                  StreamJoined.withName/withStoreName cannot be matched (this DSL does not name \
                  join stores yet). Check the Java application's Topology.describe() for \
                  `{name}` before migrating"
@@ -216,7 +216,7 @@ fn store_origin(m: &Model, s: usize) -> (String, Option<String>) {
             Some(format!(
                 "foreign-key join: its subscription store `{name}` and topics are named after \
                  node numbers, and Kafka Streams' numbering of the nodes before it need not be \
-                 ours (repartitions, named operators, table sources), and a join named with \
+                 ours (repartitions, named operators), and a join named with \
                  TableJoined.as cannot be matched (this DSL does not name foreign-key joins \
                  yet). Check the Java application's Topology.describe() for `{name}` before \
                  migrating"
