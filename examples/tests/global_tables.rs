@@ -131,6 +131,10 @@ fn a_null_mapped_key_finds_nothing_and_a_null_table_key_is_skipped() {
     );
     let store = driver.global_store("regions-store").expect("named store");
     assert_eq!(store.len(), 1);
+    // The skipped record is counted, as Kafka Streams' dropped-records sensor counts it.
+    assert_eq!(store.null_keys_dropped(), 1);
+    // The store's typed handle, for interactive queries (`queries().store(..)`).
+    assert_eq!(Optional::REGIONS_STORE.name, "regions-store");
 }
 
 /// A global table whose store is named takes two indexes (its source and processor), as

@@ -587,5 +587,26 @@ fn handles(m: &Model) -> TokenStream {
         };
         out.extend(out_tokens);
     }
+    // A global table's store, for interactive queries (Kafka Streams' `store()` of a global
+    // store): every instance answers every key.
+    for g in &m.globals {
+        let mut name = screaming(&g.store);
+        if taken.contains(&name) {
+            name.push_str("_STORE");
+        }
+        taken.push(name.clone());
+        let c = syn::Ident::new(&name, Span::call_site());
+        let (kt, vt) = (&g.key.ty, &g.value.ty);
+        let sname = &g.store;
+        let doc = format!(
+            "Global table store `{}` (read from topic `{}` in every instance).",
+            g.store, g.topic
+        );
+        out.extend(quote! {
+            #[doc = #doc]
+            pub const #c: #dk::StoreRef<<#kt as #dk::Serde>::Value, <#vt as #dk::Serde>::Value> =
+                #dk::StoreRef::new::<#kt, #vt>(#sname);
+        });
+    }
     out
 }

@@ -138,7 +138,11 @@ fn words_in_two_partitions() -> ((String, i32), (String, i32)) {
 }
 
 fn setup() -> (Queries<App>, Publisher) {
-    let registry = Arc::new(Registry::new(&INFO, None));
+    let registry = Arc::new(Registry::new(
+        &INFO,
+        None,
+        crate::table::global::GlobalStores::default(),
+    ));
     (
         Queries::new(Arc::clone(&registry)),
         Publisher::new(registry),
@@ -434,4 +438,63 @@ fn an_lmdb_store_publishes_its_flushed_and_pending_state_alike() {
     assert_eq!(counts.get(&other).expect("hosted"), Some(8));
     assert_eq!(counts.approximate_len().expect("len"), 2);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_global_store_answers_every_key_from_the_instances_copy_once_read() {
+    use crate::table::global::{GlobalStores, GlobalTableInfo};
+    static GLOBALS: [GlobalTableInfo; 1] = [GlobalTableInfo {
+        topic: "regions",
+        store: "regions-store",
+    }];
+    let globals = GlobalStores::new(&GLOBALS);
+    let registry = Arc::new(Registry::new(&INFO, None, globals.clone()));
+    let queries: Queries<App> = Queries::new(Arc::clone(&registry));
+    const REGIONS: StoreRef<String, String> = StoreRef::new::<Utf8, Utf8>("regions-store");
+    let regions = queries
+        .store(REGIONS)
+        .expect("a global store is a key-value store");
+    // Before the global tables were read to their end, as before the tasks start.
+    assert!(matches!(
+        regions.get(&"eu".to_owned()),
+        Err(QueryError::NotRunning { .. })
+    ));
+    for (k, v) in [("us", "Americas"), ("eu", "Europe"), ("ap", "Asia")] {
+        globals.apply("regions", Some(k.as_bytes()), Some(v.as_bytes()));
+    }
+    globals.apply("regions", None, Some(b"dropped"));
+    registry.set_globals_ready(true);
+    assert_eq!(
+        regions.get(&"eu".to_owned()).expect("read"),
+        Some("Europe".to_owned())
+    );
+    assert_eq!(regions.get(&"zz".to_owned()).expect("read"), None);
+    // Every key, in key-byte order, with no partition.
+    let (partitions, all) = regions
+        .range_of_partitions(Bound::Unbounded, Bound::Unbounded)
+        .expect("range");
+    assert!(partitions.is_empty());
+    let all: Vec<(String, String)> = all.map(|e| e.expect("entry")).collect();
+    assert_eq!(
+        all,
+        [
+            ("ap".to_owned(), "Asia".to_owned()),
+            ("eu".to_owned(), "Europe".to_owned()),
+            ("us".to_owned(), "Americas".to_owned()),
+        ]
+    );
+    let some: Vec<String> = regions
+        .range(
+            Bound::Excluded(&"ap".to_owned()),
+            Bound::Included(&"eu".to_owned()),
+        )
+        .expect("range")
+        .map(|e| e.expect("entry").0)
+        .collect();
+    assert_eq!(some, ["eu".to_owned()]);
+    assert_eq!(regions.approximate_len().expect("len"), 3);
+    assert_eq!(regions.partitions().expect("partitions"), 1);
+    // A tombstone of the topic deletes the key for queries too.
+    globals.apply("regions", Some(b"us"), None);
+    assert_eq!(regions.get(&"us".to_owned()).expect("read"), None);
 }

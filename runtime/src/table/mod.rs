@@ -164,7 +164,7 @@ fn write_aggregate<AS: Serde, B: StoreBackend, S: RecordSink>(
 /// `KTableAggregate#process`: subtracts the old value from the key's aggregate (if both
 /// exist), then adds the new one (to the initializer's value if there is no aggregate), stores
 /// the result (none: deleted) and returns the change, its old value decoded again when
-/// `want_old`, with the result's timestamp ([`aggregate_timestamp`]).
+/// `want_old`, with the result's timestamp (`aggregate_timestamp`).
 #[inline(always)]
 pub fn table_aggregate<K, V, AS: Serde, B: StoreBackend, S: RecordSink, FI, FA, FS>(
     store: &mut B,

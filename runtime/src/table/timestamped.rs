@@ -112,7 +112,7 @@ pub fn restore_timestamped<B: StoreBackend>(
     }
 }
 
-/// [`restore_timestamped`] for the generated `Task::restore`.
+/// `restore_timestamped` for the generated `Task::restore`.
 #[inline]
 pub fn restore_table<B: StoreBackend>(
     store: &mut B,
