@@ -228,3 +228,87 @@ fn a_null_foreign_key_retracts_the_inner_result_and_left_joins_with_none() {
         ]
     );
 }
+
+topology! {
+    /// The inner join named with `TableJoined.as("by-customer")`, then an unnamed left join.
+    pub NamedOrders = "fk-named" {
+        let orders = table("orders", Utf8, Utf8, "orders-store");
+        let customers = table("customers", Utf8, Utf8, "customers-store");
+        orders
+            .join_on_foreign_key(
+                customers,
+                |order: &String| customer_of(order),
+                |order: &String, customer: &String| format!("{order} for {customer}"),
+                "by-customer",
+            )
+            .to_stream()
+            .to("inner", Utf8, Nullable::<Utf8>);
+        orders
+            .left_join_on_foreign_key(
+                customers,
+                |order: &String| customer_of(order),
+                |order: &String, customer: Option<&String>| {
+                    format!("{order} for {}", customer.map_or("?", |c| c.as_str()))
+                },
+            )
+            .to_stream()
+            .to("left", Utf8, Nullable::<Utf8>);
+    }
+}
+
+/// `TableJoined.as("by-customer")`: every node, both topics and the subscription store are
+/// named after it, and the indexes are still taken, so the unnamed join after it is numbered
+/// as in Java (each line checked against kafka-streams-4.4.0.jar's describe() of the same
+/// topology; topics here carry the application id, as the broker names them).
+#[test]
+fn a_named_join_names_its_nodes_topics_and_store_as_table_joined_as() {
+    let text = NamedOrders::describe();
+    for line in [
+        "Processor: by-customer-subscription-registration-processor (stores: [])",
+        "Sink: by-customer-subscription-registration-sink (topic: fk-named-by-customer-subscription-registration-topic)",
+        "Source: by-customer-subscription-registration-source (topics: [fk-named-by-customer-subscription-registration-topic])",
+        "Processor: by-customer-subscription-receive (stores: [by-customer-subscription-store])",
+        "Processor: by-customer-subscription-join-foreign (stores: [customers-store])",
+        "Processor: by-customer-foreign-join-subscription (stores: [by-customer-subscription-store])",
+        "Sink: by-customer-subscription-response-sink (topic: fk-named-by-customer-subscription-response-topic)",
+        "Source: by-customer-subscription-response-source (topics: [fk-named-by-customer-subscription-response-topic])",
+        "Processor: by-customer-subscription-response-resolver (stores: [orders-store])",
+        "Processor: by-customer-result (stores: [])",
+        "Store: by-customer-subscription-store (key-value; changelog: fk-named-by-customer-subscription-store-changelog)",
+        // The unnamed join after it, numbered as in Java.
+        "Processor: KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000021 (stores: [])",
+        "Sink: KTABLE-SINK-0000000022 (topic: fk-named-KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000020-topic)",
+        "Processor: KTABLE-FK-JOIN-SUBSCRIPTION-PROCESSOR-0000000025 (stores: [KTABLE-FK-JOIN-SUBSCRIPTION-STATE-STORE-0000000024])",
+        "Processor: KTABLE-FK-JOIN-OUTPUT-0000000032 (stores: [])",
+        "Processor: KTABLE-TOSTREAM-0000000034 (stores: [])",
+        // The Java equivalent names the join; nothing about it is flagged.
+        "join(otherTable, foreignKeyExtractor, joiner, TableJoined.as(\"by-customer\"))",
+    ] {
+        assert!(text.contains(line), "describe() lacks {line:?}:\n{text}");
+    }
+    assert!(
+        !text.contains("! foreign-key join: its subscription store `by-customer"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_named_join_joins_as_an_unnamed_one() {
+    let driver = TestDriver::<NamedOrders>::new();
+    let orders = driver.input_topic(NamedOrders::ORDERS);
+    let customers = driver.input_topic(NamedOrders::CUSTOMERS);
+    customers.pipe_input(s("c1"), s("alice"));
+    orders.pipe_input(s("o1"), s("c1:book"));
+    orders.pipe_input(s("o1"), s("c2:pen")); // a foreign key without a customer
+    customers.pipe_input(s("c2"), s("bob"));
+    assert_eq!(
+        driver
+            .output_topic(NamedOrders::INNER)
+            .read_key_values_to_list(),
+        [
+            (s("o1"), some("c1:book for alice")),
+            (s("o1"), None),
+            (s("o1"), some("c2:pen for bob")),
+        ]
+    );
+}
