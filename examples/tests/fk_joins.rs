@@ -104,27 +104,27 @@ fn left_join_emits_for_every_left_row() {
     );
 }
 
-/// The indexes follow the builder's (here each `table(..)` takes one, where Kafka Streams'
-/// `table` with a named store takes two: its `KSTREAM-SOURCE-` and `KTABLE-SOURCE-`), then the
-/// fourteen of `KTableImpl#doJoinOnForeignKey`.
+/// The indexes follow Kafka Streams' builder: each `table(..)` with a named store takes two (its
+/// `KSTREAM-SOURCE-` and `KTABLE-SOURCE-`), then the fourteen of
+/// `KTableImpl#doJoinOnForeignKey`.
 #[test]
 fn describe_names_nodes_topics_and_the_subscription_store_as_kafka_streams_does() {
     let text = Orders::describe();
     for name in [
-        "fk-orders-KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000002-topic",
-        "Processor: KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000003 (stores: [])",
-        "Sink: KTABLE-SINK-0000000004",
-        "Source: KTABLE-SOURCE-0000000005 (topics: [fk-orders-KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000002-topic])",
-        "Processor: KTABLE-FK-JOIN-SUBSCRIPTION-PROCESSOR-0000000007 (stores: [KTABLE-FK-JOIN-SUBSCRIPTION-STATE-STORE-0000000006])",
-        "Processor: KTABLE-FK-JOIN-SUBSCRIPTION-PROCESSOR-0000000008 (stores: [customers-store])",
-        "Processor: KTABLE-FK-JOIN-SUBSCRIPTION-PROCESSOR-0000000009 (stores: [KTABLE-FK-JOIN-SUBSCRIPTION-STATE-STORE-0000000006])",
-        "Sink: KTABLE-SINK-0000000011 (topic: fk-orders-KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-0000000010-topic)",
-        "Source: KTABLE-SOURCE-0000000012 (topics: [fk-orders-KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-0000000010-topic])",
-        "Processor: KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-RESOLVER-PROCESSOR-0000000013 (stores: [orders-store])",
-        "Processor: KTABLE-FK-JOIN-OUTPUT-0000000014 (stores: [])",
-        "Store: KTABLE-FK-JOIN-SUBSCRIPTION-STATE-STORE-0000000006 (key-value; changelog: fk-orders-KTABLE-FK-JOIN-SUBSCRIPTION-STATE-STORE-0000000006-changelog)",
+        "fk-orders-KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000004-topic",
+        "Processor: KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000005 (stores: [])",
+        "Sink: KTABLE-SINK-0000000006",
+        "Source: KTABLE-SOURCE-0000000007 (topics: [fk-orders-KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000004-topic])",
+        "Processor: KTABLE-FK-JOIN-SUBSCRIPTION-PROCESSOR-0000000009 (stores: [KTABLE-FK-JOIN-SUBSCRIPTION-STATE-STORE-0000000008])",
+        "Processor: KTABLE-FK-JOIN-SUBSCRIPTION-PROCESSOR-0000000010 (stores: [customers-store])",
+        "Processor: KTABLE-FK-JOIN-SUBSCRIPTION-PROCESSOR-0000000011 (stores: [KTABLE-FK-JOIN-SUBSCRIPTION-STATE-STORE-0000000008])",
+        "Sink: KTABLE-SINK-0000000013 (topic: fk-orders-KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-0000000012-topic)",
+        "Source: KTABLE-SOURCE-0000000014 (topics: [fk-orders-KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-0000000012-topic])",
+        "Processor: KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-RESOLVER-PROCESSOR-0000000015 (stores: [orders-store])",
+        "Processor: KTABLE-FK-JOIN-OUTPUT-0000000016 (stores: [])",
+        "Store: KTABLE-FK-JOIN-SUBSCRIPTION-STATE-STORE-0000000008 (key-value; changelog: fk-orders-KTABLE-FK-JOIN-SUBSCRIPTION-STATE-STORE-0000000008-changelog)",
         // The second join starts after the first one's 14 indexes, to_stream() and to().
-        "KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000018-topic",
+        "KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000020-topic",
     ] {
         assert!(text.contains(name), "describe() lacks {name:?}:\n{text}");
     }
@@ -140,8 +140,8 @@ fn each_side_runs_in_its_table_task_with_co_partitioned_topics() {
     };
     let (left, right) = (of("orders"), of("customers"));
     assert_ne!(left.id, right.id);
-    let registration = "fk-orders-KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000002-topic";
-    let response = "fk-orders-KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-0000000010-topic";
+    let registration = "fk-orders-KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000004-topic";
+    let response = "fk-orders-KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-0000000012-topic";
     assert!(left.repartition_sink_topics.contains(&registration));
     assert!(
         right
@@ -169,7 +169,7 @@ fn each_side_runs_in_its_table_task_with_co_partitioned_topics() {
                 && g.repartition_source_topics.contains(&response))
     );
     assert!(right.state_changelog_topics.iter().any(
-        |t| t.name == "fk-orders-KTABLE-FK-JOIN-SUBSCRIPTION-STATE-STORE-0000000006-changelog"
+        |t| t.name == "fk-orders-KTABLE-FK-JOIN-SUBSCRIPTION-STATE-STORE-0000000008-changelog"
     ));
 }
 
@@ -225,6 +225,90 @@ fn a_null_foreign_key_retracts_the_inner_result_and_left_joins_with_none() {
             (s("o1"), some("c:c1 for alice")),
             (s("o1"), some("no customer for ?")),
             (s("o2"), some("none either for ?")),
+        ]
+    );
+}
+
+topology! {
+    /// The inner join named with `TableJoined.as("by-customer")`, then an unnamed left join.
+    pub NamedOrders = "fk-named" {
+        let orders = table("orders", Utf8, Utf8, "orders-store");
+        let customers = table("customers", Utf8, Utf8, "customers-store");
+        orders
+            .join_on_foreign_key(
+                customers,
+                |order: &String| customer_of(order),
+                |order: &String, customer: &String| format!("{order} for {customer}"),
+                "by-customer",
+            )
+            .to_stream()
+            .to("inner", Utf8, Nullable::<Utf8>);
+        orders
+            .left_join_on_foreign_key(
+                customers,
+                |order: &String| customer_of(order),
+                |order: &String, customer: Option<&String>| {
+                    format!("{order} for {}", customer.map_or("?", |c| c.as_str()))
+                },
+            )
+            .to_stream()
+            .to("left", Utf8, Nullable::<Utf8>);
+    }
+}
+
+/// `TableJoined.as("by-customer")`: every node, both topics and the subscription store are
+/// named after it, and the indexes are still taken, so the unnamed join after it is numbered
+/// as in Java (each line checked against kafka-streams-4.4.0.jar's describe() of the same
+/// topology; topics here carry the application id, as the broker names them).
+#[test]
+fn a_named_join_names_its_nodes_topics_and_store_as_table_joined_as() {
+    let text = NamedOrders::describe();
+    for line in [
+        "Processor: by-customer-subscription-registration-processor (stores: [])",
+        "Sink: by-customer-subscription-registration-sink (topic: fk-named-by-customer-subscription-registration-topic)",
+        "Source: by-customer-subscription-registration-source (topics: [fk-named-by-customer-subscription-registration-topic])",
+        "Processor: by-customer-subscription-receive (stores: [by-customer-subscription-store])",
+        "Processor: by-customer-subscription-join-foreign (stores: [customers-store])",
+        "Processor: by-customer-foreign-join-subscription (stores: [by-customer-subscription-store])",
+        "Sink: by-customer-subscription-response-sink (topic: fk-named-by-customer-subscription-response-topic)",
+        "Source: by-customer-subscription-response-source (topics: [fk-named-by-customer-subscription-response-topic])",
+        "Processor: by-customer-subscription-response-resolver (stores: [orders-store])",
+        "Processor: by-customer-result (stores: [])",
+        "Store: by-customer-subscription-store (key-value; changelog: fk-named-by-customer-subscription-store-changelog)",
+        // The unnamed join after it, numbered as in Java.
+        "Processor: KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000021 (stores: [])",
+        "Sink: KTABLE-SINK-0000000022 (topic: fk-named-KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000020-topic)",
+        "Processor: KTABLE-FK-JOIN-SUBSCRIPTION-PROCESSOR-0000000025 (stores: [KTABLE-FK-JOIN-SUBSCRIPTION-STATE-STORE-0000000024])",
+        "Processor: KTABLE-FK-JOIN-OUTPUT-0000000032 (stores: [])",
+        "Processor: KTABLE-TOSTREAM-0000000034 (stores: [])",
+        // The Java equivalent names the join; nothing about it is flagged.
+        "join(otherTable, foreignKeyExtractor, joiner, TableJoined.as(\"by-customer\"))",
+    ] {
+        assert!(text.contains(line), "describe() lacks {line:?}:\n{text}");
+    }
+    assert!(
+        !text.contains("! foreign-key join: its subscription store `by-customer"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_named_join_joins_as_an_unnamed_one() {
+    let driver = TestDriver::<NamedOrders>::new();
+    let orders = driver.input_topic(NamedOrders::ORDERS);
+    let customers = driver.input_topic(NamedOrders::CUSTOMERS);
+    customers.pipe_input(s("c1"), s("alice"));
+    orders.pipe_input(s("o1"), s("c1:book"));
+    orders.pipe_input(s("o1"), s("c2:pen")); // a foreign key without a customer
+    customers.pipe_input(s("c2"), s("bob"));
+    assert_eq!(
+        driver
+            .output_topic(NamedOrders::INNER)
+            .read_key_values_to_list(),
+        [
+            (s("o1"), some("c1:book for alice")),
+            (s("o1"), None),
+            (s("o1"), some("c2:pen for bob")),
         ]
     );
 }

@@ -131,6 +131,25 @@ fn a_null_mapped_key_finds_nothing_and_a_null_table_key_is_skipped() {
     );
     let store = driver.global_store("regions-store").expect("named store");
     assert_eq!(store.len(), 1);
+    // The skipped record is counted, as Kafka Streams' dropped-records sensor counts it.
+    assert_eq!(store.null_keys_dropped(), 1);
+    // The store's typed handle, for interactive queries (`queries().store(..)`).
+    assert_eq!(Optional::REGIONS_STORE.name, "regions-store");
+}
+
+/// A global table whose store is named takes two indexes (its source and processor), as
+/// `builder.globalTable("regions", Materialized.as("regions-store"))` does: Kafka Streams
+/// generates no store name then (checked against kafka-streams-4.4.0.jar's describe()).
+#[test]
+fn a_named_global_store_takes_no_index() {
+    let d = Optional::describe();
+    for line in [
+        "    Source: KSTREAM-SOURCE-0000000000 (topics: [regions])\n      --> KTABLE-SOURCE-0000000001\n",
+        "    Processor: KTABLE-SOURCE-0000000001 (stores: [regions-store])\n",
+        "    Source: KSTREAM-SOURCE-0000000002 (topics: [events])\n",
+    ] {
+        assert!(d.contains(line), "describe() lacks {line:?}:\n{d}");
+    }
 }
 
 #[test]

@@ -43,6 +43,20 @@ topology! {
     }
 }
 
+topology! {
+    /// Events enriched from a global table of regions; the regions' store is queried.
+    pub IqGlobal = "iq-global" {
+        let regions = global_table("iq-global-regions", Utf8, Utf8, "iq-regions");
+        stream("iq-global-in", Utf8, Utf8)
+            .join(
+                regions,
+                |_k: &String, v: &String| v.clone(),
+                |v: String, region: String| format!("{v}@{region}"),
+            )
+            .to("iq-global-out", Utf8, Utf8);
+    }
+}
+
 const WORDS: usize = 40;
 
 /// Word `w{i}` is produced `i % 5 + 1` times: its count.
@@ -461,4 +475,94 @@ async fn windows_of_a_key_hosted_by_the_other_instance_are_fetched_over_http() {
     b.stop().await.expect("B stops cleanly");
     server_a.abort();
     server_b.abort();
+}
+
+/// A global table's store answers every key on the instance, as Kafka Streams' `store()` of a
+/// global store: what its topic held (the latest value per key, deletes applied, null keys
+/// skipped) once the instance started, then the updates its global reader reads.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_global_store_is_queried_from_the_instances_full_copy() {
+    fresh(
+        &bootstrap(),
+        "iq-global",
+        &[
+            ("iq-global-regions", 3),
+            ("iq-global-in", 1),
+            ("iq-global-out", 1),
+        ],
+    )
+    .await;
+    let mut regions: Vec<(Option<String>, Option<String>)> = (0..30)
+        .map(|i| (Some(format!("r{i:02}")), Some(format!("old-{i}"))))
+        .collect();
+    regions.extend((0..30).map(|i| (Some(format!("r{i:02}")), Some(format!("region-{i}")))));
+    regions.extend(
+        (0..30)
+            .step_by(10)
+            .map(|i| (Some(format!("r{i:02}")), None)),
+    );
+    regions.push((None, Some("no key".to_owned())));
+    produce(
+        &bootstrap(),
+        "iq-global-regions",
+        regions.iter().map(|(k, v)| {
+            (
+                k.as_deref().map(str::as_bytes),
+                v.as_deref().map(str::as_bytes),
+            )
+        }),
+    )
+    .await
+    .expect("produce");
+    let expected: Vec<(String, String)> = (0..30)
+        .filter(|i| i % 10 != 0)
+        .map(|i| (format!("r{i:02}"), format!("region-{i}")))
+        .collect();
+
+    let streams = KafkaStreams::builder(IqGlobal)
+        .bootstrap_servers(bootstrap())
+        .processing_guarantee(ProcessingGuarantee::ExactlyOnce)
+        .build()
+        .expect("valid settings");
+    let queries = streams.queries();
+    let store = queries.store(IqGlobal::IQ_REGIONS).expect("a global store");
+    let instance = InProcess::run(streams);
+    // Answered once the global table was read to its end (before that: NotRunning).
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let all = loop {
+        match store.all() {
+            Ok(entries) => break entries.map(|e| e.expect("an entry")).collect::<Vec<_>>(),
+            Err(QueryError::NotRunning { .. }) if Instant::now() < deadline => {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            Err(e) => panic!("the global store did not answer: {e}"),
+        }
+    };
+    assert_eq!(
+        all, expected,
+        "every key, latest values, deletes applied, in key order"
+    );
+    assert_eq!(
+        store.get(&"r05".to_owned()).expect("read"),
+        Some("region-5".to_owned())
+    );
+    assert_eq!(store.get(&"r10".to_owned()).expect("read"), None);
+    assert_eq!(store.approximate_len().expect("len"), 27);
+    // An update read while it runs reaches the queries.
+    produce(
+        &bootstrap(),
+        "iq-global-regions",
+        [(Some(&b"r99"[..]), Some(&b"late"[..]))],
+    )
+    .await
+    .expect("produce");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while store.get(&"r99".to_owned()).expect("read").is_none() {
+        assert!(
+            Instant::now() < deadline,
+            "the update never reached the global store"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    instance.stop().await.expect("clean stop");
 }

@@ -113,11 +113,13 @@ fn aggregate_uses_initializer_adder_and_subtractor() {
 fn describe_names_the_regrouping_as_kafka_streams() {
     let d = <Regroup as dekaf_streams::task::Topology>::DESCRIPTION;
     for line in [
-        "Processor: KTABLE-SELECT-0000000001 (stores: [])",
-        "Sink: KSTREAM-SINK-0000000002 (topic: regroup-cars-per-owner-repartition)",
-        "Source: KSTREAM-SOURCE-0000000003 (topics: [regroup-cars-per-owner-repartition])",
-        "Processor: KTABLE-AGGREGATE-0000000004 (stores: [cars-per-owner])",
-        "Processor: KTABLE-REDUCE-0000000011 (stores: [region-balance])",
+        // Each table takes two indexes (KSTREAM-SOURCE, KTABLE-SOURCE), as in Kafka Streams.
+        "Processor: KTABLE-SOURCE-0000000001 (stores: [car-owners])",
+        "Processor: KTABLE-SELECT-0000000002 (stores: [])",
+        "Sink: KSTREAM-SINK-0000000003 (topic: regroup-cars-per-owner-repartition)",
+        "Source: KSTREAM-SOURCE-0000000004 (topics: [regroup-cars-per-owner-repartition])",
+        "Processor: KTABLE-AGGREGATE-0000000005 (stores: [cars-per-owner])",
+        "Processor: KTABLE-REDUCE-0000000013 (stores: [region-balance])",
     ] {
         assert!(d.contains(line), "missing {line:?} in\n{d}");
     }

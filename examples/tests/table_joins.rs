@@ -142,11 +142,12 @@ fn a_join_reads_a_filtered_table_through_its_filter() {
 fn describe_names_join_nodes_and_copartitions_both_topics() {
     let d = <Joins as dekaf_streams::task::Topology>::DESCRIPTION;
     for line in [
-        "Processor: KTABLE-MERGE-0000000002 (stores: [])",
-        "Processor: KTABLE-JOINTHIS-0000000003 (stores: [right-store])",
-        "Processor: KTABLE-JOINOTHER-0000000004 (stores: [left-store])",
-        "      --> KTABLE-JOINTHIS-0000000003, KTABLE-JOINTHIS-0000000008, KTABLE-JOINTHIS-0000000013",
-        "      <-- KTABLE-JOINTHIS-0000000003, KTABLE-JOINOTHER-0000000004",
+        // Each table takes two indexes (KSTREAM-SOURCE, KTABLE-SOURCE), as in Kafka Streams.
+        "Processor: KTABLE-MERGE-0000000004 (stores: [])",
+        "Processor: KTABLE-JOINTHIS-0000000005 (stores: [right-store])",
+        "Processor: KTABLE-JOINOTHER-0000000006 (stores: [left-store])",
+        "      --> KTABLE-JOINTHIS-0000000005, KTABLE-JOINTHIS-0000000010, KTABLE-JOINTHIS-0000000015",
+        "      <-- KTABLE-JOINTHIS-0000000005, KTABLE-JOINOTHER-0000000006",
         "Co-partitioned: [left, right]",
     ] {
         assert!(d.contains(line), "missing {line:?} in\n{d}");

@@ -127,20 +127,25 @@ fn to_table_keeps_the_latest_value_and_deletes_on_null() {
 #[test]
 fn describe_names_table_nodes_as_kafka_streams() {
     let d = <TableOps as dekaf_streams::task::Topology>::DESCRIPTION;
+    // InternalStreamsBuilder#table: the topic's source node, then the table's processor, each
+    // with an index (as `builder.table("prices", Materialized.as("price-store"))` describes).
     assert!(
-        d.contains("Source: KTABLE-SOURCE-0000000000 (topics: [prices], stores: [price-store])"),
+        d.contains(
+            "    Source: KSTREAM-SOURCE-0000000000 (topics: [prices])\n      --> KTABLE-SOURCE-0000000001\n    Processor: KTABLE-SOURCE-0000000001 (stores: [price-store])\n"
+        ),
+        "{d}"
+    );
+    assert!(d.contains("      <-- KSTREAM-SOURCE-0000000000\n"), "{d}");
+    assert!(
+        d.contains("Processor: KTABLE-FILTER-0000000002 (stores: [])"),
         "{d}"
     );
     assert!(
-        d.contains("Processor: KTABLE-FILTER-0000000001 (stores: [])"),
+        d.contains("Processor: KTABLE-TOSTREAM-0000000003 (stores: [])"),
         "{d}"
     );
     assert!(
-        d.contains("Processor: KTABLE-TOSTREAM-0000000002 (stores: [])"),
-        "{d}"
-    );
-    assert!(
-        d.contains("Processor: KTABLE-MAPVALUES-0000000005 (stores: [])"),
+        d.contains("Processor: KTABLE-MAPVALUES-0000000006 (stores: [])"),
         "{d}"
     );
     let l = <Latest as dekaf_streams::task::Topology>::DESCRIPTION;

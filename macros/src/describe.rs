@@ -33,11 +33,19 @@ pub fn describe(m: &Model) -> String {
                 NodeKind::Source { topic, .. } | NodeKind::RepartitionSource { topic, .. } => {
                     format!("Source: {name} (topics: [{topic}])")
                 }
-                NodeKind::TableSource { topic, store, .. } => {
-                    format!(
-                        "Source: {name} (topics: [{topic}], stores: [{}])",
-                        m.stores[*store].name
-                    )
+                // Kafka Streams' two nodes of a table: the topic's source, then the table's
+                // processor with its store.
+                NodeKind::TableSource {
+                    topic,
+                    store,
+                    source,
+                    ..
+                } => {
+                    push_line(
+                        &mut out,
+                        format_args!("    Source: {source} (topics: [{topic}])\n      --> {name}"),
+                    );
+                    format!("Processor: {name} (stores: [{}])", m.stores[*store].name)
                 }
                 NodeKind::Sink { topic, .. } | NodeKind::RepartitionSink { topic, .. } => {
                     format!("Sink: {name} (topic: {topic})")
@@ -84,6 +92,8 @@ pub fn describe(m: &Model) -> String {
                     .map(|&p| m.nodes[p].name.as_str())
                     .collect();
                 push_line(&mut out, format_args!("      <-- {}", p.join(", ")));
+            } else if let NodeKind::TableSource { source, .. } = &n.kind {
+                push_line(&mut out, format_args!("      <-- {source}"));
             }
         }
         for &s in &sub.stores {

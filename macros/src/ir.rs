@@ -120,11 +120,15 @@ pub enum NodeKind {
         key: SerdeTy,
         value: SerdeTy,
     },
+    /// `table(..)`: the node is Kafka Streams' `KTABLE-SOURCE-n` processor; `source` names the
+    /// `KSTREAM-SOURCE-(n-1)` node before it, which reads the topic (one node here, two names
+    /// and two indexes there, as `InternalStreamsBuilder#table` takes them).
     TableSource {
         topic: String,
         key: SerdeTy,
         value: SerdeTy,
         store: usize,
+        source: String,
     },
     RepartitionSource {
         topic: String,
@@ -357,4 +361,21 @@ pub struct Model {
     pub topics: Vec<TopicUse>,
     /// The global tables, outside every subtopology.
     pub globals: Vec<crate::ops::global_table::GlobalTable>,
+}
+
+impl Model {
+    /// Whether store `s` is a table's store (a table source, `to_table`, a re-grouped table's
+    /// aggregation): Kafka Streams' timestamped key-value store, whose entries keep the
+    /// update's timestamp before the value (`dekaf_streams::__private::get_timestamped`).
+    pub fn timestamped(&self, s: usize) -> bool {
+        use crate::ops::table::TableNode;
+        let st = &self.stores[s];
+        st.owner == StoreOwner::Table
+            || st.users.iter().any(|&n| {
+                matches!(
+                    self.nodes[n].kind,
+                    NodeKind::Table(TableNode::ToTable { .. } | TableNode::Aggregate { .. })
+                )
+            })
+    }
 }

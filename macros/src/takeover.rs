@@ -117,6 +117,18 @@ fn repartition_origin(m: &Model, topic: &str) -> String {
              subscription and response topics are named after node numbers)"
                 .to_owned()
         }
+        None if topic.ends_with("-subscription-registration-topic")
+            || topic.ends_with("-subscription-response-topic") =>
+        {
+            let name = topic
+                .strip_prefix(&format!("{}-", m.app_id))
+                .and_then(|t| {
+                    t.strip_suffix("-subscription-registration-topic")
+                        .or_else(|| t.strip_suffix("-subscription-response-topic"))
+                })
+                .unwrap_or(topic);
+            format!("join(otherTable, foreignKeyExtractor, joiner, TableJoined.as(\"{name}\"))")
+        }
         None => {
             let name = topic
                 .strip_prefix(&format!("{}-", m.app_id))
@@ -189,7 +201,7 @@ fn store_origin(m: &Model, s: usize) -> (String, Option<String>) {
                     Some(format!(
                         "suppress_until_window_closes(): its buffer `{name}` is named after a \
                          node number, and Kafka Streams' numbering of the nodes before it \
-                         need not be ours (repartitions, named operators, table sources), so \
+                         need not be ours (repartitions, named operators), so \
                          the Java application's buffer \
                          can have another number. Fix: name it on both sides, \
                          suppress_until_window_closes(\"name\") here and \
@@ -205,21 +217,28 @@ fn store_origin(m: &Model, s: usize) -> (String, Option<String>) {
             Some(format!(
                 "stream-stream join: its store `{name}` is named after a node number, and Kafka \
                  Streams' numbering of the nodes before it need not be ours (repartitions, \
-                 named operators, table sources), so the Java application's store can have another number, and one named with \
+                 named operators), so the Java application's store can have another number, and one named with \
                  StreamJoined.withName/withStoreName cannot be matched (this DSL does not name \
                  join stores yet). Check the Java application's Topology.describe() for \
                  `{name}` before migrating"
             )),
+        ),
+        StoreOwner::FkSubscription if name.ends_with("-subscription-store") => (
+            format!(
+                "join(otherTable, foreignKeyExtractor, joiner, TableJoined.as(\"{}\"))",
+                name.trim_end_matches("-subscription-store")
+            ),
+            None,
         ),
         StoreOwner::FkSubscription => (
             "join(otherTable, foreignKeyExtractor, joiner) without TableJoined.as".to_owned(),
             Some(format!(
                 "foreign-key join: its subscription store `{name}` and topics are named after \
                  node numbers, and Kafka Streams' numbering of the nodes before it need not be \
-                 ours (repartitions, named operators, table sources), and a join named with \
-                 TableJoined.as cannot be matched (this DSL does not name foreign-key joins \
-                 yet). Check the Java application's Topology.describe() for `{name}` before \
-                 migrating"
+                 ours (repartitions, named operators). Fix: name it on both sides, \
+                 join_on_foreign_key(.., \"name\") here and TableJoined.as(\"name\") in \
+                 Java; or check the Java application's Topology.describe() for `{name}` \
+                 before migrating"
             )),
         ),
     }

@@ -21,6 +21,9 @@ pub use crate::table::fk::{
 pub use crate::table::global::{
     GlobalStore, GlobalStores, GlobalTableInfo, global_get, global_key,
 };
+pub use crate::table::timestamped::{
+    get_timestamped, get_timestamped_bytes, restore_table, source_put,
+};
 pub use crate::table::{
     Change, Changed, same_key, table_aggregate, table_join, table_left_join, table_outer_join,
     table_put, table_reduce, table_select,

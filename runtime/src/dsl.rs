@@ -246,7 +246,11 @@
 //! the same key type and be co-partitioned; the join runs in one task and declares the
 //! copartition group. Its nodes are named as Kafka Streams names them: `KTABLE-MERGE-n`,
 //! `KTABLE-JOINTHIS-n+1` (the left table's updates) and `KTABLE-JOINOTHER-n+2`. Each result
-//! has the timestamp of the update that caused it. The tables of aggregations forward their
+//! has Kafka Streams' timestamp: the larger of the update's and the other side's stored one
+//! (the update's when the other side lacks the key); a re-grouped table's aggregation result
+//! the larger of the update's and the aggregate's. Table stores keep each value's timestamp
+//! (Kafka Streams' timestamped stores; their changelogs carry the plain value, stamped), and
+//! restore it from the changelog. The tables of aggregations forward their
 //! results rather than changes: to filter, map or join one, write
 //! `.to_stream().to_table("store")` first.
 //!
@@ -273,6 +277,16 @@
 //! forwards a tombstone) and joins with `None` in the left join. Both tables must be read
 //! through their stores (`table(..)` or `to_table(..)`); the result has no store and no old
 //! values (Kafka Streams does not materialize it either), so continue it with `to_stream()`.
+//!
+//! A name as fourth argument, `join_on_foreign_key(customers, |o| .., |o, c| .., "by-customer")`,
+//! is Kafka Streams' `TableJoined.as("by-customer")`: the topics are
+//! `<app>-by-customer-subscription-registration-topic` and
+//! `<app>-by-customer-subscription-response-topic`, the store `by-customer-subscription-store`,
+//! the nodes `by-customer-subscription-registration-processor` .. `by-customer-result`; name the
+//! join on both sides when a Java application of the same id runs (or ran) it.
+//!
+//! Results carry Kafka Streams' timestamps: a subscription's answer the larger of the left
+//! row's and the right row's, a right row's change its own.
 //!
 //! ```
 //! use dekaf_streams::prelude::*;
@@ -304,7 +318,10 @@
 //! and a dedicated global thread keeps it up to date while the application runs. The store is
 //! named as Kafka Streams names it (`<topic>-STATE-STORE-0000000000`, with the builder's index)
 //! and has no changelog of its own: the topic is read from the beginning at every start. A
-//! record of the topic with a null key is skipped, a tombstone deletes its key.
+//! record of the topic with a null key is skipped and counted (`GlobalStore::null_keys_dropped`,
+//! the `dekaf.streams.global.dropped` counter), a tombstone deletes its key. Its store is
+//! queryable on every instance (`queries().store(App::<STORE>)`, every key from the instance's
+//! copy), as Kafka Streams' `store()` of a global store.
 //!
 //! A stream joins it by a key its key mapper picks from each record, so neither
 //! co-partitioning nor the stream's original key is needed:

@@ -61,7 +61,7 @@
 //! // The coordinator assigned subtopology "0", partition 2.
 //! let mut task = Counts::create_task("0", 2, &mut MemoryStores)?;
 //! // Restore from the changelog: "a" was counted 4 times before.
-//! task.restore("counts-counts-changelog", b"a", Some(&4i64.to_be_bytes()))?;
+//! task.restore("counts-counts-changelog", b"a", Some(&4i64.to_be_bytes()), 900)?;
 //! // Process a consumed record.
 //! let source = task.source_index("words").expect("a source of this task");
 //! let headers = Headers::new();
@@ -374,12 +374,15 @@ pub trait Task {
     }
 
     /// Applies one changelog record (`value: None` is a tombstone) of `changelog_topic` (a
-    /// store's `StoreInfo::changelog_topic`) while restoring.
+    /// store's `StoreInfo::changelog_topic`) with its `timestamp` while restoring; a table's
+    /// store ([`StoreKind::TimestampedKeyValue`](crate::topology::StoreKind)) keeps the
+    /// timestamp with the value, as Kafka Streams' timestamped stores restore it.
     fn restore(
         &mut self,
         changelog_topic: &str,
         key: &[u8],
         value: Option<&[u8]>,
+        timestamp: i64,
     ) -> Result<(), TaskError>;
     /// Drops all state: empties every store and forgets stream time and counters. Restore
     /// afterwards.
@@ -472,6 +475,9 @@ pub struct StoreRef<K, V> {
     pub(crate) key_ser: Ser<K>,
     pub(crate) key_de: De<K>,
     pub(crate) value_de: De<V>,
+    /// Bytes before the value in a stored entry: 8 for a table's store, whose entries are
+    /// Kafka Streams' timestamped values (timestamp ‖ value).
+    pub(crate) value_offset: usize,
 }
 
 impl<K, V> StoreRef<K, V> {
@@ -482,7 +488,24 @@ impl<K, V> StoreRef<K, V> {
             key_ser: KS::serialize,
             key_de: KS::deserialize,
             value_de: VS::deserialize,
+            value_offset: 0,
         }
+    }
+
+    /// A handle of a table's store `name` (a table source, `to_table`, a re-grouped table's
+    /// aggregation), whose entries hold the update's timestamp before the value; reads return
+    /// the plain value.
+    pub const fn timestamped<KS: Serde<Value = K>, VS: Serde<Value = V>>(
+        name: &'static str,
+    ) -> Self {
+        let mut handle = Self::new::<KS, VS>(name);
+        handle.value_offset = 8;
+        handle
+    }
+
+    /// The value of a stored entry.
+    pub(crate) fn decode_value(&self, entry: &[u8]) -> Result<V, SerdeError> {
+        (self.value_de)(Some(entry.get(self.value_offset..).unwrap_or_default()))
     }
 }
 

@@ -93,6 +93,12 @@ pub struct StoreInfo {
 pub enum StoreKind {
     /// A key-value store.
     KeyValue,
+    /// A key-value store of a table (a table source, `to_table`, a re-grouped table's
+    /// aggregation), as Kafka Streams' timestamped key-value store: each stored value is the
+    /// 8-byte big-endian timestamp of the update that wrote it, then the value's bytes. Its
+    /// changelog carries the plain value, stamped with that timestamp, so a restore takes the
+    /// timestamp from the changelog record.
+    TimestampedKeyValue,
     /// A window store of fixed-size windows (tumbling when `advance_ms == size_ms`).
     Window {
         /// Window length in milliseconds.

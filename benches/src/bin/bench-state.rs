@@ -254,7 +254,7 @@ fn restore_into<B: StoreBackend>(
         &partitions,
         Duration::from_secs(600),
         &never_stop,
-        |_, _, _, key, value| {
+        |_, _, _, key, value, _timestamp| {
             let key = key.unwrap_or_default();
             let result = match value {
                 Some(v) => store.put(key, v),

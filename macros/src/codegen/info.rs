@@ -63,6 +63,7 @@ pub fn store_info(m: &Model, s: usize) -> TokenStream {
             let (a, b, c) = (w.before, w.after, w.grace);
             quote!(#dk::StoreKind::JoinWindow { before_ms: #a, after_ms: #b, grace_ms: #c })
         }
+        None if m.timestamped(s) => quote!(#dk::StoreKind::TimestampedKeyValue),
         None => quote!(#dk::StoreKind::KeyValue),
         Some(w) => {
             let (a, b, c) = (w.size, w.advance, w.grace);

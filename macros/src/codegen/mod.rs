@@ -154,6 +154,9 @@ pub fn generate(m: &Model) -> TokenStream {
                             self.#index.restored(key, value);
                             #dk::restore(&mut self.#f, key, value)
                         })
+                    } else if m.timestamped(s) {
+                        // A table's store keeps the changelog record's timestamp with the value.
+                        quote!(#topic => #dk::restore_table(&mut self.#f, key, value, timestamp, &mut self.__vbuf),)
                     } else {
                         quote!(#topic => #dk::restore(&mut self.#f, key, value),)
                     }
@@ -315,7 +318,7 @@ pub fn generate(m: &Model) -> TokenStream {
                 #punct_items
 
                 #[allow(unused_variables)]
-                fn restore(&mut self, changelog_topic: &str, key: &[u8], value: Option<&[u8]>) -> ::core::result::Result<(), #dk::TaskError> {
+                fn restore(&mut self, changelog_topic: &str, key: &[u8], value: Option<&[u8]>, timestamp: i64) -> ::core::result::Result<(), #dk::TaskError> {
                     match changelog_topic {
                         #(#restores)*
                         other => Err(#dk::TaskError::UnknownChangelog(other.to_owned())),
@@ -390,7 +393,7 @@ pub fn generate(m: &Model) -> TokenStream {
     let d_part = delegate(quote!(partition()));
     let d_src = delegate(quote!(source_topics()));
     let d_proc = delegate(quote!(process(record, sink)));
-    let d_rest = delegate(quote!(restore(changelog_topic, key, value)));
+    let d_rest = delegate(quote!(restore(changelog_topic, key, value, timestamp)));
     let d_clear = delegate(quote!(clear()));
     let d_discard = delegate(quote!(discard_uncommitted()));
     let d_full = delegate(quote!(needs_full_restore()));
@@ -444,7 +447,7 @@ pub fn generate(m: &Model) -> TokenStream {
             fn source_topics(&self) -> &'static [&'static str] { #d_src }
             #[inline]
             fn process<S: #dk::RecordSink>(&mut self, record: &#dk::InputRecord<'_>, sink: &mut S) -> ::core::result::Result<(), #dk::TaskError> { #d_proc }
-            fn restore(&mut self, changelog_topic: &str, key: &[u8], value: Option<&[u8]>) -> ::core::result::Result<(), #dk::TaskError> { #d_rest }
+            fn restore(&mut self, changelog_topic: &str, key: &[u8], value: Option<&[u8]>, timestamp: i64) -> ::core::result::Result<(), #dk::TaskError> { #d_rest }
             fn clear(&mut self) -> ::core::result::Result<(), #dk::TaskError> { #d_clear }
             fn discard_uncommitted(&mut self) -> ::core::result::Result<bool, #dk::TaskError> { #d_discard }
             fn needs_full_restore(&self) -> bool { #d_full }
@@ -514,7 +517,7 @@ fn handles(m: &Model) -> TokenStream {
                 #dk::TopicRef::new::<#kt, #vt>(#topic);
         });
     }
-    for st in &m.stores {
+    for (s, st) in m.stores.iter().enumerate() {
         // A join's stores hold its internal layout: no typed handle.
         if matches!(
             st.owner,
@@ -548,10 +551,15 @@ fn handles(m: &Model) -> TokenStream {
                     "Key-value store `{}` (changelog `{}`).",
                     st.name, st.changelog
                 );
+                let make = if m.timestamped(s) {
+                    quote!(timestamped)
+                } else {
+                    quote!(new)
+                };
                 quote! {
                     #[doc = #doc]
                     pub const #c: #dk::StoreRef<<#kt as #dk::Serde>::Value, <#vt as #dk::Serde>::Value> =
-                        #dk::StoreRef::new::<#kt, #vt>(#sname);
+                        #dk::StoreRef::#make::<#kt, #vt>(#sname);
                 }
             }
             // Sliding windows `[start, start + difference]`: the time-window key layout, with
@@ -579,6 +587,27 @@ fn handles(m: &Model) -> TokenStream {
             }
         };
         out.extend(out_tokens);
+    }
+    // A global table's store, for interactive queries (Kafka Streams' `store()` of a global
+    // store): every instance answers every key.
+    for g in &m.globals {
+        let mut name = screaming(&g.store);
+        if taken.contains(&name) {
+            name.push_str("_STORE");
+        }
+        taken.push(name.clone());
+        let c = syn::Ident::new(&name, Span::call_site());
+        let (kt, vt) = (&g.key.ty, &g.value.ty);
+        let sname = &g.store;
+        let doc = format!(
+            "Global table store `{}` (read from topic `{}` in every instance).",
+            g.store, g.topic
+        );
+        out.extend(quote! {
+            #[doc = #doc]
+            pub const #c: #dk::StoreRef<<#kt as #dk::Serde>::Value, <#vt as #dk::Serde>::Value> =
+                #dk::StoreRef::new::<#kt, #vt>(#sname);
+        });
     }
     out
 }

@@ -18,6 +18,14 @@
 //! | n+12 | `KTABLE-FK-JOIN-OUTPUT-`: the result table |
 //! | n+13 | the result's store name, which Kafka Streams generates but does not materialize |
 //!
+//! A name as a fourth argument (`join_on_foreign_key(right, |v| fk, |v, r| .., "name")`) is
+//! Kafka Streams' `TableJoined.as("name")`: every node, both topics and the subscription store
+//! are named after it (`<app>-name-subscription-registration-topic`,
+//! `name-subscription-store`, `<app>-name-subscription-response-topic`,
+//! `name-subscription-registration-processor`, .., `name-result`), while the indexes are still
+//! taken, as `NamedInternal#suffixWithOrElseGet` burns them, so the nodes after the join are
+//! numbered as in Java.
+//!
 //! The subscription topic is co-partitioned with the right table's topic, the response topic
 //! with the left table's. The runtime side is `dekaf_streams::__private::fk_*` (the
 //! processors, on bytes) and the generated code is [`crate::codegen::fk_join`].
@@ -27,7 +35,7 @@
 //! continue it with `to_stream()`.
 
 use super::{Lower, Operator};
-use crate::args::{arity, bound_name_arg, err_at};
+use crate::args::{arity, bound_name_arg, err_at, name_arg};
 use crate::build::{Builder, Flow, Table};
 use crate::ir::{NodeKind, SerdeTy, Store, StoreOwner};
 use crate::names;
@@ -37,7 +45,7 @@ use super::table::{TableNode, changing};
 
 pub const JOIN_ON_FOREIGN_KEY: Operator = Operator {
     name: "join_on_foreign_key",
-    usage: "join_on_foreign_key(other_table, |value| foreign_key, |value, other_value| joined)",
+    usage: "join_on_foreign_key(other_table, |value| foreign_key, |value, other_value| joined) or with a name (TableJoined.as): join_on_foreign_key(other_table, |value| foreign_key, |value, other_value| joined, \"name\")",
     lower: Lower::Table(join),
     on_stream: Some(
         "`{op}` joins two tables: call it on a table (`table(..)`, or `.to_table(\"store\")` on a stream)",
@@ -46,7 +54,7 @@ pub const JOIN_ON_FOREIGN_KEY: Operator = Operator {
 
 pub const LEFT_JOIN_ON_FOREIGN_KEY: Operator = Operator {
     name: "left_join_on_foreign_key",
-    usage: "left_join_on_foreign_key(other_table, |value| foreign_key, |value, other_value: Option<&_>| joined)",
+    usage: "left_join_on_foreign_key(other_table, |value| foreign_key, |value, other_value: Option<&_>| joined) or with a name (TableJoined.as) as a fourth argument",
     lower: Lower::Table(left_join),
     on_stream: Some(
         "`{op}` joins two tables: call it on a table (`table(..)`, or `.to_table(\"store\")` on a stream)",
@@ -139,7 +147,15 @@ fn lower(b: &mut Builder, t: Table, call: &Call, left: bool) -> syn::Result<Flow
     } else {
         JOIN_ON_FOREIGN_KEY
     };
-    arity(call, 3, op.usage)?;
+    // `TableJoined.as("name")`: the join's nodes, topics and store are named after it.
+    let joined_as = match call.args.len() {
+        3 => None,
+        4 => Some(name_arg(call, 3, op.usage)?),
+        _ => {
+            arity(call, 3, op.usage)?;
+            None
+        }
+    };
     let name = bound_name_arg(
         call,
         0,
@@ -186,17 +202,28 @@ fn lower(b: &mut Builder, t: Table, call: &Call, left: bool) -> syn::Result<Flow
     }
     let span = call.span;
     let app = b.app_id.clone();
-    let topic = |n: usize, what: &str| {
-        names::internal_topic(
-            &app,
-            &names::node_name(&format!("KTABLE-FK-JOIN-SUBSCRIPTION-{what}"), n),
-            "topic",
-        )
+    let joined = joined_as.as_ref().map(|(n, _)| n.clone());
+    let topic = |n: usize, what: &str, suffix: &str| {
+        let base = match &joined {
+            Some(j) => format!("{j}{suffix}"),
+            None => names::node_name(&format!("KTABLE-FK-JOIN-SUBSCRIPTION-{what}"), n),
+        };
+        names::internal_topic(&app, &base, "topic")
     };
     let n = b.reserve_index();
-    let subscription_topic = topic(n, "REGISTRATION");
-    let response_topic = topic(n + 8, "RESPONSE");
-    let store_name = names::node_name("KTABLE-FK-JOIN-SUBSCRIPTION-STATE-STORE", n + 4);
+    let subscription_topic = topic(n, "REGISTRATION", "-subscription-registration");
+    let response_topic = topic(n + 8, "RESPONSE", "-subscription-response");
+    let store_name = match &joined {
+        Some(j) => format!("{j}-subscription-store"),
+        None => names::node_name("KTABLE-FK-JOIN-SUBSCRIPTION-STATE-STORE", n + 4),
+    };
+    // A node named after the join's name, or numbered; either way it takes the next index.
+    let add = |b: &mut Builder, kind: NodeKind, prefix: &str, suffix: &str, parents: &[usize]| {
+        match &joined {
+            Some(j) => b.push_node(kind, format!("{j}{suffix}"), span, parents),
+            None => b.node(kind, prefix, span, parents),
+        }
+    };
     let bytes = SerdeTy {
         ty: syn::parse_quote!(::dekaf_streams::serdes::Bytes),
         span,
@@ -205,7 +232,7 @@ fn lower(b: &mut Builder, t: Table, call: &Call, left: bool) -> syn::Result<Flow
     let changelog = b.internal(&store_name, "changelog");
     b.stores.push(Store {
         name: store_name,
-        span,
+        span: joined_as.as_ref().map_or(span, |(_, s)| *s),
         key: bytes.clone(),
         value: bytes.clone(),
         window: None,
@@ -234,53 +261,88 @@ fn lower(b: &mut Builder, t: Table, call: &Call, left: bool) -> syn::Result<Flow
         }))
     };
     const PROCESSOR: &str = "KTABLE-FK-JOIN-SUBSCRIPTION-PROCESSOR";
-    let send = b.node(
+    let send = add(
+        b,
         kind(FkRole::Send),
         "KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION",
-        span,
+        "-subscription-registration-processor",
         &[t.node],
     );
     let right_key = b.stores[o.store].key.clone();
     let left_key = b.stores[t.store].key.clone();
-    let sink = b.node(
+    let sink = add(
+        b,
         NodeKind::RepartitionSink {
             topic: subscription_topic,
             key: right_key,
             value: bytes.clone(),
         },
         "KTABLE-SINK",
-        span,
+        "-subscription-registration-sink",
         &[send],
     );
-    let source = b.node(kind(FkRole::SubscriptionSource), "KTABLE-SOURCE", span, &[]);
+    let source = add(
+        b,
+        kind(FkRole::SubscriptionSource),
+        "KTABLE-SOURCE",
+        "-subscription-registration-source",
+        &[],
+    );
     b.repartitions.push((sink, source));
     b.reserve_index(); // the subscription store
-    let receive = b.node(kind(FkRole::Receive), PROCESSOR, span, &[source]);
-    let answer = b.node(kind(FkRole::JoinForeign), PROCESSOR, span, &[receive]);
-    let foreign = b.node(kind(FkRole::ForeignChange), PROCESSOR, span, &[o.node]);
+    let receive = add(
+        b,
+        kind(FkRole::Receive),
+        PROCESSOR,
+        "-subscription-receive",
+        &[source],
+    );
+    let answer = add(
+        b,
+        kind(FkRole::JoinForeign),
+        PROCESSOR,
+        "-subscription-join-foreign",
+        &[receive],
+    );
+    let foreign = add(
+        b,
+        kind(FkRole::ForeignChange),
+        PROCESSOR,
+        "-foreign-join-subscription",
+        &[o.node],
+    );
     b.reserve_index(); // the response topic
-    let response_sink = b.node(
+    let response_sink = add(
+        b,
         NodeKind::RepartitionSink {
             topic: response_topic,
             key: left_key,
             value: bytes,
         },
         "KTABLE-SINK",
-        span,
+        "-subscription-response-sink",
         &[answer, foreign],
     );
-    let response_source = b.node(kind(FkRole::ResponseSource), "KTABLE-SOURCE", span, &[]);
+    let response_source = add(
+        b,
+        kind(FkRole::ResponseSource),
+        "KTABLE-SOURCE",
+        "-subscription-response-source",
+        &[],
+    );
     b.repartitions.push((response_sink, response_source));
-    let resolver = b.node(
+    let resolver = add(
+        b,
         kind(FkRole::Resolver),
         "KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-RESOLVER-PROCESSOR",
-        span,
+        "-subscription-response-resolver",
         &[response_source],
     );
-    let output = b.node(
+    let output = add(
+        b,
         kind(FkRole::Output),
         "KTABLE-FK-JOIN-OUTPUT",
-        span,
+        "-result",
         &[resolver],
     );
     b.reserve_index(); // the result's store name

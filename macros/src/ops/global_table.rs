@@ -71,17 +71,20 @@ fn global_table(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
     let (topic, tspan) = name_arg(call, 0, usage)?;
     let key = serde_arg(call, 1, usage)?;
     let value = serde_arg(call, 2, usage)?;
-    // The store, the source and the processor take three indexes.
-    let index = b.reserve_index();
-    b.reserve_index();
-    b.reserve_index();
+    // An unnamed store takes an index first (`MaterializedInternal` generates its name), then
+    // the source and the processor take one each; a named store
+    // (`Materialized.as("store")`) takes none.
     let (store, _) = match call.arg(3) {
         Some(_) => name_arg(call, 3, usage)?,
         None => (
-            format!("{topic}-{}", names::node_name("STATE-STORE", index)),
+            format!(
+                "{topic}-{}",
+                names::node_name("STATE-STORE", b.reserve_index())
+            ),
             tspan,
         ),
     };
+    let (source_index, processor_index) = (b.reserve_index(), b.reserve_index());
     if call.args.len() > 4 {
         return Err(err_at(
             &call.args[4],
@@ -101,8 +104,8 @@ fn global_table(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
         key,
         value,
         store,
-        source: names::node_name("KSTREAM-SOURCE", index + 1),
-        processor: names::node_name("KTABLE-SOURCE", index + 2),
+        source: names::node_name("KSTREAM-SOURCE", source_index),
+        processor: names::node_name("KTABLE-SOURCE", processor_index),
         users: Vec::new(),
         after_nodes,
         protocol_id: 0,

@@ -179,10 +179,17 @@ pub fn emit(
     let vo = v.o(sp);
     let ke = quote_spanned!(sp=> #dk::ser::<#kt>(#kr, &mut self.__kbuf, #name)?);
     let children = em.children(node, k, &Acc::owned(nv.clone()));
+    // The result carries the stream record's timestamp (`KStreamKTableJoinProcessor`), so a
+    // table's stored timestamp is not needed.
+    let get = if em.m.timestamped(store) {
+        quote!(#dk::get_timestamped::<#vt, _>(&self.#field, &self.__kbuf, #name)?.map(|(__dk_x, _)| __dk_x))
+    } else {
+        quote!(#dk::store_get::<#vt, _>(&self.#field, &self.__kbuf, #name)?)
+    };
     let lookup = quote! {
         let __dk_ke = #ke;
         let __dk_tv = if matches!(__dk_ke, #dk::Encoded::Present) {
-            #dk::store_get::<#vt, _>(&self.#field, &self.__kbuf, #name)?
+            #get
         } else {
             None
         };

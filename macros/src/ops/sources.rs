@@ -105,12 +105,18 @@ fn table(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
         sub: 0,
         users: Vec::new(),
     });
+    // Kafka Streams' `InternalStreamsBuilder#table` names the topic's source node first
+    // (`KSTREAM-SOURCE-n`), then the table's processor (`KTABLE-SOURCE-n+1`); a store named
+    // with `Materialized.as` takes no index (this table's store is named: the topic's name, or
+    // the one given).
+    let source = crate::names::node_name("KSTREAM-SOURCE", b.reserve_index());
     let node = b.node(
         NodeKind::TableSource {
             topic,
             key,
             value,
             store,
+            source,
         },
         "KTABLE-SOURCE",
         call.span,

@@ -282,19 +282,14 @@ pub fn emit_source(em: &Emitter<'_>, node: usize) -> TokenStream {
             // A table record without a key cannot be stored: Kafka Streams drops it too.
             let __dk_kb = match __dk_record.key { Some(b) => b, None => return Ok(()) };
             let _ = #dk::de_key::<#kt>(Some(__dk_kb), #name)?;
-            match __dk_record.value {
-                None => {
-                    #dk::StoreBackend::delete(&mut self.#field, __dk_kb).map_err(|e| #dk::store_error(#name, e))?;
-                }
-                Some(__dk_vb) => {
-                    let _ = #dk::de_value::<#vt>(Some(__dk_vb), #name)?;
-                    #dk::StoreBackend::put(&mut self.#field, __dk_kb, __dk_vb).map_err(|e| #dk::store_error(#name, e))?;
-                }
+            if let Some(__dk_vb) = __dk_record.value {
+                let _ = #dk::de_value::<#vt>(Some(__dk_vb), #name)?;
             }
+            #dk::source_put(&mut self.#field, __dk_kb, __dk_record.value, __dk_record.timestamp, &mut self.__vbuf, #name)?;
         };
     }
     let old = if needs_old(em, node) {
-        quote!(#dk::store_get::<#vt, _>(&self.#field, __dk_kb, #name)?)
+        quote!(#dk::get_timestamped::<#vt, _>(&self.#field, __dk_kb, #name)?.map(|(__dk_x, _)| __dk_x))
     } else {
         quote!(None)
     };
@@ -303,17 +298,13 @@ pub fn emit_source(em: &Emitter<'_>, node: usize) -> TokenStream {
         let __dk_kb = match __dk_record.key { Some(b) => b, None => return Ok(()) };
         let #k = #dk::de_key::<#kt>(Some(__dk_kb), #name)?;
         let __dk_old: Option<<#vt as #dk::Serde>::Value> = #old;
-        let #v = match __dk_record.value {
-            None => {
-                #dk::StoreBackend::delete(&mut self.#field, __dk_kb).map_err(|e| #dk::store_error(#name, e))?;
-                #dk::Change { new: None, old: __dk_old }
-            }
-            Some(__dk_vb) => {
-                let __dk_new = #dk::de_value::<#vt>(Some(__dk_vb), #name)?;
-                #dk::StoreBackend::put(&mut self.#field, __dk_kb, __dk_vb).map_err(|e| #dk::store_error(#name, e))?;
-                #dk::Change { new: Some(__dk_new), old: __dk_old }
-            }
+        let __dk_new = match __dk_record.value {
+            None => None,
+            Some(__dk_vb) => Some(#dk::de_value::<#vt>(Some(__dk_vb), #name)?),
         };
+        // Stored with the record's timestamp, as Kafka Streams' timestamped store keeps it.
+        #dk::source_put(&mut self.#field, __dk_kb, __dk_record.value, __dk_record.timestamp, &mut self.__vbuf, #name)?;
+        let #v = #dk::Change { new: __dk_new, old: __dk_old };
         #children
     }
 }

@@ -295,7 +295,10 @@ pub fn emit_aggregate(
     quote! {
         let __dk_ke = #dk::ser::<#kt>(#kr, &mut self.__kbuf, #name)?;
         if matches!(__dk_ke, #dk::Encoded::Present) {
-            let #nv = #call;
+            // Stamped as `KTableAggregate`/`KTableReduce` stamp the result.
+            let (#nv, __dk_ts) = #call;
+            let __dk_arec = #dk::InputRecord { timestamp: __dk_ts, ..*__dk_record };
+            let __dk_record = &__dk_arec;
             #children
         }
     }

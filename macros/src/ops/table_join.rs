@@ -11,12 +11,15 @@
 //! nothing); left forwards `joiner(left, None)` when the right side lacks the key, and the
 //! right side's changes only where the left side has the key; outer forwards whenever either
 //! side has a value; a change with no new and no old value and no partner is dropped. The
-//! result carries the timestamp of the record that caused it (Kafka Streams takes the larger
-//! of both sides' timestamps; stores here keep no timestamps).
+//! result carries the larger of the update's timestamp and the partner's stored one (the
+//! update's when there is no partner), as `resultTimestamp` in those processors.
 //!
 //! The other side is read through a value getter ([`getter`]): the store of a table source or
-//! `to_table`, with the filters and mappers between it and the joined table applied on the fly
-//! (`KTableFilterValueGetter`, `KTableMapValuesValueGetter`), or a joined table's two sides.
+//! `to_table` (a timestamped store: the value with the timestamp of its last update), with the
+//! filters and mappers between it and the joined table applied on the fly
+//! (`KTableFilterValueGetter`, `KTableMapValuesValueGetter`, which keep the timestamp), or a
+//! joined table's two sides (the larger of both sides' timestamps, as
+//! `KTableKTable*JoinValueGetter`).
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
@@ -153,7 +156,8 @@ fn lower(b: &mut Builder, t: Table, call: &Call, kind: JoinKind) -> syn::Result<
     }))
 }
 
-/// An expression: the current value (`Option<V>`) of table `node` for key `k`.
+/// An expression: the current value of table `node` for key `k` with its timestamp
+/// (`Option<(V, i64)>`, Kafka Streams' `ValueAndTimestamp`).
 pub fn getter(em: &Emitter<'_>, node: usize, k: &Acc) -> TokenStream {
     let dk = dk();
     let n = &em.m.nodes[node];
@@ -171,9 +175,15 @@ pub fn getter(em: &Emitter<'_>, node: usize, k: &Acc) -> TokenStream {
         let (kt, vt) = (&st.key.ty, &st.value.ty);
         let field = Emitter::store_field(store);
         let kr = k.r(st.key.span);
+        let get = if em.m.timestamped(store) {
+            quote!(#dk::get_timestamped::<#vt, _>(&self.#field, &self.__kbuf, #name)?)
+        } else {
+            // An aggregation's store keeps no timestamp: Kafka Streams' UNKNOWN (-1).
+            quote!(#dk::store_get::<#vt, _>(&self.#field, &self.__kbuf, #name)?.map(|__dk_x| (__dk_x, -1i64)))
+        };
         return quote! {
             match #dk::ser::<#kt>(#kr, &mut self.__kbuf, #name)? {
-                #dk::Encoded::Present => #dk::store_get::<#vt, _>(&self.#field, &self.__kbuf, #name)?,
+                #dk::Encoded::Present => #get,
                 #dk::Encoded::Null => None,
             }
         };
@@ -185,7 +195,7 @@ pub fn getter(em: &Emitter<'_>, node: usize, k: &Acc) -> TokenStream {
             let kr = k.r(sp);
             let call = quote_spanned!(sp=> #dk::filter(#kr, &__dk_g, #f));
             let keep = if *negate { quote!(!#call) } else { call };
-            quote!(match #g { Some(__dk_g) if #keep => Some(__dk_g), _ => None })
+            quote!(match #g { Some((__dk_g, __dk_t)) if #keep => Some((__dk_g, __dk_t)), _ => None })
         }
         NodeKind::Table(TableNode::MapValues { f, with_key }) => {
             let g = getter(em, parents[0], k);
@@ -195,7 +205,7 @@ pub fn getter(em: &Emitter<'_>, node: usize, k: &Acc) -> TokenStream {
             } else {
                 quote_spanned!(sp=> #dk::map_values(__dk_g, #f))
             };
-            quote!(match #g { Some(__dk_g) => Some(#call), None => None })
+            quote!(match #g { Some((__dk_g, __dk_t)) => Some((#call, __dk_t)), None => None })
         }
         NodeKind::Table(TableNode::JoinMerge) => {
             let this = &em.m.nodes[parents[0]];
@@ -208,20 +218,37 @@ pub fn getter(em: &Emitter<'_>, node: usize, k: &Acc) -> TokenStream {
             match side.kind {
                 JoinKind::Inner => quote! {
                     match (#left, #right) {
-                        (Some(__dk_l), Some(__dk_r)) => Some(#dk::table_join(&__dk_l, &__dk_r, #f)),
+                        (Some((__dk_l, __dk_lt)), Some((__dk_r, __dk_rt))) => Some((
+                            #dk::table_join(&__dk_l, &__dk_r, #f),
+                            ::core::cmp::max(__dk_lt, __dk_rt),
+                        )),
                         _ => None,
                     }
                 },
                 JoinKind::Left => quote! {
                     match (#left, #right) {
-                        (Some(__dk_l), __dk_r) => Some(#dk::table_left_join(&__dk_l, __dk_r.as_ref(), #f)),
+                        (Some((__dk_l, __dk_lt)), __dk_r) => {
+                            let __dk_t = match &__dk_r { Some((_, __dk_rt)) => ::core::cmp::max(__dk_lt, *__dk_rt), None => __dk_lt };
+                            Some((#dk::table_left_join(&__dk_l, __dk_r.as_ref().map(|(__dk_x, _)| __dk_x), #f), __dk_t))
+                        }
                         _ => None,
                     }
                 },
                 JoinKind::Outer => quote! {
                     match (#left, #right) {
                         (None, None) => None,
-                        (__dk_l, __dk_r) => Some(#dk::table_outer_join(__dk_l.as_ref(), __dk_r.as_ref(), #f)),
+                        (__dk_l, __dk_r) => {
+                            // Kafka Streams' UNKNOWN (-1) for a missing side.
+                            let __dk_t = ::core::cmp::max(
+                                __dk_l.as_ref().map_or(-1, |(_, __dk_t)| *__dk_t),
+                                __dk_r.as_ref().map_or(-1, |(_, __dk_t)| *__dk_t),
+                            );
+                            Some((#dk::table_outer_join(
+                                __dk_l.as_ref().map(|(__dk_x, _)| __dk_x),
+                                __dk_r.as_ref().map(|(__dk_x, _)| __dk_x),
+                                #f,
+                            ), __dk_t))
+                        }
                     }
                 },
             }
@@ -241,6 +268,23 @@ pub fn emit_side(em: &Emitter<'_>, node: usize, side: &JoinSide, k: &Acc, v: &Ac
     let f = &side.f;
     let old = needs_old(em, node);
     let children = em.children(node, k, &Acc::owned(nv.clone()));
+    // Forwarded stamped with the result's timestamp (`__dk_ts`).
+    let children = quote! {
+        let __dk_jrec = #dk::InputRecord { timestamp: __dk_ts, ..*__dk_record };
+        let __dk_record = &__dk_jrec;
+        #children
+    };
+    // The other side's value, `None` when absent, and the result's timestamp: the larger of
+    // the update's and the other side's (the update's when it has none).
+    let other_opt = quote! {
+        let (__dk_o, __dk_ts) = match #other {
+            Some((__dk_o, __dk_ot)) => (Some(__dk_o), ::core::cmp::max(__dk_record.timestamp, __dk_ot)),
+            None => (None, __dk_record.timestamp),
+        };
+    };
+    let other_some = quote! {
+        if let Some((__dk_o, __dk_ot)) = #other
+    };
     // `x`: this side's value (a reference), `o`: the other side's; the joiner's argument
     // order is the tables' (left, right), whichever side this is.
     let pair = |x: TokenStream, o: TokenStream| if side.this { (x, o) } else { (o, x) };
@@ -254,7 +298,8 @@ pub fn emit_side(em: &Emitter<'_>, node: usize, side: &JoinSide, k: &Acc, v: &Ac
                 quote!(None)
             };
             quote! {
-                if let Some(__dk_o) = #other {
+                #other_some {
+                    let __dk_ts = ::core::cmp::max(__dk_record.timestamp, __dk_ot);
                     let #nv = #dk::Change {
                         new: match &__dk_ch.new { Some(__dk_x) => Some(#j), None => None },
                         old: #old_v,
@@ -271,7 +316,7 @@ pub fn emit_side(em: &Emitter<'_>, node: usize, side: &JoinSide, k: &Acc, v: &Ac
                 quote!(None)
             };
             quote! {
-                let __dk_o = #other;
+                #other_opt
                 if __dk_o.is_some() || !__dk_ch.is_empty() {
                     let #nv = #dk::Change {
                         new: match &__dk_ch.new { Some(__dk_x) => Some(#j), None => None },
@@ -287,7 +332,8 @@ pub fn emit_side(em: &Emitter<'_>, node: usize, side: &JoinSide, k: &Acc, v: &Ac
             let jo = quote_spanned!(sp=> #dk::table_left_join(&__dk_o, __dk_ch.old.as_ref(), #f));
             let old_v = if old { quote!(Some(#jo)) } else { quote!(None) };
             quote! {
-                if let Some(__dk_o) = #other {
+                #other_some {
+                    let __dk_ts = ::core::cmp::max(__dk_record.timestamp, __dk_ot);
                     let #nv = #dk::Change { new: Some(#jn), old: #old_v };
                     #children
                 }
@@ -304,7 +350,7 @@ pub fn emit_side(em: &Emitter<'_>, node: usize, side: &JoinSide, k: &Acc, v: &Ac
                 quote!(None)
             };
             quote! {
-                let __dk_o = #other;
+                #other_opt
                 if __dk_o.is_some() || !__dk_ch.is_empty() {
                     let #nv = #dk::Change {
                         new: if __dk_o.is_some() || __dk_ch.new.is_some() { Some(#jn) } else { None },

@@ -215,8 +215,14 @@ pub fn restore_consumer(
     Ok(consumer)
 }
 
+/// A changelog record's timestamp in milliseconds; -1 (Kafka's `NO_TIMESTAMP`) for a record
+/// without one, as Kafka Streams' restore sees it.
+pub(crate) fn record_timestamp<M: Message>(m: &M) -> i64 {
+    m.timestamp().to_millis().unwrap_or(-1)
+}
+
 /// Reads every partition in `partitions` to its end with `consumer`, calling
-/// `apply(topic, partition, offset, key, value)` for each record. Partitions whose end offset
+/// `apply(topic, partition, offset, key, value, timestamp)` for each record. Partitions whose end offset
 /// (the last stable offset under read_committed) shows nothing to read are skipped. The others
 /// are read in waves of distinct partition numbers, since librdkafka's end-of-partition event
 /// names the partition but not the topic. The consumer's assignment is left empty afterwards.
@@ -230,7 +236,7 @@ pub fn restore<F>(
     mut apply: F,
 ) -> Result<RestoreSummary, RestoreError>
 where
-    F: FnMut(&str, i32, i64, Option<&[u8]>, Option<&[u8]>) -> Result<(), String>,
+    F: FnMut(&str, i32, i64, Option<&[u8]>, Option<&[u8]>, i64) -> Result<(), String>,
 {
     let deadline = Instant::now() + timeout;
     let mut summary = RestoreSummary::default();
@@ -291,7 +297,7 @@ fn restore_wave<F>(
     summary: &mut RestoreSummary,
 ) -> Result<(), RestoreError>
 where
-    F: FnMut(&str, i32, i64, Option<&[u8]>, Option<&[u8]>) -> Result<(), String>,
+    F: FnMut(&str, i32, i64, Option<&[u8]>, Option<&[u8]>, i64) -> Result<(), String>,
 {
     let kafka_error = |p: &RestorePartition, source| RestoreError::Kafka {
         topic: p.topic.clone(),
@@ -339,9 +345,14 @@ where
                     pending.swap_remove(i);
                     continue;
                 }
-                if let Err(reason) =
-                    apply(m.topic(), m.partition(), m.offset(), m.key(), m.payload())
-                {
+                if let Err(reason) = apply(
+                    m.topic(),
+                    m.partition(),
+                    m.offset(),
+                    m.key(),
+                    m.payload(),
+                    record_timestamp(&m),
+                ) {
                     return Err(RestoreError::Apply {
                         topic: m.topic().to_owned(),
                         partition: m.partition(),

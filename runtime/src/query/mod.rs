@@ -121,7 +121,7 @@ impl<T: Topology> Queries<T> {
     }
 
     /// A read-only view of the key-value store `store` (a generated handle,
-    /// `WordCount::COUNTS`).
+    /// `WordCount::COUNTS`), or of a global table's store (every key on every instance).
     ///
     /// # Errors
     ///
@@ -130,8 +130,14 @@ impl<T: Topology> Queries<T> {
         &self,
         store: StoreRef<K, V>,
     ) -> Result<ReadOnlyKeyValueStore<K, V>, QueryError> {
+        if self.registry.global(store.name).is_some() {
+            return Ok(ReadOnlyKeyValueStore {
+                registry: Arc::clone(&self.registry),
+                handle: store,
+            });
+        }
         self.check(store.name, "key-value", |k| {
-            matches!(k, StoreKind::KeyValue)
+            matches!(k, StoreKind::KeyValue | StoreKind::TimestampedKeyValue)
         })?;
         Ok(ReadOnlyKeyValueStore {
             registry: Arc::clone(&self.registry),

@@ -35,6 +35,7 @@ use bytes::Bytes;
 use super::metadata::{Endpoints, HostInfo};
 use crate::protocol::heartbeat::EndpointToPartitions;
 use crate::store::{StoreBackend, StoreError};
+use crate::table::global::{GlobalStore, GlobalStores};
 use crate::topology::{StoreInfo, StoreKind, SubtopologyInfo, TopologyInfo};
 
 /// A store's state as of a commit: key bytes to value bytes, ordered by key bytes.
@@ -66,6 +67,11 @@ pub(crate) struct Registry {
     endpoints: RwLock<Endpoints>,
     /// Whether a query handle was made: until then nothing is published (see the module docs).
     queried: AtomicBool,
+    /// The global tables' stores of this instance (the ones its tasks join with).
+    pub(crate) globals: GlobalStores,
+    /// Whether the global tables were read to their end once (before that a query of a global
+    /// store answers `NotRunning`, as the tasks have not started either).
+    globals_ready: AtomicBool,
 }
 
 impl std::fmt::Debug for Registry {
@@ -78,14 +84,21 @@ impl std::fmt::Debug for Registry {
 }
 
 impl Registry {
-    /// An empty registry for `topology`, served at `self_endpoint`.
-    pub(crate) fn new(topology: &'static TopologyInfo, self_endpoint: Option<HostInfo>) -> Self {
+    /// An empty registry for `topology`, served at `self_endpoint`, with the instance's global
+    /// tables' stores.
+    pub(crate) fn new(
+        topology: &'static TopologyInfo,
+        self_endpoint: Option<HostInfo>,
+        globals: GlobalStores,
+    ) -> Self {
         Registry {
             topology,
             self_endpoint,
             local: RwLock::default(),
             endpoints: RwLock::default(),
             queried: AtomicBool::new(false),
+            globals,
+            globals_ready: AtomicBool::new(false),
         }
     }
 
@@ -98,6 +111,21 @@ impl Registry {
     /// Whether queries can read the registry (a query handle was made).
     pub(crate) fn is_queried(&self) -> bool {
         self.queried.load(Ordering::Acquire)
+    }
+
+    /// The global store `name`, if the topology has that global table.
+    pub(crate) fn global(&self, name: &str) -> Option<&GlobalStore> {
+        self.globals.store(name)
+    }
+
+    /// Whether the global tables were read to their end once.
+    pub(crate) fn globals_ready(&self) -> bool {
+        self.globals_ready.load(Ordering::Acquire)
+    }
+
+    /// Marks the global tables as read to their end (or absent: `false` again at a restart).
+    pub(crate) fn set_globals_ready(&self, ready: bool) {
+        self.globals_ready.store(ready, Ordering::Release);
     }
 
     /// The store `name` and its subtopology.

@@ -10,6 +10,7 @@ use crate::serdes::{I64, Serde, Utf8};
 use crate::store::{MemoryBackend, StoreBackend};
 use crate::task::{StoreRef, Task, TaskError, WindowStoreRef};
 use crate::topology::{StoreInfo, StoreKind, SubtopologyInfo, TopologyInfo};
+use crate::table::global::GlobalStores;
 
 static STORES: [StoreInfo; 2] = [
     StoreInfo {
@@ -82,7 +83,7 @@ impl<B: StoreBackend> Task for NoTask<B> {
     ) -> Result<(), TaskError> {
         match self.1 {}
     }
-    fn restore(&mut self, _: &str, _: &[u8], _: Option<&[u8]>) -> Result<(), TaskError> {
+    fn restore(&mut self, _: &str, _: &[u8], _: Option<&[u8]>, _: i64) -> Result<(), TaskError> {
         match self.1 {}
     }
     fn clear(&mut self) -> Result<(), TaskError> {
@@ -138,7 +139,11 @@ fn words_in_two_partitions() -> ((String, i32), (String, i32)) {
 }
 
 fn setup() -> (Queries<App>, Publisher) {
-    let registry = Arc::new(Registry::new(&INFO, None));
+    let registry = Arc::new(Registry::new(
+        &INFO,
+        None,
+        GlobalStores::default(),
+    ));
     (
         Queries::new(Arc::clone(&registry)),
         Publisher::new(registry),
@@ -147,7 +152,7 @@ fn setup() -> (Queries<App>, Publisher) {
 
 #[test]
 fn stores_are_published_only_once_a_query_handle_exists() {
-    let registry = Arc::new(Registry::new(&INFO, None));
+    let registry = Arc::new(Registry::new(&INFO, None, GlobalStores::default()));
     assert!(
         !registry.is_queried(),
         "an application without a query handle keeps no snapshots"
@@ -480,7 +485,7 @@ static JOIN_INFO: TopologyInfo = TopologyInfo {
 #[test]
 fn a_joins_window_stores_are_not_copied_for_queries() {
     // No query reads them; a copy would double the join's memory.
-    let registry = Arc::new(Registry::new(&JOIN_INFO, None));
+    let registry = Arc::new(Registry::new(&JOIN_INFO, None, GlobalStores::default()));
     let mut publisher = Publisher::new(Arc::clone(&registry));
     let store = JOIN_STORES[0].name;
     publisher.restoring(&JOIN_SUBS[0], 0);
@@ -494,4 +499,63 @@ fn a_joins_window_stores_are_not_copied_for_queries() {
     publisher.publish();
     assert!(registry.hosted(store, 0).is_none());
     assert!(registry.ready(store).is_empty());
+}
+
+#[test]
+fn a_global_store_answers_every_key_from_the_instances_copy_once_read() {
+    use crate::table::global::GlobalTableInfo;
+    static GLOBALS: [GlobalTableInfo; 1] = [GlobalTableInfo {
+        topic: "regions",
+        store: "regions-store",
+    }];
+    let globals = GlobalStores::new(&GLOBALS);
+    let registry = Arc::new(Registry::new(&INFO, None, globals.clone()));
+    let queries: Queries<App> = Queries::new(Arc::clone(&registry));
+    const REGIONS: StoreRef<String, String> = StoreRef::new::<Utf8, Utf8>("regions-store");
+    let regions = queries
+        .store(REGIONS)
+        .expect("a global store is a key-value store");
+    // Before the global tables were read to their end, as before the tasks start.
+    assert!(matches!(
+        regions.get(&"eu".to_owned()),
+        Err(QueryError::NotRunning { .. })
+    ));
+    for (k, v) in [("us", "Americas"), ("eu", "Europe"), ("ap", "Asia")] {
+        globals.apply("regions", Some(k.as_bytes()), Some(v.as_bytes()));
+    }
+    globals.apply("regions", None, Some(b"dropped"));
+    registry.set_globals_ready(true);
+    assert_eq!(
+        regions.get(&"eu".to_owned()).expect("read"),
+        Some("Europe".to_owned())
+    );
+    assert_eq!(regions.get(&"zz".to_owned()).expect("read"), None);
+    // Every key, in key-byte order, with no partition.
+    let (partitions, all) = regions
+        .range_of_partitions(Bound::Unbounded, Bound::Unbounded)
+        .expect("range");
+    assert!(partitions.is_empty());
+    let all: Vec<(String, String)> = all.map(|e| e.expect("entry")).collect();
+    assert_eq!(
+        all,
+        [
+            ("ap".to_owned(), "Asia".to_owned()),
+            ("eu".to_owned(), "Europe".to_owned()),
+            ("us".to_owned(), "Americas".to_owned()),
+        ]
+    );
+    let some: Vec<String> = regions
+        .range(
+            Bound::Excluded(&"ap".to_owned()),
+            Bound::Included(&"eu".to_owned()),
+        )
+        .expect("range")
+        .map(|e| e.expect("entry").0)
+        .collect();
+    assert_eq!(some, ["eu".to_owned()]);
+    assert_eq!(regions.approximate_len().expect("len"), 3);
+    assert_eq!(regions.partitions().expect("partitions"), 1);
+    // A tombstone of the topic deletes the key for queries too.
+    globals.apply("regions", Some(b"us"), None);
+    assert_eq!(regions.get(&"us".to_owned()).expect("read"), None);
 }

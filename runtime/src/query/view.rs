@@ -75,6 +75,11 @@ fn snapshot_for(
 /// another in partition order, each ordered by serialized key bytes (Kafka Streams' composite
 /// store also returns one store's entries after another's).
 ///
+/// A global table's store (`global_table(..)`'s handle) is answered from this instance's full
+/// copy, as Kafka Streams' `store()` answers for a global store: every key on every instance,
+/// as far as the instance's global reader has read the topic (committed records only), with no
+/// partition (`range_of_partitions` names none).
+///
 /// The view is cheap to keep and to clone, and safe to use from any thread: each call takes the
 /// newest published snapshots.
 pub struct ReadOnlyKeyValueStore<K, V> {
@@ -112,9 +117,15 @@ impl<K, V> ReadOnlyKeyValueStore<K, V> {
     /// first assignment, [`QueryError::Serde`] when the key or the value does not convert.
     pub fn get(&self, key: &K) -> Result<Option<V>, QueryError> {
         let bytes = key_bytes(self.handle.key_ser, key)?;
+        if let Some(global) = self.global()? {
+            return global.with(&bytes, |value| match value {
+                Some(value) => Ok(Some(self.handle.decode_value(value)?)),
+                None => Ok(None),
+            });
+        }
         let (_, snapshot) = snapshot_for(&self.registry, self.handle.name, &bytes)?;
         match snapshot.get(bytes.as_slice()) {
-            Some(value) => Ok(Some((self.handle.value_de)(Some(value))?)),
+            Some(value) => Ok(Some(self.handle.decode_value(value)?)),
             None => Ok(None),
         }
     }
@@ -145,6 +156,21 @@ impl<K, V> ReadOnlyKeyValueStore<K, V> {
             })
         };
         let (from, to) = (encode(from)?, encode(to)?);
+        if let Some(global) = self.global()? {
+            // The instance's whole copy, read now (no partition: every instance holds it all).
+            let entries = global.range(as_ref(&from), as_ref(&to));
+            let snapshot: Snapshot = entries
+                .into_iter()
+                .map(|(k, v)| (Bytes::from(k), Bytes::from(v)))
+                .collect();
+            return Ok((
+                Vec::new(),
+                KeyValueIter {
+                    scan: Scan::new(vec![snapshot], from, to),
+                    handle: self.handle,
+                },
+            ));
+        }
         let (partitions, snapshots) =
             local_snapshots(&self.registry, self.handle.name, "key-value")?
                 .into_iter()
@@ -158,8 +184,23 @@ impl<K, V> ReadOnlyKeyValueStore<K, V> {
         ))
     }
 
-    /// The partition count of the store (its number of tasks), once known.
+    /// The global table's store behind this view, if it is one (a global store answers every
+    /// key on every instance, once the global tables were read to their end).
+    fn global(&self) -> Result<Option<&crate::table::global::GlobalStore>, QueryError> {
+        match self.registry.global(self.handle.name) {
+            Some(_) if !self.registry.globals_ready() => Err(QueryError::NotRunning {
+                store: self.handle.name.to_owned(),
+            }),
+            other => Ok(other),
+        }
+    }
+
+    /// The partition count of the store (its number of tasks), once known; 1 for a global
+    /// table's store (one copy of every partition of its topic).
     pub fn partitions(&self) -> Result<i32, QueryError> {
+        if self.global()?.is_some() {
+            return Ok(1);
+        }
         let (sub, _) =
             self.registry
                 .store(self.handle.name)
@@ -182,6 +223,9 @@ impl<K, V> ReadOnlyKeyValueStore<K, V> {
     /// The number of entries in the tasks of the store hosted here, as of their last commits
     /// (Kafka Streams' `approximateNumEntries`; exact for the snapshots read).
     pub fn approximate_len(&self) -> Result<u64, QueryError> {
+        if let Some(global) = self.global()? {
+            return Ok(global.len() as u64);
+        }
         Ok(
             local_snapshots(&self.registry, self.handle.name, "key-value")?
                 .iter()
@@ -308,7 +352,7 @@ impl<K, V> Iterator for KeyValueIter<K, V> {
         let (k, v) = self.scan.next_entry()?;
         Some(
             (self.handle.key_de)(Some(&k))
-                .and_then(|k| Ok((k, (self.handle.value_de)(Some(&v))?)))
+                .and_then(|k| Ok((k, self.handle.decode_value(&v)?)))
                 .map_err(QueryError::from),
         )
     }

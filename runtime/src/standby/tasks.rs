@@ -9,7 +9,7 @@ use rdkafka::{Offset, TopicPartitionList};
 
 use crate::group::{TaskId, TaskOffsets, TaskSet};
 use crate::kafka::assignment::rewind;
-use crate::kafka::restore::{RestoreConsumer, watermarks};
+use crate::kafka::restore::{RestoreConsumer, record_timestamp, watermarks};
 use crate::state_dir::TaskDir;
 use crate::task::{Task, TaskError};
 
@@ -286,7 +286,12 @@ impl<K: Task> StandbyTasks<K> {
                 continue;
             }
             task.task
-                .restore(topic, m.key().unwrap_or_default(), m.payload())
+                .restore(
+                    topic,
+                    m.key().unwrap_or_default(),
+                    m.payload(),
+                    record_timestamp(&m),
+                )
                 .map_err(|source| StandbyError::Apply {
                     task: task.id,
                     topic: topic.to_owned(),

@@ -165,8 +165,14 @@ impl<T: Topology> KafkaStreams<T> {
                 return Ok(());
             }
         }
-        // The global tables are complete before any task processes a record.
-        let globals = GlobalStores::new(T::GLOBAL_TABLES);
+        // The global tables are complete before any task processes a record. Their stores are
+        // the registry's, so queries read what the tasks join with; a restarted run reads them
+        // again from empty.
+        let globals = self.registry.globals.clone();
+        self.registry.set_globals_ready(false);
+        for (_, store) in globals.iter() {
+            store.clear();
+        }
         let global_thread = if globals.is_empty() {
             None
         } else {
@@ -196,6 +202,7 @@ impl<T: Topology> KafkaStreams<T> {
                 }
             }
         };
+        self.registry.set_globals_ready(true);
         let handle = tokio::runtime::Handle::current();
         // One admin client for the instance's threads, as Kafka Streams has (KafkaStreams'
         // `adminClient`, "shared among threads").
@@ -506,7 +513,11 @@ impl<T: Topology> Builder<T> {
             .as_deref()
             .and_then(HostInfo::parse);
         Ok(KafkaStreams {
-            registry: Arc::new(Registry::new(T::INFO, endpoint)),
+            registry: Arc::new(Registry::new(
+                T::INFO,
+                endpoint,
+                GlobalStores::new(T::GLOBAL_TABLES),
+            )),
             config: self.config,
             topology: PhantomData,
         })

@@ -173,8 +173,8 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             &partitions,
             RESTORE_TIMEOUT,
             &self.ctx.stop,
-            |topic, _, _, key, value| {
-                task.restore(topic, key.unwrap_or_default(), value)
+            |topic, _, _, key, value, timestamp| {
+                task.restore(topic, key.unwrap_or_default(), value, timestamp)
                     .map_err(|e| e.to_string())
             },
         ) {

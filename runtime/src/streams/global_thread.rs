@@ -150,8 +150,10 @@ fn run(
             match r.consumer.poll(POLL) {
                 None => {}
                 Some(Ok(m)) => {
-                    if let Some(key) = m.key() {
-                        r.store.apply(key, m.payload());
+                    // A null key is skipped and counted, as Kafka Streams' KTableSource drops it.
+                    if !r.store.apply_record(m.key(), m.payload()) {
+                        metrics::counter!("dekaf.streams.global.dropped", "topic" => r.topic, "reason" => "null-key")
+                            .increment(1);
                     }
                     applied += 1;
                 }

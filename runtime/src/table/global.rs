@@ -8,11 +8,18 @@
 //! a handle to the same store and reads it by the key its key mapper returns, so a stream joins a
 //! global table without co-partitioning or repartitioning.
 //!
-//! As Kafka Streams' `KTableSource` of a global table, a record with a null key is skipped and a
-//! record with a null value (a tombstone) deletes its key. The store keeps no changelog: the
-//! topic is its changelog, read from the beginning at every start.
+//! As Kafka Streams' `KTableSource` of a global table, a record with a null key is skipped and
+//! counted ([`GlobalStore::null_keys_dropped`], and the `dekaf.streams.global.dropped` counter
+//! of the Kafka runtime, as Kafka Streams' `dropped-records` sensor counts it), and a record with
+//! a null value (a tombstone) deletes its key. The store keeps no changelog: the topic is its
+//! changelog, read from the beginning at every start.
+//!
+//! Interactive queries read a global store as Kafka Streams' `store()` does for one: every
+//! instance answers every key from its own copy (`Queries::store` with the store's handle).
 
 use std::collections::HashMap;
+use std::ops::Bound;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use crate::__private::{ErrorKind, RecordError, Serde, record};
@@ -32,6 +39,8 @@ pub struct GlobalTableInfo {
 #[derive(Debug, Clone, Default)]
 pub struct GlobalStore {
     map: Arc<RwLock<HashMap<Vec<u8>, Vec<u8>>>>,
+    /// Records of the topic skipped for their null key.
+    null_keys: Arc<AtomicU64>,
 }
 
 impl GlobalStore {
@@ -70,6 +79,41 @@ impl GlobalStore {
         }
     }
 
+    /// Applies one record of the table's topic as [`GlobalStore::apply`] does; a record without
+    /// a key is skipped and counted (Kafka Streams' `KTableSource` drops it and records it in
+    /// its `dropped-records` sensor). Says whether it was applied.
+    pub fn apply_record(&self, key: Option<&[u8]>, value: Option<&[u8]>) -> bool {
+        match key {
+            Some(key) => {
+                self.apply(key, value);
+                true
+            }
+            None => {
+                self.null_keys.fetch_add(1, Ordering::Relaxed);
+                false
+            }
+        }
+    }
+
+    /// How many records of the table's topic were skipped for their null key since the store
+    /// was made.
+    pub fn null_keys_dropped(&self) -> u64 {
+        self.null_keys.load(Ordering::Relaxed)
+    }
+
+    /// The entries whose keys lie between the bounds, in key-byte order, copied (an interactive
+    /// query's range over the store).
+    pub fn range(&self, from: Bound<&[u8]>, to: Bound<&[u8]>) -> Vec<(Vec<u8>, Vec<u8>)> {
+        let map = self.read();
+        let mut out: Vec<(Vec<u8>, Vec<u8>)> = map
+            .iter()
+            .filter(|(k, _)| within(k, from, to))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        out.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        out
+    }
+
     /// Calls `f` with the value of `key` (`None`: absent), under the store's read lock.
     pub fn with<R>(&self, key: &[u8], f: impl FnOnce(Option<&[u8]>) -> R) -> R {
         let map = self.read();
@@ -95,6 +139,21 @@ impl GlobalStore {
     pub fn clear(&self) {
         self.write().clear();
     }
+}
+
+/// Whether `key` lies between the bounds.
+fn within(key: &[u8], from: Bound<&[u8]>, to: Bound<&[u8]>) -> bool {
+    let after = match from {
+        Bound::Included(f) => key >= f,
+        Bound::Excluded(f) => key > f,
+        Bound::Unbounded => true,
+    };
+    let before = match to {
+        Bound::Included(t) => key <= t,
+        Bound::Excluded(t) => key < t,
+        Bound::Unbounded => true,
+    };
+    after && before
 }
 
 /// The global tables' stores of one instance (one Kafka Streams instance, or one test driver),
@@ -129,14 +188,13 @@ impl GlobalStores {
     }
 
     /// Applies a record of `topic` to the global table read from it; returns whether there is
-    /// one. A record with a null key is skipped (Kafka Streams' `KTableSource` drops it).
+    /// one. A record with a null key is skipped and counted (Kafka Streams' `KTableSource` drops
+    /// it).
     pub fn apply(&self, topic: &str, key: Option<&[u8]>, value: Option<&[u8]>) -> bool {
         let Some(store) = self.for_topic(topic) else {
             return false;
         };
-        if let Some(key) = key {
-            store.apply(key, value);
-        }
+        store.apply_record(key, value);
         true
     }
 
@@ -199,5 +257,36 @@ mod tests {
             .clone();
         store.apply(b"c3", Some(b"carol"));
         assert_eq!(other.get(b"c3").as_deref(), Some(&b"carol"[..]));
+    }
+
+    #[test]
+    fn null_keys_are_skipped_and_counted() {
+        let stores = GlobalStores::new(&[GlobalTableInfo {
+            topic: "customers",
+            store: "customers-store",
+        }]);
+        assert!(stores.apply("customers", None, Some(b"nobody")));
+        assert!(stores.apply("customers", Some(b"c1"), Some(b"alice")));
+        assert!(stores.apply("customers", None, None));
+        let store = stores.store("customers-store").expect("declared");
+        assert_eq!(store.null_keys_dropped(), 2);
+        assert_eq!(store.len(), 1);
+    }
+
+    #[test]
+    fn a_range_is_ordered_by_key_bytes() {
+        let store = GlobalStore::new();
+        for k in [&b"c"[..], b"a", b"b", b"d"] {
+            store.apply(k, Some(k));
+        }
+        let keys = |r: Vec<(Vec<u8>, Vec<u8>)>| r.into_iter().map(|(k, _)| k).collect::<Vec<_>>();
+        assert_eq!(
+            keys(store.range(Bound::Included(b"b"), Bound::Excluded(b"d"))),
+            [b"b".to_vec(), b"c".to_vec()]
+        );
+        assert_eq!(
+            keys(store.range(Bound::Unbounded, Bound::Unbounded)).len(),
+            4
+        );
     }
 }

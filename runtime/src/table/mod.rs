@@ -12,14 +12,15 @@
 mod changed;
 pub mod fk;
 pub mod global;
+pub mod timestamped;
 
 pub use changed::Changed;
 
 use crate::__private::{
     ErrorKind, OutgoingRecord, RecordError, RecordSink, Serde, StoreBackend, record, store_error,
-    store_get,
 };
 use crate::serdes::Encoded;
+use timestamped::{TIMESTAMP_LEN, get_timestamped, stamp};
 
 /// One update of a table: the key's new value (`None`: deleted) and its previous one (`None`:
 /// absent, or not needed downstream).
@@ -39,9 +40,10 @@ impl<V> Change<V> {
     }
 }
 
-/// `to_table(..)`: reads the old value (when `want_old`), writes `value` under `key` (a value
-/// that encodes as null deletes the key, as Kafka Streams' `toTable` deletes on a null value)
-/// with its changelog record (to the task's partition), and returns the change.
+/// `to_table(..)`: reads the old value (when `want_old`), writes `value` under `key` stamped
+/// with the record's `timestamp` (a value that encodes as null deletes the key, as Kafka
+/// Streams' `toTable` deletes on a null value) with its changelog record (to the task's
+/// partition), and returns the change.
 #[inline(always)]
 pub fn table_put<VS: Serde, B: StoreBackend, S: RecordSink>(
     store: &mut B,
@@ -56,11 +58,11 @@ pub fn table_put<VS: Serde, B: StoreBackend, S: RecordSink>(
     node: &'static str,
 ) -> Result<Change<VS::Value>, RecordError> {
     let old = if want_old {
-        store_get::<VS, B>(store, key, node)?
+        get_timestamped::<VS, B>(store, key, node)?.map(|(v, _)| v)
     } else {
         None
     };
-    value_buf.clear();
+    stamp(value_buf, timestamp);
     let encoded =
         VS::serialize(&value, value_buf).map_err(|e| record(ErrorKind::Serialization, node, e))?;
     let (bytes, new) = match encoded {
@@ -68,7 +70,7 @@ pub fn table_put<VS: Serde, B: StoreBackend, S: RecordSink>(
             store
                 .put(key, value_buf)
                 .map_err(|e| store_error(node, e))?;
-            (Some(value_buf.as_slice()), Some(value))
+            (Some(&value_buf[TIMESTAMP_LEN..]), Some(value))
         }
         Encoded::Null => {
             store.delete(key).map_err(|e| store_error(node, e))?;
@@ -115,8 +117,8 @@ pub fn same_key<K: PartialEq>(a: &K, b: &K) -> bool {
     a == b
 }
 
-/// Writes `new` (or deletes the key when `None` or when it encodes as null) with its
-/// changelog record.
+/// Writes `new` stamped with `timestamp` (or deletes the key when `None` or when it encodes as
+/// null) with its changelog record.
 #[inline(always)]
 fn write_aggregate<AS: Serde, B: StoreBackend, S: RecordSink>(
     store: &mut B,
@@ -131,7 +133,7 @@ fn write_aggregate<AS: Serde, B: StoreBackend, S: RecordSink>(
 ) -> Result<Option<AS::Value>, RecordError> {
     let new = match new {
         Some(a) => {
-            value_buf.clear();
+            stamp(value_buf, timestamp);
             match AS::serialize(&a, value_buf)
                 .map_err(|e| record(ErrorKind::Serialization, node, e))?
             {
@@ -146,7 +148,7 @@ fn write_aggregate<AS: Serde, B: StoreBackend, S: RecordSink>(
             store
                 .put(key, value_buf)
                 .map_err(|e| store_error(node, e))?;
-            Some(value_buf.as_slice())
+            Some(&value_buf[TIMESTAMP_LEN..])
         }
         None => {
             store.delete(key).map_err(|e| store_error(node, e))?;
@@ -161,7 +163,8 @@ fn write_aggregate<AS: Serde, B: StoreBackend, S: RecordSink>(
 
 /// `KTableAggregate#process`: subtracts the old value from the key's aggregate (if both
 /// exist), then adds the new one (to the initializer's value if there is no aggregate), stores
-/// the result (none: deleted) and returns the change, its old value decoded again when `want_old`.
+/// the result (none: deleted) and returns the change, its old value decoded again when
+/// `want_old`, with the result's timestamp (`aggregate_timestamp`).
 #[inline(always)]
 pub fn table_aggregate<K, V, AS: Serde, B: StoreBackend, S: RecordSink, FI, FA, FS>(
     store: &mut B,
@@ -178,18 +181,19 @@ pub fn table_aggregate<K, V, AS: Serde, B: StoreBackend, S: RecordSink, FI, FA, 
     init: FI,
     add: FA,
     subtract: FS,
-) -> Result<Change<AS::Value>, RecordError>
+) -> Result<(Change<AS::Value>, i64), RecordError>
 where
     FI: FnOnce() -> AS::Value,
     FA: FnOnce(&K, V, AS::Value) -> AS::Value,
     FS: FnOnce(&K, V, AS::Value) -> AS::Value,
 {
-    let old_agg = store_get::<AS, B>(store, key, node)?;
+    let (old_agg, stored) = split(get_timestamped::<AS, B>(store, key, node)?);
     let old = if want_old && old_agg.is_some() {
-        store_get::<AS, B>(store, key, node)?
+        get_timestamped::<AS, B>(store, key, node)?.map(|(v, _)| v)
     } else {
         None
     };
+    let timestamp = aggregate_timestamp(timestamp, stored, &change);
     let intermediate = match (change.old, old_agg) {
         (Some(v), Some(a)) => Some(subtract(k, v, a)),
         (_, a) => a,
@@ -201,7 +205,25 @@ where
     let new = write_aggregate::<AS, B, S>(
         store, key, new, value_buf, sink, changelog, partition, timestamp, node,
     )?;
-    Ok(Change { new, old })
+    Ok((Change { new, old }, timestamp))
+}
+
+fn split<V>(stored: Option<(V, i64)>) -> (Option<V>, Option<i64>) {
+    match stored {
+        Some((v, ts)) => (Some(v), Some(ts)),
+        None => (None, None),
+    }
+}
+
+/// The timestamp of a re-grouped table's aggregation result, as `KTableAggregate` and
+/// `KTableReduce` compute it: the larger of the update's and the stored aggregate's when the
+/// update subtracts from or adds to an existing aggregate, else the update's.
+#[inline(always)]
+pub fn aggregate_timestamp<V>(timestamp: i64, stored: Option<i64>, change: &Change<V>) -> i64 {
+    match stored {
+        Some(agg) if !change.is_empty() => timestamp.max(agg),
+        _ => timestamp,
+    }
 }
 
 /// `KTableReduce#process`: as [`table_aggregate`], but the first value becomes the aggregate
@@ -220,17 +242,18 @@ pub fn table_reduce<VS: Serde, B: StoreBackend, S: RecordSink, FA, FS>(
     change: Change<VS::Value>,
     add: FA,
     subtract: FS,
-) -> Result<Change<VS::Value>, RecordError>
+) -> Result<(Change<VS::Value>, i64), RecordError>
 where
     FA: FnOnce(VS::Value, VS::Value) -> VS::Value,
     FS: FnOnce(VS::Value, VS::Value) -> VS::Value,
 {
-    let old_agg = store_get::<VS, B>(store, key, node)?;
+    let (old_agg, stored) = split(get_timestamped::<VS, B>(store, key, node)?);
     let old = if want_old && old_agg.is_some() {
-        store_get::<VS, B>(store, key, node)?
+        get_timestamped::<VS, B>(store, key, node)?.map(|(v, _)| v)
     } else {
         None
     };
+    let timestamp = aggregate_timestamp(timestamp, stored, &change);
     let intermediate = match (change.old, old_agg) {
         (Some(v), Some(a)) => Some(subtract(a, v)),
         (_, a) => a,
@@ -243,5 +266,5 @@ where
     let new = write_aggregate::<VS, B, S>(
         store, key, new, value_buf, sink, changelog, partition, timestamp, node,
     )?;
-    Ok(Change { new, old })
+    Ok((Change { new, old }, timestamp))
 }

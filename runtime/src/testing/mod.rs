@@ -431,7 +431,12 @@ impl<T: Topology> TestDriver<T> {
                 if let Some(records) = changelogs.get(store.changelog_topic) {
                     for (_, r) in records.iter().filter(|(p, _)| *p == partition) {
                         if let Some(key) = &r.key {
-                            task.restore(store.changelog_topic, key, r.value.as_deref())?;
+                            task.restore(
+                                store.changelog_topic,
+                                key,
+                                r.value.as_deref(),
+                                r.timestamp,
+                            )?;
                         }
                     }
                 }

@@ -110,6 +110,19 @@ impl<T: Topology> Inner<T> {
             };
             *offset += 1;
             let task = &mut self.tasks[sub * self.partitions as usize + partition as usize];
+            // A table's source topic is its store's changelog: a restore reads it back, as the
+            // runtime restores a table source's store from its topic.
+            if task
+                .subtopology()
+                .stores
+                .iter()
+                .any(|s| s.changelog_topic == topic)
+            {
+                self.changelogs
+                    .entry(topic.to_owned())
+                    .or_default()
+                    .push((partition, record.clone()));
+            }
             let mut sink = Collect {
                 partitions: self.partitions,
                 queue: &mut queue,

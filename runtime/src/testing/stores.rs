@@ -51,7 +51,7 @@ impl<T: Topology, K, V> TestKeyValueStore<'_, T, K, V> {
     }
 
     fn value(&self, bytes: &[u8]) -> V {
-        match (self.store.value_de)(Some(bytes)) {
+        match self.store.decode_value(bytes) {
             Ok(v) => v,
             Err(e) => panic!(
                 "a value of store {} does not deserialize: {e}",

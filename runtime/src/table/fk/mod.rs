@@ -36,6 +36,7 @@ use crate::__private::record as record_err;
 use crate::__private::{ErrorKind, RecordError, store_error};
 use crate::record::{Headers, InputRecord, OutgoingRecord, Partitioning, RecordSink, TopicKind};
 use crate::store::StoreBackend;
+use crate::table::timestamped::get_timestamped_bytes;
 
 /// The buffers of one foreign-key join in a task.
 #[derive(Debug, Default)]
@@ -200,7 +201,8 @@ fn prefix(out: &mut Vec<u8>, fk: &[u8]) {
 /// A subscription record on the right table's task (Kafka Streams'
 /// `SubscriptionReceiveProcessorSupplier` then `SubscriptionJoinProcessorSupplier`): stores or
 /// deletes it in `subscriptions` (writing the changelog), and answers it with the right row's
-/// current value from `right`.
+/// current value from `right` (a table's timestamped store), stamped with the larger of the
+/// subscription's and the right row's timestamps (the subscription's when there is no row).
 pub fn fk_receive<B: StoreBackend, S: RecordSink>(
     subscriptions: &mut B,
     right: &B,
@@ -262,7 +264,10 @@ pub fn fk_receive<B: StoreBackend, S: RecordSink>(
         value,
         record.timestamp,
     ))?;
-    let foreign = right.get(fk).map_err(|e| store_error(node, e))?;
+    let (foreign, timestamp) = match get_timestamped_bytes(right, fk, node)? {
+        Some((value, ts)) => (Some(value), record.timestamp.max(ts)),
+        None => (None, record.timestamp),
+    };
     let answer = match sub.instruction {
         Instruction::DeleteKeyNoPropagate => return Ok(()),
         Instruction::DeleteKeyAndPropagate => None,
@@ -279,7 +284,7 @@ pub fn fk_receive<B: StoreBackend, S: RecordSink>(
         sub.hash,
         answer,
         sub.primary_partition,
-        record.timestamp,
+        timestamp,
         record.headers,
         &mut scratch.wire,
     )
@@ -287,7 +292,8 @@ pub fn fk_receive<B: StoreBackend, S: RecordSink>(
 
 /// A change of the right row whose key is in `scratch.new_fk` (Kafka Streams'
 /// `ForeignTableJoinProcessorSupplier`): every subscription of it is answered with the row's
-/// value now in `right` (`None`: deleted).
+/// value now in `right` (`None`: deleted), stamped with the change's `timestamp` (Kafka Streams
+/// 4.4 forwards the right record's timestamp here, not the larger of both sides').
 pub fn fk_foreign_change<B: StoreBackend, S: RecordSink>(
     subscriptions: &B,
     right: &B,
@@ -298,9 +304,7 @@ pub fn fk_foreign_change<B: StoreBackend, S: RecordSink>(
     sink: &mut S,
     node: &'static str,
 ) -> Result<(), RecordError> {
-    let foreign = right
-        .get(&scratch.new_fk)
-        .map_err(|e| store_error(node, e))?;
+    let foreign = get_timestamped_bytes(right, &scratch.new_fk, node)?.map(|(value, _)| value);
     prefix(&mut scratch.old_fk, &scratch.new_fk);
     let from = scratch.old_fk.as_slice();
     let entries = subscriptions
@@ -358,7 +362,7 @@ pub fn fk_resolve<'a, B: StoreBackend>(
     })?;
     let response =
         Response::read(bytes).map_err(|e| record_err(ErrorKind::ValueDeserialization, node, e))?;
-    let current = left.get(pk).map_err(|e| store_error(node, e))?;
+    let current = get_timestamped_bytes(left, pk, node)?.map(|(value, _)| value);
     if current.map(fk_hash) != response.hash {
         return Ok(None);
     }
