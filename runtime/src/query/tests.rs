@@ -8,9 +8,9 @@ use super::registry::{Publisher, Registry};
 use super::*;
 use crate::serdes::{I64, Serde, Utf8};
 use crate::store::{MemoryBackend, StoreBackend};
+use crate::table::global::GlobalStores;
 use crate::task::{StoreRef, Task, TaskError, WindowStoreRef};
 use crate::topology::{StoreInfo, StoreKind, SubtopologyInfo, TopologyInfo};
-use crate::table::global::GlobalStores;
 
 static STORES: [StoreInfo; 2] = [
     StoreInfo {
@@ -139,11 +139,7 @@ fn words_in_two_partitions() -> ((String, i32), (String, i32)) {
 }
 
 fn setup() -> (Queries<App>, Publisher) {
-    let registry = Arc::new(Registry::new(
-        &INFO,
-        None,
-        GlobalStores::default(),
-    ));
+    let registry = Arc::new(Registry::new(&INFO, None, GlobalStores::default()));
     (
         Queries::new(Arc::clone(&registry)),
         Publisher::new(registry),
