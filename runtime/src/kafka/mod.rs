@@ -11,6 +11,7 @@ pub mod restore;
 pub mod settings;
 pub(crate) mod txn_fence;
 pub mod txn_offsets;
+pub mod watermarks;
 
 pub use settings::ClientSettings;
 pub use txn_offsets::{MemberIdentity, TxnOffsetsError, send_offsets_to_transaction};

@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rdkafka::ClientContext;
+use rdkafka::client::Client;
 use rdkafka::error::KafkaError;
 use rdkafka::message::{DeliveryResult, Message, OwnedHeaders};
 use rdkafka::producer::{BaseRecord, Partitioner, Producer, ProducerContext, ThreadedProducer};
@@ -113,6 +114,50 @@ impl DeliveryWatch {
     /// The first failure since the last [`take`](Self::take), if any.
     pub fn take(&self) -> Option<DeliveryFailure> {
         self.first_failure.lock().ok().and_then(|mut f| f.take())
+    }
+
+    /// [`take`](Self::take), and when the record timed out in librdkafka's queue, asks the
+    /// cluster (through `client`) whether its topic exists: a missing topic is permanent.
+    ///
+    /// librdkafka fails records for a topic it does not know with `UnknownTopic` only once
+    /// `topic.metadata.propagation.max.ms` (30 s) passed since the producer first saw the topic;
+    /// a transactional producer's records time out before that (`message.timeout.ms` is at most
+    /// `transaction.timeout.ms`, 10 s by default), and a redone interval that replaces the
+    /// producer starts that wait again. Without this check a sink topic that was never created
+    /// was retried until the failed commits in a row gave up, without naming the topic.
+    pub fn take_checked<C: ClientContext>(&self, client: &Client<C>) -> Option<DeliveryFailure> {
+        self.take().map(|failure| failure.confirm_topic(client))
+    }
+}
+
+/// How long [`DeliveryFailure::confirm_topic`] waits for the cluster's metadata.
+const METADATA_TIMEOUT: Duration = Duration::from_secs(5);
+
+impl DeliveryFailure {
+    /// Makes a timed-out record's failure permanent (as `UnknownTopic`) when the cluster says its
+    /// topic does not exist. Any other failure, or no answer, is returned as it is.
+    fn confirm_topic<C: ClientContext>(mut self, client: &Client<C>) -> Self {
+        if self.permanent
+            || !matches!(
+                self.error,
+                KafkaError::MessageProduction(RDKafkaErrorCode::MessageTimedOut)
+            )
+        {
+            return self;
+        }
+        let Ok(metadata) = client.fetch_metadata(Some(&self.topic), METADATA_TIMEOUT) else {
+            return self;
+        };
+        let missing = metadata.topics().iter().any(|t| {
+            t.name() == self.topic
+                && t.error().map(RDKafkaErrorCode::from)
+                    == Some(RDKafkaErrorCode::UnknownTopicOrPartition)
+        });
+        if missing {
+            self.error = KafkaError::MessageProduction(RDKafkaErrorCode::UnknownTopic);
+            self.permanent = true;
+        }
+        self
     }
 }
 

@@ -266,6 +266,10 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     pub(crate) fn rewind_consumer(&mut self) -> Result<(), StreamsError> {
         for active in self.tasks.iter_mut() {
             active.consumed.fill(false);
+            // Fetched again from the positions.
+            if let Some(queues) = active.queues.as_mut() {
+                queues.clear();
+            }
         }
         let positions = self.task_positions()?;
         rewind(&self.consumer, &positions, FETCH_TIMEOUT)

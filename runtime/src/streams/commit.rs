@@ -113,7 +113,8 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         };
         for active in self.tasks.iter_mut() {
             for (i, topic) in active.task.source_topics().iter().enumerate() {
-                if !active.consumed[i] {
+                // Records held back for timestamp order lie between the two.
+                if !active.consumed[i] || active.queues.as_ref().is_some_and(|q| q.holds(i)) {
                     continue;
                 }
                 if let (Some(next), Some(elem)) = (
@@ -201,12 +202,13 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                 // application rather than being redone forever. Its delivery report may still
                 // be on its way; waiting for the outstanding records brings it.
                 let _ = producer::drain(&self.producer, Duration::from_secs(5), &self.ctx.stop);
-                if let Some(delivery) = self.deliveries.take()
-                    && delivery.permanent
-                {
-                    let _ = self.producer.abort_transaction(COMMIT_TIMEOUT);
-                    self.txn_open = false;
-                    return Err(delivery.into());
+                if let Some(delivery) = self.deliveries.take_checked(self.producer.client()) {
+                    if delivery.permanent {
+                        let _ = self.producer.abort_transaction(COMMIT_TIMEOUT);
+                        self.txn_open = false;
+                        return Err(delivery.into());
+                    }
+                    tracing::warn!(error = %delivery.error, topic = delivery.topic, "a record was not delivered");
                 }
                 return match failure {
                     Failure::Offsets(e) if member_refusal(e.code).is_some() => {
@@ -268,7 +270,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                 .map_err(StreamsError::kafka("producing changelog records"))?;
             producer::drain(&self.producer, COMMIT_TIMEOUT, &self.ctx.stop)
                 .map_err(StreamsError::kafka("flushing the producer"))?;
-            if let Some(failure) = self.deliveries.take() {
+            if let Some(failure) = self.deliveries.take_checked(self.producer.client()) {
                 if failure.permanent {
                     return Err(failure.into());
                 }
@@ -330,7 +332,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             if let Err(source) = active.task.flush_cache(&mut sink) {
                 // A failed sink may mean the producer hit an unretriable error: report that.
                 if matches!(source, TaskError::Sink(_))
-                    && let Some(failure) = self.deliveries.take()
+                    && let Some(failure) = self.deliveries.take_checked(self.producer.client())
                     && failure.permanent
                 {
                     return Err(failure.into());

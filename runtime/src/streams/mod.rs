@@ -57,12 +57,14 @@ mod offset_commit;
 mod processing;
 mod punctuate;
 mod queries;
+mod record_queues;
 mod refusal;
 mod reset;
 mod signal;
 mod standbys;
 mod state;
 mod tasks;
+mod waiting;
 
 pub use app::{Builder, KafkaStreams, SHUTDOWN_TIMEOUT};
 pub use config::{

@@ -64,7 +64,7 @@ use super::consumer_errors::ConsumerErrors;
 use super::context::ThreadContext;
 use super::error::StreamsError;
 use super::membership::Membership;
-use super::tasks::ActiveTasks;
+use super::tasks::{ActiveTask, ActiveTasks};
 use crate::group::MemberEvent;
 use crate::kafka::admin::Admin;
 use crate::kafka::oauth::StreamsConsumerContext;
@@ -236,6 +236,9 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                 .poll(if uncommitted { Duration::ZERO } else { POLL })
             {
                 None if uncommitted && quiet => {
+                    // Caught up with what was fetched: held-back records whose wait is over go
+                    // into this commit, not the next one.
+                    self.process_waiting()?;
                     let elapsed = self.last_commit.elapsed();
                     if elapsed >= idle_commit {
                         since_clock_check = 0;
@@ -285,6 +288,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                 None => {}
             }
             since_clock_check = 0;
+            self.process_waiting()?;
             self.maintain_standbys(false, STANDBY_BUDGET)?;
             self.punctuate_wall_clock()?;
             if self.last_commit.elapsed() >= commit_interval {
@@ -340,7 +344,9 @@ pub(super) enum Processed {
 }
 
 /// Runs one consumed record through its task: route (3), transaction (4), process (5) with the
-/// thread's sink (6), progress (7).
+/// thread's sink (6), progress (7). A task with several sources buffers it instead and
+/// processes what its record queues allow: every record for which no source may still have
+/// an earlier one (see [`super::record_queues`]).
 fn process<T: Topology, F: BackendFactory>(
     tasks: &mut ActiveTasks<T, F>,
     producer: &StreamsProducer,
@@ -354,15 +360,28 @@ fn process<T: Topology, F: BackendFactory>(
         // A record fetched just before its partition was unassigned.
         return Ok(Processed::Done);
     };
-    // Under exactly-once (`txn_open` is the thread's "a transaction is open").
-    let eos = txn_open.is_some();
-    if let Some(open) = txn_open
-        && !*open
-    {
-        producer
-            .begin_transaction()
-            .map_err(StreamsError::kafka("beginning a transaction"))?;
-        *open = true;
+    let timestamp = message.timestamp().to_millis().unwrap_or(0);
+    if let Some(queues) = active.queues.as_mut() {
+        queues.push(
+            source,
+            message.offset(),
+            timestamp,
+            message.key(),
+            message.payload(),
+            message
+                .headers()
+                .into_iter()
+                .flat_map(|h| h.iter())
+                .map(|header| (header.key, header.value)),
+        );
+        // While every source has a record buffered, the smallest head goes without asking the
+        // consumer whether an empty source is caught up.
+        let mut sink = Sink {
+            producer,
+            changelog,
+            deliveries,
+        };
+        return process_buffered(active, &mut sink, txn_open, |_| false);
     }
     let headers = match message.headers() {
         Some(h) if h.count() > 0 => {
@@ -378,23 +397,97 @@ fn process<T: Topology, F: BackendFactory>(
         offset: message.offset(),
         key: message.key(),
         value: message.payload(),
-        timestamp: message.timestamp().to_millis().unwrap_or(0),
+        timestamp,
         headers,
     };
-    let mut sink = ProducerSink::new(producer, changelog);
-    let result = match active.task.process(&record, &mut sink) {
+    let mut sink = Sink {
+        producer,
+        changelog,
+        deliveries,
+    };
+    process_record(active, source, &record, &mut sink, txn_open)
+}
+
+/// Where a processed record's output goes.
+pub(super) struct Sink<'a> {
+    pub(super) producer: &'a StreamsProducer,
+    pub(super) changelog: &'a mut ChangelogBuffer,
+    pub(super) deliveries: &'a DeliveryWatch,
+}
+
+/// Processes the buffered records of `active` in timestamp order for as long as its record
+/// queues allow, given which sources are `caught_up`.
+pub(super) fn process_buffered<T: Topology, F: BackendFactory>(
+    active: &mut ActiveTask<T, F>,
+    sink: &mut Sink<'_>,
+    mut txn_open: Option<&mut bool>,
+    mut caught_up: impl FnMut(usize) -> bool,
+) -> Result<Processed, StreamsError> {
+    loop {
+        let Some(queues) = active.queues.as_mut() else {
+            return Ok(Processed::Done);
+        };
+        let Some(record) = queues
+            .next(&mut caught_up)
+            .and_then(|s| queues.pop(s).map(|r| (s, r)))
+        else {
+            return Ok(Processed::Done);
+        };
+        let (source, record) = record;
+        let partition = active.id.partition;
+        let processed = process_record(
+            active,
+            source,
+            &record.input(source, partition),
+            sink,
+            txn_open.as_deref_mut(),
+        );
+        if let Some(queues) = active.queues.as_mut() {
+            queues.recycle(record);
+        }
+        match processed? {
+            Processed::Done => {}
+            failed => return Ok(failed),
+        }
+    }
+}
+
+/// Processes one record of source `source` of `active`: transaction (4), process (5) with the
+/// thread's sink (6), progress (7).
+fn process_record<T: Topology, F: BackendFactory>(
+    active: &mut ActiveTask<T, F>,
+    source: usize,
+    record: &InputRecord<'_>,
+    sink: &mut Sink<'_>,
+    txn_open: Option<&mut bool>,
+) -> Result<Processed, StreamsError> {
+    // Under exactly-once (`txn_open` is the thread's "a transaction is open").
+    let eos = txn_open.is_some();
+    if let Some(open) = txn_open
+        && !*open
+    {
+        sink.producer
+            .begin_transaction()
+            .map_err(StreamsError::kafka("beginning a transaction"))?;
+        *open = true;
+    }
+    let mut producer_sink = ProducerSink::new(sink.producer, &mut *sink.changelog);
+    let result = match active.task.process(record, &mut producer_sink) {
         Ok(()) => {
-            active.positions[source] = Some(message.offset() + 1);
+            active.positions[source] = Some(record.offset + 1);
             active.consumed[source] = true;
             active.processed += 1;
             // Between this record and the next: the stream-time punctuations now due.
-            active.task.punctuate_stream_time(&mut sink).map(drop)
+            active
+                .task
+                .punctuate_stream_time(&mut producer_sink)
+                .map(drop)
         }
         Err(e) => Err(e),
     };
     match result {
         Ok(()) => Ok(Processed::Done),
-        Err(source) => task_failure(active.id, source, &sink, deliveries, eos),
+        Err(source) => task_failure(active.id, source, &producer_sink, sink.deliveries, eos),
     }
 }
 
@@ -410,7 +503,7 @@ pub(super) fn task_failure(
 ) -> Result<Processed, StreamsError> {
     // A failed sink may mean the producer hit an unretriable error: report that.
     if matches!(source, TaskError::Sink(_))
-        && let Some(failure) = deliveries.take()
+        && let Some(failure) = deliveries.take_checked(sink.producer.client())
         && failure.permanent
     {
         return Err(failure.into());

@@ -1,5 +1,6 @@
 //! The active tasks of one processing thread, and the routing of consumed records to them.
 
+use super::record_queues::RecordQueues;
 pub(crate) use crate::group::TaskId;
 use crate::state_dir::TaskDir;
 use crate::store::BackendFactory;
@@ -22,6 +23,9 @@ pub(crate) struct ActiveTask<T: Topology, F: BackendFactory> {
     pub committed_stream_time: i64,
     /// Records processed since the last commit.
     pub processed: u64,
+    /// With several sources: their fetched records, waiting to be processed in timestamp order
+    /// (see [`super::record_queues`]). `None` for a task with one source.
+    pub queues: Option<RecordQueues>,
     /// The task's locked directory, when stores live on disk. Dropped after the task, so the
     /// stores close before the lock is released.
     pub dir: Option<TaskDir>,
@@ -79,6 +83,7 @@ impl<T: Topology, F: BackendFactory> ActiveTasks<T, F> {
             consumed: vec![false; n],
             committed_stream_time: i64::MIN,
             processed: 0,
+            queues: (n > 1).then(|| RecordQueues::new(n)),
             dir,
         }
     }
