@@ -280,16 +280,16 @@ async fn kafka_streams_takes_over_a_dekaf_streams_word_count_exactly_once() {
     assert_exact(reader, &expected).await;
 }
 
-/// Window events: keys `k0`..`k9`, timestamps spread over three 10 s windows (fixed, so both
-/// halves update the same windows).
-fn window_events(n: usize, offset: usize) -> Vec<(String, i64)> {
+/// Window events: keys `k0`..`k9`, timestamps spread over three 10 s windows from `base` (the
+/// same for both halves, so both update the same windows).
+///
+/// `base` must be recent: the broker's time-based retention (7 days for the input, about 2 days
+/// for Kafka Streams' window changelog) deletes records by their timestamps, and a retention
+/// check between the two halves deleted old-timestamped changelog and input partitions, so the
+/// counts never came out right.
+fn window_events(n: usize, offset: usize, base: i64) -> Vec<(String, i64)> {
     (offset..offset + n)
-        .map(|i| {
-            (
-                format!("k{}", i % 10),
-                1_700_000_000_000 + (i % 3) as i64 * 10_000,
-            )
-        })
+        .map(|i| (format!("k{}", i % 10), base + (i % 3) as i64 * 10_000))
         .collect()
 }
 
@@ -332,8 +332,14 @@ async fn dekaf_streams_takes_over_a_kafka_streams_window_count_exactly_once() {
     .await;
     let jar = kstreams_jar().await;
     let state = StateDir::new(APP);
-    let first = window_events(HALF, 0);
-    let second = window_events(HALF, HALF);
+    // A minute ago, at the start of a 10 s window.
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("the clock is past 1970")
+        .as_millis() as i64;
+    let base = now - now % 10_000 - 60_000;
+    let first = window_events(HALF, 0, base);
+    let second = window_events(HALF, HALF, base);
     let mut reader = Reader::new(&bootstrap(), "e2e-takeover-win-out").await;
 
     produce_events(INPUT, &first).await;
