@@ -361,6 +361,11 @@ fn process<T: Topology, F: BackendFactory>(
         return Ok(Processed::Done);
     };
     let timestamp = message.timestamp().to_millis().unwrap_or(0);
+    let mut sink = Sink {
+        producer,
+        changelog,
+        deliveries,
+    };
     if let Some(queues) = active.queues.as_mut() {
         queues.push(
             source,
@@ -376,11 +381,6 @@ fn process<T: Topology, F: BackendFactory>(
         );
         // While every source has a record buffered, the smallest head goes without asking the
         // consumer whether an empty source is caught up.
-        let mut sink = Sink {
-            producer,
-            changelog,
-            deliveries,
-        };
         return process_buffered(active, &mut sink, txn_open, |_| false);
     }
     let headers = match message.headers() {
@@ -399,11 +399,6 @@ fn process<T: Topology, F: BackendFactory>(
         value: message.payload(),
         timestamp,
         headers,
-    };
-    let mut sink = Sink {
-        producer,
-        changelog,
-        deliveries,
     };
     process_record(active, source, &record, &mut sink, txn_open)
 }
@@ -427,13 +422,12 @@ pub(super) fn process_buffered<T: Topology, F: BackendFactory>(
         let Some(queues) = active.queues.as_mut() else {
             return Ok(Processed::Done);
         };
-        let Some(record) = queues
+        let Some((source, record)) = queues
             .next(&mut caught_up)
             .and_then(|s| queues.pop(s).map(|r| (s, r)))
         else {
             return Ok(Processed::Done);
         };
-        let (source, record) = record;
         let partition = active.id.partition;
         let processed = process_record(
             active,
