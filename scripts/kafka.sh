@@ -430,6 +430,13 @@ start() {
     if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then
       die "port $PORT is taken by something that is not a Kafka broker; set DEKAF_KAFKA_PORT"
     fi
+    # Data made with the secured listeners (scripts/test.sh's broker) starts with them again:
+    # PLAINTEXT is still on $PORT, so a plaintext user (the demo) is served too. The reverse
+    # lacks the SCRAM users that formatting adds, so it needs a reset.
+    if [ -f "$DATA/meta.properties" ] && [ "$SECURE" = 0 ] && [ "$(cat "$MODE_FILE" 2>/dev/null)" = 1 ]; then
+      say "the broker data in $DATA was made with the secured listeners; starting them too (PLAINTEXT stays on 127.0.0.1:$PORT)"
+      SECURE=1
+    fi
     if [ -f "$DATA/meta.properties" ] && [ "$(cat "$MODE_FILE" 2>/dev/null || echo 0)" != "$SECURE" ]; then
       die "the broker data in $DATA was made with DEKAF_KAFKA_SECURE=$(cat "$MODE_FILE" 2>/dev/null || echo 0); run \`$0 reset\` first"
     fi
