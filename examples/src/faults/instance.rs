@@ -100,6 +100,26 @@ impl Instance {
         self.child.try_wait().ok().flatten()
     }
 
+    /// Why it stopped, as its log says: the last line the runner printed for the error that
+    /// ended it (`error: …`) and the last `ERROR` line of the library before it, so a test's
+    /// failure message names the cause without the log at hand.
+    pub fn exit_reason(&self) -> String {
+        let Ok(log) = std::fs::read_to_string(&self.log) else {
+            return format!("(no log at {})", self.log.display());
+        };
+        let plain = strip_ansi(&log);
+        let last =
+            |keep: &dyn Fn(&str) -> bool| plain.lines().rev().find(|l| keep(l)).map(str::to_owned);
+        let runner = last(&|l| l.starts_with("error: "));
+        let library = last(&|l| l.contains(" ERROR ") && l.contains("dekaf_streams"));
+        match (runner, library) {
+            (Some(r), Some(l)) => format!("{r} (last library error: {l})"),
+            (Some(r), None) => r,
+            (None, Some(l)) => l,
+            (None, None) => format!("(no error in {})", self.log.display()),
+        }
+    }
+
     /// SIGTERM, and its exit status if it exits within `limit` (else SIGKILL and an error saying
     /// how long it ignored the SIGTERM).
     pub fn terminate_within(mut self, limit: std::time::Duration) -> Result<ExitStatus, String> {
@@ -128,4 +148,22 @@ impl Instance {
             .status();
         self.child.wait().expect("wait for the instance")
     }
+}
+
+/// `text` without the terminal colour escapes (`ESC [ … m`) the tracing subscriber writes.
+fn strip_ansi(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }

@@ -173,7 +173,10 @@ impl Run {
         let mut exited = Vec::new();
         for (i, instance) in self.instances.iter_mut().enumerate() {
             if let Some(status) = instance.exited() {
-                exited.push(format!("instance {i} exited by itself: {status}"));
+                exited.push(format!(
+                    "instance {i} exited by itself: {status}: {}",
+                    instance.exit_reason()
+                ));
             }
         }
         for instance in self.instances {

@@ -488,6 +488,14 @@ impl Membership {
             ResponseError::GroupMaxSizeReached => {
                 Outcome::Fatal(GroupError::GroupFull { group, message })
             }
+            // Any other code Kafka marks retriable (a request timing out on the broker, not
+            // enough replicas for the group's record while brokers restart) is retried. Kafka
+            // Streams 4.4 stops on every code its heartbeat manager does not list; a cluster
+            // coming back from a full outage can answer such codes for a moment.
+            other if other.is_retriable() => Outcome::Retry {
+                rediscover: false,
+                reason: name,
+            },
             _ => Outcome::Fatal(GroupError::Rejected {
                 api: "StreamsGroupHeartbeat",
                 group,

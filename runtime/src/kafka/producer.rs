@@ -116,8 +116,9 @@ impl DeliveryWatch {
         self.first_failure.lock().ok().and_then(|mut f| f.take())
     }
 
-    /// [`take`](Self::take), and when the record timed out in librdkafka's queue, asks the
-    /// cluster (through `client`) whether its topic exists: a missing topic is permanent.
+    /// [`take`](Self::take), and when the record timed out in librdkafka's queue or was failed
+    /// as an unknown topic or partition, asks the cluster (through `client`) whether its topic
+    /// exists: a missing topic is permanent, an existing one is retried.
     ///
     /// librdkafka fails records for a topic it does not know with `UnknownTopic` only once
     /// `topic.metadata.propagation.max.ms` (30 s) passed since the producer first saw the topic;
@@ -136,26 +137,45 @@ const METADATA_TIMEOUT: Duration = Duration::from_secs(5);
 impl DeliveryFailure {
     /// Makes a timed-out record's failure permanent (as `UnknownTopic`) when the cluster says its
     /// topic does not exist. Any other failure, or no answer, is returned as it is.
+    /// Asks the cluster whether the failed record's topic and partition exist when the failure
+    /// may mean either "missing" or "unreachable": a record that timed out, or one librdkafka
+    /// failed as an unknown topic or partition from its metadata cache (a broker just restarted
+    /// can answer from a partial view). Missing for the cluster: permanent, named as such.
+    /// Present, or the cluster did not answer: redone like any transient failure (the failed
+    /// commits in a row bound the retries).
     fn confirm_topic<C: ClientContext>(mut self, client: &Client<C>) -> Self {
-        if self.permanent
-            || !matches!(
-                self.error,
-                KafkaError::MessageProduction(RDKafkaErrorCode::MessageTimedOut)
-            )
-        {
+        let KafkaError::MessageProduction(code) = &self.error else {
+            return self;
+        };
+        let code = *code;
+        if !matches!(
+            code,
+            RDKafkaErrorCode::MessageTimedOut
+                | RDKafkaErrorCode::UnknownTopic
+                | RDKafkaErrorCode::UnknownPartition
+        ) {
             return self;
         }
+        self.permanent = false;
         let Ok(metadata) = client.fetch_metadata(Some(&self.topic), METADATA_TIMEOUT) else {
             return self;
         };
-        let missing = metadata.topics().iter().any(|t| {
-            t.name() == self.topic
-                && t.error().map(RDKafkaErrorCode::from)
-                    == Some(RDKafkaErrorCode::UnknownTopicOrPartition)
-        });
-        if missing {
-            self.error = KafkaError::MessageProduction(RDKafkaErrorCode::UnknownTopic);
-            self.permanent = true;
+        let Some(topic) = metadata.topics().iter().find(|t| t.name() == self.topic) else {
+            return self;
+        };
+        match topic.error().map(RDKafkaErrorCode::from) {
+            Some(RDKafkaErrorCode::UnknownTopicOrPartition) => {
+                self.error = KafkaError::MessageProduction(RDKafkaErrorCode::UnknownTopic);
+                self.permanent = true;
+            }
+            None if code == RDKafkaErrorCode::UnknownPartition
+                && self.partition >= 0
+                && !topic.partitions().is_empty()
+                && topic.partitions().len() <= self.partition as usize =>
+            {
+                self.permanent = true;
+            }
+            _ => {}
         }
         self
     }

@@ -90,7 +90,8 @@ pub struct RestoreSummary {
 }
 
 /// The context of a restore consumer: end-of-partition is how a restore knows it is done, not an
-/// error worth logging.
+/// error worth logging, and a broker restarting or unreachable (which librdkafka reports once per
+/// connection attempt, and the restore waits out) is logged at debug level.
 #[derive(Debug, Default, Clone)]
 pub struct RestoreContext {
     oauth: super::oauth::OAuthRefresh,
@@ -107,10 +108,15 @@ impl ClientContext for RestoreContext {
     }
 
     fn error(&self, error: KafkaError, reason: &str) {
-        if !matches!(
+        if matches!(
             error,
             KafkaError::PartitionEOF(_) | KafkaError::Global(RDKafkaErrorCode::PartitionEOF)
         ) {
+            return;
+        }
+        if is_transient(&error) {
+            tracing::debug!(%error, reason, "restore consumer: broker unreachable or restarting");
+        } else {
             tracing::error!(%error, reason, "restore consumer error");
         }
     }

@@ -231,6 +231,29 @@ fn coordinator_moves_are_retried() {
 }
 
 #[test]
+fn other_retriable_codes_are_retried_and_the_rest_stop_the_member() {
+    let mut m = membership();
+    // NOT_ENOUGH_REPLICAS (19) and REQUEST_TIMED_OUT (7): Kafka marks them retriable.
+    for code in [19, 7] {
+        assert!(
+            matches!(
+                m.on_response(error(code, "")).1,
+                Outcome::Retry {
+                    rediscover: false,
+                    ..
+                }
+            ),
+            "code {code}"
+        );
+    }
+    // UNKNOWN_SERVER_ERROR (-1) is not: the member stops with the broker's message.
+    assert!(matches!(
+        m.on_response(error(-1, "boom")).1,
+        Outcome::Fatal(GroupError::Rejected { .. })
+    ));
+}
+
+#[test]
 fn statuses_are_events_once_per_change() {
     let mut m = membership();
     let mut r = ok(1, None);
