@@ -107,7 +107,7 @@ impl Instance {
         let Ok(log) = std::fs::read_to_string(&self.log) else {
             return format!("(no log at {})", self.log.display());
         };
-        let plain = strip_ansi(&log);
+        let plain = crate::e2e::strip_ansi(&log);
         let last =
             |keep: &dyn Fn(&str) -> bool| plain.lines().rev().find(|l| keep(l)).map(str::to_owned);
         let runner = last(&|l| l.starts_with("error: "));
@@ -148,22 +148,4 @@ impl Instance {
             .status();
         self.child.wait().expect("wait for the instance")
     }
-}
-
-/// `text` without the terminal colour escapes (`ESC [ … m`) the tracing subscriber writes.
-fn strip_ansi(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        if c == '\u{1b}' {
-            for c in chars.by_ref() {
-                if c.is_ascii_alphabetic() {
-                    break;
-                }
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
