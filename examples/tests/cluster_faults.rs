@@ -342,15 +342,12 @@ async fn a_member_fenced_while_frozen_replaces_its_producer_and_stays_exactly_on
         log.display()
     );
     // Its producer is fenced only if a transaction was open when it froze (the broker aborts it
-    // and bumps the epoch). A member that had just committed (idle commits come 10 ms after it
-    // catches up) holds a producer still good: a heartbeat tells it of the fence, it drops its
-    // tasks and keeps the producer. A fence found at a commit always means an open transaction.
+    // and bumps the epoch); then it must be replaced, or every later commit fails and the
+    // instance gives up (an exit the outcome above reports). A fence found at a commit does not
+    // tell which: a member that had just committed (idle commits come 10 ms after it catches
+    // up) thaws with a good producer, opens a new transaction for the records that arrived, and
+    // learns of the fence when the coordinator refuses that transaction's offsets (seen in CI).
     let replaced = text.contains("replacing the producer") || text.contains("replacing it");
-    assert!(
-        replaced || !at_commit,
-        "the frozen member's fenced producer was not replaced (log {})",
-        log.display()
-    );
     eprintln!(
         "fenced at commit: {at_commit}, by a heartbeat: {at_heartbeat}, producer replaced: {replaced}"
     );
