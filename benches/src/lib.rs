@@ -6,8 +6,9 @@
 //! are specified in `benches/WORKLOADS.md`, the driver is `benches/run.sh`.
 //!
 //! Binaries (`src/bin/`): `bench` (the driver), `bench-gen` (input generator), `bench-ceiling`
-//! (the ceiling), `bench-measure` (a standalone read_committed measurer) and `dekaf-bench-app`
-//! (the slot where dekaf-streams runs the workloads).
+//! (the ceiling), `bench-measure` (a standalone read_committed measurer), `dekaf-bench-app`
+//! (the slot where dekaf-streams runs the workloads), `bench-recovery` (recovery after a
+//! SIGKILL) and `bench-phases` (an exactly-once commit's phases from a dekaf-streams log).
 
 pub mod alloc;
 pub mod args;
@@ -29,4 +30,22 @@ pub fn now_micros() -> i64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX))
         .unwrap_or(0)
+}
+
+/// A log line without terminal colour codes (`ESC [ … m`), as the systems' logs may have them.
+pub fn strip_ansi(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }

@@ -314,7 +314,7 @@ fn restored_records(log: &Path) -> Option<u64> {
     let text = std::fs::read_to_string(log).ok()?;
     let mut total = None;
     for line in text.lines().filter(|l| l.contains("task restored")) {
-        let plain: String = strip_ansi(line);
+        let plain: String = dekaf_streams_benches::strip_ansi(line);
         if let Some(n) = plain
             .split(' ')
             .find_map(|w| w.strip_prefix("records="))
@@ -324,22 +324,4 @@ fn restored_records(log: &Path) -> Option<u64> {
         }
     }
     total
-}
-
-/// The line without terminal colour codes (`ESC [ … m`).
-fn strip_ansi(line: &str) -> String {
-    let mut out = String::with_capacity(line.len());
-    let mut chars = line.chars();
-    while let Some(c) = chars.next() {
-        if c == '\u{1b}' {
-            for c in chars.by_ref() {
-                if c.is_ascii_alphabetic() {
-                    break;
-                }
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }

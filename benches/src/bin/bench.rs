@@ -29,7 +29,7 @@ use dekaf_streams_benches::workload::{FinalValues, Guarantee, Reference, Workloa
 use dekaf_streams_benches::{now_micros, now_ms, procstat};
 
 const USAGE: &str = "usage: bench [--records 100k] [--workloads all|stateless,wordcount,window,join,streamjoin,session,tablejoin] \
-[--guarantees all|exactly_once,at_least_once] [--systems kstreams,ceiling (add dekaf when wired)] \
+[--guarantees all|exactly_once,at_least_once] [--systems dekaf,kstreams,ceiling] \
 [--partitions 2] [--threads 1 or a list: 1,2,4,1x2 (TxI: I instances of T threads)] [--instances 1 or a list: 1,2] [--commit-interval-ms 100] [--linger-ms 5] [--batch-size 16384] \
 [--live-rate 1000] [--live-seconds 5] [--timeout-seconds 300] [--restore true|false] \
 [--results-dir benches/results] [--kstreams-jar benches/kstreams/target/kstreams-bench.jar] \
@@ -280,14 +280,19 @@ fn main() -> Result<()> {
                 case.instances
             );
             let end_ms = now_ms();
-            let mut rows: Vec<(RunResult, Option<FinalValues>)> = Vec::new();
             // The ceiling assigns partitions statically: two processes would both read all.
-            let selected = systems
+            let selected: Vec<SystemKind> = systems
                 .iter()
-                .filter(|s| s.supports(*w) && (case.instances == 1 || **s != SystemKind::Ceiling));
-            for s in selected {
-                let mut runs = Vec::new();
-                for rep in 0..plan.repeat {
+                .filter(|s| s.supports(*w) && (case.instances == 1 || **s != SystemKind::Ceiling))
+                .copied()
+                .collect();
+            // Repeats take turns (dekaf, Kafka Streams, dekaf, …), not one system's runs in a
+            // row: the broker (started just before by run.sh) warms up over the first runs, and
+            // a system whose runs all came first was measured against a colder broker.
+            let mut runs: Vec<Vec<(RunResult, Option<FinalValues>)>> =
+                selected.iter().map(|_| Vec::new()).collect();
+            for rep in 0..plan.repeat {
+                for (s, runs) in selected.iter().zip(runs.iter_mut()) {
                     eprintln!(
                         "[bench] {w} {g} {} threads {} instances {} (run {}/{}): starting",
                         s.tag(),
@@ -333,8 +338,9 @@ fn main() -> Result<()> {
                     );
                     runs.push((row, finals));
                 }
-                rows.push(median_run(runs));
             }
+            let mut rows: Vec<(RunResult, Option<FinalValues>)> =
+                runs.into_iter().map(median_run).collect();
             compare(&mut rows, case, &mut report.comparisons);
             report.results.extend(rows.into_iter().map(|(r, _)| r));
         }
