@@ -372,8 +372,7 @@ impl<T: Topology> Builder<T> {
     /// 250 ms of p99 latency at its 100 ms default). A thread that has caught up with its input
     /// has nothing to gain from waiting, so when its fetched queue is empty and it is not busy
     /// (at most 1,000 records per `commit_interval`, pro rata, since the start of its last
-    /// commit and in the interval before), it commits
-    /// once this much has passed since that commit. A busy thread (a backlog) commits every
+    /// commit), it commits once this much has passed since that commit. A busy thread (a backlog) commits every
     /// `commit_interval` as before: there, more commits would only cost more records (each
     /// record cache flush and changelog writes one record per changed key). The cost is more, smaller transactions (or
     /// offset commits) when the input is slow: up to one per `idle_commit_interval` plus the

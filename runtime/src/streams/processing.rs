@@ -30,9 +30,8 @@
 //!    when no record came ([`punctuate`](super::punctuate)). Their output joins the interval.
 //! 9. **Commit.** Every commit interval (the clock is read once per 64 records, or whenever a
 //!    poll comes back empty), or, when the thread has processed everything it fetched and is
-//!    not busy (at most 1,000 records per commit interval, pro rata, in this interval and the
-//!    last), once the idle commit
-//!    interval (10 ms) has passed since the last commit,
+//!    not busy (at most 1,000 records per commit interval, pro rata, since the last commit),
+//!    once the idle commit interval (10 ms) has passed since the last commit,
 //!    [`commit`](super::commit) flushes the record caches and the
 //!    changelog buffer, then commits the output and the consumed offsets together: in the
 //!    transaction under exactly-once, or after a producer flush with an OffsetCommit under
