@@ -109,9 +109,9 @@ impl Instance {
         };
         let plain = crate::e2e::strip_ansi(&log);
         let last =
-            |keep: &dyn Fn(&str) -> bool| plain.lines().rev().find(|l| keep(l)).map(str::to_owned);
-        let runner = last(&|l| l.starts_with("error: "));
-        let library = last(&|l| l.contains(" ERROR ") && l.contains("dekaf_streams"));
+            |keep: fn(&str) -> bool| plain.lines().rev().find(|l| keep(l)).map(str::to_owned);
+        let runner = last(|l| l.starts_with("error: "));
+        let library = last(|l| l.contains(" ERROR ") && l.contains("dekaf_streams"));
         match (runner, library) {
             (Some(r), Some(l)) => format!("{r} (last library error: {l})"),
             (Some(r), None) => r,

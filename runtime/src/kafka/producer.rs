@@ -135,8 +135,6 @@ impl DeliveryWatch {
 const METADATA_TIMEOUT: Duration = Duration::from_secs(5);
 
 impl DeliveryFailure {
-    /// Makes a timed-out record's failure permanent (as `UnknownTopic`) when the cluster says its
-    /// topic does not exist. Any other failure, or no answer, is returned as it is.
     /// Asks the cluster whether the failed record's topic and partition exist when the failure
     /// may mean either "missing" or "unreachable": a record that timed out, or one librdkafka
     /// failed as an unknown topic or partition from its metadata cache (a broker just restarted
