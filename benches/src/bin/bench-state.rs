@@ -27,20 +27,23 @@
 //! updates per page (a longer commit interval), or with sync flags that give up the
 //! crash-consistency the recovery design relies on (`store/lmdb/env.rs`).
 
+use std::fmt::Write as _;
 use std::io::Write as _;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use dekaf_streams::kafka::restore::{RestorePartition, restore, restore_consumer};
-use dekaf_streams::store::{LmdbBackend, MemoryBackend, StoreBackend};
+use dekaf_streams::store::{LmdbBackend, MemoryBackend, StoreBackend, open_raw_env};
 use dekaf_streams_benches::args::{Flags, parse_count};
 use dekaf_streams_benches::kafka::{Admin, bootstrap_from_env, client_config};
+use heed::types::Bytes;
+use heed::{CommitOrAbort, Database, Env, WithoutTls};
 use rdkafka::Offset;
 use rdkafka::producer::{BaseRecord, DefaultProducerContext, Producer, ThreadedProducer};
 use rdkafka::types::RDKafkaErrorCode;
 
-const USAGE: &str =
-    "usage: bench-state [--keys 1m] [--restore 1m] [--bootstrap host:port] [--dir D]";
+const USAGE: &str = "usage: bench-state [--keys 1m] [--restore 1m] [--bootstrap host:port] \
+     [--dir D] [--flushes 10k,50k,100k] [--repeat 3]";
 const FLUSH_EVERY: usize = 10_000;
 const CHANGELOG_PREFIX: &str = "bench-state-changelog";
 
@@ -141,8 +144,8 @@ fn measure<B: StoreBackend>(store: &mut B, keys: u64, reads: &[u64]) -> Result<F
         bail!("{found} of {} keys found", reads.len());
     }
 
-    let (update_per_s, random) = count_updates(store, reads, |i| i)?;
-    let (hot_update_per_s, _) = count_updates(store, reads, |i| i % HOT_KEYS)?;
+    let (update_per_s, random) = count_updates(store, reads, |i| i, FLUSH_EVERY)?;
+    let (hot_update_per_s, _) = count_updates(store, reads, |i| i % HOT_KEYS, FLUSH_EVERY)?;
     Ok(Figures {
         load_per_s,
         get_per_s,
@@ -155,11 +158,12 @@ fn measure<B: StoreBackend>(store: &mut B, keys: u64, reads: &[u64]) -> Result<F
 }
 
 /// Count updates (get, add one, put) of the keys `key_of(i)` for `i` in `reads`, flushing every
-/// [`FLUSH_EVERY`]; updates per second, and the time and bytes of updates and flushes.
+/// `flush_every`; updates per second, and the time and bytes of updates and flushes.
 fn count_updates<B: StoreBackend>(
     store: &mut B,
     reads: &[u64],
     key_of: impl Fn(u64) -> u64,
+    flush_every: usize,
 ) -> Result<(f64, Breakdown)> {
     let mut k = Vec::with_capacity(32);
     let mut b = Breakdown::default();
@@ -173,7 +177,7 @@ fn count_updates<B: StoreBackend>(
             None => 0,
         };
         store.put(&k, &(count + 1).to_be_bytes())?;
-        if n % FLUSH_EVERY == FLUSH_EVERY - 1 {
+        if n % flush_every == flush_every - 1 {
             let t = Instant::now();
             store.flush()?;
             flushing += t.elapsed();
@@ -190,6 +194,226 @@ fn count_updates<B: StoreBackend>(
     b.update_ns = total.saturating_sub(flushing).as_nanos() as f64 / n;
     b.written_bytes = write_bytes().saturating_sub(written);
     Ok((per_second(reads.len(), started), b))
+}
+
+/// LMDB alone, driven through heed with no code of the backend in between: an environment with
+/// the backend's flags ([`open_raw_env`]; `MDB_WRITEMAP` added on request), the same keys as
+/// the backend stores (its `0x00` prefix included), loaded in the same transactions.
+struct Heed {
+    env: Env<WithoutTls>,
+    db: Database<'static, Bytes, Bytes>,
+}
+
+/// The key `i` as the LMDB backend stores it: `0x00`, then [`key`].
+fn stored_key(out: &mut Vec<u8>, i: u64) {
+    out.clear();
+    out.push(0);
+    let _ = write!(out, "user-{i:012}");
+}
+
+impl Heed {
+    /// Opens a fresh environment in `dir` and loads `keys` counts of 0, [`FLUSH_EVERY`] keys
+    /// per write transaction.
+    fn load(dir: &std::path::Path, keys: u64, write_map: bool) -> Result<Self> {
+        // Room for the keys many times over: the map of a direct pass does not grow.
+        let map_size = (1usize << 30).max(usize::try_from(keys)? * 512);
+        let env = open_raw_env(dir, map_size, write_map)?;
+        let wtxn = env.write_txn()?;
+        let db = env.create_databases_and_commit(wtxn, |opener, wtxn| {
+            opener
+                .create_database(wtxn, None)
+                .map(CommitOrAbort::<_, ()>::Commit)
+        })?;
+        let CommitOrAbort::Commit(db) = db else {
+            bail!("the database of {} was not created", dir.display());
+        };
+        let mut k = Vec::with_capacity(32);
+        let mut wtxn = env.write_txn()?;
+        for i in 0..keys {
+            stored_key(&mut k, i);
+            db.put(&mut wtxn, &k[..], &0i64.to_be_bytes()[..])?;
+            if i as usize % FLUSH_EVERY == FLUSH_EVERY - 1 {
+                wtxn.commit()?;
+                wtxn = env.write_txn()?;
+            }
+        }
+        wtxn.commit()?;
+        Ok(Heed { env, db })
+    }
+
+    /// The random count updates of [`count_updates`] straight into LMDB: for every
+    /// `flush_every` updates, one write transaction that applies them in key order (as the
+    /// backend's flush does; the sort is counted with the updates), each a get and a put in the
+    /// transaction, then its commit. The breakdown's update time is the gets and puts (LMDB
+    /// copying the pages it changes), its flush time the commits (writing the pages,
+    /// `fdatasync` or `msync`).
+    fn count_updates(&self, reads: &[u64], flush_every: usize) -> Result<(f64, Breakdown)> {
+        let mut k = Vec::with_capacity(32);
+        let mut b = Breakdown::default();
+        let mut batch = Vec::with_capacity(flush_every);
+        let written = write_bytes();
+        let started = Instant::now();
+        let (mut updating, mut flushing) = (Duration::ZERO, Duration::ZERO);
+        for chunk in reads.chunks(flush_every) {
+            let t = Instant::now();
+            batch.clear();
+            batch.extend_from_slice(chunk);
+            batch.sort_unstable();
+            let mut wtxn = self.env.write_txn()?;
+            for &i in &batch {
+                stored_key(&mut k, i);
+                let count = match self.db.get(&wtxn, &k[..])? {
+                    Some(v) => i64::from_be_bytes(v.try_into().context("an 8-byte count")?),
+                    None => 0,
+                };
+                self.db.put(&mut wtxn, &k[..], &(count + 1).to_be_bytes()[..])?;
+            }
+            let c = Instant::now();
+            updating += c - t;
+            wtxn.commit()?;
+            flushing += c.elapsed();
+            b.flushes += 1;
+        }
+        let n = reads.len() as f64;
+        b.update_ns = updating.as_nanos() as f64 / n;
+        b.flush_ns = flushing.as_nanos() as f64 / n;
+        b.written_bytes = write_bytes().saturating_sub(written);
+        Ok((per_second(reads.len(), started), b))
+    }
+}
+
+/// Who runs a pass of the comparison.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Who {
+    Memory,
+    Backend,
+    Heed,
+    HeedWriteMap,
+}
+
+impl Who {
+    const ALL: [Who; 4] = [Who::Memory, Who::Backend, Who::Heed, Who::HeedWriteMap];
+
+    fn name(self) -> &'static str {
+        match self {
+            Who::Memory => "memory backend",
+            Who::Backend => "LMDB backend",
+            Who::Heed => "heed, same flags",
+            Who::HeedWriteMap => "heed, + WRITE_MAP",
+        }
+    }
+}
+
+/// The runs of one pass of the comparison: updates per second and breakdown of each.
+struct Pass {
+    who: Who,
+    flush_every: usize,
+    runs: Vec<(f64, Breakdown)>,
+}
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    match xs.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => xs[n / 2],
+        n => (xs[n / 2 - 1] + xs[n / 2]) / 2.0,
+    }
+}
+
+impl Pass {
+    fn median(&self, f: impl Fn(&(f64, Breakdown)) -> f64) -> f64 {
+        median(self.runs.iter().map(f).collect())
+    }
+}
+
+/// The system's load averages (`/proc/loadavg`'s first three fields).
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_default()
+}
+
+/// The random update pass of memory, the LMDB backend and LMDB alone (heed, with and without
+/// `WRITE_MAP`) at each flush size, in turns, `repeat` rounds; the table of the medians.
+fn compare(
+    memory: &mut MemoryBackend,
+    backend: &mut LmdbBackend,
+    dir: &std::path::Path,
+    keys: u64,
+    reads: &[u64],
+    flushes: &[usize],
+    repeat: usize,
+) -> Result<String> {
+    let mut out = String::new();
+    let heed = Heed::load(&dir.join("heed"), keys, false)?;
+    let heed_write_map = Heed::load(&dir.join("heed-write-map"), keys, true)?;
+    let mut passes: Vec<Pass> = flushes
+        .iter()
+        .flat_map(|&flush_every| {
+            Who::ALL.map(|who| Pass {
+                who,
+                flush_every,
+                runs: Vec::new(),
+            })
+        })
+        .collect();
+    let load_before = load_average();
+    for _ in 0..repeat {
+        for pass in &mut passes {
+            let run = match pass.who {
+                Who::Memory => count_updates(memory, reads, |i| i, pass.flush_every)?,
+                Who::Backend => count_updates(backend, reads, |i| i, pass.flush_every)?,
+                Who::Heed => heed.count_updates(reads, pass.flush_every)?,
+                Who::HeedWriteMap => heed_write_map.count_updates(reads, pass.flush_every)?,
+            };
+            pass.runs.push(run);
+        }
+    }
+    writeln!(
+        out,
+        "\nRandom count updates over all {keys} keys: the backends against LMDB driven directly \
+         (heed), medians of {repeat} rounds taking turns; load average {load_before} before, {} \
+         after. Update ns: get + put (backend: into its pending writes; heed: in the write \
+         transaction); flush ns: the flush's share (backend: pending writes into LMDB + commit; \
+         heed: the commit alone).\n",
+        load_average()
+    )?;
+    writeln!(
+        out,
+        "| pass | updates per flush | updates/s | / memory | / heed | update ns | flush ns | \
+         bytes written per update | 4 KiB pages per update | updates/s of each round |"
+    )?;
+    writeln!(out, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")?;
+    let rate = |p: &Pass| p.median(|r| r.0);
+    for pass in &passes {
+        let same = |who: Who| {
+            passes
+                .iter()
+                .find(|p| p.who == who && p.flush_every == pass.flush_every)
+                .map_or(f64::NAN, rate)
+        };
+        let bytes = pass.median(|r| r.1.written_bytes as f64 / reads.len() as f64);
+        let rounds: Vec<String> = pass
+            .runs
+            .iter()
+            .map(|r| format!("{:.0}k", r.0 / 1e3))
+            .collect();
+        writeln!(
+            out,
+            "| {} | {} | {:.0}k | {:.2}x | {:.2}x | {:.0} | {:.0} | {:.0} | {:.2} | {} |",
+            pass.who.name(),
+            pass.flush_every,
+            rate(pass) / 1e3,
+            rate(pass) / same(Who::Memory),
+            rate(pass) / same(Who::Heed),
+            pass.median(|r| r.1.update_ns),
+            pass.median(|r| r.1.flush_ns),
+            bytes,
+            bytes / 4096.0,
+            rounds.join(" "),
+        )?;
+    }
+    Ok(out)
 }
 
 /// Writes `n` changelog records (distinct keys, 8-byte values) to a fresh one-partition topic.
@@ -283,13 +507,33 @@ fn main() -> Result<()> {
         .map_or_else(bootstrap_from_env, str::to_owned);
     let dir = std::path::PathBuf::from(f.get("dir").unwrap_or("/tmp/dekaf-bench-state"));
     let _ = std::fs::remove_dir_all(&dir);
+    let flushes = f
+        .get("flushes")
+        .unwrap_or("10k,50k,100k")
+        .split(',')
+        .map(|n| parse_count(n).map(|n| n.max(1) as usize))
+        .collect::<Result<Vec<_>>>()?;
+    let repeat = f.parse_or("repeat", 3usize)?;
     let reads = order(keys);
 
     let mut memory = MemoryBackend::new();
     let mut mem = measure(&mut memory, keys, &reads)?;
-    drop(memory);
     let mut lmdb_store = LmdbBackend::open(&dir.join("measure"))?;
     let mut lmdb = measure(&mut lmdb_store, keys, &reads)?;
+    let comparison = if repeat > 0 {
+        Some(compare(
+            &mut memory,
+            &mut lmdb_store,
+            &dir,
+            keys,
+            &reads,
+            &flushes,
+            repeat,
+        )?)
+    } else {
+        None
+    };
+    drop(memory);
     drop(lmdb_store);
 
     if restore_n > 0 {
@@ -366,5 +610,8 @@ fn main() -> Result<()> {
         format!("{:.2}", b.written_bytes as f64 / updates / 4096.0)
     });
     row("flushes (write transactions)", &|b| b.flushes.to_string());
+    if let Some(comparison) = comparison {
+        print!("{comparison}");
+    }
     Ok(())
 }

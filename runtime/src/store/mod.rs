@@ -49,7 +49,7 @@ mod typed;
 
 use std::ops::Bound;
 
-pub use lmdb::{LmdbBackend, LmdbRange, LmdbStores};
+pub use lmdb::{LmdbBackend, LmdbRange, LmdbStores, open_raw_env};
 pub use memory::{MemoryBackend, MemoryRange, MemoryStores};
 pub use typed::{KeyValueStore, Pairs};
 

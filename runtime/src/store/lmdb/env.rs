@@ -45,12 +45,20 @@ pub(super) const INITIAL_MAP_SIZE: usize = 64 << 20;
 ///
 /// Also: no read-ahead (state larger than memory is read at random), and read transactions not
 /// bound to a thread (`WithoutTls`).
-pub(super) fn open(dir: &Path, map_size: usize) -> heed::Result<Env<WithoutTls>> {
+///
+/// `write_map` adds `MDB_WRITEMAP` (only the benchmark's direct passes ask for it, see
+/// [`super::open_raw_env`]): the transaction's pages are written into a writable map and
+/// `msync`ed (`MS_SYNC`) at commit instead of `pwrite` + `fdatasync`.
+pub(super) fn open(dir: &Path, map_size: usize, write_map: bool) -> heed::Result<Env<WithoutTls>> {
     let mut options = EnvOpenOptions::new().read_txn_without_tls();
     options.map_size(map_size).max_dbs(0).max_readers(8);
+    let mut flags = EnvFlags::NO_META_SYNC | EnvFlags::NO_READ_AHEAD;
+    if write_map {
+        flags |= EnvFlags::WRITE_MAP;
+    }
     // SAFETY: the flags change durability, not memory safety.
     unsafe {
-        options.flags(EnvFlags::NO_META_SYNC | EnvFlags::NO_READ_AHEAD);
+        options.flags(flags);
     }
     // SAFETY: `dir` is inside a task directory locked by this process for as long as the
     // environment is open (see the module documentation); nothing else maps or writes it.

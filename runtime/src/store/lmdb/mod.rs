@@ -103,7 +103,7 @@ impl LmdbBackend {
             ))
         })?;
         let err = |what| lmdb_error(dir, what);
-        let env = env::open(dir, env::INITIAL_MAP_SIZE).map_err(err("opening"))?;
+        let env = env::open(dir, env::INITIAL_MAP_SIZE, false).map_err(err("opening"))?;
         let wtxn = env.write_txn().map_err(err("a write transaction"))?;
         let db: Database<'static, Bytes, Bytes> = env
             .create_databases_and_commit(wtxn, |opener, wtxn| {
@@ -248,6 +248,27 @@ impl LmdbBackend {
         self.map_size = size;
         Ok(())
     }
+}
+
+/// Opens (creating `dir` and the environment if needed) a bare LMDB environment with the flags of
+/// an [`LmdbBackend`]'s (see the `env` module), for driving LMDB directly through `heed`:
+/// `bench-state` compares the backend with LMDB alone, so that what the backend adds to
+/// LMDB's own cost shows. `write_map` adds `MDB_WRITEMAP`, which the backend does not use.
+///
+/// The map is `map_size` bytes and does not grow. As with [`LmdbBackend::open`], nothing else
+/// may write the files in `dir` while the environment is open.
+pub fn open_raw_env(
+    dir: &Path,
+    map_size: usize,
+    write_map: bool,
+) -> Result<Env<WithoutTls>, StoreError> {
+    std::fs::create_dir_all(dir).map_err(|e| {
+        StoreError::Backend(format!(
+            "cannot create the directory {}: {e}",
+            dir.display()
+        ))
+    })?;
+    env::open(dir, map_size, write_map).map_err(lmdb_error(dir, "opening"))
 }
 
 fn prefixed(out: &mut Vec<u8>, key: &[u8]) {
