@@ -408,6 +408,14 @@ fn compare(
             })
         })
         .collect();
+    let shape = {
+        let rtxn = heed.env.read_txn()?;
+        let stat = heed.db.stat(&rtxn)?;
+        format!(
+            "depth {}, {} branch and {} leaf pages of {} bytes",
+            stat.depth, stat.branch_pages, stat.leaf_pages, stat.page_size
+        )
+    };
     let load_before = load_average();
     for _ in 0..repeat {
         for pass in &mut passes {
@@ -427,7 +435,7 @@ fn compare(
          (heed), medians of {repeat} rounds taking turns; load average {load_before} before, {} \
          after. Update ns: get + put (backend: into its pending writes; heed: in the write \
          transaction); flush ns: the flush's share (backend: pending writes into LMDB + commit; \
-         heed: the commit alone).\n",
+         heed: the commit alone). LMDB's B-tree after the load: {shape}.\n",
         load_average()
     )?;
     writeln!(
