@@ -6,25 +6,71 @@
 //! ```text
 //! cargo run --release -p dekaf-streams-benches --bin bench-state -- [--keys 1m] [--restore 1m]
 //!     [--bootstrap 127.0.0.1:$DEKAF_KAFKA_PORT] [--dir /tmp/bench-state]
+//!     [--flushes 10k,50k,100k] [--repeat 3]
 //! ```
 //!
-//! `--restore 0` skips the broker part. Prints a markdown table, and the random update pass
-//! taken apart: time in the updates against time in the flushes, and bytes written to storage
-//! per update (`write_bytes` of `/proc/self/io`).
+//! `--restore 0` skips the broker part. Prints a markdown table, the random update pass
+//! taken apart (time in the updates against time in the flushes, bytes written per update), and
+//! the random update pass of the memory backend, the LMDB backend and LMDB driven directly
+//! through heed, at each `--flushes` size, `--repeat` rounds taking turns (medians; `0` skips).
 //!
-//! # Why LMDB's random update pass is far behind memory (3 December 2026)
+//! # Why LMDB's random update pass is far behind memory (4 December 2026)
 //!
-//! `--keys 1m --restore 0`, loaded 2-core machine (load 13): random count updates over 1M keys
-//! 81k/s against 1,291k/s in memory (0.06x; 0.21x on a quieter day); over 2,000 hot keys 0.36x.
-//! Per update LMDB spent 2.6 µs in get + put (memory 0.8 µs) and 9.8 µs in its share of the
-//! flushes, and wrote 7,990 bytes: 1.95 pages of 4 KiB. LMDB is a copy-on-write B-tree: a write
-//! transaction copies every leaf page it changes (and the branch pages above it) and commit
-//! writes them and `fdatasync`s. 1M keys of 17 + 8 bytes fill about 8,000 leaf pages, so the
-//! 10,000 random updates of one flush touch most of them: about one page written per update,
-//! plus branch and free-list pages. That is the floor for this access pattern at this flush
-//! size, not an overhead of the backend (the pending writes are already applied in key order,
-//! in one transaction per flush): the bytes written per update fall only as a flush holds more
-//! updates per page (a longer commit interval), or with sync flags that give up the
+//! The heed passes drive LMDB with no backend code in between: an environment with the
+//! backend's flags ([`open_raw_env`]), the same keys (with the backend's `0x00` prefix) loaded
+//! in the same transactions, the same update order, one write transaction per flush. *Arrival
+//! order*: each update a get and a put in the transaction as it comes, what an application on
+//! LMDB alone would do. *Key order*: each flush's updates sorted first, gets included (a
+//! bound no store reaches: it must answer a get when asked). `--keys 1m --restore 0`, 2-core
+//! machine, load average 2.42 before, 1.33 after (quiet), medians of 3 rounds:
+//!
+//! | pass | per flush | updates/s | / memory | / heed arrival | update ns | flush ns | bytes written per update |
+//! |---|---:|---:|---:|---:|---:|---:|---:|
+//! | memory backend | 10k | 1,549k | 1.00x | | 645 | 0 | 0 |
+//! | LMDB backend | 10k | 142k | 0.09x | 0.95x | 1,566 | 5,456 | 2,500 |
+//! | heed, arrival order | 10k | 150k | 0.10x | 1.00x | 2,283 | 4,421 | 2,499 |
+//! | heed, key order | 10k | 174k | 0.11x | 1.16x | 1,426 | 4,378 | 2,498 |
+//! | heed, key order, `WRITE_MAP` | 10k | 195k | 0.13x | 1.30x | 1,987 | 3,141 | 2,502 |
+//! | LMDB backend | 50k | 314k | 0.20x | 0.85x | 1,380 | 1,773 | 736 |
+//! | heed, arrival order | 50k | 369k | 0.23x | 1.00x | 1,656 | 1,060 | 736 |
+//! | heed, key order, `WRITE_MAP` | 50k | 622k | 0.39x | 1.69x | 790 | 805 | 736 |
+//! | LMDB backend | 100k | 415k | 0.25x | 0.85x | 1,417 | 999 | 369 |
+//! | heed, arrival order | 100k | 490k | 0.30x | 1.00x | 1,479 | 568 | 369 |
+//! | heed, key order | 100k | 896k | 0.54x | 1.83x | 538 | 578 | 369 |
+//! | heed, key order, `WRITE_MAP` | 100k | 1,007k | 0.61x | 2.05x | 578 | 416 | 369 |
+//!
+//! (Heed, key order at 50k: 569k/s. Memory at 50k and 100k: 1,609k and 1,648k/s. Update ns
+//! of the backend: the get and the put into its pending writes; of heed: the get and the put in
+//! the transaction. Flush ns of the backend: the pending writes into LMDB and the commit; of
+//! heed: the commit alone. Bytes: `wchar`, or `write_bytes` with `WRITE_MAP`, see [`Io`].)
+//!
+//! - **The gap is LMDB's.** LMDB alone, updating as the updates come, makes 150k/s at 10,000
+//!   updates per flush against memory's 1,549k (0.10x); the backend is 0.95x of it. Most of
+//!   the time is the commit: 4.4 µs of heed's 6.7 µs per update.
+//! - **The commit writes what copy-on-write must.** 1M keys of 18 + 8 bytes fill 8,929 leaf
+//!   pages (depth 3, 63 branch pages); 10,000 random updates touch 8,929 × (1 − e^(−10,000 /
+//!   8,929)) ≈ 6,000 of them, and the commit writes each touched page once: 0.61 pages, 2,500
+//!   bytes per update, as measured. With more updates per flush, more of them share a page:
+//!   736 bytes at 50k, 369 at 100k (each leaf page once), and LMDB alone reaches 0.23x and
+//!   0.30x of memory. (This doc said "about one page per update, 7,990 bytes" before: that was
+//!   `write_bytes`, which over-counts LMDB's `writev`s about 3x on this kernel, see [`Io`].)
+//! - **What the backend adds**, 5% at 10k and 15% at 50k and 100k: its pending writes (a hash
+//!   lookup and insert per update) and, at the flush, a sort and a second descent of the
+//!   B-tree per key, where heed in arrival order puts while the page is still cached from its
+//!   get. `perf` of the backend's pass: most of its time is the random descent of a get
+//!   (`LmdbBackend::stored` → `mdb_get`: `mdb_node_search`, `mdb_page_search`, `memcmp`),
+//!   which heed in arrival order pays too. The pending writes are what keeps LMDB's write
+//!   transaction (bound to the thread that began it) out of the commit interval and lets an
+//!   aborted interval be dropped; only a store holding a write transaction open through the
+//!   interval could take back that share, not the commit's.
+//! - **`WRITE_MAP`** (without `MAP_ASYNC`, keeps the crash guarantee: see `store/lmdb/env.rs`)
+//!   wrote the same pages and made the key-order pass 1.09x to 1.12x faster on this quiet run
+//!   (its commit 28% shorter at 10k); on a loaded machine earlier the same day 0.91x to 1.06x,
+//!   within the noise. Not adopted: a full disk would kill the process with `SIGBUS`.
+//!
+//! So the random update pass is bounded by LMDB's copy-on-write commit, about one written
+//! page per distinct leaf page touched per flush; it gets closer to memory only with more
+//! updates per flush (a longer commit interval) or sync flags that give up the
 //! crash-consistency the recovery design relies on (`store/lmdb/env.rs`).
 
 use std::fmt::Write as _;
