@@ -6,7 +6,10 @@
 //!   process writing it without LMDB's lock, a truncation, a network file system). Every
 //!   environment lives in a task directory that the runtime locks for the time the task runs
 //!   ([`crate::state_dir`]), and one state directory is locked by one running application,
-//!   so nothing else of ours opens or writes it; LMDB's own lock file covers readers.
+//!   so nothing else of ours opens or writes it; LMDB's own lock file covers readers. The
+//!   bare environments of [`super::open_raw_env`] (a benchmark's, in a directory of its own)
+//!   are under the same rule, which that function's documentation passes on to its caller, as
+//!   [`super::LmdbBackend::open`]'s does.
 //! - **Resizing** is undefined behaviour while a transaction of this process is active on the
 //!   environment. Each environment belongs to exactly one [`super::LmdbBackend`] (one store of
 //!   one task), which resizes only from `&mut self` after it has dropped its read
@@ -66,7 +69,8 @@ pub(super) fn open(dir: &Path, map_size: usize, write_map: bool) -> heed::Result
     if write_map {
         flags |= EnvFlags::WRITE_MAP;
     }
-    // SAFETY: the flags change durability, not memory safety.
+    // SAFETY: the flags change durability, not memory safety (`WRITE_MAP` too: a write
+    // transaction writes only pages that no live read transaction can see).
     unsafe {
         options.flags(flags);
     }
