@@ -59,36 +59,52 @@ fn consumer(bootstrap: &str, group: &str, topic: &str, partitions: i32) -> Resul
     Ok(c)
 }
 
-/// Reads `n` records with `poll`; returns (thread CPU, wall) and a checksum.
+/// What is read of each record, folded into a checksum (equal for both methods).
+fn fold(
+    sum: u64,
+    offset: i64,
+    partition: i32,
+    topic: &str,
+    key: Option<&[u8]>,
+    value: Option<&[u8]>,
+    ts: Option<i64>,
+) -> u64 {
+    sum.wrapping_add(offset as u64)
+        .wrapping_add(partition as u64)
+        .wrapping_add(topic.len() as u64)
+        .wrapping_add(key.map_or(0, <[u8]>::len) as u64)
+        .wrapping_add(value.map_or(0, <[u8]>::len) as u64)
+        .wrapping_add(ts.unwrap_or(0) as u64)
+}
+
+/// Reads `n` records with `poll`; returns (thread CPU, wall) and a checksum. The clocks start
+/// at the first record, as for batches.
 fn by_poll(c: &BaseConsumer, n: u64) -> Result<(Duration, Duration, u64)> {
     let mut got = 0u64;
     let mut sum = 0u64;
-    // Wait for the first record outside the measure.
-    let first = loop {
-        if let Some(r) = c.poll(Duration::from_millis(100)) {
-            break r?;
-        }
-    };
-    sum = sum.wrapping_add(first.offset() as u64);
-    got += 1;
-    drop(first);
-    let (cpu0, t0) = (thread_cpu(), Instant::now());
+    let mut started = None;
     while got < n {
         match c.poll(Duration::from_millis(100)) {
             Some(Ok(m)) => {
+                if started.is_none() {
+                    started = Some((thread_cpu(), Instant::now()));
+                }
                 got += 1;
-                sum = sum
-                    .wrapping_add(m.offset() as u64)
-                    .wrapping_add(m.partition() as u64)
-                    .wrapping_add(m.topic().len() as u64)
-                    .wrapping_add(m.key().map_or(0, <[u8]>::len) as u64)
-                    .wrapping_add(m.payload().map_or(0, <[u8]>::len) as u64)
-                    .wrapping_add(m.timestamp().to_millis().unwrap_or(0) as u64);
+                sum = fold(
+                    sum,
+                    m.offset(),
+                    m.partition(),
+                    m.topic(),
+                    m.key(),
+                    m.payload(),
+                    m.timestamp().to_millis(),
+                );
             }
             Some(Err(e)) => bail!("consumer error: {e}"),
             None => {}
         }
     }
+    let (cpu0, t0) = started.unwrap_or((thread_cpu(), Instant::now()));
     Ok((thread_cpu() - cpu0, t0.elapsed(), sum))
 }
 
@@ -107,13 +123,15 @@ fn by_batch(c: BaseConsumer, n: u64) -> Result<(Duration, Duration, u64)> {
             match b.entry(i) {
                 Some(Entry::Record(m)) => {
                     got += 1;
-                    sum = sum
-                        .wrapping_add(m.offset() as u64)
-                        .wrapping_add(m.partition() as u64)
-                        .wrapping_add(m.topic().len() as u64)
-                        .wrapping_add(m.key().map_or(0, <[u8]>::len) as u64)
-                        .wrapping_add(m.payload().map_or(0, <[u8]>::len) as u64)
-                        .wrapping_add(m.timestamp().unwrap_or(0) as u64);
+                    sum = fold(
+                        sum,
+                        m.offset(),
+                        m.partition(),
+                        m.topic(),
+                        m.key(),
+                        m.payload(),
+                        m.timestamp(),
+                    );
                 }
                 Some(Entry::Error(e)) => bail!("consumer error: {e}"),
                 None => {}
