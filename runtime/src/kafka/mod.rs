@@ -1,9 +1,10 @@
 //! Thin wrappers over librdkafka (through `rdkafka`) for what the runtime needs and the safe API
-//! lacks: client settings shared by every client of an application, and a transactional offset
-//! commit made on behalf of a streams-group member.
+//! lacks: client settings shared by every client of an application, a transactional offset commit
+//! made on behalf of a streams-group member, and batch consumption.
 
 pub(crate) mod admin;
 pub mod assignment;
+pub mod batch;
 pub(crate) mod oauth;
 pub mod partitioner;
 pub mod producer;

@@ -42,9 +42,10 @@ impl OAuthRefresh {
 /// Sets a token on a librdkafka client that rdkafka never asks for one: its admin client polls
 /// only its own result queue, so librdkafka's token refresh events are never handled there.
 ///
-/// One of the crate's four `unsafe` calls into librdkafka, each a small function with its
+/// One of the crate's few `unsafe` calls into librdkafka, each a small function with its
 /// safety argument (the others: the transactional offset commit in `txn_offsets`, the cached
-/// watermarks in `watermarks` and the flush step in `producer`):
+/// watermarks in `watermarks`, the flush step in `producer` and batch consumption in `batch`,
+/// which also calls this to answer the processing consumer's token refreshes):
 /// `rd_kafka_oauthbearer_set_token` with a live client handle and NUL-terminated strings that
 /// librdkafka copies.
 pub fn set_token<C: rdkafka::ClientContext>(

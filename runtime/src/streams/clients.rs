@@ -14,6 +14,7 @@ use super::context::ThreadContext;
 use super::error::StreamsError;
 use crate::group::coordinator::CoordinatorConfig;
 use crate::kafka::admin::Admin;
+use crate::kafka::batch::BatchConsumer;
 use crate::kafka::oauth::{self, StreamsConsumerContext};
 use crate::kafka::producer::{self, DeliveredOffsets, DeliveryWatch, StreamsProducer};
 use crate::kafka::restore::{RestoreConsumer, restore_consumer};
@@ -22,7 +23,7 @@ use crate::task::Topology;
 
 /// The clients a thread starts with.
 pub(super) struct ThreadClients {
-    pub consumer: BaseConsumer<StreamsConsumerContext>,
+    pub consumer: BatchConsumer<StreamsConsumerContext>,
     pub restore_consumer: RestoreConsumer,
     pub producer: StreamsProducer,
     pub deliveries: DeliveryWatch,
@@ -40,6 +41,8 @@ impl ThreadClients {
             .create_with_context(StreamsConsumerContext::new(settings.oauth_refresh()))
             .map_err(StreamsError::kafka("creating the consumer"))?;
         oauth::fetch_first_token(&consumer, &settings.oauth_refresh());
+        let consumer =
+            BatchConsumer::new(consumer).map_err(StreamsError::kafka("creating the consumer"))?;
         let restore_consumer = restore_consumer(
             &settings.consumer(T::APPLICATION_ID, eos),
             settings.oauth_refresh(),

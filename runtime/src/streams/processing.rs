@@ -10,8 +10,10 @@
 //!    ([`membership`](super::membership)): new tasks are created, their stores restored from
 //!    the changelogs and their partitions assigned to the consumer at the committed offsets;
 //!    revoked tasks are committed and closed first ([`assignment`](super::assignment)).
-//! 2. **Poll.** `consumer.poll` hands out one record, borrowed from librdkafka's buffer: the
-//!    key and value bytes are not copied.
+//! 2. **Poll.** [`BatchConsumer::fill`] takes up to [`BATCH`] fetched records from librdkafka
+//!    in one call ([`crate::kafka::batch`]), borrowed from librdkafka's buffers: the key and
+//!    value bytes are not copied. Steps 3-8 run for each record of the batch; assignment
+//!    changes, commits and wall-clock punctuation come between batches.
 //! 3. **Route.** [`ActiveTasks::route`](super::tasks::ActiveTasks::route) finds the task of the
 //!    record's topic and partition, and the record's source index within that task.
 //! 4. **Transaction.** Under exactly-once the first record of a commit interval begins the
@@ -51,9 +53,8 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use rdkafka::consumer::BaseConsumer;
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
-use rdkafka::message::{BorrowedMessage, Header, Headers as _, Message, OwnedHeaders};
+use rdkafka::message::{Header, OwnedHeaders};
 use rdkafka::producer::Producer;
 
 use super::changelog_buffer::ChangelogBuffer;
@@ -66,6 +67,7 @@ use super::membership::Membership;
 use super::tasks::{ActiveTask, ActiveTasks};
 use crate::group::MemberEvent;
 use crate::kafka::admin::Admin;
+use crate::kafka::batch::{BATCH, BatchConsumer, Entry, Record};
 use crate::kafka::oauth::StreamsConsumerContext;
 use crate::kafka::producer::{self, DeliveryWatch, StreamsProducer};
 use crate::kafka::restore::RestoreConsumer;
@@ -77,8 +79,8 @@ use crate::task::{Headers, InputRecord, Task, TaskError, Topology};
 
 /// How long a poll waits for a record.
 const POLL: Duration = Duration::from_millis(20);
-/// Records processed between two looks at the clock (is a commit due?).
-const RECORDS_PER_CLOCK_CHECK: u32 = 64;
+/// Records processed between two looks at the clock (is a commit due?): one full batch.
+const RECORDS_PER_CLOCK_CHECK: u32 = BATCH as u32;
 /// How long standbys may apply changelog records at each look at the clock.
 const STANDBY_BUDGET: Duration = Duration::from_millis(5);
 /// How long standbys may apply changelog records per turn when there is nothing to process.
@@ -115,7 +117,7 @@ pub(crate) struct StreamThread<T: Topology, F: BackendFactory> {
     pub(super) ctx: ThreadContext,
     pub(super) stores: F,
     pub(super) member: Membership,
-    pub(super) consumer: BaseConsumer<StreamsConsumerContext>,
+    pub(super) consumer: BatchConsumer<StreamsConsumerContext>,
     pub(super) restore_consumer: RestoreConsumer,
     pub(super) producer: StreamsProducer,
     pub(super) deliveries: DeliveryWatch,
@@ -226,18 +228,19 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             if assignment_changed {
                 self.maintain_standbys(true, STANDBY_BUDGET)?;
             }
-            // With uncommitted work the poll does not wait: an empty queue means the thread has
-            // caught up with what it fetched. It commits then if `idle_commit` has passed since
-            // the last commit and the thread is not busy: since that commit it processed at most
-            // IDLE_COMMIT_MAX_RECORDS records per commit interval (`quiet_interval`). Under a
-            // backlog more commits would only cost more records (each cache flush and changelog
-            // writes one per changed key), so a busy thread commits every commit interval. The
-            // clock is read only when the queue is empty, never per record.
-            let polled = match self
+            // With uncommitted work the batch call does not wait: an empty queue means the
+            // thread has caught up with what it fetched. It commits then if `idle_commit` has
+            // passed since the last commit and the thread is not busy: since that commit it
+            // processed at most IDLE_COMMIT_MAX_RECORDS records per commit interval
+            // (`quiet_interval`). Under a backlog more commits would only cost more records
+            // (each cache flush and changelog writes one per changed key), so a busy thread
+            // commits every commit interval. The clock is read only when the queue is empty,
+            // never per record.
+            let n = match self
                 .consumer
-                .poll(if uncommitted { Duration::ZERO } else { POLL })
+                .fill(if uncommitted { Duration::ZERO } else { POLL })
             {
-                None if uncommitted
+                0 if uncommitted
                     && quiet_interval(
                         since_commit,
                         interval_start.elapsed().max(idle_commit),
@@ -256,43 +259,82 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                         self.commit()?;
                         continue;
                     }
-                    self.consumer.poll((idle_commit - elapsed).min(POLL))
+                    self.consumer.fill((idle_commit - elapsed).min(POLL))
                 }
-                None if uncommitted => self.consumer.poll(POLL),
-                polled => polled,
+                0 if uncommitted => self.consumer.fill(POLL),
+                n => n,
             };
-            match polled {
-                Some(Ok(message)) => {
-                    uncommitted = true;
-                    since_commit = since_commit.saturating_add(1);
-                    let eos = self.eos();
-                    let processed = process(
-                        &mut self.tasks,
-                        &self.producer,
-                        &mut self.changelog,
-                        &self.deliveries,
-                        eos.then_some(&mut self.txn_open),
-                        &message,
-                        &mut self.header_scratch,
-                    )?;
-                    if processed == Processed::TransactionFailed {
-                        // The open transaction failed under the sink (a record timed out while
-                        // the cluster or this member stalled): abortable, as at a commit.
-                        tracing::warn!(
-                            "the transaction failed while a record was sent; aborting and redoing the interval"
-                        );
-                        self.abort_and_rebuild()?;
+            // The whole batch is routed before anything else happens, and none of it outlives
+            // this turn. What a batch changes against one record per poll (the first batch
+            // attempt, a9dad50, was reverted after a window test stalled; see
+            // `kafka::batch`):
+            // - librdkafka moves the consumer's positions past the whole batch when it hands it
+            //   over, and the commit (`advance_past_markers`) and the held-back records
+            //   (`process_waiting`) read those positions as "handed out to the tasks": a commit
+            //   or a caught-up check in the middle of a batch would commit past, or order
+            //   records before, records still in it. Both come only between batches.
+            // - librdkafka drops records fetched before a seek or an unassignment when it hands
+            //   them out, so a batch taken before a rewind still holds them: a rewind in the
+            //   middle (an aborted interval) drops the rest of the batch.
+            // - assignment changes (revoked partitions included), the stop flag, commits and
+            //   punctuation come between batches, as they came between records; a batch holds
+            //   at most RECORDS_PER_CLOCK_CHECK records, so the clock is still looked at after
+            //   at most that many, and a record of a task gone meanwhile finds no route.
+            // - the batch call serves no events: the main queue's errors, logs and token
+            //   refreshes are served below (`next_error`), once per batch.
+            let mut errors = false;
+            let mut transaction_failed = false;
+            for i in 0..n {
+                match self.consumer.entry(i) {
+                    Some(Entry::Record(record)) => {
+                        uncommitted = true;
+                        since_commit = since_commit.saturating_add(1);
+                        since_clock_check += 1;
+                        let eos = self.eos();
+                        let processed = process(
+                            &mut self.tasks,
+                            &self.producer,
+                            &mut self.changelog,
+                            &self.deliveries,
+                            eos.then_some(&mut self.txn_open),
+                            record,
+                            &mut self.header_scratch,
+                        )?;
+                        if processed == Processed::TransactionFailed {
+                            transaction_failed = true;
+                            break;
+                        }
                     }
-                    since_clock_check += 1;
-                    if since_clock_check < RECORDS_PER_CLOCK_CHECK {
-                        continue;
+                    Some(Entry::Error(e)) => {
+                        errors = true;
+                        self.consumer_errors
+                            .on_error(e, &self.consumer, T::APPLICATION_ID)?;
                     }
+                    None => {}
                 }
-                Some(Err(e)) => {
-                    self.consumer_errors
-                        .on_error(e, &self.consumer, T::APPLICATION_ID)?;
-                }
-                None => {}
+            }
+            // Nothing of a batch outlives it: the next assignment change, rewind or commit
+            // finds no record of it left to process.
+            self.consumer.discard();
+            if transaction_failed {
+                // The open transaction failed under the sink (a record timed out while the
+                // cluster or this member stalled): abortable, as at a commit. The rebuild
+                // rewinds the consumer to the committed offsets, so the rest of the batch
+                // (fetched before the rewind) is dropped, not processed: librdkafka's filter
+                // of records from before a seek applied when the batch was taken.
+                tracing::warn!(
+                    "the transaction failed while a record was sent; aborting and redoing the interval"
+                );
+                self.abort_and_rebuild()?;
+            }
+            // Errors on the main queue (authentication, all brokers down), as poll returned them.
+            while let Some(e) = self.consumer.next_error() {
+                errors = true;
+                self.consumer_errors
+                    .on_error(e, &self.consumer, T::APPLICATION_ID)?;
+            }
+            if n > 0 && !errors && since_clock_check < RECORDS_PER_CLOCK_CHECK {
+                continue;
             }
             since_clock_check = 0;
             self.process_waiting()?;
@@ -359,14 +401,14 @@ fn process<T: Topology, F: BackendFactory>(
     changelog: &mut ChangelogBuffer,
     deliveries: &DeliveryWatch,
     txn_open: Option<&mut bool>,
-    message: &BorrowedMessage<'_>,
+    message: Record<'_>,
     header_scratch: &mut Headers,
 ) -> Result<Processed, StreamsError> {
     let Some((active, source)) = tasks.route(message.topic(), message.partition()) else {
         // A record fetched just before its partition was unassigned.
         return Ok(Processed::Done);
     };
-    let timestamp = message.timestamp().to_millis().unwrap_or(0);
+    let timestamp = message.timestamp().unwrap_or(0);
     let mut sink = Sink {
         producer,
         changelog,
@@ -379,20 +421,16 @@ fn process<T: Topology, F: BackendFactory>(
             timestamp,
             message.key(),
             message.payload(),
-            message
-                .headers()
-                .into_iter()
-                .flat_map(|h| h.iter())
-                .map(|header| (header.key, header.value)),
+            message.headers(),
         );
         // While every source has a record buffered, the smallest head goes without asking the
         // consumer whether an empty source is caught up.
         return process_buffered(active, &mut sink, txn_open, |_| false);
     }
     let headers = match message.headers() {
-        Some(h) if h.count() > 0 => {
+        h if !h.is_empty() => {
             // Copied into the thread's reused list: no allocation once it has grown.
-            header_scratch.refill(h.iter().map(|header| (header.key, header.value)));
+            header_scratch.refill(h);
             &*header_scratch
         }
         _ => Headers::empty(),
