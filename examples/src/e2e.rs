@@ -109,27 +109,27 @@ word_count_topology!(
 
 topology! {
     /// Counts records per key in tumbling 10-second windows.
-    pub Windows = "e2e-win" {
-        stream("e2e-win-in", Utf8, Utf8)
+    pub Windows = "e2e-tumbling" {
+        stream("e2e-tumbling-in", Utf8, Utf8)
             .group_by_key()
             .windowed_by(tumbling(Duration::from_secs(10)).grace(Duration::from_secs(0)))
             .count("per-window")
             .to_stream()
-            .to("e2e-win-out", TimeWindowed::<Utf8>, I64);
+            .to("e2e-tumbling-out", TimeWindowed::<Utf8>, I64);
     }
 }
 
 topology! {
     /// Orders (value: item) joined with customers (value: name), both keyed by customer.
-    pub Join = "e2e-join" {
-        let customers = table("e2e-join-customers", Utf8, Utf8);
-        let orders = stream("e2e-join-orders", Utf8, Utf8);
+    pub Join = "e2e-tablejoin" {
+        let customers = table("e2e-tablejoin-customers", Utf8, Utf8);
+        let orders = stream("e2e-tablejoin-orders", Utf8, Utf8);
         orders
             .join(customers, |item, name| format!("{item} for {name}"))
-            .to("e2e-join-out", Utf8, Utf8);
+            .to("e2e-tablejoin-out", Utf8, Utf8);
         orders
             .left_join(customers, |item, name: Option<String>| format!("{item} for {}", name.unwrap_or_else(|| "?".into())))
-            .to("e2e-join-left-out", Utf8, Utf8);
+            .to("e2e-tablejoin-left-out", Utf8, Utf8);
     }
 }
 

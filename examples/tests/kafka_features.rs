@@ -45,8 +45,8 @@ async fn tumbling_window_counts_close_after_grace_and_drop_late_records() {
     let servers = bootstrap();
     fresh(
         &servers,
-        "e2e-win",
-        &[("e2e-win-in", 1), ("e2e-win-out", 1)],
+        "e2e-tumbling",
+        &[("e2e-tumbling-in", 1), ("e2e-tumbling-out", 1)],
     )
     .await;
     let record = |key: &'static str, ts: i64| NewRecord {
@@ -59,7 +59,7 @@ async fn tumbling_window_counts_close_after_grace_and_drop_late_records() {
     // then a late a@3s, which is dropped.
     produce_records(
         &servers,
-        "e2e-win-in",
+        "e2e-tumbling-in",
         [
             record("a", 1_000),
             record("a", 2_000),
@@ -71,7 +71,7 @@ async fn tumbling_window_counts_close_after_grace_and_drop_late_records() {
     .await
     .expect("produce");
     let app = InProcess::start(Windows, &servers, EOS);
-    let mut reader = Reader::new(&servers, "e2e-win-out").await;
+    let mut reader = Reader::new(&servers, "e2e-tumbling-out").await;
     let done = reader
         .read_until(Duration::from_secs(60), |r| r.len() >= 4)
         .await;
@@ -109,15 +109,15 @@ async fn tumbling_window_counts_close_after_grace_and_drop_late_records() {
 async fn stream_table_join_and_left_join() {
     let servers = bootstrap();
     let topics = [
-        ("e2e-join-customers", 2),
-        ("e2e-join-orders", 2),
-        ("e2e-join-out", 2),
-        ("e2e-join-left-out", 2),
+        ("e2e-tablejoin-customers", 2),
+        ("e2e-tablejoin-orders", 2),
+        ("e2e-tablejoin-out", 2),
+        ("e2e-tablejoin-left-out", 2),
     ];
-    fresh(&servers, "e2e-join", &topics).await;
+    fresh(&servers, "e2e-tablejoin", &topics).await;
     produce(
         &servers,
-        "e2e-join-customers",
+        "e2e-tablejoin-customers",
         [
             (Some(&b"c1"[..]), Some(&b"Ann"[..])),
             (Some(b"c3"), Some(b"Cy")),
@@ -129,15 +129,15 @@ async fn stream_table_join_and_left_join() {
     // The table is loaded (and committed) before the orders arrive.
     let loaded = wait_until_caught_up(
         &servers,
-        "e2e-join",
-        &["e2e-join-customers".to_owned()],
+        "e2e-tablejoin",
+        &["e2e-tablejoin-customers".to_owned()],
         Duration::from_secs(120),
     )
     .await;
     assert!(loaded, "the customers table was not loaded");
     produce(
         &servers,
-        "e2e-join-orders",
+        "e2e-tablejoin-orders",
         [
             (Some(&b"c1"[..]), Some(&b"book"[..])),
             (Some(b"c2"), Some(b"pen")),
@@ -146,8 +146,8 @@ async fn stream_table_join_and_left_join() {
     )
     .await
     .expect("orders");
-    let mut joined = Reader::new(&servers, "e2e-join-out").await;
-    let mut left = Reader::new(&servers, "e2e-join-left-out").await;
+    let mut joined = Reader::new(&servers, "e2e-tablejoin-out").await;
+    let mut left = Reader::new(&servers, "e2e-tablejoin-left-out").await;
     assert!(
         joined
             .read_until(Duration::from_secs(60), |r| r.len() >= 2)
