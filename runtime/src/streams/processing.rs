@@ -148,6 +148,9 @@ pub(crate) struct StreamThread<T: Topology, F: BackendFactory> {
     pub(super) standbys_synced: Instant,
     /// The headers of the record being processed, refilled per record that has headers.
     pub(super) header_scratch: Headers,
+    /// Which sources of a task holding records back are caught up, refilled per task at each
+    /// look at the clock (`process_waiting`): no allocation once it has grown.
+    pub(super) caught_up_scratch: Vec<bool>,
 }
 
 impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
@@ -178,6 +181,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             standby_consumer: None,
             standbys_synced: Instant::now(),
             header_scratch: Headers::new(),
+            caught_up_scratch: Vec::new(),
             ctx,
         })
     }

@@ -40,18 +40,21 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             if queues.is_empty() {
                 continue;
             }
-            let caught_up: Vec<bool> = active
-                .task
-                .source_topics()
-                .iter()
-                .enumerate()
-                .map(|(i, topic)| {
-                    let next =
-                        next_offset(&positions, topic, active.id.partition).or(active.positions[i]);
-                    cached_watermarks(&self.consumer, topic, active.id.partition)
-                        .is_some_and(|(low, high)| next.unwrap_or(low) >= high)
-                })
-                .collect();
+            let caught_up = &mut self.caught_up_scratch;
+            caught_up.clear();
+            caught_up.extend(
+                active
+                    .task
+                    .source_topics()
+                    .iter()
+                    .enumerate()
+                    .map(|(i, topic)| {
+                        let next = next_offset(&positions, topic, active.id.partition)
+                            .or(active.positions[i]);
+                        cached_watermarks(&self.consumer, topic, active.id.partition)
+                            .is_some_and(|(low, high)| next.unwrap_or(low) >= high)
+                    }),
+            );
             let mut sink = Sink {
                 producer: &self.producer,
                 changelog: &mut self.changelog,
