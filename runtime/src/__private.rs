@@ -280,6 +280,16 @@ pub fn key_bytes(bytes: Option<&[u8]>, buf: &mut Vec<u8>) -> Encoded {
     }
 }
 
+/// A key's record bytes as the store key, where [`keeps_key_bytes`] holds: what [`key_bytes`]
+/// would copy, without the copy. A null key is [`Encoded::Null`] (and no bytes).
+#[inline(always)]
+pub fn key_slice(bytes: Option<&[u8]>) -> (Encoded, &[u8]) {
+    match bytes {
+        Some(bytes) => (Encoded::Present, bytes),
+        None => (Encoded::Null, &[]),
+    }
+}
+
 /// Checks a value nobody reads (see [`Serde::check`]): the same errors as [`de_value`], no value.
 #[inline(always)]
 pub fn check_value<S: Serde>(bytes: Option<&[u8]>, node: &'static str) -> Result<(), RecordError> {
