@@ -169,6 +169,23 @@ impl<'a> Iterator for MemoryRange<'a> {
     }
 }
 
+/// Replaces the stored value `dst` with `src`, reusing `dst`'s buffer. An 8-byte value over an
+/// 8-byte value (a count or a sum: `I64`, `F64`, the most frequent update of an aggregation) is
+/// one move of eight bytes instead of a call to `memcpy`.
+#[inline(always)]
+fn overwrite(dst: &mut Vec<u8>, src: &[u8]) {
+    match (
+        <&mut [u8; 8]>::try_from(dst.as_mut_slice()),
+        <&[u8; 8]>::try_from(src),
+    ) {
+        (Ok(dst), Ok(src)) => *dst = *src,
+        _ => {
+            dst.clear();
+            dst.extend_from_slice(src);
+        }
+    }
+}
+
 fn key_too_long(len: usize) -> StoreError {
     StoreError::KeyTooLong {
         len,
@@ -191,10 +208,7 @@ impl StoreBackend for MemoryBackend {
     fn put(&mut self, key: &[u8], value: &[u8]) -> Result<(), StoreError> {
         match &mut self.layout {
             Layout::Indexed { map, order } => match map.get_mut(key) {
-                Some(stored) => {
-                    stored.clear();
-                    stored.extend_from_slice(value);
-                }
+                Some(stored) => overwrite(stored, value),
                 None => {
                     let key: Arc<[u8]> = Arc::from(key);
                     order.insert(Arc::clone(&key));
@@ -224,8 +238,7 @@ impl StoreBackend for MemoryBackend {
                         Err(e) => return Ok(Err(e)),
                     };
                     if present {
-                        stored.clear();
-                        stored.extend_from_slice(buf);
+                        overwrite(stored, buf);
                         return Ok(Ok(()));
                     }
                     false
