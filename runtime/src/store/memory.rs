@@ -341,6 +341,35 @@ impl BackendFactory for MemoryStores {
 mod tests {
     use super::*;
 
+    #[test]
+    fn overwrites_values_of_any_length() {
+        let mut store = MemoryBackend::new();
+        let eight = 7i64.to_be_bytes();
+        let other = 9i64.to_be_bytes();
+        let mut buf = Vec::new();
+        for (old, new) in [
+            (&eight[..], &other[..]),
+            (&eight[..], &b"abc"[..]),
+            (&b"abc"[..], &eight[..]),
+            (&b"abcdefghij"[..], &b"xy"[..]),
+        ] {
+            store.put(b"k", old).expect("put");
+            store.put(b"k", new).expect("put over");
+            assert_eq!(store.get(b"k").expect("get"), Some(new));
+            store.put(b"k", old).expect("put");
+            let r: Result<(), ()> = store
+                .update(b"k", &mut buf, |current, buf| {
+                    assert_eq!(current, Some(old));
+                    buf.clear();
+                    buf.extend_from_slice(new);
+                    Ok(true)
+                })
+                .expect("update");
+            assert_eq!(r, Ok(()));
+            assert_eq!(store.get(b"k").expect("get"), Some(new));
+        }
+    }
+
     fn contract(mut store: MemoryBackend) {
         for k in [&b"b"[..], b"a", b"ab", b"c"] {
             store.put(k, b"v").expect("put");
