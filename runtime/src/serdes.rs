@@ -32,7 +32,9 @@
 //!         Ok(Encoded::Present)
 //!     }
 //!     fn deserialize(bytes: Option<&[u8]>) -> Result<i16, SerdeError> {
-//!         let bytes = bytes.ok_or(SerdeError::Null)?;
+//!         let Some(bytes) = bytes else {
+//!             return Err(SerdeError::Null);
+//!         };
 //!         let array: [u8; 2] = bytes
 //!             .try_into()
 //!             .map_err(|_| SerdeError::Length { expected: 2, actual: bytes.len() })?;
@@ -46,6 +48,18 @@
 //! ```
 
 use std::marker::PhantomData;
+
+/// The bytes of a record's key or value, or [`SerdeError::Null`] for none. Unlike
+/// `bytes.ok_or(SerdeError::Null)` it builds the error only when it is returned: `ok_or` builds
+/// it first and then drops it on every present record, and `SerdeError` (which can hold a
+/// `String` or a JSON error) has drop glue the compiler does not always remove.
+#[inline(always)]
+pub(crate) fn present(bytes: Option<&[u8]>) -> Result<&[u8], SerdeError> {
+    match bytes {
+        Some(bytes) => Ok(bytes),
+        None => Err(SerdeError::Null),
+    }
+}
 
 /// Why bytes could not be turned into a value or back.
 #[derive(Debug, thiserror::Error)]
@@ -133,12 +147,12 @@ impl Serde for Utf8 {
     }
     #[inline]
     fn deserialize(bytes: Option<&[u8]>) -> Result<String, SerdeError> {
-        let bytes = bytes.ok_or(SerdeError::Null)?;
+        let bytes = present(bytes)?;
         Ok(std::str::from_utf8(bytes)?.to_owned())
     }
     #[inline]
     fn check(bytes: Option<&[u8]>) -> Result<(), SerdeError> {
-        std::str::from_utf8(bytes.ok_or(SerdeError::Null)?)?;
+        std::str::from_utf8(present(bytes)?)?;
         Ok(())
     }
 }
@@ -159,7 +173,7 @@ macro_rules! big_endian {
             }
             #[inline]
             fn deserialize(bytes: Option<&[u8]>) -> Result<$ty, SerdeError> {
-                let bytes = bytes.ok_or(SerdeError::Null)?;
+                let bytes = present(bytes)?;
                 let array: [u8; $n] = bytes
                     .try_into()
                     .map_err(|_| SerdeError::Length { expected: $n, actual: bytes.len() })?;
@@ -192,11 +206,11 @@ impl Serde for Bytes {
     }
     #[inline]
     fn deserialize(bytes: Option<&[u8]>) -> Result<Vec<u8>, SerdeError> {
-        Ok(bytes.ok_or(SerdeError::Null)?.to_vec())
+        Ok(present(bytes)?.to_vec())
     }
     #[inline]
     fn check(bytes: Option<&[u8]>) -> Result<(), SerdeError> {
-        bytes.ok_or(SerdeError::Null).map(drop)
+        present(bytes).map(drop)
     }
 }
 
@@ -262,7 +276,7 @@ where
     }
     #[inline]
     fn deserialize(bytes: Option<&[u8]>) -> Result<T, SerdeError> {
-        Ok(serde_json::from_slice(bytes.ok_or(SerdeError::Null)?)?)
+        Ok(serde_json::from_slice(present(bytes)?)?)
     }
 }
 
@@ -313,7 +327,7 @@ impl<S: Serde, const SIZE_MS: i64> Serde for TimeWindowed<S, SIZE_MS> {
     }
     #[inline]
     fn deserialize(bytes: Option<&[u8]>) -> Result<Self::Value, SerdeError> {
-        let bytes = bytes.ok_or(SerdeError::Null)?;
+        let bytes = present(bytes)?;
         let Some(split) = bytes.len().checked_sub(8) else {
             return Err(SerdeError::Length {
                 expected: 8,
@@ -351,7 +365,7 @@ impl<S: Serde> Serde for SessionWindowed<S> {
     }
     #[inline]
     fn deserialize(bytes: Option<&[u8]>) -> Result<Self::Value, SerdeError> {
-        let bytes = bytes.ok_or(SerdeError::Null)?;
+        let bytes = present(bytes)?;
         let Some((key, start, end)) = crate::window::split_session_key(bytes) else {
             return Err(SerdeError::Length {
                 expected: 16,

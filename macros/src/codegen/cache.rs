@@ -110,11 +110,7 @@ pub fn parts(em: &Emitter<'_>, sub: &Sub) -> CacheParts {
                         ::std::panic::AssertUnwindSafe(|| self.#forward(&__dk_record, __dk_sink)),
                     ) {
                         Ok(r) => r,
-                        Err(payload) => Err(#dk::RecordError::Record {
-                            kind: #dk::ErrorKind::Processing,
-                            node: #node_name,
-                            message: #dk::panic_message(payload),
-                        }),
+                        Err(payload) => Err(#dk::panicked(#node_name, payload)),
                     };
                     if let Err(e) = __dk_result {
                         let __dk_topic = #dk::Task::source_topics(self)

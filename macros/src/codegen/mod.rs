@@ -298,11 +298,7 @@ pub fn generate(m: &Model) -> TokenStream {
                     };
                     let __dk_result = match __dk_result {
                         Ok(r) => r,
-                        Err(payload) => Err(#dk::RecordError::Record {
-                            kind: #dk::ErrorKind::Processing,
-                            node: __dk_node,
-                            message: #dk::panic_message(payload),
-                        }),
+                        Err(payload) => Err(#dk::panicked(__dk_node, payload)),
                     };
                     match __dk_result {
                         Ok(()) => {}

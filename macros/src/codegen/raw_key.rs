@@ -100,3 +100,20 @@ pub fn key_parts(
     };
     (ke, bind, Acc::owned(kid))
 }
+
+/// The store key of an unwindowed aggregation taking a [`KeyIn::Raw`] key from source node
+/// `source`: an expression of `(Encoded, &[u8])`, the record's own key bytes when they are kept
+/// (no copy), else the key encoded with serde `kt` (errors spanned at `span`) into `__kbuf`.
+pub fn key_slice(source: usize, kt: &Type, span: Span, name: &str) -> TokenStream {
+    let dk = dk();
+    let kid = format_ident!("__k{}", source);
+    quote_spanned!(span=>
+        match &#kid {
+            None => #dk::key_slice(__dk_record.key),
+            Some(__dk_k) => {
+                let __dk_e = #dk::ser::<#kt>(__dk_k, &mut self.__kbuf, #name)?;
+                (__dk_e, self.__kbuf.as_slice())
+            }
+        }
+    )
+}

@@ -250,6 +250,24 @@ pub fn emit_keyed(
             crate::codegen::raw_key::key_parts(em, source, serde, kt, st.key.span, name, value_once)
         }
     };
+    // The store key of an unwindowed aggregation, `__dk_skey`: a key kept as its record bytes
+    // is used where it is (no copy into `__kbuf`); an encoded key is `__kbuf`'s bytes. A window
+    // key appends the window start, so it is always built in `__kbuf`.
+    let skey_local = match key {
+        KeyIn::Typed(_) => quote! {
+            let __dk_ke = #ke;
+            let __dk_skey: &[u8] = &self.__kbuf;
+        },
+        KeyIn::Raw { source, .. } => {
+            let kslice = crate::codegen::raw_key::key_slice(source, kt, st.key.span, name);
+            quote! { let (__dk_ke, __dk_skey) = #kslice; }
+        }
+    };
+    let skey = if windowed.is_some() {
+        quote!(&self.__kbuf)
+    } else {
+        quote!(__dk_skey)
+    };
     let k = &k;
     if let Some(w) = windowed {
         match w.kind {
@@ -261,7 +279,7 @@ pub fn emit_keyed(
     let new = new_value(em, node, store, op, k, v, value_once);
     let update = quote! {
         let (#nv, __dk_present, __dk_existed) = #dk::store_update::<#vt, _, _, _>(
-            &mut self.#field, &self.__kbuf, &mut self.__vbuf, __dk_sink, #changelog,
+            &mut self.#field, #skey, &mut self.__vbuf, __dk_sink, #changelog,
             self.__partition, __dk_record.timestamp, #name,
             |__dk_old| #new,
         )?;
@@ -271,7 +289,7 @@ pub fn emit_keyed(
     let cached = |children: TokenStream| -> TokenStream {
         quote! {
             if self.__cache_max != 0 {
-                self.#cache.mark(&self.__kbuf, #dk::Update {
+                self.#cache.mark(#skey, #dk::Update {
                     value_len: if __dk_present { self.__vbuf.len() } else { 0 },
                     source: __dk_record.source,
                     timestamp: __dk_record.timestamp,
@@ -291,7 +309,7 @@ pub fn emit_keyed(
             return general;
         };
         let (expected_key, sink_key) = match windowed {
-            None => (quote!(#kt), quote!(&self.__kbuf)),
+            None => (quote!(#kt), quote!(__dk_skey)),
             Some(w) => {
                 let size = w.size;
                 (
@@ -324,7 +342,7 @@ pub fn emit_keyed(
             let children = cached(direct(quote!(#bind #general)));
             quote! {
                 // Records whose key serializes to null are dropped, as Kafka Streams does.
-                let __dk_ke = #ke;
+                #skey_local
                 if matches!(__dk_ke, #dk::Encoded::Present) {
                     #update
                     #children

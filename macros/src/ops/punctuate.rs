@@ -166,11 +166,7 @@ pub fn parts(em: &Emitter<'_>, sub: &Sub, after_record: &TokenStream) -> Punctua
                     ::std::panic::AssertUnwindSafe(|| self.#body(&__dk_record, __dk_sink)),
                 ) {
                     Ok(r) => r,
-                    Err(payload) => Err(#dk::RecordError::Record {
-                        kind: #dk::ErrorKind::Processing,
-                        node: #node_name,
-                        message: #dk::panic_message(payload),
-                    }),
+                    Err(payload) => Err(#dk::panicked(#node_name, payload)),
                 };
                 if let Err(e) = __dk_result {
                     #dk::handle_error(e, "", &__dk_record, #topo::__on_error, &mut self.__skipped, __dk_sink)?;

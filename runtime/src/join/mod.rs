@@ -137,38 +137,38 @@ pub const fn joined_streams_need_one_key_type<A: Serde, B: Serde<Value = A::Valu
 #[doc(hidden)]
 #[cold]
 pub fn invalid_timestamp(node: &'static str, timestamp: i64) -> RecordError {
-    RecordError::Record {
-        kind: ErrorKind::InvalidTimestamp,
+    RecordError::new(
+        ErrorKind::InvalidTimestamp,
         node,
-        message: format!(
+        format!(
             "the record's timestamp {timestamp} is negative, so it falls in no join window: give \
              the producer's records valid timestamps (milliseconds since the epoch)"
         ),
-    }
+    )
 }
 
 #[doc(hidden)]
 #[cold]
 pub fn null_key(node: &'static str) -> RecordError {
-    RecordError::Record {
-        kind: ErrorKind::NullKey,
+    RecordError::new(
+        ErrorKind::NullKey,
         node,
-        message: "the record's key is null, so it matches no record of the other stream: key \
+        "the record's key is null, so it matches no record of the other stream: key \
                   the records before the join (select_key + repartition), or filter them out"
             .to_owned(),
-    }
+    )
 }
 
 #[doc(hidden)]
 #[cold]
 pub fn null_value(node: &'static str) -> RecordError {
-    RecordError::Record {
-        kind: ErrorKind::NullValue,
+    RecordError::new(
+        ErrorKind::NullValue,
         node,
-        message: "the record's value is null (a tombstone), and a join has nothing to join: \
+        "the record's value is null (a tombstone), and a join has nothing to join: \
                   filter tombstones out before the join"
             .to_owned(),
-    }
+    )
 }
 
 /// Applies one changelog record of a join window store.

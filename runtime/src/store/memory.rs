@@ -169,6 +169,23 @@ impl<'a> Iterator for MemoryRange<'a> {
     }
 }
 
+/// Replaces the stored value `dst` with `src`, reusing `dst`'s buffer. An 8-byte value over an
+/// 8-byte value (a count or a sum: `I64`, `F64`, the most frequent update of an aggregation) is
+/// one move of eight bytes instead of a call to `memcpy`.
+#[inline(always)]
+fn overwrite(dst: &mut Vec<u8>, src: &[u8]) {
+    match (
+        <&mut [u8; 8]>::try_from(dst.as_mut_slice()),
+        <&[u8; 8]>::try_from(src),
+    ) {
+        (Ok(dst), Ok(src)) => *dst = *src,
+        _ => {
+            dst.clear();
+            dst.extend_from_slice(src);
+        }
+    }
+}
+
 fn key_too_long(len: usize) -> StoreError {
     StoreError::KeyTooLong {
         len,
@@ -191,10 +208,7 @@ impl StoreBackend for MemoryBackend {
     fn put(&mut self, key: &[u8], value: &[u8]) -> Result<(), StoreError> {
         match &mut self.layout {
             Layout::Indexed { map, order } => match map.get_mut(key) {
-                Some(stored) => {
-                    stored.clear();
-                    stored.extend_from_slice(value);
-                }
+                Some(stored) => overwrite(stored, value),
                 None => {
                     let key: Arc<[u8]> = Arc::from(key);
                     order.insert(Arc::clone(&key));
@@ -224,8 +238,7 @@ impl StoreBackend for MemoryBackend {
                         Err(e) => return Ok(Err(e)),
                     };
                     if present {
-                        stored.clear();
-                        stored.extend_from_slice(buf);
+                        overwrite(stored, buf);
                         return Ok(Ok(()));
                     }
                     false
@@ -327,6 +340,35 @@ impl BackendFactory for MemoryStores {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn overwrites_values_of_any_length() {
+        let mut store = MemoryBackend::new();
+        let eight = 7i64.to_be_bytes();
+        let other = 9i64.to_be_bytes();
+        let mut buf = Vec::new();
+        for (old, new) in [
+            (&eight[..], &other[..]),
+            (&eight[..], &b"abc"[..]),
+            (&b"abc"[..], &eight[..]),
+            (&b"abcdefghij"[..], &b"xy"[..]),
+        ] {
+            store.put(b"k", old).expect("put");
+            store.put(b"k", new).expect("put over");
+            assert_eq!(store.get(b"k").expect("get"), Some(new));
+            store.put(b"k", old).expect("put");
+            let r: Result<(), ()> = store
+                .update(b"k", &mut buf, |current, buf| {
+                    assert_eq!(current, Some(old));
+                    buf.clear();
+                    buf.extend_from_slice(new);
+                    Ok(true)
+                })
+                .expect("update");
+            assert_eq!(r, Ok(()));
+            assert_eq!(store.get(b"k").expect("get"), Some(new));
+        }
+    }
 
     fn contract(mut store: MemoryBackend) {
         for k in [&b"b"[..], b"a", b"ab", b"c"] {

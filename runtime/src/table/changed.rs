@@ -85,7 +85,7 @@ impl<S: Serde> Serde for Changed<S> {
     }
 
     fn deserialize(bytes: Option<&[u8]>) -> Result<Change<S::Value>, SerdeError> {
-        let bytes = bytes.ok_or(SerdeError::Null)?;
+        let bytes = crate::serdes::present(bytes)?;
         let Some((&flag, body)) = bytes.split_last() else {
             return Err(SerdeError::Length {
                 expected: 1,
