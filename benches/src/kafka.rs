@@ -221,3 +221,72 @@ impl InputWriter {
             .context("input records were not acknowledged within 60 s")
     }
 }
+
+/// How a streams group looked when [`wait_for_stable_group`] stopped waiting.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GroupSettled {
+    /// The group's state as the coordinator named it (`Stable` when the wait succeeded).
+    pub state: String,
+    /// Its members.
+    pub members: usize,
+    /// Whether it became stable with at least the expected members in time.
+    pub stable: bool,
+}
+
+/// Waits (at most `timeout`, describing the group every 100 ms) until the streams group
+/// `group` is `Stable` with at least `members` members: every member runs the group's target
+/// assignment, so no task is still moving between members (Kafka 4.4's `StreamsGroup` calls a
+/// group stable only when every member is at the target assignment epoch and reconciled).
+///
+/// Both systems are members of a streams group (Kafka Streams 4.4 with
+/// `group.protocol=streams`, one member per stream thread, as dekaf-streams), so the same check
+/// serves both: the live phase starts once the startup rebalance is over, whichever system
+/// finished its backlog first. Never fails: an unreachable coordinator or a group that does not
+/// settle in time is reported in the returned value.
+pub fn wait_for_stable_group(
+    bootstrap: &str,
+    group: &str,
+    members: usize,
+    timeout: Duration,
+) -> GroupSettled {
+    let config = dekaf_streams::group::CoordinatorConfig::new(bootstrap, "bench-driver");
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            return GroupSettled {
+                state: format!("no runtime to describe the group: {e}"),
+                members: 0,
+                stable: false,
+            };
+        }
+    };
+    let deadline = Instant::now() + timeout;
+    let mut last = GroupSettled {
+        state: "not described".into(),
+        members: 0,
+        stable: false,
+    };
+    loop {
+        match runtime.block_on(dekaf_streams::group::describe_streams_group(&config, group)) {
+            Ok(g) => {
+                last = GroupSettled {
+                    stable: g.group_state.eq_ignore_ascii_case("stable")
+                        && g.members.len() >= members,
+                    state: g.group_state,
+                    members: g.members.len(),
+                };
+                if last.stable {
+                    return last;
+                }
+            }
+            Err(e) => last.state = format!("describe failed: {e}"),
+        }
+        if Instant::now() >= deadline {
+            return last;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
