@@ -7,9 +7,9 @@
 # The figures of results/latest.md and latest.png (dekaf-streams against Kafka Streams on 1, 2 and
 # 4 threads and on two instances of one thread, 8 partitions; see benches/README.md):
 #
-#   benches/run.sh --systems dekaf,kstreams --fixed-names true \
+#   benches/run.sh --systems dekaf,kstreams --fixed-names true --purge-stale true \
 #     --workloads stateless,wordcount,window,join --guarantees exactly_once \
-#     --threads 1,2,4,1x2 --partitions 8 --records 100k --restore false
+#     --threads 1,2,4,1x2 --partitions 8 --records 100k --restore false --repeat 3
 #
 # It starts the broker (scripts/kafka.sh start; DEKAF_KAFKA_PORT, default 9092), builds the Kafka
 # Streams jar (Maven) and the Rust binaries (release), runs the driver (`bench --help` lists its
@@ -80,7 +80,11 @@ chart_python() {
 
 if [ -z "${BENCH_NO_CHART:-}" ]; then
   if py="$(chart_python)" && "$py" "$here/chart.py" "$out/results.json" "$out/chart.png"; then
-    cp "$out/chart.png" "$here/results/latest.png"
+    # latest.png shows threads side by side: only a run of several thread counts replaces it
+    # (a run of a few single-thread rows keeps its chart in its own directory).
+    threads=1 prev=""
+    for a in "$@"; do [ "$prev" = --threads ] && threads="$a"; prev="$a"; done
+    case "$threads" in *,*) cp "$out/chart.png" "$here/results/latest.png" ;; esac
   else
     say "warning: the chart could not be drawn; the report stands without it"
   fi

@@ -158,7 +158,7 @@ fn main() -> Result<()> {
          guarantee, dekaf-streams store and thread count, the newest run in `results/` in which both systems finished, side by side in \
          that one run. Runs differ in date and commit: each row names its own. The settings, \
          partitions and restore rates of a run are in its `report.md`; the chart \
-         (`latest.png`) is the newest run's. Kafka Streams always keeps its stores in RocksDB; \
+         (`latest.png`) is that of the newest run that measured several thread counts. Kafka Streams always keeps its stores in RocksDB; \
          dekaf-streams in memory unless the run had `DEKAF_BENCH_STORE=lmdb`. Threads: \
          processing threads per instance, both systems the same (Kafka Streams \
          `num.stream.threads`); `1×2` is two instances (processes) of one thread, their RSS and \
