@@ -108,7 +108,8 @@ pub mod prelude {
     pub use std::time::Duration;
 }
 
-/// The README's code blocks, compiled as doctests so its example stays true.
-#[cfg(doctest)]
+/// The README's code blocks, compiled as doctests so its example stays true (they run
+/// applications on Kafka, so they need the `kafka` feature).
+#[cfg(all(doctest, feature = "kafka"))]
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeDoctests;

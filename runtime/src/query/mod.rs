@@ -3,14 +3,15 @@
 //!
 //! ```no_run
 //! # use dekaf_streams::prelude::*;
-//! # use dekaf_streams::KafkaStreams;
 //! # topology! { pub WordCount = "word-count" {
 //! #     stream("sentences", Utf8, Utf8)
 //! #         .flat_map_values(|sentence| sentence.split(' ').map(str::to_owned))
 //! #         .group_by(|_key, word| word.clone(), Utf8, Utf8)
 //! #         .count("counts").to_stream().to("word-counts", Utf8, I64);
 //! # } }
+//! # #[cfg(feature = "kafka")] // the Kafka runtime; without it, see `testing::TestDriver`
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! # use dekaf_streams::KafkaStreams;
 //! let streams = KafkaStreams::builder(WordCount)
 //!     .bootstrap_servers("localhost:9092")
 //!     .application_server("10.0.0.5:8080")
