@@ -3,6 +3,7 @@
 //! inline ([`emitter`], and each operator's file under [`crate::ops`]).
 
 mod cache;
+pub mod direct_sink;
 pub mod emitter;
 pub mod fk_join;
 pub mod info;
@@ -11,6 +12,7 @@ pub mod session;
 pub mod sliding;
 mod stream_join;
 pub mod suppress;
+pub mod window_agg;
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};

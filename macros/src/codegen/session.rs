@@ -4,11 +4,13 @@
 //! session. The algorithm is in the runtime (`dekaf_streams::window`); this is its typed glue.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
+use quote::{quote, quote_spanned};
 
+use super::direct_sink::{flushed_window_children, store_bytes_or};
 use super::emitter::{Acc, Emitter, dk};
+use super::window_agg::WindowAgg;
 use crate::ir::{AggOp, NodeKind};
-use crate::ops::aggregate::{direct_sink, new_value};
+use crate::ops::aggregate::{initializer, new_value};
 
 /// The sinks that follow `to_stream()` of aggregation `node` directly: they receive the
 /// tombstones of merged-away sessions (typed operators in between see only the updates, as a
@@ -82,29 +84,17 @@ pub fn forward(em: &Emitter<'_>, node: usize) -> TokenStream {
     };
     let st = &em.m.stores[*store];
     let (kt, vt) = (&st.key.ty, &st.value.ty);
-    let nv = format_ident!("__v{}", node);
-    let nk = format_ident!("__k{}", node);
     let deleted = deleted_session(em, node, &quote!(#dk::de_key::<#kt>(Some(__dk_kb), #name)?));
-    let general = em.children(node, &Acc::owned(nk.clone()), &Acc::owned(nv.clone()));
-    let general = quote! {
-        let #nk = #dk::Windowed::new(#dk::de_key::<#kt>(Some(__dk_kb), #name)?, __dk_start, __dk_end);
-        let #nv = #dk::de_value::<#vt>(__dk_record.value, #name)?;
-        #general
-    };
-    let expected_key = quote!(::dekaf_streams::serdes::SessionWindowed<#kt>);
-    let updated = match direct_sink(em, node) {
-        None => general,
-        Some((topic, sk, sv)) => quote! {
-            if ::core::any::TypeId::of::<#sk>() == ::core::any::TypeId::of::<#expected_key>()
-                && ::core::any::TypeId::of::<#sv>() == ::core::any::TypeId::of::<#vt>()
-            {
-                // The store key is SessionWindowedSerializer's layout: sent as it is.
-                #dk::send(__dk_sink, #topic, #dk::TopicKind::Sink, Some(__dk_skey), __dk_record.value, __dk_record.timestamp, __dk_record.headers)?;
-            } else {
-                #general
-            }
-        },
-    };
+    // The store key is SessionWindowedSerializer's layout: sent as it is.
+    let updated = store_bytes_or(
+        em,
+        node,
+        &quote!(::dekaf_streams::serdes::SessionWindowed<#kt>),
+        vt,
+        quote!(__dk_skey),
+        quote!(__dk_record.value),
+        flushed_window_children(em, node, kt, vt),
+    );
     quote! {
         let (__dk_kb, __dk_start, __dk_end) = match #dk::split_session_key(__dk_skey) {
             Some(split) => split,
@@ -134,28 +124,27 @@ pub fn emit(
     v: &Acc,
 ) -> TokenStream {
     let dk = dk();
-    let n = &em.m.nodes[node];
-    let name = &n.name;
-    let sp = n.span;
-    let st = &em.m.stores[store];
-    let (kt, vt) = (&st.key.ty, &st.value.ty);
-    let vv = quote!(<#vt as #dk::Serde>::Value);
-    let Some(w) = st.window else {
+    let Some(wa) = WindowAgg::new(em, node, store, k) else {
         return quote!();
     };
-    let (gap, grace) = (w.size, w.grace);
-    let retention = w.retention();
-    let purge_every = (retention / 2).max(1);
-    let field = Emitter::store_field(store);
-    let purge = Emitter::purge_field(store);
-    let max = Emitter::max_field(store);
-    let index = Emitter::index_field(store);
-    let changelog = &st.changelog;
-    let nv = format_ident!("__v{}", node);
-    let nk = format_ident!("__k{}", node);
-    let kr = k.r(st.key.span);
-    let krr = k.r(sp);
-    let ke = quote_spanned!(st.key.span=> #dk::ser::<#kt>(#kr, &mut self.__kbuf, #name)?);
+    let WindowAgg {
+        name,
+        span: sp,
+        kt,
+        vt,
+        ref vv,
+        ref field,
+        ref max,
+        ref index,
+        ref cache,
+        changelog,
+        ref nk,
+        ref nv,
+        key_ref: ref krr,
+        ..
+    } = wa;
+    let (gap, grace) = (wa.window.size, wa.window.grace);
+    let retention = wa.window.retention();
     let new = new_value(em, node, store, op, k, v, true);
     // Kafka Streams' mergers: count adds, reduce reduces, aggregate calls the user's merger.
     let merge = match op {
@@ -168,11 +157,7 @@ pub fn emit(
             quote!(match __dk_a { Some(__dk_a) => #call, None => __dk_b })
         }
         AggOp::Aggregate { init, merger, .. } => {
-            let isp = syn::spanned::Spanned::span(init);
-            let init = quote_spanned!(isp=> {
-                let __dk_init = #init;
-                ::dekaf_streams::__private::aggregate_initializer_returns_the_aggregate_serde_type::<#vt, _>(__dk_init)
-            });
+            let init = initializer(init, vt);
             let call = match merger {
                 Some(m) => quote_spanned!(sp=> #dk::session_merger(#krr, __dk_a, __dk_b, #m)),
                 None => quote!(__dk_b),
@@ -185,43 +170,28 @@ pub fn emit(
     };
     let expected_key = quote!(::dekaf_streams::serdes::SessionWindowed<#kt>);
     let deleted = deleted_session(em, node, &quote!(::core::clone::Clone::clone(#krr)));
-    let cache = Emitter::cache_field(node);
     let general = em.children(node, &Acc::owned(nk.clone()), &Acc::owned(nv.clone()));
     let ko = k.o(sp);
     let general = quote! {
         let #nk = #dk::Windowed::new(#ko, __dk_span.start, __dk_span.end);
         #general
     };
-    let children = match direct_sink(em, node) {
-        None => general,
-        Some((topic, sk, sv)) => quote! {
-            if ::core::any::TypeId::of::<#sk>() == ::core::any::TypeId::of::<#expected_key>()
-                && ::core::any::TypeId::of::<#sv>() == ::core::any::TypeId::of::<#vt>()
-            {
-                #dk::send(
-                    __dk_sink,
-                    #topic,
-                    #dk::TopicKind::Sink,
-                    Some(&self.__kbuf),
-                    if __dk_present { Some(&self.__vbuf) } else { None },
-                    __dk_record.timestamp,
-                    __dk_record.headers,
-                )?;
-            } else {
-                #general
-            }
-        },
-    };
+    let children = store_bytes_or(
+        em,
+        node,
+        &expected_key,
+        vt,
+        quote!(&self.__kbuf),
+        quote!(if __dk_present {
+            Some(&self.__vbuf)
+        } else {
+            None
+        }),
+        general,
+    );
+    let prelude = wa.prelude();
     quote! {
-        if __dk_record.timestamp < 0 {
-            return Err(#dk::timestamp_error(#name, __dk_record.timestamp));
-        }
-        if self.__stream_time >= self.#purge {
-            // Sessions that ended more than gap + grace ago can merge with nothing any more.
-            self.#index.expire(&mut self.#field, self.__stream_time.saturating_sub(#retention), Some(&self.#cache), __dk_sink, #changelog, self.__partition, __dk_record.timestamp, #name)?;
-            self.#purge = self.__stream_time.saturating_add(#purge_every);
-        }
-        let __dk_ke = #ke;
+        #prelude
         if matches!(__dk_ke, #dk::Encoded::Present) {
             let __dk_t = __dk_record.timestamp;
             // Kafka Streams: a session closes gap + grace after its end.

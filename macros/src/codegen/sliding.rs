@@ -4,11 +4,13 @@
 //! aggregate, store, forward stamped with the window's largest record timestamp).
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
+use quote::quote;
 
+use super::direct_sink::{flushed_window_children, store_bytes_or};
 use super::emitter::{Acc, Emitter, dk};
+use super::window_agg::WindowAgg;
 use crate::ir::AggOp;
-use crate::ops::aggregate::{direct_sink, new_value};
+use crate::ops::aggregate::new_value;
 
 /// The aggregation's code for one record (key `k`, value `v`).
 pub fn emit(
@@ -20,29 +22,26 @@ pub fn emit(
     v: &Acc,
 ) -> TokenStream {
     let dk = dk();
-    let n = &em.m.nodes[node];
-    let name = &n.name;
-    let sp = n.span;
-    let st = &em.m.stores[store];
-    let (kt, vt) = (&st.key.ty, &st.value.ty);
-    let vv = quote!(<#vt as #dk::Serde>::Value);
-    let Some(w) = st.window else {
+    let Some(wa) = WindowAgg::new(em, node, store, k) else {
         return quote!();
     };
-    let (d, grace) = (w.size, w.grace);
-    let retention = w.retention();
-    let purge_every = (retention / 2).max(1);
-    let field = Emitter::store_field(store);
-    let purge = Emitter::purge_field(store);
-    let max = Emitter::max_field(store);
-    let index = Emitter::index_field(store);
-    let changelog = &st.changelog;
-    let cache = Emitter::cache_field(node);
-    let nv = format_ident!("__v{}", node);
-    let nk = format_ident!("__k{}", node);
-    let kr = k.r(st.key.span);
-    let krr = k.r(sp);
-    let ke = quote_spanned!(st.key.span=> #dk::ser::<#kt>(#kr, &mut self.__kbuf, #name)?);
+    let WindowAgg {
+        name,
+        kt,
+        vt,
+        ref vv,
+        ref field,
+        ref max,
+        ref index,
+        ref cache,
+        changelog,
+        ref nk,
+        ref nv,
+        key_ref: ref krr,
+        ..
+    } = wa;
+    let (d, grace) = (wa.window.size, wa.window.grace);
+    let retention = wa.window.retention();
     // A record updates several windows: its value is cloned per window.
     let new = new_value(em, node, store, op, k, v, false);
     let general = em.children(node, &Acc::owned(nk.clone()), &Acc::owned(nv.clone()));
@@ -52,36 +51,23 @@ pub fn emit(
     };
     // Sliding windows are written with TimeWindowed (key, start), as Kafka Streams does.
     let expected_key = quote!(::dekaf_streams::serdes::TimeWindowed<#kt, #d>);
-    let children = match direct_sink(em, node) {
-        None => general,
-        Some((topic, sk, sv)) => quote! {
-            if ::core::any::TypeId::of::<#sk>() == ::core::any::TypeId::of::<#expected_key>()
-                && ::core::any::TypeId::of::<#sv>() == ::core::any::TypeId::of::<#vt>()
-            {
-                #dk::send(
-                    __dk_sink,
-                    #topic,
-                    #dk::TopicKind::Sink,
-                    Some(::dekaf_streams::store::time_windowed_bytes(&self.__kbuf)),
-                    if __dk_present { Some(&self.__vbuf[8..]) } else { None },
-                    __dk_record.timestamp,
-                    __dk_record.headers,
-                )?;
-            } else {
-                #general
-            }
-        },
-    };
+    // The stored value is the window's largest record timestamp, then the aggregate.
+    let children = store_bytes_or(
+        em,
+        node,
+        &expected_key,
+        vt,
+        quote!(::dekaf_streams::store::time_windowed_bytes(&self.__kbuf)),
+        quote!(if __dk_present {
+            Some(&self.__vbuf[8..])
+        } else {
+            None
+        }),
+        general,
+    );
+    let prelude = wa.prelude();
     quote! {
-        if __dk_record.timestamp < 0 {
-            return Err(#dk::timestamp_error(#name, __dk_record.timestamp));
-        }
-        if self.__stream_time >= self.#purge {
-            // Windows that started more than 2 × difference + grace ago take no record any more.
-            self.#index.expire(&mut self.#field, self.__stream_time.saturating_sub(#retention), Some(&self.#cache), __dk_sink, #changelog, self.__partition, __dk_record.timestamp, #name)?;
-            self.#purge = self.__stream_time.saturating_add(#purge_every);
-        }
-        let __dk_ke = #ke;
+        #prelude
         if matches!(__dk_ke, #dk::Encoded::Present) {
             let __dk_t = __dk_record.timestamp;
             let __dk_close = self.__stream_time.saturating_sub(#grace);
@@ -160,35 +146,15 @@ pub fn forward(em: &Emitter<'_>, node: usize) -> TokenStream {
         return quote!();
     };
     let d = w.size;
-    let nv = format_ident!("__v{}", node);
-    let nk = format_ident!("__k{}", node);
-    let general = em.children(node, &Acc::owned(nk.clone()), &Acc::owned(nv.clone()));
-    let general = quote! {
-        let #nk = #dk::Windowed::new(#dk::de_key::<#kt>(Some(__dk_kb), #name)?, __dk_start, __dk_end);
-        let #nv = #dk::de_value::<#vt>(__dk_record.value, #name)?;
-        #general
-    };
-    let expected_key = quote!(::dekaf_streams::serdes::TimeWindowed<#kt, #d>);
-    let body = match direct_sink(em, node) {
-        None => general,
-        Some((topic, sk, sv)) => quote! {
-            if ::core::any::TypeId::of::<#sk>() == ::core::any::TypeId::of::<#expected_key>()
-                && ::core::any::TypeId::of::<#sv>() == ::core::any::TypeId::of::<#vt>()
-            {
-                #dk::send(
-                    __dk_sink,
-                    #topic,
-                    #dk::TopicKind::Sink,
-                    Some(::dekaf_streams::store::time_windowed_bytes(__dk_skey)),
-                    __dk_record.value,
-                    __dk_record.timestamp,
-                    __dk_record.headers,
-                )?;
-            } else {
-                #general
-            }
-        },
-    };
+    let body = store_bytes_or(
+        em,
+        node,
+        &quote!(::dekaf_streams::serdes::TimeWindowed<#kt, #d>),
+        vt,
+        quote!(::dekaf_streams::store::time_windowed_bytes(__dk_skey)),
+        quote!(__dk_record.value),
+        flushed_window_children(em, node, kt, vt),
+    );
     quote! {
         let (__dk_kb, __dk_start) = match ::dekaf_streams::store::split_window_key(__dk_skey) {
             Some(split) => split,

@@ -10,6 +10,7 @@ use syn::Type;
 use super::{Lower, Operator};
 use crate::args::{arity, err_at, err_call, name_arg, serde_arg};
 use crate::build::{Builder, Flow, Grouped, Table};
+use crate::codegen::direct_sink::{flushed_window_children, store_bytes_or};
 use crate::codegen::emitter::{Acc, Emitter, dk};
 use crate::codegen::raw_key::KeyIn;
 use crate::ir::{AggOp, NodeKind, SerdeTy, Store, StoreOwner, WindowKind};
@@ -181,27 +182,6 @@ fn aggregate(b: &mut Builder, g: Grouped, call: &Call) -> syn::Result<Flow> {
     Ok(Flow::Table(Table { node, store }))
 }
 
-/// The sink of `aggregate → to_stream → to(..)`: its topic and serdes.
-pub fn direct_sink<'m>(
-    em: &Emitter<'m>,
-    node: usize,
-) -> Option<(&'m String, &'m syn::Type, &'m syn::Type)> {
-    let [to_stream] = em.m.nodes[node].children.as_slice() else {
-        return None;
-    };
-    let to_stream = &em.m.nodes[*to_stream];
-    if !matches!(to_stream.kind, NodeKind::ToStream) {
-        return None;
-    }
-    let [sink] = to_stream.children.as_slice() else {
-        return None;
-    };
-    match &em.m.nodes[*sink].kind {
-        NodeKind::Sink { topic, key, value } => Some((topic, &key.ty, &value.ty)),
-        _ => None,
-    }
-}
-
 /// The update of the aggregation's store, then its children (or, with a record cache, the
 /// key marked dirty).
 pub fn emit(
@@ -305,36 +285,24 @@ pub fn emit_keyed(
     // store's, so they are sent as they are. The check is on types (constant after
     // monomorphization), so any other serde takes the general path.
     let direct = |general: TokenStream| -> TokenStream {
-        let Some((topic, sk, sv)) = direct_sink(em, node) else {
-            return general;
+        let key_bytes = match windowed {
+            None => quote!(__dk_skey),
+            Some(_) => quote!(&self.__kbuf),
         };
-        let (expected_key, sink_key) = match windowed {
-            None => (quote!(#kt), quote!(__dk_skey)),
-            Some(w) => {
-                let size = w.size;
-                (
-                    quote!(::dekaf_streams::serdes::TimeWindowed<#kt, #size>),
-                    quote!(::dekaf_streams::store::time_windowed_bytes(&self.__kbuf)),
-                )
-            }
-        };
-        quote! {
-            if ::core::any::TypeId::of::<#sk>() == ::core::any::TypeId::of::<#expected_key>()
-                && ::core::any::TypeId::of::<#sv>() == ::core::any::TypeId::of::<#vt>()
-            {
-                #dk::send(
-                    __dk_sink,
-                    #topic,
-                    #dk::TopicKind::Sink,
-                    Some(#sink_key),
-                    if __dk_present { Some(&self.__vbuf) } else { None },
-                    __dk_record.timestamp,
-                    __dk_record.headers,
-                )?;
+        let (expected_key, sink_key) = sink_key(kt, windowed, key_bytes);
+        store_bytes_or(
+            em,
+            node,
+            &expected_key,
+            vt,
+            sink_key,
+            quote!(if __dk_present {
+                Some(&self.__vbuf)
             } else {
-                #general
-            }
-        }
+                None
+            }),
+            general,
+        )
     };
     match windowed {
         None => {
@@ -436,6 +404,26 @@ pub fn emit_keyed(
     }
 }
 
+/// The serde a direct sink's key must have to take the store's bytes (the key's, or for a time
+/// window `TimeWindowed<K, size>`), and the expression of those bytes from the store key
+/// `store_key` (a time window's store key ends in its start; the sink's adds the end).
+fn sink_key(
+    kt: &Type,
+    window: Option<crate::ir::WindowSpec>,
+    store_key: TokenStream,
+) -> (TokenStream, TokenStream) {
+    match window {
+        None => (quote!(#kt), store_key),
+        Some(w) => {
+            let size = w.size;
+            (
+                quote!(::dekaf_streams::serdes::TimeWindowed<#kt, #size>),
+                quote!(::dekaf_streams::store::time_windowed_bytes(#store_key)),
+            )
+        }
+    }
+}
+
 /// The body of `__forward_N` of aggregation `node`: runs its downstream operators on the
 /// current result of one dirty key. `__dk_record` is the synthesized record of the flush:
 /// key = the store key bytes, value = the stored value bytes (`None`: deleted), timestamp of
@@ -460,63 +448,57 @@ pub fn emit_forward(em: &Emitter<'_>, node: usize) -> TokenStream {
         };
     }
     let (kt, vt) = (&st.key.ty, &st.value.ty);
-    let nv = format_ident!("__v{}", node);
-    let nk = format_ident!("__k{}", node);
-    let general = em.children(node, &Acc::owned(nk.clone()), &Acc::owned(nv.clone()));
-    let (general, expected_key) = match st.window {
-        None => (
+    let (expected_key, sink_key) = sink_key(kt, st.window, quote!(__dk_skey));
+    let general = match st.window {
+        None => {
+            let nv = format_ident!("__v{}", node);
+            let nk = format_ident!("__k{}", node);
+            let general = em.children(node, &Acc::owned(nk.clone()), &Acc::owned(nv.clone()));
             quote! {
                 let #nk = #dk::de_key::<#kt>(Some(__dk_skey), #name)?;
                 let #nv = #dk::de_value::<#vt>(__dk_record.value, #name)?;
                 #general
-            },
-            quote!(#kt),
-        ),
+            }
+        }
         Some(w) => {
             let size = w.size;
-            (
-                quote! {
-                    let (__dk_kb, __dk_start) = match ::dekaf_streams::store::split_window_key(__dk_skey) {
-                        Some(split) => split,
-                        None => return Err(#dk::cache_key_error(#name)),
-                    };
-                    let __dk_end = __dk_start.saturating_add(#size);
-                    let #nk = #dk::Windowed::new(#dk::de_key::<#kt>(Some(__dk_kb), #name)?, __dk_start, __dk_end);
-                    let #nv = #dk::de_value::<#vt>(__dk_record.value, #name)?;
-                    #general
-                },
-                quote!(::dekaf_streams::serdes::TimeWindowed<#kt, #size>),
-            )
-        }
-    };
-    let sink_key = match st.window {
-        None => quote!(__dk_skey),
-        Some(_) => quote!(::dekaf_streams::store::time_windowed_bytes(__dk_skey)),
-    };
-    let body = match direct_sink(em, node) {
-        None => general,
-        Some((topic, sk, sv)) => quote! {
-            if ::core::any::TypeId::of::<#sk>() == ::core::any::TypeId::of::<#expected_key>()
-                && ::core::any::TypeId::of::<#sv>() == ::core::any::TypeId::of::<#vt>()
-            {
-                #dk::send(
-                    __dk_sink,
-                    #topic,
-                    #dk::TopicKind::Sink,
-                    Some(#sink_key),
-                    __dk_record.value,
-                    __dk_record.timestamp,
-                    __dk_record.headers,
-                )?;
-            } else {
+            let general = flushed_window_children(em, node, kt, vt);
+            quote! {
+                let (__dk_kb, __dk_start) = match ::dekaf_streams::store::split_window_key(__dk_skey) {
+                    Some(split) => split,
+                    None => return Err(#dk::cache_key_error(#name)),
+                };
+                let __dk_end = __dk_start.saturating_add(#size);
                 #general
             }
-        },
+        }
     };
+    let body = store_bytes_or(
+        em,
+        node,
+        &expected_key,
+        vt,
+        sink_key,
+        quote!(__dk_record.value),
+        general,
+    );
     quote! {
         let __dk_skey: &[u8] = __dk_record.key.unwrap_or_default();
         #body
     }
+}
+
+/// The aggregate's initial value: `init()`, typed by the aggregate serde `vt` and spanned at the
+/// initializer, so a type mismatch is reported there, naming the bound of `aggregate(..)`'s
+/// initializer.
+pub fn initializer(init: &syn::Expr, vt: &Type) -> TokenStream {
+    let isp = syn::spanned::Spanned::span(init);
+    // The closure is bound first so rustc infers its own return type and then reports the bound
+    // it fails, rather than a bare "mismatched types" inside it.
+    quote_spanned!(isp=> {
+        let __dk_init = #init;
+        ::dekaf_streams::__private::aggregate_initializer_returns_the_aggregate_serde_type::<#vt, _>(__dk_init)
+    })
 }
 
 /// The new aggregate of aggregation `node`, an expression of `__dk_old` (the current aggregate,
@@ -551,15 +533,7 @@ pub fn new_value(
             quote! { match __dk_old { Some(__dk_a) => #call, None => #vo } }
         }
         AggOp::Aggregate { init, f, .. } => {
-            // Typed by the aggregate serde and spanned at the initializer: a type mismatch is
-            // reported there, naming the bound of `aggregate(..)`'s initializer.
-            let isp = syn::spanned::Spanned::span(init);
-            // The closure is bound first so rustc infers its own return type and then reports
-            // the bound it fails, rather than a bare "mismatched types" inside it.
-            let init = quote_spanned!(isp=> {
-                let __dk_init = #init;
-                ::dekaf_streams::__private::aggregate_initializer_returns_the_aggregate_serde_type::<#vt, _>(__dk_init)
-            });
+            let init = initializer(init, vt);
             let call = quote_spanned!(sp=> #dk::aggregator(#krr, #vo, __dk_a, #f));
             quote! {
                 {
