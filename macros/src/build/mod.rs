@@ -235,6 +235,67 @@ impl Builder {
         Some(var.flow.clone())
     }
 
+    /// The error of a `name` that nothing binds (a `what`, made with `source`): bind it with
+    /// `let`, with the names bound so far.
+    pub fn unbound(&self, name: &syn::Ident, what: &str, source: &str) -> syn::Error {
+        let known: Vec<&str> = self.vars.keys().map(String::as_str).collect();
+        let known = if known.is_empty() {
+            String::new()
+        } else {
+            format!(" (bound so far: {})", known.join(", "))
+        };
+        err_at(
+            name,
+            format!("unknown {what} `{name}`: bind it first with `let {name} = {source};`{known}"),
+        )
+    }
+
+    /// The table bound to `name`, as an operator's argument: `Ok(None)` for a binding whose
+    /// definition failed (its error is reported already); an error at `name` for anything else
+    /// (`not_a_table`: what to say, after "`name` is not a table: ") or an unbound name.
+    pub fn bound_table(
+        &mut self,
+        name: &syn::Ident,
+        not_a_table: &str,
+    ) -> syn::Result<Option<Table>> {
+        let table = |flow| match flow {
+            Flow::Table(t) => Some(t),
+            _ => None,
+        };
+        self.bound(name, ("table", "table(..)"), table, not_a_table)
+    }
+
+    /// The stream bound to `name`, as an operator's argument: as [`Builder::bound_table`].
+    pub fn bound_stream(
+        &mut self,
+        name: &syn::Ident,
+        not_a_stream: &str,
+    ) -> syn::Result<Option<Stream>> {
+        let stream = |flow| match flow {
+            Flow::Stream(s) => Some(s),
+            _ => None,
+        };
+        self.bound(name, ("stream", "stream(..)"), stream, not_a_stream)
+    }
+
+    /// What `pick` takes from `name`'s binding (`what`: its kind and how one is made).
+    fn bound<T>(
+        &mut self,
+        name: &syn::Ident,
+        (what, source): (&str, &str),
+        pick: impl FnOnce(Flow) -> Option<T>,
+        not_it: &str,
+    ) -> syn::Result<Option<T>> {
+        match self.lookup(name) {
+            Some(Flow::Broken) => Ok(None),
+            Some(flow) => match pick(flow) {
+                Some(t) => Ok(Some(t)),
+                None => Err(err_at(name, format!("`{name}` is not a {what}: {not_it}"))),
+            },
+            None => Err(self.unbound(name, what, source)),
+        }
+    }
+
     /// Warns about a bound stream or table nothing uses (as rustc's `unused_variables`, a name
     /// starting with `_` is exempt).
     fn report_unused_bindings(&mut self) {
@@ -328,20 +389,7 @@ impl Builder {
         let mut flow = match chain.root {
             Root::Var(name) => match self.lookup(&name) {
                 Some(flow) => flow,
-                None => {
-                    let known: Vec<&str> = self.vars.keys().map(String::as_str).collect();
-                    return Err(err_at(
-                        &name,
-                        format!(
-                            "unknown stream or table `{name}`: bind it first with `let {name} = stream(..);`{}",
-                            if known.is_empty() {
-                                String::new()
-                            } else {
-                                format!(" (bound so far: {})", known.join(", "))
-                            }
-                        ),
-                    ));
-                }
+                None => return Err(self.unbound(&name, "stream or table", "stream(..)")),
             },
             Root::Call(call) => self.root(&call)?,
         };

@@ -164,23 +164,12 @@ fn lower(b: &mut Builder, t: Table, call: &Call, left: bool) -> syn::Result<Flow
             op.name, op.name
         ),
     )?;
-    let o = match b.lookup(name) {
-        Some(Flow::Table(o)) => o,
-        Some(Flow::Broken) => return Ok(Flow::Broken),
-        Some(_) => {
-            return Err(err_at(
-                name,
-                format!(
-                    "`{name}` is not a table: a foreign-key join joins two tables; make it one with .to_table(\"store\")"
-                ),
-            ));
-        }
-        None => {
-            return Err(err_at(
-                name,
-                format!("unknown table `{name}`: bind it first with `let {name} = table(..);`"),
-            ));
-        }
+    let Some(o) = b.bound_table(
+        name,
+        "a foreign-key join joins two tables; make it one with .to_table(\"store\")",
+    )?
+    else {
+        return Ok(Flow::Broken);
     };
     changing(b, t, call)?;
     changing(b, o, call)?;

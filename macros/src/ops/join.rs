@@ -68,21 +68,10 @@ fn lower(b: &mut Builder, s: Stream, call: &Call, left: bool) -> syn::Result<Flo
         ));
     }
     arity(call, 2, if left { LEFT_JOIN.usage } else { JOIN.usage })?;
-    let (tnode, store) = match b.lookup(name) {
-        Some(Flow::Table(t)) => (t.node, t.store),
-        Some(Flow::Broken) => return Ok(Flow::Broken),
-        Some(_) => {
-            return Err(err_at(
-                name,
-                format!("`{name}` is neither a table nor a stream"),
-            ));
-        }
-        None => {
-            return Err(err_at(
-                name,
-                format!("unknown table `{name}`: bind it first with `let {name} = table(..);`"),
-            ));
-        }
+    let Some(crate::build::Table { node: tnode, store }) =
+        b.bound_table(name, "a stream joins a table, a stream or a global table")?
+    else {
+        return Ok(Flow::Broken);
     };
     if crate::ops::fk_join::is_result(&b.nodes[tnode].kind)
         || matches!(

@@ -25,21 +25,8 @@ fn merge(b: &mut Builder, s: Stream, call: &Call) -> syn::Result<Flow> {
         0,
         "merge(..) takes a stream bound by `let`: `a.merge(b)`",
     )?;
-    let other = match b.lookup(name) {
-        Some(Flow::Stream(o)) => o,
-        Some(Flow::Broken) => return Ok(Flow::Broken),
-        Some(_) => {
-            return Err(err_at(
-                name,
-                format!("`{name}` is not a stream: merge(..) merges two streams"),
-            ));
-        }
-        None => {
-            return Err(err_at(
-                name,
-                format!("unknown stream `{name}`: bind it first with `let {name} = ..;`"),
-            ));
-        }
+    let Some(other) = b.bound_stream(name, "merge(..) merges two streams")? else {
+        return Ok(Flow::Broken);
     };
     let keys = match (&s.key, &other.key) {
         (Some(a), Some(o)) if a.text() != o.text() && s.window == other.window => {

@@ -49,10 +49,7 @@ fn outer_join(b: &mut Builder, s: Stream, call: &Call) -> syn::Result<Flow> {
             ),
         )),
         Some(_) => Err(err_at(name, format!("`{name}` is not a stream: {usage}"))),
-        None => Err(err_at(
-            name,
-            format!("unknown stream `{name}`: bind it first with `let {name} = stream(..);`"),
-        )),
+        None => Err(b.unbound(name, "stream", "stream(..)")),
     }
 }
 

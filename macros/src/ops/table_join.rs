@@ -84,23 +84,12 @@ fn lower(b: &mut Builder, t: Table, call: &Call, kind: JoinKind) -> syn::Result<
             "{op}(..) takes a table bound by `let`: `let t = table(..);` then `other.{op}(t, ..)`"
         ),
     )?;
-    let o = match b.lookup(name) {
-        Some(Flow::Table(o)) => o,
-        Some(Flow::Broken) => return Ok(Flow::Broken),
-        Some(_) => {
-            return Err(err_at(
-                name,
-                format!(
-                    "`{name}` is not a table: a table joins tables only; make it one with .to_table(\"store\")"
-                ),
-            ));
-        }
-        None => {
-            return Err(err_at(
-                name,
-                format!("unknown table `{name}`: bind it first with `let {name} = table(..);`"),
-            ));
-        }
+    let Some(o) = b.bound_table(
+        name,
+        "a table joins tables only; make it one with .to_table(\"store\")",
+    )?
+    else {
+        return Ok(Flow::Broken);
     };
     changing(b, t, call)?;
     changing(b, o, call)?;
