@@ -22,10 +22,10 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::Expr;
 
 use super::{Lower, Operator};
-use crate::args::{arity, err_at, name_arg, serde_arg};
+use crate::args::{arity, err_at};
 use crate::build::{Builder, Flow, Stream};
 use crate::codegen::emitter::{Acc, Emitter, dk};
-use crate::ir::{Model, NodeKind, SerdeTy, Sub, TopicRole, TopicUse};
+use crate::ir::{Model, NodeKind, SerdeTy, Sub};
 use crate::names;
 use crate::parse::Call;
 
@@ -67,37 +67,24 @@ pub struct GlobalJoin {
 }
 
 fn global_table(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
-    let usage = GLOBAL_TABLE.usage;
-    let (topic, tspan) = name_arg(call, 0, usage)?;
-    let key = serde_arg(call, 1, usage)?;
-    let value = serde_arg(call, 2, usage)?;
+    let super::sources::TableArgs {
+        topic,
+        key,
+        value,
+        store,
+        ..
+    } = super::sources::table_args(b, call, GLOBAL_TABLE.usage)?;
     // An unnamed store takes an index first (`MaterializedInternal` generates its name), then
     // the source and the processor take one each; a named store
     // (`Materialized.as("store")`) takes none.
-    let (store, _) = match call.arg(3) {
-        Some(_) => name_arg(call, 3, usage)?,
-        None => (
-            format!(
-                "{topic}-{}",
-                names::node_name("STATE-STORE", b.reserve_index())
-            ),
-            tspan,
+    let store = match store {
+        Some((name, _)) => name,
+        None => format!(
+            "{topic}-{}",
+            names::node_name("STATE-STORE", b.reserve_index())
         ),
     };
     let (source_index, processor_index) = (b.reserve_index(), b.reserve_index());
-    if call.args.len() > 4 {
-        return Err(err_at(
-            &call.args[4],
-            format!("too many arguments: {usage}"),
-        ));
-    }
-    b.topics.push(TopicUse {
-        name: topic.clone(),
-        span: tspan,
-        role: TopicRole::Table,
-        key: Some(key.clone()),
-        value: Some(value.clone()),
-    });
     let after_nodes = b.nodes.len();
     b.globals.push(GlobalTable {
         topic,

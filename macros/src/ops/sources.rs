@@ -1,13 +1,13 @@
 //! The statements that start a chain: `stream(..)` and `table(..)` read a topic, `store(..)`
 //! declares a store for `process(..)`, `on_error(..)` sets the error handler.
 
-use proc_macro2::{TokenStream, TokenTree};
+use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::ToTokens;
 
 use super::{Lower, Operator};
 use crate::args::{arity, err, err_at, err_call, name_arg, serde_arg};
 use crate::build::{Builder, Flow, Stream, Table};
-use crate::ir::{NodeKind, Store, StoreOwner, TopicRole, TopicUse};
+use crate::ir::{NodeKind, SerdeTy, Store, StoreOwner, TopicRole, TopicUse};
 use crate::parse::Call;
 
 pub const STREAM: Operator = Operator {
@@ -70,14 +70,25 @@ fn stream(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
     }))
 }
 
-fn table(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
-    let usage = TABLE.usage;
-    let (topic, tspan) = name_arg(call, 0, usage)?;
+/// The arguments of `table(..)` and `global_table(..)`: `("topic", KeySerde, ValueSerde)` and
+/// maybe `"store"`. The topic is recorded as a table's input.
+pub struct TableArgs {
+    pub topic: String,
+    pub topic_span: Span,
+    pub key: SerdeTy,
+    pub value: SerdeTy,
+    /// The store's name and span, when given.
+    pub store: Option<(String, Span)>,
+}
+
+/// Reads [`TableArgs`] from `call`.
+pub fn table_args(b: &mut Builder, call: &Call, usage: &str) -> syn::Result<TableArgs> {
+    let (topic, topic_span) = name_arg(call, 0, usage)?;
     let key = serde_arg(call, 1, usage)?;
     let value = serde_arg(call, 2, usage)?;
-    let (store_name, sspan) = match call.arg(3) {
-        Some(_) => name_arg(call, 3, usage)?,
-        None => (topic.clone(), tspan),
+    let store = match call.arg(3) {
+        Some(_) => Some(name_arg(call, 3, usage)?),
+        None => None,
     };
     if call.args.len() > 4 {
         return Err(err_at(
@@ -87,11 +98,29 @@ fn table(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
     }
     b.topics.push(TopicUse {
         name: topic.clone(),
-        span: tspan,
+        span: topic_span,
         role: TopicRole::Table,
         key: Some(key.clone()),
         value: Some(value.clone()),
     });
+    Ok(TableArgs {
+        topic,
+        topic_span,
+        key,
+        value,
+        store,
+    })
+}
+
+fn table(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
+    let TableArgs {
+        topic,
+        topic_span,
+        key,
+        value,
+        store,
+    } = table_args(b, call, TABLE.usage)?;
+    let (store_name, sspan) = store.unwrap_or_else(|| (topic.clone(), topic_span));
     let store = b.stores.len();
     b.stores.push(Store {
         name: store_name,
