@@ -187,6 +187,39 @@ where
     FA: FnOnce(&K, V, AS::Value) -> AS::Value,
     FS: FnOnce(&K, V, AS::Value) -> AS::Value,
 {
+    combine::<AS, V, B, S>(
+        store,
+        key,
+        value_buf,
+        sink,
+        changelog,
+        partition,
+        timestamp,
+        node,
+        want_old,
+        change,
+        |v, a| add(k, v, a.unwrap_or_else(init)),
+        |v, a| subtract(k, v, a),
+    )
+}
+
+/// What [`table_aggregate`] and [`table_reduce`] share: `subtract` takes a value from the
+/// aggregate, `add` adds one to the aggregate (none: the first value).
+#[inline(always)]
+fn combine<AS: Serde, V, B: StoreBackend, S: RecordSink>(
+    store: &mut B,
+    key: &[u8],
+    value_buf: &mut Vec<u8>,
+    sink: &mut S,
+    changelog: &'static str,
+    partition: i32,
+    timestamp: i64,
+    node: &'static str,
+    want_old: bool,
+    change: Change<V>,
+    add: impl FnOnce(V, Option<AS::Value>) -> AS::Value,
+    subtract: impl FnOnce(V, AS::Value) -> AS::Value,
+) -> Result<(Change<AS::Value>, i64), RecordError> {
     let (old_agg, stored) = split(get_timestamped::<AS, B>(store, key, node)?);
     let old = if want_old && old_agg.is_some() {
         get_timestamped::<AS, B>(store, key, node)?.map(|(v, _)| v)
@@ -195,11 +228,11 @@ where
     };
     let timestamp = aggregate_timestamp(timestamp, stored, &change);
     let intermediate = match (change.old, old_agg) {
-        (Some(v), Some(a)) => Some(subtract(k, v, a)),
+        (Some(v), Some(a)) => Some(subtract(v, a)),
         (_, a) => a,
     };
     let new = match change.new {
-        Some(v) => Some(add(k, v, intermediate.unwrap_or_else(init))),
+        Some(v) => Some(add(v, intermediate)),
         None => intermediate,
     };
     let new = write_aggregate::<AS, B, S>(
@@ -247,24 +280,21 @@ where
     FA: FnOnce(VS::Value, VS::Value) -> VS::Value,
     FS: FnOnce(VS::Value, VS::Value) -> VS::Value,
 {
-    let (old_agg, stored) = split(get_timestamped::<VS, B>(store, key, node)?);
-    let old = if want_old && old_agg.is_some() {
-        get_timestamped::<VS, B>(store, key, node)?.map(|(v, _)| v)
-    } else {
-        None
-    };
-    let timestamp = aggregate_timestamp(timestamp, stored, &change);
-    let intermediate = match (change.old, old_agg) {
-        (Some(v), Some(a)) => Some(subtract(a, v)),
-        (_, a) => a,
-    };
-    let new = match (change.new, intermediate) {
-        (Some(v), Some(a)) => Some(add(a, v)),
-        (Some(v), None) => Some(v),
-        (None, a) => a,
-    };
-    let new = write_aggregate::<VS, B, S>(
-        store, key, new, value_buf, sink, changelog, partition, timestamp, node,
-    )?;
-    Ok((Change { new, old }, timestamp))
+    combine::<VS, VS::Value, B, S>(
+        store,
+        key,
+        value_buf,
+        sink,
+        changelog,
+        partition,
+        timestamp,
+        node,
+        want_old,
+        change,
+        |v, a| match a {
+            Some(a) => add(a, v),
+            None => v,
+        },
+        |v, a| subtract(a, v),
+    )
 }
