@@ -68,14 +68,18 @@ pub fn generate(m: &Model) -> TokenStream {
             .collect();
         // The largest time stored in each session or sliding-window store (session end, window
         // start): what is older than it minus retention is expired (Kafka Streams' stores).
-        let max_fields: Vec<_> = sub
+        let session_or_sliding: Vec<usize> = sub
             .stores
             .iter()
-            .filter(|&&s| {
+            .copied()
+            .filter(|&s| {
                 m.stores[s]
                     .window
                     .is_some_and(|w| w.kind != crate::ir::WindowKind::Time)
             })
+            .collect();
+        let max_fields: Vec<_> = session_or_sliding
+            .iter()
             .map(|&s| Emitter::max_field(s))
             .collect();
         // Per window store its time index (the offset of the time in its keys below).
@@ -96,14 +100,8 @@ pub fn generate(m: &Model) -> TokenStream {
             })
             .collect();
         let indexed_stores: Vec<_> = windowed.iter().map(|&s| Emitter::store_field(s)).collect();
-        let max_index_fields: Vec<_> = sub
-            .stores
+        let max_index_fields: Vec<_> = session_or_sliding
             .iter()
-            .filter(|&&s| {
-                m.stores[s]
-                    .window
-                    .is_some_and(|w| w.kind != crate::ir::WindowKind::Time)
-            })
             .map(|&s| Emitter::index_field(s))
             .collect();
         let store_infos = sub.stores.iter().map(|&s| info::store_info(m, s));
