@@ -21,9 +21,9 @@
 //! (`streams::state`). A store without an offset (it flushed uncommitted writes, or was never
 //! completed), or whose offset does not fit the changelog (past its end or before its start,
 //! as after the topic was deleted and recreated), makes the task's stores be emptied and
-//! rebuilt from the changelogs. An offset past the last stable offset first waits a few
-//! seconds for that offset to catch up (the last transaction's markers may still be on their
-//! way).
+//! rebuilt from the changelogs. "The end" is the changelog's log end offset, transactions still
+//! open included: the restore after the offset then waits for them to end
+//! (`kafka::restore`).
 //!
 //! The whole directory can be deleted while the application is stopped; the next start
 //! rebuilds it. Directories of tasks this instance no longer runs are deleted after

@@ -78,7 +78,7 @@ use std::io::Write as _;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use dekaf_streams::kafka::restore::{RestorePartition, restore, restore_consumer};
+use dekaf_streams::kafka::restore::{LogEnds, RestorePartition, restore, restore_consumer};
 use dekaf_streams::store::{LmdbBackend, MemoryBackend, StoreBackend, open_raw_env};
 use dekaf_streams_benches::args::{Flags, parse_count};
 use dekaf_streams_benches::kafka::{Admin, bootstrap_from_env, client_config};
@@ -572,6 +572,7 @@ fn restore_into<B: StoreBackend>(
         .set("enable.auto.commit", "false")
         .set("isolation.level", "read_committed");
     let consumer = restore_consumer(&config, Default::default()).context("restore consumer")?;
+    let ends = LogEnds::new(&config, Default::default()).context("end-offsets client")?;
     let partitions = [RestorePartition {
         topic: topic.to_owned(),
         partition: 0,
@@ -583,6 +584,7 @@ fn restore_into<B: StoreBackend>(
     let never_stop = std::sync::atomic::AtomicBool::new(false);
     let summary = restore(
         &consumer,
+        Some(&ends),
         &partitions,
         Duration::from_secs(600),
         &never_stop,

@@ -1,10 +1,20 @@
 //! Reading changelog partitions back into stores.
 //!
 //! A task's stores are rebuilt before it processes anything: each changelog partition is read
-//! from the changelog offset the store recorded (or the beginning) to its end, and every record is handed to the
-//! store. "The end" is where the consumer reports end-of-partition: under `read_committed` that is
-//! the last stable offset, so records of transactions that were aborted, or are still open, are
-//! never restored.
+//! from the changelog offset the store recorded (or the beginning) to its end, and every record
+//! is handed to the store. Under exactly-once the restore consumer reads `read_committed`, so
+//! records of aborted transactions are never restored.
+//!
+//! "The end" is the partition's log end offset (its high watermark), looked up
+//! `read_uncommitted` with [`LogEnds`]: not the last stable offset. A transaction still open on
+//! the changelog (a previous owner's, which the broker aborts or its producer commits in a moment)
+//! holds the last stable offset below records that other transactions committed after it began;
+//! a restore that stopped there would miss them while the input offsets committed with them say
+//! they were processed, and the task would go on from a state without them. The restore instead
+//! waits, reading `read_committed`, until its position passes the log end it looked up, that is
+//! until every transaction open below it has ended. Kafka Streams does the same
+//! (`StoreChangelogReader#endOffsetForChangelogs` lists offsets `READ_UNCOMMITTED`, KAFKA-10167,
+//! and a changelog is restored when the restore consumer's position reaches that offset).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -203,6 +213,41 @@ fn is_transient(e: &KafkaError) -> bool {
     )
 }
 
+/// The client a restore looks its changelogs' ends up with: a consumer that never fetches, set to
+/// `read_uncommitted` so its offset lookups answer the log end offset (librdkafka's watermark
+/// query asks with the client's isolation level, and a `read_committed` one answers the last
+/// stable offset). One per application instance, shared by its threads like the admin client.
+pub struct LogEnds {
+    consumer: RestoreConsumer,
+}
+
+impl LogEnds {
+    /// Makes the client from `config` (a consumer configuration of the application).
+    pub fn new(
+        config: &ClientConfig,
+        oauth: super::oauth::OAuthRefresh,
+    ) -> Result<Self, KafkaError> {
+        let mut config = config.clone();
+        config.set("isolation.level", "read_uncommitted");
+        let consumer = config.create_with_context(RestoreContext {
+            oauth: oauth.clone(),
+        })?;
+        super::oauth::fetch_first_token(&consumer, &oauth);
+        Ok(LogEnds { consumer })
+    }
+
+    /// The log end offset of `topic[partition]`, records of open transactions included, retried
+    /// like [`watermarks`].
+    pub fn log_end(
+        &self,
+        topic: &str,
+        partition: i32,
+        timeout: Duration,
+    ) -> Result<i64, KafkaError> {
+        watermarks(&self.consumer, topic, partition, timeout).map(|(_, high)| high)
+    }
+}
+
 /// Makes a restore consumer from `config` (a consumer configuration of the application): it
 /// reports end-of-partition and does not wait long for data at the end. OAUTHBEARER tokens come
 /// from `oauth`.
@@ -228,14 +273,19 @@ pub(crate) fn record_timestamp<M: Message>(m: &M) -> i64 {
 }
 
 /// Reads every partition in `partitions` to its end with `consumer`, calling
-/// `apply(topic, partition, offset, key, value, timestamp)` for each record. Partitions whose end offset
-/// (the last stable offset under read_committed) shows nothing to read are skipped. The others
-/// are read in waves of distinct partition numbers, since librdkafka's end-of-partition event
-/// names the partition but not the topic. The consumer's assignment is left empty afterwards.
-/// `timeout` bounds the whole call; once `stop` is set it gives up with
-/// [`RestoreError::Stopped`] (a shutdown while the cluster is unreachable must not wait for it).
+/// `apply(topic, partition, offset, key, value, timestamp)` for each record. The end is the log
+/// end offset when the restore starts: `ends` looks it up when `consumer` reads
+/// `read_committed` (exactly-once), and `None` takes the consumer's own high watermark (it reads
+/// `read_uncommitted`). A partition is done once the consumer's position passes its end, which
+/// under `read_committed` waits for the transactions open below it to end (see the module
+/// docs). Partitions with nothing to read are skipped. The others are read in waves of distinct
+/// partition numbers, since librdkafka's end-of-partition event names the partition but not the
+/// topic. The consumer's assignment is left empty afterwards. `timeout` bounds the whole call;
+/// once `stop` is set it gives up with [`RestoreError::Stopped`] (a shutdown while the cluster
+/// is unreachable must not wait for it).
 pub fn restore<F>(
     consumer: &RestoreConsumer,
+    ends: Option<&LogEnds>,
     partitions: &[RestorePartition],
     timeout: Duration,
     stop: &AtomicBool,
@@ -246,7 +296,7 @@ where
 {
     let deadline = Instant::now() + timeout;
     let mut summary = RestoreSummary::default();
-    let mut waves: Vec<Vec<&RestorePartition>> = Vec::new();
+    let mut waves: Vec<Vec<Pending<'_>>> = Vec::new();
     for p in partitions {
         // In steps, to see a stop request while the changelog's leader is unreachable.
         let (low, high) = loop {
@@ -254,7 +304,7 @@ where
                 return Err(RestoreError::Stopped);
             }
             let left = deadline.saturating_duration_since(Instant::now());
-            match watermarks(consumer, &p.topic, p.partition, left.min(STEP)) {
+            match bounds(consumer, ends, &p.topic, p.partition, left.min(STEP)) {
                 Ok(marks) => break marks,
                 Err(e) if is_transient(&e) && !left.is_zero() => {}
                 Err(source) => {
@@ -271,20 +321,32 @@ where
             _ => low,
         };
         let end = p.until.map_or(high, |u| u.min(high));
+        tracing::debug!(
+            topic = p.topic,
+            partition = p.partition,
+            start,
+            end,
+            "restoring a changelog partition"
+        );
         summary.ends.push(start.max(end));
         if start >= end {
             continue;
         }
+        let pending = Pending {
+            partition: p,
+            end,
+            waiting: false,
+        };
         match waves
             .iter_mut()
-            .find(|w| w.iter().all(|q| q.partition != p.partition))
+            .find(|w| w.iter().all(|q| q.partition.partition != p.partition))
         {
-            Some(wave) => wave.push(p),
-            None => waves.push(vec![p]),
+            Some(wave) => wave.push(pending),
+            None => waves.push(vec![pending]),
         }
     }
     for wave in waves {
-        let result = restore_wave(consumer, &wave, deadline, stop, &mut apply, &mut summary);
+        let result = restore_wave(consumer, wave, deadline, stop, &mut apply, &mut summary);
         let _ = consumer.unassign();
         result.map_err(|e| match e {
             RestoreError::TimedOut { pending, .. } => RestoreError::TimedOut { pending, timeout },
@@ -294,9 +356,56 @@ where
     Ok(summary)
 }
 
+/// The low watermark and the log end offset of `topic[partition]`: `ends` looks the end up when
+/// `consumer` reads `read_committed`; without it, the consumer's own high watermark is the end.
+pub fn bounds(
+    consumer: &RestoreConsumer,
+    ends: Option<&LogEnds>,
+    topic: &str,
+    partition: i32,
+    timeout: Duration,
+) -> Result<(i64, i64), KafkaError> {
+    let (low, high) = watermarks(consumer, topic, partition, timeout)?;
+    match ends {
+        // The last stable offset is never above the log end; `max` only guards a lookup that
+        // raced records written in between.
+        Some(ends) => Ok((low, ends.log_end(topic, partition, timeout)?.max(high))),
+        None => Ok((low, high)),
+    }
+}
+
+/// A partition of a wave still being read.
+struct Pending<'a> {
+    partition: &'a RestorePartition,
+    /// The offset the consumer's position must reach.
+    end: i64,
+    /// Reached the last stable offset below `end` (logged once).
+    waiting: bool,
+}
+
+impl Pending<'_> {
+    /// Whether the consumer's `position` (the offset after the last record or transaction
+    /// marker it handed out) reached the end. A table read from its source topic ends at the
+    /// committed offset, which a `read_committed` reader had already reached: its
+    /// end-of-partition is the end.
+    fn done_at_eof(&self, position: Option<i64>) -> bool {
+        self.partition.until.is_some() || position.is_some_and(|o| o >= self.end)
+    }
+}
+
+/// The consumer's position in `topic[partition]`, if it handed out anything since it was
+/// assigned.
+fn position(consumer: &RestoreConsumer, topic: &str, partition: i32) -> Option<i64> {
+    let positions = consumer.position().ok()?;
+    match positions.find_partition(topic, partition)?.offset() {
+        Offset::Offset(o) => Some(o),
+        _ => None,
+    }
+}
+
 fn restore_wave<F>(
     consumer: &RestoreConsumer,
-    wave: &[&RestorePartition],
+    mut pending: Vec<Pending<'_>>,
     deadline: Instant,
     stop: &AtomicBool,
     apply: &mut F,
@@ -311,12 +420,14 @@ where
         source,
     };
     let mut tpl = TopicPartitionList::new();
-    for p in wave {
+    for q in &pending {
+        let p = q.partition;
         tpl.add_partition_offset(&p.topic, p.partition, p.from)
             .map_err(|e| kafka_error(p, e))?;
     }
-    consumer.assign(&tpl).map_err(|e| kafka_error(wave[0], e))?;
-    let mut pending: Vec<&RestorePartition> = wave.to_vec();
+    consumer
+        .assign(&tpl)
+        .map_err(|e| kafka_error(pending[0].partition, e))?;
     let mut last_report = Instant::now();
     while !pending.is_empty() {
         if stop.load(Ordering::Relaxed) {
@@ -327,6 +438,7 @@ where
             tracing::info!(
                 restored = summary.records,
                 partitions_left = pending.len(),
+                waiting_for_transactions = pending.iter().filter(|q| q.waiting).count(),
                 "restoring changelogs"
             );
         }
@@ -340,14 +452,13 @@ where
         match consumer.poll(left.min(Duration::from_millis(100))) {
             None => {}
             Some(Ok(m)) => {
-                let Some(i) = pending
-                    .iter()
-                    .position(|p| p.partition == m.partition() && p.topic == m.topic())
-                else {
+                let Some(i) = pending.iter().position(|q| {
+                    q.partition.partition == m.partition() && q.partition.topic == m.topic()
+                }) else {
                     continue;
                 };
-                let p = pending[i];
-                if p.until.is_some_and(|until| m.offset() >= until) {
+                let q = &pending[i];
+                if q.partition.until.is_some_and(|until| m.offset() >= until) {
                     pending.swap_remove(i);
                     continue;
                 }
@@ -367,18 +478,38 @@ where
                     });
                 }
                 summary.records += 1;
-                if p.until.is_some_and(|until| m.offset() + 1 >= until) {
+                if m.offset() + 1 >= q.end {
                     pending.swap_remove(i);
                 }
             }
             Some(Err(KafkaError::PartitionEOF(partition))) => {
-                pending.retain(|p| p.partition != partition)
+                let Some(i) = pending
+                    .iter()
+                    .position(|q| q.partition.partition == partition)
+                else {
+                    continue;
+                };
+                let q = &mut pending[i];
+                let at = position(consumer, &q.partition.topic, partition);
+                if q.done_at_eof(at) {
+                    pending.swap_remove(i);
+                } else if !q.waiting {
+                    q.waiting = true;
+                    tracing::info!(
+                        topic = q.partition.topic,
+                        partition,
+                        position = ?at,
+                        end = q.end,
+                        "a transaction open on the changelog holds its committed records back; \
+                         waiting for it to end before the restore completes"
+                    );
+                }
             }
             // librdkafka refetches from the new leader by itself; the deadline bounds the wait.
             Some(Err(e)) if is_transient(&e) => {
                 tracing::debug!(error = %e, "restore consumer: transient error; waiting for the changelog's leader");
             }
-            Some(Err(e)) => return Err(kafka_error(pending[0], e)),
+            Some(Err(e)) => return Err(kafka_error(pending[0].partition, e)),
         }
     }
     Ok(())

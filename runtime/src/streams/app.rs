@@ -14,6 +14,7 @@ use super::error::StreamsError;
 use super::global_thread::GlobalThread;
 use super::processing::StreamThread;
 use crate::group::coordinator::{CoordinatorConfig, await_coordinator};
+use crate::kafka::restore::LogEnds;
 use crate::kafka::settings::SettingsError;
 use crate::query::registry::Registry;
 use crate::query::{HostInfo, KeyQueryMetadata, Queries, QueryError, ReadOnlyKeyValueStore};
@@ -219,6 +220,26 @@ impl<T: Topology> KafkaStreams<T> {
                 return Err(StreamsError::kafka("creating the admin client")(e));
             }
         };
+        let eos = self.config.guarantee == ProcessingGuarantee::ExactlyOnce;
+        let log_ends = if eos {
+            match LogEnds::new(
+                &self.config.settings.consumer(T::APPLICATION_ID, true),
+                self.config.settings.oauth_refresh(),
+            ) {
+                Ok(ends) => Some(Arc::new(ends)),
+                Err(e) => {
+                    stop.store(true, Ordering::Relaxed);
+                    if let Some(thread) = global_thread {
+                        let _ = tokio::task::spawn_blocking(move || thread.join()).await;
+                    }
+                    return Err(StreamsError::kafka(
+                        "creating the changelog end-offsets client",
+                    )(e));
+                }
+            }
+        } else {
+            None
+        };
         let threads = self.config.threads;
         let (done_tx, mut done_rx) = mpsc::unbounded_channel::<(usize, Result<(), StreamsError>)>();
         tracing::info!(application_id = T::APPLICATION_ID, %process_id, threads, "starting");
@@ -233,6 +254,7 @@ impl<T: Topology> KafkaStreams<T> {
                 queries: Arc::clone(&self.registry),
                 globals: globals.clone(),
                 admin: Arc::clone(&admin),
+                log_ends: log_ends.clone(),
             };
             let state_root = self.config.state_dir.clone();
             let done = done_tx.clone();

@@ -170,6 +170,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         let task = &mut active.task;
         let summary = match restore(
             &self.restore_consumer,
+            self.ctx.log_ends.as_deref(),
             &partitions,
             RESTORE_TIMEOUT,
             &self.ctx.stop,

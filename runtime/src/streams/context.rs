@@ -36,4 +36,9 @@ pub(crate) struct ThreadContext {
     /// stream threads (a librdkafka client per thread would cost its own threads, connections
     /// and buffers for a few purge calls per commit interval).
     pub admin: Arc<crate::kafka::admin::Admin>,
+    /// Under exactly-once, the instance's client for changelogs' log end offsets (restores read
+    /// to them, past transactions still open: see [`crate::kafka::restore`]), shared like the
+    /// admin client. `None` under at-least-once: the restore consumer's own high watermark is
+    /// the log end.
+    pub log_ends: Option<Arc<crate::kafka::restore::LogEnds>>,
 }

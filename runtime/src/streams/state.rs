@@ -21,7 +21,7 @@ use rdkafka::Offset;
 use super::error::StreamsError;
 use super::processing::StreamThread;
 use super::tasks::ActiveTask;
-use crate::kafka::restore::{RestorePartition, watermarks};
+use crate::kafka::restore::{RestorePartition, bounds};
 use crate::state_dir::TaskDir;
 use crate::store::{BackendFactory, StoreBackend};
 use crate::task::{Task, Topology};
@@ -31,10 +31,6 @@ use crate::task::{Task, Topology};
 pub(super) const TASK_LOCK_WAIT: Duration = Duration::from_secs(60);
 /// How long a watermark lookup may take.
 const WATERMARKS_TIMEOUT: Duration = Duration::from_secs(30);
-/// How long a checkpoint past the changelog's last stable offset waits for that offset to catch
-/// up (the markers of the transaction that wrote the last records may still be on their way)
-/// before it counts as not fitting.
-const MARKERS_WAIT: Duration = Duration::from_secs(10);
 
 impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     /// Locks the directory of the task about to be created, when stores live on disk.
@@ -120,9 +116,17 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                 });
                 break;
             };
-            let (low, high) = self
-                .end_reaching(&p.topic, p.partition, offset)
-                .map_err(StreamsError::kafka("reading changelog offsets"))?;
+            // The log end, not the last stable offset: right after the commit that wrote the
+            // checkpoint's last records, that transaction's markers can still be on their way,
+            // holding the last stable offset below the checkpoint.
+            let (low, high) = bounds(
+                &self.restore_consumer,
+                self.ctx.log_ends.as_deref(),
+                &p.topic,
+                p.partition,
+                WATERMARKS_TIMEOUT,
+            )
+            .map_err(StreamsError::kafka("reading changelog offsets"))?;
             if offset < low || offset > high {
                 tracing::warn!(task = %active.id, topic = p.topic, offset, low, high, "a store's changelog offset does not fit the changelog");
                 rebuild = Some("a store's changelog offset does not fit the changelog");
@@ -148,30 +152,6 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         } else {
             RestoreReason::CrashTail
         })
-    }
-
-    /// The watermarks of a changelog partition, waiting up to [`MARKERS_WAIT`] for the high one
-    /// (the last stable offset: the restore consumer reads committed records only) to reach
-    /// `offset`. A checkpoint holds the offset just past the last record its task wrote; right
-    /// after the commit, that transaction's markers can still be on their way, holding the last
-    /// stable offset below it for a moment.
-    fn end_reaching(
-        &self,
-        topic: &str,
-        partition: i32,
-        offset: i64,
-    ) -> Result<(i64, i64), rdkafka::error::KafkaError> {
-        let deadline = std::time::Instant::now() + MARKERS_WAIT;
-        let mut backoff = Duration::from_millis(20);
-        loop {
-            let (low, high) =
-                watermarks(&self.restore_consumer, topic, partition, WATERMARKS_TIMEOUT)?;
-            if high >= offset || std::time::Instant::now() + backoff >= deadline {
-                return Ok((low, high));
-            }
-            std::thread::sleep(backoff);
-            backoff = (backoff * 2).min(Duration::from_millis(500));
-        }
     }
 
     /// Closes a task whose work is committed (its stores flushed with their offsets by that
