@@ -286,6 +286,11 @@ pub const API_VERSIONS: i16 = 18;
 /// A failed TLS handshake is permanent (certificates, host name, protocol versions), and so is a
 /// TLS protocol error after it (with TLS 1.3 a broker refuses a missing or untrusted client
 /// certificate with an alert at the first read); an I/O error (the broker went away) is not.
+///
+/// Neither is a connection that ends without TLS's `close_notify`: OpenSSL 3 reports it as a
+/// protocol error ("unexpected eof while reading"), but it is what a broker killed with SIGKILL,
+/// a broker's host going down or a load balancer dropping the connection looks like, and a new
+/// connection cures it, as Kafka's Java client treats it (an `EOFException`, a network error).
 fn tls_error(addr: &str, e: std::io::Error) -> GroupError {
     let reason = e.get_ref().and_then(|inner| {
         if let Some(handshake) = inner.downcast_ref::<crate::security::tls::TlsHandshakeError>() {
@@ -293,7 +298,7 @@ fn tls_error(addr: &str, e: std::io::Error) -> GroupError {
         }
         inner
             .downcast_ref::<openssl::ssl::Error>()
-            .filter(|ssl| ssl.code() == openssl::ssl::ErrorCode::SSL)
+            .filter(|ssl| ssl.code() == openssl::ssl::ErrorCode::SSL && !closed_uncleanly(ssl))
             .map(|ssl| ssl.to_string())
     });
     match reason {
@@ -317,5 +322,127 @@ pub fn error_name(code: i16) -> String {
     match kafka_protocol::ResponseError::try_from_code(code) {
         None => "NONE (0)".into(),
         Some(e) => format!("{e:?} ({code})"),
+    }
+}
+
+/// Whether OpenSSL's error is a connection closed without `close_notify` (the peer went away).
+fn closed_uncleanly(ssl: &openssl::ssl::Error) -> bool {
+    ssl.ssl_error().is_some_and(|stack| {
+        stack
+            .errors()
+            .iter()
+            .any(|e| e.reason().is_some_and(|r| r.contains("unexpected eof")))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::pin::Pin;
+
+    use openssl::ec::{EcGroup, EcKey};
+    use openssl::nid::Nid;
+    use openssl::pkey::PKey;
+    use openssl::ssl::{SslAcceptor, SslConnector, SslMethod, SslVerifyMode};
+    use openssl::x509::{X509, X509NameBuilder};
+    use tokio::io::AsyncReadExt;
+    use tokio::net::{TcpListener, TcpStream};
+    use tokio_openssl::SslStream;
+
+    use super::*;
+
+    /// A self-signed certificate and its key, made in memory.
+    fn certificate() -> (X509, PKey<openssl::pkey::Private>) {
+        let group = EcGroup::from_curve_name(Nid::X9_62_PRIME256V1).expect("curve");
+        let key = PKey::from_ec_key(EcKey::generate(&group).expect("key")).expect("pkey");
+        let mut name = X509NameBuilder::new().expect("name");
+        name.append_entry_by_text("CN", "localhost").expect("cn");
+        let name = name.build();
+        let mut cert = X509::builder().expect("builder");
+        cert.set_version(2).expect("version");
+        cert.set_subject_name(&name).expect("subject");
+        cert.set_issuer_name(&name).expect("issuer");
+        cert.set_pubkey(&key).expect("pubkey");
+        let now = openssl::asn1::Asn1Time::days_from_now(0).expect("now");
+        let later = openssl::asn1::Asn1Time::days_from_now(1).expect("later");
+        cert.set_not_before(&now).expect("not before");
+        cert.set_not_after(&later).expect("not after");
+        cert.sign(&key, openssl::hash::MessageDigest::sha256())
+            .expect("sign");
+        (cert.build(), key)
+    }
+
+    /// A broker that closes the connection during the TLS handshake (restarting, killed right
+    /// then, or shedding load) is a transient failure, not a refused handshake: the member must
+    /// connect again, not stop.
+    #[tokio::test]
+    async fn a_connection_closed_during_the_tls_handshake_is_transient() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let server = tokio::spawn(async move {
+            let (tcp, _) = listener.accept().await.expect("accept");
+            drop(tcp);
+        });
+        let settings = crate::security::config::TlsSettings {
+            verify_certificate: false,
+            verify_hostname: false,
+            ..Default::default()
+        };
+        let tls = crate::security::tls::TlsConnector::new(&settings).expect("connector");
+        let tcp = TcpStream::connect(addr).await.expect("connect");
+        let error = tls
+            .connect("localhost", tcp)
+            .await
+            .expect_err("the broker closed the connection");
+        server.await.expect("server");
+        let mapped = tls_error("127.0.0.1:9093", error);
+        assert!(
+            mapped.is_transient(),
+            "a connection closed mid-handshake must be transient: {mapped}"
+        );
+    }
+
+    /// A broker killed mid-connection closes its socket without TLS's close_notify: the error
+    /// must be a transient I/O error (reconnect), not a permanent TLS failure that stops the
+    /// member.
+    #[tokio::test]
+    async fn a_tls_connection_closed_without_close_notify_is_transient() {
+        let (cert, key) = certificate();
+        let mut acceptor =
+            SslAcceptor::mozilla_intermediate_v5(SslMethod::tls()).expect("acceptor");
+        acceptor.set_certificate(&cert).expect("cert");
+        acceptor.set_private_key(&key).expect("key");
+        let acceptor = acceptor.build();
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let server = tokio::spawn(async move {
+            let (tcp, _) = listener.accept().await.expect("accept");
+            let ssl = openssl::ssl::Ssl::new(acceptor.context()).expect("ssl");
+            let mut stream = SslStream::new(ssl, tcp).expect("stream");
+            Pin::new(&mut stream).accept().await.expect("handshake");
+            // Gone without close_notify, as a SIGKILLed broker.
+            drop(stream);
+        });
+        let mut connector = SslConnector::builder(SslMethod::tls()).expect("connector");
+        connector.set_verify(SslVerifyMode::NONE);
+        let ssl = connector
+            .build()
+            .configure()
+            .expect("configure")
+            .into_ssl("localhost")
+            .expect("ssl");
+        let tcp = TcpStream::connect(addr).await.expect("connect");
+        let mut stream = SslStream::new(ssl, tcp).expect("stream");
+        Pin::new(&mut stream).connect().await.expect("handshake");
+        server.await.expect("server");
+        let mut buf = [0u8; 4];
+        let error = stream
+            .read_exact(&mut buf)
+            .await
+            .expect_err("the peer closed the connection");
+        let mapped = tls_error("127.0.0.1:9093", error);
+        assert!(
+            mapped.is_transient(),
+            "an unclean TLS close must be transient: {mapped}"
+        );
     }
 }

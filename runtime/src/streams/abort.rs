@@ -9,15 +9,14 @@
 
 use std::time::Instant;
 
-use rdkafka::error::KafkaError;
 use rdkafka::producer::Producer;
 
+use super::assignment::take_committed;
 use super::clients::new_producer;
-use super::commit::COMMIT_TIMEOUT;
 use super::error::StreamsError;
 use super::processing::StreamThread;
 use super::refusal::MemberRefusal;
-use crate::kafka::producer::{self, Resumed};
+use crate::kafka::producer;
 use crate::store::BackendFactory;
 use crate::task::{Task, Topology};
 
@@ -43,40 +42,33 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         self.rebuild()
     }
 
-    /// Aborts the open transaction, if any; says whether there was one. A producer that cannot
-    /// abort (fenced: the broker aborted its transaction after the timeout, or another producer
-    /// took its transactional id; or the abort timed out) is replaced: the new producer's
-    /// `init_transactions` aborts whatever the old one left open.
+    /// Aborts the open transaction, if any, by fencing it: says whether there was one.
     ///
-    /// An abort that times out (every broker down) is resumed for up to [`COMMIT_TIMEOUT`], as
-    /// librdkafka allows; then the producer is replaced, and the new one's
-    /// `init_transactions` waits for the cluster however long it takes. A shutdown meanwhile
-    /// ends the wait within [`producer::STOPPING_GRACE`] and marks the thread interrupted.
+    /// **An aborted interval ends its producer epoch.** The transaction is not aborted with
+    /// `abort_transaction` and the producer kept: a new producer with the same transactional id
+    /// takes its place, and its `init_transactions` makes the transaction coordinator abort the
+    /// open transaction and bump the epoch. librdkafka speaks transaction version 1 (EndTxn v1),
+    /// where an abort keeps the epoch, so a request of the aborted interval still on its way
+    /// (a `TxnOffsetCommit` held by a stalled or restarting group coordinator, retried by
+    /// librdkafka after the application's call had failed) would otherwise be accepted into the
+    /// *next* transaction of the same epoch: its offsets, past the aborted records, then commit
+    /// with the redone interval, and the aborted records are never processed again. After the
+    /// bump the broker refuses every request of the old epoch. Kafka's transaction version 2
+    /// (KIP-890), which Kafka Streams' Java producer uses on a 4.x cluster, bumps the epoch at
+    /// every transaction end for the same reason.
+    ///
+    /// While the cluster is unreachable the new producer's `init_transactions` waits for it;
+    /// a shutdown meanwhile ends the wait within [`producer::STOPPING_GRACE`] and marks the
+    /// thread interrupted.
     pub(super) fn abort_open_transaction(&mut self) -> Result<bool, StreamsError> {
         if !self.txn_open {
             return Ok(false);
         }
-        let aborted = producer::resume_until_done(
-            "aborting the transaction",
-            &self.ctx.stop,
-            Some(COMMIT_TIMEOUT),
-            |timeout| self.producer.abort_transaction(timeout),
+        tracing::info!(
+            "aborting the interval's transaction: a new producer fences the old epoch, so nothing \
+             of the interval can commit later"
         );
-        match aborted {
-            Ok(Resumed::Done) => self.txn_open = false,
-            Ok(Resumed::Stopped) => {
-                self.txn_open = false;
-                self.interrupted = true;
-            }
-            Err(KafkaError::Transaction(rd)) if rd.is_fatal() => {
-                tracing::warn!(error = %rd, "the producer was fenced (the broker aborted its transaction, or another producer took its transactional id); replacing it");
-                self.replace_producer()?;
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, "aborting the transaction failed; replacing the producer, which aborts it");
-                self.replace_producer()?;
-            }
-        }
+        self.replace_producer()?;
         Ok(true)
     }
 
@@ -113,7 +105,23 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     /// the interval did not spill) drops just its pending writes and record cache and replays
     /// the changelog after its stores' offsets (usually nothing); the others are emptied and
     /// restored from the changelogs' start.
+    ///
+    /// **The rewind invariant: after any aborted or failed commit, positions and stores go back
+    /// to what the broker committed.** The offsets are read from the group coordinator here
+    /// (after the abort fenced the old producer epoch, so nothing of the interval can still
+    /// commit), not taken from what this thread remembers of its last commit; the stores are
+    /// rebuilt from the changelogs as `read_committed` readers see them up to their log end;
+    /// and the consumer is moved to those offsets. Every path that drops an interval's work
+    /// (a failed commit, a transaction that failed under the sink, a refused epoch, tasks lost
+    /// while a transaction was open) comes through here. A difference between the broker's
+    /// offsets and the remembered ones is logged as a warning: it means a commit's outcome was
+    /// not what the thread was told.
     pub(super) fn rebuild(&mut self) -> Result<(), StreamsError> {
+        let ids = self.tasks.ids();
+        let Some(committed) = self.fetch_committed(&ids)? else {
+            // Shutting down while the coordinator is unreachable: the thread closes.
+            return Ok(());
+        };
         let mut tasks = self.tasks.drain();
         for active in &mut tasks {
             let kept = active
@@ -126,13 +134,25 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                     .clear()
                     .map_err(|source| StreamsError::task(active.id, source))?;
             }
-            active.positions.clone_from(&active.committed);
+            let remembered = active.committed.clone();
+            let remembered_stream_time = active.committed_stream_time;
+            active.committed_stream_time = i64::MIN;
+            take_committed(active, &committed);
+            if active.committed_stream_time == i64::MIN {
+                active.committed_stream_time = remembered_stream_time;
+            }
+            if active.committed != remembered {
+                tracing::warn!(task = %active.id, broker = ?active.committed, remembered = ?remembered, "the broker's committed offsets differ from the last commit this thread made; rewinding to the broker's");
+            }
             active.processed = 0;
             self.restore_task(active, true, None)?;
             active.task.set_stream_time(active.committed_stream_time);
         }
         for active in tasks {
             self.tasks.insert(active);
+        }
+        if self.interrupted {
+            return Ok(());
         }
         self.rewind_consumer()?;
         self.last_commit = Instant::now();

@@ -5,6 +5,7 @@
 //! their stores restored from the changelogs, their stream time and input positions taken from
 //! the committed offsets, and only then are their partitions consumed.
 
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use rdkafka::consumer::Consumer;
@@ -59,7 +60,9 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         }
         self.learn_partition_counts();
         self.publish_restoring(&added);
-        let committed = self.fetch_committed(&added)?;
+        let Some(committed) = self.fetch_committed(&added)? else {
+            return Ok(());
+        };
         for id in &added {
             let _span = tracing::info_span!("task", task = %id).entered();
             // A standby of the task on this thread becomes the active task, stores and all.
@@ -79,17 +82,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                 }
             };
             active.task.attach_global_stores(&self.ctx.globals);
-            for (i, topic) in active.task.source_topics().iter().enumerate() {
-                if let Some(elem) = committed.find_partition(topic, id.partition) {
-                    if let Offset::Offset(o) = elem.offset() {
-                        active.committed[i] = Some(o);
-                        active.positions[i] = Some(o);
-                    }
-                    if let Some(st) = parse_stream_time(elem.metadata()) {
-                        active.committed_stream_time = active.committed_stream_time.max(st);
-                    }
-                }
-            }
+            take_committed(&mut active, &committed);
             self.restore_task(&mut active, false, standby.as_deref())?;
             active.task.set_stream_time(active.committed_stream_time);
             self.publish_restored(&active)?;
@@ -102,8 +95,19 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         Ok(())
     }
 
-    /// The group's committed offsets (and their metadata) for the sources of `tasks`.
-    fn fetch_committed(&self, tasks: &[TaskId]) -> Result<TopicPartitionList, StreamsError> {
+    /// The group's committed offsets (and their metadata) for the sources of `tasks`, as the
+    /// broker holds them: asked with `require_stable` (the consumer reads `read_committed`), so
+    /// offsets of a transaction still completing are waited for, never read half-way.
+    ///
+    /// A lookup that fails, or fails for one partition (the coordinator moving or loading, a
+    /// broker restarting), is asked again until it answers, with a warning every 30 s: a
+    /// partition's offset that could not be read is never taken for "nothing committed", which
+    /// would start the task from the partition's beginning. A shutdown meanwhile returns
+    /// `None` and marks the thread interrupted.
+    pub(super) fn fetch_committed(
+        &mut self,
+        tasks: &[TaskId],
+    ) -> Result<Option<TopicPartitionList>, StreamsError> {
         let mut tpl = TopicPartitionList::new();
         for id in tasks {
             let Some(sub) = T::INFO.subtopology(id.subtopology) else {
@@ -118,9 +122,26 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                 tpl.add_partition(topic, id.partition);
             }
         }
-        self.consumer
-            .committed_offsets(tpl, FETCH_TIMEOUT)
-            .map_err(StreamsError::kafka("fetching committed offsets"))
+        let started = Instant::now();
+        let mut warned: Option<Instant> = None;
+        loop {
+            let error = match self.consumer.committed_offsets(tpl.clone(), FETCH_TIMEOUT) {
+                Ok(committed) => match partition_error(&committed) {
+                    None => return Ok(Some(committed)),
+                    Some(e) => e,
+                },
+                Err(e) => e.to_string(),
+            };
+            if self.ctx.stop.load(Ordering::Relaxed) {
+                self.interrupted = true;
+                return Ok(None);
+            }
+            if warned.is_none_or(|at| at.elapsed() >= Duration::from_secs(30)) {
+                warned = Some(Instant::now());
+                tracing::warn!(%error, waited = ?started.elapsed(), "reading the committed offsets failed; asking again (is the group coordinator reachable?)");
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
     }
 
     /// Restores every store of `active` from its changelog: after the offsets its stores
@@ -319,6 +340,36 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             self.rebuild()
         } else {
             self.assign_consumer()
+        }
+    }
+}
+
+/// The first per-partition error of a committed-offsets answer, if any.
+fn partition_error(committed: &TopicPartitionList) -> Option<String> {
+    committed.elements().iter().find_map(|elem| {
+        elem.error()
+            .err()
+            .map(|e| format!("{}[{}]: {e}", elem.topic(), elem.partition()))
+    })
+}
+
+/// Sets `active`'s committed offsets, positions and committed stream time from the broker's
+/// answer `committed`: a source without a committed offset starts at its beginning.
+pub(super) fn take_committed<T: Topology, F: BackendFactory>(
+    active: &mut ActiveTask<T, F>,
+    committed: &TopicPartitionList,
+) {
+    let partition = active.id.partition;
+    for (i, topic) in active.task.source_topics().iter().enumerate() {
+        let elem = committed.find_partition(topic, partition);
+        let offset = match elem.as_ref().map(|e| e.offset()) {
+            Some(Offset::Offset(o)) => Some(o),
+            _ => None,
+        };
+        active.committed[i] = offset;
+        active.positions[i] = offset;
+        if let Some(st) = elem.as_ref().and_then(|e| parse_stream_time(e.metadata())) {
+            active.committed_stream_time = active.committed_stream_time.max(st);
         }
     }
 }

@@ -41,6 +41,7 @@ use rdkafka::producer::Producer;
 use rdkafka::{Offset, TopicPartitionList};
 
 use super::error::StreamsError;
+use super::offset_commit::OffsetCommitError;
 use super::processing::{ProducerSink, StreamThread};
 use super::refusal::{MemberRefusal, member_refusal};
 use crate::kafka::producer::{self, Resumed};
@@ -50,6 +51,10 @@ use crate::task::{Task, TaskError, Topology};
 
 /// How long a commit may take before it counts as failed.
 pub(super) const COMMIT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long an at-least-once offset commit is retried while the group coordinator cannot be
+/// reached (Kafka Streams' `task.timeout.ms`, 5 minutes by default).
+const OFFSET_COMMIT_PATIENCE: Duration = Duration::from_secs(300);
 
 /// How often committed repartition records are purged (Kafka Streams'
 /// `repartition.purge.interval.ms`).
@@ -268,8 +273,14 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             self.changelog
                 .flush(&self.producer)
                 .map_err(StreamsError::kafka("producing changelog records"))?;
-            producer::drain(&self.producer, COMMIT_TIMEOUT, &self.ctx.stop)
-                .map_err(StreamsError::kafka("flushing the producer"))?;
+            // A broker fault (a partition leader down until the controller moves it) holds the
+            // records back: wait it out as the exactly-once commit does. Each record is
+            // delivered or fails within `message.timeout.ms`; a failed one redoes the interval.
+            if !self.drain_waiting_out_faults() {
+                // Stopping while the cluster is unreachable: nothing is committed.
+                self.interrupted = true;
+                return Ok(());
+            }
             if let Some(failure) = self.deliveries.take_checked(self.producer.client()) {
                 if failure.permanent {
                     return Err(failure.into());
@@ -279,16 +290,13 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                 tracing::warn!(error = %failure.error, topic = failure.topic, "a record was not delivered; redoing the interval");
                 return self.abort_and_rebuild();
             }
-            let handle = self.ctx.handle.clone();
-            let mut committed = handle.block_on(self.member.commit_offsets(&offsets));
-            if let Err(e) = &committed
-                && e.refusal() == Some(MemberRefusal::Stale)
-            {
-                // The epoch moved on (a new assignment) while the commit was under way; the
-                // tasks are still ours: commit again with the current epoch.
-                tracing::debug!(error = %e, "offset commit with a stale member epoch; committing again");
-                committed = handle.block_on(self.member.commit_offsets(&offsets));
-            }
+            let committed = match self.commit_offsets_waiting_out_faults(&offsets) {
+                Some(committed) => committed,
+                None => {
+                    self.interrupted = true;
+                    return Ok(());
+                }
+            };
             if let Err(e) = committed {
                 return match e.refusal() {
                     Some(MemberRefusal::Fenced) => {
@@ -322,6 +330,61 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             self.purge_repartitions();
         }
         Ok(())
+    }
+
+    /// At-least-once: waits until every record sent is acknowledged or failed, however long a
+    /// broker fault lasts (librdkafka bounds each record by `message.timeout.ms`), with a
+    /// warning every [`COMMIT_TIMEOUT`]. `false` when the application stops meanwhile and the
+    /// records are still not acknowledged after [`producer::STOPPING_GRACE`].
+    fn drain_waiting_out_faults(&self) -> bool {
+        let started = Instant::now();
+        loop {
+            match producer::drain(&self.producer, COMMIT_TIMEOUT, &self.ctx.stop) {
+                Ok(()) => return true,
+                Err(_) if self.ctx.stop.load(std::sync::atomic::Ordering::Relaxed) => {
+                    tracing::warn!(
+                        "the interval's records were not acknowledged before the shutdown; their offsets are not committed"
+                    );
+                    return false;
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, waited = ?started.elapsed(), in_flight = self.producer.in_flight_count(), "the interval's records are not acknowledged yet (a broker down?); waiting")
+                }
+            }
+        }
+    }
+
+    /// At-least-once: commits `offsets` for the member, committing again with the current
+    /// epoch when the epoch moved on meanwhile, and again after a pause while the coordinator
+    /// cannot be reached or is moving (a broker restarting), for up to [`OFFSET_COMMIT_PATIENCE`].
+    /// A refusal of the member (fenced, or stale twice) or a permanent error is returned at
+    /// once. `None` when the application stops while the coordinator is unreachable.
+    fn commit_offsets_waiting_out_faults(
+        &mut self,
+        offsets: &TopicPartitionList,
+    ) -> Option<Result<(), OffsetCommitError>> {
+        let handle = self.ctx.handle.clone();
+        let started = Instant::now();
+        let mut stale_retried = false;
+        loop {
+            let committed = handle.block_on(self.member.commit_offsets(offsets));
+            match &committed {
+                Err(e) if e.refusal() == Some(MemberRefusal::Stale) && !stale_retried => {
+                    // The epoch moved on (a new assignment) while the commit was under way;
+                    // the tasks are still ours: commit again with the current epoch.
+                    tracing::debug!(error = %e, "offset commit with a stale member epoch; committing again");
+                    stale_retried = true;
+                }
+                Err(e) if e.is_transient() && started.elapsed() < OFFSET_COMMIT_PATIENCE => {
+                    if self.ctx.stop.load(std::sync::atomic::Ordering::Relaxed) {
+                        return None;
+                    }
+                    tracing::warn!(error = %e, waited = ?started.elapsed(), "committing offsets failed (the group coordinator unreachable or moving); trying again");
+                    std::thread::sleep(Duration::from_millis(500));
+                }
+                _ => return Some(committed),
+            }
+        }
     }
 
     /// Flushes every task's record cache into the producer: each aggregation forwards the

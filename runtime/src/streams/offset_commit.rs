@@ -53,6 +53,16 @@ pub enum OffsetCommitError {
         /// The error's name.
         code: String,
     },
+    /// The coordinator kept answering that it moved or is not ready, also after it was looked
+    /// up again (a broker restarting): the commit is tried again after a pause.
+    #[error(
+        "the group coordinator is moving or not ready ({code}, also after finding it again); \
+         the commit is tried again"
+    )]
+    CoordinatorUnavailable {
+        /// The error's name.
+        code: String,
+    },
     /// The coordinator could not be reached or does not serve OffsetCommit v9.
     #[error(transparent)]
     Group(#[from] GroupError),
@@ -65,6 +75,17 @@ impl OffsetCommitError {
         match self {
             OffsetCommitError::MemberRefused { refusal, .. } => Some(*refusal),
             _ => None,
+        }
+    }
+
+    /// Whether a later attempt may succeed: the coordinator moving, loading or unreachable.
+    pub(crate) fn is_transient(&self) -> bool {
+        match self {
+            OffsetCommitError::CoordinatorUnavailable { .. } => true,
+            OffsetCommitError::Group(e) => {
+                e.is_transient() || matches!(e, GroupError::NoBroker { .. })
+            }
+            _ => false,
         }
     }
 }
@@ -126,16 +147,12 @@ impl OffsetCommitter {
                 Err(e) => return Err(e.into()),
             };
             match check(&response, member_id, epoch) {
-                Err(Check::Retry) if attempt == 0 => {
+                Err(Check::Retry(_)) if attempt == 0 => {
                     self.connection = None;
                     continue;
                 }
-                Err(Check::Retry) => {
-                    return Err(OffsetCommitError::Refused {
-                        topic: String::new(),
-                        partition: -1,
-                        code: "NOT_COORDINATOR (after finding the coordinator again)".into(),
-                    });
+                Err(Check::Retry(code)) => {
+                    return Err(OffsetCommitError::CoordinatorUnavailable { code });
                 }
                 Err(Check::Failed(e)) => return Err(e),
                 Ok(()) => return Ok(()),
@@ -146,7 +163,8 @@ impl OffsetCommitter {
 }
 
 enum Check {
-    Retry,
+    /// The coordinator moved, is loading or did not answer in time: find it and ask again.
+    Retry(String),
     Failed(OffsetCommitError),
 }
 
@@ -169,8 +187,10 @@ fn check(response: &OffsetCommitResponse, member_id: &str, epoch: i32) -> Result
                 Some(
                     ResponseError::NotCoordinator
                     | ResponseError::CoordinatorNotAvailable
-                    | ResponseError::CoordinatorLoadInProgress,
-                ) => Check::Retry,
+                    | ResponseError::CoordinatorLoadInProgress
+                    | ResponseError::RequestTimedOut
+                    | ResponseError::NetworkException,
+                ) => Check::Retry(error_name(code)),
                 Some(ResponseError::StaleMemberEpoch | ResponseError::IllegalGeneration) => {
                     refused(MemberRefusal::Stale)
                 }
@@ -260,10 +280,14 @@ mod tests {
         ] {
             assert_eq!(refusal(code), Some(MemberRefusal::Fenced), "{code:?}");
         }
-        assert!(matches!(
-            answer(ResponseError::NotCoordinator),
-            Err(Check::Retry)
-        ));
+        for code in [
+            ResponseError::NotCoordinator,
+            ResponseError::CoordinatorNotAvailable,
+            ResponseError::CoordinatorLoadInProgress,
+            ResponseError::RequestTimedOut,
+        ] {
+            assert!(matches!(answer(code), Err(Check::Retry(_))), "{code:?}");
+        }
         match answer(ResponseError::GroupAuthorizationFailed) {
             Err(Check::Failed(OffsetCommitError::Refused {
                 topic, partition, ..
