@@ -85,9 +85,16 @@ impl Cluster {
             .set("bootstrap.servers", self.bootstrap())
             .create()
             .map_err(|e| e.to_string())?;
-        let metadata = consumer
-            .fetch_metadata(Some(topic), Duration::from_secs(10))
-            .map_err(|e| format!("metadata of {topic}: {e}"))?;
+        // A node just restarted may not answer the first lookup.
+        let mut attempts = 0;
+        let metadata = loop {
+            attempts += 1;
+            match consumer.fetch_metadata(Some(topic), Duration::from_secs(10)) {
+                Ok(m) => break m,
+                Err(e) if attempts >= 3 => return Err(format!("metadata of {topic}: {e}")),
+                Err(_) => std::thread::sleep(Duration::from_millis(500)),
+            }
+        };
         metadata
             .topics()
             .first()

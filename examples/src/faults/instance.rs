@@ -3,6 +3,28 @@
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
 
+/// How an instance runs besides its application and cluster.
+#[derive(Debug, Clone)]
+pub struct InstanceSettings {
+    /// `exactly_once` or `at_least_once`.
+    pub guarantee: &'static str,
+    /// Processing threads (group members).
+    pub threads: usize,
+    /// Keep the stores in LMDB under this directory (in memory when `None`).
+    pub state_dir: Option<std::path::PathBuf>,
+}
+
+impl Default for InstanceSettings {
+    /// Exactly once, one thread, stores in memory.
+    fn default() -> Self {
+        InstanceSettings {
+            guarantee: "exactly_once",
+            threads: 1,
+            state_dir: None,
+        }
+    }
+}
+
 /// One running instance.
 #[derive(Debug)]
 pub struct Instance {
@@ -11,6 +33,7 @@ pub struct Instance {
     application: String,
     bootstrap: String,
     log: std::path::PathBuf,
+    settings: InstanceSettings,
 }
 
 /// A test that fails mid-fault drops its instances: they must not outlive it (they would keep
@@ -30,16 +53,38 @@ impl Instance {
     /// its log goes to `log` (appended). `DEKAF_FAULT_RUST_LOG` overrides its log filter
     /// (default `info,rdkafka=warn`); `DEKAF_RDKAFKA_DEBUG` passes through (librdkafka `debug`).
     pub fn start(binary: &Path, application: &str, bootstrap: &str, log: &Path) -> Instance {
+        Instance::start_with(
+            binary,
+            application,
+            bootstrap,
+            log,
+            InstanceSettings::default(),
+        )
+    }
+
+    /// [`start`](Self::start) with other [`InstanceSettings`].
+    pub fn start_with(
+        binary: &Path,
+        application: &str,
+        bootstrap: &str,
+        log: &Path,
+        settings: InstanceSettings,
+    ) -> Instance {
         let out = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(log)
             .expect("open the instance log");
         let err = out.try_clone().expect("clone the log file");
-        let child = Command::new(binary)
+        let mut command = Command::new(binary);
+        if let Some(dir) = &settings.state_dir {
+            command.env("DEKAF_STATE_DIR", dir);
+        }
+        let child = command
             .arg(application)
             .env("DEKAF_BOOTSTRAP", bootstrap)
-            .env("DEKAF_GUARANTEE", "exactly_once")
+            .env("DEKAF_GUARANTEE", settings.guarantee)
+            .env("DEKAF_THREADS", settings.threads.to_string())
             .env("DEKAF_TRANSACTION_TIMEOUT_MS", "5000")
             .env("DEKAF_CACHE_MAX_BYTES", "0")
             .env(
@@ -57,13 +102,20 @@ impl Instance {
             application: application.to_owned(),
             bootstrap: bootstrap.to_owned(),
             log: log.to_owned(),
+            settings,
         }
     }
 
     /// SIGKILL, then starts it again with the same settings.
     pub fn kill_and_restart(&mut self, binary: &Path) {
         self.kill();
-        *self = Instance::start(binary, &self.application, &self.bootstrap, &self.log);
+        *self = Instance::start_with(
+            binary,
+            &self.application,
+            &self.bootstrap,
+            &self.log,
+            self.settings.clone(),
+        );
     }
 
     /// SIGSTOP: the whole process freezes (processing thread and heartbeats), as a long GC
@@ -75,6 +127,16 @@ impl Instance {
     /// SIGCONT after [`pause`](Self::pause).
     pub fn resume(&self) {
         self.signal("-CONT");
+    }
+
+    /// The process id it logged last at start (`starting … process_id=…`): with the thread's
+    /// index, its threads' transactional ids are `<application>-<process id>-<index>`.
+    pub fn process_id(&self) -> Option<String> {
+        let log = std::fs::read_to_string(&self.log).ok()?;
+        let plain = crate::e2e::strip_ansi(&log);
+        let line = plain.lines().rev().find(|l| l.contains("process_id="))?;
+        let rest = line.split("process_id=").nth(1)?;
+        Some(rest.split_whitespace().next()?.to_owned())
     }
 
     /// Its log file.

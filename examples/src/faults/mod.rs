@@ -10,6 +10,7 @@
 
 pub mod cluster;
 pub mod instance;
+pub mod mixed;
 pub mod scenario;
 pub mod verify;
 

@@ -1,6 +1,7 @@
 //! One fault scenario: fresh topics (replicated on every node), instances as child processes,
 //! input produced while the fault happens, then the independent exactly-once check.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -15,7 +16,7 @@ use rdkafka::client::DefaultClientContext;
 use rdkafka::producer::{BaseRecord, DefaultProducerContext, Producer, ThreadedProducer};
 
 use super::cluster::Cluster;
-use super::instance::Instance;
+use super::instance::{Instance, InstanceSettings};
 use super::verify;
 use crate::e2e::sentences;
 
@@ -123,14 +124,20 @@ impl Scenario {
 
     /// Starts the instances and the producer.
     pub fn start(&self) -> Run {
+        self.start_with(|_| InstanceSettings::default())
+    }
+
+    /// [`start`](Self::start), instance `i` with `settings(i)`.
+    pub fn start_with(&self, settings: impl Fn(usize) -> InstanceSettings) -> Run {
         std::fs::create_dir_all(&self.log_dir).expect("log directory");
         let instances = (0..self.instances)
             .map(|i| {
-                Instance::start(
+                Instance::start_with(
                     &self.binary,
                     &self.application,
                     &self.cluster.bootstrap(),
                     &self.log_dir.join(format!("{}-{i}.log", self.application)),
+                    settings(i),
                 )
             })
             .collect();
@@ -160,7 +167,17 @@ impl Run {
 
     /// Waits for the producer, checks exactly-once output with the independent reader, and
     /// stops the instances.
-    pub fn finish(mut self, timeout: Duration) -> Result<Outcome, String> {
+    pub fn finish(self, timeout: Duration) -> Result<Outcome, String> {
+        self.finish_checking(timeout, verify::problems)
+    }
+
+    /// [`finish`](Self::finish) with another check of the updates against the input's counts
+    /// (for at-least-once, [`verify::losses`]).
+    pub fn finish_checking(
+        mut self,
+        timeout: Duration,
+        check: fn(&verify::Updates, &HashMap<String, i64>) -> Vec<String>,
+    ) -> Result<Outcome, String> {
         let produced = self
             .producer
             .take()
@@ -169,7 +186,7 @@ impl Run {
         let bootstrap = self.scenario.cluster.bootstrap();
         let expected = verify::count_input(&bootstrap, &self.scenario.input(), timeout)?;
         let updates = verify::read_counts(&bootstrap, &self.scenario.output(), &expected, timeout)?;
-        let problems = verify::problems(&updates, &expected);
+        let problems = check(&updates, &expected);
         let mut exited = Vec::new();
         for (i, instance) in self.instances.iter_mut().enumerate() {
             if let Some(status) = instance.exited() {
