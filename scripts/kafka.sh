@@ -64,6 +64,8 @@ START_TIMEOUT="${DEKAF_KAFKA_START_TIMEOUT:-120}"
 SECURE="${DEKAF_KAFKA_SECURE:-0}"
 SSL_PORT=$((PORT + 2))
 SASL_SSL_PORT=$((PORT + 3))
+PROXIED_PORT=$((PORT + 4))
+PROXY_PORT=$((PORT + 5))
 TLS="$RUN/tls"
 MODE_FILE="$RUN/mode"
 SCRAM_USERS="admin alice acl-app"
@@ -232,9 +234,13 @@ EOF
 
 write_config() {
   mkdir -p "$DATA" "$LOGS"
-  local listeners="PLAINTEXT://127.0.0.1:$PORT,CONTROLLER://127.0.0.1:$CONTROLLER_PORT"
-  local advertised="PLAINTEXT://127.0.0.1:$PORT"
-  local protocols="PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT"
+  # PROXIED: a plaintext listener on port+4 that tells clients to connect to port+5, where a
+  # test's TCP proxy (examples/src/faults/proxy.rs) listens and forwards to port+4; clients that
+  # bootstrap from the proxy then reach the broker only through it. Nothing listens on port+5
+  # unless a test runs its proxy.
+  local listeners="PLAINTEXT://127.0.0.1:$PORT,CONTROLLER://127.0.0.1:$CONTROLLER_PORT,PROXIED://127.0.0.1:$PROXIED_PORT"
+  local advertised="PLAINTEXT://127.0.0.1:$PORT,PROXIED://127.0.0.1:$PROXY_PORT"
+  local protocols="PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,PROXIED:PLAINTEXT"
   if [ "$SECURE" = 1 ]; then
     listeners="$listeners,SSL://127.0.0.1:$SSL_PORT,SASL_SSL://127.0.0.1:$SASL_SSL_PORT"
     advertised="$advertised,SSL://127.0.0.1:$SSL_PORT,SASL_SSL://127.0.0.1:$SASL_SSL_PORT"
@@ -470,6 +476,10 @@ start() {
 # The environment the tests read to find the listeners.
 print_env() {
   echo "export DEKAF_BOOTSTRAP=127.0.0.1:$PORT"
+  if grep -q '^listeners=.*PROXIED://' "$PROPS" 2>/dev/null; then
+    echo "export DEKAF_PROXIED_LISTENER=127.0.0.1:$PROXIED_PORT"
+    echo "export DEKAF_PROXY_ADDRESS=127.0.0.1:$PROXY_PORT"
+  fi
   if [ "$(cat "$MODE_FILE" 2>/dev/null || echo 0)" = 1 ]; then
     echo "export DEKAF_SSL_BOOTSTRAP=127.0.0.1:$SSL_PORT"
     echo "export DEKAF_SASL_SSL_BOOTSTRAP=127.0.0.1:$SASL_SSL_PORT"

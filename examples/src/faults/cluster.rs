@@ -79,6 +79,23 @@ impl Cluster {
         }
     }
 
+    /// How many partitions `topic` has, from the cluster's metadata.
+    pub fn partition_count(&self, topic: &str) -> Result<i32, String> {
+        let consumer: BaseConsumer = ClientConfig::new()
+            .set("bootstrap.servers", self.bootstrap())
+            .create()
+            .map_err(|e| e.to_string())?;
+        let metadata = consumer
+            .fetch_metadata(Some(topic), Duration::from_secs(10))
+            .map_err(|e| format!("metadata of {topic}: {e}"))?;
+        metadata
+            .topics()
+            .first()
+            .map(|t| t.partitions().len() as i32)
+            .filter(|n| *n > 0)
+            .ok_or_else(|| format!("{topic} has no partitions"))
+    }
+
     /// The node leading `topic`'s partition `partition`, from the cluster's metadata.
     pub fn leader_of(&self, topic: &str, partition: i32) -> Result<u16, String> {
         let consumer: BaseConsumer = ClientConfig::new()
@@ -99,8 +116,11 @@ impl Cluster {
             .topics()
             .first()
             .and_then(|t| t.partitions().iter().find(|p| p.id() == partition))
-            .map(|p| p.leader() as u16)
             .ok_or_else(|| format!("{topic} has no partition {partition}"))
+            .and_then(|p| {
+                u16::try_from(p.leader())
+                    .map_err(|_| format!("{topic}[{partition}] has no leader now"))
+            })
     }
 
     /// The node coordinating the group `group_id` (FindCoordinator through the runtime's
@@ -120,6 +140,76 @@ impl Cluster {
         (1..=self.brokers)
             .find(|&i| self.port(i) == port)
             .ok_or_else(|| format!("coordinator {} is not a node of this cluster", conn.addr()))
+    }
+
+    /// Waits until every voter of the metadata quorum (every node: they are combined
+    /// broker-controllers) has caught up with the quorum's high watermark, at most `timeout`:
+    /// a node just started that has not, is not a voter the quorum can count on yet, so killing
+    /// another node then would leave the cluster without a metadata quorum.
+    pub async fn await_quorum(&self, timeout: Duration) -> Result<(), String> {
+        use kafka_protocol::messages::describe_quorum_request::{PartitionData, TopicData};
+        use kafka_protocol::messages::{DescribeQuorumRequest, DescribeQuorumResponse, TopicName};
+        use kafka_protocol::protocol::StrBytes;
+        const DESCRIBE_QUORUM: i16 = 55;
+        let request = DescribeQuorumRequest::default().with_topics(vec![
+            TopicData::default()
+                .with_topic_name(TopicName(StrBytes::from_static_str("__cluster_metadata")))
+                .with_partitions(vec![PartitionData::default().with_partition_index(0)]),
+        ]);
+        let started = Instant::now();
+        let mut last = String::from("no node answered");
+        while started.elapsed() < timeout {
+            for node in 1..=self.brokers {
+                let addr = format!("127.0.0.1:{}", self.port(node));
+                let security = dekaf_streams::security::ConnectionSecurity::default();
+                let Ok(mut conn) = dekaf_streams::group::BrokerConnection::connect(
+                    &addr,
+                    "fault-harness",
+                    Duration::from_secs(5),
+                    &security,
+                )
+                .await
+                else {
+                    continue;
+                };
+                let Some(version) = conn.pick_version(DESCRIBE_QUORUM, (0, 2)) else {
+                    last = format!("{addr} does not serve DescribeQuorum");
+                    continue;
+                };
+                let response: Result<DescribeQuorumResponse, _> = conn
+                    .send(DESCRIBE_QUORUM, version, &request, "DescribeQuorum")
+                    .await;
+                let Ok(response) = response else {
+                    continue;
+                };
+                let Some(partition) = response.topics.first().and_then(|t| t.partitions.first())
+                else {
+                    continue;
+                };
+                let voters = &partition.current_voters;
+                let caught_up = voters.len() == self.brokers as usize
+                    && voters
+                        .iter()
+                        .all(|v| v.log_end_offset >= partition.high_watermark);
+                if caught_up && partition.leader_id.0 >= 0 {
+                    return Ok(());
+                }
+                last = format!(
+                    "leader {}, high watermark {}, voters {:?}",
+                    partition.leader_id.0,
+                    partition.high_watermark,
+                    voters
+                        .iter()
+                        .map(|v| (v.replica_id.0, v.log_end_offset))
+                        .collect::<Vec<_>>()
+                );
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+        Err(format!(
+            "the metadata quorum did not catch up within {timeout:?}: {last}"
+        ))
     }
 
     /// Waits until every partition of `topics` has all `brokers` replicas in sync again (after a

@@ -80,17 +80,14 @@ impl Tally {
     }
 }
 
-/// Partitions of `__transaction_state` (the broker default).
-const TRANSACTION_STATE_PARTITIONS: i32 = 50;
-
-/// The `__transaction_state` partition of `transactional_id`, as Kafka's
-/// `TransactionStateManager.partitionFor` computes it: `Utils.abs(id.hashCode()) % 50`.
-pub fn transaction_state_partition(transactional_id: &str) -> i32 {
+/// The `__transaction_state` partition of `transactional_id` among `partitions`, as Kafka's
+/// `TransactionStateManager.partitionFor` computes it: `Utils.abs(id.hashCode()) % partitions`.
+pub fn transaction_state_partition(transactional_id: &str, partitions: i32) -> i32 {
     let hash = transactional_id
         .encode_utf16()
         .fold(0i32, |h, c| h.wrapping_mul(31).wrapping_add(i32::from(c)));
     let abs = if hash == i32::MIN { 0 } else { hash.abs() };
-    abs % TRANSACTION_STATE_PARTITIONS
+    abs % partitions.max(1)
 }
 
 /// Lands `fault` on `run`, drawing its victim with `random`; returns what it did, or why it
@@ -126,7 +123,9 @@ pub fn land(
                 .process_id()
                 .ok_or_else(|| format!("instance {victim} has not logged its process id yet"))?;
             let id = format!("{application}-{process_id}-{thread}");
-            cluster.leader_of("__transaction_state", transaction_state_partition(&id))?
+            let partitions = cluster.partition_count("__transaction_state")?;
+            let partition = transaction_state_partition(&id, partitions);
+            cluster.leader_of("__transaction_state", partition)?
         }
     };
     cluster.kill_node(node)?;
@@ -140,6 +139,7 @@ pub fn land(
         "__transaction_state",
     ];
     cluster.await_in_sync(&topics, Duration::from_secs(120))?;
+    tokio::runtime::Handle::current().block_on(cluster.await_quorum(Duration::from_secs(120)))?;
     Ok((
         format!("SIGKILL of node {node} ({}), down {down:.1?}", fault.name()),
         Some(node),
@@ -154,8 +154,8 @@ mod tests {
     fn transaction_state_partitions_follow_javas_string_hash() {
         // "a".hashCode() = 97; "ab".hashCode() = 3105; "polygenelubricants".hashCode() =
         // Integer.MIN_VALUE, which Utils.abs maps to 0.
-        assert_eq!(transaction_state_partition("a"), 97 % 50);
-        assert_eq!(transaction_state_partition("ab"), 3105 % 50);
-        assert_eq!(transaction_state_partition("polygenelubricants"), 0);
+        assert_eq!(transaction_state_partition("a", 50), 97 % 50);
+        assert_eq!(transaction_state_partition("ab", 3), 3105 % 3);
+        assert_eq!(transaction_state_partition("polygenelubricants", 50), 0);
     }
 }

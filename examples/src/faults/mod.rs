@@ -11,6 +11,7 @@
 pub mod cluster;
 pub mod instance;
 pub mod mixed;
+pub mod proxy;
 pub mod scenario;
 pub mod verify;
 

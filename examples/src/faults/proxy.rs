@@ -1,0 +1,435 @@
+//! A TCP proxy between the application and a broker, for network faults in tests: it delays,
+//! stalls, holds and resets connections on command.
+//!
+//! The broker has a listener for it (`PROXIED` of `scripts/kafka.sh`: it listens on port+4 and
+//! advertises port+5), so a client that bootstraps from the proxy's address is told to connect
+//! to the proxy for every later connection too, and reaches the broker only through it. Other
+//! clients (the test's own producer and verifier) use the plain listener and see no fault.
+//!
+//! The proxy reads Kafka's framing (a 4-byte size, then the request with its API key) in the
+//! client-to-broker direction, so a test can hold the requests of one API (for example every
+//! `TxnOffsetCommit`) and release them one by one later, in an order of its choosing: a held
+//! request stays in the proxy, its connection to the broker open, even after the client gave
+//! up on it and closed its side. That is how a request delayed by a stalled network or broker
+//! reaches the broker after the client moved on.
+//!
+//! | command | what the application sees |
+//! |---|---|
+//! | [`Proxy::delay`] | a slow link: every frame waits that long, both ways |
+//! | [`Proxy::stall`] | nothing moves either way until [`Proxy::resume`]; connections stay open |
+//! | [`Proxy::refuse`] | new connections are reset at once (a partition from the broker) |
+//! | [`Proxy::reset`] | every open connection is reset (RST) |
+//! | [`Proxy::hold`] | requests of that API wait in the proxy until [`Proxy::release`] |
+
+use std::collections::HashSet;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Notify;
+use tokio::task::JoinHandle;
+
+/// API key of `TxnOffsetCommit`.
+pub const TXN_OFFSET_COMMIT: i16 = 28;
+/// API key of `EndTxn`.
+pub const END_TXN: i16 = 26;
+/// API key of `InitProducerId`.
+pub const INIT_PRODUCER_ID: i16 = 22;
+/// API key of `AddOffsetsToTxn`.
+pub const ADD_OFFSETS_TO_TXN: i16 = 25;
+
+/// A request the proxy holds or forwarded.
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// Numbered in arrival order, from 0.
+    pub id: u64,
+    /// The client connection it came on, numbered in accept order.
+    pub connection: u64,
+    /// Its API key.
+    pub api_key: i16,
+    /// When it arrived.
+    pub arrived: Instant,
+    /// Held and not released yet.
+    pub held: bool,
+    /// Forwarded to the broker.
+    pub forwarded: bool,
+    /// The broker's response came back (to the proxy; the client may be gone).
+    pub answered: bool,
+    /// The response frame (size prefix included) of a `TxnOffsetCommit`, kept to check what
+    /// the broker said.
+    pub response: Option<Vec<u8>>,
+}
+
+#[derive(Default)]
+struct State {
+    delay: Duration,
+    stalled: bool,
+    refusing: bool,
+    /// Bumped by `reset`: connections of an older generation close.
+    generation: u64,
+    hold: HashSet<i16>,
+    released: HashSet<u64>,
+    requests: Vec<Request>,
+    next_connection: u64,
+}
+
+struct Shared {
+    upstream: SocketAddr,
+    state: Mutex<State>,
+    /// Wakes the connection tasks when a command changes the state.
+    changed: Notify,
+}
+
+impl Shared {
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn command(&self, change: impl FnOnce(&mut State)) {
+        change(&mut self.state());
+        self.changed.notify_waiters();
+    }
+}
+
+/// A running proxy; dropping it closes everything.
+pub struct Proxy {
+    address: SocketAddr,
+    shared: Arc<Shared>,
+    accept: JoinHandle<()>,
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        self.accept.abort();
+        self.shared.command(|s| {
+            s.generation += 1;
+            s.refusing = true;
+        });
+    }
+}
+
+impl Proxy {
+    /// Listens on `listen` and forwards every connection to `upstream`. Must be called within
+    /// a tokio runtime.
+    pub async fn start(listen: SocketAddr, upstream: SocketAddr) -> std::io::Result<Proxy> {
+        let listener = TcpListener::bind(listen).await?;
+        let address = listener.local_addr()?;
+        let shared = Arc::new(Shared {
+            upstream,
+            state: Mutex::new(State::default()),
+            changed: Notify::new(),
+        });
+        let accept = tokio::spawn(accept_loop(listener, Arc::clone(&shared)));
+        Ok(Proxy {
+            address,
+            shared,
+            accept,
+        })
+    }
+
+    /// The proxy's own address (what the application bootstraps from).
+    pub fn address(&self) -> SocketAddr {
+        self.address
+    }
+
+    /// Every frame waits `delay` before it is forwarded, both ways (zero: none).
+    pub fn delay(&self, delay: Duration) {
+        self.shared.command(|s| s.delay = delay);
+    }
+
+    /// Nothing is forwarded either way until [`resume`](Self::resume); connections stay open,
+    /// as with a broker frozen by a long pause or a link that black-holes packets.
+    pub fn stall(&self) {
+        self.shared.command(|s| s.stalled = true);
+    }
+
+    /// Ends a [`stall`](Self::stall).
+    pub fn resume(&self) {
+        self.shared.command(|s| s.stalled = false);
+    }
+
+    /// While `refusing`, new connections are reset as soon as they are accepted.
+    pub fn refuse(&self, refusing: bool) {
+        self.shared.command(|s| s.refusing = refusing);
+    }
+
+    /// Resets every open connection (the client sees a connection reset).
+    pub fn reset(&self) {
+        self.shared.command(|s| s.generation += 1);
+    }
+
+    /// Holds every request of API `api_key` from now on until it is released (a request behind
+    /// a held one on the same connection waits with it).
+    pub fn hold(&self, api_key: i16) {
+        self.shared.command(|s| {
+            s.hold.insert(api_key);
+        });
+    }
+
+    /// Stops holding new requests of API `api_key` (those held stay held).
+    pub fn pass(&self, api_key: i16) {
+        self.shared.command(|s| {
+            s.hold.remove(&api_key);
+        });
+    }
+
+    /// Forwards held request `id` to the broker.
+    pub fn release(&self, id: u64) {
+        self.shared.command(|s| {
+            s.released.insert(id);
+        });
+    }
+
+    /// Every request seen so far, in arrival order.
+    pub fn requests(&self) -> Vec<Request> {
+        self.shared.state().requests.clone()
+    }
+
+    /// Waits until `condition` holds for the requests seen, at most `timeout`.
+    pub async fn wait_for(
+        &self,
+        timeout: Duration,
+        what: &str,
+        condition: impl Fn(&[Request]) -> bool,
+    ) -> Result<Vec<Request>, String> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let requests = self.requests();
+            if condition(&requests) {
+                return Ok(requests);
+            }
+            if Instant::now() >= deadline {
+                let seen: Vec<(u64, i16, bool, bool, bool)> = requests
+                    .iter()
+                    .map(|r| (r.id, r.api_key, r.held, r.forwarded, r.answered))
+                    .collect();
+                return Err(format!(
+                    "waited {timeout:?} for {what}; requests of interest (id, api, held, forwarded, answered): {:?}",
+                    seen.iter()
+                        .filter(|r| [
+                            TXN_OFFSET_COMMIT,
+                            END_TXN,
+                            INIT_PRODUCER_ID,
+                            ADD_OFFSETS_TO_TXN
+                        ]
+                        .contains(&r.1))
+                        .collect::<Vec<_>>()
+                ));
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+}
+
+async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
+    loop {
+        let Ok((client, _)) = listener.accept().await else {
+            continue;
+        };
+        let (refusing, connection, generation) = {
+            let mut s = shared.state();
+            s.next_connection += 1;
+            (s.refusing, s.next_connection - 1, s.generation)
+        };
+        // Every close of a proxied connection is a reset, as a dead peer's would be.
+        let _ = client.set_zero_linger();
+        if refusing {
+            drop(client);
+            continue;
+        }
+        let shared = Arc::clone(&shared);
+        tokio::spawn(async move {
+            let Ok(broker) = TcpStream::connect(shared.upstream).await else {
+                return;
+            };
+            let _ = broker.set_zero_linger();
+            let _ = client.set_nodelay(true);
+            let _ = broker.set_nodelay(true);
+            let (client_read, client_write) = client.into_split();
+            let (broker_read, broker_write) = broker.into_split();
+            let requests = tokio::spawn(client_to_broker(
+                Arc::clone(&shared),
+                connection,
+                generation,
+                client_read,
+                broker_write,
+            ));
+            let responses = tokio::spawn(broker_to_client(
+                Arc::clone(&shared),
+                connection,
+                generation,
+                broker_read,
+                client_write,
+            ));
+            let _ = tokio::join!(requests, responses);
+        });
+    }
+}
+
+/// Reads one frame (size and body) from `from`.
+async fn read_frame(from: &mut OwnedReadHalf) -> Option<Vec<u8>> {
+    let mut size = [0u8; 4];
+    from.read_exact(&mut size).await.ok()?;
+    let len = usize::try_from(i32::from_be_bytes(size)).ok()?;
+    let mut frame = vec![0u8; 4 + len];
+    frame[..4].copy_from_slice(&size);
+    from.read_exact(&mut frame[4..]).await.ok()?;
+    Some(frame)
+}
+
+/// Waits while the proxy is stalled; false once the connection's generation was reset.
+async fn await_flowing(shared: &Shared, generation: u64) -> bool {
+    loop {
+        let changed = shared.changed.notified();
+        {
+            let s = shared.state();
+            if s.generation != generation {
+                return false;
+            }
+            if !s.stalled {
+                return true;
+            }
+        }
+        changed.await;
+    }
+}
+
+async fn client_to_broker(
+    shared: Arc<Shared>,
+    connection: u64,
+    generation: u64,
+    mut client: OwnedReadHalf,
+    mut broker: OwnedWriteHalf,
+) {
+    loop {
+        let reset = async {
+            loop {
+                let changed = shared.changed.notified();
+                if shared.state().generation != generation {
+                    return;
+                }
+                changed.await;
+            }
+        };
+        let frame = tokio::select! {
+            frame = read_frame(&mut client) => frame,
+            () = reset => return,
+        };
+        let Some(frame) = frame else {
+            // The client closed its side: a request held or on its way still reaches the
+            // broker, whose connection stays open until the proxy resets or ends.
+            loop {
+                let changed = shared.changed.notified();
+                if shared.state().generation != generation {
+                    return;
+                }
+                changed.await;
+            }
+        };
+        let api_key = frame
+            .get(4..6)
+            .map_or(-1, |b| i16::from_be_bytes([b[0], b[1]]));
+        let id = {
+            let mut s = shared.state();
+            let id = s.requests.len() as u64;
+            let held = s.hold.contains(&api_key);
+            s.requests.push(Request {
+                id,
+                connection,
+                api_key,
+                arrived: Instant::now(),
+                held,
+                forwarded: false,
+                answered: false,
+                response: None,
+            });
+            id
+        };
+        // Held: wait for the release (or a reset).
+        loop {
+            let changed = shared.changed.notified();
+            {
+                let mut s = shared.state();
+                if s.generation != generation {
+                    return;
+                }
+                let released = s.released.contains(&id);
+                let request = &mut s.requests[id as usize];
+                if !request.held || released {
+                    request.held = false;
+                    break;
+                }
+            }
+            changed.await;
+        }
+        if !await_flowing(&shared, generation).await {
+            return;
+        }
+        let delay = shared.state().delay;
+        if !delay.is_zero() {
+            tokio::time::sleep(delay).await;
+        }
+        if broker.write_all(&frame).await.is_err() {
+            return;
+        }
+        shared.state().requests[id as usize].forwarded = true;
+    }
+}
+
+async fn broker_to_client(
+    shared: Arc<Shared>,
+    connection: u64,
+    generation: u64,
+    mut broker: OwnedReadHalf,
+    mut client: OwnedWriteHalf,
+) {
+    let mut client_gone = false;
+    loop {
+        let reset = async {
+            loop {
+                let changed = shared.changed.notified();
+                if shared.state().generation != generation {
+                    return;
+                }
+                changed.await;
+            }
+        };
+        let frame = tokio::select! {
+            frame = read_frame(&mut broker) => frame,
+            () = reset => return,
+        };
+        let Some(frame) = frame else {
+            return;
+        };
+        // Responses come in request order: this one answers the oldest forwarded request of
+        // this connection not answered yet.
+        {
+            let mut s = shared.state();
+            if let Some(request) = s
+                .requests
+                .iter_mut()
+                .find(|r| r.connection == connection && r.forwarded && !r.answered)
+            {
+                request.answered = true;
+                if request.api_key == TXN_OFFSET_COMMIT {
+                    request.response = Some(frame.clone());
+                }
+            }
+        }
+        if !await_flowing(&shared, generation).await {
+            return;
+        }
+        let delay = shared.state().delay;
+        if !delay.is_zero() {
+            tokio::time::sleep(delay).await;
+        }
+        if !client_gone && client.write_all(&frame).await.is_err() {
+            client_gone = true;
+        }
+    }
+}
