@@ -96,8 +96,8 @@ pub mod __private;
 pub mod prelude {
     pub use crate::punctuation::PunctuationType;
     pub use crate::serdes::{
-        Bytes, I32, I64, Json, Nullable, Serde, SessionWindowed, TimeWindowed, Unit, Utf8, Window,
-        Windowed,
+        Bool, Bytes, F32, F64, I16, I32, I64, Json, ListOf, Nullable, Serde, SessionWindowed,
+        TimeWindowed, Unit, Utf8, Uuid, Void, Window, Windowed,
     };
     pub use crate::store::{KeyValueStore, StoreError};
     pub use crate::task::{
