@@ -31,10 +31,15 @@ impl SerdeTy {
         }
         match last.ident.to_string().as_str() {
             "Utf8" => Some("String"),
+            "I16" => Some("i16"),
             "I32" => Some("i32"),
             "I64" => Some("i64"),
+            "F32" => Some("f32"),
+            "F64" => Some("f64"),
+            "Bool" => Some("bool"),
+            "Uuid" => Some("uuid::Uuid"),
             "Bytes" => Some("Vec<u8>"),
-            "Unit" => Some("()"),
+            "Unit" | "Void" => Some("()"),
             _ => None,
         }
     }

@@ -25,7 +25,10 @@
 //! The body is Rust syntax: statements that are method chains, and `let` to name a stream or a
 //! table you use more than once. Topic and store names are string literals and serdes are
 //! types, so the macro knows every topic, internal topic and store while compiling and checks
-//! them: a mistake is a compile error at the offending token that says how to fix it.
+//! them: a mistake is a compile error at the offending token that says how to fix it. The
+//! serdes Kafka ships (`Serdes.String()`, `Long()`, `Double()`, `UUID()`, `ListSerde`, ..) have
+//! byte-compatible equivalents (`Utf8`, `I64`, `F64`, `Uuid`, `ListOf::<S>`, ..): see the table
+//! in [`serdes`](crate::serdes).
 //!
 //! The macro defines:
 //!

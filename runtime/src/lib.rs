@@ -14,7 +14,7 @@
 //! | run it on Kafka | [`KafkaStreams::builder`] → [`Builder`] → [`KafkaStreams::run`]; [`StreamsConfig`], [`ProcessingGuarantee`], [`shutdown_signal`]; the metrics it publishes: [`streams`] |
 //! | why it stopped | [`StreamsError`] (and the errors it carries), [`BuildError`] |
 //! | connect to a secured cluster | [`Builder::property`] with librdkafka's names; [`OAuthTokenProvider`] |
-//! | reset an application | [`reset_application`] with [`ClientSettings`] (or the `dekaf-streams-reset` binary) |
+//! | reset an application | [`reset_application`] with [`ClientSettings`], [`plan_reset`] for a dry run (or the `dekaf-streams-reset` binary, `--dry-run`) |
 //! | test it without a broker | [`TestDriver`] ([`testing`]) |
 //! | keys and values | [`serdes`]: the [`Serde`](serdes::Serde) trait and Kafka's byte layouts |
 //! | query a running application's stores | [`KafkaStreams::queries`] → [`query::Queries`]: local read-only views, [`query::Queries::metadata_for_key`]; over HTTP with the `http` feature |
@@ -38,8 +38,8 @@ pub use security::{OAuthToken, OAuthTokenProvider, Secret, SecurityError};
 #[cfg(feature = "kafka")]
 pub use streams::{
     BuildError, Builder, ConsumerFailure, DEFAULT_CACHE_MAX_BYTES, DEFAULT_REBALANCE_TIMEOUT,
-    KafkaStreams, ProcessingGuarantee, ResetError, ResetReport, StreamsConfig, StreamsError,
-    reset_application, shutdown_signal,
+    KafkaStreams, ProcessingGuarantee, ResetError, ResetPlan, ResetReport, StreamsConfig,
+    StreamsError, execute_reset, plan_reset, reset_application, shutdown_signal,
 };
 pub use testing::TestDriver;
 
@@ -96,8 +96,8 @@ pub mod __private;
 pub mod prelude {
     pub use crate::punctuation::PunctuationType;
     pub use crate::serdes::{
-        Bytes, I32, I64, Json, Nullable, Serde, SessionWindowed, TimeWindowed, Unit, Utf8, Window,
-        Windowed,
+        Bool, Bytes, F32, F64, I16, I32, I64, Json, ListOf, Nullable, Serde, SessionWindowed,
+        TimeWindowed, Unit, Utf8, Uuid, Void, Window, Windowed,
     };
     pub use crate::store::{KeyValueStore, StoreError};
     pub use crate::task::{

@@ -203,6 +203,26 @@ fn structural_errors_name_the_fix() {
 }
 
 #[test]
+fn the_stock_serdes_have_known_value_types() {
+    let e = first_error(quote!(T = "a" { stream("in", Uuid, F64).to("o", Uuid, F32); }));
+    assert!(
+        e.contains("`F32` is for f32") && e.contains("are f64"),
+        "{e}"
+    );
+    let e = first_error(quote!(T = "a" { stream("in", I16, Bool).to("o", I32, Bool); }));
+    assert!(
+        e.contains("`I32` is for i32") && e.contains("are i16"),
+        "{e}"
+    );
+    let e = first_error(quote!(T = "a" { stream("in", Uuid, Utf8).to("o", Utf8, Utf8); }));
+    assert!(e.contains("are uuid::Uuid"), "{e}");
+    // Void and Unit both carry `()`.
+    model(quote!(T = "a" { stream("in", Unit, Bool).to("o", Void, Bool); }))
+        .map_err(|e| e[0].to_string())
+        .expect("Void is ()");
+}
+
+#[test]
 fn filter_not_is_a_filter_node_keeping_key_and_serdes() {
     let m = model(quote! {
         T = "app" {

@@ -1,31 +1,37 @@
 //! `dekaf-streams-reset`: deletes an application's streams group and internal topics, so a
 //! changed topology can start under the same application id. Stop every instance first.
 //! With `--state-dir`, also deletes the application's local state under that directory (run
-//! it on every machine that had one, or delete those directories by hand).
+//! it on every machine that had one, or delete those directories by hand). With `--dry-run`,
+//! prints what it would delete and deletes nothing.
+//!
+//! The internal topics are the ones the group's described topology lists; without a group, the
+//! ones named like the application's internal topics, except those whose names also fit another
+//! application with a streams group on the cluster (see `dekaf_streams::plan_reset`).
 //!
 //! ```text
 //! dekaf-streams-reset --bootstrap-server 127.0.0.1:9092 --application-id word-count
-//!                     [--state-dir /var/lib/word-count] [--property key=value]...
+//!                     [--dry-run] [--state-dir /var/lib/word-count] [--property key=value]...
 //! ```
 
 use std::process::ExitCode;
 
-use dekaf_streams::ClientSettings;
-use dekaf_streams::reset_application;
+use dekaf_streams::{ClientSettings, execute_reset, plan_reset};
 
-const USAGE: &str = "usage: dekaf-streams-reset --bootstrap-server HOST:PORT --application-id ID [--state-dir DIR] [--property KEY=VALUE]...";
+const USAGE: &str = "usage: dekaf-streams-reset --bootstrap-server HOST:PORT --application-id ID [--dry-run] [--state-dir DIR] [--property KEY=VALUE]...";
 
 /// What the command line asks for.
 struct Reset {
     settings: ClientSettings,
     application_id: String,
     state_dir: Option<std::path::PathBuf>,
+    dry_run: bool,
 }
 
 fn parse(args: &[String]) -> Result<Reset, String> {
     let mut settings = ClientSettings::new("");
     let mut application_id = None;
     let mut state_dir = None;
+    let mut dry_run = false;
     let mut it = args.iter();
     while let Some(flag) = it.next() {
         let mut value = || {
@@ -38,6 +44,7 @@ fn parse(args: &[String]) -> Result<Reset, String> {
                 .map_err(|e| e.to_string())?,
             "--application-id" => application_id = Some(value()?.clone()),
             "--state-dir" => state_dir = Some(std::path::PathBuf::from(value()?)),
+            "--dry-run" => dry_run = true,
             "--property" => {
                 let kv = value()?;
                 let (k, v) = kv
@@ -56,6 +63,7 @@ fn parse(args: &[String]) -> Result<Reset, String> {
         settings,
         application_id,
         state_dir,
+        dry_run,
     })
 }
 
@@ -66,6 +74,7 @@ async fn main() -> ExitCode {
         settings,
         application_id,
         state_dir,
+        dry_run,
     } = match parse(&args) {
         Ok(p) => p,
         Err(message) => {
@@ -73,21 +82,51 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match reset_application(&settings, &application_id).await {
+    let plan = match plan_reset(&settings, &application_id).await {
+        Ok(plan) => plan,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if dry_run {
+        print!("{plan}");
+        if let Some(dir) = state_dir {
+            let local = dir.join(&application_id);
+            if local.exists() {
+                println!(
+                    "{application_id}: would delete local state {}",
+                    local.display()
+                );
+            } else {
+                println!("{application_id}: no local state under {}", dir.display());
+            }
+        }
+        println!("{application_id}: dry run: nothing deleted");
+        return ExitCode::SUCCESS;
+    }
+    match execute_reset(&settings, &plan).await {
         Ok(report) => {
             println!(
-                "{application_id}: group {}; internal topics deleted: {}",
+                "{application_id}: group {}; internal topics (found by {}) deleted: {}",
                 if report.group_deleted {
                     "deleted"
                 } else {
                     "did not exist"
                 },
+                report.found_by,
                 if report.topics_deleted.is_empty() {
                     "none".to_owned()
                 } else {
                     report.topics_deleted.join(", ")
                 }
             );
+            for kept in &report.topics_kept {
+                println!(
+                    "{application_id}: kept topic {}: {}",
+                    kept.topic, kept.reason
+                );
+            }
             if let Some(dir) = state_dir {
                 match dekaf_streams::state_dir::delete_application_state(&dir, &application_id) {
                     Ok(true) => println!(

@@ -70,7 +70,7 @@ pub(crate) use authenticate::check_credentials;
 pub use configs::{STANDBY_REPLICAS_CONFIG, alter_group_configs, set_standby_replicas};
 pub use connection::BrokerConnection;
 pub use coordinator::{CoordinatorConfig, connect_to_coordinator};
-pub use describe::describe_streams_group;
+pub use describe::{describe_streams_group, describe_streams_group_if_exists};
 pub use error::GroupError;
 pub use events::{GroupStatus, MemberEvent, StatusCode};
 pub use member::{DEFAULT_REBALANCE_TIMEOUT, MemberConfig, MemberHandle};

@@ -93,18 +93,36 @@ pub async fn purge(
         .map(|_| ())
 }
 
-/// Whether `topic` is an internal topic (repartition or changelog) of `application_id`, by
-/// Kafka Streams' naming: `<application id>-<name>-repartition` or `-changelog`.
-pub fn is_internal_topic(application_id: &str, topic: &str) -> bool {
-    topic
-        .strip_prefix(application_id)
-        .and_then(|rest| rest.strip_prefix('-'))
-        .is_some_and(|rest| {
-            let name = rest
-                .strip_suffix("-repartition")
-                .or_else(|| rest.strip_suffix("-changelog"));
-            name.is_some_and(|n| !n.is_empty())
-        })
+/// The suffixes of Kafka Streams' internal topics: `<application id>-<name><suffix>`.
+const INTERNAL_SUFFIXES: [&str; 4] = [
+    "-repartition",
+    "-changelog",
+    "-subscription-registration-topic",
+    "-subscription-response-topic",
+];
+
+/// The `<name>` of `topic` when it is named as an internal topic of `application_id` by Kafka
+/// Streams' scheme (the one `kafka-streams-groups.sh` recognizes): `<application id>-<name>`
+/// followed by `-repartition`, `-changelog`, `-subscription-registration-topic` or
+/// `-subscription-response-topic`, or a foreign-key join's numbered
+/// `<application id>-KTABLE-FK-JOIN-SUBSCRIPTION-(REGISTRATION|RESPONSE)-<n>-topic`.
+///
+/// A name is not an application id: `orders-v2-counts-changelog` is named as `orders`'s topic
+/// `v2-counts` and as `orders-v2`'s topic `counts`. See [`crate::streams::plan_reset`].
+pub fn internal_topic_name<'t>(application_id: &str, topic: &'t str) -> Option<&'t str> {
+    let rest = topic.strip_prefix(application_id)?.strip_prefix('-')?;
+    if let Some(name) = INTERNAL_SUFFIXES
+        .iter()
+        .find_map(|suffix| rest.strip_suffix(suffix))
+        .filter(|name| !name.is_empty())
+    {
+        return Some(name);
+    }
+    let name = rest.strip_suffix("-topic")?;
+    let number = name
+        .strip_prefix("KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-")
+        .or_else(|| name.strip_prefix("KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-"))?;
+    (!number.is_empty() && number.bytes().all(|b| b.is_ascii_digit())).then_some(name)
 }
 
 /// The outcome of deleting a group.
@@ -216,16 +234,47 @@ pub async fn delete_topics(
 
 #[cfg(test)]
 mod tests {
-    use super::is_internal_topic;
+    use super::internal_topic_name;
 
     #[test]
     fn internal_topics_are_recognized_by_kafka_streams_naming() {
-        assert!(is_internal_topic("wc", "wc-counts-changelog"));
-        assert!(is_internal_topic("wc", "wc-counts-repartition"));
-        assert!(is_internal_topic("wc", "wc-a-b-changelog"));
-        assert!(!is_internal_topic("wc", "wc-changelog"));
-        assert!(!is_internal_topic("wc", "wc2-counts-changelog"));
-        assert!(!is_internal_topic("wc", "sentences"));
-        assert!(!is_internal_topic("wc", "wc-counts"));
+        let name = internal_topic_name;
+        assert_eq!(name("wc", "wc-counts-changelog"), Some("counts"));
+        assert_eq!(name("wc", "wc-counts-repartition"), Some("counts"));
+        assert_eq!(name("wc", "wc-a-b-changelog"), Some("a-b"));
+        assert_eq!(
+            name("wc", "wc-join-subscription-registration-topic"),
+            Some("join")
+        );
+        assert_eq!(
+            name("wc", "wc-join-subscription-response-topic"),
+            Some("join")
+        );
+        assert_eq!(
+            name(
+                "wc",
+                "wc-KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000006-topic"
+            ),
+            Some("KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000006")
+        );
+        assert_eq!(
+            name(
+                "wc",
+                "wc-KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-0000000014-topic"
+            ),
+            Some("KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-0000000014")
+        );
+        assert_eq!(name("wc", "wc-changelog"), None);
+        assert_eq!(name("wc", "wc2-counts-changelog"), None);
+        assert_eq!(name("wc", "sentences"), None);
+        assert_eq!(name("wc", "wc-counts"), None);
+        assert_eq!(name("wc", "wc-other-topic"), None);
+        assert_eq!(
+            name("wc", "wc-KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-x1-topic"),
+            None
+        );
+        // Named for both: the reset decides with the groups on the cluster.
+        assert_eq!(name("wc", "wc-v2-counts-changelog"), Some("v2-counts"));
+        assert_eq!(name("wc-v2", "wc-v2-counts-changelog"), Some("counts"));
     }
 }

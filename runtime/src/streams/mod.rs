@@ -74,7 +74,10 @@ pub use config::{
 pub use error::{ConsumerFailure, StreamsError};
 pub use offset_commit::OffsetCommitError;
 pub use refusal::MemberRefusal;
-pub use reset::{ResetError, ResetReport, reset_application};
+pub use reset::{
+    KeepReason, KeptTopic, ResetError, ResetPlan, ResetReport, TopicSource, execute_reset,
+    internal_topic_name, plan_reset, reset_application,
+};
 pub use signal::shutdown_signal;
 
 // The errors a `StreamsError` or `BuildError` carries, so they can be named and matched.

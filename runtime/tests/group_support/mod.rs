@@ -214,6 +214,14 @@ impl Admin {
         .expect("metadata task")
     }
 
+    /// Deletes `topics`, best effort (cleanup).
+    pub async fn delete_topics(&self, topics: &[&str]) {
+        let _ = self
+            .client
+            .delete_topics(topics, &AdminOptions::new())
+            .await;
+    }
+
     pub async fn configs(&self, topic: &str) -> HashMap<String, String> {
         let results = self
             .client
