@@ -153,8 +153,8 @@ fn dead_letters_loop_back(model: &Model) -> impl Iterator<Item = syn::Error> + '
 /// A `to(..)` of a topic the topology also reads: every record written there is read back and
 /// processed again, a loop. Kafka Streams allows it (and so does this macro: a bounded feedback,
 /// e.g. a filter that lets a record through once, is legitimate), but it is nearly always a
-/// typo, so it is a warning naming the loop, at the sink, with `#[allow(deprecated)]` to
-/// silence it.
+/// typo, so it is a warning naming the loop, at the sink; `#[allow(deprecated)]` on the
+/// enclosing module or function silences it.
 fn sinks_that_feed_an_input_warn(model: &Model, d: &mut Diagnostics) {
     let mut warned: Vec<&str> = Vec::new();
     for sink in model.topics.iter().filter(|t| t.role == TopicRole::Sink) {
@@ -177,7 +177,7 @@ fn sinks_that_feed_an_input_warn(model: &Model, d: &mut Diagnostics) {
             "topic_loop",
             quote::quote_spanned!(sink.span=> x),
             format!(
-                "loop: this topology writes to `{0}` and also reads it with {how}(\"{0}\", ..), so every record written there is processed again (`{0}` -> ... -> to(\"{0}\") -> `{0}`); write to another topic, or add #[allow(deprecated)] if the feedback is meant",
+                "loop: this topology writes to `{0}` and also reads it with {how}(\"{0}\", ..), so every record written there is processed again (`{0}` -> ... -> to(\"{0}\") -> `{0}`); write to another topic, or put #[allow(deprecated)] on the enclosing module or function if the feedback is meant",
                 sink.name
             ),
         );

@@ -412,6 +412,16 @@ pub trait Task {
     fn late_records_dropped(&self) -> u64;
     /// Records skipped by `on_error` answering `Continue` or `DeadLetter`.
     fn records_skipped(&self) -> u64;
+    /// Records an operator dropped because their key or value was null, where Kafka Streams
+    /// drops them too (aggregations, joins, table sources: a warning and `dropped-records`).
+    fn null_records_dropped(&self) -> u64 {
+        0
+    }
+    /// Every record dropped, as Kafka Streams' task metric `dropped-records-total` counts them:
+    /// late ones, those `on_error` skipped, and those dropped for a null key or value.
+    fn records_dropped(&self) -> u64 {
+        self.late_records_dropped() + self.records_skipped() + self.null_records_dropped()
+    }
     /// The backend of a store by name.
     fn store(&self, name: &str) -> Option<&Self::Backend>;
     /// Calls `f` with every store of the task and its description, in the order of

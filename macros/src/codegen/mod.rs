@@ -217,6 +217,7 @@ pub fn generate(m: &Model) -> TokenStream {
                 __stream_time: i64,
                 __late: u64,
                 __skipped: u64,
+                __dropped: u64,
                 __kbuf: ::std::vec::Vec<u8>,
                 __vbuf: ::std::vec::Vec<u8>,
                 __win: #dk::WindowScratch,
@@ -242,6 +243,7 @@ pub fn generate(m: &Model) -> TokenStream {
                         __stream_time: i64::MIN,
                         __late: 0,
                         __skipped: 0,
+                        __dropped: 0,
                         __kbuf: ::std::vec::Vec::with_capacity(64),
                         __vbuf: ::std::vec::Vec::with_capacity(64),
                         __win: #dk::WindowScratch::new(),
@@ -357,6 +359,10 @@ pub fn generate(m: &Model) -> TokenStream {
                     self.__skipped
                 }
 
+                fn null_records_dropped(&self) -> u64 {
+                    self.__dropped
+                }
+
                 #[allow(unused_variables)]
                 fn store(&self, name: &str) -> Option<&B> {
                     match name {
@@ -397,6 +403,7 @@ pub fn generate(m: &Model) -> TokenStream {
     let d_sst = delegate(quote!(set_stream_time(stream_time)));
     let d_late = delegate(quote!(late_records_dropped()));
     let d_skip = delegate(quote!(records_skipped()));
+    let d_null = delegate(quote!(null_records_dropped()));
     let d_store = delegate(quote!(store(name)));
     let d_each = delegate(quote!(for_each_store(f)));
     let d_set_cache = delegate(quote!(set_cache_max_bytes(bytes)));
@@ -451,6 +458,7 @@ pub fn generate(m: &Model) -> TokenStream {
             fn set_stream_time(&mut self, stream_time: i64) { #d_sst }
             fn late_records_dropped(&self) -> u64 { #d_late }
             fn records_skipped(&self) -> u64 { #d_skip }
+            fn null_records_dropped(&self) -> u64 { #d_null }
             fn store(&self, name: &str) -> Option<&B> { #d_store }
             fn for_each_store<E>(&mut self, f: impl FnMut(&'static #dk::StoreInfo, &mut B) -> ::core::result::Result<(), E>) -> ::core::result::Result<(), E> { #d_each }
             fn set_cache_max_bytes(&mut self, bytes: usize) { #d_set_cache }
