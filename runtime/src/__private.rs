@@ -457,6 +457,81 @@ where
     Ok((value, present, existed))
 }
 
+/// [`store_update`] of a stream aggregation's store, which is Kafka Streams' timestamped store
+/// (`TimestampedKeyValueStore`, `TimestampedWindowStore`): each entry is the aggregate's
+/// timestamp (8 bytes big-endian) and then its bytes, and the new aggregate is stamped with the
+/// larger of the record's timestamp and the stored one, as `KStreamAggregate`, `KStreamReduce`
+/// and `KStreamWindowAggregate` stamp it. The changelog gets the plain value, stamped with that
+/// timestamp. Returns the new aggregate, whether it is present and existed, and its timestamp;
+/// the value's bytes are `value_buf[8..]`.
+#[inline(always)]
+pub fn store_update_stamped<VS: Serde, B: StoreBackend, S: RecordSink, F>(
+    store: &mut B,
+    key: &[u8],
+    value_buf: &mut Vec<u8>,
+    sink: &mut S,
+    changelog: &'static str,
+    partition: i32,
+    timestamp: i64,
+    node: &'static str,
+    f: F,
+) -> Result<(VS::Value, bool, bool, i64), RecordError>
+where
+    F: FnOnce(Option<VS::Value>) -> VS::Value,
+{
+    use crate::table::timestamped::{TIMESTAMP_LEN, split_timestamped, stamp};
+    let mut new = None;
+    let mut present = false;
+    let mut existed = false;
+    let mut stamped = timestamp;
+    let outcome: Result<(), RecordError> = store
+        .update(key, value_buf, |old, buf| {
+            existed = old.is_some();
+            let old = match old {
+                Some(entry) => {
+                    let (ts, bytes) = split_timestamped(entry).map_err(|e| store_error(node, e))?;
+                    stamped = stamped.max(ts);
+                    Some(
+                        VS::deserialize(Some(bytes))
+                            .map_err(|e| record(ErrorKind::Serialization, node, e))?,
+                    )
+                }
+                None => None,
+            };
+            let value = f(old);
+            stamp(buf, stamped);
+            let encoded = VS::serialize(&value, buf)
+                .map_err(|e| record(ErrorKind::Serialization, node, e))?;
+            new = Some(value);
+            present = encoded == Encoded::Present;
+            Ok(present)
+        })
+        .map_err(|e| store_error(node, e))?;
+    outcome?;
+    let Some(value) = new else {
+        return Err(record(
+            ErrorKind::Serialization,
+            node,
+            "the store update wrote nothing",
+        ));
+    };
+    sink.send(OutgoingRecord::changelog(
+        changelog,
+        partition,
+        key,
+        present.then(|| value_buf.get(TIMESTAMP_LEN..).unwrap_or_default()),
+        stamped,
+    ))?;
+    Ok((value, present, existed, stamped))
+}
+
+/// The value's bytes of a stream aggregation's stored entry (after its 8-byte timestamp) and the
+/// timestamp: what a record-cache flush forwards.
+#[inline(always)]
+pub fn split_stamped(entry: &[u8]) -> Result<(i64, &[u8]), StoreError> {
+    crate::table::timestamped::split_timestamped(entry)
+}
+
 /// Applies a changelog record to a store.
 #[inline]
 pub fn restore<B: StoreBackend>(

@@ -575,6 +575,18 @@ impl<K, V> WindowStoreRef<K, V> {
         handle
     }
 
+    /// A handle of a time-window aggregation's store `name` of windows `size_ms` long, whose
+    /// entries are Kafka Streams' timestamped values (the window's largest record timestamp ‖
+    /// value, `TimestampedWindowStore`).
+    pub const fn timestamped<KS: Serde<Value = K>, VS: Serde<Value = V>>(
+        name: &'static str,
+        size_ms: i64,
+    ) -> Self {
+        let mut handle = Self::new::<KS, VS>(name, size_ms);
+        handle.value_offset = 8;
+        handle
+    }
+
     /// The value of a stored entry.
     pub(crate) fn decode_value(&self, entry: &[u8]) -> Result<V, SerdeError> {
         (self.value_de)(Some(entry.get(self.value_offset..).unwrap_or_default()))

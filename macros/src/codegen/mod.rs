@@ -149,10 +149,19 @@ pub fn generate(m: &Model) -> TokenStream {
                                 }
                             }
                         });
+                        // A time-window aggregation's store is timestamped (its changelog
+                        // record's timestamp goes before the value).
+                        let put = if w.kind == crate::ir::WindowKind::Time
+                            && m.stores[s].owner == StoreOwner::Aggregate
+                        {
+                            quote!(#dk::restore_table(&mut self.#f, key, value, timestamp, &mut self.__vbuf))
+                        } else {
+                            quote!(#dk::restore(&mut self.#f, key, value))
+                        };
                         quote!(#topic => {
                             #max
                             self.#index.restored(key, value);
-                            #dk::restore(&mut self.#f, key, value)
+                            #put
                         })
                     } else if m.timestamped(s) {
                         // A table's store keeps the changelog record's timestamp with the value.
@@ -583,10 +592,16 @@ fn handles(m: &Model) -> TokenStream {
             Some(w) => {
                 let size = w.size;
                 let doc = format!("Window store `{}` (changelog `{}`).", st.name, st.changelog);
+                // An aggregation's window store keeps Kafka Streams' timestamped entries.
+                let make = if st.owner == StoreOwner::Aggregate {
+                    quote!(timestamped)
+                } else {
+                    quote!(new)
+                };
                 quote! {
                     #[doc = #doc]
                     pub const #c: #dk::WindowStoreRef<<#kt as #dk::Serde>::Value, <#vt as #dk::Serde>::Value> =
-                        #dk::WindowStoreRef::new::<#kt, #vt>(#sname, #size);
+                        #dk::WindowStoreRef::#make::<#kt, #vt>(#sname, #size);
                 }
             }
         };

@@ -257,12 +257,17 @@ pub fn emit_keyed(
         }
     }
     let new = new_value(em, node, store, op, k, v, value_once);
+    // The store is timestamped: the result carries the larger of the record's timestamp and
+    // the aggregate's (`KStreamAggregate`, `KStreamReduce`, `KStreamWindowAggregate`), and so
+    // does everything downstream of it.
     let update = quote! {
-        let (#nv, __dk_present, __dk_existed) = #dk::store_update::<#vt, _, _, _>(
+        let (#nv, __dk_present, __dk_existed, __dk_ts) = #dk::store_update_stamped::<#vt, _, _, _>(
             &mut self.#field, #skey, &mut self.__vbuf, __dk_sink, #changelog,
             self.__partition, __dk_record.timestamp, #name,
             |__dk_old| #new,
         )?;
+        let __dk_arec = #dk::InputRecord { timestamp: __dk_ts, ..*__dk_record };
+        let __dk_record = &__dk_arec;
     };
     // With a record cache the update only marks the key dirty; `__flush_N` forwards it.
     let cache = Emitter::cache_field(node);
@@ -297,7 +302,7 @@ pub fn emit_keyed(
             vt,
             sink_key,
             quote!(if __dk_present {
-                Some(&self.__vbuf)
+                self.__vbuf.get(8..)
             } else {
                 None
             }),

@@ -71,6 +71,12 @@ public final class Parity {
         return b.stream("in");
     }
 
+    /// A table source, materialized as dekaf-streams materializes every `table(..)` (old values
+    /// are then always known: see runtime/src/dsl.rs, "Tables").
+    private static KTable<String, String> t(StreamsBuilder b, String topic) {
+        return b.table(topic, Materialized.as(topic + "-store"));
+    }
+
     private static String opt(String s) {
         return s == null ? "null" : s;
     }
@@ -164,40 +170,40 @@ public final class Parity {
             .toStream().to("out.w.l", Produced.with(WindowedSerdes.timeWindowedSerdeFrom(String.class, 10), Serdes.Long())));
         def("sliding_reduce", b -> in(b).groupByKey().windowedBy(SlidingWindows.ofTimeDifferenceAndGrace(Duration.ofMillis(10), Duration.ofMillis(5))).reduce((a, v) -> a + "+" + v)
             .toStream().to("out.w.s", Produced.with(WindowedSerdes.timeWindowedSerdeFrom(String.class, 10), Serdes.String())));
-        def("tumbling_suppress", b -> in(b).groupByKey().windowedBy(TimeWindows.ofSizeAndGrace(Duration.ofMillis(10), Duration.ofMillis(5))).count()
+        def("tumbling_suppress", b -> in(b).groupByKey().windowedBy(TimeWindows.ofSizeAndGrace(Duration.ofMillis(10), Duration.ofMillis(5))).count(Materialized.with(Serdes.String(), Serdes.Long()))
             .suppress(Suppressed.untilWindowCloses(Suppressed.BufferConfig.unbounded()))
             .toStream().to("out.w.l", Produced.with(WindowedSerdes.timeWindowedSerdeFrom(String.class, 10), Serdes.Long())));
-        def("session_suppress", b -> in(b).groupByKey().windowedBy(SessionWindows.ofInactivityGapAndGrace(Duration.ofMillis(10), Duration.ofMillis(5))).count()
+        def("session_suppress", b -> in(b).groupByKey().windowedBy(SessionWindows.ofInactivityGapAndGrace(Duration.ofMillis(10), Duration.ofMillis(5))).count(Materialized.with(Serdes.String(), Serdes.Long()))
             .suppress(Suppressed.untilWindowCloses(Suppressed.BufferConfig.unbounded()))
             .toStream().to("out.sw.l", Produced.with(WindowedSerdes.sessionWindowedSerdeFrom(String.class), Serdes.Long())));
-        def("sliding_suppress", b -> in(b).groupByKey().windowedBy(SlidingWindows.ofTimeDifferenceAndGrace(Duration.ofMillis(10), Duration.ofMillis(5))).count()
+        def("sliding_suppress", b -> in(b).groupByKey().windowedBy(SlidingWindows.ofTimeDifferenceAndGrace(Duration.ofMillis(10), Duration.ofMillis(5))).count(Materialized.with(Serdes.String(), Serdes.Long()))
             .suppress(Suppressed.untilWindowCloses(Suppressed.BufferConfig.unbounded()))
             .toStream().to("out.w.l", Produced.with(WindowedSerdes.timeWindowedSerdeFrom(String.class, 10), Serdes.Long())));
 
         // ---- tables ----------------------------------------------------------------------------
-        def("table_passthrough", b -> b.<String, String>table("t1").toStream().to("out"));
-        def("table_filter", b -> b.<String, String>table("t1").filter((k, v) -> v.startsWith("a")).toStream().to("out"));
-        def("table_filter_not", b -> b.<String, String>table("t1").filterNot((k, v) -> v.startsWith("a")).toStream().to("out"));
-        def("table_map_values", b -> b.<String, String>table("t1").mapValues(v -> v.toUpperCase()).toStream().to("out"));
-        def("table_changes", b -> changes(b.<String, String>table("t1")));
-        def("table_filter_changes", b -> changes(b.<String, String>table("t1").filter((k, v) -> v.startsWith("a"))));
-        def("table_map_values_changes", b -> changes(b.<String, String>table("t1").mapValues(v -> v.toUpperCase())));
-        def("to_table", b -> in(b).toTable().toStream().to("out"));
-        def("to_table_nullable", b -> in(b).toTable().toStream().to("out"));
-        def("table_group_count", b -> b.<String, String>table("t1").groupBy((k, v) -> KeyValue.pair(v, v)).count()
+        def("table_passthrough", b -> t(b, "t1").toStream().to("out"));
+        def("table_filter", b -> t(b, "t1").filter((k, v) -> v.startsWith("a")).toStream().to("out"));
+        def("table_filter_not", b -> t(b, "t1").filterNot((k, v) -> v.startsWith("a")).toStream().to("out"));
+        def("table_map_values", b -> t(b, "t1").mapValues(v -> v.toUpperCase()).toStream().to("out"));
+        def("table_changes", b -> changes(t(b, "t1")));
+        def("table_filter_changes", b -> changes(t(b, "t1").filter((k, v) -> v.startsWith("a"))));
+        def("table_map_values_changes", b -> changes(t(b, "t1").mapValues(v -> v.toUpperCase())));
+        def("to_table", b -> in(b).toTable(Materialized.as("st")).toStream().to("out"));
+        def("to_table_nullable", b -> in(b).toTable(Materialized.as("st")).toStream().to("out"));
+        def("table_group_count", b -> t(b, "t1").groupBy((k, v) -> KeyValue.pair(v, v)).count()
             .toStream().to("out.s.l", Produced.with(Serdes.String(), Serdes.Long())));
-        def("table_group_reduce", b -> b.<String, String>table("t1")
+        def("table_group_reduce", b -> t(b, "t1")
             .groupBy((k, v) -> KeyValue.pair(k.substring(0, 1), Long.parseLong(v)), Grouped.with(Serdes.String(), Serdes.Long()))
             .reduce((a, v) -> a + v, (a, v) -> a - v)
             .toStream().to("out.s.l", Produced.with(Serdes.String(), Serdes.Long())));
-        def("table_group_aggregate", b -> b.<String, String>table("t1").groupBy((k, v) -> KeyValue.pair(v, k))
+        def("table_group_aggregate", b -> t(b, "t1").groupBy((k, v) -> KeyValue.pair(v, k))
             .aggregate(() -> "", (k, v, agg) -> agg + "+" + v, (k, v, agg) -> agg + "-" + v)
             .toStream().to("out"));
-        def("table_join", b -> b.<String, String>table("t1").join(b.<String, String>table("t2"), (l, r) -> l + "+" + r).toStream().to("out"));
-        def("table_left_join", b -> b.<String, String>table("t1").leftJoin(b.<String, String>table("t2"), (l, r) -> l + "+" + opt(r)).toStream().to("out"));
-        def("table_outer_join", b -> b.<String, String>table("t1").outerJoin(b.<String, String>table("t2"), (l, r) -> opt(l) + "+" + opt(r)).toStream().to("out"));
-        def("stream_table_join", b -> in(b).join(b.<String, String>table("t1"), (v, t) -> v + "+" + t).to("out"));
-        def("stream_table_left_join", b -> in(b).leftJoin(b.<String, String>table("t1"), (v, t) -> v + "+" + opt(t)).to("out"));
+        def("table_join", b -> t(b, "t1").join(t(b, "t2"), (l, r) -> l + "+" + r).toStream().to("out"));
+        def("table_left_join", b -> t(b, "t1").leftJoin(t(b, "t2"), (l, r) -> l + "+" + opt(r)).toStream().to("out"));
+        def("table_outer_join", b -> t(b, "t1").outerJoin(t(b, "t2"), (l, r) -> opt(l) + "+" + opt(r)).toStream().to("out"));
+        def("stream_table_join", b -> in(b).join(t(b, "t1"), (v, t) -> v + "+" + t).to("out"));
+        def("stream_table_left_join", b -> in(b).leftJoin(t(b, "t1"), (v, t) -> v + "+" + opt(t)).to("out"));
         def("global_join", b -> {
             GlobalKTable<String, String> g = b.globalTable("g");
             in(b).join(g, (k, v) -> v, (v, gv) -> v + "+" + gv).to("out");
@@ -206,10 +212,10 @@ public final class Parity {
             GlobalKTable<String, String> g = b.globalTable("g");
             in(b).leftJoin(g, (k, v) -> v, (v, gv) -> v + "+" + opt(gv)).to("out");
         });
-        def("fk_join", b -> b.<String, String>table("t1")
-            .join(b.<String, String>table("t2"), v -> v.split(":")[0], (l, r) -> l + "+" + r).toStream().to("out"));
-        def("fk_left_join", b -> b.<String, String>table("t1")
-            .leftJoin(b.<String, String>table("t2"), v -> v.split(":")[0], (l, r) -> l + "+" + opt(r)).toStream().to("out"));
+        def("fk_join", b -> t(b, "t1")
+            .join(t(b, "t2"), v -> v.split(":")[0], (l, r) -> l + "+" + r).toStream().to("out"));
+        def("fk_left_join", b -> t(b, "t1")
+            .leftJoin(t(b, "t2"), v -> v.split(":")[0], (l, r) -> l + "+" + opt(r)).toStream().to("out"));
 
         // ---- stream-stream joins ---------------------------------------------------------------
         JoinWindows w = JoinWindows.ofTimeDifferenceAndGrace(Duration.ofMillis(10), Duration.ofMillis(5));
