@@ -25,7 +25,7 @@ pub use crate::table::timestamped::{
     get_timestamped, get_timestamped_bytes, restore_table, source_put,
 };
 pub use crate::table::{
-    Change, Changed, same_key, table_aggregate, table_join, table_left_join, table_outer_join,
+    Change, Changed, same_key, table_aggregate, table_delete, table_join, table_left_join, table_outer_join,
     table_put, table_reduce, table_select,
 };
 pub use crate::task::{
@@ -238,6 +238,43 @@ pub fn on_error<F: FnOnce(&ProcessingError) -> ErrorResponse>(
 }
 
 // ---- serdes -------------------------------------------------------------------------------
+
+/// Whether a record's key or value `bytes` is null and serde `S` has no value for null (it is
+/// not `Nullable<S>` or `Unit`): such a record takes the generated null path
+/// (`macros/src/codegen/nulls.rs`), where Kafka Streams' operators forward, drop or fail it.
+#[inline(always)]
+pub fn is_absent<S: Serde>(bytes: Option<&[u8]>) -> bool {
+    bytes.is_none() && matches!(S::deserialize(None), Err(SerdeError::Null))
+}
+
+/// Whether a typed value is null: `None` of an `Option` (the value type of a `Nullable<S>`
+/// serde), never for other types. Autoref specialization, written by the macro as
+/// `(&NullProbe(&value)).is_null()` with both traits in scope.
+pub struct NullProbe<'a, T>(pub &'a T);
+
+/// [`NullProbe`] of an `Option`: null is `None`.
+pub trait NullProbeOption {
+    fn is_null(&self) -> bool;
+}
+
+impl<T> NullProbeOption for NullProbe<'_, Option<T>> {
+    #[inline(always)]
+    fn is_null(&self) -> bool {
+        self.0.is_none()
+    }
+}
+
+/// [`NullProbe`] of any other type: never null.
+pub trait NullProbeAny {
+    fn is_null(&self) -> bool;
+}
+
+impl<T> NullProbeAny for &NullProbe<'_, T> {
+    #[inline(always)]
+    fn is_null(&self) -> bool {
+        false
+    }
+}
 
 #[inline(always)]
 pub fn de_key<S: Serde>(bytes: Option<&[u8]>, node: &'static str) -> Result<S::Value, RecordError> {

@@ -7,6 +7,7 @@ pub mod direct_sink;
 pub mod emitter;
 pub mod fk_join;
 pub mod info;
+pub mod nulls;
 pub mod raw_key;
 pub mod session;
 pub mod sliding;

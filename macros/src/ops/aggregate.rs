@@ -313,12 +313,31 @@ pub fn emit_keyed(
         None => {
             let general = em.children(node, k, &Acc::owned(nv.clone()));
             let children = cached(direct(quote!(#bind #general)));
+            // A null value (`None` of a `Nullable` serde) is dropped too (`KStreamAggregate`,
+            // `KStreamReduce`); a value only counted is the record's own.
+            let parent = n.parents.first().map(|&p| &em.m.nodes[p].kind);
+            let null_value = if matches!(op, AggOp::Count)
+                && matches!(
+                    parent,
+                    Some(NodeKind::Source { .. } | NodeKind::RepartitionSource { .. })
+                ) {
+                quote!(__dk_record.value.is_none())
+            } else {
+                let vr = v.r(sp);
+                quote!({
+                    use #dk::{NullProbeAny as _, NullProbeOption as _};
+                    (&#dk::NullProbe(#vr)).is_null()
+                })
+            };
             quote! {
-                // Records whose key serializes to null are dropped, as Kafka Streams does.
+                // Records whose key serializes to null are dropped and counted, as Kafka
+                // Streams does.
                 #skey_local
-                if matches!(__dk_ke, #dk::Encoded::Present) {
+                if matches!(__dk_ke, #dk::Encoded::Present) && !#null_value {
                     #update
                     #children
+                } else {
+                    self.__dropped += 1;
                 }
             }
         }
