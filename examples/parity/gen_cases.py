@@ -89,6 +89,14 @@ in a xy 1
 in b yz 2
 in null zz 3
 """, "re-keying, also of a null key")
+case("select_key_nullable_null_key", "select_key_nullable", """
+in null xy 1
+in a yz 2
+""", "with a Nullable key serde the selector runs for a null key, as Kafka Streams' does")
+case("map_values_key_nullable_null_key", "map_values_key_nullable", """
+in null x 1
+in a null 2
+""")
 case("peek_basic", "peek", """
 in a x 1
 in b y 0

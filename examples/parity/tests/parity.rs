@@ -85,6 +85,20 @@ topology! {
     }
 }
 topology! {
+    pub SelectKeyNullable = "parity-select-key-nullable" {
+        stream("in", Nullable::<Utf8>, Utf8)
+            .select_key(|_k, v: &String| v[..1].to_owned())
+            .to("out", Utf8, Utf8);
+    }
+}
+topology! {
+    pub MapValuesKeyNullable = "parity-map-values-key-nullable" {
+        stream("in", Nullable::<Utf8>, Nullable::<Utf8>)
+            .map_values(|k: &Option<String>, v: Option<String>| format!("{}:{}", opt(k.as_ref()), opt(v.as_ref())))
+            .to("out", Nullable::<Utf8>, Utf8);
+    }
+}
+topology! {
     pub Peek = "parity-peek" {
         stream("in", Utf8, Utf8).peek(|_k, _v| {}).to("out", Utf8, Utf8);
     }
@@ -554,6 +568,8 @@ fn run_case(case: &Case) -> Option<Vec<Value>> {
         "flat_map" => run::<FlatMap>(case),
         "flat_map_values" => run::<FlatMapValues>(case),
         "select_key" => run::<SelectKey>(case),
+        "select_key_nullable" => run::<SelectKeyNullable>(case),
+        "map_values_key_nullable" => run::<MapValuesKeyNullable>(case),
         "peek" => run::<Peek>(case),
         "merge" => run::<Merge>(case),
         "branch" => run::<Branch>(case),

@@ -99,6 +99,8 @@ public final class Parity {
         def("flat_map", b -> in(b).flatMap((k, v) -> splitAll(v).stream().map(p -> KeyValue.pair(p, k)).collect(Collectors.toList())).to("out"));
         def("flat_map_values", b -> in(b).flatMapValues(v -> splitAll(v)).to("out"));
         def("select_key", b -> in(b).selectKey((k, v) -> v.substring(0, 1)).to("out"));
+        def("select_key_nullable", b -> in(b).selectKey((k, v) -> v.substring(0, 1)).to("out"));
+        def("map_values_key_nullable", b -> in(b).mapValues((k, v) -> opt(k) + ":" + opt(v)).to("out"));
         def("peek", b -> in(b).peek((k, v) -> { }).to("out"));
         def("merge", b -> in(b).merge(b.stream("in2")).to("out"));
         def("branch", b -> in(b).split()
