@@ -25,8 +25,8 @@ pub use crate::table::timestamped::{
     get_timestamped, get_timestamped_bytes, restore_table, source_put,
 };
 pub use crate::table::{
-    Change, Changed, same_key, table_aggregate, table_delete, table_join, table_left_join, table_outer_join,
-    table_put, table_reduce, table_select,
+    Change, Changed, same_key, table_aggregate, table_delete, table_join, table_left_join,
+    table_outer_join, table_put, table_reduce, table_select,
 };
 pub use crate::task::{
     ErrorKind, ErrorResponse, Headers, InputRecord, OutgoingRecord, Partitioning, ProcessError,

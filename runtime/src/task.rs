@@ -138,11 +138,13 @@ pub enum ErrorKind {
     /// The record's timestamp is negative (no valid timestamp) where an operator needs one:
     /// windows and windowed joins cannot place it in a window.
     InvalidTimestamp,
-    /// The record's key is null (serializes to nothing) where an operator needs one: a joined
-    /// stream matches records by key.
+    /// The record's key is null where an operator needs one. No built-in operator reports it
+    /// any more: joins and aggregations drop such records and count them, as Kafka Streams
+    /// does (see the DSL's "Null keys and values"); kept for custom runners and `on_error`
+    /// handlers that match on it.
     NullKey,
-    /// The record's value is null where an operator needs one: a joined stream has nothing to
-    /// join (Kafka Streams skips such records; here `on_error` decides).
+    /// The record's value is null where an operator needs one. No built-in operator reports it
+    /// any more (see [`ErrorKind::NullKey`]).
     NullValue,
 }
 

@@ -301,7 +301,10 @@ mod tests {
         let e = [json!({"a": 1}), json!({"a": 2})];
         let a = [json!({"a": 1}), json!({"a": 3})];
         let d = diff(&e, &a).expect("differs");
-        assert!(d.contains("- {\"a\":2}") && d.contains("+ {\"a\":3}"), "{d}");
+        assert!(
+            d.contains("- {\"a\":2}") && d.contains("+ {\"a\":3}"),
+            "{d}"
+        );
         assert!(diff(&e, &e).is_none());
         let err = [json!({"in": 1, "error": "java"})];
         assert!(diff(&err, &[json!({"in": 1, "error": "rust"})]).is_none());

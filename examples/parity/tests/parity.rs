@@ -730,7 +730,10 @@ fn kafka_streams_parity() {
         }
     }
     for name in accepted.keys() {
-        if !files.iter().any(|f| f.file_stem().and_then(|s| s.to_str()) == Some(name)) {
+        if !files
+            .iter()
+            .any(|f| f.file_stem().and_then(|s| s.to_str()) == Some(name))
+        {
             problems.push(format!("ACCEPTED.md lists `{name}`, which is no case"));
         }
     }

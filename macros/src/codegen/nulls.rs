@@ -45,10 +45,7 @@ impl Emitter<'_> {
     pub fn null_children(&self, node: usize, k: &Part, v: &Part) -> TokenStream {
         let children = &self.m.nodes[node].children;
         if children.len() <= 1 {
-            return children
-                .iter()
-                .map(|&c| self.emit_null(c, k, v))
-                .collect();
+            return children.iter().map(|&c| self.emit_null(c, k, v)).collect();
         }
         let share = |p: &Part, prefix: &str| -> (TokenStream, Part) {
             match p {
@@ -215,7 +212,8 @@ impl Emitter<'_> {
                 (Part::Null, Part::Val(va), true) => {
                     let nv = format_ident!("__v{}", node);
                     let vo = va.o(sp);
-                    let call = quote_spanned!(sp=> #dk::left_join(#vo, ::core::option::Option::None, #f));
+                    let call =
+                        quote_spanned!(sp=> #dk::left_join(#vo, ::core::option::Option::None, #f));
                     let children = self.null_children(node, k, &Part::Val(Acc::owned(nv.clone())));
                     quote! { let #nv = #call; #children }
                 }
@@ -246,7 +244,7 @@ impl Emitter<'_> {
                     let kr = ka.r(st.key.span);
                     let want_old = crate::ops::table::needs_old(self, node);
                     let nv = format_ident!("__v{}", node);
-                    let children = self.emit_children_typed(node, ka, &nv);
+                    let children = self.children(node, ka, &Acc::owned(nv.clone()));
                     quote! {
                         let __dk_ke = #dk::ser::<#kt>(#kr, &mut self.__kbuf, #name)?;
                         if matches!(__dk_ke, #dk::Encoded::Present) {
@@ -266,11 +264,6 @@ impl Emitter<'_> {
         }
     }
 
-    /// The ordinary code of `node`'s children with key `k` and the value in local `nv`.
-    fn emit_children_typed(&self, node: usize, k: &Acc, nv: &proc_macro2::Ident) -> TokenStream {
-        self.children(node, k, &Acc::owned(nv.clone()))
-    }
-
     /// The start of a source's code: the record's key and value decoded into `k` and `v`,
     /// with the null path of the source's children for a null key or value that the serde
     /// cannot hold, followed by `rest` (the ordinary code).
@@ -287,8 +280,7 @@ impl Emitter<'_> {
         let v = format_ident!("__vn{}", node);
         let key_null = self.null_children(node, &Part::Null, &Part::Val(Acc::owned(v.clone())));
         let both_null = self.null_children(node, &Part::Null, &Part::Null);
-        let value_null =
-            self.null_children(node, &Part::Val(Acc::owned(k.clone())), &Part::Null);
+        let value_null = self.null_children(node, &Part::Val(Acc::owned(k.clone())), &Part::Null);
         quote! {
             if #dk::is_absent::<#kt>(__dk_record.key) {
                 if #dk::is_absent::<#vt>(__dk_record.value) {
