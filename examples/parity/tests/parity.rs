@@ -478,7 +478,8 @@ topology! {
     pub StreamTableLeftJoin = "parity-stream-table-left-join" {
         let t1 = table("t1", Utf8, Utf8);
         stream("in", Utf8, Utf8)
-            .left_join(t1, |v: String, t: Option<String>| format!("{v}+{}", opt(t.as_ref())))
+            // Untyped closure parameters: inferred from the join (also on the null-key path).
+            .left_join(t1, |v, t| format!("{v}+{}", t.unwrap_or_else(|| "null".to_owned())))
             .to("out", Utf8, Utf8);
     }
 }

@@ -207,13 +207,14 @@ impl Emitter<'_> {
                     _ => drop,
                 }
             }
-            NodeKind::Join { f, left, .. } => match (k, v, left) {
+            NodeKind::Join { f, left, store, .. } => match (k, v, left) {
                 // KIP-962: a left join forwards a null-key record, joined with no table value.
                 (Part::Null, Part::Val(va), true) => {
                     let nv = format_ident!("__v{}", node);
                     let vo = va.o(sp);
-                    let call =
-                        quote_spanned!(sp=> #dk::left_join(#vo, ::core::option::Option::None, #f));
+                    // Typed: the closure's parameter types are inferred from it.
+                    let tt = &self.m.stores[*store].value.ty;
+                    let call = quote_spanned!(sp=> #dk::left_join(#vo, ::core::option::Option::None::<<#tt as #dk::Serde>::Value>, #f));
                     let children = self.null_children(node, k, &Part::Val(Acc::owned(nv.clone())));
                     quote! { let #nv = #call; #children }
                 }
