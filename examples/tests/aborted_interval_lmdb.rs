@@ -118,7 +118,8 @@ fn an_aborted_interval_on_lmdb_drops_its_writes_and_cache_without_a_rebuild() {
         store
             .get(w.as_bytes())
             .expect("get")
-            .map(|v| i64::from_be_bytes(v.try_into().expect("8 bytes")))
+            // Kafka Streams' timestamped entry: the aggregate's timestamp, then the count.
+            .map(|v| i64::from_be_bytes(v[8..].try_into().expect("8 + 8 bytes")))
     };
     assert_eq!(
         count("w0"),

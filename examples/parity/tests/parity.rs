@@ -499,14 +499,14 @@ topology! {
             .to("out", Utf8, Utf8);
     }
 }
-fn foreign_key(v: &String) -> String {
+fn foreign_key(v: &str) -> String {
     v.split(':').next().unwrap_or_default().to_owned()
 }
 topology! {
     pub FkJoin = "parity-fk-join" {
         let t1 = table("t1", Utf8, Utf8);
         let t2 = table("t2", Utf8, Utf8);
-        t1.join_on_foreign_key(t2, foreign_key, |l: &String, r: &String| format!("{l}+{r}"))
+        t1.join_on_foreign_key(t2, |v: &String| foreign_key(v), |l: &String, r: &String| format!("{l}+{r}"))
             .to_stream().to("out", Utf8, Nullable::<Utf8>);
     }
 }
@@ -514,7 +514,7 @@ topology! {
     pub FkLeftJoin = "parity-fk-left-join" {
         let t1 = table("t1", Utf8, Utf8);
         let t2 = table("t2", Utf8, Utf8);
-        t1.left_join_on_foreign_key(t2, foreign_key, |l: &String, r: Option<&String>| format!("{l}+{}", opt(r)))
+        t1.left_join_on_foreign_key(t2, |v: &String| foreign_key(v), |l: &String, r: Option<&String>| format!("{l}+{}", opt(r)))
             .to_stream().to("out", Utf8, Nullable::<Utf8>);
     }
 }
