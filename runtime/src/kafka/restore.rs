@@ -244,6 +244,9 @@ impl LogEnds {
         partition: i32,
         timeout: Duration,
     ) -> Result<i64, KafkaError> {
+        // This client never fetches: serve its token refreshes (and drop its queued errors,
+        // which the lookup reports itself) here, on the calling processing thread.
+        let _ = self.consumer.poll(Duration::ZERO);
         watermarks(&self.consumer, topic, partition, timeout).map(|(_, high)| high)
     }
 }
