@@ -156,8 +156,9 @@ pub async fn delete_group(
         let attempt = left.min(ATTEMPT_TIMEOUT).max(Duration::from_millis(100));
         let results = match admin.delete_groups(&[group_id], &options(attempt)).await {
             Ok(results) => results,
-            Err(KafkaError::AdminOp(RDKafkaErrorCode::OperationTimedOut))
-                if std::time::Instant::now() + backoff < deadline =>
+            Err(e)
+                if super::transient::is_transient(&e)
+                    && std::time::Instant::now() + backoff < deadline =>
             {
                 tokio::time::sleep(backoff).await;
                 continue;
@@ -173,15 +174,11 @@ pub async fn delete_group(
                 return Err(DeleteGroupError::NotEmpty(group_id.to_owned()));
             }
             // The group coordinator is moving or still loading (on a new cluster, until the
-            // offsets topic exists): ask again.
-            Some(Err((
-                _,
-                code @ (RDKafkaErrorCode::NotCoordinator
-                | RDKafkaErrorCode::CoordinatorNotAvailable
-                | RDKafkaErrorCode::CoordinatorLoadInProgress
-                | RDKafkaErrorCode::OperationTimedOut
-                | RDKafkaErrorCode::RequestTimedOut),
-            ))) => {
+            // offsets topic exists), a broker restarting: ask again.
+            Some(Err((_, code)))
+                if super::transient::classify_code(code)
+                    == super::transient::ErrorClass::Transient =>
+            {
                 if std::time::Instant::now() + backoff > deadline {
                     return Err(kafka(KafkaError::AdminOp(code)));
                 }
