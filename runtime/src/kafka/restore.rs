@@ -434,6 +434,8 @@ where
         if stop.load(Ordering::Relaxed) {
             return Err(RestoreError::Stopped);
         }
+        // A restore is the runtime's work, not user code stuck: it counts as polling.
+        crate::group::touch_poll_watch();
         if last_report.elapsed() >= PROGRESS_INTERVAL {
             last_report = Instant::now();
             tracing::info!(

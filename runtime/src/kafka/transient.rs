@@ -191,6 +191,8 @@ pub fn retry<T>(
             retry_in = ?backoff,
             "transient Kafka error (a broker restarting or a leader moving?); retrying"
         );
+        // Waiting out a broker is not user code stuck: it counts as polling.
+        crate::group::touch_poll_watch();
         let until = Instant::now() + backoff;
         while Instant::now() < until {
             if stop.load(Ordering::Relaxed) {

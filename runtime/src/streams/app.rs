@@ -426,6 +426,23 @@ impl<T: Topology> Builder<T> {
         self
     }
 
+    /// How long a processing thread may stay away from its loop before its member leaves the
+    /// group: Kafka's `max.poll.interval.ms`, 300 s by default.
+    ///
+    /// Each thread's group member heartbeats from a task of its own, so a thread stuck in user
+    /// code (a closure that blocks) would otherwise keep its tasks forever. When a thread has not
+    /// come back to its loop for this long, its member leaves the group (as Kafka's consumer does
+    /// when `max.poll.interval.ms` expires) and the coordinator gives its tasks to other
+    /// members; an error names the thread and how long it was stuck, and the metric
+    /// `dekaf.streams.poll.interval.exceeded` (label `thread`) counts it. When the thread comes
+    /// back it drops its tasks without committing (its open transaction is aborted: the new
+    /// owner redoes that work) and rejoins. Restores and the runtime's own waits for a
+    /// restarting broker count as being in the loop.
+    pub fn max_poll_interval(mut self, interval: Duration) -> Self {
+        self.config.max_poll_interval = interval;
+        self
+    }
+
     /// Keeps every store on disk, in LMDB, under `<dir>/<application id>/` (see
     /// [`crate::state_dir`]): state may be larger than memory, and a restart after a clean
     /// shutdown restores only what the changelogs gained since. By default stores live in
