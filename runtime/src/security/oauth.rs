@@ -117,7 +117,7 @@ impl Refreshed {
 /// No OAUTHBEARER token could be had: the provider kept failing and no valid token is left.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "no OAUTHBEARER token: the token provider failed {failures} time(s) in a row and no valid \
+    "the OAUTHBEARER token provider failed {failures} time(s) in a row and no valid \
      token was left for {without_token:?} ({expired}); last failure: {last}. Check what the \
      provider needs (is the identity provider reachable? are the client's credentials still \
      valid?); the application stops because its clients cannot authenticate without a token"
