@@ -45,6 +45,7 @@ word_count!(WcScram = "sec-scram", "sec-scram-in" -> "sec-scram-out");
 word_count!(WcPlain = "sec-plain", "sec-plain-in" -> "sec-plain-out");
 word_count!(WcOauth = "sec-oauth", "sec-oauth-in" -> "sec-oauth-out");
 word_count!(WcOauthProvider = "sec-oauthp", "sec-oauthp-in" -> "sec-oauthp-out");
+word_count!(WcOauthFlaky = "sec-oauthf", "sec-oauthf-in" -> "sec-oauthf-out");
 word_count!(WcBadPassword = "sec-badpw", "sec-badpw-in" -> "sec-badpw-out");
 word_count!(WcAclOk = "acl-ok-wc", "acl-ok-wc-in" -> "acl-ok-wc-out");
 word_count!(WcAclNoGroup = "acl-locked-wc", "acl-locked-wc-in" -> "acl-locked-wc-out");
@@ -296,6 +297,42 @@ async fn the_token_provider_serves_every_client_and_is_asked_again_before_expiry
             .iter()
             .any(|t| t.ends_with("-repartition")),
         "{report:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_provider_that_fails_now_and_then_does_not_stop_the_application() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let failures = Arc::new(AtomicUsize::new(0));
+    let (counted, failed) = (Arc::clone(&calls), Arc::clone(&failures));
+    let streams = sasl_ssl(KafkaStreams::builder(WcOauthFlaky), "OAUTHBEARER")
+        .oauth_token_provider(move || {
+            let call = counted.fetch_add(1, Ordering::SeqCst);
+            // The first call fails (no token yet: it is asked again), then every third one
+            // (a token is still valid: it goes on being used while the provider is asked again).
+            if call == 0 || call % 3 == 2 {
+                failed.fetch_add(1, Ordering::SeqCst);
+                return Err("the identity provider is unreachable (test)".into());
+            }
+            Ok(unsecured_jwt("alice", Duration::from_secs(10)))
+        })
+        .build()
+        .expect("valid OAUTHBEARER settings");
+    let failed = Arc::clone(&failures);
+    word_count_exactly_once(
+        streams,
+        "sec-oauthf",
+        "sec-oauthf-in",
+        "sec-oauthf-out",
+        16,
+        // Tokens of 10 s: refreshes (some failing) happen while the application runs.
+        move || failed.load(Ordering::SeqCst) >= 4,
+    )
+    .await;
+    eprintln!(
+        "the provider was asked {} times and failed {} times",
+        calls.load(Ordering::SeqCst),
+        failures.load(Ordering::SeqCst)
     );
 }
 

@@ -55,8 +55,11 @@ impl BrokerConnection {
                 ),
             ));
         }
-        let token = match mechanism {
-            SaslMechanism::OAuthBearer => Some(settings.oauth.token().map_err(|why| {
+        // The provider runs on the blocking pool (it may block; this task may be the one that
+        // heartbeats), retried with backoff; after a failed call the current token goes on
+        // while valid, and is re-authenticated with again after the backoff.
+        let refreshed = match mechanism {
+            SaslMechanism::OAuthBearer => Some(settings.oauth.refresh().await.map_err(|why| {
                 failed(
                     "TOKEN_PROVIDER".into(),
                     format!("no OAUTHBEARER token: {why}"),
@@ -64,6 +67,8 @@ impl BrokerConnection {
             })?),
             _ => None,
         };
+        let ask_again_in = refreshed.as_ref().and_then(|r| r.ask_again_in);
+        let token = refreshed.map(|r| r.token);
         let (first, mut exchange) = sasl::start(&settings, token.as_ref())
             .map_err(|e| failed("CLIENT".into(), e.to_string()))?;
         let mut outgoing = first;
@@ -115,6 +120,11 @@ impl BrokerConnection {
         if let Some(t) = token {
             let left_ms = u64::try_from(t.expires_at_ms - now_ms()).unwrap_or(0);
             let by_token = Instant::now() + Duration::from_millis(left_ms.saturating_mul(85) / 100);
+            let by_token = match ask_again_in {
+                // The provider failed: authenticate again (asking it again) after the backoff.
+                Some(delay) => by_token.min(Instant::now() + delay),
+                None => by_token,
+            };
             self.reauthenticate_at = Some(
                 self.reauthenticate_at
                     .map_or(by_token, |at| at.min(by_token)),

@@ -13,6 +13,7 @@ use super::coordinator::{Backoff, CoordinatorConfig, connect_to_coordinator};
 use super::describe::describe_streams_group;
 use super::error::GroupError;
 use super::events::MemberEvent;
+use super::poll_watch::PollWatch;
 use super::state::{Identity, Membership, Outcome};
 use super::task::{Assignment, TaskId, TaskOffsets};
 use super::topology::heartbeat_topology;
@@ -57,6 +58,12 @@ pub struct MemberConfig {
     /// Where the group's partitions by user endpoint go when a heartbeat response carries them
     /// (interactive queries), if anywhere.
     pub(crate) endpoints: Option<Arc<crate::query::registry::Registry>>,
+    /// When the owner last came back to its loop, and the bound on it (Kafka's
+    /// `max.poll.interval.ms`): when the owner has not polled for that long, the member leaves
+    /// the group (epoch -1, or -2 for a static member) so its tasks move, marks the watch
+    /// expired, and waits for the owner's [`MemberHandle::rejoin`]. `None` (the default): no
+    /// bound.
+    pub poll_watch: Option<PollWatch>,
 }
 
 /// The rebalance timeout a member declares when joining: 30 s.
@@ -83,6 +90,7 @@ impl MemberConfig {
             max_heartbeat_version: heartbeat::MAX_VERSION,
             security: crate::security::ConnectionSecurity::default(),
             endpoints: None,
+            poll_watch: None,
         }
     }
 }
@@ -219,6 +227,9 @@ impl MemberHandle {
             not_before: Instant::now(),
             next_beat: Instant::now(),
             endpoints: config.endpoints.clone(),
+            poll: config.poll_watch.clone(),
+            left_for_poll: false,
+            owner: config.client_id.clone(),
         };
         match driver.join(config.connect_timeout).await {
             Ok(()) => {}
@@ -348,6 +359,13 @@ struct Driver {
     next_beat: Instant,
     /// Where partitions by user endpoint go (interactive queries).
     endpoints: Option<Arc<crate::query::registry::Registry>>,
+    /// When the owner last polled, and the bound on it.
+    poll: Option<PollWatch>,
+    /// The member left because the owner did not poll in time: no heartbeats until the owner
+    /// asks to rejoin.
+    left_for_poll: bool,
+    /// The owner's name for the log (its client id: the processing thread's name).
+    owner: String,
 }
 
 impl Driver {
@@ -467,7 +485,7 @@ impl Driver {
     }
 
     fn wake_at(&self) -> Option<Instant> {
-        if !self.membership.may_heartbeat() {
+        if self.left_for_poll || !self.membership.may_heartbeat() {
             return None;
         }
         let due = if self.membership.wants_heartbeat_now() {
@@ -516,6 +534,10 @@ impl Driver {
                         continue;
                     }
                     Some(Command::Rejoin) => {
+                        if self.left_for_poll {
+                            tracing::info!(group = %self.group(), member = %self.membership.member_id(), thread = %self.owner, "the processing thread is back and dropped its tasks; rejoining the group");
+                            self.left_for_poll = false;
+                        }
                         self.membership.abandon();
                         self.publish(Vec::new());
                         continue;
@@ -530,6 +552,10 @@ impl Driver {
                         return;
                     }
                 },
+                () = sleep_until(self.poll_deadline()) => {
+                    self.leave_if_owner_stuck().await;
+                    continue;
+                }
                 () = sleep_until(wake) => {}
             }
             if let Err(e) = self.beat().await {
@@ -540,6 +566,42 @@ impl Driver {
                 return;
             }
         }
+    }
+
+    /// When the owner's bound on polling passes, while the member is in the group.
+    fn poll_deadline(&self) -> Option<Instant> {
+        let poll = self.poll.as_ref().filter(|_| !self.left_for_poll)?;
+        Some(Instant::from_std(poll.last_poll() + poll.max()))
+    }
+
+    /// Leaves the group when the owner has not polled within the bound (Kafka's
+    /// `max.poll.interval.ms`), as Kafka's consumer does: the coordinator gives its tasks to
+    /// other members at once. The owner, once back, drops its tasks and asks to rejoin.
+    async fn leave_if_owner_stuck(&mut self) {
+        let Some(poll) = self.poll.clone() else {
+            return;
+        };
+        let stuck = poll.since_poll();
+        if stuck < poll.max() || self.left_for_poll {
+            return;
+        }
+        tracing::error!(
+            group = %self.group(),
+            member = %self.membership.member_id(),
+            thread = %self.owner,
+            stuck_for = ?stuck,
+            max_poll_interval = ?poll.max(),
+            tasks = %super::task::display(&self.membership.owned().active),
+            "the processing thread has not come back to its loop within max_poll_interval (stuck in \
+             user code?); leaving the group so its tasks move to other members. It drops them \
+             without committing and rejoins when it comes back; raise max_poll_interval if \
+             processing a batch legitimately takes this long"
+        );
+        metrics::counter!("dekaf.streams.poll.interval.exceeded", "thread" => self.owner.clone())
+            .increment(1);
+        poll.expire();
+        self.left_for_poll = true;
+        self.leave().await;
     }
 
     async fn leave(&mut self) {

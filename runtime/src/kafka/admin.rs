@@ -31,8 +31,9 @@ impl std::ops::Deref for Admin {
 }
 
 impl Admin {
-    /// Sets a new token when one is due.
-    fn refresh_token(&self) {
+    /// Sets a new token when one is due. The provider runs on tokio's blocking pool (it may
+    /// block), never on the worker that awaits this.
+    async fn refresh_token(&self) {
         if !self.oauth.is_set() {
             return;
         }
@@ -40,14 +41,14 @@ impl Admin {
         if now < self.refresh_at_ms.load(Ordering::Relaxed) {
             return;
         }
-        let set = self
-            .oauth
-            .token()
-            .map_err(|e| e.to_string())
-            .and_then(|token| {
-                set_token(self.client.inner(), &token)?;
-                Ok(now + (token.lifetime_ms - now).max(0) * 8 / 10)
-            });
+        let oauth = self.oauth.clone();
+        let token = tokio::task::spawn_blocking(move || oauth.token().map_err(|e| e.to_string()))
+            .await
+            .unwrap_or_else(|e| Err(format!("the token provider's task failed: {e}")));
+        let set = token.and_then(|token| {
+            set_token(self.client.inner(), &token)?;
+            Ok(now + (token.lifetime_ms - now).max(0) * 8 / 10)
+        });
         match set {
             Ok(next) => self.refresh_at_ms.store(next, Ordering::Relaxed),
             Err(why) => tracing::warn!(%why, "no OAUTHBEARER token for the admin client"),
@@ -55,15 +56,14 @@ impl Admin {
     }
 }
 
-/// Makes an admin client; OAUTHBEARER tokens come from `oauth`.
+/// Makes an admin client; OAUTHBEARER tokens come from `oauth`, asked for before each
+/// operation (not here: this may run on a tokio worker, and the provider may block).
 pub fn admin(config: &ClientConfig, oauth: OAuthRefresh) -> Result<Admin, KafkaError> {
-    let admin = Admin {
+    Ok(Admin {
         client: config.create()?,
         oauth,
         refresh_at_ms: AtomicI64::new(0),
-    };
-    admin.refresh_token();
-    Ok(admin)
+    })
 }
 
 /// The longest one attempt of a retried admin call may take.
@@ -86,7 +86,7 @@ pub async fn purge(
     if below.count() == 0 {
         return Ok(());
     }
-    admin.refresh_token();
+    admin.refresh_token().await;
     admin
         .delete_records(below, &options(timeout))
         .await
@@ -160,7 +160,7 @@ pub async fn delete_group(
     group_id: &str,
     timeout: Duration,
 ) -> Result<GroupDeletion, DeleteGroupError> {
-    admin.refresh_token();
+    admin.refresh_token().await;
     let kafka = |source| DeleteGroupError::Kafka {
         group: group_id.to_owned(),
         source,
@@ -174,8 +174,9 @@ pub async fn delete_group(
         let attempt = left.min(ATTEMPT_TIMEOUT).max(Duration::from_millis(100));
         let results = match admin.delete_groups(&[group_id], &options(attempt)).await {
             Ok(results) => results,
-            Err(KafkaError::AdminOp(RDKafkaErrorCode::OperationTimedOut))
-                if std::time::Instant::now() + backoff < deadline =>
+            Err(e)
+                if super::transient::is_transient(&e)
+                    && std::time::Instant::now() + backoff < deadline =>
             {
                 tokio::time::sleep(backoff).await;
                 continue;
@@ -191,15 +192,11 @@ pub async fn delete_group(
                 return Err(DeleteGroupError::NotEmpty(group_id.to_owned()));
             }
             // The group coordinator is moving or still loading (on a new cluster, until the
-            // offsets topic exists): ask again.
-            Some(Err((
-                _,
-                code @ (RDKafkaErrorCode::NotCoordinator
-                | RDKafkaErrorCode::CoordinatorNotAvailable
-                | RDKafkaErrorCode::CoordinatorLoadInProgress
-                | RDKafkaErrorCode::OperationTimedOut
-                | RDKafkaErrorCode::RequestTimedOut),
-            ))) => {
+            // offsets topic exists), a broker restarting: ask again.
+            Some(Err((_, code)))
+                if super::transient::classify_code(code)
+                    == super::transient::ErrorClass::Transient =>
+            {
                 if std::time::Instant::now() + backoff > deadline {
                     return Err(kafka(KafkaError::AdminOp(code)));
                 }
@@ -220,7 +217,7 @@ pub async fn delete_topics(
     if topics.is_empty() {
         return Ok(Vec::new());
     }
-    admin.refresh_token();
+    admin.refresh_token().await;
     let mut deleted = Vec::new();
     for result in admin.delete_topics(topics, &options(timeout)).await? {
         match result {

@@ -22,19 +22,27 @@ impl OAuthRefresh {
     }
 
     /// A token for librdkafka (its SASL extensions are not passed on: rdkafka cannot set them).
+    ///
+    /// The provider runs on its own thread with a timeout, and a failed call is retried (see
+    /// [`OAuthTokenProvider`]): while the current token is valid it is answered again, with an
+    /// expiry that makes librdkafka ask again after the backoff (it asks at 80% of the time
+    /// left). An error only when no valid token is left and the provider kept failing.
+    ///
+    /// Blocks while the provider runs: librdkafka calls it from the thread that serves the
+    /// client's events (a processing thread, a producer's polling thread), never a tokio
+    /// worker.
     pub fn token(&self) -> Result<RdKafkaToken, Box<dyn Error>> {
         let provider = self.0.as_ref().ok_or(
             "sasl.mechanism=OAUTHBEARER needs a token provider (`oauth_token_provider(..)` on the \
              builder) or `enable.sasl.oauthbearer.unsecure.jwt=true`",
         )?;
-        let token = provider.token().map_err(|why| {
-            tracing::warn!(%why, "the OAUTHBEARER token provider failed; librdkafka retries");
-            why
-        })?;
+        let refreshed = provider.refresh()?;
+        let lifetime_ms = refreshed.refresh_expiry_ms();
+        let token = refreshed.token;
         Ok(RdKafkaToken {
             token: token.value.expose().to_owned(),
             principal_name: token.principal,
-            lifetime_ms: token.expires_at_ms,
+            lifetime_ms,
         })
     }
 }

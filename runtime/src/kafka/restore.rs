@@ -187,30 +187,11 @@ fn needs_metadata_refresh(e: &KafkaError) -> bool {
     )
 }
 
-/// Errors a leader election or a broker restart causes, which go away by themselves.
+/// Errors a leader election or a broker restart causes, which go away by themselves, and an
+/// unknown partition (librdkafka's metadata cache, stale while leaders move, does not list it
+/// yet): see [`super::transient`].
 fn is_transient(e: &KafkaError) -> bool {
-    matches!(
-        e.rdkafka_error_code(),
-        Some(
-            RDKafkaErrorCode::NotLeaderForPartition
-                // librdkafka's metadata cache, stale while leaders move, does not list it yet.
-                | RDKafkaErrorCode::UnknownPartition
-                | RDKafkaErrorCode::LeaderNotAvailable
-                | RDKafkaErrorCode::NotCoordinator
-                | RDKafkaErrorCode::RequestTimedOut
-                | RDKafkaErrorCode::OperationTimedOut
-                | RDKafkaErrorCode::BrokerTransportFailure
-                // A broker handle librdkafka dropped while a request waited on it (the node left
-                // the metadata while it restarted): the next lookup uses the new leader.
-                | RDKafkaErrorCode::DestroyBroker
-                | RDKafkaErrorCode::AllBrokersDown
-                | RDKafkaErrorCode::BrokerNotAvailable
-                | RDKafkaErrorCode::NetworkException
-                | RDKafkaErrorCode::KafkaStorageError
-                | RDKafkaErrorCode::UnknownLeaderEpoch
-                | RDKafkaErrorCode::FencedLeaderEpoch
-        )
-    )
+    super::transient::may_pass(e)
 }
 
 /// The client a restore looks its changelogs' ends up with: a consumer that never fetches, set to
@@ -244,6 +225,9 @@ impl LogEnds {
         partition: i32,
         timeout: Duration,
     ) -> Result<i64, KafkaError> {
+        // This client never fetches: serve its token refreshes (and drop its queued errors,
+        // which the lookup reports itself) here, on the calling processing thread.
+        let _ = self.consumer.poll(Duration::ZERO);
         watermarks(&self.consumer, topic, partition, timeout).map(|(_, high)| high)
     }
 }
@@ -374,6 +358,23 @@ pub fn bounds(
     }
 }
 
+/// [`bounds`], each attempt bounded by `step`, retried through transient errors (a broker
+/// restarting, a leader moving: see [`super::transient`]) with backoff and a warning until it
+/// succeeds or `stop` is set: what a task's restore and a standby look their changelogs up with,
+/// so a broker restart is waited out rather than stopping the application.
+pub fn bounds_until_stopped(
+    consumer: &RestoreConsumer,
+    ends: Option<&LogEnds>,
+    topic: &str,
+    partition: i32,
+    step: Duration,
+    stop: &AtomicBool,
+) -> Result<(i64, i64), super::transient::RetryError> {
+    super::transient::retry("reading changelog offsets", stop, || {
+        bounds(consumer, ends, topic, partition, step)
+    })
+}
+
 /// A partition of a wave still being read.
 struct Pending<'a> {
     partition: &'a RestorePartition,
@@ -433,6 +434,8 @@ where
         if stop.load(Ordering::Relaxed) {
             return Err(RestoreError::Stopped);
         }
+        // A restore is the runtime's work, not user code stuck: it counts as polling.
+        crate::group::touch_poll_watch();
         if last_report.elapsed() >= PROGRESS_INTERVAL {
             last_report = Instant::now();
             tracing::info!(
@@ -513,4 +516,64 @@ where
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::kafka::transient::RetryError;
+
+    /// A restore consumer of a cluster nobody answers for.
+    fn unreachable() -> RestoreConsumer {
+        let mut config = ClientConfig::new();
+        config
+            .set("bootstrap.servers", "127.0.0.1:1")
+            .set("group.id", "transient-test")
+            .set("log_level", "0");
+        restore_consumer(&config, super::super::oauth::OAuthRefresh::default()).expect("a consumer")
+    }
+
+    #[test]
+    fn a_changelog_lookup_while_the_cluster_is_unreachable_fails_when_not_retried() {
+        // What a task's restore did before: one bounded lookup, whose transient error stopped
+        // the application.
+        let consumer = unreachable();
+        let e = bounds(
+            &consumer,
+            None,
+            "app-store-changelog",
+            0,
+            Duration::from_millis(300),
+        )
+        .expect_err("nobody answers");
+        assert!(crate::kafka::transient::is_transient(&e), "{e:?}");
+    }
+
+    #[test]
+    fn a_changelog_lookup_while_the_cluster_is_unreachable_waits_until_the_stop() {
+        let consumer = unreachable();
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&stop);
+        let stopper = std::thread::spawn(move || {
+            // Several attempts of 300 ms each fail meanwhile.
+            std::thread::sleep(Duration::from_millis(1500));
+            flag.store(true, Ordering::Relaxed);
+            Instant::now()
+        });
+        let got = bounds_until_stopped(
+            &consumer,
+            None,
+            "app-store-changelog",
+            0,
+            Duration::from_millis(300),
+            &stop,
+        );
+        let returned = Instant::now();
+        let stopped_at = stopper.join().expect("the stopper");
+        assert!(matches!(got, Err(RetryError::Stopped)), "{got:?}");
+        // Within one attempt and one look at the stop flag.
+        assert!(returned.duration_since(stopped_at) < Duration::from_millis(700));
+    }
 }

@@ -21,7 +21,9 @@ pub(crate) mod tls;
 
 pub use config::{SaslMechanism, SecurityProtocol};
 pub use error::SecurityError;
-pub use oauth::{OAuthToken, OAuthTokenProvider};
+pub use oauth::{
+    OAuthError, OAuthToken, OAuthTokenProvider, TOKEN_PROVIDER_GIVE_UP, TOKEN_PROVIDER_TIMEOUT,
+};
 pub use secret::Secret;
 
 /// The parsed security properties (support for the project's broker tests).

@@ -222,10 +222,16 @@ impl<T: Topology> KafkaStreams<T> {
         };
         let eos = self.config.guarantee == ProcessingGuarantee::ExactlyOnce;
         let log_ends = if eos {
-            match LogEnds::new(
-                &self.config.settings.consumer(T::APPLICATION_ID, true),
+            // Off the tokio workers: its first OAUTHBEARER token is fetched now, and the token
+            // provider may block.
+            let (config, oauth) = (
+                self.config.settings.consumer(T::APPLICATION_ID, true),
                 self.config.settings.oauth_refresh(),
-            ) {
+            );
+            let made = tokio::task::spawn_blocking(move || LogEnds::new(&config, oauth))
+                .await
+                .unwrap_or_else(|joined| std::panic::resume_unwind(joined.into_panic()));
+            match made {
                 Ok(ends) => Some(Arc::new(ends)),
                 Err(e) => {
                     stop.store(true, Ordering::Relaxed);
@@ -420,6 +426,23 @@ impl<T: Topology> Builder<T> {
         self
     }
 
+    /// How long a processing thread may stay away from its loop before its member leaves the
+    /// group: Kafka's `max.poll.interval.ms`, 300 s by default.
+    ///
+    /// Each thread's group member heartbeats from a task of its own, so a thread stuck in user
+    /// code (a closure that blocks) would otherwise keep its tasks forever. When a thread has not
+    /// come back to its loop for this long, its member leaves the group (as Kafka's consumer does
+    /// when `max.poll.interval.ms` expires) and the coordinator gives its tasks to other
+    /// members; an error names the thread and how long it was stuck, and the metric
+    /// `dekaf.streams.poll.interval.exceeded` (label `thread`) counts it. When the thread comes
+    /// back it drops its tasks without committing (its open transaction is aborted: the new
+    /// owner redoes that work) and rejoins. Restores and the runtime's own waits for a
+    /// restarting broker count as being in the loop.
+    pub fn max_poll_interval(mut self, interval: Duration) -> Self {
+        self.config.max_poll_interval = interval;
+        self
+    }
+
     /// Keeps every store on disk, in LMDB, under `<dir>/<application id>/` (see
     /// [`crate::state_dir`]): state may be larger than memory, and a restart after a clean
     /// shutdown restores only what the changelogs gained since. By default stores live in
@@ -499,7 +522,14 @@ impl<T: Topology> Builder<T> {
     /// admin clients ask it through their token refresh callback (at 80% of a token's
     /// lifetime), and the coordinator connection asks it for each authentication and
     /// re-authenticates before the broker's session or the token ends. Return an error string
-    /// (without secrets) when no token can be had; clients retry.
+    /// (without secrets) when no token can be had.
+    ///
+    /// The provider may block (an HTTP call to an identity provider): it runs on a thread of
+    /// its own, never on a tokio worker, and a call may take up to
+    /// [`TOKEN_PROVIDER_TIMEOUT`](crate::security::TOKEN_PROVIDER_TIMEOUT). A failed call is
+    /// logged as a warning and retried with backoff while every client keeps using the current
+    /// token as long as it is valid; the application stops only when no valid token is left and
+    /// calls kept failing for [`TOKEN_PROVIDER_GIVE_UP`](crate::security::TOKEN_PROVIDER_GIVE_UP).
     ///
     /// ```no_run
     /// # use dekaf_streams::security::OAuthToken;

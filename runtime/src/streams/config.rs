@@ -55,6 +55,10 @@ pub struct StreamsConfig {
     /// `application.server`), sent to the group as the members' user endpoint. `None` by
     /// default.
     pub application_server: Option<String>,
+    /// How long a processing thread may stay away from its loop (in user code) before its
+    /// member leaves the group and its tasks move (Kafka's `max.poll.interval.ms`, 300 s by
+    /// default); see [`Builder::max_poll_interval`](super::Builder::max_poll_interval).
+    pub max_poll_interval: Duration,
 }
 
 /// How long an unowned task directory is kept by default: 10 minutes, as Kafka Streams'
@@ -79,6 +83,12 @@ pub enum BuildError {
     /// A zero commit interval.
     #[error("commit_interval must be longer than zero (100 ms is the default)")]
     ZeroCommitInterval,
+    /// A zero `max_poll_interval`.
+    #[error(
+        "max_poll_interval must be longer than zero (300 s is the default): it bounds how long a \
+         processing thread may spend away from its loop"
+    )]
+    ZeroMaxPollInterval,
     /// An empty `group_instance_id`.
     #[error(
         "group_instance_id(\"\") is empty: give each instance a non-empty id that stays the same across its restarts, or leave it unset for dynamic membership"
@@ -119,6 +129,7 @@ impl StreamsConfig {
             cache_max_bytes: DEFAULT_CACHE_MAX_BYTES,
             group_instance_id: None,
             application_server: None,
+            max_poll_interval: crate::group::DEFAULT_MAX_POLL_INTERVAL,
         }
     }
 
@@ -142,6 +153,9 @@ impl StreamsConfig {
         }
         if self.commit_interval.is_zero() {
             return Err(BuildError::ZeroCommitInterval);
+        }
+        if self.max_poll_interval.is_zero() {
+            return Err(BuildError::ZeroMaxPollInterval);
         }
         if self.guarantee == ProcessingGuarantee::ExactlyOnce
             && self.transaction_timeout <= self.commit_interval

@@ -20,7 +20,7 @@ use rdkafka::types::RDKafkaErrorCode;
 use super::error::{ConsumerFailure, StreamsError};
 
 /// How long an unknown topic or partition is retried before the assigned topics are checked.
-pub(crate) const UNKNOWN_GRACE: Duration = Duration::from_secs(30);
+pub(crate) const UNKNOWN_GRACE: Duration = crate::kafka::transient::UNKNOWN_GRACE;
 /// How long the metadata lookup of that check may take.
 const METADATA_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -37,41 +37,15 @@ pub(crate) enum ConsumerErrorClass {
     Permanent(&'static str),
 }
 
-/// Classifies a consumer error by its code.
+/// Classifies a consumer error by its code, as every Kafka error of the runtime is
+/// ([`crate::kafka::transient::classify`]).
 pub(crate) fn classify(error: &KafkaError) -> ConsumerErrorClass {
-    let Some(code) = error.rdkafka_error_code() else {
-        return ConsumerErrorClass::Transient;
-    };
-    use ConsumerErrorClass::*;
-    use RDKafkaErrorCode as C;
-    match code {
-        C::TopicAuthorizationFailed => NotAuthorized(
-            "grant the application's principal READ (and DESCRIBE) on its source and repartition topics",
-        ),
-        C::GroupAuthorizationFailed => NotAuthorized(
-            "grant the application's principal READ on the group named like the application id",
-        ),
-        C::ClusterAuthorizationFailed => NotAuthorized(
-            "grant the application's principal the cluster operation the broker names",
-        ),
-        C::TransactionalIdAuthorizationFailed => NotAuthorized(
-            "grant the application's principal WRITE on transactional ids starting with the application id",
-        ),
-        C::SaslAuthenticationFailed | C::Authentication => NotAuthorized(
-            "check the SASL mechanism, user name and password (or token) of the application",
-        ),
-        C::UnknownTopicOrPartition | C::UnknownTopic | C::UnknownPartition => {
-            UnknownTopicOrPartition
-        }
-        C::InvalidTopic => Permanent("the topic name is not valid: fix the topology"),
-        C::UnsupportedVersion | C::UnsupportedFeature => {
-            Permanent("the broker is too old for this client: use Kafka 4.2 or newer")
-        }
-        C::UnsupportedCompressionType => Permanent(
-            "a record was compressed with a codec this build cannot read: rebuild with it or change the producer's compression",
-        ),
-        C::InvalidConfig => Permanent("fix the consumer property the broker refuses"),
-        _ => Transient,
+    use crate::kafka::transient::ErrorClass;
+    match crate::kafka::transient::classify(error) {
+        ErrorClass::Transient => ConsumerErrorClass::Transient,
+        ErrorClass::UnknownTopicOrPartition => ConsumerErrorClass::UnknownTopicOrPartition,
+        ErrorClass::NotAuthorized(remedy) => ConsumerErrorClass::NotAuthorized(remedy),
+        ErrorClass::Permanent(remedy) => ConsumerErrorClass::Permanent(remedy),
     }
 }
 

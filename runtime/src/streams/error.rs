@@ -57,9 +57,11 @@ pub enum StreamsError {
         #[source]
         source: Box<RestoreError>,
     },
-    /// A Kafka client call failed in a way the runtime does not retry.
+    /// A Kafka client call failed in a way the runtime does not retry (see
+    /// [`crate::kafka::transient`]); the message says what to do.
     #[error(
-        "{action} failed: {source}; check that the brokers are reachable and the principal may do this"
+        "{action} failed: {source}; {}",
+        crate::kafka::transient::classify(source).remedy()
     )]
     Kafka {
         /// What the runtime was doing.

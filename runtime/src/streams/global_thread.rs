@@ -221,12 +221,24 @@ fn assign_all(r: &mut Reader, stop: &AtomicBool) -> Result<(), StreamsError> {
     for &p in &partitions {
         tpl.add_partition_offset(r.topic, p, Offset::Beginning)
             .map_err(|e| failed(r.topic, e))?;
-        let (low, high) = watermarks(&r.consumer, r.topic, p, METADATA_TIMEOUT).map_err(|e| {
-            failed(
-                r.topic,
-                format!("reading the offsets of partition {p}: {e}"),
-            )
-        })?;
+        // A broker restarting or a leader moving is waited out, not failed on.
+        let marks =
+            crate::kafka::transient::retry("reading a global table's offsets", stop, || {
+                watermarks(&r.consumer, r.topic, p, Duration::from_secs(5))
+            });
+        let (low, high) = match marks {
+            Ok(marks) => marks,
+            Err(crate::kafka::transient::RetryError::Stopped) => return Ok(()),
+            Err(crate::kafka::transient::RetryError::Failed(e, class)) => {
+                return Err(failed(
+                    r.topic,
+                    format!(
+                        "reading the offsets of partition {p}: {e}; {}",
+                        class.remedy()
+                    ),
+                ));
+            }
+        };
         if high > low {
             r.pending.insert(p);
         }

@@ -10,13 +10,15 @@ use super::error::StreamsError;
 use super::offset_commit::{OffsetCommitError, OffsetCommitter};
 use crate::group::coordinator::CoordinatorConfig;
 use crate::group::{
-    Assignment, GroupError, MemberConfig, MemberEvent, MemberHandle, TaskId, TaskOffsets,
+    Assignment, GroupError, MemberConfig, MemberEvent, MemberHandle, PollWatch, TaskId, TaskOffsets,
 };
 use crate::kafka::txn_offsets::MemberIdentity;
 use crate::task::Topology;
 
 /// A joined member and its offset committer.
 pub(crate) struct Membership {
+    /// When the thread last came back to its loop (see [`crate::group::PollWatch`]).
+    poll_watch: PollWatch,
     handle: Option<MemberHandle>,
     committer: OffsetCommitter,
 }
@@ -49,6 +51,8 @@ impl Membership {
             .and_then(crate::query::HostInfo::parse)
             .map(|h| (h.host, h.port));
         config.endpoints = Some(std::sync::Arc::clone(&ctx.queries));
+        let poll_watch = PollWatch::new(ctx.config.max_poll_interval);
+        config.poll_watch = Some(poll_watch.clone());
         config.instance_id = ctx
             .config
             .group_instance_id
@@ -74,6 +78,7 @@ impl Membership {
         };
         tracing::info!(member_id = handle.member_id(), "joined the streams group");
         Ok(Membership {
+            poll_watch,
             handle: Some(handle),
             committer: OffsetCommitter::new(
                 CoordinatorConfig {
@@ -83,6 +88,30 @@ impl Membership {
                 T::APPLICATION_ID,
             ),
         })
+    }
+
+    /// The thread came back to its loop (it polls): one atomic store. Also makes the watch the
+    /// one the runtime's long waits on this thread touch.
+    #[inline]
+    pub(crate) fn polled(&self) {
+        self.poll_watch.touch();
+    }
+
+    /// Makes this member's watch the one touched by the runtime's own long waits on the calling
+    /// thread (restores, lookups retried while a broker restarts).
+    pub(crate) fn install_poll_watch(&self) {
+        self.poll_watch.install();
+    }
+
+    /// Whether the member left the group because the thread stayed away from its loop too long
+    /// (`max_poll_interval`): its tasks belong to others now, so nothing may be committed.
+    pub(crate) fn poll_expired(&self) -> bool {
+        self.poll_watch.expired()
+    }
+
+    /// Takes note of [`poll_expired`](Self::poll_expired), clearing it.
+    pub(crate) fn take_poll_expired(&self) -> bool {
+        self.poll_watch.take_expired()
     }
 
     /// The next event, if one is waiting; a fatal group error ends the thread. After

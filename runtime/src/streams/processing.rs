@@ -158,6 +158,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     pub(crate) fn start(ctx: ThreadContext, stores: F) -> Result<Self, StreamsError> {
         let clients = ThreadClients::create::<T>(&ctx)?;
         let member = ctx.handle.block_on(Membership::join::<T>(&ctx))?;
+        member.install_poll_watch();
         let mut tasks = ActiveTasks::default();
         tasks.set_cache_max_bytes(ctx.config.cache_max_bytes / ctx.config.threads.max(1));
         Ok(StreamThread {
@@ -212,6 +213,22 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         let commit_interval = self.ctx.config.commit_interval;
         let idle_commit = self.ctx.config.idle_commit_interval.min(commit_interval);
         while !self.ctx.stop.load(Ordering::Relaxed) {
+            // Back in the loop: the member's bound on this (`max_poll_interval`) starts again.
+            self.member.polled();
+            if self.member.take_poll_expired() {
+                // The member left the group while the thread was away (stuck in user code):
+                // its tasks belong to others now. Nothing of the interval may be committed.
+                tracing::warn!(
+                    "back in the loop after the member left the group (max_poll_interval passed); \
+                     dropping the tasks without committing and rejoining"
+                );
+                self.lose_all_and_rejoin()?;
+                uncommitted = false;
+                since_commit = 0;
+                since_clock_check = 0;
+                interval_start = Instant::now();
+                continue;
+            }
             let mut assignment_changed = false;
             while let Some(event) = self.member.try_event()? {
                 assignment_changed = true;
@@ -254,6 +271,10 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                     // Caught up with what was fetched: held-back records whose wait is over go
                     // into this commit, not the next one.
                     self.process_waiting()?;
+                    if self.member.poll_expired() {
+                        // Stuck meanwhile, and no longer in the group: no commit.
+                        continue;
+                    }
                     let elapsed = self.last_commit.elapsed();
                     if elapsed >= idle_commit {
                         since_clock_check = 0;
@@ -320,6 +341,11 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             // Nothing of a batch outlives it: the next assignment change, rewind or commit
             // finds no record of it left to process.
             self.consumer.discard();
+            if self.member.poll_expired() {
+                // A record kept the thread away past `max_poll_interval` and the member left the
+                // group: the top of the loop drops the tasks; nothing is committed.
+                continue;
+            }
             if transaction_failed {
                 // The open transaction failed under the sink (a record timed out while the
                 // cluster or this member stalled): abortable, as at a commit. The rebuild
@@ -344,7 +370,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             self.process_waiting()?;
             self.maintain_standbys(false, STANDBY_BUDGET)?;
             self.punctuate_wall_clock()?;
-            if self.last_commit.elapsed() >= commit_interval {
+            if self.last_commit.elapsed() >= commit_interval && !self.member.poll_expired() {
                 uncommitted = false;
                 since_commit = 0;
                 interval_start = Instant::now();

@@ -12,6 +12,7 @@ use super::tasks::ActiveTask;
 use crate::group::TaskId;
 use crate::kafka::restore::RestorePartition;
 use crate::kafka::restore::{RestoreConsumer, restore_consumer, watermarks};
+use crate::kafka::transient::{RetryError, retry};
 use crate::standby::{ChangelogPosition, StandbyError, StandbyTask};
 use crate::store::{BackendFactory, StoreBackend};
 use crate::task::{Task, Topology};
@@ -23,8 +24,12 @@ const SYNC_INTERVAL: Duration = Duration::from_millis(200);
 const FLUSH_INTERVAL: Duration = Duration::from_secs(1);
 /// How often the changelogs' end offsets (for the lag) are looked up.
 const END_REFRESH_INTERVAL: Duration = Duration::from_secs(2);
-/// How long the watermark lookup of a store's recorded offset may take when a standby opens.
-const WATERMARKS_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long one attempt of the watermark lookup of a store's recorded offset may take when a
+/// standby opens (transient failures are retried until the application stops).
+const WATERMARKS_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The standby task of a thread running `T` with stores from `F`.
+type Standby<T, F> = StandbyTask<<T as Topology>::Task<<F as BackendFactory>::Backend>>;
 
 impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     /// Takes on the standby tasks the member owns and drops those it no longer owns. A task
@@ -48,7 +53,10 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             if active.contains(id) {
                 continue;
             }
-            let standby = self.open_standby(*id)?;
+            // None: the application stops.
+            let Some(standby) = self.open_standby(*id)? else {
+                break;
+            };
             self.standbys.insert(standby);
             opened += 1;
         }
@@ -125,11 +133,9 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     /// Creates the standby of `id`: its stores (in its locked directory, when on disk) and its
     /// positions, from the changelog offsets its stores recorded with their last flush when
     /// every store has one that fits its changelog (as an active task's restore starts), else
-    /// from the beginning (emptying the stores).
-    fn open_standby(
-        &mut self,
-        id: TaskId,
-    ) -> Result<StandbyTask<T::Task<F::Backend>>, StreamsError> {
+    /// from the beginning (emptying the stores). `None` when the application stops while the
+    /// changelogs' offsets are looked up.
+    fn open_standby(&mut self, id: TaskId) -> Result<Option<Standby<T, F>>, StreamsError> {
         let mut dir = self.lock_task_dir(id.subtopology, id.partition)?;
         if let Some(d) = dir.as_mut() {
             d.forget_clean_close();
@@ -150,13 +156,22 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                 fits = false;
                 break;
             };
-            let (low, high) = watermarks(
-                &self.restore_consumer,
-                topic,
-                id.partition,
-                WATERMARKS_TIMEOUT,
-            )
-            .map_err(StreamsError::kafka("reading changelog offsets"))?;
+            // A broker restarting or a leader moving is waited out, not failed on.
+            let looked_up = retry("reading changelog offsets", &self.ctx.stop, || {
+                watermarks(
+                    &self.restore_consumer,
+                    topic,
+                    id.partition,
+                    WATERMARKS_TIMEOUT,
+                )
+            });
+            let (low, high) = match looked_up {
+                Ok(marks) => marks,
+                Err(RetryError::Stopped) => return Ok(None),
+                Err(RetryError::Failed(e, _)) => {
+                    return Err(StreamsError::kafka("reading changelog offsets")(e));
+                }
+            };
             if offset < low || offset > high {
                 tracing::warn!(task = %id, topic, offset, low, high, "a store's changelog offset does not fit the changelog; the standby rebuilds its stores");
                 fits = false;
@@ -175,7 +190,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         };
         let standby = StandbyTask::new(id, task, dir, start);
         tracing::info!(task = %id, kept_stores = fits, "standby task opened");
-        Ok(standby)
+        Ok(Some(standby))
     }
 
     /// Closes a standby: when `clean` and on disk, flushes its stores with their positions,

@@ -21,7 +21,8 @@ use rdkafka::Offset;
 use super::error::StreamsError;
 use super::processing::StreamThread;
 use super::tasks::ActiveTask;
-use crate::kafka::restore::{RestorePartition, bounds};
+use crate::kafka::restore::{RestorePartition, bounds_until_stopped};
+use crate::kafka::transient::RetryError;
 use crate::state_dir::TaskDir;
 use crate::store::{BackendFactory, StoreBackend};
 use crate::task::{Task, Topology};
@@ -29,8 +30,9 @@ use crate::task::{Task, Topology};
 /// How long a new task waits for its directory while another thread of this instance still
 /// closes it.
 pub(super) const TASK_LOCK_WAIT: Duration = Duration::from_secs(60);
-/// How long a watermark lookup may take.
-const WATERMARKS_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long one attempt of a watermark lookup may take; transient failures are retried (see
+/// [`crate::kafka::transient::retry`]) until the lookup succeeds or the application stops.
+const WATERMARKS_TIMEOUT: Duration = Duration::from_secs(5);
 
 impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     /// Locks the directory of the task about to be created, when stores live on disk.
@@ -119,14 +121,25 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             // The log end, not the last stable offset: right after the commit that wrote the
             // checkpoint's last records, that transaction's markers can still be on their way,
             // holding the last stable offset below the checkpoint.
-            let (low, high) = bounds(
+            // A broker restarting or a leader moving is waited out (with warnings), not failed
+            // on; a stop request ends the wait.
+            let looked_up = bounds_until_stopped(
                 &self.restore_consumer,
                 self.ctx.log_ends.as_deref(),
                 &p.topic,
                 p.partition,
                 WATERMARKS_TIMEOUT,
-            )
-            .map_err(StreamsError::kafka("reading changelog offsets"))?;
+                &self.ctx.stop,
+            );
+            let (low, high) = match looked_up {
+                Ok(bounds) => bounds,
+                // The restore that follows sees the stop too, and gives up without touching
+                // the stores.
+                Err(RetryError::Stopped) => return Ok(RestoreReason::Stopping),
+                Err(RetryError::Failed(e, _)) => {
+                    return Err(StreamsError::kafka("reading changelog offsets")(e));
+                }
+            };
             if offset < low || offset > high {
                 tracing::warn!(task = %active.id, topic = p.topic, offset, low, high, "a store's changelog offset does not fit the changelog");
                 rebuild = Some("a store's changelog offset does not fit the changelog");
@@ -195,6 +208,9 @@ pub(super) enum RestoreReason {
     Standby,
     /// The stores were emptied and restored from the changelogs' start, for this cause.
     Rebuild(&'static str),
+    /// The application stops before the restore could start: the stores are left as they are,
+    /// and the restore gives up at once.
+    Stopping,
 }
 
 impl RestoreReason {
@@ -206,6 +222,7 @@ impl RestoreReason {
             RestoreReason::AbortedInterval => "aborted interval",
             RestoreReason::Standby => "standby",
             RestoreReason::Rebuild(_) => "rebuild",
+            RestoreReason::Stopping => "stopping",
         }
     }
 }
