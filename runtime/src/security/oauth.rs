@@ -101,6 +101,7 @@ pub(crate) struct Refreshed {
 impl Refreshed {
     /// The expiry (ms since the Unix epoch) to give librdkafka so that it asks again when it
     /// should: it refreshes at 80% of the time left until the expiry it was given.
+    #[cfg_attr(not(feature = "kafka"), allow(dead_code))]
     pub(crate) fn refresh_expiry_ms(&self) -> i64 {
         match self.ask_again_in {
             None => self.token.expires_at_ms,
