@@ -77,8 +77,8 @@ pub enum ResetError {
     },
 }
 
-/// Deletes the streams group `application_id` and the application's internal topics (see the
-/// [module](self) for which). Every instance must be stopped.
+/// Deletes the streams group `application_id` and the application's internal topics (which
+/// ones: [`plan_reset`]). Every instance must be stopped.
 pub async fn reset_application(
     settings: &ClientSettings,
     application_id: &str,
