@@ -107,12 +107,6 @@ say "set-up took $((SECONDS - started))s; DEKAF_BOOTSTRAP=$DEKAF_BOOTSTRAP DEKAF
 # 4. The tests.
 tests_started=$SECONDS
 status=0
-# The Java side of the differential suite against Kafka Streams 4.4 (examples/parity): its
-# outputs are made once here (a JDK and Maven are installed in CI when missing), and the parity
-# test compares ours with them.
-if [ "$#" -eq 0 ]; then
-  if bash scripts/parity.sh java; then export PARITY_SKIP_JAVA=1; else status=$?; fi
-fi
 # --no-fail-fast: one failing test binary does not hide the results of the others.
 cargo test --workspace --no-fail-fast "$@" || status=$?
 # The runtime without its `kafka` feature, as a crate that only unit-tests topologies uses it:

@@ -275,15 +275,19 @@ impl Publisher {
     }
 
     /// Notes one committed changelog record (`value: None`: a tombstone) of `changelog`
-    /// partition `partition`. Records of stores not hosted (or not ready) here are ignored.
+    /// partition `partition`, written at `timestamp`. Records of stores not hosted (or not
+    /// ready) here are ignored. A timestamped store's entry is the timestamp (8 bytes,
+    /// big-endian) and the value, as the store itself holds it and as a restore writes it
+    /// (`table::timestamped`): its changelog carries the value alone.
     pub(crate) fn committed(
         &mut self,
         changelog: &str,
         partition: i32,
         key: &[u8],
         value: Option<&[u8]>,
+        timestamp: i64,
     ) {
-        let Some(store) = self.store_of(changelog) else {
+        let Some((store, timestamped)) = self.store_of(changelog) else {
             return;
         };
         let i = match self
@@ -302,6 +306,12 @@ impl Publisher {
         };
         let snapshot = &mut self.changed[i].1;
         match value {
+            Some(v) if timestamped => {
+                let mut entry = Vec::with_capacity(8 + v.len());
+                entry.extend_from_slice(&timestamp.to_be_bytes());
+                entry.extend_from_slice(v);
+                snapshot.insert(Bytes::copy_from_slice(key), Bytes::from(entry));
+            }
             Some(v) => {
                 snapshot.insert(Bytes::copy_from_slice(key), Bytes::copy_from_slice(v));
             }
@@ -333,14 +343,15 @@ impl Publisher {
         }
     }
 
-    fn store_of(&self, changelog: &str) -> Option<&'static str> {
+    /// The store `changelog` belongs to, and whether it is timestamped.
+    fn store_of(&self, changelog: &str) -> Option<(&'static str, bool)> {
         self.registry
             .topology
             .subtopologies
             .iter()
             .flat_map(|sub| sub.stores.iter())
             .find(|s| s.changelog_topic == changelog && published(s))
-            .map(|s| s.name)
+            .map(|s| (s.name, matches!(s.kind, StoreKind::TimestampedKeyValue)))
     }
 }
 

@@ -228,12 +228,14 @@ fn a_read_sees_the_last_commit_and_refuses_keys_it_does_not_host() {
         pa,
         a.as_bytes(),
         Some(&i64_bytes(4)),
+        0,
     );
     publisher.committed(
         "app-counts-changelog",
         pa,
         zz.as_bytes(),
         Some(&i64_bytes(1)),
+        0,
     );
     // (records of a changelog partition not hosted here are ignored)
     publisher.committed(
@@ -241,6 +243,7 @@ fn a_read_sees_the_last_commit_and_refuses_keys_it_does_not_host() {
         pb,
         b.as_bytes(),
         Some(&i64_bytes(9)),
+        0,
     );
     assert_eq!(counts.get(&a).expect("hosted"), Some(3));
     publisher.publish();
@@ -253,7 +256,7 @@ fn a_read_sees_the_last_commit_and_refuses_keys_it_does_not_host() {
     assert!(matches!(counts.get(&b), Err(QueryError::NotLocal { .. })));
 
     // A tombstone removes the key.
-    publisher.committed("app-counts-changelog", pa, zz.as_bytes(), None);
+    publisher.committed("app-counts-changelog", pa, zz.as_bytes(), None, 0);
     publisher.publish();
     assert_eq!(counts.get(&zz).expect("hosted"), None);
 
@@ -266,6 +269,7 @@ fn a_read_sees_the_last_commit_and_refuses_keys_it_does_not_host() {
         pa,
         a.as_bytes(),
         Some(&i64_bytes(5)),
+        0,
     );
     publisher.publish();
     assert!(matches!(counts.get(&a), Err(QueryError::NotLocal { .. })));
@@ -491,7 +495,7 @@ fn a_joins_window_stores_are_not_copied_for_queries() {
     publisher
         .publish_all(&JOIN_STORES[0], 0, &backend)
         .expect("publish");
-    publisher.committed(JOIN_STORES[0].changelog_topic, 0, b"k", Some(b"w"));
+    publisher.committed(JOIN_STORES[0].changelog_topic, 0, b"k", Some(b"w"), 0);
     publisher.publish();
     assert!(registry.hosted(store, 0).is_none());
     assert!(registry.ready(store).is_empty());

@@ -201,7 +201,10 @@ impl ChangelogBuffer {
 
     /// The commit that carried the flushed records succeeded: hands each to `f` (topic,
     /// partition, key, value; `None` a tombstone) and marks it clean.
-    pub(crate) fn committed(&mut self, mut f: impl FnMut(&'static str, i32, &[u8], Option<&[u8]>)) {
+    pub(crate) fn committed(
+        &mut self,
+        mut f: impl FnMut(&'static str, i32, &[u8], Option<&[u8]>, i64),
+    ) {
         for buffer in &mut self.partitions {
             for at in buffer.sent.drain(..) {
                 let slot = &mut buffer.slots[at];
@@ -210,6 +213,7 @@ impl ChangelogBuffer {
                     buffer.partition,
                     &slot.key,
                     (!slot.tombstone).then_some(slot.value.as_slice()),
+                    slot.timestamp,
                 );
                 slot.sent = false;
             }
@@ -294,12 +298,12 @@ mod tests {
             b.flush_without_producer(),
             [b"c".to_vec(), b"a".to_vec(), b"b".to_vec()]
         );
-        b.committed(|_, _, _, _| {});
+        b.committed(|_, _, _, _, _| {});
         // Clean slots stay (their buffers are reused) but are not produced again.
         b.put("t", 0, b"b", Some(b"2"), 2);
         assert_eq!(b.flush_without_producer(), [b"b".to_vec()]);
         let mut handed = Vec::new();
-        b.committed(|_, _, k, v| handed.push((k.to_vec(), v.map(<[u8]>::to_vec))));
+        b.committed(|_, _, k, v, _| handed.push((k.to_vec(), v.map(<[u8]>::to_vec))));
         assert_eq!(handed, [(b"b".to_vec(), Some(b"2".to_vec()))]);
         assert_eq!(b.partitions[0].slots.len(), 3);
     }
@@ -311,7 +315,7 @@ mod tests {
         b.put("c", 0, b"b", None, 11);
         b.flush_without_producer();
         let mut seen = Vec::new();
-        b.committed(|t, p, k, v| seen.push((t, p, k.to_vec(), v.map(<[u8]>::to_vec))));
+        b.committed(|t, p, k, v, _| seen.push((t, p, k.to_vec(), v.map(<[u8]>::to_vec))));
         seen.sort();
         assert_eq!(
             seen,
@@ -321,13 +325,13 @@ mod tests {
             ]
         );
         let mut again = 0;
-        b.committed(|_, _, _, _| again += 1);
+        b.committed(|_, _, _, _, _| again += 1);
         assert_eq!(again, 0);
         // A sent record of an aborted commit is dropped by `discard`; the clean one stays.
         b.put("c", 0, b"a", Some(b"2"), 12);
         b.flush_without_producer();
         b.discard();
-        b.committed(|_, _, _, _| again += 1);
+        b.committed(|_, _, _, _, _| again += 1);
         assert_eq!(again, 0);
         assert!(b.slot("c", 0, b"a").is_none());
         assert_eq!(b.slot("c", 0, b"b").map(|s| s.tombstone), Some(true));

@@ -66,9 +66,10 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             return Ok(());
         }
         let publisher = &mut self.publisher;
-        self.changelog.committed(|topic, partition, key, value| {
-            publisher.committed(topic, partition, key, value);
-        });
+        self.changelog
+            .committed(|topic, partition, key, value, timestamp| {
+                publisher.committed(topic, partition, key, value, timestamp);
+            });
         self.publisher.publish();
         for active in self.tasks.iter() {
             if active.processed == 0 {
