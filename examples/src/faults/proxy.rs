@@ -282,6 +282,17 @@ async fn read_frame(from: &mut OwnedReadHalf) -> Option<Vec<u8>> {
     Some(frame)
 }
 
+/// Returns once the connection's generation was reset (or the proxy dropped).
+async fn await_reset(shared: &Shared, generation: u64) {
+    loop {
+        let changed = shared.changed.notified();
+        if shared.state().generation != generation {
+            return;
+        }
+        changed.await;
+    }
+}
+
 /// Waits while the proxy is stalled; false once the connection's generation was reset.
 async fn await_flowing(shared: &Shared, generation: u64) -> bool {
     loop {
@@ -307,15 +318,7 @@ async fn client_to_broker(
     mut broker: OwnedWriteHalf,
 ) {
     loop {
-        let reset = async {
-            loop {
-                let changed = shared.changed.notified();
-                if shared.state().generation != generation {
-                    return;
-                }
-                changed.await;
-            }
-        };
+        let reset = await_reset(&shared, generation);
         let frame = tokio::select! {
             frame = read_frame(&mut client) => frame,
             () = reset => return,
@@ -323,13 +326,8 @@ async fn client_to_broker(
         let Some(frame) = frame else {
             // The client closed its side: a request held or on its way still reaches the
             // broker, whose connection stays open until the proxy resets or ends.
-            loop {
-                let changed = shared.changed.notified();
-                if shared.state().generation != generation {
-                    return;
-                }
-                changed.await;
-            }
+            await_reset(&shared, generation).await;
+            return;
         };
         let api_key = frame
             .get(4..6)
@@ -390,15 +388,7 @@ async fn broker_to_client(
 ) {
     let mut client_gone = false;
     loop {
-        let reset = async {
-            loop {
-                let changed = shared.changed.notified();
-                if shared.state().generation != generation {
-                    return;
-                }
-                changed.await;
-            }
-        };
+        let reset = await_reset(&shared, generation);
         let frame = tokio::select! {
             frame = read_frame(&mut broker) => frame,
             () = reset => return,
