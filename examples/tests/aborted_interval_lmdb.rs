@@ -118,7 +118,8 @@ fn an_aborted_interval_on_lmdb_drops_its_writes_and_cache_without_a_rebuild() {
         store
             .get(w.as_bytes())
             .expect("get")
-            .map(|v| i64::from_be_bytes(v.try_into().expect("8 bytes")))
+            // Kafka Streams' timestamped entry: the aggregate's timestamp, then the count.
+            .map(|v| i64::from_be_bytes(v[8..].try_into().expect("8 + 8 bytes")))
     };
     assert_eq!(
         count("w0"),
@@ -143,7 +144,8 @@ fn an_aborted_interval_on_lmdb_drops_its_writes_and_cache_without_a_rebuild() {
             .get(b"w0")
             .expect("get")
             .map(<[u8]>::len),
-        Some(8)
+        Some(16),
+        "the aggregate's timestamp, then the count"
     );
     drop(task);
     let _ = std::fs::remove_dir_all(&dir);

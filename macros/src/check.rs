@@ -17,6 +17,7 @@ const RULES: &[fn(&Model, &mut Diagnostics)] = &[
     topics_are_read_once,
     a_topic_is_written_with_one_pair_of_serdes,
     dead_letter_topics_are_not_inputs,
+    sinks_that_feed_an_input_warn,
     store_names_are_unique_and_valid,
     internal_topics_are_unique,
     internal_topics_fit_kafka_limits,
@@ -147,6 +148,40 @@ fn dead_letters_loop_back(model: &Model) -> impl Iterator<Item = syn::Error> + '
                 "read here",
             ))
         })
+}
+
+/// A `to(..)` of a topic the topology also reads: every record written there is read back and
+/// processed again, a loop. Kafka Streams allows it (and so does this macro: a bounded feedback,
+/// e.g. a filter that lets a record through once, is legitimate), but it is nearly always a
+/// typo, so it is a warning naming the loop, at the sink; `#[allow(deprecated)]` on the
+/// enclosing module or function silences it.
+fn sinks_that_feed_an_input_warn(model: &Model, d: &mut Diagnostics) {
+    let mut warned: Vec<&str> = Vec::new();
+    for sink in model.topics.iter().filter(|t| t.role == TopicRole::Sink) {
+        if warned.contains(&sink.name.as_str()) {
+            continue;
+        }
+        let global = model.globals.iter().any(|g| g.topic == sink.name);
+        let read = model
+            .topics
+            .iter()
+            .find(|t| t.name == sink.name && matches!(t.role, TopicRole::Source | TopicRole::Table))
+            .map(|t| match t.role {
+                _ if global => "global_table",
+                TopicRole::Table => "table",
+                _ => "stream",
+            });
+        let Some(how) = read else { continue };
+        warned.push(&sink.name);
+        d.warning(
+            "topic_loop",
+            quote::quote_spanned!(sink.span=> x),
+            format!(
+                "loop: this topology writes to `{0}` and also reads it with {how}(\"{0}\", ..), so every record written there is processed again (`{0}` -> ... -> to(\"{0}\") -> `{0}`); write to another topic, or put #[allow(deprecated)] on the enclosing module or function if the feedback is meant",
+                sink.name
+            ),
+        );
+    }
 }
 
 fn dead_letter_topics_are_not_inputs(model: &Model, d: &mut Diagnostics) {
@@ -310,6 +345,45 @@ mod tests {
         assert!(all.contains("read twice"), "{all}");
         assert!(all.contains("duplicate store"), "{all}");
         assert!(all.contains("also an internal topic"), "{all}");
+    }
+
+    fn warnings(tokens: proc_macro2::TokenStream) -> Vec<String> {
+        let mut d = Diagnostics::default();
+        let m = crate::build::build(syn::parse2(tokens).expect("parses"), &mut d).expect("builds");
+        check(&m, &mut d);
+        assert!(!d.has_errors(), "{:?}", d.errors());
+        d.warnings().into_iter().map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn a_sink_that_feeds_an_input_warns_once_naming_the_loop() {
+        let w = warnings(quote!(T = "app" {
+            let s = stream("events", Utf8, Utf8);
+            s.filter(|k, _| k.is_empty()).to("events", Utf8, Utf8);
+            s.to("events", Utf8, Utf8);
+            table("t", Utf8, Utf8).to_stream().to("t", Utf8, Nullable::<Utf8>);
+            s.to("other", Utf8, Utf8);
+        }));
+        assert_eq!(w.len(), 2, "{w:?}");
+        assert!(w[0].contains("loop") && w[0].contains("`events`"), "{w:?}");
+        assert!(w[0].contains("stream(\"events\""), "{w:?}");
+        assert!(w[1].contains("table(\"t\""), "{w:?}");
+    }
+
+    #[test]
+    fn a_sink_that_feeds_a_global_table_warns() {
+        let w = warnings(quote!(T = "app" {
+            let g = global_table("g", Utf8, Utf8);
+            stream("in", Utf8, Utf8).join(g, |k, _| k.clone(), |v, _| v).to("g", Utf8, Utf8);
+        }));
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(w[0].contains("global_table(\"g\""), "{w:?}");
+    }
+
+    #[test]
+    fn no_loop_no_warning() {
+        let w = warnings(quote!(T = "app" { stream("in", Utf8, Utf8).to("out", Utf8, Utf8); }));
+        assert!(w.is_empty(), "{w:?}");
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //! Errors become `compile_error!`s at the user's tokens. Stable Rust has no API for a
 //! proc-macro warning, so a warning is the use of a deprecated constant, spanned at the user's
 //! tokens: rustc reports "use of deprecated constant `unused_binding`: &lt;message&gt;" there, and
-//! `#[allow(deprecated)]` on the invocation silences it. Warnings are only emitted when there
+//! `#[allow(deprecated)]` on the enclosing module or function silences it (rustc ignores
+//! attributes on the macro invocation itself). Warnings are only emitted when there
 //! is no error.
 
 use proc_macro2::{Ident, Span, TokenStream};

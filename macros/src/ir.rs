@@ -376,6 +376,9 @@ impl Model {
         use crate::ops::table::TableNode;
         let st = &self.stores[s];
         st.owner == StoreOwner::Table
+            // A stream aggregation's key-value store: `TimestampedKeyValueStore`, as Kafka
+            // Streams' (`__private::store_update_stamped`).
+            || (st.owner == StoreOwner::Aggregate && st.window.is_none())
             || st.users.iter().any(|&n| {
                 matches!(
                     self.nodes[n].kind,

@@ -25,8 +25,8 @@ pub use crate::table::timestamped::{
     get_timestamped, get_timestamped_bytes, restore_table, source_put,
 };
 pub use crate::table::{
-    Change, Changed, same_key, table_aggregate, table_join, table_left_join, table_outer_join,
-    table_put, table_reduce, table_select,
+    Change, Changed, same_key, table_aggregate, table_delete, table_join, table_left_join,
+    table_outer_join, table_put, table_reduce, table_select,
 };
 pub use crate::task::{
     ErrorKind, ErrorResponse, Headers, InputRecord, OutgoingRecord, Partitioning, ProcessError,
@@ -238,6 +238,43 @@ pub fn on_error<F: FnOnce(&ProcessingError) -> ErrorResponse>(
 }
 
 // ---- serdes -------------------------------------------------------------------------------
+
+/// Whether a record's key or value `bytes` is null and serde `S` has no value for null (it is
+/// not `Nullable<S>` or `Unit`): such a record takes the generated null path
+/// (`macros/src/codegen/nulls.rs`), where Kafka Streams' operators forward, drop or fail it.
+#[inline(always)]
+pub fn is_absent<S: Serde>(bytes: Option<&[u8]>) -> bool {
+    bytes.is_none() && matches!(S::deserialize(None), Err(SerdeError::Null))
+}
+
+/// Whether a typed value is null: `None` of an `Option` (the value type of a `Nullable<S>`
+/// serde), never for other types. Autoref specialization, written by the macro as
+/// `(&NullProbe(&value)).is_null()` with both traits in scope.
+pub struct NullProbe<'a, T>(pub &'a T);
+
+/// [`NullProbe`] of an `Option`: null is `None`.
+pub trait NullProbeOption {
+    fn is_null(&self) -> bool;
+}
+
+impl<T> NullProbeOption for NullProbe<'_, Option<T>> {
+    #[inline(always)]
+    fn is_null(&self) -> bool {
+        self.0.is_none()
+    }
+}
+
+/// [`NullProbe`] of any other type: never null.
+pub trait NullProbeAny {
+    fn is_null(&self) -> bool;
+}
+
+impl<T> NullProbeAny for &NullProbe<'_, T> {
+    #[inline(always)]
+    fn is_null(&self) -> bool {
+        false
+    }
+}
 
 #[inline(always)]
 pub fn de_key<S: Serde>(bytes: Option<&[u8]>, node: &'static str) -> Result<S::Value, RecordError> {
@@ -455,6 +492,81 @@ where
         timestamp,
     ))?;
     Ok((value, present, existed))
+}
+
+/// [`store_update`] of a stream aggregation's store, which is Kafka Streams' timestamped store
+/// (`TimestampedKeyValueStore`, `TimestampedWindowStore`): each entry is the aggregate's
+/// timestamp (8 bytes big-endian) and then its bytes, and the new aggregate is stamped with the
+/// larger of the record's timestamp and the stored one, as `KStreamAggregate`, `KStreamReduce`
+/// and `KStreamWindowAggregate` stamp it. The changelog gets the plain value, stamped with that
+/// timestamp. Returns the new aggregate, whether it is present and existed, and its timestamp;
+/// the value's bytes are `value_buf[8..]`.
+#[inline(always)]
+pub fn store_update_stamped<VS: Serde, B: StoreBackend, S: RecordSink, F>(
+    store: &mut B,
+    key: &[u8],
+    value_buf: &mut Vec<u8>,
+    sink: &mut S,
+    changelog: &'static str,
+    partition: i32,
+    timestamp: i64,
+    node: &'static str,
+    f: F,
+) -> Result<(VS::Value, bool, bool, i64), RecordError>
+where
+    F: FnOnce(Option<VS::Value>) -> VS::Value,
+{
+    use crate::table::timestamped::{TIMESTAMP_LEN, split_timestamped, stamp};
+    let mut new = None;
+    let mut present = false;
+    let mut existed = false;
+    let mut stamped = timestamp;
+    let outcome: Result<(), RecordError> = store
+        .update(key, value_buf, |old, buf| {
+            existed = old.is_some();
+            let old = match old {
+                Some(entry) => {
+                    let (ts, bytes) = split_timestamped(entry).map_err(|e| store_error(node, e))?;
+                    stamped = stamped.max(ts);
+                    Some(
+                        VS::deserialize(Some(bytes))
+                            .map_err(|e| record(ErrorKind::Serialization, node, e))?,
+                    )
+                }
+                None => None,
+            };
+            let value = f(old);
+            stamp(buf, stamped);
+            let encoded = VS::serialize(&value, buf)
+                .map_err(|e| record(ErrorKind::Serialization, node, e))?;
+            new = Some(value);
+            present = encoded == Encoded::Present;
+            Ok(present)
+        })
+        .map_err(|e| store_error(node, e))?;
+    outcome?;
+    let Some(value) = new else {
+        return Err(record(
+            ErrorKind::Serialization,
+            node,
+            "the store update wrote nothing",
+        ));
+    };
+    sink.send(OutgoingRecord::changelog(
+        changelog,
+        partition,
+        key,
+        present.then(|| value_buf.get(TIMESTAMP_LEN..).unwrap_or_default()),
+        stamped,
+    ))?;
+    Ok((value, present, existed, stamped))
+}
+
+/// The value's bytes of a stream aggregation's stored entry (after its 8-byte timestamp) and the
+/// timestamp: what a record-cache flush forwards.
+#[inline(always)]
+pub fn split_stamped(entry: &[u8]) -> Result<(i64, &[u8]), StoreError> {
+    crate::table::timestamped::split_timestamped(entry)
 }
 
 /// Applies a changelog record to a store.

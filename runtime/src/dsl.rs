@@ -199,8 +199,10 @@
 //! need the same key type, known serdes and their original keys (after `select_key` or `map`,
 //! `repartition(..)` first); each side's records wait in a window store named like Kafka
 //! Streams' (`KSTREAM-JOINTHIS-0000000004-store`, changelog `cleanup.policy=delete`, retention
-//! before + after + grace + 1 day). A record with a negative timestamp, a null key or a null
-//! value goes to `on_error`.
+//! before + after + grace + 1 day). A record with a negative timestamp goes to `on_error`; one
+//! with a null key or value is dropped and counted, except that the left side of a left join and
+//! both sides of an outer join forward a null-key record at once, joined with no partner, as
+//! Kafka Streams does (see [Null keys and values](#null-keys-and-values)).
 //!
 //! ```
 //! use dekaf_streams::prelude::*;
@@ -360,6 +362,40 @@
 //! }
 //! ```
 //!
+//! # Null keys and values
+//!
+//! Kafka records may have no key or no value. A serde that can hold them (`Nullable::<S>`:
+//! `Option`s, or `Unit`) hands them to the closures as `None`. With any other serde (`Utf8`,
+//! `I64`, `Json`...) a record with a null key or value still flows, operator by operator as in
+//! Kafka Streams 4.4 (checked against its `TopologyTestDriver` by `examples/parity`):
+//!
+//! | operator | null key | null value |
+//! |---|---|---|
+//! | `to`, `repartition`, `merge`, branch arms | forwarded (written as null) | forwarded |
+//! | `map_values`, `flat_map_values` (closures without the key) | forwarded, value mapped | fails |
+//! | `count` / `reduce` / `aggregate`, sliding windows | dropped | dropped |
+//! | time and session windows | dropped | `count()` counts it; `reduce`/`aggregate` fail |
+//! | `to_table` | dropped | deletes the key |
+//! | `table(..)` source | dropped | deletes the key |
+//! | `stream.join(table)`, inner stream-stream joins | dropped | dropped |
+//! | `stream.left_join(table)`, left side of a left join, outer joins | joined with no partner, forwarded | dropped |
+//! | every other operator (its closure takes the missing part) | fails | fails |
+//!
+//! "Dropped" counts the record in [`Task::null_records_dropped`](crate::task::Task::null_records_dropped)
+//! (Kafka Streams' `dropped-records`); aggregations and joins drop a `None` key or value of a
+//! `Nullable` serde alike. "Fails" sends the record to `on_error` (kind `KeyDeserialization` or
+//! `ValueDeserialization`), as a Java closure that dereferences the null would throw; read the
+//! topic with `Nullable::<S>` to handle nulls in closures.
+//!
+//! Aggregation results carry Kafka Streams' timestamp: the larger of the record's and the
+//! aggregate's (its stores are timestamped, as `TimestampedKeyValueStore` and
+//! `TimestampedWindowStore`), so a late or out-of-order record does not move a result back in
+//! time.
+//!
+//! A `to(..)` of a topic the topology also reads is a loop: every record written there is
+//! processed again. The macro accepts it (Kafka Streams does) but warns, naming the topic;
+//! `#[allow(deprecated)]` on the enclosing module or function silences the warning.
+//!
 //! # The processor API
 //!
 //! Declare key-value stores with `store("name", KeySerde, ValueSerde)` and list the ones a
@@ -432,7 +468,8 @@
 //! merged streams whose key types differ, an empty topology body.
 //!
 //! It warns (as a use of a deprecated item, so `#[allow(deprecated)]` silences it) about a
-//! stream or table bound by `let` that nothing uses; a name starting with `_` is exempt.
+//! stream or table bound by `let` that nothing uses (a name starting with `_` is exempt), and
+//! about a `to(..)` of a topic the topology reads (a loop).
 //!
 //! ```compile_fail
 //! use dekaf_streams::prelude::*;

@@ -138,11 +138,13 @@ pub enum ErrorKind {
     /// The record's timestamp is negative (no valid timestamp) where an operator needs one:
     /// windows and windowed joins cannot place it in a window.
     InvalidTimestamp,
-    /// The record's key is null (serializes to nothing) where an operator needs one: a joined
-    /// stream matches records by key.
+    /// The record's key is null where an operator needs one. No built-in operator reports it
+    /// any more: joins and aggregations drop such records and count them, as Kafka Streams
+    /// does (see the DSL's "Null keys and values"); kept for custom runners and `on_error`
+    /// handlers that match on it.
     NullKey,
-    /// The record's value is null where an operator needs one: a joined stream has nothing to
-    /// join (Kafka Streams skips such records; here `on_error` decides).
+    /// The record's value is null where an operator needs one. No built-in operator reports it
+    /// any more (see [`ErrorKind::NullKey`]).
     NullValue,
 }
 
@@ -412,6 +414,16 @@ pub trait Task {
     fn late_records_dropped(&self) -> u64;
     /// Records skipped by `on_error` answering `Continue` or `DeadLetter`.
     fn records_skipped(&self) -> u64;
+    /// Records an operator dropped because their key or value was null, where Kafka Streams
+    /// drops them too (aggregations, joins, table sources: a warning and `dropped-records`).
+    fn null_records_dropped(&self) -> u64 {
+        0
+    }
+    /// Every record dropped, as Kafka Streams' task metric `dropped-records-total` counts them:
+    /// late ones, those `on_error` skipped, and those dropped for a null key or value.
+    fn records_dropped(&self) -> u64 {
+        self.late_records_dropped() + self.records_skipped() + self.null_records_dropped()
+    }
     /// The backend of a store by name.
     fn store(&self, name: &str) -> Option<&Self::Backend>;
     /// Calls `f` with every store of the task and its description, in the order of
@@ -561,6 +573,18 @@ impl<K, V> WindowStoreRef<K, V> {
         difference_ms: i64,
     ) -> Self {
         let mut handle = Self::new::<KS, VS>(name, difference_ms);
+        handle.value_offset = 8;
+        handle
+    }
+
+    /// A handle of a time-window aggregation's store `name` of windows `size_ms` long, whose
+    /// entries are Kafka Streams' timestamped values (the window's largest record timestamp ‖
+    /// value, `TimestampedWindowStore`).
+    pub const fn timestamped<KS: Serde<Value = K>, VS: Serde<Value = V>>(
+        name: &'static str,
+        size_ms: i64,
+    ) -> Self {
+        let mut handle = Self::new::<KS, VS>(name, size_ms);
         handle.value_offset = 8;
         handle
     }

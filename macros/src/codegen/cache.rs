@@ -56,6 +56,17 @@ pub fn parts(em: &Emitter<'_>, sub: &Sub) -> CacheParts {
             continue;
         };
         let store_field = Emitter::store_field(*store);
+        // A stream aggregation over no or time windows keeps Kafka Streams' timestamped entries
+        // (timestamp ‖ value, `__private::store_update_stamped`): the value follows the stamp.
+        // Session and sliding stores' forwards read their entries themselves.
+        let stamped = m.stores[*store]
+            .window
+            .is_none_or(|w| w.kind == crate::ir::WindowKind::Time);
+        let entry_value = if stamped {
+            quote!(__dk_v.get(8..).unwrap_or_default())
+        } else {
+            quote!(__dk_v)
+        };
         let forward = format_ident!("__forward_{}", node);
         let node_name = &m.nodes[node].name;
         let body = crate::ops::aggregate::emit_forward(em, node);
@@ -84,7 +95,7 @@ pub fn parts(em: &Emitter<'_>, sub: &Sub) -> CacheParts {
                     __dk_fv.clear();
                     let __dk_present = match #dk::StoreBackend::get(&self.#store_field, &__dk_fk) {
                         Ok(Some(__dk_v)) => {
-                            __dk_fv.extend_from_slice(__dk_v);
+                            __dk_fv.extend_from_slice(#entry_value);
                             true
                         }
                         Ok(None) => false,

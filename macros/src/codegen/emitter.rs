@@ -179,11 +179,16 @@ impl Emitter<'_> {
                         key,
                         &Acc::owned(v.clone()),
                     );
-                    return quote! {
-                        #key_statement
-                        #value
-                        #child
-                    };
+                    return self.null_guard(
+                        node,
+                        kt,
+                        vt,
+                        quote! {
+                            #key_statement
+                            #value
+                            #child
+                        },
+                    );
                 }
                 let children = self.children(node, &Acc::owned(k.clone()), &Acc::owned(v.clone()));
                 // A value only counted is checked (the same errors), not built.
@@ -192,11 +197,16 @@ impl Emitter<'_> {
                 } else {
                     quote!(let #v = #dk::de_value::<#vt>(__dk_record.value, #name)?;)
                 };
-                quote! {
-                    let #k = #dk::de_key::<#kt>(__dk_record.key, #name)?;
-                    #value
-                    #children
-                }
+                self.null_guard(
+                    node,
+                    kt,
+                    vt,
+                    quote! {
+                        let #k = #dk::de_key::<#kt>(__dk_record.key, #name)?;
+                        #value
+                        #children
+                    },
+                )
             }
             NodeKind::TableSource { .. } => ops::table::emit_source(self, node),
             NodeKind::FkJoin(f) => super::fk_join::emit_source(self, node, f),

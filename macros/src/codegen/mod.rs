@@ -7,6 +7,7 @@ pub mod direct_sink;
 pub mod emitter;
 pub mod fk_join;
 pub mod info;
+pub mod nulls;
 pub mod raw_key;
 pub mod session;
 pub mod sliding;
@@ -149,10 +150,19 @@ pub fn generate(m: &Model) -> TokenStream {
                                 }
                             }
                         });
+                        // A time-window aggregation's store is timestamped (its changelog
+                        // record's timestamp goes before the value).
+                        let put = if w.kind == crate::ir::WindowKind::Time
+                            && m.stores[s].owner == StoreOwner::Aggregate
+                        {
+                            quote!(#dk::restore_table(&mut self.#f, key, value, timestamp, &mut self.__vbuf))
+                        } else {
+                            quote!(#dk::restore(&mut self.#f, key, value))
+                        };
                         quote!(#topic => {
                             #max
                             self.#index.restored(key, value);
-                            #dk::restore(&mut self.#f, key, value)
+                            #put
                         })
                     } else if m.timestamped(s) {
                         // A table's store keeps the changelog record's timestamp with the value.
@@ -217,6 +227,7 @@ pub fn generate(m: &Model) -> TokenStream {
                 __stream_time: i64,
                 __late: u64,
                 __skipped: u64,
+                __dropped: u64,
                 __kbuf: ::std::vec::Vec<u8>,
                 __vbuf: ::std::vec::Vec<u8>,
                 __win: #dk::WindowScratch,
@@ -242,6 +253,7 @@ pub fn generate(m: &Model) -> TokenStream {
                         __stream_time: i64::MIN,
                         __late: 0,
                         __skipped: 0,
+                        __dropped: 0,
                         __kbuf: ::std::vec::Vec::with_capacity(64),
                         __vbuf: ::std::vec::Vec::with_capacity(64),
                         __win: #dk::WindowScratch::new(),
@@ -357,6 +369,10 @@ pub fn generate(m: &Model) -> TokenStream {
                     self.__skipped
                 }
 
+                fn null_records_dropped(&self) -> u64 {
+                    self.__dropped
+                }
+
                 #[allow(unused_variables)]
                 fn store(&self, name: &str) -> Option<&B> {
                     match name {
@@ -397,6 +413,7 @@ pub fn generate(m: &Model) -> TokenStream {
     let d_sst = delegate(quote!(set_stream_time(stream_time)));
     let d_late = delegate(quote!(late_records_dropped()));
     let d_skip = delegate(quote!(records_skipped()));
+    let d_null = delegate(quote!(null_records_dropped()));
     let d_store = delegate(quote!(store(name)));
     let d_each = delegate(quote!(for_each_store(f)));
     let d_set_cache = delegate(quote!(set_cache_max_bytes(bytes)));
@@ -451,6 +468,7 @@ pub fn generate(m: &Model) -> TokenStream {
             fn set_stream_time(&mut self, stream_time: i64) { #d_sst }
             fn late_records_dropped(&self) -> u64 { #d_late }
             fn records_skipped(&self) -> u64 { #d_skip }
+            fn null_records_dropped(&self) -> u64 { #d_null }
             fn store(&self, name: &str) -> Option<&B> { #d_store }
             fn for_each_store<E>(&mut self, f: impl FnMut(&'static #dk::StoreInfo, &mut B) -> ::core::result::Result<(), E>) -> ::core::result::Result<(), E> { #d_each }
             fn set_cache_max_bytes(&mut self, bytes: usize) { #d_set_cache }
@@ -575,10 +593,16 @@ fn handles(m: &Model) -> TokenStream {
             Some(w) => {
                 let size = w.size;
                 let doc = format!("Window store `{}` (changelog `{}`).", st.name, st.changelog);
+                // An aggregation's window store keeps Kafka Streams' timestamped entries.
+                let make = if st.owner == StoreOwner::Aggregate {
+                    quote!(timestamped)
+                } else {
+                    quote!(new)
+                };
                 quote! {
                     #[doc = #doc]
                     pub const #c: #dk::WindowStoreRef<<#kt as #dk::Serde>::Value, <#vt as #dk::Serde>::Value> =
-                        #dk::WindowStoreRef::new::<#kt, #vt>(#sname, #size);
+                        #dk::WindowStoreRef::#make::<#kt, #vt>(#sname, #size);
                 }
             }
         };

@@ -55,6 +55,56 @@ pub fn restore(m: &Model, store: usize) -> Option<TokenStream> {
     })
 }
 
+/// The user's joiner, bound to the join's value types. Spanned at the user's closure (the whole
+/// path too), so a closure whose parameters disagree with the streams' value serdes is reported
+/// there.
+fn typed_joiner(j: &StreamJoinSide) -> TokenStream {
+    let (vl, vr) = (&j.left_value.ty, &j.right_value.ty);
+    let f = &j.f;
+    let fspan = f.span();
+    match j.kind {
+        JoinKind::Inner => quote_spanned!(fspan=>
+            ::dekaf_streams::__private::stream_join::join_closure_takes_the_left_and_right_values::<#vl, #vr, _, _>(#f)),
+        JoinKind::Left => quote_spanned!(fspan=>
+            ::dekaf_streams::__private::stream_join::left_join_closure_takes_the_left_value_and_an_optional_right_value::<#vl, #vr, _, _>(#f)),
+        JoinKind::Outer => quote_spanned!(fspan=>
+            ::dekaf_streams::__private::stream_join::outer_join_closure_takes_an_optional_left_and_an_optional_right_value::<#vl, #vr, _, _>(#f)),
+    }
+}
+
+/// The joiner `__dk_f` applied to one side's value `x` (a reference) and no partner.
+fn only_one(j: &StreamJoinSide, left: bool, x: TokenStream) -> TokenStream {
+    let fspan = j.f.span();
+    match (j.kind, left) {
+        (JoinKind::Outer, true) => {
+            quote_spanned!(fspan=> __dk_f(::core::option::Option::Some(#x), ::core::option::Option::None))
+        }
+        (JoinKind::Outer, false) => {
+            quote_spanned!(fspan=> __dk_f(::core::option::Option::None, ::core::option::Option::Some(#x)))
+        }
+        _ => quote_spanned!(fspan=> __dk_f(#x, ::core::option::Option::None)),
+    }
+}
+
+/// Whether this side of the join forwards a record without a partner (the left side of a left
+/// join, both sides of an outer join): then a record with a null key is forwarded at once with
+/// no partner, as Kafka Streams' `KStreamKStreamJoin` does.
+pub fn emits_unmatched(j: &StreamJoinSide) -> bool {
+    j.kind == JoinKind::Outer || (j.kind == JoinKind::Left && j.left)
+}
+
+/// The result of a record with a null key (whose value is `v`, a reference) on a side that
+/// [`emits_unmatched`]: the joiner on the value and no partner.
+pub fn null_key_result(j: &StreamJoinSide, v: TokenStream) -> TokenStream {
+    let typed = typed_joiner(j);
+    let call = only_one(j, j.left, quote!(__dk_vref));
+    quote!({
+        let mut __dk_f = #typed;
+        let __dk_vref = #v;
+        #call
+    })
+}
+
 /// One side's code: checks, the flush of closed outer records, the lookup of partners in the
 /// other side's window store, the unmatched result (or its wait in the outer store), and the
 /// put of the record into this side's window store.
@@ -86,16 +136,7 @@ pub fn emit(em: &Emitter<'_>, node: usize, j: &StreamJoinSide, k: &Acc, v: &Acc)
     let (vt, vo) = if j.left { (vl, vr) } else { (vr, vl) };
     let f = &j.f;
     let fspan = f.span();
-    // Spanned at the user's closure (the whole path too), so a closure whose parameters
-    // disagree with the streams' value serdes is reported there.
-    let typed = match j.kind {
-        JoinKind::Inner => quote_spanned!(fspan=>
-            ::dekaf_streams::__private::stream_join::join_closure_takes_the_left_and_right_values::<#vl, #vr, _, _>(#f)),
-        JoinKind::Left => quote_spanned!(fspan=>
-            ::dekaf_streams::__private::stream_join::left_join_closure_takes_the_left_value_and_an_optional_right_value::<#vl, #vr, _, _>(#f)),
-        JoinKind::Outer => quote_spanned!(fspan=>
-            ::dekaf_streams::__private::stream_join::outer_join_closure_takes_an_optional_left_and_an_optional_right_value::<#vl, #vr, _, _>(#f)),
-    };
+    let typed = typed_joiner(j);
     // The joiner applied to this record's value `t` and a partner `o` (references), or to one
     // side only.
     let both = |t: TokenStream, o: TokenStream| {
@@ -111,15 +152,7 @@ pub fn emit(em: &Emitter<'_>, node: usize, j: &StreamJoinSide, k: &Acc, v: &Acc)
             )),
         }
     };
-    let only = |left: bool, x: TokenStream| match (j.kind, left) {
-        (JoinKind::Outer, true) => {
-            quote_spanned!(fspan=> __dk_f(::core::option::Option::Some(#x), ::core::option::Option::None))
-        }
-        (JoinKind::Outer, false) => {
-            quote_spanned!(fspan=> __dk_f(::core::option::Option::None, ::core::option::Option::Some(#x)))
-        }
-        _ => quote_spanned!(fspan=> __dk_f(#x, ::core::option::Option::None)),
-    };
+    let only = |left: bool, x: TokenStream| only_one(j, left, x);
     let nv = format_ident!("__v{}", node);
     let kref = Acc {
         ident: format_ident!("__dk_kref"),
@@ -129,7 +162,7 @@ pub fn emit(em: &Emitter<'_>, node: usize, j: &StreamJoinSide, k: &Acc, v: &Acc)
     let changelog = |topic: &str| quote!(&mut #sj::Changelog { sink: &mut *__dk_sink, topic: #topic, partition: self.__partition });
     let serr = quote!(|e| #dk::store_error(#name, e));
 
-    let this_emits_unmatched = j.kind == JoinKind::Outer || (j.kind == JoinKind::Left && j.left);
+    let this_emits_unmatched = emits_unmatched(j);
     let shared = j
         .shared
         .map(|s| (Emitter::store_field(s), em.m.stores[s].changelog.clone()));
@@ -211,17 +244,20 @@ pub fn emit(em: &Emitter<'_>, node: usize, j: &StreamJoinSide, k: &Acc, v: &Acc)
         }
         _ => quote!(),
     };
+    // Kafka Streams (`KStreamKStreamJoin`) drops a record with a null key or value (a warning
+    // and `dropped-records`), except that the outer side forwards a null-key record at once,
+    // with no partner.
     let null_key = if this_emits_unmatched {
-        // Kafka Streams forwards the outer side's null-key record at once, with no partner.
         quote! {
             if #dk::ser::<#vt>(__dk_vref, &mut __dk_b.value, #name)? == #dk::Encoded::Null {
-                return Err(#sj::null_key(#name));
+                self.__dropped += 1;
+            } else {
+                let #nv = #unmatched_value;
+                #children_ref_key
             }
-            let #nv = #unmatched_value;
-            #children_ref_key
         }
     } else {
-        quote!(return Err(#sj::null_key(#name));)
+        quote!(self.__dropped += 1;)
     };
     let key_check = if !j.left && j.key.text() != j.right_key.text() {
         // Both serdes are re-spanned to the join, so rustc reports a mismatch there.
@@ -249,8 +285,8 @@ pub fn emit(em: &Emitter<'_>, node: usize, j: &StreamJoinSide, k: &Acc, v: &Acc)
             #null_key
         } else {
             if #dk::ser::<#vt>(__dk_vref, &mut __dk_b.value, #name)? == #dk::Encoded::Null {
-                return Err(#sj::null_value(#name));
-            }
+                self.__dropped += 1;
+            } else {
             #flush
             #sj::window::fetch(
                 &self.#other_store, &self.#st.#other_side, &mut __dk_b.window, &__dk_b.key,
@@ -271,6 +307,7 @@ pub fn emit(em: &Emitter<'_>, node: usize, j: &StreamJoinSide, k: &Acc, v: &Acc)
                 &mut self.#this_store, &mut self.#st.#this_side, &mut __dk_b.window, &__dk_b.key,
                 __dk_ts, &__dk_b.value, ::core::option::Option::Some((&mut *__dk_sink, #this_changelog, self.__partition)),
             ).map_err(#serr)?;
+            }
         }
         self.#st.buffers = __dk_b;
     }

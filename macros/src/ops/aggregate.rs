@@ -257,12 +257,17 @@ pub fn emit_keyed(
         }
     }
     let new = new_value(em, node, store, op, k, v, value_once);
+    // The store is timestamped: the result carries the larger of the record's timestamp and
+    // the aggregate's (`KStreamAggregate`, `KStreamReduce`, `KStreamWindowAggregate`), and so
+    // does everything downstream of it.
     let update = quote! {
-        let (#nv, __dk_present, __dk_existed) = #dk::store_update::<#vt, _, _, _>(
+        let (#nv, __dk_present, __dk_existed, __dk_ts) = #dk::store_update_stamped::<#vt, _, _, _>(
             &mut self.#field, #skey, &mut self.__vbuf, __dk_sink, #changelog,
             self.__partition, __dk_record.timestamp, #name,
             |__dk_old| #new,
         )?;
+        let __dk_arec = #dk::InputRecord { timestamp: __dk_ts, ..*__dk_record };
+        let __dk_record = &__dk_arec;
     };
     // With a record cache the update only marks the key dirty; `__flush_N` forwards it.
     let cache = Emitter::cache_field(node);
@@ -297,7 +302,7 @@ pub fn emit_keyed(
             vt,
             sink_key,
             quote!(if __dk_present {
-                Some(&self.__vbuf)
+                self.__vbuf.get(8..)
             } else {
                 None
             }),
@@ -308,12 +313,31 @@ pub fn emit_keyed(
         None => {
             let general = em.children(node, k, &Acc::owned(nv.clone()));
             let children = cached(direct(quote!(#bind #general)));
+            // A null value (`None` of a `Nullable` serde) is dropped too (`KStreamAggregate`,
+            // `KStreamReduce`); a value only counted is the record's own.
+            let parent = n.parents.first().map(|&p| &em.m.nodes[p].kind);
+            let null_value = if matches!(op, AggOp::Count)
+                && matches!(
+                    parent,
+                    Some(NodeKind::Source { .. } | NodeKind::RepartitionSource { .. })
+                ) {
+                quote!(__dk_record.value.is_none())
+            } else {
+                let vr = v.r(sp);
+                quote!({
+                    use #dk::{NullProbeAny as _, NullProbeOption as _};
+                    (&#dk::NullProbe(#vr)).is_null()
+                })
+            };
             quote! {
-                // Records whose key serializes to null are dropped, as Kafka Streams does.
+                // Records whose key serializes to null are dropped and counted, as Kafka
+                // Streams does.
                 #skey_local
-                if matches!(__dk_ke, #dk::Encoded::Present) {
+                if matches!(__dk_ke, #dk::Encoded::Present) && !#null_value {
                     #update
                     #children
+                } else {
+                    self.__dropped += 1;
                 }
             }
         }

@@ -280,7 +280,13 @@ pub fn emit_source(em: &Emitter<'_>, node: usize) -> TokenStream {
     if n.children.is_empty() {
         return quote! {
             // A table record without a key cannot be stored: Kafka Streams drops it too.
-            let __dk_kb = match __dk_record.key { Some(b) => b, None => return Ok(()) };
+            let __dk_kb = match __dk_record.key {
+                Some(b) => b,
+                None => {
+                    self.__dropped += 1;
+                    return Ok(());
+                }
+            };
             let _ = #dk::de_key::<#kt>(Some(__dk_kb), #name)?;
             if let Some(__dk_vb) = __dk_record.value {
                 let _ = #dk::de_value::<#vt>(Some(__dk_vb), #name)?;
@@ -295,7 +301,13 @@ pub fn emit_source(em: &Emitter<'_>, node: usize) -> TokenStream {
     };
     let children = em.children(node, &Acc::owned(k.clone()), &Acc::owned(v.clone()));
     quote! {
-        let __dk_kb = match __dk_record.key { Some(b) => b, None => return Ok(()) };
+        let __dk_kb = match __dk_record.key {
+                Some(b) => b,
+                None => {
+                    self.__dropped += 1;
+                    return Ok(());
+                }
+            };
         let #k = #dk::de_key::<#kt>(Some(__dk_kb), #name)?;
         let __dk_old: Option<<#vt as #dk::Serde>::Value> = #old;
         let __dk_new = match __dk_record.value {
@@ -396,6 +408,8 @@ pub fn emit(em: &Emitter<'_>, node: usize, t: &TableNode, k: &Acc, v: &Acc) -> T
                         #changelog, self.__partition, __dk_record.timestamp, #name,
                     )?;
                     #children
+                } else {
+                    self.__dropped += 1;
                 }
             }
         }

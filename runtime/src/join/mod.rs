@@ -147,30 +147,6 @@ pub fn invalid_timestamp(node: &'static str, timestamp: i64) -> RecordError {
     )
 }
 
-#[doc(hidden)]
-#[cold]
-pub fn null_key(node: &'static str) -> RecordError {
-    RecordError::new(
-        ErrorKind::NullKey,
-        node,
-        "the record's key is null, so it matches no record of the other stream: key \
-                  the records before the join (select_key + repartition), or filter them out"
-            .to_owned(),
-    )
-}
-
-#[doc(hidden)]
-#[cold]
-pub fn null_value(node: &'static str) -> RecordError {
-    RecordError::new(
-        ErrorKind::NullValue,
-        node,
-        "the record's value is null (a tombstone), and a join has nothing to join: \
-                  filter tombstones out before the join"
-            .to_owned(),
-    )
-}
-
 /// Applies one changelog record of a join window store.
 #[doc(hidden)]
 pub fn restore_window<B: crate::store::StoreBackend>(

@@ -83,6 +83,31 @@ pub fn table_put<VS: Serde, B: StoreBackend, S: RecordSink>(
     Ok(Change { new, old })
 }
 
+/// `to_table` of a record with a null value whose serde has no null: the key is deleted
+/// (Kafka Streams' `KStreamToTable` is a `KTableSource`), the changelog gets a tombstone, and the
+/// change (no new value, the old one if wanted) is returned.
+pub fn table_delete<VS: Serde, B: StoreBackend, S: RecordSink>(
+    store: &mut B,
+    key: &[u8],
+    want_old: bool,
+    sink: &mut S,
+    changelog: &'static str,
+    partition: i32,
+    timestamp: i64,
+    node: &'static str,
+) -> Result<Change<VS::Value>, RecordError> {
+    let old = if want_old {
+        get_timestamped::<VS, B>(store, key, node)?.map(|(v, _)| v)
+    } else {
+        None
+    };
+    store.delete(key).map_err(|e| store_error(node, e))?;
+    sink.send(OutgoingRecord::changelog(
+        changelog, partition, key, None, timestamp,
+    ))?;
+    Ok(Change { new: None, old })
+}
+
 /// `join` of two tables: the joiner on both present values.
 #[inline(always)]
 pub fn table_join<A, B, R, F: FnOnce(&A, &B) -> R>(a: &A, b: &B, f: F) -> R {

@@ -369,6 +369,18 @@ impl<T: Topology> TestDriver<T> {
             .sum()
     }
 
+    /// Every record dropped, over all tasks, as Kafka Streams' `dropped-records-total` counts
+    /// them: late records, those the error handler skipped, and those an operator dropped for a
+    /// null key or value ([`Task::records_dropped`]).
+    pub fn records_dropped(&self) -> u64 {
+        self.inner
+            .borrow()
+            .tasks
+            .iter()
+            .map(Task::records_dropped)
+            .sum()
+    }
+
     /// Records skipped by the error handler (`Continue` or `DeadLetter`), over all tasks.
     pub fn records_skipped(&self) -> u64 {
         self.inner

@@ -1,0 +1,565 @@
+#!/usr/bin/env python3
+"""Writes examples/parity/cases/*.txt (the input files both sides read). Edit the CASES here and run
+it again; the files are committed, so neither side needs Python."""
+import os
+
+CASES = {}
+
+def case(name, topology, text, doc=""):
+    assert name not in CASES, name
+    CASES[name] = (topology, doc, text)
+
+# ---- stateless ------------------------------------------------------------------------------
+case("passthrough_basic", "passthrough", """
+in a x 10
+in b y 5
+in a z 5
+""", "records keep key, value and timestamp, also out of order and at equal timestamps")
+case("passthrough_null_key", "passthrough", """
+in null x 10
+in a y 11
+""", "a null key is forwarded to the sink as a null key")
+case("passthrough_null_value", "passthrough", """
+in a null 10
+in b y 11
+""", "a null value is forwarded to the sink as a tombstone")
+case("passthrough_nullable_nulls", "passthrough_nullable", """
+in null x 1
+in a null 2
+in null null 3
+in b y 4
+""", "Nullable serdes: nulls pass through")
+case("filter_basic", "filter", """
+in a apple 1
+in b banana 2
+in c avocado 2
+""")
+case("filter_null_value", "filter", """
+in a apple 1
+in b null 2
+in c avocado 3
+""", "a null value reaches a predicate that cannot take it: both sides fail")
+case("filter_not_basic", "filter_not", """
+in a apple 1
+in b banana 2
+in c cherry 0
+""")
+case("filter_nullable_nulls", "filter_nullable", """
+in a null 1
+in null apple 2
+in b banana 3
+in null null 4
+""")
+case("map_basic", "map", """
+in a x 3
+in b y 1
+in c x 2
+""", "swaps key and value")
+case("map_values_basic", "map_values", """
+in a x 3
+in b yz 1
+""")
+case("map_values_null_key", "map_values", """
+in null x 3
+in b yz 4
+""", "map_values forwards a null key: the mapper does not see it")
+case("map_values_key_basic", "map_values_key", """
+in a x 3
+in b y 1
+""")
+case("map_values_nullable_nulls", "map_values_nullable", """
+in a null 1
+in null x 2
+in b y 3
+""")
+case("flat_map_basic", "flat_map", """
+in a x,y 1
+in b z 2
+in c , 3
+""")
+case("flat_map_values_basic", "flat_map_values", """
+in a x,y,z 1
+in b q 2
+""")
+case("flat_map_values_null_key", "flat_map_values", """
+in null x,y 1
+""")
+case("select_key_basic", "select_key", """
+in a xy 1
+in b yz 2
+in null zz 3
+""", "re-keying, also of a null key")
+case("select_key_nullable_null_key", "select_key_nullable", """
+in null xy 1
+in a yz 2
+""", "with a Nullable key serde the selector runs for a null key, as Kafka Streams' does")
+case("map_values_key_nullable_null_key", "map_values_key_nullable", """
+in null x 1
+in a null 2
+""")
+case("peek_basic", "peek", """
+in a x 1
+in b y 0
+""")
+case("merge_basic", "merge", """
+in a x 1
+in2 b y 0
+in a z 2
+in2 a w 2
+""")
+case("branch_basic", "branch", """
+in a apple 1
+in b banana 2
+in c cherry 3
+in d avocado 4
+""", "records go to the first branch whose predicate holds, or nowhere")
+case("repartition_basic", "repartition", """
+in a xy 1
+in b xz 2
+in c yz 0
+""")
+case("loop_basic", "loop", """
+in a b 1
+in c dddd 2
+""", "a topology writing to its own input topic processes its output again")
+case("process_dedup", "process_dedup", """
+in a x 1
+in b y 2
+in a z 3
+in b w 0
+""")
+
+# ---- aggregations ---------------------------------------------------------------------------
+case("count_basic", "count", """
+in a x 10
+in b x 11
+in a y 12
+""")
+case("count_out_of_order", "count", """
+in a x 10
+in a y 5
+in a z 7
+in a w 20
+""", "the result carries the larger of the record's and the aggregate's timestamp")
+case("count_null_key", "count", """
+in null x 10
+in a y 11
+""", "a null key is dropped and counted in dropped-records")
+case("count_null_value", "count", """
+in a null 10
+in a y 11
+""", "a null value is dropped and counted in dropped-records")
+case("count_nullable_nulls", "count_nullable", """
+in a null 10
+in null x 11
+in a y 9
+""", "Nullable serdes: null key and null value are dropped as well")
+case("count_group_by_basic", "count_group_by", """
+in a x 10
+in b x 8
+in c y 12
+in d x 9
+""", "group_by re-keys through a repartition topic; the output time is the max of the group's records")
+case("count_select_key_basic", "count_select_key", """
+in a x 10
+in b x 3
+""")
+case("reduce_basic", "reduce", """
+in a x 10
+in b y 11
+in a z 4
+""")
+case("reduce_null_value", "reduce", """
+in a x 10
+in a null 11
+in a z 12
+""")
+case("aggregate_basic", "aggregate", """
+in a x 10
+in a y 9
+in b z 1
+in a w 30
+""")
+case("aggregate_nullable_nulls", "aggregate_nullable", """
+in a x 10
+in a null 11
+in null y 12
+in a z 13
+""")
+
+# ---- windows --------------------------------------------------------------------------------
+case("tumbling_count_basic", "tumbling_count", """
+in a x 0
+in a x 9
+in a x 10
+in b x 15
+""", "window [0,10) ends before 10: a record at 10 opens [10,20)")
+case("tumbling_count_late", "tumbling_count", """
+in a x 5
+in a x 12
+in a x 9
+in a x 11
+""", "no grace: a record for a closed window is dropped and counted")
+case("tumbling_count_out_of_order", "tumbling_count", """
+in a x 8
+in a x 3
+in a x 9
+""", "the window's result carries the max timestamp")
+case("tumbling_count_grace_boundary", "tumbling_count_grace", """
+in a x 2
+in b x 14
+in a x 9
+in b x 15
+in a x 8
+""", "grace 5: [0,10) closes at stream time 15")
+case("tumbling_count_null_key", "tumbling_count", """
+in null x 1
+in a x 2
+""")
+case("tumbling_count_null_value", "tumbling_count", """
+in a null 1
+in a x 2
+""")
+case("hopping_count_basic", "hopping_count", """
+in a x 0
+in a x 4
+in a x 5
+in a x 12
+in a x 3
+""", "size 10, advance 5: every record is in two windows")
+case("tumbling_reduce_basic", "tumbling_reduce", """
+in a x 1
+in a y 3
+in a z 2
+in b q 12
+in a w 20
+in a late 9
+""")
+case("tumbling_aggregate_basic", "tumbling_aggregate", """
+in a x 1
+in a y 7
+in a z 4
+in a w 11
+""")
+case("session_count_basic", "session_count", """
+in a x 0
+in a x 5
+in a x 30
+in b x 31
+""", "gap 10: merges replace the old session with a tombstone")
+case("session_count_merge", "session_count", """
+in a x 0
+in a x 20
+in a x 10
+""", "a record between two sessions merges both")
+case("session_count_boundary", "session_count", """
+in a x 0
+in b x 10
+in a x 0
+""", "Kafka Streams' boundary quirk: the late session is accepted but misses the old one")
+case("session_count_late", "session_count_grace", """
+in a x 0
+in b x 30
+in a x 5
+in a x 14
+""", "grace 5: close time = stream time - gap - grace")
+case("session_count_null_value", "session_count", """
+in a null 1
+in a x 2
+in null x 3
+""", "session windows count a null value; a null key is dropped")
+case("session_aggregate_merge", "session_aggregate", """
+in a x 0
+in a y 20
+in a z 10
+in a w 12
+""")
+case("session_reduce_basic", "session_reduce", """
+in a x 0
+in a y 5
+in b z 4
+in a w 100
+""")
+case("sliding_count_basic", "sliding_count", """
+in a x 5
+in a x 12
+in a x 30
+""", "records before the difference share [0,10]")
+case("sliding_count_out_of_order", "sliding_count_grace", """
+in a x 20
+in a x 15
+in a x 25
+in a x 12
+""")
+case("sliding_count_boundary", "sliding_count", """
+in a x 10
+in a x 20
+in a x 21
+""", "windows [t-10, t] inclusive: records exactly 10 apart share one")
+case("sliding_count_null_value", "sliding_count", """
+in a null 10
+in null x 11
+in a x 12
+""", "sliding windows drop a null key and a null value")
+case("sliding_reduce_basic", "sliding_reduce", """
+in a x 10
+in a y 14
+in a z 25
+in a w 16
+""")
+case("tumbling_suppress_basic", "tumbling_suppress", """
+in a x 1
+in a x 3
+in b x 9
+in a x 14
+in a x 15
+in b x 30
+""", "one final result per window, when stream time passes its end + grace")
+case("tumbling_suppress_boundary", "tumbling_suppress", """
+in a x 0
+in a x 14
+in a x 9
+in a x 15
+""")
+case("session_suppress_basic", "session_suppress", """
+in a x 0
+in a x 5
+in b x 20
+in b x 30
+in b x 50
+""")
+case("sliding_suppress_basic", "sliding_suppress", """
+in a x 19
+in b x 30
+in a x 25
+in a x 22
+in b x 60
+""")
+
+# ---- tables ---------------------------------------------------------------------------------
+case("table_passthrough_basic", "table_passthrough", """
+t1 a x 10
+t1 a y 5
+t1 a null 7
+t1 null z 8
+t1 b null 9
+""", "tombstones delete; a null key is dropped")
+case("table_filter_basic", "table_filter", """
+t1 a apple 1
+t1 b banana 2
+t1 a avocado 3
+t1 a berry 4
+t1 b null 5
+t1 a null 6
+""")
+case("table_filter_not_basic", "table_filter_not", """
+t1 a apple 1
+t1 b banana 2
+t1 b blueberry 3
+t1 b avocado 4
+""")
+case("table_map_values_basic", "table_map_values", """
+t1 a x 1
+t1 a y 2
+t1 a null 3
+""")
+case("table_changes_basic", "table_changes", """
+t1 a x 1
+t1 a y 2
+t1 b z 3
+t1 a null 4
+t1 a w 5
+""", "old and new values as a table forwards them")
+case("table_filter_changes_basic", "table_filter_changes", """
+t1 a apple 1
+t1 a berry 2
+t1 a avocado 3
+t1 b banana 4
+t1 a null 5
+""")
+case("table_map_values_changes_basic", "table_map_values_changes", """
+t1 a x 1
+t1 a y 2
+t1 a null 3
+""")
+case("to_table_basic", "to_table", """
+in a x 1
+in a y 2
+in null z 3
+in b w 4
+""")
+case("to_table_null_value", "to_table", """
+in a x 1
+in a null 2
+in b null 3
+""", "a null value deletes the key")
+case("to_table_nullable_nulls", "to_table_nullable", """
+in a x 1
+in a null 2
+in null z 3
+""")
+case("table_group_count_basic", "table_group_count", """
+t1 a x 10
+t1 b x 5
+t1 a y 7
+t1 b null 20
+""", "re-grouping subtracts from the old group; the result time is max(update, aggregate)")
+case("table_group_reduce_basic", "table_group_reduce", """
+t1 a1 5 1
+t1 a2 7 2
+t1 b1 1 3
+t1 a1 10 0
+t1 a2 null 4
+""")
+case("table_group_aggregate_basic", "table_group_aggregate", """
+t1 a x 1
+t1 b x 2
+t1 a y 3
+t1 b null 4
+""")
+case("table_join_basic", "table_join", """
+t1 a l1 1
+t2 a r1 2
+t1 a l2 0
+t2 a null 3
+t1 b l3 4
+t2 b r3 4
+t1 b null 5
+""")
+case("table_left_join_basic", "table_left_join", """
+t1 a l1 1
+t2 a r1 2
+t1 a l2 0
+t2 a null 3
+t1 a null 4
+""")
+case("table_outer_join_basic", "table_outer_join", """
+t2 a r1 2
+t1 a l1 1
+t2 a null 3
+t1 a null 4
+t1 b l2 5
+""")
+case("stream_table_join_basic", "stream_table_join", """
+in a x 1
+t1 a t1 2
+in a y 3
+in a z 0
+t1 a null 4
+in a w 5
+""", "stream records join the table's current value; table updates emit nothing")
+case("stream_table_join_nulls", "stream_table_join", """
+t1 a t 1
+in null x 2
+in a null 3
+in a y 4
+""", "null key and null value are dropped and counted")
+case("stream_table_left_join_basic", "stream_table_left_join", """
+in a x 1
+t1 a t1 2
+in a y 3
+in b z 4
+""")
+case("stream_table_left_join_nulls", "stream_table_left_join", """
+t1 a t 1
+in null x 2
+in a null 3
+in a y 4
+""")
+case("global_join_basic", "global_join", """
+g x gx 1
+in a x 2
+in b y 3
+g y gy 4
+in c y 5
+g x null 6
+in d x 7
+""")
+case("global_left_join_basic", "global_left_join", """
+g x gx 1
+in a x 2
+in b y 3
+""")
+case("fk_join_basic", "fk_join", """
+t2 f1 F1 1
+t1 a f1:x 2
+t1 b f2:y 3
+t2 f2 F2 4
+t2 f1 F1b 5
+t1 a f2:x 6
+t2 f2 null 7
+t1 b null 8
+""")
+case("fk_left_join_basic", "fk_left_join", """
+t1 a f1:x 2
+t2 f1 F1 1
+t1 a f2:y 3
+t2 f1 F1b 4
+t1 a null 5
+""")
+
+# ---- stream-stream joins --------------------------------------------------------------------
+case("ss_join_basic", "ss_join", """
+in a l1 10
+in2 a r1 15
+in2 a r2 21
+in2 a r3 0
+in a l2 20
+""", "window 10 each side inclusive; the result has the later timestamp")
+case("ss_join_boundary", "ss_join", """
+in a l1 10
+in2 a r1 20
+in2 a r2 21
+in2 b r3 0
+in a l2 0
+""")
+case("ss_join_nulls", "ss_join", """
+in null l1 10
+in a null 11
+in2 a r1 12
+in a l2 12
+""")
+case("ss_left_join_basic", "ss_left_join", """
+in a l1 0
+in2 b r1 5
+in a l2 20
+in2 b r2 40
+""", "an unmatched left record is emitted once its window closes")
+case("ss_left_join_null_key", "ss_left_join", """
+in null l1 5
+in a l2 6
+in2 a r2 7
+""", "a null-key left record is forwarded at once with a null partner")
+case("ss_outer_join_basic", "ss_outer_join", """
+in a l1 0
+in2 b r1 3
+in2 a r2 8
+in a l3 30
+in2 b r3 60
+""")
+case("ss_outer_join_null_key", "ss_outer_join", """
+in null l1 5
+in2 null r1 6
+in a l2 7
+""")
+case("ss_join_asym_basic", "ss_join_asym", """
+in a l1 10
+in2 a r1 5
+in2 a r2 10
+in2 a r3 20
+in2 a r4 21
+""", "before 0, after 10: right records from the left one's time to 10 later")
+
+here = os.path.dirname(os.path.abspath(__file__))
+out = os.path.join(here, "cases")
+os.makedirs(out, exist_ok=True)
+for f in os.listdir(out):
+    if f.endswith(".txt"):
+        os.remove(os.path.join(out, f))
+for name, (topology, doc, text) in sorted(CASES.items()):
+    with open(os.path.join(out, name + ".txt"), "w") as f:
+        if doc:
+            f.write("# " + doc + "\n")
+        f.write("topology " + topology + "\n")
+        f.write(text.strip() + "\n")
+print(len(CASES), "cases")

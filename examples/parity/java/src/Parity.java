@@ -1,0 +1,404 @@
+// The Java side of the differential suite (see ../README.md): every topology of the suite written
+// against Kafka Streams 4.4, run by name on the input files of ../cases with TopologyTestDriver
+// (record cache off), writing what reaches the output topics as JSON lines.
+//
+// Usage: java -cp <kafka-streams-test-utils and its dependencies>:<classes> Parity <cases dir> <out dir>
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.charset.CharacterCodingException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeSet;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.kstream.Branched;
+import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.GlobalKTable;
+import org.apache.kafka.streams.kstream.Grouped;
+import org.apache.kafka.streams.kstream.JoinWindows;
+import org.apache.kafka.streams.kstream.KStream;
+import org.apache.kafka.streams.kstream.KTable;
+import org.apache.kafka.streams.kstream.Materialized;
+import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.kstream.Repartitioned;
+import org.apache.kafka.streams.kstream.SessionWindows;
+import org.apache.kafka.streams.kstream.SlidingWindows;
+import org.apache.kafka.streams.kstream.Suppressed;
+import org.apache.kafka.streams.kstream.TimeWindows;
+import org.apache.kafka.streams.kstream.WindowedSerdes;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.Stores;
+import org.apache.kafka.streams.test.TestRecord;
+
+public final class Parity {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Map<String, Consumer<StreamsBuilder>> TOPOLOGIES = new LinkedHashMap<>();
+
+    private static void def(String name, Consumer<StreamsBuilder> build) {
+        if (TOPOLOGIES.put(name, build) != null) {
+            throw new IllegalStateException("topology " + name + " defined twice");
+        }
+    }
+
+    private static KStream<String, String> in(StreamsBuilder b) {
+        return b.stream("in");
+    }
+
+    /// A table source, materialized as dekaf-streams materializes every `table(..)` (old values
+    /// are then always known: see runtime/src/dsl.rs, "Tables").
+    private static KTable<String, String> t(StreamsBuilder b, String topic) {
+        return b.table(topic, Materialized.as(topic + "-store"));
+    }
+
+    private static String opt(String s) {
+        return s == null ? "null" : s;
+    }
+
+    private static List<String> splitAll(String v) {
+        return Arrays.asList(v.split(",", -1));
+    }
+
+    static {
+        // ---- stateless -------------------------------------------------------------------------
+        def("passthrough", b -> in(b).to("out"));
+        def("passthrough_nullable", b -> in(b).to("out"));
+        def("filter", b -> in(b).filter((k, v) -> v.startsWith("a")).to("out"));
+        def("filter_not", b -> in(b).filterNot((k, v) -> v.startsWith("a")).to("out"));
+        def("filter_nullable", b -> in(b).filter((k, v) -> v == null || v.startsWith("a")).to("out"));
+        def("map", b -> in(b).map((k, v) -> KeyValue.pair(v, k)).to("out"));
+        def("map_values", b -> in(b).mapValues(v -> v.toUpperCase()).to("out"));
+        def("map_values_key", b -> in(b).mapValues((k, v) -> k + ":" + v).to("out"));
+        def("map_values_nullable", b -> in(b).mapValues(v -> v == null ? "was-null" : v.toUpperCase()).to("out"));
+        def("flat_map", b -> in(b).flatMap((k, v) -> splitAll(v).stream().map(p -> KeyValue.pair(p, k)).collect(Collectors.toList())).to("out"));
+        def("flat_map_values", b -> in(b).flatMapValues(v -> splitAll(v)).to("out"));
+        def("select_key", b -> in(b).selectKey((k, v) -> v.substring(0, 1)).to("out"));
+        def("select_key_nullable", b -> in(b).selectKey((k, v) -> v.substring(0, 1)).to("out"));
+        def("map_values_key_nullable", b -> in(b).mapValues((k, v) -> opt(k) + ":" + opt(v)).to("out"));
+        def("peek", b -> in(b).peek((k, v) -> { }).to("out"));
+        def("merge", b -> in(b).merge(b.stream("in2")).to("out"));
+        def("branch", b -> in(b).split()
+            .branch((k, v) -> v.startsWith("a"), Branched.withConsumer(s -> s.to("out-a")))
+            .branch((k, v) -> v.startsWith("b"), Branched.withConsumer(s -> s.to("out-b")))
+            .noDefaultBranch());
+        def("repartition", b -> in(b).selectKey((k, v) -> v.substring(0, 1)).repartition(Repartitioned.as("rp")).mapValues(v -> v + "!").to("out"));
+        def("loop", b -> {
+            KStream<String, String> s = in(b);
+            s.filter((k, v) -> v.length() < 3).mapValues(v -> v + "x").to("in");
+            s.to("out");
+        });
+        def("process_dedup", b -> {
+            b.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore("seen"), Serdes.String(), Serdes.Long()));
+            in(b).process(() -> new Processor<String, String, String, String>() {
+                private ProcessorContext<String, String> context;
+                private KeyValueStore<String, Long> seen;
+
+                @Override
+                public void init(ProcessorContext<String, String> context) {
+                    this.context = context;
+                    this.seen = context.getStateStore("seen");
+                }
+
+                @Override
+                public void process(Record<String, String> record) {
+                    if (seen.get(record.key()) != null) {
+                        return;
+                    }
+                    seen.put(record.key(), record.timestamp());
+                    context.forward(record);
+                }
+            }, "seen").to("out");
+        });
+
+        // ---- grouping and aggregation of streams -----------------------------------------------
+        def("count", b -> in(b).groupByKey().count().toStream().to("out.s.l", Produced.with(Serdes.String(), Serdes.Long())));
+        def("count_nullable", b -> in(b).groupByKey().count().toStream().to("out.s.l", Produced.with(Serdes.String(), Serdes.Long())));
+        def("count_group_by", b -> in(b).groupBy((k, v) -> v).count().toStream().to("out.s.l", Produced.with(Serdes.String(), Serdes.Long())));
+        def("count_select_key", b -> in(b).selectKey((k, v) -> v).groupByKey().count().toStream().to("out.s.l", Produced.with(Serdes.String(), Serdes.Long())));
+        def("reduce", b -> in(b).groupByKey().reduce((a, v) -> a + "+" + v).toStream().to("out"));
+        def("aggregate", b -> in(b).groupByKey().aggregate(() -> "0", (k, v, agg) -> agg + "+" + v).toStream().to("out"));
+        def("aggregate_nullable", b -> in(b).groupByKey().aggregate(() -> "0", (k, v, agg) -> agg + "+" + opt(v)).toStream().to("out"));
+
+        // ---- windows ---------------------------------------------------------------------------
+        def("tumbling_count", b -> in(b).groupByKey().windowedBy(TimeWindows.ofSizeWithNoGrace(Duration.ofMillis(10))).count()
+            .toStream().to("out.w.l", Produced.with(WindowedSerdes.timeWindowedSerdeFrom(String.class, 10), Serdes.Long())));
+        def("tumbling_count_grace", b -> in(b).groupByKey().windowedBy(TimeWindows.ofSizeAndGrace(Duration.ofMillis(10), Duration.ofMillis(5))).count()
+            .toStream().to("out.w.l", Produced.with(WindowedSerdes.timeWindowedSerdeFrom(String.class, 10), Serdes.Long())));
+        def("hopping_count", b -> in(b).groupByKey().windowedBy(TimeWindows.ofSizeWithNoGrace(Duration.ofMillis(10)).advanceBy(Duration.ofMillis(5))).count()
+            .toStream().to("out.w.l", Produced.with(WindowedSerdes.timeWindowedSerdeFrom(String.class, 10), Serdes.Long())));
+        def("tumbling_reduce", b -> in(b).groupByKey().windowedBy(TimeWindows.ofSizeAndGrace(Duration.ofMillis(10), Duration.ofMillis(5))).reduce((a, v) -> a + "+" + v)
+            .toStream().to("out.w.s", Produced.with(WindowedSerdes.timeWindowedSerdeFrom(String.class, 10), Serdes.String())));
+        def("tumbling_aggregate", b -> in(b).groupByKey().windowedBy(TimeWindows.ofSizeAndGrace(Duration.ofMillis(10), Duration.ofMillis(5)))
+            .aggregate(() -> "0", (k, v, agg) -> agg + "+" + v)
+            .toStream().to("out.w.s", Produced.with(WindowedSerdes.timeWindowedSerdeFrom(String.class, 10), Serdes.String())));
+        def("session_count", b -> in(b).groupByKey().windowedBy(SessionWindows.ofInactivityGapWithNoGrace(Duration.ofMillis(10))).count()
+            .toStream().to("out.sw.l", Produced.with(WindowedSerdes.sessionWindowedSerdeFrom(String.class), Serdes.Long())));
+        def("session_count_grace", b -> in(b).groupByKey().windowedBy(SessionWindows.ofInactivityGapAndGrace(Duration.ofMillis(10), Duration.ofMillis(5))).count()
+            .toStream().to("out.sw.l", Produced.with(WindowedSerdes.sessionWindowedSerdeFrom(String.class), Serdes.Long())));
+        def("session_aggregate", b -> in(b).groupByKey().windowedBy(SessionWindows.ofInactivityGapAndGrace(Duration.ofMillis(10), Duration.ofMillis(5)))
+            .aggregate(() -> "0", (k, v, agg) -> agg + "+" + v, (k, a1, a2) -> a1 + "|" + a2, Materialized.with(Serdes.String(), Serdes.String()))
+            .toStream().to("out.sw.s", Produced.with(WindowedSerdes.sessionWindowedSerdeFrom(String.class), Serdes.String())));
+        def("session_reduce", b -> in(b).groupByKey().windowedBy(SessionWindows.ofInactivityGapWithNoGrace(Duration.ofMillis(10))).reduce((a, v) -> a + "+" + v)
+            .toStream().to("out.sw.s", Produced.with(WindowedSerdes.sessionWindowedSerdeFrom(String.class), Serdes.String())));
+        def("sliding_count", b -> in(b).groupByKey().windowedBy(SlidingWindows.ofTimeDifferenceWithNoGrace(Duration.ofMillis(10))).count()
+            .toStream().to("out.w.l", Produced.with(WindowedSerdes.timeWindowedSerdeFrom(String.class, 10), Serdes.Long())));
+        def("sliding_count_grace", b -> in(b).groupByKey().windowedBy(SlidingWindows.ofTimeDifferenceAndGrace(Duration.ofMillis(10), Duration.ofMillis(5))).count()
+            .toStream().to("out.w.l", Produced.with(WindowedSerdes.timeWindowedSerdeFrom(String.class, 10), Serdes.Long())));
+        def("sliding_reduce", b -> in(b).groupByKey().windowedBy(SlidingWindows.ofTimeDifferenceAndGrace(Duration.ofMillis(10), Duration.ofMillis(5))).reduce((a, v) -> a + "+" + v)
+            .toStream().to("out.w.s", Produced.with(WindowedSerdes.timeWindowedSerdeFrom(String.class, 10), Serdes.String())));
+        def("tumbling_suppress", b -> in(b).groupByKey().windowedBy(TimeWindows.ofSizeAndGrace(Duration.ofMillis(10), Duration.ofMillis(5))).count(Materialized.with(Serdes.String(), Serdes.Long()))
+            .suppress(Suppressed.untilWindowCloses(Suppressed.BufferConfig.unbounded()))
+            .toStream().to("out.w.l", Produced.with(WindowedSerdes.timeWindowedSerdeFrom(String.class, 10), Serdes.Long())));
+        def("session_suppress", b -> in(b).groupByKey().windowedBy(SessionWindows.ofInactivityGapAndGrace(Duration.ofMillis(10), Duration.ofMillis(5))).count(Materialized.with(Serdes.String(), Serdes.Long()))
+            .suppress(Suppressed.untilWindowCloses(Suppressed.BufferConfig.unbounded()))
+            .toStream().to("out.sw.l", Produced.with(WindowedSerdes.sessionWindowedSerdeFrom(String.class), Serdes.Long())));
+        def("sliding_suppress", b -> in(b).groupByKey().windowedBy(SlidingWindows.ofTimeDifferenceAndGrace(Duration.ofMillis(10), Duration.ofMillis(5))).count(Materialized.with(Serdes.String(), Serdes.Long()))
+            .suppress(Suppressed.untilWindowCloses(Suppressed.BufferConfig.unbounded()))
+            .toStream().to("out.w.l", Produced.with(WindowedSerdes.timeWindowedSerdeFrom(String.class, 10), Serdes.Long())));
+
+        // ---- tables ----------------------------------------------------------------------------
+        def("table_passthrough", b -> t(b, "t1").toStream().to("out"));
+        def("table_filter", b -> t(b, "t1").filter((k, v) -> v.startsWith("a")).toStream().to("out"));
+        def("table_filter_not", b -> t(b, "t1").filterNot((k, v) -> v.startsWith("a")).toStream().to("out"));
+        def("table_map_values", b -> t(b, "t1").mapValues(v -> v.toUpperCase()).toStream().to("out"));
+        def("table_changes", b -> changes(t(b, "t1")));
+        def("table_filter_changes", b -> changes(t(b, "t1").filter((k, v) -> v.startsWith("a"))));
+        def("table_map_values_changes", b -> changes(t(b, "t1").mapValues(v -> v.toUpperCase())));
+        def("to_table", b -> in(b).toTable(Materialized.as("st")).toStream().to("out"));
+        def("to_table_nullable", b -> in(b).toTable(Materialized.as("st")).toStream().to("out"));
+        def("table_group_count", b -> t(b, "t1").groupBy((k, v) -> KeyValue.pair(v, v)).count()
+            .toStream().to("out.s.l", Produced.with(Serdes.String(), Serdes.Long())));
+        def("table_group_reduce", b -> t(b, "t1")
+            .groupBy((k, v) -> KeyValue.pair(k.substring(0, 1), Long.parseLong(v)), Grouped.with(Serdes.String(), Serdes.Long()))
+            .reduce((a, v) -> a + v, (a, v) -> a - v)
+            .toStream().to("out.s.l", Produced.with(Serdes.String(), Serdes.Long())));
+        def("table_group_aggregate", b -> t(b, "t1").groupBy((k, v) -> KeyValue.pair(v, k))
+            .aggregate(() -> "", (k, v, agg) -> agg + "+" + v, (k, v, agg) -> agg + "-" + v)
+            .toStream().to("out"));
+        def("table_join", b -> t(b, "t1").join(t(b, "t2"), (l, r) -> l + "+" + r).toStream().to("out"));
+        def("table_left_join", b -> t(b, "t1").leftJoin(t(b, "t2"), (l, r) -> l + "+" + opt(r)).toStream().to("out"));
+        def("table_outer_join", b -> t(b, "t1").outerJoin(t(b, "t2"), (l, r) -> opt(l) + "+" + opt(r)).toStream().to("out"));
+        def("stream_table_join", b -> in(b).join(t(b, "t1"), (v, t) -> v + "+" + t).to("out"));
+        def("stream_table_left_join", b -> in(b).leftJoin(t(b, "t1"), (v, t) -> v + "+" + opt(t)).to("out"));
+        def("global_join", b -> {
+            GlobalKTable<String, String> g = b.globalTable("g");
+            in(b).join(g, (k, v) -> v, (v, gv) -> v + "+" + gv).to("out");
+        });
+        def("global_left_join", b -> {
+            GlobalKTable<String, String> g = b.globalTable("g");
+            in(b).leftJoin(g, (k, v) -> v, (v, gv) -> v + "+" + opt(gv)).to("out");
+        });
+        def("fk_join", b -> t(b, "t1")
+            .join(t(b, "t2"), v -> v.split(":")[0], (l, r) -> l + "+" + r).toStream().to("out"));
+        def("fk_left_join", b -> t(b, "t1")
+            .leftJoin(t(b, "t2"), v -> v.split(":")[0], (l, r) -> l + "+" + opt(r)).toStream().to("out"));
+
+        // ---- stream-stream joins ---------------------------------------------------------------
+        JoinWindows w = JoinWindows.ofTimeDifferenceAndGrace(Duration.ofMillis(10), Duration.ofMillis(5));
+        def("ss_join", b -> in(b).join(b.stream("in2"), (l, r) -> l + "+" + r, w).to("out"));
+        def("ss_left_join", b -> in(b).leftJoin(b.<String, String>stream("in2"), (l, r) -> l + "+" + opt(r), w).to("out"));
+        def("ss_outer_join", b -> in(b).outerJoin(b.<String, String>stream("in2"), (l, r) -> opt(l) + "+" + opt(r), w).to("out"));
+        def("ss_join_asym", b -> in(b).join(b.stream("in2"), (l, r) -> l + "+" + r,
+            JoinWindows.ofTimeDifferenceWithNoGrace(Duration.ofMillis(10)).before(Duration.ZERO)).to("out"));
+    }
+
+    /// A table's updates as its downstream sees them: every old value subtracted ("-old") and
+    /// every new value added ("+new"), per key.
+    private static void changes(KTable<String, String> t) {
+        t.groupBy((k, v) -> KeyValue.pair(k, v))
+            .aggregate(() -> "", (k, v, agg) -> agg + "+" + v, (k, v, agg) -> agg + "-" + v)
+            .toStream().to("out");
+    }
+
+    // ---- the runner ----------------------------------------------------------------------------
+
+    public static void main(String[] args) throws IOException {
+        Path cases = Path.of(args[0]);
+        Path out = Path.of(args[1]);
+        Files.createDirectories(out);
+        List<Path> files;
+        try (var list = Files.list(cases)) {
+            files = list.filter(p -> p.toString().endsWith(".txt")).sorted().collect(Collectors.toList());
+        }
+        int failed = 0;
+        for (Path file : files) {
+            String name = file.getFileName().toString().replaceAll("\\.txt$", "");
+            try {
+                List<String> lines = run(Files.readAllLines(file, StandardCharsets.UTF_8));
+                Files.write(out.resolve(name + ".expected.jsonl"), lines, StandardCharsets.UTF_8);
+            } catch (RuntimeException e) {
+                failed++;
+                System.err.println("case " + name + ": " + e);
+            }
+        }
+        System.err.println("parity (Java): " + (files.size() - failed) + " cases written to " + out);
+        if (failed > 0) {
+            System.exit(1);
+        }
+    }
+
+    private static String[] tokens(String line) {
+        return line.trim().split("\\s+");
+    }
+
+    private static String nul(String token) {
+        return token.equals("null") ? null : token;
+    }
+
+    private static List<String> run(List<String> input) {
+        String topology = null;
+        List<String[]> steps = new ArrayList<>();
+        for (String line : input) {
+            if (line.isBlank() || line.trim().startsWith("#")) {
+                continue;
+            }
+            String[] t = tokens(line);
+            if (t[0].equals("topology")) {
+                topology = t[1];
+            } else {
+                steps.add(t);
+            }
+        }
+        Consumer<StreamsBuilder> build = TOPOLOGIES.get(topology);
+        if (build == null) {
+            throw new IllegalArgumentException("unknown topology " + topology);
+        }
+        StreamsBuilder b = new StreamsBuilder();
+        build.accept(b);
+        Properties props = new Properties();
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, "parity-" + topology.replace('_', '-'));
+        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:9");
+        props.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0);
+        props.put(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.StringSerde.class);
+        props.put(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.StringSerde.class);
+        List<String> lines = new ArrayList<>();
+        try (TopologyTestDriver driver = new TopologyTestDriver(b.build(), props, Instant.ofEpochMilli(0))) {
+            Map<String, TestInputTopic<String, String>> inputs = new LinkedHashMap<>();
+            int n = 0;
+            for (String[] step : steps) {
+                n++;
+                try {
+                    if (step[0].equals("wall")) {
+                        driver.advanceWallClockTime(Duration.ofMillis(Long.parseLong(step[1])));
+                    } else {
+                        TestInputTopic<String, String> topic = inputs.computeIfAbsent(step[0],
+                            t -> driver.createInputTopic(t, new StringSerializer(), new StringSerializer()));
+                        topic.pipeInput(new TestRecord<>(nul(step[1]), nul(step[2]), null, Long.parseLong(step[3])));
+                    }
+                } catch (RuntimeException e) {
+                    ObjectNode error = JSON.createObjectNode();
+                    error.put("in", n);
+                    error.put("error", String.valueOf(rootCause(e)));
+                    lines.add(error.toString());
+                    break;
+                }
+                for (String topic : new TreeSet<>(driver.producedTopicNames())) {
+                    if (!topic.startsWith("out")) {
+                        continue;
+                    }
+                    TestOutputTopic<byte[], byte[]> o = driver.createOutputTopic(topic, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+                    for (TestRecord<byte[], byte[]> r : o.readRecordsToList()) {
+                        String[] fmt = formats(topic);
+                        ObjectNode line = JSON.createObjectNode();
+                        line.put("in", n);
+                        line.put("topic", topic);
+                        line.put("key", render(r.key(), fmt[0]));
+                        line.put("value", render(r.value(), fmt[1]));
+                        line.put("ts", r.timestamp());
+                        lines.add(line.toString());
+                    }
+                }
+            }
+            double dropped = 0;
+            for (Map.Entry<org.apache.kafka.common.MetricName, ? extends Metric> m : driver.metrics().entrySet()) {
+                if (m.getKey().name().equals("dropped-records-total") && m.getKey().group().equals("stream-task-metrics")) {
+                    dropped += ((Number) m.getValue().metricValue()).doubleValue();
+                }
+            }
+            ObjectNode end = JSON.createObjectNode();
+            end.put("dropped", (long) dropped);
+            lines.add(end.toString());
+        }
+        return lines;
+    }
+
+    private static Throwable rootCause(Throwable e) {
+        while (e.getCause() != null && e.getCause() != e) {
+            e = e.getCause();
+        }
+        return e;
+    }
+
+    /// `out.<key format>.<value format>`, or strings.
+    private static String[] formats(String topic) {
+        String[] parts = topic.split("\\.");
+        return parts.length == 3 ? new String[] {parts[1], parts[2]} : new String[] {"s", "s"};
+    }
+
+    private static String hex(byte[] b) {
+        StringBuilder s = new StringBuilder("0x");
+        for (byte x : b) {
+            s.append(String.format("%02x", x));
+        }
+        return s.toString();
+    }
+
+    private static String text(byte[] b) {
+        try {
+            return StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(b)).toString();
+        } catch (CharacterCodingException e) {
+            return hex(b);
+        }
+    }
+
+    /// The same rendering as the Rust side's `render`: s = UTF-8, l = i64, w = key@start (time
+    /// windowed), sw = key@start/end (session windowed); bytes that do not fit are hex.
+    static String render(byte[] b, String fmt) {
+        if (b == null) {
+            return null;
+        }
+        ByteBuffer buf = ByteBuffer.wrap(b);
+        switch (fmt) {
+            case "l":
+                return b.length == 8 ? Long.toString(buf.getLong()) : hex(b);
+            case "w":
+                if (b.length < 8) {
+                    return hex(b);
+                }
+                return text(Arrays.copyOf(b, b.length - 8)) + "@" + buf.getLong(b.length - 8);
+            case "sw":
+                if (b.length < 16) {
+                    return hex(b);
+                }
+                return text(Arrays.copyOf(b, b.length - 16)) + "@" + buf.getLong(b.length - 8) + "/" + buf.getLong(b.length - 16);
+            default:
+                return text(b);
+        }
+    }
+}

@@ -1,0 +1,750 @@
+//! The differential suite: every case of `examples/parity/cases` run by Kafka Streams 4.4
+//! (`java/src/Parity.java`, through `scripts/parity.sh java`) and by the topologies below, with
+//! the same input file, compared record by record. Differences listed in `ACCEPTED.md` are
+//! reported but allowed; any other fails the test. See `README.md`.
+
+// The topologies are documented by their case files and the Java side.
+#![allow(missing_docs)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use dekaf_streams::prelude::*;
+use dekaf_streams::serdes::Nullable;
+use dekaf_streams_parity::{Case, accepted, diff, parse_case, read_expected, run};
+use serde_json::Value;
+
+fn opt(s: Option<&String>) -> &str {
+    s.map_or("null", String::as_str)
+}
+
+// ---- stateless ---------------------------------------------------------------------------------
+
+topology! { pub Passthrough = "parity-passthrough" { stream("in", Utf8, Utf8).to("out", Utf8, Utf8); } }
+topology! {
+    pub PassthroughNullable = "parity-passthrough-nullable" {
+        stream("in", Nullable::<Utf8>, Nullable::<Utf8>).to("out", Nullable::<Utf8>, Nullable::<Utf8>);
+    }
+}
+topology! {
+    pub Filter = "parity-filter" {
+        stream("in", Utf8, Utf8).filter(|_k, v| v.starts_with('a')).to("out", Utf8, Utf8);
+    }
+}
+topology! {
+    pub FilterNot = "parity-filter-not" {
+        stream("in", Utf8, Utf8).filter_not(|_k, v| v.starts_with('a')).to("out", Utf8, Utf8);
+    }
+}
+topology! {
+    pub FilterNullable = "parity-filter-nullable" {
+        stream("in", Nullable::<Utf8>, Nullable::<Utf8>)
+            .filter(|_k, v: &Option<String>| v.as_deref().is_none_or(|v| v.starts_with('a')))
+            .to("out", Nullable::<Utf8>, Nullable::<Utf8>);
+    }
+}
+topology! {
+    pub Map = "parity-map" {
+        stream("in", Utf8, Utf8).map(|k, v| (v, k)).to("out", Utf8, Utf8);
+    }
+}
+topology! {
+    pub MapValues = "parity-map-values" {
+        stream("in", Utf8, Utf8).map_values(|v: String| v.to_uppercase()).to("out", Utf8, Utf8);
+    }
+}
+topology! {
+    pub MapValuesKey = "parity-map-values-key" {
+        stream("in", Utf8, Utf8).map_values(|k: &String, v: String| format!("{k}:{v}")).to("out", Utf8, Utf8);
+    }
+}
+topology! {
+    pub MapValuesNullable = "parity-map-values-nullable" {
+        stream("in", Nullable::<Utf8>, Nullable::<Utf8>)
+            .map_values(|v: Option<String>| v.map_or_else(|| "was-null".to_owned(), |v| v.to_uppercase()))
+            .to("out", Nullable::<Utf8>, Utf8);
+    }
+}
+topology! {
+    pub FlatMap = "parity-flat-map" {
+        stream("in", Utf8, Utf8)
+            .flat_map(|k: &String, v: &String| v.split(',').map(|p| (p.to_owned(), k.clone())).collect::<Vec<_>>())
+            .to("out", Utf8, Utf8);
+    }
+}
+topology! {
+    pub FlatMapValues = "parity-flat-map-values" {
+        stream("in", Utf8, Utf8)
+            .flat_map_values(|v: &String| v.split(',').map(str::to_owned).collect::<Vec<_>>())
+            .to("out", Utf8, Utf8);
+    }
+}
+topology! {
+    pub SelectKey = "parity-select-key" {
+        stream("in", Utf8, Utf8).select_key(|_k, v: &String| v[..1].to_owned()).to("out", Utf8, Utf8);
+    }
+}
+topology! {
+    pub SelectKeyNullable = "parity-select-key-nullable" {
+        stream("in", Nullable::<Utf8>, Utf8)
+            .select_key(|_k, v: &String| v[..1].to_owned())
+            .to("out", Utf8, Utf8);
+    }
+}
+topology! {
+    pub MapValuesKeyNullable = "parity-map-values-key-nullable" {
+        stream("in", Nullable::<Utf8>, Nullable::<Utf8>)
+            .map_values(|k: &Option<String>, v: Option<String>| format!("{}:{}", opt(k.as_ref()), opt(v.as_ref())))
+            .to("out", Nullable::<Utf8>, Utf8);
+    }
+}
+topology! {
+    pub Peek = "parity-peek" {
+        stream("in", Utf8, Utf8).peek(|_k, _v| {}).to("out", Utf8, Utf8);
+    }
+}
+topology! {
+    pub Merge = "parity-merge" {
+        let in2 = stream("in2", Utf8, Utf8);
+        stream("in", Utf8, Utf8).merge(in2).to("out", Utf8, Utf8);
+    }
+}
+topology! {
+    pub Branch = "parity-branch" {
+        let [a, b] = stream("in", Utf8, Utf8).branch(|_k, v| v.starts_with('a'), |_k, v| v.starts_with('b'));
+        a.to("out-a", Utf8, Utf8);
+        b.to("out-b", Utf8, Utf8);
+    }
+}
+topology! {
+    pub Repartition = "parity-repartition" {
+        stream("in", Utf8, Utf8)
+            .select_key(|_k, v: &String| v[..1].to_owned())
+            .repartition("rp", Utf8, Utf8)
+            .map_values(|v: String| v + "!")
+            .to("out", Utf8, Utf8);
+    }
+}
+// The loop is the point: the macro warns about it, `allow(deprecated)` on the enclosing module
+// silences the warning.
+#[allow(deprecated)]
+mod looping {
+    use dekaf_streams::prelude::*;
+    topology! {
+        pub Loop = "parity-loop" {
+            let s = stream("in", Utf8, Utf8);
+            s.filter(|_k, v| v.len() < 3).map_values(|v: String| v + "x").to("in", Utf8, Utf8);
+            s.to("out", Utf8, Utf8);
+        }
+    }
+}
+use looping::Loop;
+topology! {
+    pub ProcessDedup = "parity-process-dedup" {
+        store("seen", Utf8, I64);
+        stream("in", Utf8, Utf8)
+            .process(["seen"], |ctx, k: String, v: String| {
+                if ctx.seen().get(&k)?.is_some() {
+                    return Ok(None);
+                }
+                let now = ctx.timestamp();
+                ctx.seen().put(&k, &now)?;
+                Ok(Some((k, v)))
+            })
+            .to("out", Utf8, Utf8);
+    }
+}
+
+// ---- grouping and aggregation of streams -------------------------------------------------------
+
+topology! {
+    pub Count = "parity-count" {
+        stream("in", Utf8, Utf8).group_by_key().count("counts").to_stream().to("out.s.l", Utf8, I64);
+    }
+}
+topology! {
+    pub CountNullable = "parity-count-nullable" {
+        stream("in", Nullable::<Utf8>, Nullable::<Utf8>)
+            .group_by_key()
+            .count("counts")
+            .to_stream()
+            .to("out.s.l", Nullable::<Utf8>, I64);
+    }
+}
+topology! {
+    pub CountGroupBy = "parity-count-group-by" {
+        stream("in", Utf8, Utf8)
+            .group_by(|_k, v: &String| v.clone(), Utf8, Utf8)
+            .count("counts")
+            .to_stream()
+            .to("out.s.l", Utf8, I64);
+    }
+}
+topology! {
+    pub CountSelectKey = "parity-count-select-key" {
+        stream("in", Utf8, Utf8)
+            .select_key(|_k, v: &String| v.clone())
+            .group_by_key(Utf8, Utf8)
+            .count("counts")
+            .to_stream()
+            .to("out.s.l", Utf8, I64);
+    }
+}
+topology! {
+    pub Reduce = "parity-reduce" {
+        stream("in", Utf8, Utf8)
+            .group_by_key()
+            .reduce("reduced", |a: String, v: String| a + "+" + &v)
+            .to_stream()
+            .to("out", Utf8, Utf8);
+    }
+}
+topology! {
+    pub Aggregate = "parity-aggregate" {
+        stream("in", Utf8, Utf8)
+            .group_by_key()
+            .aggregate("agg", || "0".to_owned(), |_k, v: String, agg: String| agg + "+" + &v, Utf8)
+            .to_stream()
+            .to("out", Utf8, Utf8);
+    }
+}
+topology! {
+    pub AggregateNullable = "parity-aggregate-nullable" {
+        stream("in", Nullable::<Utf8>, Nullable::<Utf8>)
+            .group_by_key()
+            .aggregate(
+                "agg",
+                || "0".to_owned(),
+                |_k, v: Option<String>, agg: String| format!("{agg}+{}", opt(v.as_ref())),
+                Utf8,
+            )
+            .to_stream()
+            .to("out", Nullable::<Utf8>, Utf8);
+    }
+}
+
+// ---- windows -----------------------------------------------------------------------------------
+
+topology! {
+    pub TumblingCount = "parity-tumbling-count" {
+        stream("in", Utf8, Utf8).group_by_key().windowed_by(tumbling(10)).count("counts")
+            .to_stream().to("out.w.l", TimeWindowed::<Utf8>, I64);
+    }
+}
+topology! {
+    pub TumblingCountGrace = "parity-tumbling-count-grace" {
+        stream("in", Utf8, Utf8).group_by_key().windowed_by(tumbling(10).grace(5)).count("counts")
+            .to_stream().to("out.w.l", TimeWindowed::<Utf8>, I64);
+    }
+}
+topology! {
+    pub HoppingCount = "parity-hopping-count" {
+        stream("in", Utf8, Utf8).group_by_key().windowed_by(hopping(10, 5)).count("counts")
+            .to_stream().to("out.w.l", TimeWindowed::<Utf8>, I64);
+    }
+}
+topology! {
+    pub TumblingReduce = "parity-tumbling-reduce" {
+        stream("in", Utf8, Utf8).group_by_key().windowed_by(tumbling(10).grace(5))
+            .reduce("reduced", |a: String, v: String| a + "+" + &v)
+            .to_stream().to("out.w.s", TimeWindowed::<Utf8>, Utf8);
+    }
+}
+topology! {
+    pub TumblingAggregate = "parity-tumbling-aggregate" {
+        stream("in", Utf8, Utf8).group_by_key().windowed_by(tumbling(10).grace(5))
+            .aggregate("agg", || "0".to_owned(), |_k, v: String, agg: String| agg + "+" + &v, Utf8)
+            .to_stream().to("out.w.s", TimeWindowed::<Utf8>, Utf8);
+    }
+}
+topology! {
+    pub SessionCount = "parity-session-count" {
+        stream("in", Utf8, Utf8).group_by_key().windowed_by(session(10)).count("counts")
+            .to_stream().to("out.sw.l", SessionWindowed::<Utf8>, I64);
+    }
+}
+topology! {
+    pub SessionCountGrace = "parity-session-count-grace" {
+        stream("in", Utf8, Utf8).group_by_key().windowed_by(session(10).grace(5)).count("counts")
+            .to_stream().to("out.sw.l", SessionWindowed::<Utf8>, I64);
+    }
+}
+topology! {
+    pub SessionAggregate = "parity-session-aggregate" {
+        stream("in", Utf8, Utf8).group_by_key().windowed_by(session(10).grace(5))
+            .aggregate(
+                "agg",
+                || "0".to_owned(),
+                |_k, v: String, agg: String| agg + "+" + &v,
+                |_k, a: String, b: String| a + "|" + &b,
+                Utf8,
+            )
+            .to_stream().to("out.sw.s", SessionWindowed::<Utf8>, Utf8);
+    }
+}
+topology! {
+    pub SessionReduce = "parity-session-reduce" {
+        stream("in", Utf8, Utf8).group_by_key().windowed_by(session(10))
+            .reduce("reduced", |a: String, v: String| a + "+" + &v)
+            .to_stream().to("out.sw.s", SessionWindowed::<Utf8>, Utf8);
+    }
+}
+topology! {
+    pub SlidingCount = "parity-sliding-count" {
+        stream("in", Utf8, Utf8).group_by_key().windowed_by(sliding(10)).count("counts")
+            .to_stream().to("out.w.l", TimeWindowed::<Utf8>, I64);
+    }
+}
+topology! {
+    pub SlidingCountGrace = "parity-sliding-count-grace" {
+        stream("in", Utf8, Utf8).group_by_key().windowed_by(sliding(10).grace(5)).count("counts")
+            .to_stream().to("out.w.l", TimeWindowed::<Utf8>, I64);
+    }
+}
+topology! {
+    pub SlidingReduce = "parity-sliding-reduce" {
+        stream("in", Utf8, Utf8).group_by_key().windowed_by(sliding(10).grace(5))
+            .reduce("reduced", |a: String, v: String| a + "+" + &v)
+            .to_stream().to("out.w.s", TimeWindowed::<Utf8>, Utf8);
+    }
+}
+topology! {
+    pub TumblingSuppress = "parity-tumbling-suppress" {
+        stream("in", Utf8, Utf8).group_by_key().windowed_by(tumbling(10).grace(5)).count("counts")
+            .suppress_until_window_closes()
+            .to_stream().to("out.w.l", TimeWindowed::<Utf8>, I64);
+    }
+}
+topology! {
+    pub SessionSuppress = "parity-session-suppress" {
+        stream("in", Utf8, Utf8).group_by_key().windowed_by(session(10).grace(5)).count("counts")
+            .suppress_until_window_closes()
+            .to_stream().to("out.sw.l", SessionWindowed::<Utf8>, I64);
+    }
+}
+topology! {
+    pub SlidingSuppress = "parity-sliding-suppress" {
+        stream("in", Utf8, Utf8).group_by_key().windowed_by(sliding(10).grace(5)).count("counts")
+            .suppress_until_window_closes()
+            .to_stream().to("out.w.l", TimeWindowed::<Utf8>, I64);
+    }
+}
+
+// ---- tables ------------------------------------------------------------------------------------
+
+topology! {
+    pub TablePassthrough = "parity-table-passthrough" {
+        table("t1", Utf8, Utf8).to_stream().to("out", Utf8, Nullable::<Utf8>);
+    }
+}
+topology! {
+    pub TableFilter = "parity-table-filter" {
+        table("t1", Utf8, Utf8).filter(|_k, v| v.starts_with('a')).to_stream().to("out", Utf8, Nullable::<Utf8>);
+    }
+}
+topology! {
+    pub TableFilterNot = "parity-table-filter-not" {
+        table("t1", Utf8, Utf8).filter_not(|_k, v| v.starts_with('a')).to_stream().to("out", Utf8, Nullable::<Utf8>);
+    }
+}
+topology! {
+    pub TableMapValues = "parity-table-map-values" {
+        table("t1", Utf8, Utf8).map_values(|v: String| v.to_uppercase()).to_stream().to("out", Utf8, Nullable::<Utf8>);
+    }
+}
+// The old and new values a table forwards, made visible: re-grouped by its own key, the
+// subtractor sees each old value and the adder each new one. (Written out three times: a
+// `macro_rules!` around `topology!` trips over the macro's hygiene, see README.md.)
+topology! {
+    pub TableChanges = "parity-table-changes" {
+        table("t1", Utf8, Utf8)
+            .group_by(|k: &String, v: String| (k.clone(), v), Utf8, Utf8)
+            .aggregate(
+                "changes",
+                String::new,
+                |_k, v: String, agg: String| format!("{agg}+{v}"),
+                |_k, v: String, agg: String| format!("{agg}-{v}"),
+                Utf8,
+            )
+            .to_stream()
+            .to("out", Utf8, Nullable::<Utf8>);
+    }
+}
+topology! {
+    pub TableFilterChanges = "parity-table-filter-changes" {
+        table("t1", Utf8, Utf8).filter(|_k, v| v.starts_with('a'))
+            .group_by(|k: &String, v: String| (k.clone(), v), Utf8, Utf8)
+            .aggregate(
+                "changes",
+                String::new,
+                |_k, v: String, agg: String| format!("{agg}+{v}"),
+                |_k, v: String, agg: String| format!("{agg}-{v}"),
+                Utf8,
+            )
+            .to_stream()
+            .to("out", Utf8, Nullable::<Utf8>);
+    }
+}
+topology! {
+    pub TableMapValuesChanges = "parity-table-map-values-changes" {
+        table("t1", Utf8, Utf8).map_values(|v: String| v.to_uppercase())
+            .group_by(|k: &String, v: String| (k.clone(), v), Utf8, Utf8)
+            .aggregate(
+                "changes",
+                String::new,
+                |_k, v: String, agg: String| format!("{agg}+{v}"),
+                |_k, v: String, agg: String| format!("{agg}-{v}"),
+                Utf8,
+            )
+            .to_stream()
+            .to("out", Utf8, Nullable::<Utf8>);
+    }
+}
+topology! {
+    pub ToTable = "parity-to-table" {
+        stream("in", Utf8, Utf8).to_table("st").to_stream().to("out", Utf8, Nullable::<Utf8>);
+    }
+}
+topology! {
+    pub ToTableNullable = "parity-to-table-nullable" {
+        stream("in", Nullable::<Utf8>, Nullable::<Utf8>)
+            .to_table("st")
+            .to_stream()
+            .to("out", Nullable::<Utf8>, Nullable::<Nullable<Utf8>>);
+    }
+}
+topology! {
+    pub TableGroupCount = "parity-table-group-count" {
+        table("t1", Utf8, Utf8)
+            .group_by(|_k: &String, v: String| (v.clone(), v), Utf8, Utf8)
+            .count("counts")
+            .to_stream()
+            .to("out.s.l", Utf8, Nullable::<I64>);
+    }
+}
+topology! {
+    pub TableGroupReduce = "parity-table-group-reduce" {
+        table("t1", Utf8, Utf8)
+            .group_by(|k: &String, v: String| (k[..1].to_owned(), v.parse::<i64>().unwrap_or_default()), Utf8, I64)
+            .reduce("sums", |a, v| a + v, |a, v| a - v)
+            .to_stream()
+            .to("out.s.l", Utf8, Nullable::<I64>);
+    }
+}
+topology! {
+    pub TableGroupAggregate = "parity-table-group-aggregate" {
+        table("t1", Utf8, Utf8)
+            .group_by(|k: &String, v: String| (v, k.clone()), Utf8, Utf8)
+            .aggregate(
+                "agg",
+                String::new,
+                |_k, v: String, agg: String| format!("{agg}+{v}"),
+                |_k, v: String, agg: String| format!("{agg}-{v}"),
+                Utf8,
+            )
+            .to_stream()
+            .to("out", Utf8, Nullable::<Utf8>);
+    }
+}
+topology! {
+    pub TableJoin = "parity-table-join" {
+        let t1 = table("t1", Utf8, Utf8);
+        let t2 = table("t2", Utf8, Utf8);
+        t1.join(t2, |l: &String, r: &String| format!("{l}+{r}")).to_stream().to("out", Utf8, Nullable::<Utf8>);
+    }
+}
+topology! {
+    pub TableLeftJoin = "parity-table-left-join" {
+        let t1 = table("t1", Utf8, Utf8);
+        let t2 = table("t2", Utf8, Utf8);
+        t1.left_join(t2, |l: &String, r: Option<&String>| format!("{l}+{}", opt(r))).to_stream().to("out", Utf8, Nullable::<Utf8>);
+    }
+}
+topology! {
+    pub TableOuterJoin = "parity-table-outer-join" {
+        let t1 = table("t1", Utf8, Utf8);
+        let t2 = table("t2", Utf8, Utf8);
+        t1.outer_join(t2, |l: Option<&String>, r: Option<&String>| format!("{}+{}", opt(l), opt(r)))
+            .to_stream().to("out", Utf8, Nullable::<Utf8>);
+    }
+}
+topology! {
+    pub StreamTableJoin = "parity-stream-table-join" {
+        let t1 = table("t1", Utf8, Utf8);
+        stream("in", Utf8, Utf8).join(t1, |v: String, t: String| format!("{v}+{t}")).to("out", Utf8, Utf8);
+    }
+}
+topology! {
+    pub StreamTableLeftJoin = "parity-stream-table-left-join" {
+        let t1 = table("t1", Utf8, Utf8);
+        stream("in", Utf8, Utf8)
+            // Untyped closure parameters: inferred from the join (also on the null-key path).
+            .left_join(t1, |v, t| format!("{v}+{}", t.unwrap_or_else(|| "null".to_owned())))
+            .to("out", Utf8, Utf8);
+    }
+}
+topology! {
+    pub GlobalJoin = "parity-global-join" {
+        let g = global_table("g", Utf8, Utf8);
+        stream("in", Utf8, Utf8)
+            .join(g, |_k: &String, v: &String| v.clone(), |v: String, gv: String| format!("{v}+{gv}"))
+            .to("out", Utf8, Utf8);
+    }
+}
+topology! {
+    pub GlobalLeftJoin = "parity-global-left-join" {
+        let g = global_table("g", Utf8, Utf8);
+        stream("in", Utf8, Utf8)
+            .left_join(g, |_k: &String, v: &String| v.clone(), |v: String, gv: Option<String>| format!("{v}+{}", opt(gv.as_ref())))
+            .to("out", Utf8, Utf8);
+    }
+}
+fn foreign_key(v: &str) -> String {
+    v.split(':').next().unwrap_or_default().to_owned()
+}
+topology! {
+    pub FkJoin = "parity-fk-join" {
+        let t1 = table("t1", Utf8, Utf8);
+        let t2 = table("t2", Utf8, Utf8);
+        t1.join_on_foreign_key(t2, |v: &String| foreign_key(v), |l: &String, r: &String| format!("{l}+{r}"))
+            .to_stream().to("out", Utf8, Nullable::<Utf8>);
+    }
+}
+topology! {
+    pub FkLeftJoin = "parity-fk-left-join" {
+        let t1 = table("t1", Utf8, Utf8);
+        let t2 = table("t2", Utf8, Utf8);
+        t1.left_join_on_foreign_key(t2, |v: &String| foreign_key(v), |l: &String, r: Option<&String>| format!("{l}+{}", opt(r)))
+            .to_stream().to("out", Utf8, Nullable::<Utf8>);
+    }
+}
+
+// ---- stream-stream joins -----------------------------------------------------------------------
+
+topology! {
+    pub SsJoin = "parity-ss-join" {
+        let r = stream("in2", Utf8, Utf8);
+        stream("in", Utf8, Utf8)
+            .join(r, |l: &String, r: &String| format!("{l}+{r}"), join_window(10).grace(5))
+            .to("out", Utf8, Utf8);
+    }
+}
+topology! {
+    pub SsLeftJoin = "parity-ss-left-join" {
+        let r = stream("in2", Utf8, Utf8);
+        stream("in", Utf8, Utf8)
+            .left_join(r, |l: &String, r: Option<&String>| format!("{l}+{}", opt(r)), join_window(10).grace(5))
+            .to("out", Utf8, Utf8);
+    }
+}
+topology! {
+    pub SsOuterJoin = "parity-ss-outer-join" {
+        let r = stream("in2", Utf8, Utf8);
+        stream("in", Utf8, Utf8)
+            .outer_join(r, |l: Option<&String>, r: Option<&String>| format!("{}+{}", opt(l), opt(r)), join_window(10).grace(5))
+            .to("out", Utf8, Utf8);
+    }
+}
+topology! {
+    pub SsJoinAsym = "parity-ss-join-asym" {
+        let r = stream("in2", Utf8, Utf8);
+        stream("in", Utf8, Utf8)
+            .join(r, |l: &String, r: &String| format!("{l}+{r}"), join_window(0, 10))
+            .to("out", Utf8, Utf8);
+    }
+}
+
+/// Runs `case` with the topology it names.
+fn run_case(case: &Case) -> Option<Vec<Value>> {
+    Some(match case.topology.as_str() {
+        "passthrough" => run::<Passthrough>(case),
+        "passthrough_nullable" => run::<PassthroughNullable>(case),
+        "filter" => run::<Filter>(case),
+        "filter_not" => run::<FilterNot>(case),
+        "filter_nullable" => run::<FilterNullable>(case),
+        "map" => run::<Map>(case),
+        "map_values" => run::<MapValues>(case),
+        "map_values_key" => run::<MapValuesKey>(case),
+        "map_values_nullable" => run::<MapValuesNullable>(case),
+        "flat_map" => run::<FlatMap>(case),
+        "flat_map_values" => run::<FlatMapValues>(case),
+        "select_key" => run::<SelectKey>(case),
+        "select_key_nullable" => run::<SelectKeyNullable>(case),
+        "map_values_key_nullable" => run::<MapValuesKeyNullable>(case),
+        "peek" => run::<Peek>(case),
+        "merge" => run::<Merge>(case),
+        "branch" => run::<Branch>(case),
+        "repartition" => run::<Repartition>(case),
+        "loop" => run::<Loop>(case),
+        "process_dedup" => run::<ProcessDedup>(case),
+        "count" => run::<Count>(case),
+        "count_nullable" => run::<CountNullable>(case),
+        "count_group_by" => run::<CountGroupBy>(case),
+        "count_select_key" => run::<CountSelectKey>(case),
+        "reduce" => run::<Reduce>(case),
+        "aggregate" => run::<Aggregate>(case),
+        "aggregate_nullable" => run::<AggregateNullable>(case),
+        "tumbling_count" => run::<TumblingCount>(case),
+        "tumbling_count_grace" => run::<TumblingCountGrace>(case),
+        "hopping_count" => run::<HoppingCount>(case),
+        "tumbling_reduce" => run::<TumblingReduce>(case),
+        "tumbling_aggregate" => run::<TumblingAggregate>(case),
+        "session_count" => run::<SessionCount>(case),
+        "session_count_grace" => run::<SessionCountGrace>(case),
+        "session_aggregate" => run::<SessionAggregate>(case),
+        "session_reduce" => run::<SessionReduce>(case),
+        "sliding_count" => run::<SlidingCount>(case),
+        "sliding_count_grace" => run::<SlidingCountGrace>(case),
+        "sliding_reduce" => run::<SlidingReduce>(case),
+        "tumbling_suppress" => run::<TumblingSuppress>(case),
+        "session_suppress" => run::<SessionSuppress>(case),
+        "sliding_suppress" => run::<SlidingSuppress>(case),
+        "table_passthrough" => run::<TablePassthrough>(case),
+        "table_filter" => run::<TableFilter>(case),
+        "table_filter_not" => run::<TableFilterNot>(case),
+        "table_map_values" => run::<TableMapValues>(case),
+        "table_changes" => run::<TableChanges>(case),
+        "table_filter_changes" => run::<TableFilterChanges>(case),
+        "table_map_values_changes" => run::<TableMapValuesChanges>(case),
+        "to_table" => run::<ToTable>(case),
+        "to_table_nullable" => run::<ToTableNullable>(case),
+        "table_group_count" => run::<TableGroupCount>(case),
+        "table_group_reduce" => run::<TableGroupReduce>(case),
+        "table_group_aggregate" => run::<TableGroupAggregate>(case),
+        "table_join" => run::<TableJoin>(case),
+        "table_left_join" => run::<TableLeftJoin>(case),
+        "table_outer_join" => run::<TableOuterJoin>(case),
+        "stream_table_join" => run::<StreamTableJoin>(case),
+        "stream_table_left_join" => run::<StreamTableLeftJoin>(case),
+        "global_join" => run::<GlobalJoin>(case),
+        "global_left_join" => run::<GlobalLeftJoin>(case),
+        "fk_join" => run::<FkJoin>(case),
+        "fk_left_join" => run::<FkLeftJoin>(case),
+        "ss_join" => run::<SsJoin>(case),
+        "ss_left_join" => run::<SsLeftJoin>(case),
+        "ss_outer_join" => run::<SsOuterJoin>(case),
+        "ss_join_asym" => run::<SsJoinAsym>(case),
+        _ => return None,
+    })
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Why there is no Java output.
+enum NoJava {
+    /// No JDK or Maven here (`scripts/parity.sh` exits with 3): skipped outside CI.
+    Unavailable(String),
+    /// The Java side failed.
+    Failed(String),
+}
+
+/// Runs the Java side (`scripts/parity.sh java`) unless `PARITY_SKIP_JAVA` is set (the script
+/// sets it when it runs this test right after the Java side).
+fn java_side() -> Result<PathBuf, NoJava> {
+    let expected = root().join("target/parity/expected");
+    if std::env::var_os("PARITY_SKIP_JAVA").is_some() {
+        return Ok(expected);
+    }
+    let status = Command::new("bash")
+        .arg(root().join("scripts/parity.sh"))
+        .arg("java")
+        .status()
+        .map_err(|e| NoJava::Unavailable(format!("cannot run bash scripts/parity.sh java: {e}")))?;
+    match status.code() {
+        Some(0) => Ok(expected),
+        Some(3) => Err(NoJava::Unavailable(
+            "the Java side cannot run here: no JDK or Maven (see the message of scripts/parity.sh above)"
+                .to_owned(),
+        )),
+        _ => Err(NoJava::Failed(format!(
+            "scripts/parity.sh java failed ({status})"
+        ))),
+    }
+}
+
+#[test]
+fn kafka_streams_parity() {
+    let in_ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
+    let expected_dir = match java_side() {
+        Ok(dir) => dir,
+        Err(NoJava::Unavailable(why)) if !in_ci => {
+            eprintln!("parity: SKIPPED (not in CI): {why}");
+            return;
+        }
+        Err(NoJava::Unavailable(why) | NoJava::Failed(why)) => panic!("parity: {why}"),
+    };
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let accepted = accepted(&std::fs::read_to_string(here.join("ACCEPTED.md")).unwrap_or_default());
+    let mut files: Vec<PathBuf> = std::fs::read_dir(here.join("cases"))
+        .expect("examples/parity/cases")
+        .map(|e| e.expect("a case file").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
+        .collect();
+    files.sort();
+    let (mut matching, mut differing, mut accepted_differing) = (0, Vec::new(), 0);
+    let mut problems = Vec::new();
+    for file in &files {
+        let name = file
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .expect("a UTF-8 file name");
+        let text = std::fs::read_to_string(file).expect("a readable case");
+        let case = match parse_case(name, &text) {
+            Ok(c) => c,
+            Err(e) => {
+                problems.push(e);
+                continue;
+            }
+        };
+        let Some(actual) = run_case(&case) else {
+            problems.push(format!(
+                "{name}: topology `{}` is not in tests/parity.rs",
+                case.topology
+            ));
+            continue;
+        };
+        let expected = match read_expected(&expected_dir, name) {
+            Ok(e) => e,
+            Err(e) => {
+                problems.push(format!("{name}: no Java output ({e})"));
+                continue;
+            }
+        };
+        match (diff(&expected, &actual), accepted.get(name)) {
+            (None, None) => matching += 1,
+            (None, Some(_)) => problems.push(format!(
+                "{name}: listed in ACCEPTED.md but now matches Kafka Streams: remove its entry"
+            )),
+            (Some(d), Some(why)) => {
+                accepted_differing += 1;
+                eprintln!("parity: {name}: accepted difference ({})\n{d}", why.trim());
+            }
+            (Some(d), None) => {
+                eprintln!("parity: {name}: DIFFERS from Kafka Streams 4.4 (- Java, + Rust)\n{d}");
+                differing.push(name.to_owned());
+            }
+        }
+    }
+    for name in accepted.keys() {
+        if !files
+            .iter()
+            .any(|f| f.file_stem().and_then(|s| s.to_str()) == Some(name))
+        {
+            problems.push(format!("ACCEPTED.md lists `{name}`, which is no case"));
+        }
+    }
+    eprintln!(
+        "parity: {} cases: {matching} match Kafka Streams 4.4, {accepted_differing} differ as accepted, {} differ",
+        files.len(),
+        differing.len()
+    );
+    assert!(problems.is_empty(), "parity: {}", problems.join("\n"));
+    assert!(
+        differing.is_empty(),
+        "parity: {} cases differ from Kafka Streams 4.4 (diffs above): {}",
+        differing.len(),
+        differing.join(", ")
+    );
+}
