@@ -11,7 +11,8 @@
 # Needs Rust (cargo) 1.95 or newer, from rustup.
 #
 # A broker it starts itself begins from empty storage (`scripts/kafka.sh reset`) and is stopped at
-# the end; a broker that already answers on the port is used as it is and left running.
+# the end; a broker that already answers on the test port with the listeners the tests need is
+# used as it is and left running (see step 3).
 #
 # Before the broker starts it runs the house rules as gates (skip them with DEKAF_SKIP_GATES=1 while
 # iterating): `cargo fmt --check`, `cargo clippy --workspace --all-targets -D warnings` and
@@ -20,7 +21,8 @@
 # The broker it starts also has the secured listeners (DEKAF_KAFKA_SECURE=1 of scripts/kafka.sh:
 # SSL on port+2, SASL_SSL on port+3, with a test CA made by openssl) for the security tests.
 #
-# Environment: DEKAF_KAFKA_PORT (broker port, default 9092), DEKAF_CACHE_DIR (see scripts/kafka.sh).
+# Environment: DEKAF_TEST_KAFKA_PORT (the tests' broker port, default 19092: not the demo's 9092),
+# DEKAF_CACHE_DIR (see scripts/kafka.sh).
 # The tests find the broker through DEKAF_BOOTSTRAP, and the secured listeners through
 # DEKAF_SSL_BOOTSTRAP, DEKAF_SASL_SSL_BOOTSTRAP and DEKAF_TLS_DIR, which this script exports
 # (`scripts/kafka.sh env` prints them).
@@ -39,7 +41,6 @@ as_root() {
 }
 
 started=$SECONDS
-export DEKAF_KAFKA_PORT="${DEKAF_KAFKA_PORT:-9092}"
 
 # 1. Build dependencies of rdkafka's bundled librdkafka.
 missing=()
@@ -78,17 +79,36 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# 3. The broker (Java and Maven are installed by kafka.sh when missing).
-if bash scripts/kafka.sh status >/dev/null 2>&1; then
-  say "a broker already runs on port $DEKAF_KAFKA_PORT; using it and leaving it running"
+# 3. The broker (Java and Maven are installed by kafka.sh when missing). The tests have a broker of
+# their own, on their own port (DEKAF_TEST_KAFKA_PORT, default 19092): the demo's broker, or any
+# other a user runs on 9092, is never reused, so the README's two commands work in either order.
+# A broker already on the test port is used only when it has every listener the tests need
+# (SSL, SASL_SSL, PROXIED); one of ours that lacks them is restarted with them, a foreign one
+# stops this script with what to do.
+export DEKAF_KAFKA_PORT="${DEKAF_TEST_KAFKA_PORT:-19092}"
+has_test_listeners() {
+  local env
+  env="$(bash scripts/kafka.sh env)" || return 1
+  grep -q DEKAF_SASL_SSL_BOOTSTRAP <<<"$env" && grep -q DEKAF_PROXIED_LISTENER <<<"$env"
+}
+if broker_state="$(bash scripts/kafka.sh status 2>&1)"; then
+  if has_test_listeners; then
+    say "a broker with the tests' listeners already runs on port $DEKAF_KAFKA_PORT; using it and leaving it running"
+  elif [[ "$broker_state" == running:* ]]; then
+    say "the broker of ours on port $DEKAF_KAFKA_PORT lacks the secured or proxied listeners; restarting it from empty storage with them"
+    bash scripts/kafka.sh stop
+    bash scripts/kafka.sh reset
+    DEKAF_KAFKA_SECURE=1 bash scripts/kafka.sh start
+    stop_broker=1
+  else
+    die "port $DEKAF_KAFKA_PORT: $broker_state, without the listeners the tests need (SSL, SASL_SSL, PROXIED); stop it, or set DEKAF_TEST_KAFKA_PORT to a free port"
+  fi
 else
   # A broker of its own starts from empty storage: no topics or groups of earlier runs.
   bash scripts/kafka.sh reset
   DEKAF_KAFKA_SECURE=1 bash scripts/kafka.sh start
   stop_broker=1
 fi
-# DEKAF_BOOTSTRAP, and the secured listeners when the broker has them (a broker started without
-# them fails the security tests with a message saying how to start one that has).
 eval "$(bash scripts/kafka.sh env)"
 
 # 3b. The replicated 3-node cluster of the fault tests (examples/tests/cluster_faults.rs and the
@@ -107,6 +127,11 @@ say "set-up took $((SECONDS - started))s; DEKAF_BOOTSTRAP=$DEKAF_BOOTSTRAP DEKAF
 # 4. The tests.
 tests_started=$SECONDS
 status=0
+# The differential suite's Java side (Kafka Streams' TopologyTestDriver, examples/parity): its
+# expected outputs, which the workspace's tests then compare record by record.
+if [ "$#" -eq 0 ]; then
+  if bash scripts/parity.sh java; then export PARITY_SKIP_JAVA=1; else status=$?; fi
+fi
 # --no-fail-fast: one failing test binary does not hide the results of the others.
 cargo test --workspace --no-fail-fast "$@" || status=$?
 # The runtime without its `kafka` feature, as a crate that only unit-tests topologies uses it:

@@ -386,4 +386,12 @@ impl Model {
                 )
             })
     }
+
+    /// Whether window store `s` is a time-window aggregation's: Kafka Streams'
+    /// `TimestampedWindowStore`, whose entries keep the window's latest update timestamp before
+    /// the value (`__private::store_update_stamped`). Session and sliding stores are not.
+    pub fn timestamped_window(&self, s: usize) -> bool {
+        let st = &self.stores[s];
+        st.owner == StoreOwner::Aggregate && st.window.is_some_and(|w| w.kind == WindowKind::Time)
+    }
 }

@@ -107,6 +107,12 @@ pub enum StoreKind {
         advance_ms: i64,
         /// How long after a window ends late records are still accepted, in milliseconds.
         grace_ms: i64,
+        /// Whether each stored value is the 8-byte big-endian timestamp of the window's latest
+        /// update, then the value's bytes: a time-window aggregation's store, as Kafka Streams'
+        /// `TimestampedWindowStore`. Its changelog carries the plain value, stamped with that
+        /// timestamp, so a restore (and a query's published copy) takes the timestamp from the
+        /// changelog record.
+        timestamped: bool,
     },
     /// A session store: sessions of activity separated by gaps of inactivity.
     Session {

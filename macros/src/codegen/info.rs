@@ -69,7 +69,15 @@ pub fn store_info(m: &Model, s: usize) -> TokenStream {
             let (a, b, c) = (w.size, w.advance, w.grace);
             match w.kind {
                 crate::ir::WindowKind::Time => {
-                    quote!(#dk::StoreKind::Window { size_ms: #a, advance_ms: #b, grace_ms: #c })
+                    // A time-window aggregation's store keeps Kafka Streams' timestamped
+                    // entries (see the restore in `codegen::generate`).
+                    let timestamped = m.timestamped_window(s);
+                    quote!(#dk::StoreKind::Window {
+                        size_ms: #a,
+                        advance_ms: #b,
+                        grace_ms: #c,
+                        timestamped: #timestamped,
+                    })
                 }
                 crate::ir::WindowKind::Session => {
                     quote!(#dk::StoreKind::Session { gap_ms: #a, grace_ms: #c })

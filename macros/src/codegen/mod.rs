@@ -152,9 +152,7 @@ pub fn generate(m: &Model) -> TokenStream {
                         });
                         // A time-window aggregation's store is timestamped (its changelog
                         // record's timestamp goes before the value).
-                        let put = if w.kind == crate::ir::WindowKind::Time
-                            && m.stores[s].owner == StoreOwner::Aggregate
-                        {
+                        let put = if m.timestamped_window(s) {
                             quote!(#dk::restore_table(&mut self.#f, key, value, timestamp, &mut self.__vbuf))
                         } else {
                             quote!(#dk::restore(&mut self.#f, key, value))
@@ -594,7 +592,7 @@ fn handles(m: &Model) -> TokenStream {
                 let size = w.size;
                 let doc = format!("Window store `{}` (changelog `{}`).", st.name, st.changelog);
                 // An aggregation's window store keeps Kafka Streams' timestamped entries.
-                let make = if st.owner == StoreOwner::Aggregate {
+                let make = if m.timestamped_window(s) {
                     quote!(timestamped)
                 } else {
                     quote!(new)

@@ -351,7 +351,17 @@ impl Publisher {
             .iter()
             .flat_map(|sub| sub.stores.iter())
             .find(|s| s.changelog_topic == changelog && published(s))
-            .map(|s| (s.name, matches!(s.kind, StoreKind::TimestampedKeyValue)))
+            .map(|s| {
+                let timestamped = matches!(
+                    s.kind,
+                    StoreKind::TimestampedKeyValue
+                        | StoreKind::Window {
+                            timestamped: true,
+                            ..
+                        }
+                );
+                (s.name, timestamped)
+            })
     }
 }
 

@@ -12,7 +12,7 @@ use crate::table::global::GlobalStores;
 use crate::task::{StoreRef, Task, TaskError, WindowStoreRef};
 use crate::topology::{StoreInfo, StoreKind, SubtopologyInfo, TopologyInfo};
 
-static STORES: [StoreInfo; 2] = [
+static STORES: [StoreInfo; 3] = [
     StoreInfo {
         name: "counts",
         changelog_topic: "app-counts-changelog",
@@ -25,6 +25,17 @@ static STORES: [StoreInfo; 2] = [
             size_ms: 60_000,
             advance_ms: 60_000,
             grace_ms: 0,
+            timestamped: false,
+        },
+    },
+    StoreInfo {
+        name: "window-counts",
+        changelog_topic: "app-window-counts-changelog",
+        kind: StoreKind::Window {
+            size_ms: 60_000,
+            advance_ms: 60_000,
+            grace_ms: 0,
+            timestamped: true,
         },
     },
 ];
@@ -373,6 +384,42 @@ fn window_fetch_returns_the_keys_windows_in_the_time_range_only() {
         1
     );
     assert_eq!(views.fetch(&key, 10, 5).expect("fetch").count(), 0);
+}
+
+#[test]
+fn a_timestamped_window_stores_committed_records_are_read_past_their_timestamp() {
+    // A time-window aggregation's store holds timestamp ‖ value, its changelog the value alone:
+    // the published copy must hold what the store holds, or the handle (which skips 8 bytes)
+    // reads the value's tail.
+    const WINDOW_COUNTS: WindowStoreRef<String, i64> =
+        WindowStoreRef::timestamped::<Utf8, I64>("window-counts", 60_000);
+    let (queries, mut publisher) = setup();
+    publisher.registry().set_partitions("0", PARTITIONS);
+    let counts = queries.window_store(WINDOW_COUNTS).expect("window store");
+    let key = "a".to_owned();
+    let p = partition(&key);
+    publisher
+        .publish_all(&STORES[2], p, &MemoryBackend::new())
+        .expect("publish");
+    for (start, count, timestamp) in [(0, 3, 59_000), (60_000, 5, 61_500)] {
+        let mut windowed = key.as_bytes().to_vec();
+        crate::store::window_key(&mut windowed, start);
+        let value = i64_bytes(count);
+        publisher.committed(
+            STORES[2].changelog_topic,
+            p,
+            &windowed,
+            Some(&value),
+            timestamp,
+        );
+    }
+    publisher.publish();
+    let got: Vec<(i64, i64)> = counts
+        .fetch(&key, 0, 120_000)
+        .expect("fetch")
+        .map(|e| e.expect("window"))
+        .collect();
+    assert_eq!(got, [(0, 3), (60_000, 5)]);
 }
 
 #[test]
