@@ -78,7 +78,9 @@ use std::io::Write as _;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use dekaf_streams::kafka::restore::{LogEnds, RestorePartition, restore, restore_consumer};
+use dekaf_streams::kafka::restore::{
+    LogEnds, RestorePartition, RestoreTarget, restore, restore_consumer,
+};
 use dekaf_streams::store::{LmdbBackend, MemoryBackend, StoreBackend, open_raw_env};
 use dekaf_streams_benches::args::{Flags, parse_count};
 use dekaf_streams_benches::kafka::{Admin, bootstrap_from_env, client_config};
@@ -559,6 +561,32 @@ fn write_changelog(bootstrap: &str, topic: &str, n: u64) -> Result<()> {
     Ok(())
 }
 
+/// A store as a restore's target, as a task's stores are.
+struct StoreTarget<'a, B>(&'a mut B);
+
+impl<B: StoreBackend> RestoreTarget for StoreTarget<'_, B> {
+    fn apply(
+        &mut self,
+        _: &str,
+        _: i32,
+        _: i64,
+        key: Option<&[u8]>,
+        value: Option<&[u8]>,
+        _: i64,
+    ) -> Result<(), String> {
+        let key = key.unwrap_or_default();
+        let result = match value {
+            Some(v) => self.0.put(key, v),
+            None => self.0.delete(key).map(|_| ()),
+        };
+        result.map_err(|e| e.to_string())
+    }
+
+    fn checkpoint(&mut self, _: &str, _: i32, next: i64) -> Result<(), String> {
+        self.0.flush_at(next).map_err(|e| e.to_string())
+    }
+}
+
 /// Restores the changelog into `store` with the runtime's restore loop; records per second.
 fn restore_into<B: StoreBackend>(
     bootstrap: &str,
@@ -580,25 +608,16 @@ fn restore_into<B: StoreBackend>(
         until: None,
     }];
     let started = Instant::now();
-    let mut failed = None;
     let never_stop = std::sync::atomic::AtomicBool::new(false);
+    // The store records the restore's progress as a task's stores do (`RestoreTarget::checkpoint`),
+    // so the rate includes those flushes.
     let summary = restore(
         &consumer,
         Some(&ends),
         &partitions,
         Duration::from_secs(600),
         &never_stop,
-        |_, _, _, key, value, _timestamp| {
-            let key = key.unwrap_or_default();
-            let result = match value {
-                Some(v) => store.put(key, v),
-                None => store.delete(key).map(|_| ()),
-            };
-            result.map_err(|e| {
-                failed.get_or_insert(e.to_string());
-                e.to_string()
-            })
-        },
+        StoreTarget(store),
     )?;
     store.flush()?;
     let rate = per_second(summary.records as usize, started);

@@ -32,6 +32,73 @@ const STEP: Duration = Duration::from_secs(5);
 /// How often a long restore logs its progress.
 const PROGRESS_INTERVAL: Duration = Duration::from_secs(5);
 
+/// A long restore records its progress ([`RestoreTarget::checkpoint`]) after this many records of
+/// a partition, and after [`CHECKPOINT_INTERVAL`]: a restart (a crash, a move, a shutdown)
+/// resumes there, so a restore of tens of millions of records finishes even if it is interrupted
+/// now and then. Kafka Streams checkpoints restoring tasks every commit interval
+/// (`DefaultStateUpdater#maybeCheckpointTasks`).
+pub const CHECKPOINT_RECORDS: u64 = 10_000;
+
+/// See [`CHECKPOINT_RECORDS`].
+pub const CHECKPOINT_INTERVAL: Duration = Duration::from_secs(10);
+
+/// Where a restore's records go, and where its progress is recorded.
+///
+/// [`each`] makes one of a closure, recording nothing; a task's restore records its progress in
+/// its stores.
+pub trait RestoreTarget {
+    /// Applies one changelog record (`value: None`: a tombstone) of `topic[partition]` at
+    /// `offset`, written at `timestamp`.
+    fn apply(
+        &mut self,
+        topic: &str,
+        partition: i32,
+        offset: i64,
+        key: Option<&[u8]>,
+        value: Option<&[u8]>,
+        timestamp: i64,
+    ) -> Result<(), String>;
+
+    /// Every record of `topic[partition]` before `next` has been applied: a store that keeps
+    /// its state on disk records `next` with what it holds, so that a restart resumes the
+    /// restore there instead of from the start. Called every [`CHECKPOINT_RECORDS`] records or
+    /// [`CHECKPOINT_INTERVAL`], and when the partition is done.
+    fn checkpoint(&mut self, topic: &str, partition: i32, next: i64) -> Result<(), String> {
+        let _ = (topic, partition, next);
+        Ok(())
+    }
+}
+
+/// A target that hands each record to `apply(topic, partition, offset, key, value, timestamp)`
+/// and records no progress.
+pub fn each<F>(apply: F) -> Each<F>
+where
+    F: FnMut(&str, i32, i64, Option<&[u8]>, Option<&[u8]>, i64) -> Result<(), String>,
+{
+    Each(apply)
+}
+
+/// See [`each`].
+#[derive(Debug)]
+pub struct Each<F>(F);
+
+impl<F> RestoreTarget for Each<F>
+where
+    F: FnMut(&str, i32, i64, Option<&[u8]>, Option<&[u8]>, i64) -> Result<(), String>,
+{
+    fn apply(
+        &mut self,
+        topic: &str,
+        partition: i32,
+        offset: i64,
+        key: Option<&[u8]>,
+        value: Option<&[u8]>,
+        timestamp: i64,
+    ) -> Result<(), String> {
+        (self.0)(topic, partition, offset, key, value, timestamp)
+    }
+}
+
 /// Why a restore stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum RestoreError {
@@ -46,16 +113,28 @@ pub enum RestoreError {
         #[source]
         source: KafkaError,
     },
-    /// The changelog did not reach its end in time.
+    /// The restore made no progress (no record applied, no partition finished) for `timeout`.
     #[error(
-        "restoring {pending} changelog partition(s) did not finish within {timeout:?}: check that \
+        "restoring {pending} changelog partition(s) made no progress for {timeout:?}: check that \
          the broker is reachable and that no transaction on the changelog stays open"
     )]
     TimedOut {
         /// Partitions not finished.
         pending: usize,
-        /// The limit.
+        /// The limit without progress.
         timeout: Duration,
+    },
+    /// Recording the restore's progress in a store failed.
+    #[error("recording the restore's progress at {topic}[{partition}]@{next} failed: {reason}")]
+    Checkpoint {
+        /// The changelog topic.
+        topic: String,
+        /// The partition.
+        partition: i32,
+        /// The offset it was to record.
+        next: i64,
+        /// Why.
+        reason: String,
     },
     /// The application is stopping: the restore gave up (the task's stores are incomplete).
     #[error("restoring was interrupted by the application's shutdown")]
@@ -256,29 +335,31 @@ pub(crate) fn record_timestamp<M: Message>(m: &M) -> i64 {
     m.timestamp().to_millis().unwrap_or(-1)
 }
 
-/// Reads every partition in `partitions` to its end with `consumer`, calling
-/// `apply(topic, partition, offset, key, value, timestamp)` for each record. The end is the log
-/// end offset when the restore starts: `ends` looks it up when `consumer` reads
-/// `read_committed` (exactly-once), and `None` takes the consumer's own high watermark (it reads
-/// `read_uncommitted`). A partition is done once the consumer's position passes its end, which
-/// under `read_committed` waits for the transactions open below it to end (see the module
-/// docs). Partitions with nothing to read are skipped. The others are read in waves of distinct
-/// partition numbers, since librdkafka's end-of-partition event names the partition but not the
-/// topic. The consumer's assignment is left empty afterwards. `timeout` bounds the whole call;
-/// once `stop` is set it gives up with [`RestoreError::Stopped`] (a shutdown while the cluster
-/// is unreachable must not wait for it).
-pub fn restore<F>(
+/// Reads every partition in `partitions` to its end with `consumer`, handing each record to
+/// `target` ([`RestoreTarget::apply`]) and recording progress as it goes
+/// ([`RestoreTarget::checkpoint`]). The end is the log end offset when the restore starts: `ends`
+/// looks it up when `consumer` reads `read_committed` (exactly-once), and `None` takes the
+/// consumer's own high watermark (it reads `read_uncommitted`). A partition is done once the
+/// consumer's position passes its end, which under `read_committed` waits for the transactions
+/// open below it to end (see the module docs). Partitions with nothing to read are skipped. The
+/// others are read in waves of distinct partition numbers, since librdkafka's end-of-partition
+/// event names the partition but not the topic. The consumer's assignment is left empty
+/// afterwards.
+///
+/// `no_progress` bounds how long the restore may go without applying a record or finishing a
+/// partition, not how long it may take: a restore of tens of millions of records takes what it
+/// takes, while a broker that stays unreachable or a transaction that never ends fails it with
+/// [`RestoreError::TimedOut`]. Once `stop` is set it gives up with [`RestoreError::Stopped`] (a
+/// shutdown while the cluster is unreachable must not wait for it).
+pub fn restore<T: RestoreTarget>(
     consumer: &RestoreConsumer,
     ends: Option<&LogEnds>,
     partitions: &[RestorePartition],
-    timeout: Duration,
+    no_progress: Duration,
     stop: &AtomicBool,
-    mut apply: F,
-) -> Result<RestoreSummary, RestoreError>
-where
-    F: FnMut(&str, i32, i64, Option<&[u8]>, Option<&[u8]>, i64) -> Result<(), String>,
-{
-    let deadline = Instant::now() + timeout;
+    mut target: T,
+) -> Result<RestoreSummary, RestoreError> {
+    let mut progress = Progress::new(no_progress);
     let mut summary = RestoreSummary::default();
     let mut waves: Vec<Vec<Pending<'_>>> = Vec::new();
     for p in partitions {
@@ -287,7 +368,7 @@ where
             if stop.load(Ordering::Relaxed) {
                 return Err(RestoreError::Stopped);
             }
-            let left = deadline.saturating_duration_since(Instant::now());
+            let left = progress.left();
             match bounds(consumer, ends, &p.topic, p.partition, left.min(STEP)) {
                 Ok(marks) => break marks,
                 Err(e) if is_transient(&e) && !left.is_zero() => {}
@@ -300,6 +381,7 @@ where
                 }
             }
         };
+        progress.made();
         let start = match p.from {
             Offset::Offset(o) => o.max(low),
             _ => low,
@@ -320,6 +402,8 @@ where
             partition: p,
             end,
             waiting: false,
+            next: start,
+            checkpointed: start,
         };
         match waves
             .iter_mut()
@@ -330,14 +414,43 @@ where
         }
     }
     for wave in waves {
-        let result = restore_wave(consumer, wave, deadline, stop, &mut apply, &mut summary);
+        let result = restore_wave(
+            consumer,
+            wave,
+            &mut progress,
+            stop,
+            &mut target,
+            &mut summary,
+        );
         let _ = consumer.unassign();
-        result.map_err(|e| match e {
-            RestoreError::TimedOut { pending, .. } => RestoreError::TimedOut { pending, timeout },
-            other => other,
-        })?;
+        result?;
     }
     Ok(summary)
+}
+
+/// When a restore last made progress, and how long it may go without.
+struct Progress {
+    limit: Duration,
+    last: Instant,
+}
+
+impl Progress {
+    fn new(limit: Duration) -> Self {
+        Progress {
+            limit,
+            last: Instant::now(),
+        }
+    }
+
+    /// A record was applied, or a partition looked up or finished.
+    fn made(&mut self) {
+        self.last = Instant::now();
+    }
+
+    /// How long the restore may still go without progress.
+    fn left(&self) -> Duration {
+        self.limit.saturating_sub(self.last.elapsed())
+    }
 }
 
 /// The low watermark and the log end offset of `topic[partition]`: `ends` looks the end up when
@@ -382,9 +495,31 @@ struct Pending<'a> {
     end: i64,
     /// Reached the last stable offset below `end` (logged once).
     waiting: bool,
+    /// The offset after the last record applied (where a restart would resume).
+    next: i64,
+    /// The last offset given to [`RestoreTarget::checkpoint`].
+    checkpointed: i64,
 }
 
 impl Pending<'_> {
+    /// Records the partition's progress in `target` if it moved since the last checkpoint.
+    fn checkpoint<T: RestoreTarget>(&mut self, target: &mut T) -> Result<(), RestoreError> {
+        if self.next <= self.checkpointed {
+            return Ok(());
+        }
+        let p = self.partition;
+        target
+            .checkpoint(&p.topic, p.partition, self.next)
+            .map_err(|reason| RestoreError::Checkpoint {
+                topic: p.topic.clone(),
+                partition: p.partition,
+                next: self.next,
+                reason,
+            })?;
+        self.checkpointed = self.next;
+        Ok(())
+    }
+
     /// Whether the consumer's `position` (the offset after the last record or transaction
     /// marker it handed out) reached the end. A table read from its source topic ends at the
     /// committed offset, which a `read_committed` reader had already reached: its
@@ -404,17 +539,14 @@ fn position(consumer: &RestoreConsumer, topic: &str, partition: i32) -> Option<i
     }
 }
 
-fn restore_wave<F>(
+fn restore_wave<T: RestoreTarget>(
     consumer: &RestoreConsumer,
     mut pending: Vec<Pending<'_>>,
-    deadline: Instant,
+    progress: &mut Progress,
     stop: &AtomicBool,
-    apply: &mut F,
+    target: &mut T,
     summary: &mut RestoreSummary,
-) -> Result<(), RestoreError>
-where
-    F: FnMut(&str, i32, i64, Option<&[u8]>, Option<&[u8]>, i64) -> Result<(), String>,
-{
+) -> Result<(), RestoreError> {
     let kafka_error = |p: &RestorePartition, source| RestoreError::Kafka {
         topic: p.topic.clone(),
         partition: p.partition,
@@ -430,6 +562,12 @@ where
         .assign(&tpl)
         .map_err(|e| kafka_error(pending[0].partition, e))?;
     let mut last_report = Instant::now();
+    let mut last_checkpoint = Instant::now();
+    // A finished partition records where it ended, then leaves the wave.
+    let finish = |pending: &mut Vec<Pending<'_>>, i: usize, target: &mut T| {
+        let mut done = pending.swap_remove(i);
+        done.checkpoint(target)
+    };
     while !pending.is_empty() {
         if stop.load(Ordering::Relaxed) {
             return Err(RestoreError::Stopped);
@@ -445,11 +583,17 @@ where
                 "restoring changelogs"
             );
         }
-        let left = deadline.saturating_duration_since(Instant::now());
+        if last_checkpoint.elapsed() >= CHECKPOINT_INTERVAL {
+            last_checkpoint = Instant::now();
+            for q in &mut pending {
+                q.checkpoint(target)?;
+            }
+        }
+        let left = progress.left();
         if left.is_zero() {
             return Err(RestoreError::TimedOut {
                 pending: pending.len(),
-                timeout: Duration::ZERO,
+                timeout: progress.limit,
             });
         }
         match consumer.poll(left.min(Duration::from_millis(100))) {
@@ -460,12 +604,13 @@ where
                 }) else {
                     continue;
                 };
-                let q = &pending[i];
+                let q = &mut pending[i];
                 if q.partition.until.is_some_and(|until| m.offset() >= until) {
-                    pending.swap_remove(i);
+                    progress.made();
+                    finish(&mut pending, i, target)?;
                     continue;
                 }
-                if let Err(reason) = apply(
+                if let Err(reason) = target.apply(
                     m.topic(),
                     m.partition(),
                     m.offset(),
@@ -480,9 +625,13 @@ where
                         reason,
                     });
                 }
+                progress.made();
                 summary.records += 1;
-                if m.offset() + 1 >= q.end {
-                    pending.swap_remove(i);
+                q.next = m.offset() + 1;
+                if q.next >= q.end {
+                    finish(&mut pending, i, target)?;
+                } else if q.next - q.checkpointed >= CHECKPOINT_RECORDS as i64 {
+                    q.checkpoint(target)?;
                 }
             }
             Some(Err(KafkaError::PartitionEOF(partition))) => {
@@ -495,7 +644,8 @@ where
                 let q = &mut pending[i];
                 let at = position(consumer, &q.partition.topic, partition);
                 if q.done_at_eof(at) {
-                    pending.swap_remove(i);
+                    progress.made();
+                    finish(&mut pending, i, target)?;
                 } else if !q.waiting {
                     q.waiting = true;
                     tracing::info!(
@@ -508,7 +658,7 @@ where
                     );
                 }
             }
-            // librdkafka refetches from the new leader by itself; the deadline bounds the wait.
+            // librdkafka refetches from the new leader by itself; `no_progress` bounds the wait.
             Some(Err(e)) if is_transient(&e) => {
                 tracing::debug!(error = %e, "restore consumer: transient error; waiting for the changelog's leader");
             }

@@ -15,18 +15,44 @@ use super::commit::parse_stream_time;
 use super::error::StreamsError;
 use super::processing::StreamThread;
 use super::standbys::{resume_from_standby, standby_lag};
-use super::state::{RestoreReason, flush_restored};
+use super::state::{RestoreReason, checkpoint_restored, flush_restored};
 use super::tasks::{ActiveTask, ActiveTasks, TaskId};
 use crate::kafka::assignment::{reassign, rewind};
-use crate::kafka::restore::{RestoreError, RestorePartition, restore};
+use crate::kafka::restore::{RestoreError, RestorePartition, RestoreTarget, restore};
 use crate::standby::ChangelogPosition;
 use crate::store::BackendFactory;
 use crate::task::{Task, Topology};
 
-/// How long restoring one task may take.
-const RESTORE_TIMEOUT: Duration = Duration::from_secs(600);
+/// How long restoring one task may go without progress (no record applied, no changelog
+/// partition finished): a restore as such takes what it takes (see [`restore`]).
+const RESTORE_NO_PROGRESS: Duration = Duration::from_secs(600);
 /// How long fetching committed offsets may take.
 const FETCH_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A task's stores as a restore's target: each changelog record goes to its store, and the
+/// restore's progress is recorded with what the stores hold ([`checkpoint_restored`]), so an
+/// interrupted restore resumes there.
+struct TaskRestore<'a, K>(&'a mut K);
+
+impl<K: Task> RestoreTarget for TaskRestore<'_, K> {
+    fn apply(
+        &mut self,
+        topic: &str,
+        _: i32,
+        _: i64,
+        key: Option<&[u8]>,
+        value: Option<&[u8]>,
+        timestamp: i64,
+    ) -> Result<(), String> {
+        self.0
+            .restore(topic, key.unwrap_or_default(), value, timestamp)
+            .map_err(|e| e.to_string())
+    }
+
+    fn checkpoint(&mut self, topic: &str, _: i32, next: i64) -> Result<(), String> {
+        checkpoint_restored(self.0, topic, next).map_err(|e| e.to_string())
+    }
+}
 
 impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     /// Commits and closes `revoked`, then tells the member they are released.
@@ -188,17 +214,13 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             }
             None => self.restore_start(active, &mut partitions, after_abort)?,
         };
-        let task = &mut active.task;
         let summary = match restore(
             &self.restore_consumer,
             self.ctx.log_ends.as_deref(),
             &partitions,
-            RESTORE_TIMEOUT,
+            RESTORE_NO_PROGRESS,
             &self.ctx.stop,
-            |topic, _, _, key, value, timestamp| {
-                task.restore(topic, key.unwrap_or_default(), value, timestamp)
-                    .map_err(|e| e.to_string())
-            },
+            TaskRestore(&mut active.task),
         ) {
             Ok(summary) => summary,
             // Shutting down mid-restore (the cluster may be unreachable): the stores are

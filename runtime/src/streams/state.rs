@@ -240,3 +240,21 @@ pub(super) fn flush_restored<K: Task>(
         },
     )
 }
+
+/// Records in the stores of `task` whose changelog is `topic` that they hold every record of it
+/// before `next`, flushing what the restore applied in the same LMDB transaction: an
+/// interrupted restore (a crash, a shutdown, the task moving) resumes there. The other stores
+/// are left alone: their own changelogs are at other offsets.
+pub(super) fn checkpoint_restored<K: Task>(
+    task: &mut K,
+    topic: &str,
+    next: i64,
+) -> Result<(), crate::store::StoreError> {
+    task.for_each_store(|info, store| {
+        if info.changelog_topic == topic {
+            store.flush_at(next)
+        } else {
+            Ok(())
+        }
+    })
+}
