@@ -69,6 +69,21 @@ pub enum StoreError {
     /// The backend failed (for example a disk error).
     #[error("store backend: {0}")]
     Backend(String),
+    /// A store on disk is damaged: LMDB refuses its file as corrupt, not of its format, or of
+    /// another version. The store is a cache of its changelog, so the runtime deletes it and
+    /// restores it from the changelog; every other failure to open a store (permissions, open
+    /// files, a full disk) is [`StoreError::Backend`], which the runtime reports and never
+    /// answers by deleting anything.
+    #[error(
+        "the store at {path} is damaged ({reason}); it is a cache of its changelog: delete it \
+         and it is restored from there"
+    )]
+    Damaged {
+        /// The store's directory.
+        path: String,
+        /// What LMDB said.
+        reason: String,
+    },
     /// A key is longer than the backend can hold.
     #[error(
         "a store key of {len} bytes is longer than the {max} bytes LMDB stores allow: shorten the \

@@ -93,16 +93,81 @@ fn lmdb_error<'p>(path: &'p Path, what: &'static str) -> impl Fn(heed::Error) ->
     }
 }
 
+/// The error of opening the store at `path`: [`StoreError::Damaged`] when LMDB refuses the
+/// file itself (so that deleting and restoring it helps), else [`StoreError::Backend`] with what
+/// to do about the cause.
+fn open_error<'p>(path: &'p Path, what: &'static str) -> impl Fn(heed::Error) -> StoreError + 'p {
+    move |e| {
+        let damaged = matches!(
+            e,
+            heed::Error::Mdb(
+                MdbError::Corrupted
+                    | MdbError::Invalid
+                    | MdbError::VersionMismatch
+                    | MdbError::PageNotFound
+                    | MdbError::Panic
+                    | MdbError::Incompatible
+                    | MdbError::BadDbi
+            )
+        );
+        if damaged {
+            return StoreError::Damaged {
+                path: path.display().to_string(),
+                reason: format!("{what}: {e}"),
+            };
+        }
+        let os_error = match &e {
+            heed::Error::Io(io) => io.raw_os_error(),
+            heed::Error::Mdb(MdbError::Other(code)) => Some(*code),
+            _ => None,
+        };
+        match os_error.and_then(os_error_hint) {
+            Some(hint) => StoreError::Backend(format!(
+                "cannot open the LMDB store at {}: {what} failed: {e}: {hint}",
+                path.display()
+            )),
+            None => lmdb_error(path, what)(e),
+        }
+    }
+}
+
+/// What to do about an operating-system error that keeps a store from opening.
+fn os_error_hint(code: i32) -> Option<&'static str> {
+    Some(match code {
+        libc::EACCES | libc::EPERM => {
+            "the state directory must be readable and writable by the application's user \
+             (check its owner and mode)"
+        }
+        libc::EMFILE | libc::ENFILE => {
+            "too many open files: each store on disk keeps two files open; raise the open-file \
+             limit (ulimit -n, systemd's LimitNOFILE) or run fewer tasks per instance"
+        }
+        libc::ENOSPC | libc::EDQUOT => {
+            "the state directory's file system is full: free space or give it more"
+        }
+        libc::EROFS => "the state directory is on a read-only file system",
+        libc::ENOMEM => "not enough memory or address space to map the store",
+        _ => return None,
+    })
+}
+
 impl LmdbBackend {
     /// Opens (or creates) the store in directory `dir`, creating the directory if needed.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Damaged`] when LMDB refuses the store's file as damaged;
+    /// [`StoreError::Backend`] for every other failure (permissions, open files, a full disk),
+    /// saying what to do.
     pub fn open(dir: &Path) -> Result<Self, StoreError> {
         std::fs::create_dir_all(dir).map_err(|e| {
+            let hint = e.raw_os_error().and_then(os_error_hint).unwrap_or("");
             StoreError::Backend(format!(
-                "cannot create the store directory {}: {e}",
+                "cannot create the store directory {}: {e} {hint}",
                 dir.display()
             ))
         })?;
-        let err = |what| lmdb_error(dir, what);
+        let err = |what| open_error(dir, what);
         let env = env::open(dir, env::INITIAL_MAP_SIZE, false).map_err(err("opening"))?;
         let wtxn = env.write_txn().map_err(err("a write transaction"))?;
         let db: Database<'static, Bytes, Bytes> = env
@@ -544,10 +609,11 @@ impl BackendFactory for LmdbStores {
     ) -> Result<LmdbBackend, StoreError> {
         let dir = self.store_dir(application_id, subtopology, partition, store.name);
         match LmdbBackend::open(&dir) {
-            Ok(backend) => Ok(backend),
-            Err(error) => {
-                // A damaged environment is a cache of the changelog: delete it and rebuild.
-                tracing::warn!(path = %dir.display(), %error, "the store's LMDB environment cannot be opened; deleting it and rebuilding the store from its changelog");
+            // A damaged environment is a cache of the changelog: delete it and rebuild. Nothing
+            // else is answered by deleting: a store that cannot be opened for lack of
+            // permissions, files or space is as good as ever once the cause is fixed.
+            Err(StoreError::Damaged { reason, .. }) => {
+                tracing::warn!(path = %dir.display(), reason, "the store's LMDB environment is damaged; deleting it and rebuilding the store from its changelog");
                 std::fs::remove_dir_all(&dir).map_err(|e| {
                     StoreError::Backend(format!(
                         "cannot delete the damaged store directory {}: {e} (delete it by hand \
@@ -557,6 +623,7 @@ impl BackendFactory for LmdbStores {
                 })?;
                 LmdbBackend::open(&dir)
             }
+            other => other,
         }
     }
 }
