@@ -185,6 +185,13 @@ impl Proxy {
         });
     }
 
+    /// How many client connections it accepted so far (the next one is numbered so): a request
+    /// whose [`connection`](Request::connection) is at least this value came on a connection
+    /// opened later.
+    pub fn connections(&self) -> u64 {
+        self.shared.state().next_connection
+    }
+
     /// Every request seen so far, in arrival order.
     pub fn requests(&self) -> Vec<Request> {
         self.shared.state().requests.clone()
