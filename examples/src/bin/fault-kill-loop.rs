@@ -121,7 +121,7 @@ async fn main() -> ExitCode {
     let mut exact = 0;
     let mut total = Tally::default();
     // (exact, runs) and the faults, per guarantee and security mode.
-    let mut by_mode: BTreeMap<(&'static str, Security), (usize, usize, Tally)> = BTreeMap::new();
+    let mut by_mode: Modes = BTreeMap::new();
     for run in 1..=options.runs {
         let guarantee = options
             .guarantee
@@ -281,26 +281,38 @@ async fn main() -> ExitCode {
             }
             Err(e) => println!("run {run} ({guarantee}, {security}): harness panicked: {e}"),
         }
+        if options.mixed && run < options.runs {
+            println!("after {run} runs, {exact} exact:");
+            print_modes(&by_mode, &total);
+        }
     }
     println!("{exact}/{} exact", options.runs);
     if options.mixed {
-        for ((guarantee, security), (exact, runs, tally)) in &by_mode {
-            let what = if *guarantee == "exactly_once" {
-                "exact"
-            } else {
-                "without loss"
-            };
-            println!(
-                "{guarantee} over {}: {exact}/{runs} {what}; faults landed: {}",
-                security.name(),
-                tally.summary()
-            );
-        }
-        println!("faults landed in all: {}", total.summary());
+        print_modes(&by_mode, &total);
     }
     if exact == options.runs {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
     }
+}
+
+/// Exact runs (of all) and the faults that landed, per guarantee and security mode.
+type Modes = BTreeMap<(&'static str, Security), (usize, usize, Tally)>;
+
+/// One line per guarantee and security mode, then the faults of all runs.
+fn print_modes(by_mode: &Modes, total: &Tally) {
+    for ((guarantee, security), (exact, runs, tally)) in by_mode {
+        let what = if *guarantee == "exactly_once" {
+            "exact"
+        } else {
+            "without loss"
+        };
+        println!(
+            "  {guarantee} over {}: {exact}/{runs} {what}; faults landed: {}",
+            security.name(),
+            tally.summary()
+        );
+    }
+    println!("  faults landed in all: {}", total.summary());
 }
