@@ -339,6 +339,9 @@ async fn a_late_offset_commit_of_an_aborted_interval_does_not_commit() {
     stopped.expect("the application stops cleanly");
 }
 
+/// A record's key and value as `produce` takes them.
+type KeyValue<'a> = (Option<&'a [u8]>, Option<&'a [u8]>);
+
 /// Produces records `k<i>` -> `v<i>` to `topic` in small batches, one batch every 50 ms, from
 /// `from` on until stopped: input arriving throughout a fault.
 struct Feeder {
@@ -359,7 +362,7 @@ impl Feeder {
                     let at = sent.load(Ordering::SeqCst);
                     let batch = records(at, at + 10);
                     // Collected first: a spawned task's future must not hold the closure.
-                    let pairs: Vec<(Option<&[u8]>, Option<&[u8]>)> = batch
+                    let pairs: Vec<KeyValue<'_>> = batch
                         .iter()
                         .map(|(k, v)| (Some(k.as_bytes()), Some(v.as_bytes())))
                         .collect();
