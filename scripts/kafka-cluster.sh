@@ -11,6 +11,13 @@
 # Node i (1-based) listens for clients on DEKAF_KAFKA_PORT + 2(i-1) and for the quorum on the port
 # after it; its state lives in $DEKAF_CACHE_DIR/cluster-<base port>/node-<i>.
 #
+# Every node also has a SASL_SSL listener on DEKAF_KAFKA_PORT + 10 + (i-1) (9202, 9203, 9204 for
+# the default base 9192: clear of the single brokers' 9092-9097 and 9292-9297), with kafka.sh's
+# TLS and SCRAM set-up: a test CA and broker certificate made once in
+# $DEKAF_CACHE_DIR/cluster-<base port>/tls, the SCRAM-SHA-512 users admin, alice and acl-app
+# (password <name>-secret) created when the nodes are formatted. No authorizer. Inter-broker and
+# quorum traffic stays plaintext.
+#
 #   kafka.sh start  --brokers N   format (first run) and start every node, wait until all answer
 #   kafka.sh stop   --brokers N   stop every node cleanly (SIGTERM)
 #   kafka.sh status --brokers N   one line per node
@@ -20,19 +27,29 @@
 #   kafka.sh stop-node  I [--brokers N]   stop node I cleanly (controlled shutdown)
 #   kafka.sh start-node I [--brokers N]   start node I again and wait until it answers
 #   kafka.sh bootstrap  [--brokers N]     print the bootstrap list (127.0.0.1:p1,127.0.0.1:p2,…)
+#   kafka.sh env        --brokers N       print the exports that point the fault harness at it:
+#                                         DEKAF_CLUSTER_PORT, DEKAF_CLUSTER_BOOTSTRAP,
+#                                         DEKAF_CLUSTER_SASL_SSL_BOOTSTRAP, DEKAF_CLUSTER_TLS_DIR
 
 CLUSTER_BASE_PORT="$PORT"
 CLUSTER_ROOT="$CACHE_ROOT/cluster-$CLUSTER_BASE_PORT"
 # Three JVMs share the machine with the tests: a smaller heap each.
 HEAP="${DEKAF_KAFKA_HEAP:--Xms192m -Xmx512m}"
+# One CA and broker certificate (for 127.0.0.1) serve every node (kafka.sh's make_certificates).
+TLS="$CLUSTER_ROOT/tls"
+# Written once the nodes were formatted with the SCRAM users: data formatted before the cluster
+# had SASL_SSL listeners lacks them and needs a reset.
+SCRAM_MARKER="$CLUSTER_ROOT/scram-users"
 
 node_port() { echo $((CLUSTER_BASE_PORT + 2 * ($1 - 1))); }
+node_sasl_ssl_port() { echo $((CLUSTER_BASE_PORT + 10 + $1 - 1)); }
 
 # Points kafka.sh's per-broker variables (PORT, RUN, DATA, LOGS, PIDFILE, PROPS, LOG4J_CONF) at node $1.
 select_node() {
   NODE="$1"
   PORT="$(node_port "$NODE")"
   CONTROLLER_PORT=$((PORT + 1))
+  SASL_SSL_PORT="$(node_sasl_ssl_port "$NODE")"
   RUN="$CLUSTER_ROOT/node-$NODE"
   DATA="$RUN/data"
   LOGS="$RUN/logs"
@@ -55,6 +72,19 @@ cluster_bootstrap() {
   echo "$list"
 }
 
+cluster_sasl_ssl_bootstrap() {
+  local i list=""
+  for ((i = 1; i <= BROKERS; i++)); do list+="${list:+,}127.0.0.1:$(node_sasl_ssl_port "$i")"; done
+  echo "$list"
+}
+
+cluster_env() {
+  echo "export DEKAF_CLUSTER_PORT=$CLUSTER_BASE_PORT"
+  echo "export DEKAF_CLUSTER_BOOTSTRAP=$(cluster_bootstrap)"
+  echo "export DEKAF_CLUSTER_SASL_SSL_BOOTSTRAP=$(cluster_sasl_ssl_bootstrap)"
+  echo "export DEKAF_CLUSTER_TLS_DIR=$TLS"
+}
+
 write_node_config() {
   mkdir -p "$DATA" "$LOGS"
   local min_isr=$((BROKERS > 2 ? 2 : 1))
@@ -63,11 +93,11 @@ write_node_config() {
 process.roles=broker,controller
 node.id=$NODE
 controller.quorum.voters=$(quorum_voters)
-listeners=PLAINTEXT://127.0.0.1:$PORT,CONTROLLER://127.0.0.1:$CONTROLLER_PORT
-advertised.listeners=PLAINTEXT://127.0.0.1:$PORT
+listeners=PLAINTEXT://127.0.0.1:$PORT,CONTROLLER://127.0.0.1:$CONTROLLER_PORT,SASL_SSL://127.0.0.1:$SASL_SSL_PORT
+advertised.listeners=PLAINTEXT://127.0.0.1:$PORT,SASL_SSL://127.0.0.1:$SASL_SSL_PORT
 controller.listener.names=CONTROLLER
 inter.broker.listener.name=PLAINTEXT
-listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SASL_SSL:SASL_SSL
 log.dirs=$DATA
 num.partitions=1
 auto.create.topics.enable=false
@@ -88,6 +118,7 @@ share.coordinator.state.topic.min.isr=$min_isr
 replica.lag.time.max.ms=10000
 CONF
   test_timing_config >>"$PROPS"
+  secure_listener_config >>"$PROPS"
   write_log4j_conf
 }
 
@@ -99,18 +130,25 @@ format_cluster() {
     write_node_config
     [ -f "$DATA/meta.properties" ] || missing+=("$i")
   done
-  [ "${#missing[@]}" -eq 0 ] && return
+  if [ "${#missing[@]}" -eq 0 ]; then
+    [ -f "$SCRAM_MARKER" ] \
+      || die "the nodes of $CLUSTER_ROOT were formatted without the SCRAM users of the SASL_SSL listeners; run: $0 reset --brokers $BROKERS"
+    return
+  fi
   [ "${#missing[@]}" -eq "$BROKERS" ] \
     || die "nodes ${missing[*]} of $CLUSTER_ROOT have no storage but the others do; run: $0 reset --brokers $BROKERS"
   local cluster_id
   cluster_id="$(java_cmd kafka.tools.StorageTool random-uuid 2>>"$CLUSTER_ROOT/format.log" | tail -n1)"
   [ -n "$cluster_id" ] || die "could not make a cluster id (see $CLUSTER_ROOT/format.log)"
   say "formatting $BROKERS nodes in $CLUSTER_ROOT (cluster id $cluster_id)"
+  local scram=()
+  mapfile -t scram < <(scram_format_args)
   for ((i = 1; i <= BROKERS; i++)); do
     select_node "$i"
-    java_cmd kafka.tools.StorageTool format -t "$cluster_id" -c "$PROPS" >>"$CLUSTER_ROOT/format.log" 2>&1 \
+    java_cmd kafka.tools.StorageTool format -t "$cluster_id" -c "$PROPS" "${scram[@]}" >>"$CLUSTER_ROOT/format.log" 2>&1 \
       || { tail -n 20 "$CLUSTER_ROOT/format.log" >&2; die "formatting node $i failed (log: $CLUSTER_ROOT/format.log)"; }
   done
+  touch "$SCRAM_MARKER"
 }
 
 # Launches node $NODE's JVM (no wait).
@@ -122,6 +160,7 @@ launch_node() {
   if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then
     die "port $PORT of node $NODE is taken by something else; set DEKAF_KAFKA_PORT to another base"
   fi
+  make_certificates
   write_node_config
   echo "---- start $(date -u +%FT%TZ)" >>"$LOGS/stdout.log"
   launch_jvm "node $NODE"
@@ -145,12 +184,13 @@ cluster_start() {
   cluster_lock
   resolve_jars
   ensure_java
+  make_certificates
   format_cluster
   local i started=$SECONDS
   # All JVMs first: a node serves clients only once the quorum (a majority of them) is up.
   for ((i = 1; i <= BROKERS; i++)); do select_node "$i"; launch_node; done
   for ((i = 1; i <= BROKERS; i++)); do select_node "$i"; await_node; done
-  say "cluster ready after $((SECONDS - started))s: $(cluster_bootstrap)"
+  say "cluster ready after $((SECONDS - started))s: $(cluster_bootstrap); SASL_SSL $(cluster_sasl_ssl_bootstrap), CA $TLS/ca.pem"
 }
 
 # Stops node $NODE: SIGTERM (controlled shutdown, waits up to 60 s) or SIGKILL.
@@ -200,7 +240,7 @@ cluster_status() {
   for ((i = 1; i <= BROKERS; i++)); do
     select_node "$i"
     if pid="$(running_pid)"; then
-      if answers; then echo "node $i: running, pid $pid, 127.0.0.1:$PORT; log $LOGS/server.log"
+      if answers; then echo "node $i: running, pid $pid, 127.0.0.1:$PORT (SASL_SSL :$SASL_SSL_PORT); log $LOGS/server.log"
       else echo "node $i: starting or unresponsive, pid $pid, 127.0.0.1:$PORT"; state=3; fi
     else
       echo "node $i: not running (127.0.0.1:$PORT)"
@@ -242,8 +282,9 @@ cluster_main() {
       say "node $NODE ready on 127.0.0.1:$PORT"
       ;;
     bootstrap) cluster_bootstrap ;;
+    env) cluster_env ;;
     *)
-      echo "usage: $0 start|stop|status|log [lines]|reset|bootstrap --brokers N" >&2
+      echo "usage: $0 start|stop|status|log [lines]|reset|bootstrap|env --brokers N" >&2
       echo "       $0 kill-node|stop-node|start-node I [--brokers N]" >&2
       exit 2
       ;;

@@ -23,7 +23,8 @@
 # to everyone, so only resources given ACLs (the ACL test's) are restricted.
 #
 #   scripts/kafka.sh start --brokers 3   a replicated 3-node cluster instead (RF 3, min ISR 2), with
-#                             per-node kill-node/stop-node/start-node I: see scripts/kafka-cluster.sh
+#                             per-node kill-node/stop-node/start-node I and SASL_SSL listeners
+#                             (`env --brokers 3` prints them): see scripts/kafka-cluster.sh
 #
 # Environment:
 #   DEKAF_KAFKA_PORT    client port (default 9092); the controller listens on the next port
@@ -211,10 +212,22 @@ make_certificates() {
 }
 
 secure_config() {
+  secure_listener_config
+  cat <<EOF
+authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer
+super.users=User:admin;User:ANONYMOUS
+allow.everyone.if.no.acl.found=true
+EOF
+}
+
+# The TLS and SASL settings of the SSL and SASL_SSL listeners (the single broker's and each
+# cluster node's): the broker's PEM keystore and the test CA of make_certificates, the
+# SCRAM-SHA-512/PLAIN/OAUTHBEARER mechanisms, sessions re-authenticated every 60 s.
+secure_listener_config() {
   local plain_users="" user
   for user in $SCRAM_USERS; do plain_users="$plain_users user_$user=\"$user-secret\""; done
   cat <<EOF
-# Secured listeners (DEKAF_KAFKA_SECURE=1).
+# Secured listeners.
 ssl.keystore.type=PEM
 ssl.keystore.location=$TLS/broker.pem
 ssl.truststore.type=PEM
@@ -226,10 +239,15 @@ listener.name.sasl_ssl.plain.sasl.jaas.config=org.apache.kafka.common.security.p
 listener.name.sasl_ssl.oauthbearer.sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required unsecuredLoginStringClaim_sub="admin";
 # Sessions end after 60 s (or at the token's expiry) unless the client re-authenticates (KIP-368).
 listener.name.sasl_ssl.connections.max.reauth.ms=60000
-authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer
-super.users=User:admin;User:ANONYMOUS
-allow.everyone.if.no.acl.found=true
 EOF
+}
+
+# The StorageTool arguments that create the SCRAM-SHA-512 users when formatting, one a line.
+scram_format_args() {
+  local user
+  for user in $SCRAM_USERS; do
+    printf '%s\n' --add-scram "SCRAM-SHA-512=[name=$user,password=$user-secret]"
+  done
 }
 
 write_config() {
@@ -331,12 +349,8 @@ format_storage() {
   cluster_id="$(java_cmd kafka.tools.StorageTool random-uuid 2>>"$LOGS/format.log" | tail -n1)"
   [ -n "$cluster_id" ] || { tail -n 20 "$LOGS/format.log" >&2; die "could not make a cluster id"; }
   say "formatting $DATA (cluster id $cluster_id)"
-  local scram=() user
-  if [ "$SECURE" = 1 ]; then
-    for user in $SCRAM_USERS; do
-      scram+=(--add-scram "SCRAM-SHA-512=[name=$user,password=$user-secret]")
-    done
-  fi
+  local scram=()
+  if [ "$SECURE" = 1 ]; then mapfile -t scram < <(scram_format_args); fi
   if ! java_cmd kafka.tools.StorageTool format -t "$cluster_id" -c "$PROPS" --standalone \
       "${scram[@]}" >>"$LOGS/format.log" 2>&1; then
     tail -n 20 "$LOGS/format.log" >&2

@@ -27,8 +27,8 @@
 # DEKAF_SSL_BOOTSTRAP, DEKAF_SASL_SSL_BOOTSTRAP and DEKAF_TLS_DIR, which this script exports
 # (`scripts/kafka.sh env` prints them).
 # It also starts the replicated 3-node cluster of the fault tests on DEKAF_CLUSTER_PORT
-# (default 9192..9197) and runs DEKAF_FAULT_LOOP_RUNS (default 2) runs of the random-SIGKILL loop
-# at the end.
+# (default 9192..9197, SASL_SSL on 9202..9204) and runs DEKAF_FAULT_LOOP_RUNS (default 2) runs of
+# the mixed fault loop over SASL_SSL at the end (exactly-once, then at-least-once).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -141,9 +141,12 @@ if [ "$#" -eq 0 ]; then
 fi
 say "cargo test took $((SECONDS - tests_started))s (exit $status); $((SECONDS - started))s in all"
 
-# 5. A short run of the random-SIGKILL loop on the cluster (the full one: fault-kill-loop 20).
+# 5. A short run of the mixed fault loop on the cluster over SASL_SSL: instance SIGKILLs and
+# SIGKILLs of input leaders and group and transaction coordinators' brokers (the full one, which
+# alternates plaintext and SASL_SSL: fault-kill-loop --mixed 30).
 loop_started=$SECONDS
-cargo run -q -p dekaf-streams-examples --bin fault-kill-loop -- "${DEKAF_FAULT_LOOP_RUNS:-2}" || status=$?
+cargo run -q -p dekaf-streams-examples --bin fault-kill-loop -- --mixed --security sasl_ssl \
+  "${DEKAF_FAULT_LOOP_RUNS:-2}" || status=$?
 say "fault-kill-loop took $((SECONDS - loop_started))s (exit $status)"
 if [ "$status" -ne 0 ]; then
   say "the broker's log: $(bash scripts/kafka.sh log 0 2>&1 | head -n1)"

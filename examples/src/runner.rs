@@ -11,6 +11,7 @@
 //! | `DEKAF_CACHE_MAX_BYTES` | record cache of aggregations (`0`: forward every update) | `10485760` (10 MiB) |
 //! | `DEKAF_GROUP_INSTANCE_ID` | static membership: this instance's `group.instance.id` | unset: dynamic |
 //! | `DEKAF_RDKAFKA_DEBUG` | librdkafka's `debug` property (e.g. `broker,eos,metadata`) | unset |
+//! | `DEKAF_PROPERTIES` | more client properties, one `name=value` a line (e.g. `security.protocol=SASL_SSL`, `sasl.mechanism`, `sasl.username`, `sasl.password`, `ssl.ca.location`) | unset |
 //! | `RUST_LOG` | log filter | `info` |
 
 use std::process::ExitCode;
@@ -79,6 +80,15 @@ pub async fn run_on_kafka<T: Topology>(topology: T) -> ExitCode {
     }
     if let Ok(dir) = std::env::var("DEKAF_STATE_DIR") {
         builder = builder.state_dir(dir);
+    }
+    if let Ok(properties) = std::env::var("DEKAF_PROPERTIES") {
+        for line in properties.lines().filter(|l| !l.trim().is_empty()) {
+            let Some((name, value)) = line.split_once('=') else {
+                eprintln!("DEKAF_PROPERTIES: `{line}` is not name=value");
+                return ExitCode::from(2);
+            };
+            builder = builder.property(name.trim(), value.trim());
+        }
     }
     let streams = builder.build();
     let streams = match streams {

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use dekaf_streams::group::{CoordinatorConfig, describe_streams_group};
-use dekaf_streams_examples::faults::cluster::Cluster;
+use dekaf_streams_examples::faults::cluster::{Cluster, Security};
 use dekaf_streams_examples::faults::scenario::{Outcome, Run, Scenario};
 use dekaf_streams_examples::kafka_io::off_workers;
 use rdkafka::ClientConfig;
@@ -32,6 +32,7 @@ fn scenario(application: &str, seed: u64) -> Scenario {
         produce_over: Duration::from_secs(15),
         seed,
         log_dir: std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("fault-logs"),
+        security: Security::Plaintext,
     }
 }
 

@@ -3,15 +3,24 @@
 //!
 //! Needs a broker started by `scripts/kafka.sh` (it has the `PROXIED` listener):
 //! `eval "$(scripts/kafka.sh env)"` exports `DEKAF_BOOTSTRAP`, `DEKAF_PROXIED_LISTENER` and
-//! `DEKAF_PROXY_ADDRESS`.
+//! `DEKAF_PROXY_ADDRESS`. The tests share the proxy's address and run one at a time.
+//!
+//! | test | fault | what must hold |
+//! |---|---|---|
+//! | `a_late_offset_commit_…` | a `TxnOffsetCommit` of an aborted interval delivered late | refused; exactly once |
+//! | `a_member_partitioned_…` | one of two instances cut off from the broker (its group coordinator) | fenced, tasks move, rejoins when healed; exactly once |
+//! | `a_broker_stall_…` | all traffic of an instance stalled past its request timeout | no loss, no duplicate |
+//! | `a_slow_link_…` | every frame delayed 200 ms both ways | progress; exactly once |
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::time::Duration;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 use dekaf_streams::ProcessingGuarantee;
 use dekaf_streams::prelude::*;
-use dekaf_streams_examples::e2e::{InProcess, fresh};
+use dekaf_streams_examples::e2e::{InProcess, Reader, fresh, wait_for_members_with_tasks};
 use dekaf_streams_examples::faults::proxy::{
     END_TXN, INIT_PRODUCER_ID, Proxy, Request, TXN_OFFSET_COMMIT,
 };
@@ -25,6 +34,36 @@ topology! {
             .to("net-stale-offsets-out", Utf8, Utf8);
     }
 }
+
+topology! {
+    /// Copies every record (upper-cased) for the partition test.
+    pub Partitioned = "net-partition" {
+        stream("net-partition-in", Utf8, Utf8)
+            .map_values(|v| v.to_uppercase())
+            .to("net-partition-out", Utf8, Utf8);
+    }
+}
+
+topology! {
+    /// Copies every record (upper-cased) for the stall test.
+    pub Stalled = "net-stall" {
+        stream("net-stall-in", Utf8, Utf8)
+            .map_values(|v| v.to_uppercase())
+            .to("net-stall-out", Utf8, Utf8);
+    }
+}
+
+topology! {
+    /// Copies every record (upper-cased) for the slow-link test.
+    pub SlowLink = "net-slow" {
+        stream("net-slow-in", Utf8, Utf8)
+            .map_values(|v| v.to_uppercase())
+            .to("net-slow-out", Utf8, Utf8);
+    }
+}
+
+/// One test at a time: they all listen on the proxy's address.
+static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 /// The proxy's listen address and the broker's proxied listener, from the environment.
 fn proxy_addresses() -> (SocketAddr, SocketAddr) {
@@ -114,6 +153,7 @@ fn offset_commits_after(requests: &[Request], after: u64) -> Vec<Request> {
 /// transaction commit. Every input record must be in the output exactly once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_late_offset_commit_of_an_aborted_interval_does_not_commit() {
+    let _serial = SERIAL.lock().await;
     let servers = bootstrap();
     let (listen, proxied) = proxy_addresses();
     let (input, output) = ("net-stale-offsets-in", "net-stale-offsets-out");
@@ -297,4 +337,336 @@ async fn a_late_offset_commit_of_an_aborted_interval_does_not_commit() {
         doubled.first()
     );
     stopped.expect("the application stops cleanly");
+}
+
+/// A record's key and value as `produce` takes them.
+type KeyValue<'a> = (Option<&'a [u8]>, Option<&'a [u8]>);
+
+/// Produces records `k<i>` -> `v<i>` to `topic` in small batches, one batch every 50 ms, from
+/// `from` on until stopped: input arriving throughout a fault.
+struct Feeder {
+    stop: Arc<AtomicBool>,
+    sent: Arc<AtomicUsize>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Feeder {
+    fn start(servers: &str, topic: &str, from: usize) -> Feeder {
+        let stop = Arc::new(AtomicBool::new(false));
+        let sent = Arc::new(AtomicUsize::new(from));
+        let task = tokio::spawn({
+            let (servers, topic) = (servers.to_owned(), topic.to_owned());
+            let (stop, sent) = (Arc::clone(&stop), Arc::clone(&sent));
+            async move {
+                while !stop.load(Ordering::SeqCst) {
+                    let at = sent.load(Ordering::SeqCst);
+                    let batch = records(at, at + 10);
+                    // Collected first: a spawned task's future must not hold the closure.
+                    let pairs: Vec<KeyValue<'_>> = batch
+                        .iter()
+                        .map(|(k, v)| (Some(k.as_bytes()), Some(v.as_bytes())))
+                        .collect();
+                    produce(&servers, &topic, pairs)
+                        .await
+                        .expect("produce input");
+                    sent.store(at + 10, Ordering::SeqCst);
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            }
+        });
+        Feeder { stop, sent, task }
+    }
+
+    /// Records sent so far (keys `k<from>`..`k<sent>`).
+    fn sent(&self) -> usize {
+        self.sent.load(Ordering::SeqCst)
+    }
+
+    /// Stops it; returns the end of the keys it sent.
+    async fn stop(self) -> usize {
+        self.stop.store(true, Ordering::SeqCst);
+        self.task.await.expect("the feeder does not panic");
+        self.sent.load(Ordering::SeqCst)
+    }
+}
+
+/// How many times each key was read.
+fn per_key(records: &[dekaf_streams_examples::kafka_io::ReadRecord]) -> HashMap<String, usize> {
+    let mut seen = HashMap::new();
+    for r in records {
+        let key = String::from_utf8_lossy(r.key.as_deref().unwrap_or_default()).into_owned();
+        *seen.entry(key).or_insert(0) += 1;
+    }
+    seen
+}
+
+/// Whether keys `k0`..`k<n>` were all read.
+fn all_out(records: &[dekaf_streams_examples::kafka_io::ReadRecord], n: usize) -> bool {
+    let seen = per_key(records);
+    (0..n).all(|i| seen.contains_key(&format!("k{i:05}")))
+}
+
+/// Exactly-once check of `k0`..`k<n>`: each key read once with its upper-cased value, and no
+/// other key.
+fn assert_each_once(read: &[dekaf_streams_examples::kafka_io::ReadRecord], n: usize) {
+    let seen = per_key(read);
+    let wrong: Vec<String> = records(0, n)
+        .into_iter()
+        .filter(|(k, _)| seen.get(k) != Some(&1))
+        .map(|(k, _)| format!("{k}: {:?}", seen.get(&k)))
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "not exactly once: {} keys wrong, first {:?}",
+        wrong.len(),
+        &wrong[..wrong.len().min(10)]
+    );
+    assert_eq!(seen.len(), n, "keys that were never sent came out");
+    for r in read {
+        let key = String::from_utf8_lossy(r.key.as_deref().unwrap_or_default()).into_owned();
+        let value = String::from_utf8_lossy(r.value.as_deref().unwrap_or_default()).into_owned();
+        let i = key.trim_start_matches('k').trim_start_matches('0');
+        let i = if i.is_empty() { "0" } else { i };
+        assert_eq!(value, format!("V{i}"), "the value of {key}");
+    }
+}
+
+/// One of two instances is cut off from the broker, which is its group coordinator: its open
+/// connections stall (nothing moves either way, as with a link that drops every packet) and
+/// new ones are refused, while the other instance reaches the broker directly. The coordinator
+/// must fence the partitioned member (its session expires) and move its tasks to the other
+/// instance, which then processes the input that arrives meanwhile; when the partition heals
+/// (the stalled bytes are delivered late, as TCP would retransmit them) the member rejoins and
+/// gets tasks again. Every record comes out exactly once, as an independent read_committed
+/// reader sees it, and neither instance stops.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_member_partitioned_from_its_coordinator_is_fenced_and_rejoins_when_healed() {
+    let _serial = SERIAL.lock().await;
+    let servers = bootstrap();
+    let (listen, proxied) = proxy_addresses();
+    let (group, input, output) = ("net-partition", "net-partition-in", "net-partition-out");
+    fresh(&servers, group, &[(input, 4), (output, 4)]).await;
+    let proxy = Proxy::start(listen, proxied)
+        .await
+        .expect("start the proxy");
+    let instance = |bootstrap: String| {
+        dekaf_streams::KafkaStreams::builder(Partitioned)
+            .bootstrap_servers(bootstrap)
+            .processing_guarantee(ProcessingGuarantee::ExactlyOnce)
+            // The partitioned member's open transaction holds read_committed readers back until
+            // the broker aborts it.
+            .transaction_timeout(Duration::from_secs(5))
+            .cache_max_bytes(0)
+            .build()
+            .expect("valid settings")
+    };
+    let partitioned = InProcess::run(instance(proxy.address().to_string()));
+    let direct = InProcess::run(instance(servers.clone()));
+    assert!(
+        wait_for_members_with_tasks(&servers, group, 2, Duration::from_secs(60)).await,
+        "both instances hold tasks within 60 s"
+    );
+    let mut reader = Reader::new(&servers, output).await;
+    let feeder = Feeder::start(&servers, input, 0);
+    assert!(
+        reader
+            .read_until(Duration::from_secs(60), |r| per_key(r).len() >= 100)
+            .await,
+        "the first records came out within 60 s"
+    );
+
+    // The partition.
+    proxy.refuse(true);
+    proxy.stall();
+    let cut = Instant::now();
+    let cut_at = feeder.sent();
+    assert!(
+        wait_for_members_with_tasks(&servers, group, 1, Duration::from_secs(90)).await,
+        "the partitioned member was not fenced (or its tasks did not move) within 90 s"
+    );
+    eprintln!("fenced and its tasks moved after {:?}", cut.elapsed());
+    // The other instance processes what arrives for every partition meanwhile, the moved
+    // tasks' included.
+    let during = cut_at + 200;
+    while feeder.sent() < during {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(
+        reader
+            .read_until(Duration::from_secs(90), |r| all_out(r, during))
+            .await,
+        "the records sent during the partition did not all come out within 90 s"
+    );
+    eprintln!(
+        "caught up without the partitioned member after {:?}",
+        cut.elapsed()
+    );
+
+    // Healed: the stalled bytes flow and new connections are accepted; the member rejoins.
+    proxy.refuse(false);
+    proxy.resume();
+    let healed = Instant::now();
+    assert!(
+        wait_for_members_with_tasks(&servers, group, 2, Duration::from_secs(90)).await,
+        "the partitioned member did not rejoin with tasks within 90 s of the heal"
+    );
+    eprintln!("rejoined {:?} after the heal", healed.elapsed());
+    let after = feeder.sent() + 200;
+    while feeder.sent() < after {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let end = feeder.stop().await;
+    let done = reader
+        .read_until(Duration::from_secs(90), |r| all_out(r, end))
+        .await;
+    let stopped = (partitioned.stop().await, direct.stop().await);
+    reader.drain(Duration::from_secs(2)).await;
+    assert!(done, "not every record came out within 90 s after the heal");
+    stopped
+        .0
+        .expect("the partitioned instance kept running and stops cleanly");
+    stopped.1.expect("the other instance stops cleanly");
+    assert_each_once(&reader.records, end);
+}
+
+/// All traffic of an instance stalls (a broker frozen, or a link black-holing packets) while
+/// input arrives and a transaction is open, for longer than its request timeout: librdkafka
+/// gives its requests up and reconnects, and the new connections stall too. Released, the
+/// stalled requests reach the broker late. No record may be lost or written twice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_broker_stall_past_the_request_timeout_loses_and_doubles_nothing() {
+    let _serial = SERIAL.lock().await;
+    let servers = bootstrap();
+    let (listen, proxied) = proxy_addresses();
+    let (group, input, output) = ("net-stall", "net-stall-in", "net-stall-out");
+    fresh(&servers, group, &[(input, 2), (output, 2)]).await;
+    let proxy = Proxy::start(listen, proxied)
+        .await
+        .expect("start the proxy");
+    let request_timeout = Duration::from_secs(5);
+    let streams = dekaf_streams::KafkaStreams::builder(Stalled)
+        .bootstrap_servers(proxy.address().to_string())
+        .processing_guarantee(ProcessingGuarantee::ExactlyOnce)
+        .transaction_timeout(Duration::from_secs(10))
+        .cache_max_bytes(0)
+        // librdkafka's request timeout: a request unanswered this long is given up and its
+        // connection closed.
+        .property("socket.timeout.ms", request_timeout.as_millis().to_string())
+        .build()
+        .expect("valid settings");
+    let app = InProcess::run(streams);
+    assert!(
+        wait_for_members_with_tasks(&servers, group, 1, Duration::from_secs(60)).await,
+        "the instance holds tasks within 60 s"
+    );
+    let mut reader = Reader::new(&servers, output).await;
+    let feeder = Feeder::start(&servers, input, 0);
+    assert!(
+        reader
+            .read_until(Duration::from_secs(60), |r| per_key(r).len() >= 100)
+            .await,
+        "the first records came out within 60 s"
+    );
+
+    // Stalled mid-stream: whatever was on its way waits in the proxy.
+    let opened_before = proxy.connections();
+    proxy.stall();
+    let stalled = Instant::now();
+    // Past the request timeout: the client gave a request up and closed a connection it had
+    // opened before the stall, and came back on a new connection (which stalls too).
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let gave_up = proxy
+            .closed_by_client()
+            .iter()
+            .any(|(c, at)| *c < opened_before && *at >= stalled);
+        if gave_up {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the client did not give a stalled request up within 60 s"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    proxy
+        .wait_for(
+            Duration::from_secs(60),
+            "a request on a connection opened during the stall",
+            |rs| rs.iter().any(|r| r.connection >= opened_before),
+        )
+        .await
+        .expect("the client reconnects");
+    assert!(
+        stalled.elapsed() >= request_timeout,
+        "the client gave up before its request timeout: {:?}",
+        stalled.elapsed()
+    );
+    eprintln!("released after {:?}", stalled.elapsed());
+    proxy.resume();
+    let after = feeder.sent() + 200;
+    while feeder.sent() < after {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let end = feeder.stop().await;
+    let done = reader
+        .read_until(Duration::from_secs(120), |r| all_out(r, end))
+        .await;
+    let stopped = app.stop().await;
+    reader.drain(Duration::from_secs(2)).await;
+    assert!(
+        done,
+        "not every record came out within 120 s after the stall"
+    );
+    stopped.expect("the instance kept running and stops cleanly");
+    assert_each_once(&reader.records, end);
+}
+
+/// Every frame takes 200 ms more each way (a slow link): a commit's round trips add up to
+/// seconds, heartbeats take 400 ms. Processing must go on (output grows while input arrives)
+/// and stay exactly once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_link_slows_processing_but_keeps_it_exactly_once() {
+    let _serial = SERIAL.lock().await;
+    let servers = bootstrap();
+    let (listen, proxied) = proxy_addresses();
+    let (group, input, output) = ("net-slow", "net-slow-in", "net-slow-out");
+    fresh(&servers, group, &[(input, 2), (output, 2)]).await;
+    let proxy = Proxy::start(listen, proxied)
+        .await
+        .expect("start the proxy");
+    proxy.delay(Duration::from_millis(200));
+    let streams = dekaf_streams::KafkaStreams::builder(SlowLink)
+        .bootstrap_servers(proxy.address().to_string())
+        .processing_guarantee(ProcessingGuarantee::ExactlyOnce)
+        .cache_max_bytes(0)
+        .build()
+        .expect("valid settings");
+    let started = Instant::now();
+    let app = InProcess::run(streams);
+    let mut reader = Reader::new(&servers, output).await;
+    let feeder = Feeder::start(&servers, input, 0);
+    // Progress while input keeps arriving: 100, then 300, then 600 records out.
+    for n in [100, 300, 600] {
+        assert!(
+            reader
+                .read_until(Duration::from_secs(120), |r| per_key(r).len() >= n)
+                .await,
+            "{n} records did not come out within 120 s over the slow link ({} sent)",
+            feeder.sent()
+        );
+        eprintln!("{n} out after {:?}", started.elapsed());
+    }
+    let end = feeder.stop().await;
+    let done = reader
+        .read_until(Duration::from_secs(120), |r| all_out(r, end))
+        .await;
+    let stopped = app.stop().await;
+    reader.drain(Duration::from_secs(2)).await;
+    assert!(
+        done,
+        "not every record came out within 120 s over the slow link"
+    );
+    stopped.expect("the instance stops cleanly");
+    assert_each_once(&reader.records, end);
 }

@@ -10,19 +10,29 @@
 //! leading an input partition, of the group coordinator's broker and of a transaction
 //! coordinator's broker, each broker started again 2–6 s later, in random order every 2–5 s
 //! while input arrives; three instances of two threads (the first keeps its stores in LMDB);
-//! runs alternate exactly-once (checked exactly) and at-least-once (checked for no loss);
-//! `--guarantee exactly_once|at_least_once` runs one of them only.
+//! runs alternate exactly-once (checked exactly) and at-least-once (checked for no loss), and
+//! pairs of runs alternate plaintext and SASL_SSL (SCRAM-SHA-512: instances, input producer
+//! and verifier all on the nodes' SASL_SSL listeners), so runs 1, 2, 3, 4 are exactly-once
+//! plaintext, at-least-once plaintext, exactly-once SASL_SSL, at-least-once SASL_SSL; every
+//! SASL_SSL run kills the group coordinator's broker at least once (its TLS connections end
+//! without `close_notify`). `--guarantee exactly_once|at_least_once` and
+//! `--security plaintext|sasl_ssl` run one of them only.
 //!
-//! Prints one line per run (with the faults that landed) and `N/N exact` at the end, then the
-//! faults per kind; exits 1 unless every run was.
+//! Prints one line per run (with the faults that landed) and `N/N exact` at the end, then (with
+//! `--mixed`) the exact runs per guarantee and security mode and the faults per kind; exits 1
+//! unless every run was.
 //!
 //! Needs the cluster: `DEKAF_KAFKA_PORT=9192 scripts/kafka.sh start --brokers 3`
-//! (`DEKAF_CLUSTER_PORT` says where, default 9192), and `fault-instance` built next to it.
+//! (`DEKAF_CLUSTER_PORT` says where, default 9192), and `fault-instance` next to it (the same
+//! directory as this binary: copy both elsewhere to keep other builds from replacing them
+//! mid-loop). Logs of run `r` are in `$TMPDIR/fault-kill-loop/run-r/`.
 
 use std::process::ExitCode;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use dekaf_streams_examples::faults::cluster::Cluster;
+use std::collections::BTreeMap;
+
+use dekaf_streams_examples::faults::cluster::{Cluster, Security};
 use dekaf_streams_examples::faults::instance::InstanceSettings;
 use dekaf_streams_examples::faults::mixed::{self, Fault, Tally};
 use dekaf_streams_examples::faults::scenario::Scenario;
@@ -34,12 +44,14 @@ struct Options {
     instances: usize,
     mixed: bool,
     guarantee: Option<&'static str>,
+    security: Option<Security>,
 }
 
 fn options() -> Result<Options, String> {
     let mut positional = Vec::new();
     let mut mixed = false;
     let mut guarantee = None;
+    let mut security = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -55,8 +67,15 @@ fn options() -> Result<Options, String> {
                     }
                 }
             }
+            "--security" => {
+                security = match args.next().as_deref() {
+                    Some("plaintext") => Some(Security::Plaintext),
+                    Some("sasl_ssl") => Some(Security::SaslSsl),
+                    other => return Err(format!("--security {other:?}: plaintext or sasl_ssl")),
+                }
+            }
             n => positional.push(n.parse::<usize>().map_err(|_| {
-                format!("{n}: expected [--mixed] [--guarantee G] [runs] [instances]")
+                format!("{n}: expected [--mixed] [--guarantee G] [--security S] [runs] [instances]")
             })?),
         }
     }
@@ -65,6 +84,7 @@ fn options() -> Result<Options, String> {
         instances: positional.get(1).copied().unwrap_or(3),
         mixed,
         guarantee,
+        security,
     })
 }
 
@@ -100,7 +120,8 @@ async fn main() -> ExitCode {
     let threads = if options.mixed { 2 } else { 1 };
     let mut exact = 0;
     let mut total = Tally::default();
-    let mut by_guarantee: [(usize, usize); 2] = [(0, 0); 2];
+    // (exact, runs) and the faults, per guarantee and security mode.
+    let mut by_mode: Modes = BTreeMap::new();
     for run in 1..=options.runs {
         let guarantee = options
             .guarantee
@@ -108,6 +129,13 @@ async fn main() -> ExitCode {
                 "exactly_once"
             } else {
                 "at_least_once"
+            });
+        let security = options
+            .security
+            .unwrap_or(if options.mixed && (run - 1) / 2 % 2 == 1 {
+                Security::SaslSsl
+            } else {
+                Security::Plaintext
             });
         let log_dir = std::env::temp_dir().join(format!("fault-kill-loop/run-{run}"));
         let _ = std::fs::remove_dir_all(&log_dir);
@@ -120,6 +148,7 @@ async fn main() -> ExitCode {
             produce_over: Duration::from_secs(20),
             seed: random(u64::MAX),
             log_dir: log_dir.clone(),
+            security,
         };
         if let Err(e) = scenario.prepare().await {
             eprintln!("run {run}: preparing failed: {e}");
@@ -141,6 +170,15 @@ async fn main() -> ExitCode {
                 };
                 plan.push((at, fault));
             }
+            // A SASL_SSL run kills the group coordinator's broker at least once: the members'
+            // TLS connections to it end without close_notify.
+            if options.mixed
+                && security == Security::SaslSsl
+                && !plan.iter().any(|(_, f)| *f == Fault::GroupCoordinator)
+            {
+                let i = random(plan.len() as u64) as usize;
+                plan[i].1 = Fault::GroupCoordinator;
+            }
             plan
         };
         let mixed = options.mixed;
@@ -158,6 +196,7 @@ async fn main() -> ExitCode {
                 guarantee,
                 threads,
                 state_dir: (mixed && i == 0).then(|| log_dir.join("state-0")),
+                properties: Vec::new(),
             };
             let mut running = scenario.start_with(settings);
             let mut tally = Tally::default();
@@ -181,11 +220,14 @@ async fn main() -> ExitCode {
                         }
                         landed.push(format!("{:.1?} {what}", started.elapsed()));
                     }
-                    Err(e) => landed.push(format!(
-                        "{:.1?} {} not landed: {e}",
-                        started.elapsed(),
-                        fault.name()
-                    )),
+                    Err(e) => {
+                        *tally.missed.entry(fault).or_default() += 1;
+                        landed.push(format!(
+                            "{:.1?} {} not landed: {e}",
+                            started.elapsed(),
+                            fault.name()
+                        ))
+                    }
                 }
             }
             let check = if guarantee == "exactly_once" {
@@ -200,16 +242,18 @@ async fn main() -> ExitCode {
             )
         })
         .await;
-        let slot = usize::from(guarantee != "exactly_once");
-        by_guarantee[slot].1 += 1;
+        let mode = by_mode.entry((guarantee, security)).or_default();
+        mode.1 += 1;
+        let security = security.name();
         match outcome {
             Ok((Ok(o), tally, landed)) => {
                 total.add(&tally);
+                mode.2.add(&tally);
                 if o.exact() {
                     exact += 1;
-                    by_guarantee[slot].0 += 1;
+                    mode.0 += 1;
                     println!(
-                        "run {run} ({guarantee}): exact ({}; {} sentences, {} words, {:.0?})",
+                        "run {run} ({guarantee}, {security}): exact ({}; {} sentences, {} words, {:.0?})",
                         tally.summary(),
                         o.produced,
                         o.words,
@@ -217,34 +261,58 @@ async fn main() -> ExitCode {
                     );
                 } else {
                     println!(
-                        "run {run} ({guarantee}): NOT exact ({}): {} problems, e.g. {:?}; {:?}; faults: {landed:?}",
+                        "run {run} ({guarantee}, {security}): NOT exact ({}): {} problems, e.g. {:?}; {:?}; faults: {landed:?}; logs in {}",
                         tally.summary(),
                         o.problems.len(),
                         &o.problems[..o.problems.len().min(3)],
-                        o.exited
+                        o.exited,
+                        std::env::temp_dir()
+                            .join(format!("fault-kill-loop/run-{run}"))
+                            .display()
                     );
                 }
             }
-            Ok((Err(e), _, landed)) => {
-                println!("run {run}: verifier failed: {e}; faults: {landed:?}")
+            Ok((Err(e), tally, landed)) => {
+                total.add(&tally);
+                mode.2.add(&tally);
+                println!(
+                    "run {run} ({guarantee}, {security}): verifier failed: {e}; faults: {landed:?}"
+                )
             }
-            Err(e) => println!("run {run}: harness panicked: {e}"),
+            Err(e) => println!("run {run} ({guarantee}, {security}): harness panicked: {e}"),
+        }
+        if options.mixed && run < options.runs {
+            println!("after {run} runs, {exact} exact:");
+            print_modes(&by_mode, &total);
         }
     }
     println!("{exact}/{} exact", options.runs);
     if options.mixed {
-        println!(
-            "exactly_once {}/{} exact, at_least_once {}/{} without loss; faults: {}",
-            by_guarantee[0].0,
-            by_guarantee[0].1,
-            by_guarantee[1].0,
-            by_guarantee[1].1,
-            total.summary()
-        );
+        print_modes(&by_mode, &total);
     }
     if exact == options.runs {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
     }
+}
+
+/// Exact runs (of all) and the faults that landed, per guarantee and security mode.
+type Modes = BTreeMap<(&'static str, Security), (usize, usize, Tally)>;
+
+/// One line per guarantee and security mode, then the faults of all runs.
+fn print_modes(by_mode: &Modes, total: &Tally) {
+    for ((guarantee, security), (exact, runs, tally)) in by_mode {
+        let what = if *guarantee == "exactly_once" {
+            "exact"
+        } else {
+            "without loss"
+        };
+        println!(
+            "  {guarantee} over {}: {exact}/{runs} {what}; faults landed: {}",
+            security.name(),
+            tally.summary()
+        );
+    }
+    println!("  faults landed in all: {}", total.summary());
 }

@@ -8,6 +8,28 @@ use std::time::{Duration, Instant};
 use rdkafka::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 
+/// How the application and the harness's own clients (the input producer, the verifier) reach
+/// the cluster. Broker control and the harness's lookups (leaders, coordinators, the quorum)
+/// always use the plaintext listeners.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Security {
+    /// The nodes' PLAINTEXT listeners.
+    #[default]
+    Plaintext,
+    /// The nodes' SASL_SSL listeners, SCRAM-SHA-512 as user `alice`, the cluster's test CA.
+    SaslSsl,
+}
+
+impl Security {
+    /// `plaintext` or `SASL_SSL`, for the reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Security::Plaintext => "plaintext",
+            Security::SaslSsl => "SASL_SSL",
+        }
+    }
+}
+
 /// The cluster started by `scripts/kafka.sh start --brokers <brokers>` on `base_port`.
 #[derive(Debug, Clone)]
 pub struct Cluster {
@@ -41,6 +63,59 @@ impl Cluster {
     /// Client port of node `node` (from 1).
     pub fn port(&self, node: u16) -> u16 {
         self.base_port + 2 * (node - 1)
+    }
+
+    /// SASL_SSL port of node `node` (from 1): `base_port + 10 + (node - 1)`, as
+    /// `scripts/kafka-cluster.sh` configures it.
+    pub fn sasl_ssl_port(&self, node: u16) -> u16 {
+        self.base_port + 10 + (node - 1)
+    }
+
+    /// The bootstrap list of the listeners of `security`.
+    pub fn bootstrap_for(&self, security: Security) -> String {
+        match security {
+            Security::Plaintext => self.bootstrap(),
+            Security::SaslSsl => (1..=self.brokers)
+                .map(|i| format!("127.0.0.1:{}", self.sasl_ssl_port(i)))
+                .collect::<Vec<_>>()
+                .join(","),
+        }
+    }
+
+    /// Where the cluster's test CA (`ca.pem`) is: `DEKAF_CLUSTER_TLS_DIR`, else
+    /// `$DEKAF_CACHE_DIR/cluster-<base port>/tls` (`DEKAF_CACHE_DIR` defaulting to
+    /// `~/.cache/dekaf-streams`), as `scripts/kafka-cluster.sh` makes it.
+    pub fn tls_dir(&self) -> PathBuf {
+        if let Ok(dir) = std::env::var("DEKAF_CLUSTER_TLS_DIR") {
+            return dir.into();
+        }
+        let cache = std::env::var("DEKAF_CACHE_DIR").map_or_else(
+            |_| {
+                PathBuf::from(std::env::var("HOME").unwrap_or_default())
+                    .join(".cache/dekaf-streams")
+            },
+            PathBuf::from,
+        );
+        cache.join(format!("cluster-{}/tls", self.base_port))
+    }
+
+    /// The librdkafka (and runtime) properties a client needs besides the bootstrap list to
+    /// connect with `security`: none for plaintext; for SASL_SSL the protocol, SCRAM-SHA-512
+    /// as `alice` and the test CA.
+    pub fn client_properties(&self, security: Security) -> Vec<(&'static str, String)> {
+        match security {
+            Security::Plaintext => Vec::new(),
+            Security::SaslSsl => vec![
+                ("security.protocol", "SASL_SSL".into()),
+                ("sasl.mechanism", "SCRAM-SHA-512".into()),
+                ("sasl.username", "alice".into()),
+                ("sasl.password", "alice-secret".into()),
+                (
+                    "ssl.ca.location",
+                    self.tls_dir().join("ca.pem").display().to_string(),
+                ),
+            ],
+        }
     }
 
     /// Starts the cluster if it does not run (idempotent).

@@ -12,6 +12,9 @@ pub struct InstanceSettings {
     pub threads: usize,
     /// Keep the stores in LMDB under this directory (in memory when `None`).
     pub state_dir: Option<std::path::PathBuf>,
+    /// More client properties (`DEKAF_PROPERTIES`), e.g. SASL_SSL's from
+    /// [`Cluster::client_properties`](super::cluster::Cluster::client_properties).
+    pub properties: Vec<(&'static str, String)>,
 }
 
 impl Default for InstanceSettings {
@@ -21,6 +24,7 @@ impl Default for InstanceSettings {
             guarantee: "exactly_once",
             threads: 1,
             state_dir: None,
+            properties: Vec::new(),
         }
     }
 }
@@ -79,6 +83,14 @@ impl Instance {
         let mut command = Command::new(binary);
         if let Some(dir) = &settings.state_dir {
             command.env("DEKAF_STATE_DIR", dir);
+        }
+        if !settings.properties.is_empty() {
+            let lines: Vec<String> = settings
+                .properties
+                .iter()
+                .map(|(name, value)| format!("{name}={value}"))
+                .collect();
+            command.env("DEKAF_PROPERTIES", lines.join("\n"));
         }
         let child = command
             .arg(application)

@@ -51,6 +51,8 @@ pub struct Tally {
     pub faults: BTreeMap<Fault, usize>,
     /// Broker kills per node.
     pub nodes: BTreeMap<u16, usize>,
+    /// Faults drawn that could not land (their victim could not be found), per kind.
+    pub missed: BTreeMap<Fault, usize>,
 }
 
 impl Tally {
@@ -62,6 +64,9 @@ impl Tally {
         for (k, n) in &other.nodes {
             *self.nodes.entry(*k).or_default() += n;
         }
+        for (k, n) in &other.missed {
+            *self.missed.entry(*k).or_default() += n;
+        }
     }
 
     /// `instance 3, input leader 1, …; nodes 1:2 3:1`.
@@ -72,8 +77,18 @@ impl Tally {
             .map(|(k, n)| format!("{} {n}", k.name()))
             .collect();
         let nodes: Vec<String> = self.nodes.iter().map(|(k, n)| format!("{k}:{n}")).collect();
+        let missed: Vec<String> = self
+            .missed
+            .iter()
+            .map(|(k, n)| format!("{} {n}", k.name()))
+            .collect();
+        let missed = if missed.is_empty() {
+            String::new()
+        } else {
+            format!("; not landed: {}", missed.join(", "))
+        };
         format!(
-            "{}; broker kills per node {}",
+            "{}; broker kills per node {}{missed}",
             faults.join(", "),
             nodes.join(" ")
         )

@@ -74,6 +74,8 @@ struct State {
     released: HashSet<u64>,
     requests: Vec<Request>,
     next_connection: u64,
+    /// Connections whose client closed (or reset) its side, with when.
+    closed_by_client: Vec<(u64, Instant)>,
 }
 
 struct Shared {
@@ -183,6 +185,20 @@ impl Proxy {
         self.shared.command(|s| {
             s.released.insert(id);
         });
+    }
+
+    /// How many client connections it accepted so far (the next one is numbered so): a request
+    /// whose [`connection`](Request::connection) is at least this value came on a connection
+    /// opened later.
+    pub fn connections(&self) -> u64 {
+        self.shared.state().next_connection
+    }
+
+    /// The connections whose client closed or reset its side, in that order, with when: a
+    /// client that gave up on a request (librdkafka's `socket.timeout.ms`) closes its
+    /// connection.
+    pub fn closed_by_client(&self) -> Vec<(u64, Instant)> {
+        self.shared.state().closed_by_client.clone()
     }
 
     /// Every request seen so far, in arrival order.
@@ -326,6 +342,10 @@ async fn client_to_broker(
         let Some(frame) = frame else {
             // The client closed its side: a request held or on its way still reaches the
             // broker, whose connection stays open until the proxy resets or ends.
+            shared
+                .state()
+                .closed_by_client
+                .push((connection, Instant::now()));
             await_reset(&shared, generation).await;
             return;
         };

@@ -15,7 +15,7 @@ use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
 use rdkafka::client::DefaultClientContext;
 use rdkafka::producer::{BaseRecord, DefaultProducerContext, Producer, ThreadedProducer};
 
-use super::cluster::Cluster;
+use super::cluster::{Cluster, Security};
 use super::instance::{Instance, InstanceSettings};
 use super::verify;
 use crate::e2e::sentences;
@@ -42,6 +42,8 @@ pub struct Scenario {
     pub seed: u64,
     /// Where the instances' logs go.
     pub log_dir: PathBuf,
+    /// How the instances, the input producer and the verifier connect.
+    pub security: Security,
 }
 
 /// What a scenario found.
@@ -127,25 +129,39 @@ impl Scenario {
         self.start_with(|_| InstanceSettings::default())
     }
 
-    /// [`start`](Self::start), instance `i` with `settings(i)`.
+    /// The bootstrap list and client properties of [`security`](Self::security).
+    pub fn client(&self) -> Client {
+        Client {
+            bootstrap: self.cluster.bootstrap_for(self.security),
+            properties: self.cluster.client_properties(self.security),
+        }
+    }
+
+    /// [`start`](Self::start), instance `i` with `settings(i)` (and the scenario's
+    /// [`security`](Self::security)).
     pub fn start_with(&self, settings: impl Fn(usize) -> InstanceSettings) -> Run {
         std::fs::create_dir_all(&self.log_dir).expect("log directory");
+        let client = self.client();
         let instances = (0..self.instances)
             .map(|i| {
+                let mut settings = settings(i);
+                settings
+                    .properties
+                    .extend(client.properties.iter().cloned());
                 Instance::start_with(
                     &self.binary,
                     &self.application,
-                    &self.cluster.bootstrap(),
+                    &client.bootstrap,
                     &self.log_dir.join(format!("{}-{i}.log", self.application)),
-                    settings(i),
+                    settings,
                 )
             })
             .collect();
         let sent = Arc::new(AtomicUsize::new(0));
         let producer = {
-            let (bootstrap, topic, sent) = (self.cluster.bootstrap(), self.input(), sent.clone());
+            let (topic, sent) = (self.input(), sent.clone());
             let (n, seed, over) = (self.sentences, self.seed, self.produce_over);
-            std::thread::spawn(move || produce(&bootstrap, &topic, n, seed, over, &sent))
+            std::thread::spawn(move || produce(&client, &topic, n, seed, over, &sent))
         };
         Run {
             scenario: self.clone(),
@@ -183,9 +199,9 @@ impl Run {
             .take()
             .map(|p| p.join().map_err(|_| "the producer panicked".to_owned())?)
             .unwrap_or(Ok(0))?;
-        let bootstrap = self.scenario.cluster.bootstrap();
-        let expected = verify::count_input(&bootstrap, &self.scenario.input(), timeout)?;
-        let updates = verify::read_counts(&bootstrap, &self.scenario.output(), &expected, timeout)?;
+        let client = self.scenario.client();
+        let expected = verify::count_input(&client, &self.scenario.input(), timeout)?;
+        let updates = verify::read_counts(&client, &self.scenario.output(), &expected, timeout)?;
         let problems = check(&updates, &expected);
         let mut exited = Vec::new();
         for (i, instance) in self.instances.iter_mut().enumerate() {
@@ -208,18 +224,39 @@ impl Run {
     }
 }
 
+/// Where and how a plain rdkafka client of the harness connects.
+#[derive(Debug, Clone)]
+pub struct Client {
+    /// The bootstrap list.
+    pub bootstrap: String,
+    /// Properties besides `bootstrap.servers` (security).
+    pub properties: Vec<(&'static str, String)>,
+}
+
+impl Client {
+    /// A librdkafka configuration with the bootstrap list and the properties.
+    pub fn config(&self) -> ClientConfig {
+        let mut config = ClientConfig::new();
+        config.set("bootstrap.servers", &self.bootstrap);
+        for (name, value) in &self.properties {
+            config.set(*name, value);
+        }
+        config
+    }
+}
+
 /// Produces `n` sentences (keys `s0`, `s1`, …) to `topic`, evenly over `over`, with an
 /// idempotent producer that waits for every in-sync replica; counts them in `sent`.
 fn produce(
-    bootstrap: &str,
+    client: &Client,
     topic: &str,
     n: usize,
     seed: u64,
     over: Duration,
     sent: &AtomicUsize,
 ) -> Result<usize, String> {
-    let producer: ThreadedProducer<DefaultProducerContext> = ClientConfig::new()
-        .set("bootstrap.servers", bootstrap)
+    let producer: ThreadedProducer<DefaultProducerContext> = client
+        .config()
         .set("enable.idempotence", "true")
         .set("acks", "all")
         .set("linger.ms", "5")

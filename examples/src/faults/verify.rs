@@ -6,12 +6,14 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use rdkafka::consumer::{BaseConsumer, Consumer};
-use rdkafka::{ClientConfig, Message, Offset, TopicPartitionList};
+use rdkafka::{Message, Offset, TopicPartitionList};
+
+use super::scenario::Client;
 
 /// A read_committed consumer assigned every partition of `topic` from the beginning (no group).
-fn committed_consumer(bootstrap: &str, topic: &str) -> Result<BaseConsumer, String> {
-    let consumer: BaseConsumer = ClientConfig::new()
-        .set("bootstrap.servers", bootstrap)
+fn committed_consumer(client: &Client, topic: &str) -> Result<BaseConsumer, String> {
+    let consumer: BaseConsumer = client
+        .config()
         .set("group.id", "fault-verifier-unused")
         .set("enable.auto.commit", "false")
         .set("isolation.level", "read_committed")
@@ -36,11 +38,11 @@ fn committed_consumer(bootstrap: &str, topic: &str) -> Result<BaseConsumer, Stri
 
 /// The count of every word in the committed sentences of `topic`, read up to its end.
 pub fn count_input(
-    bootstrap: &str,
+    client: &Client,
     topic: &str,
     timeout: Duration,
 ) -> Result<HashMap<String, i64>, String> {
-    let consumer = committed_consumer(bootstrap, topic)?;
+    let consumer = committed_consumer(client, topic)?;
     let started = Instant::now();
     let mut counts = HashMap::new();
     let mut idle_since = Instant::now();
@@ -94,12 +96,12 @@ pub type Updates = HashMap<String, Vec<i64>>;
 /// Reads the count updates of `topic` until every word of `expected` reached its count (then 2 s
 /// more, to catch late duplicates) or `timeout` passes.
 pub fn read_counts(
-    bootstrap: &str,
+    client: &Client,
     topic: &str,
     expected: &HashMap<String, i64>,
     timeout: Duration,
 ) -> Result<Updates, String> {
-    let consumer = committed_consumer(bootstrap, topic)?;
+    let consumer = committed_consumer(client, topic)?;
     let started = Instant::now();
     let mut updates: Updates = HashMap::new();
     let mut reached_at: Option<Instant> = None;

@@ -401,6 +401,49 @@ mod tests {
         );
     }
 
+    /// A broker that reads the ClientHello and then closes the connection (a broker killed or
+    /// shutting down right then: its socket ends with a FIN, nothing unread) makes OpenSSL
+    /// report "unexpected EOF" during the handshake, with neither an I/O error nor an OpenSSL
+    /// error stack. That is a network failure, not a refused handshake (Kafka's Java client
+    /// sees an `EOFException` "EOF during handshake" and connects again): transient. Found by
+    /// the SASL_SSL fault loop, where it stopped an instance at start with "the TLS handshake
+    /// with 127.0.0.1:9202 failed: unexpected EOF".
+    #[tokio::test]
+    async fn a_broker_closing_the_connection_after_the_client_hello_is_transient() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let server = tokio::spawn(async move {
+            let (mut tcp, _) = listener.accept().await.expect("accept");
+            // Read everything the client sent (its ClientHello), so that closing sends a FIN
+            // rather than a reset.
+            let mut buf = [0u8; 4096];
+            loop {
+                match tokio::time::timeout(Duration::from_millis(200), tcp.read(&mut buf)).await {
+                    Ok(Ok(n)) if n > 0 => {}
+                    _ => break,
+                }
+            }
+            drop(tcp);
+        });
+        let settings = crate::security::config::TlsSettings {
+            verify_certificate: false,
+            verify_hostname: false,
+            ..Default::default()
+        };
+        let tls = crate::security::tls::TlsConnector::new(&settings).expect("connector");
+        let tcp = TcpStream::connect(addr).await.expect("connect");
+        let error = tls
+            .connect("localhost", tcp)
+            .await
+            .expect_err("the broker closed the connection");
+        server.await.expect("server");
+        let mapped = tls_error("127.0.0.1:9093", error);
+        assert!(
+            mapped.is_transient(),
+            "a connection closed after the ClientHello must be transient: {mapped}"
+        );
+    }
+
     /// A broker killed mid-connection closes its socket without TLS's close_notify: the error
     /// must be a transient I/O error (reconnect), not a permanent TLS failure that stops the
     /// member.

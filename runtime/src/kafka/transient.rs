@@ -85,9 +85,17 @@ pub fn classify_code(code: RDKafkaErrorCode) -> ErrorClass {
             "grant the application's principal WRITE on transactional ids starting with the \
              application id",
         ),
-        C::SaslAuthenticationFailed | C::Authentication => NotAuthorized(
+        C::SaslAuthenticationFailed => NotAuthorized(
             "check the SASL mechanism, user name and password (or token) of the application",
         ),
+        // librdkafka's local `__AUTHENTICATION` also stands for a SASL handshake that could not
+        // finish because the broker went away ("mechanism handshake failed: Local: Timed out in
+        // queue ... in state DOWN" while a node restarts), which a new connection cures; it
+        // reconnects by itself. Wrong credentials are refused by the broker at start, before
+        // any librdkafka client exists (`check_credentials`, `SaslAuthenticationFailed`), so a
+        // later `__AUTHENTICATION` is retried (logged each time) rather than stopping the
+        // application.
+        C::Authentication => Transient,
         C::UnknownTopicOrPartition | C::UnknownTopic | C::UnknownPartition => {
             UnknownTopicOrPartition
         }
@@ -238,6 +246,21 @@ mod tests {
             assert!(is_transient(&KafkaError::MetadataFetch(code)), "{code:?}");
             assert!(is_transient(&KafkaError::AdminOp(code)), "{code:?}");
         }
+    }
+
+    /// librdkafka's local `__AUTHENTICATION` (-169) is also what it reports when the SASL
+    /// handshake cannot finish because the broker went away: the SASL_SSL fault loop stopped an
+    /// instance with it ("SASL SCRAM-SHA-512 mechanism handshake failed: Local: Timed out in
+    /// queue: broker's supported mechanisms: (n/a) (after 0ms in state DOWN)", a changelog
+    /// restore while the node was SIGKILLed). Wrong credentials are the broker's
+    /// `SaslAuthenticationFailed` (58), which the start-up check reports.
+    #[test]
+    fn librdkafkas_local_authentication_error_is_transient() {
+        let code = RDKafkaErrorCode::Authentication;
+        assert_eq!(classify_code(code), ErrorClass::Transient);
+        assert!(is_transient(&KafkaError::MessageConsumption(code)));
+        assert!(is_transient(&KafkaError::Global(code)));
+        assert!(is_transient(&KafkaError::MetadataFetch(code)));
     }
 
     #[test]

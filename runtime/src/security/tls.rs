@@ -162,6 +162,12 @@ impl TlsConnector {
             .await
             .map_err(|e| match e.into_io_error() {
                 Ok(io) => io,
+                // The broker closed the connection mid-handshake (killed, shutting down): a
+                // network failure that a new connection cures, not a refused handshake.
+                Err(ssl) if ended_by_peer(&ssl) => io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    format!("the connection ended during the TLS handshake: {ssl}"),
+                ),
                 Err(ssl) => io::Error::new(
                     io::ErrorKind::PermissionDenied,
                     TlsHandshakeError(ssl.to_string()),
@@ -180,6 +186,22 @@ impl TlsConnector {
         }
         Ok(stream)
     }
+}
+
+/// Whether a handshake failed because the peer closed the connection (a FIN where a handshake
+/// message was due) rather than refusing it: OpenSSL reports that as `SSL_ERROR_SYSCALL` with
+/// no I/O error ("unexpected EOF"), or (OpenSSL 3) as an SSL error whose reason is "unexpected
+/// eof while reading". A refusal comes as an alert, with another reason.
+fn ended_by_peer(ssl: &openssl::ssl::Error) -> bool {
+    use openssl::ssl::ErrorCode;
+    let eof_reason = ssl.ssl_error().is_some_and(|stack| {
+        stack
+            .errors()
+            .iter()
+            .any(|e| e.reason().is_some_and(|r| r.contains("unexpected eof")))
+    });
+    (ssl.code() == ErrorCode::SYSCALL && ssl.io_error().is_none() && ssl.ssl_error().is_none())
+        || ((ssl.code() == ErrorCode::SSL || ssl.code() == ErrorCode::SYSCALL) && eof_reason)
 }
 
 /// How long a TLS 1.3 connection waits for the broker to refuse its client certificate.
