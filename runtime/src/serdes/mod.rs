@@ -62,6 +62,8 @@ mod json;
 mod list;
 mod nulls;
 mod primitive;
+#[cfg(feature = "avro")]
+pub mod registry;
 mod uuid;
 mod windowed;
 
