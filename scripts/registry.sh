@@ -21,14 +21,16 @@
 # The storage is in memory: every start is an empty registry.
 #
 # Apicurio's differences from Confluent's Schema Registry met so far (ccompat v7 API):
-# - the default compatibility is NONE (Confluent's is BACKWARD): tests that need a check set it
-#   per subject (PUT /config/<subject>) or globally (PUT /config);
-# - schema ids of the Confluent API are Apicurio's content ids (without
-#   apicurio.ccompat.legacy-id-mode.enabled): the same schema registered under two subjects has
-#   one id, as with Confluent; Apicurio's Java serdes must use `apicurio.registry.use-id=contentId`
-#   to write the same ids;
-# - an artifact deleted through the Confluent API is soft-deleted as with Confluent, but ids are
-#   not reused across restarts only because the storage starts empty every time.
+# - the default compatibility is NONE (Confluent's is BACKWARD): `GET /config` answers
+#   {"compatibilityLevel":"NONE"}; tests that need a check set it per subject
+#   (PUT /config/<subject> {"compatibility":"BACKWARD"});
+# - schema ids of the Confluent API are Apicurio's content ids: the same schema text under two
+#   subjects has one id, as with Confluent, and Apicurio's Java serdes write the same ids with
+#   `apicurio.registry.use-id=contentId` (their default in 3.x, with the 4-byte id handler);
+# - Apicurio's Java serdes do not use the Confluent API but Apicurio's own (/apis/registry/v3); a
+#   subject of the Confluent API is an artifact of group `default` there, so both see the same
+#   schemas;
+# - errors carry Confluent's codes (40401 subject not found, 40403 schema not found).
 set -euo pipefail
 
 APP_VERSION=3.3.3

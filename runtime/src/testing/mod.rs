@@ -218,7 +218,7 @@ impl<T: Topology> TestDriverBuilder<T> {
     }
 
     /// Gives the serdes of this driver the state `state` (a schema registry client, ...), as
-    /// [`Builder::serde_state`](crate::Builder::serde_state) does for a running instance; see
+    /// `Builder::serde_state` does for a running instance; see
     /// [`SerdeStates`](crate::serdes::SerdeStates).
     pub fn serde_state<S: Send + Sync + 'static>(mut self, state: S) -> Self {
         self.serdes = self.serdes.with(state);
