@@ -32,7 +32,7 @@
 //! }
 //!
 //! let registry = SchemaRegistry::new(RegistryConfig::new("http://127.0.0.1:8480/apis/ccompat/v7"));
-//! let app = KafkaStreams::builder(Words).bootstrap_servers("127.0.0.1:9092").serde_state(registry).build();
+//! let app = dekaf_streams::KafkaStreams::builder(Words).bootstrap_servers("127.0.0.1:9092").serde_state(registry).build();
 //! # }
 //! ```
 //!
