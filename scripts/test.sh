@@ -26,6 +26,9 @@
 # The tests find the broker through DEKAF_BOOTSTRAP, and the secured listeners through
 # DEKAF_SSL_BOOTSTRAP, DEKAF_SASL_SSL_BOOTSTRAP and DEKAF_TLS_DIR, which this script exports
 # (`scripts/kafka.sh env` prints them).
+# It also starts a schema registry (scripts/registry.sh: Apicurio Registry on DEKAF_REGISTRY_PORT,
+# default 8480, Java 21+) when none answers, for the Avro tests (feature `avro`, on in the full
+# run), and stops it at the end if it started it.
 # It also starts the replicated 3-node cluster of the fault tests on DEKAF_CLUSTER_PORT
 # (default 9192..9197, SASL_SSL on 9202..9204) and runs DEKAF_FAULT_LOOP_RUNS (default 2) runs of
 # the mixed fault loop over SASL_SSL at the end (exactly-once, then at-least-once).
@@ -41,6 +44,8 @@ as_root() {
 }
 
 started=$SECONDS
+# The Avro serdes and their tests (a schema registry is started for them below).
+AVRO_FEATURES="dekaf-streams/avro,dekaf-streams-examples/avro"
 
 # 1. Build dependencies of rdkafka's bundled librdkafka.
 missing=()
@@ -61,7 +66,7 @@ if [ -z "${DEKAF_SKIP_GATES:-}" ]; then
   cargo fmt --version >/dev/null 2>&1 || die "rustfmt missing: rustup component add rustfmt"
   cargo clippy --version >/dev/null 2>&1 || die "clippy missing: rustup component add clippy"
   cargo fmt --all -- --check || die "cargo fmt --check: run \`cargo fmt --all\` and commit"
-  cargo clippy --workspace --all-targets -- -D warnings || die "clippy found warnings (denied)"
+  cargo clippy --workspace --all-targets --features "$AVRO_FEATURES" -- -D warnings || die "clippy found warnings (denied)"
   # The runtime without its `kafka` feature (no librdkafka): stores, serdes, TestDriver.
   cargo clippy -p dekaf-streams --no-default-features --all-targets -- -D warnings \
     || die "dekaf-streams without the kafka feature: clippy found warnings or errors"
@@ -73,9 +78,11 @@ fi
 # What this script started, it stops at the end.
 stop_broker=""
 stop_cluster=""
+stop_registry=""
 cleanup() {
   if [ -n "$stop_cluster" ]; then cluster stop; fi
   if [ -n "$stop_broker" ]; then bash scripts/kafka.sh stop; fi
+  if [ -n "$stop_registry" ]; then bash scripts/registry.sh stop; fi
 }
 trap cleanup EXIT
 
@@ -111,6 +118,15 @@ else
 fi
 eval "$(bash scripts/kafka.sh env)"
 
+# 3a. The schema registry of the Avro tests (in memory: a registry of its own starts empty).
+if bash scripts/registry.sh status >/dev/null 2>&1; then
+  say "a schema registry already answers; using it and leaving it running"
+else
+  stop_registry=1
+  bash scripts/registry.sh start
+fi
+eval "$(bash scripts/registry.sh env)"
+
 # 3b. The replicated 3-node cluster of the fault tests (examples/tests/cluster_faults.rs and the
 # fault-kill-loop), on its own ports (DEKAF_CLUSTER_PORT, default 9192: nodes on 9192/9194/9196).
 export DEKAF_CLUSTER_PORT="${DEKAF_CLUSTER_PORT:-9192}"
@@ -133,7 +149,11 @@ if [ "$#" -eq 0 ]; then
   if bash scripts/parity.sh java; then export PARITY_SKIP_JAVA=1; else status=$?; fi
 fi
 # --no-fail-fast: one failing test binary does not hide the results of the others.
-cargo test --workspace --no-fail-fast "$@" || status=$?
+if [ "$#" -eq 0 ]; then
+  cargo test --workspace --features "$AVRO_FEATURES" --no-fail-fast || status=$?
+else
+  cargo test --workspace --no-fail-fast "$@" || status=$?
+fi
 # The runtime without its `kafka` feature, as a crate that only unit-tests topologies uses it:
 # its unit tests, the LMDB test and the doctests (a doctest that needs Kafka says so with a cfg).
 if [ "$#" -eq 0 ]; then

@@ -3,6 +3,7 @@
 //! | module | shows |
 //! |---|---|
 //! | [`word_count`] | flat_map_values, group_by (repartition), count, to_stream, to |
+//! | `avro_words` | (feature `avro`) word count over Avro records through a schema registry |
 //! | [`page_views`] | tumbling and hopping windows with grace, late records, windowed keys |
 //! | [`sessions`] | session windows: count, aggregate with a merger, reduce, emit-final |
 //! | [`sliding`] | sliding windows, emit-final of sliding and tumbling windows |
@@ -17,6 +18,8 @@
 //! | [`windows_e2e`] | session, sliding and emit-final windows on a real broker, checked against the TestDriver |
 //! | [`runner`] | running any of them on a real broker (`src/bin/`) |
 
+#[cfg(feature = "avro")]
+pub mod avro_words;
 pub mod dead_letters;
 pub mod dedup;
 // `#[macro_use]`: `word_count_topology!` serves `faults` too.

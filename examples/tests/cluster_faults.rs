@@ -324,6 +324,12 @@ async fn a_member_fenced_while_frozen_replaces_its_producer_and_stays_exactly_on
     let log = run.instances[0].log().to_owned();
     let outcome = with_fault(run, |run| {
         run.await_sent(0.3);
+        // A member, not an instance still starting (on a loaded machine joining can take
+        // longer than sending 30% of the input): frozen before it joins, it is never fenced.
+        assert!(
+            run.instances[0].await_running(Duration::from_secs(180)),
+            "instance 0 never ran tasks"
+        );
         run.instances[0].pause();
         // The fault is a duration: frozen past the session and transaction timeouts.
         let frozen = Instant::now();

@@ -12,7 +12,7 @@ use std::fmt::Display;
 pub use crate::cache::{DirtyKeys, Update};
 pub use crate::join as stream_join;
 pub use crate::punctuation::next_punctuation;
-pub use crate::serdes::{Encoded, Serde, SerdeError, Window, Windowed};
+pub use crate::serdes::{Encoded, Serde, SerdeContext, SerdeError, Window, Windowed};
 pub use crate::store::{BackendFactory, KeyValueStore, StoreBackend, StoreError};
 pub use crate::table::fk::{
     FkScratch, Resolved, fk_extract, fk_foreign_change, fk_hash, fk_join, fk_left_join, fk_receive,
@@ -343,6 +343,77 @@ pub fn ser<S: Serde>(
 ) -> Result<Encoded, RecordError> {
     buf.clear();
     S::serialize(value, buf).map_err(|e| record(ErrorKind::Serialization, node, e))
+}
+
+/// [`de_key`] of a record read from `topic` (a source or repartition topic): the serde gets
+/// the topic and the role ([`Serde::deserialize_in`]).
+#[inline(always)]
+pub fn de_key_at<S: Serde>(
+    topic: &'static str,
+    bytes: Option<&[u8]>,
+    node: &'static str,
+) -> Result<S::Value, RecordError> {
+    S::deserialize_in(SerdeContext::key(topic), bytes)
+        .map_err(|e| record(ErrorKind::KeyDeserialization, node, e))
+}
+
+/// [`de_value`] of a record read from `topic`.
+#[inline(always)]
+pub fn de_value_at<S: Serde>(
+    topic: &'static str,
+    bytes: Option<&[u8]>,
+    node: &'static str,
+) -> Result<S::Value, RecordError> {
+    S::deserialize_in(SerdeContext::value(topic), bytes)
+        .map_err(|e| record(ErrorKind::ValueDeserialization, node, e))
+}
+
+/// [`check_key`] of a record read from `topic`.
+#[inline(always)]
+pub fn check_key_at<S: Serde>(
+    topic: &'static str,
+    bytes: Option<&[u8]>,
+    node: &'static str,
+) -> Result<(), RecordError> {
+    S::check_in(SerdeContext::key(topic), bytes)
+        .map_err(|e| record(ErrorKind::KeyDeserialization, node, e))
+}
+
+/// [`check_value`] of a record read from `topic`.
+#[inline(always)]
+pub fn check_value_at<S: Serde>(
+    topic: &'static str,
+    bytes: Option<&[u8]>,
+    node: &'static str,
+) -> Result<(), RecordError> {
+    S::check_in(SerdeContext::value(topic), bytes)
+        .map_err(|e| record(ErrorKind::ValueDeserialization, node, e))
+}
+
+/// [`ser`] of a key written to `topic` (a sink or repartition topic).
+#[inline(always)]
+pub fn ser_key_at<S: Serde>(
+    topic: &'static str,
+    value: &S::Value,
+    buf: &mut Vec<u8>,
+    node: &'static str,
+) -> Result<Encoded, RecordError> {
+    buf.clear();
+    S::serialize_in(SerdeContext::key(topic), value, buf)
+        .map_err(|e| record(ErrorKind::Serialization, node, e))
+}
+
+/// [`ser`] of a value written to `topic`.
+#[inline(always)]
+pub fn ser_value_at<S: Serde>(
+    topic: &'static str,
+    value: &S::Value,
+    buf: &mut Vec<u8>,
+    node: &'static str,
+) -> Result<Encoded, RecordError> {
+    buf.clear();
+    S::serialize_in(SerdeContext::value(topic), value, buf)
+        .map_err(|e| record(ErrorKind::Serialization, node, e))
 }
 
 /// Demands that a stream's key or value has the serde's type (spanned at the user's serde).

@@ -99,7 +99,7 @@
 use std::fmt;
 use std::marker::PhantomData;
 
-use crate::serdes::{Encoded, Serde, SerdeError, Windowed};
+use crate::serdes::{Encoded, Serde, SerdeContext, SerdeError, Windowed};
 use crate::store::{BackendFactory, StoreBackend, StoreError};
 use crate::topology::{StoreInfo, SubtopologyInfo, TopologyInfo, WindowedSink};
 
@@ -449,21 +449,26 @@ type De<T> = fn(Option<&[u8]>) -> Result<T, SerdeError>;
 pub struct TopicRef<K, V> {
     /// Full topic name.
     pub name: &'static str,
-    pub(crate) key_ser: Ser<K>,
-    pub(crate) key_de: De<K>,
-    pub(crate) value_ser: Ser<V>,
-    pub(crate) value_de: De<V>,
+    pub(crate) key_ser: SerIn<K>,
+    pub(crate) key_de: DeIn<K>,
+    pub(crate) value_ser: SerIn<V>,
+    pub(crate) value_de: DeIn<V>,
 }
+
+/// A serde's [`Serde::serialize_in`].
+type SerIn<T> = fn(SerdeContext<'_>, &T, &mut Vec<u8>) -> Result<Encoded, SerdeError>;
+/// A serde's [`Serde::deserialize_in`].
+type DeIn<T> = fn(SerdeContext<'_>, Option<&[u8]>) -> Result<T, SerdeError>;
 
 impl<K, V> TopicRef<K, V> {
     /// A handle of topic `name` with serdes `KS` and `VS`.
     pub const fn new<KS: Serde<Value = K>, VS: Serde<Value = V>>(name: &'static str) -> Self {
         TopicRef {
             name,
-            key_ser: KS::serialize,
-            key_de: KS::deserialize,
-            value_ser: VS::serialize,
-            value_de: VS::deserialize,
+            key_ser: KS::serialize_in,
+            key_de: KS::deserialize_in,
+            value_ser: VS::serialize_in,
+            value_de: VS::deserialize_in,
         }
     }
 }

@@ -151,6 +151,25 @@ impl Instance {
         Some(rest.split_whitespace().next()?.to_owned())
     }
 
+    /// Waits (up to `limit`) until the instance runs tasks as a member of the group: its log
+    /// says "tasks restored and running" (or its process exited). A fault meant for a member
+    /// (a freeze past the session timeout) lands on one, not on an instance still starting on
+    /// a loaded machine. Returns whether it got there.
+    pub fn await_running(&mut self, limit: std::time::Duration) -> bool {
+        let started = std::time::Instant::now();
+        while started.elapsed() < limit {
+            let log = std::fs::read_to_string(&self.log).unwrap_or_default();
+            if log.contains("tasks restored and running") {
+                return true;
+            }
+            if self.exited().is_some() {
+                return false;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        false
+    }
+
     /// Its log file.
     pub fn log(&self) -> &Path {
         &self.log

@@ -152,8 +152,8 @@ impl Emitter<'_> {
         let k = format_ident!("__k{}", node);
         let v = format_ident!("__v{}", node);
         match &n.kind {
-            NodeKind::Source { key, value, .. }
-            | NodeKind::RepartitionSource { key, value, .. } => {
+            NodeKind::Source { key, value, topic }
+            | NodeKind::RepartitionSource { key, value, topic } => {
                 let (kt, vt) = (&key.ty, &value.ty);
                 // A key going straight into a count or reduce is checked, not decoded, when the
                 // aggregation can store its bytes ([`super::raw_key::KeyIn::Raw`]).
@@ -166,9 +166,9 @@ impl Emitter<'_> {
                         serde: kt,
                     };
                     let value = if self.value_unread(node) {
-                        quote!(let #v = #dk::check_value::<#vt>(__dk_record.value, #name)?;)
+                        quote!(let #v = #dk::check_value_at::<#vt>(#topic, __dk_record.value, #name)?;)
                     } else {
-                        quote!(let #v = #dk::de_value::<#vt>(__dk_record.value, #name)?;)
+                        quote!(let #v = #dk::de_value_at::<#vt>(#topic, __dk_record.value, #name)?;)
                     };
                     let key_statement = super::raw_key::raw_key_source(self, node, kt, *child);
                     let child = ops::aggregate::emit_keyed(
@@ -181,6 +181,7 @@ impl Emitter<'_> {
                     );
                     return self.null_guard(
                         node,
+                        topic,
                         kt,
                         vt,
                         quote! {
@@ -193,16 +194,17 @@ impl Emitter<'_> {
                 let children = self.children(node, &Acc::owned(k.clone()), &Acc::owned(v.clone()));
                 // A value only counted is checked (the same errors), not built.
                 let value = if self.value_unread(node) {
-                    quote!(let #v = #dk::check_value::<#vt>(__dk_record.value, #name)?;)
+                    quote!(let #v = #dk::check_value_at::<#vt>(#topic, __dk_record.value, #name)?;)
                 } else {
-                    quote!(let #v = #dk::de_value::<#vt>(__dk_record.value, #name)?;)
+                    quote!(let #v = #dk::de_value_at::<#vt>(#topic, __dk_record.value, #name)?;)
                 };
                 self.null_guard(
                     node,
+                    topic,
                     kt,
                     vt,
                     quote! {
-                        let #k = #dk::de_key::<#kt>(__dk_record.key, #name)?;
+                        let #k = #dk::de_key_at::<#kt>(#topic, __dk_record.key, #name)?;
                         #value
                         #children
                     },

@@ -271,6 +271,7 @@ impl Emitter<'_> {
     pub fn null_guard(
         &self,
         node: usize,
+        topic: &str,
         kt: &syn::Type,
         vt: &syn::Type,
         rest: TokenStream,
@@ -287,11 +288,11 @@ impl Emitter<'_> {
                 if #dk::is_absent::<#vt>(__dk_record.value) {
                     #both_null
                 } else {
-                    let #v = #dk::de_value::<#vt>(__dk_record.value, #name)?;
+                    let #v = #dk::de_value_at::<#vt>(#topic, __dk_record.value, #name)?;
                     #key_null
                 }
             } else if #dk::is_absent::<#vt>(__dk_record.value) {
-                let #k = #dk::de_key::<#kt>(__dk_record.key, #name)?;
+                let #k = #dk::de_key_at::<#kt>(#topic, __dk_record.key, #name)?;
                 #value_null
             } else {
                 #rest

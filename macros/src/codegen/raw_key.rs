@@ -33,14 +33,23 @@ pub fn raw_key_source(em: &Emitter<'_>, source: usize, serde: &Type, node: usize
     let kt = &em.m.stores[*store].key.ty;
     let kid = format_ident!("__k{}", source);
     let name = &em.m.nodes[source].name;
+    let topic = source_topic(em, source);
     quote! {
         let #kid: ::core::option::Option<<#serde as #dk::Serde>::Value> =
             if #dk::keeps_key_bytes::<#serde, #kt>() {
-                #dk::check_key::<#serde>(__dk_record.key, #name)?;
+                #dk::check_key_at::<#serde>(#topic, __dk_record.key, #name)?;
                 None
             } else {
-                Some(#dk::de_key::<#serde>(__dk_record.key, #name)?)
+                Some(#dk::de_key_at::<#serde>(#topic, __dk_record.key, #name)?)
             };
+    }
+}
+
+/// The topic source node `source` reads (a user or repartition topic).
+fn source_topic(em: &Emitter<'_>, source: usize) -> String {
+    match &em.m.nodes[source].kind {
+        NodeKind::Source { topic, .. } | NodeKind::RepartitionSource { topic, .. } => topic.clone(),
+        _ => String::new(),
     }
 }
 
@@ -74,6 +83,7 @@ pub fn key_parts(
     let dk = dk();
     let kid = format_ident!("__k{}", source);
     let sname = &em.m.nodes[source].name;
+    let stopic = source_topic(em, source);
     let ke = quote_spanned!(span=>
         match &#kid {
             None => #dk::key_bytes(__dk_record.key, &mut self.__kbuf),
@@ -95,7 +105,7 @@ pub fn key_parts(
     let bind = quote! {
         let #kid: <#serde as #dk::Serde>::Value = match #decoded {
             Some(__dk_k) => #take,
-            None => #dk::de_key::<#serde>(__dk_record.key, #sname)?,
+            None => #dk::de_key_at::<#serde>(#stopic, __dk_record.key, #sname)?,
         };
     };
     (ke, bind, Acc::owned(kid))

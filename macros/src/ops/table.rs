@@ -269,7 +269,11 @@ pub fn emit_source(em: &Emitter<'_>, node: usize) -> TokenStream {
     let n = &em.m.nodes[node];
     let name = &n.name;
     let NodeKind::TableSource {
-        store, key, value, ..
+        store,
+        key,
+        value,
+        topic,
+        ..
     } = &n.kind
     else {
         return quote!();
@@ -287,9 +291,9 @@ pub fn emit_source(em: &Emitter<'_>, node: usize) -> TokenStream {
                     return Ok(());
                 }
             };
-            let _ = #dk::de_key::<#kt>(Some(__dk_kb), #name)?;
+            let _ = #dk::de_key_at::<#kt>(#topic, Some(__dk_kb), #name)?;
             if let Some(__dk_vb) = __dk_record.value {
-                let _ = #dk::de_value::<#vt>(Some(__dk_vb), #name)?;
+                let _ = #dk::de_value_at::<#vt>(#topic, Some(__dk_vb), #name)?;
             }
             #dk::source_put(&mut self.#field, __dk_kb, __dk_record.value, __dk_record.timestamp, &mut self.__vbuf, #name)?;
         };
@@ -308,11 +312,11 @@ pub fn emit_source(em: &Emitter<'_>, node: usize) -> TokenStream {
                     return Ok(());
                 }
             };
-        let #k = #dk::de_key::<#kt>(Some(__dk_kb), #name)?;
+        let #k = #dk::de_key_at::<#kt>(#topic, Some(__dk_kb), #name)?;
         let __dk_old: Option<<#vt as #dk::Serde>::Value> = #old;
         let __dk_new = match __dk_record.value {
             None => None,
-            Some(__dk_vb) => Some(#dk::de_value::<#vt>(Some(__dk_vb), #name)?),
+            Some(__dk_vb) => Some(#dk::de_value_at::<#vt>(#topic, Some(__dk_vb), #name)?),
         };
         // Stored with the record's timestamp, as Kafka Streams' timestamped store keeps it.
         #dk::source_put(&mut self.#field, __dk_kb, __dk_record.value, __dk_record.timestamp, &mut self.__vbuf, #name)?;

@@ -114,8 +114,9 @@ pub fn emit_send(
     let (kt, vt) = (&key.ty, &value.ty);
     let kr = k.r(key.span);
     let vr = v.r(value.span);
-    let ke = quote_spanned!(key.span=> #dk::ser::<#kt>(#kr, &mut self.__kbuf, #name)?);
-    let ve = quote_spanned!(value.span=> #dk::ser::<#vt>(#vr, &mut self.__vbuf, #name)?);
+    let ke =
+        quote_spanned!(key.span=> #dk::ser_key_at::<#kt>(#topic, #kr, &mut self.__kbuf, #name)?);
+    let ve = quote_spanned!(value.span=> #dk::ser_value_at::<#vt>(#topic, #vr, &mut self.__vbuf, #name)?);
     quote! {
         let __dk_ke = #ke;
         let __dk_ve = #ve;

@@ -57,13 +57,17 @@
 //! assert_eq!(Decidegrees::deserialize(Some(&out)).unwrap(), 215);
 //! ```
 
+mod context;
 mod json;
 mod list;
 mod nulls;
 mod primitive;
+#[cfg(feature = "avro")]
+pub mod registry;
 mod uuid;
 mod windowed;
 
+pub use context::{EnteredStates, Role, SerdeContext, SerdeStates, with_state};
 pub use json::Json;
 pub use list::ListOf;
 pub use nulls::{Nullable, Unit, Void};
@@ -138,6 +142,16 @@ pub enum SerdeError {
         #[source]
         source: Box<SerdeError>,
     },
+    /// A schema registry serde could not read or write the bytes: a wrong magic byte, a schema
+    /// id the registry does not know, bytes that do not decode with the writer's schema, a value
+    /// that does not fit the schema, or a registry that could not be reached.
+    #[error("{}{reason}", match schema_id { Some(id) => format!("schema id {id}: "), None => String::new() })]
+    Schema {
+        /// The schema id of the record (read from its bytes) or of the schema written, where known.
+        schema_id: Option<u32>,
+        /// What went wrong.
+        reason: String,
+    },
     /// Any other failure of a user serde.
     #[error("{0}")]
     Custom(String),
@@ -176,6 +190,42 @@ pub trait Serde: 'static {
     #[inline]
     fn check(bytes: Option<&[u8]>) -> Result<(), SerdeError> {
         Self::deserialize(bytes).map(drop)
+    }
+
+    /// [`serialize`](Self::serialize) where the topic and the role (key or value) are known:
+    /// what the compiled tasks call at sink and repartition topics.
+    ///
+    /// The default ignores the context and calls [`serialize`](Self::serialize) (inlined, so a
+    /// serde without state costs what it costs without a context). A serde whose bytes depend on
+    /// the topic (a schema registry's subject `<topic>-value`) implements it; see
+    /// [`SerdeContext`] and [`with_state`] for the design.
+    #[inline(always)]
+    fn serialize_in(
+        cx: SerdeContext<'_>,
+        value: &Self::Value,
+        out: &mut Vec<u8>,
+    ) -> Result<Encoded, SerdeError> {
+        let _ = cx;
+        Self::serialize(value, out)
+    }
+
+    /// [`deserialize`](Self::deserialize) where the topic and the role are known: what the
+    /// compiled tasks call at source and repartition topics. The default ignores the context.
+    #[inline(always)]
+    fn deserialize_in(
+        cx: SerdeContext<'_>,
+        bytes: Option<&[u8]>,
+    ) -> Result<Self::Value, SerdeError> {
+        let _ = cx;
+        Self::deserialize(bytes)
+    }
+
+    /// [`check`](Self::check) where the topic and the role are known. The default ignores the
+    /// context.
+    #[inline(always)]
+    fn check_in(cx: SerdeContext<'_>, bytes: Option<&[u8]>) -> Result<(), SerdeError> {
+        let _ = cx;
+        Self::check(bytes)
     }
 
     /// Whether bytes that [`deserialize`](Self::deserialize) accepts are exactly the bytes

@@ -2,7 +2,7 @@
 
 use std::marker::PhantomData;
 
-use super::{Encoded, Serde, SerdeError};
+use super::{Encoded, Serde, SerdeContext, SerdeError};
 
 /// No data: `()`. Writes a null key or value and reads anything (usually a null key) as `()`.
 #[derive(Debug, Clone, Copy, Default)]
@@ -70,6 +70,34 @@ impl<S: Serde> Serde for Nullable<S> {
     fn check(bytes: Option<&[u8]>) -> Result<(), SerdeError> {
         match bytes {
             Some(bytes) => S::check(Some(bytes)),
+            None => Ok(()),
+        }
+    }
+    #[inline(always)]
+    fn serialize_in(
+        cx: SerdeContext<'_>,
+        value: &Self::Value,
+        out: &mut Vec<u8>,
+    ) -> Result<Encoded, SerdeError> {
+        match value {
+            Some(value) => S::serialize_in(cx, value, out),
+            None => Ok(Encoded::Null),
+        }
+    }
+    #[inline(always)]
+    fn deserialize_in(
+        cx: SerdeContext<'_>,
+        bytes: Option<&[u8]>,
+    ) -> Result<Self::Value, SerdeError> {
+        match bytes {
+            Some(bytes) => S::deserialize_in(cx, Some(bytes)).map(Some),
+            None => Ok(None),
+        }
+    }
+    #[inline(always)]
+    fn check_in(cx: SerdeContext<'_>, bytes: Option<&[u8]>) -> Result<(), SerdeError> {
+        match bytes {
+            Some(bytes) => S::check_in(cx, Some(bytes)),
             None => Ok(()),
         }
     }

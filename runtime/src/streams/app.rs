@@ -263,6 +263,7 @@ impl<T: Topology> KafkaStreams<T> {
                 log_ends: log_ends.clone(),
             };
             let state_root = self.config.state_dir.clone();
+            let serdes = self.config.serde_states.clone();
             let done = done_tx.clone();
             let spawned = std::thread::Builder::new()
                 .name(format!("{}-{index}", T::APPLICATION_ID))
@@ -273,6 +274,8 @@ impl<T: Topology> KafkaStreams<T> {
                         thread = index
                     );
                     let _entered = span.enter();
+                    // This thread runs for this instance: its serdes see its state.
+                    let _serdes = serdes.enter();
                     let result =
                         std::panic::catch_unwind(std::panic::AssertUnwindSafe(
                             || match state_root {
@@ -440,6 +443,16 @@ impl<T: Topology> Builder<T> {
     /// restarting broker count as being in the loop.
     pub fn max_poll_interval(mut self, interval: Duration) -> Self {
         self.config.max_poll_interval = interval;
+        self
+    }
+
+    /// Gives this instance's serdes the state `state`: built once by the application (a schema
+    /// registry client with its URL, credentials and caches), shared by every processing
+    /// thread of this instance and by no other instance. A serde reaches it with
+    /// [`with_state`](crate::serdes::with_state); see [`SerdeStates`](crate::serdes::SerdeStates)
+    /// for the design. One state per type: a second of the same type replaces the first.
+    pub fn serde_state<S: Send + Sync + 'static>(mut self, state: S) -> Self {
+        self.config.serde_states = std::mem::take(&mut self.config.serde_states).with(state);
         self
     }
 

@@ -59,6 +59,9 @@ pub struct StreamsConfig {
     /// member leaves the group and its tasks move (Kafka's `max.poll.interval.ms`, 300 s by
     /// default); see [`Builder::max_poll_interval`](super::Builder::max_poll_interval).
     pub max_poll_interval: Duration,
+    /// The state of this instance's serdes (a schema registry client, ...), entered by every
+    /// processing thread; see [`SerdeStates`](crate::serdes::SerdeStates). Empty by default.
+    pub serde_states: crate::serdes::SerdeStates,
 }
 
 /// How long an unowned task directory is kept by default: 10 minutes, as Kafka Streams'
@@ -130,6 +133,7 @@ impl StreamsConfig {
             group_instance_id: None,
             application_server: None,
             max_poll_interval: crate::group::DEFAULT_MAX_POLL_INTERVAL,
+            serde_states: crate::serdes::SerdeStates::new(),
         }
     }
 

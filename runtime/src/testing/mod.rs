@@ -174,6 +174,8 @@ pub struct TestRecord<K, V> {
 /// Runs topology `T` in process. See the [module docs](self).
 pub struct TestDriver<T: Topology> {
     inner: RefCell<Inner<T>>,
+    /// The serde state of this driver's instance, entered while it runs its tasks.
+    serdes: crate::serdes::SerdeStates,
 }
 
 impl<T: Topology> Default for TestDriver<T> {
@@ -187,6 +189,7 @@ pub struct TestDriverBuilder<T: Topology> {
     partitions: i32,
     cache_max_bytes: usize,
     wall_clock: i64,
+    serdes: crate::serdes::SerdeStates,
     topology: std::marker::PhantomData<fn() -> T>,
 }
 
@@ -214,19 +217,30 @@ impl<T: Topology> TestDriverBuilder<T> {
         self
     }
 
+    /// Gives the serdes of this driver the state `state` (a schema registry client, ...), as
+    /// `Builder::serde_state` does for a running instance; see
+    /// [`SerdeStates`](crate::serdes::SerdeStates).
+    pub fn serde_state<S: Send + Sync + 'static>(mut self, state: S) -> Self {
+        self.serdes = self.serdes.with(state);
+        self
+    }
+
     /// The driver.
     ///
     /// # Panics
     ///
     /// If the topology cannot create its tasks (it always can with in-memory stores).
     pub fn build(self) -> TestDriver<T> {
-        TestDriver {
-            inner: RefCell::new(Inner::new(
+        let serdes = self.serdes;
+        let inner = {
+            let _serdes = serdes.enter();
+            RefCell::new(Inner::new(
                 self.partitions,
                 self.cache_max_bytes,
                 self.wall_clock,
-            )),
-        }
+            ))
+        };
+        TestDriver { inner, serdes }
     }
 }
 
@@ -259,6 +273,7 @@ impl<T: Topology> TestDriver<T> {
             partitions: 1,
             cache_max_bytes: 0,
             wall_clock: 0,
+            serdes: crate::serdes::SerdeStates::new(),
             topology: std::marker::PhantomData,
         }
     }
@@ -289,6 +304,7 @@ impl<T: Topology> TestDriver<T> {
 
     /// [`TestDriver::advance_wall_clock`], returning the task's error instead of panicking.
     pub fn try_advance_wall_clock(&self, by: Duration) -> Result<(), TestError> {
+        let _serdes = self.serdes.enter();
         let mut inner = self.inner.borrow_mut();
         let ms = i64::try_from(by.as_millis()).unwrap_or(i64::MAX);
         inner.wall_clock = inner.wall_clock.saturating_add(ms);
@@ -417,6 +433,7 @@ impl<T: Topology> TestDriver<T> {
 
     /// [`TestDriver::commit`], returning the task's error instead of panicking.
     pub fn try_commit(&self) -> Result<(), TestError> {
+        let _serdes = self.serdes.enter();
         let mut inner = self.inner.borrow_mut();
         // Sink records are queued too (for a topology that reads its own output).
         while inner.for_each_task(|task, sink| task.flush_cache(sink))? {}
@@ -428,6 +445,7 @@ impl<T: Topology> TestDriver<T> {
     /// state comes back the same). Results waiting in a record cache are dropped; punctuation
     /// schedules start again (wall-clock ones from the driver's current wall clock).
     pub fn clear_and_restore(&self) -> Result<(), TaskError> {
+        let _serdes = self.serdes.enter();
         let mut inner = self.inner.borrow_mut();
         let Inner {
             tasks,
@@ -462,6 +480,7 @@ impl<T: Topology> TestDriver<T> {
     /// Pipes raw bytes into `topic` (for example a record that does not deserialize), into
     /// the partition Kafka's default partitioner picks for its key.
     pub fn try_pipe_raw(&self, topic: &str, record: RawRecord) -> Result<(), TestError> {
+        let _serdes = self.serdes.enter();
         let mut inner = self.inner.borrow_mut();
         // A global table's topic updates its store at once, as Kafka Streams'
         // `TopologyTestDriver` does (a record with a null key is skipped).

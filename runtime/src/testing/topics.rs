@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::hash::Hash;
 
 use super::{RawRecord, TestDriver, TestError, TestRecord};
-use crate::serdes::Encoded;
+use crate::serdes::{Encoded, SerdeContext};
 use crate::task::{Headers, TopicRef, Topology};
 
 /// A typed input topic of a [`TestDriver`].
@@ -94,6 +94,7 @@ impl<T: Topology, K, V> TestInputTopic<'_, T, K, V> {
         timestamp: i64,
         headers: Headers,
     ) -> Result<(), TestError> {
+        let _serdes = self.driver.serdes.enter();
         let encode = |enc: Result<Encoded, crate::serdes::SerdeError>, buf: Vec<u8>| match enc {
             Ok(Encoded::Present) => Ok(Some(buf)),
             Ok(Encoded::Null) => Ok(None),
@@ -102,7 +103,7 @@ impl<T: Topology, K, V> TestInputTopic<'_, T, K, V> {
         let key = match key {
             Some(k) => {
                 let mut buf = Vec::new();
-                let enc = (self.topic.key_ser)(k, &mut buf);
+                let enc = (self.topic.key_ser)(SerdeContext::key(self.topic.name), k, &mut buf);
                 encode(enc, buf)
             }
             None => Ok(None),
@@ -110,7 +111,7 @@ impl<T: Topology, K, V> TestInputTopic<'_, T, K, V> {
         let value = match value {
             Some(v) => {
                 let mut buf = Vec::new();
-                let enc = (self.topic.value_ser)(v, &mut buf);
+                let enc = (self.topic.value_ser)(SerdeContext::value(self.topic.name), v, &mut buf);
                 encode(enc, buf)
             }
             None => Ok(None),
@@ -153,8 +154,10 @@ impl<T: Topology, K, V> TestOutputTopic<'_, T, K, V> {
     /// The next record, or `None` if there is none.
     pub fn read_record(&self) -> Option<TestRecord<K, V>> {
         let (partition, raw) = self.driver.outputs_pop(self.topic.name)?;
-        let key = (self.topic.key_de)(raw.key.as_deref());
-        let value = (self.topic.value_de)(raw.value.as_deref());
+        let _serdes = self.driver.serdes.enter();
+        let key = (self.topic.key_de)(SerdeContext::key(self.topic.name), raw.key.as_deref());
+        let value =
+            (self.topic.value_de)(SerdeContext::value(self.topic.name), raw.value.as_deref());
         match (key, value) {
             (Ok(key), Ok(value)) => Some(TestRecord {
                 key,
