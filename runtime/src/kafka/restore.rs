@@ -363,7 +363,10 @@ pub fn restore<T: RestoreTarget>(
     let mut summary = RestoreSummary::default();
     let mut waves: Vec<Vec<Pending<'_>>> = Vec::new();
     for p in partitions {
-        // In steps, to see a stop request while the changelog's leader is unreachable.
+        // In steps, to see a stop request while the changelog's leader is unreachable; said
+        // every STEP, so a lookup that keeps failing is seen in the log (in one fault-loop run
+        // a restore went minutes without a line, most likely here).
+        let mut last_warning: Option<Instant> = None;
         let (low, high) = loop {
             if stop.load(Ordering::Relaxed) {
                 return Err(RestoreError::Stopped);
@@ -371,7 +374,20 @@ pub fn restore<T: RestoreTarget>(
             let left = progress.left();
             match bounds(consumer, ends, &p.topic, p.partition, left.min(STEP)) {
                 Ok(marks) => break marks,
-                Err(e) if is_transient(&e) && !left.is_zero() => {}
+                Err(e) if is_transient(&e) && !left.is_zero() => {
+                    if last_warning.is_none_or(|at| at.elapsed() >= STEP) {
+                        last_warning = Some(Instant::now());
+                        tracing::warn!(
+                            topic = p.topic,
+                            partition = p.partition,
+                            error = %e,
+                            left = ?left,
+                            "looking up a changelog's offsets for its restore failed; trying again"
+                        );
+                    }
+                    // A lookup refused at once must not spin.
+                    std::thread::sleep(Duration::from_millis(100));
+                }
                 Err(source) => {
                     return Err(RestoreError::Kafka {
                         topic: p.topic.clone(),
