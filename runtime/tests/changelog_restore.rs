@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use dekaf_streams::kafka::restore::{
     CHECKPOINT_RECORDS, LogEnds, RestoreConsumer, RestoreError, RestorePartition, RestoreTarget,
-    each, restore, restore_consumer,
+    StoreTarget, each, restore, restore_consumer,
 };
 use dekaf_streams::store::{LmdbBackend, StoreBackend};
 use group_support::*;
@@ -70,20 +70,8 @@ async fn a_restore_waits_for_an_open_transaction_and_reads_what_committed_after_
             .commit_transaction(Duration::from_secs(30))
             .expect("commit");
 
-        let mut config = ClientConfig::new();
-        config
-            .set("bootstrap.servers", &bootstrap)
-            .set("group.id", app)
-            .set("enable.auto.commit", "false")
-            .set("isolation.level", "read_committed");
-        let consumer = restore_consumer(&config, Default::default()).expect("restore consumer");
-        let ends = LogEnds::new(&config, Default::default()).expect("end-offsets client");
-        let partitions = [RestorePartition {
-            topic: topic.to_owned(),
-            partition: 0,
-            from: Offset::Beginning,
-            until: None,
-        }];
+        let (consumer, ends) = restore_clients(&bootstrap, app);
+        let partitions = [partition_from(topic, Offset::Beginning)];
         let stop = AtomicBool::new(false);
         std::thread::scope(|scope| {
             let restoring = scope.spawn(|| {
@@ -154,6 +142,16 @@ fn committed_records(bootstrap: &str, id: &str, topic: &str, n: usize) {
         .expect("commit");
 }
 
+/// Partition 0 of `topic`, restored from `from` to its end.
+fn partition_from(topic: &str, from: Offset) -> RestorePartition {
+    RestorePartition {
+        topic: topic.to_owned(),
+        partition: 0,
+        from,
+        until: None,
+    }
+}
+
 /// A `read_committed` restore consumer and its end-offsets client.
 fn restore_clients(bootstrap: &str, group: &str) -> (RestoreConsumer, LogEnds) {
     let mut config = ClientConfig::new();
@@ -179,12 +177,7 @@ async fn a_restore_that_keeps_making_progress_takes_as_long_as_it_needs() {
     tokio::task::spawn_blocking(move || {
         committed_records(&bootstrap, &format!("{app}-owner"), topic, 150);
         let (consumer, ends) = restore_clients(&bootstrap, app);
-        let partitions = [RestorePartition {
-            topic: topic.to_owned(),
-            partition: 0,
-            from: Offset::Beginning,
-            until: None,
-        }];
+        let partitions = [partition_from(topic, Offset::Beginning)];
         let started = Instant::now();
         let summary = restore(
             &consumer,
@@ -224,12 +217,7 @@ async fn a_restore_without_progress_fails_after_the_limit() {
         zombie.flush(Duration::from_secs(30)).expect("flush");
         committed_records(&bootstrap, &format!("{app}-owner"), topic, 10);
         let (consumer, ends) = restore_clients(&bootstrap, app);
-        let partitions = [RestorePartition {
-            topic: topic.to_owned(),
-            partition: 0,
-            from: Offset::Beginning,
-            until: None,
-        }];
+        let partitions = [partition_from(topic, Offset::Beginning)];
         let started = Instant::now();
         let error = restore(
             &consumer,
@@ -254,28 +242,28 @@ async fn a_restore_without_progress_fails_after_the_limit() {
     .expect("test thread");
 }
 
-/// An LMDB store as a restore's target, recording progress as a task's stores do.
-struct LmdbTarget<'a> {
-    store: &'a mut LmdbBackend,
+/// An LMDB store as a restore's target, recording progress as a task's stores do
+/// ([`StoreTarget`]), that sets `stop` after `stop_after` records: the restore then stops as a
+/// shutdown or crash would stop it.
+struct Interrupting<'a> {
+    store: StoreTarget<'a, LmdbBackend>,
     applied: u64,
-    /// Set after this many records: the restore stops as a shutdown or crash would stop it.
     stop_after: u64,
     stop: &'a AtomicBool,
 }
 
-impl RestoreTarget for LmdbTarget<'_> {
+impl RestoreTarget for Interrupting<'_> {
     fn apply(
         &mut self,
-        _: &str,
-        _: i32,
-        _: i64,
+        topic: &str,
+        partition: i32,
+        offset: i64,
         key: Option<&[u8]>,
         value: Option<&[u8]>,
-        _: i64,
+        timestamp: i64,
     ) -> Result<(), String> {
         self.store
-            .put(key.unwrap_or_default(), value.unwrap_or_default())
-            .map_err(|e| e.to_string())?;
+            .apply(topic, partition, offset, key, value, timestamp)?;
         self.applied += 1;
         if self.applied == self.stop_after {
             self.stop.store(true, Ordering::Relaxed);
@@ -283,8 +271,8 @@ impl RestoreTarget for LmdbTarget<'_> {
         Ok(())
     }
 
-    fn checkpoint(&mut self, _: &str, _: i32, next: i64) -> Result<(), String> {
-        self.store.flush_at(next).map_err(|e| e.to_string())
+    fn checkpoint(&mut self, topic: &str, partition: i32, next: i64) -> Result<(), String> {
+        self.store.checkpoint(topic, partition, next)
     }
 }
 
@@ -303,12 +291,6 @@ async fn an_interrupted_restore_resumes_from_its_last_checkpoint() {
         let dir = std::env::temp_dir().join(format!("{app}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let (consumer, ends) = restore_clients(&bootstrap, app);
-        let partition = |from| RestorePartition {
-            topic: topic.to_owned(),
-            partition: 0,
-            from,
-            until: None,
-        };
 
         // Interrupted after two checkpoints and a half.
         let stop = AtomicBool::new(false);
@@ -316,11 +298,11 @@ async fn an_interrupted_restore_resumes_from_its_last_checkpoint() {
         let interrupted = restore(
             &consumer,
             Some(&ends),
-            &[partition(Offset::Beginning)],
+            &[partition_from(topic, Offset::Beginning)],
             Duration::from_secs(60),
             &stop,
-            LmdbTarget {
-                store: &mut store,
+            Interrupting {
+                store: StoreTarget(&mut store),
                 applied: 0,
                 stop_after: 2 * CHECKPOINT_RECORDS + CHECKPOINT_RECORDS / 2,
                 stop: &stop,
@@ -351,11 +333,11 @@ async fn an_interrupted_restore_resumes_from_its_last_checkpoint() {
         let summary = restore(
             &consumer,
             Some(&ends),
-            &[partition(Offset::Offset(checkpoint))],
+            &[partition_from(topic, Offset::Offset(checkpoint))],
             Duration::from_secs(60),
             &never,
-            LmdbTarget {
-                store: &mut store,
+            Interrupting {
+                store: StoreTarget(&mut store),
                 applied: 0,
                 stop_after: u64::MAX,
                 stop: &never,

@@ -79,7 +79,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use dekaf_streams::kafka::restore::{
-    LogEnds, RestorePartition, RestoreTarget, restore, restore_consumer,
+    LogEnds, RestorePartition, StoreTarget, restore, restore_consumer,
 };
 use dekaf_streams::store::{LmdbBackend, MemoryBackend, StoreBackend, open_raw_env};
 use dekaf_streams_benches::args::{Flags, parse_count};
@@ -559,32 +559,6 @@ fn write_changelog(bootstrap: &str, topic: &str, n: u64) -> Result<()> {
         .flush(Duration::from_secs(120))
         .context("the changelog was not acknowledged")?;
     Ok(())
-}
-
-/// A store as a restore's target, as a task's stores are.
-struct StoreTarget<'a, B>(&'a mut B);
-
-impl<B: StoreBackend> RestoreTarget for StoreTarget<'_, B> {
-    fn apply(
-        &mut self,
-        _: &str,
-        _: i32,
-        _: i64,
-        key: Option<&[u8]>,
-        value: Option<&[u8]>,
-        _: i64,
-    ) -> Result<(), String> {
-        let key = key.unwrap_or_default();
-        let result = match value {
-            Some(v) => self.0.put(key, v),
-            None => self.0.delete(key).map(|_| ()),
-        };
-        result.map_err(|e| e.to_string())
-    }
-
-    fn checkpoint(&mut self, _: &str, _: i32, next: i64) -> Result<(), String> {
-        self.0.flush_at(next).map_err(|e| e.to_string())
-    }
 }
 
 /// Restores the changelog into `store` with the runtime's restore loop; records per second.

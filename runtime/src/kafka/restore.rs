@@ -26,6 +26,8 @@ use rdkafka::types::RDKafkaErrorCode;
 use rdkafka::{ClientConfig, ClientContext};
 use rdkafka::{Offset, TopicPartitionList};
 
+use crate::store::StoreBackend;
+
 /// How long one watermark lookup of a restore may take before a stop request is checked.
 const STEP: Duration = Duration::from_secs(5);
 
@@ -442,6 +444,35 @@ pub fn restore<T: RestoreTarget>(
         result?;
     }
     Ok(summary)
+}
+
+/// A store as a restore's target, as a task's stores are: each record is put (a tombstone
+/// deleted), and the restore's progress is recorded with [`StoreBackend::flush_at`], so an LMDB
+/// store restarts from its last checkpoint.
+#[derive(Debug)]
+pub struct StoreTarget<'a, B>(pub &'a mut B);
+
+impl<B: StoreBackend> RestoreTarget for StoreTarget<'_, B> {
+    fn apply(
+        &mut self,
+        _: &str,
+        _: i32,
+        _: i64,
+        key: Option<&[u8]>,
+        value: Option<&[u8]>,
+        _: i64,
+    ) -> Result<(), String> {
+        let key = key.unwrap_or_default();
+        let result = match value {
+            Some(v) => self.0.put(key, v),
+            None => self.0.delete(key).map(|_| ()),
+        };
+        result.map_err(|e| e.to_string())
+    }
+
+    fn checkpoint(&mut self, _: &str, _: i32, next: i64) -> Result<(), String> {
+        self.0.flush_at(next).map_err(|e| e.to_string())
+    }
 }
 
 /// When a restore last made progress, and how long it may go without.
