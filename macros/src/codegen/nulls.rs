@@ -115,7 +115,7 @@ impl Emitter<'_> {
                     Part::Val(a) => {
                         let r = a.r(key.span);
                         (
-                            quote_spanned!(key.span=> let __dk_ke = #dk::ser::<#kt>(#r, &mut self.__kbuf, #name)?;),
+                            quote_spanned!(key.span=> let __dk_ke = #dk::ser_key_at::<#kt>(#topic, #r, &mut self.__kbuf, #name)?;),
                             quote!(#dk::bytes(__dk_ke, &self.__kbuf)),
                         )
                     }
@@ -125,7 +125,7 @@ impl Emitter<'_> {
                     Part::Val(a) => {
                         let r = a.r(value.span);
                         (
-                            quote_spanned!(value.span=> let __dk_ve = #dk::ser::<#vt>(#r, &mut self.__vbuf, #name)?;),
+                            quote_spanned!(value.span=> let __dk_ve = #dk::ser_value_at::<#vt>(#topic, #r, &mut self.__vbuf, #name)?;),
                             quote!(#dk::bytes(__dk_ve, &self.__vbuf)),
                         )
                     }
