@@ -165,9 +165,15 @@ say "cargo test took $((SECONDS - tests_started))s (exit $status); $((SECONDS - 
 # SIGKILLs of input leaders and group and transaction coordinators' brokers (the full one, which
 # alternates plaintext and SASL_SSL: fault-kill-loop --mixed 30).
 loop_started=$SECONDS
-cargo run -q -p dekaf-streams-examples --bin fault-kill-loop -- --mixed --security sasl_ssl \
-  "${DEKAF_FAULT_LOOP_RUNS:-2}" || status=$?
+# The binaries the tests above built (the examples' tests need them) are run as they are: a
+# `cargo run` with another feature set would build them a second time.
+bin="${CARGO_TARGET_DIR:-target}/debug"
+if [ ! -x "$bin/fault-kill-loop" ] || [ ! -x "$bin/fault-instance" ]; then
+  cargo build -q -p dekaf-streams-examples --bin fault-kill-loop --bin fault-instance || status=$?
+fi
+"$bin/fault-kill-loop" --mixed --security sasl_ssl "${DEKAF_FAULT_LOOP_RUNS:-2}" || status=$?
 say "fault-kill-loop took $((SECONDS - loop_started))s (exit $status)"
+say "disk: target/ takes $(du -sh "${CARGO_TARGET_DIR:-target}" 2>/dev/null | cut -f1); $(df -h . | awk 'NR==2 {print $4}') left"
 if [ "$status" -ne 0 ]; then
   say "the broker's log: $(bash scripts/kafka.sh log 0 2>&1 | head -n1)"
 fi
