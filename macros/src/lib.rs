@@ -13,6 +13,8 @@ mod check;
 mod codegen;
 mod describe;
 mod diagnostics;
+#[cfg(test)]
+mod expand_tests;
 mod ir;
 mod names;
 mod ops;
