@@ -319,7 +319,7 @@ mod tests {
 
     fn errors(tokens: proc_macro2::TokenStream) -> Vec<String> {
         let mut d = Diagnostics::default();
-        let m = crate::build::build(syn::parse2(tokens).expect("parses"), &mut d).expect("builds");
+        let m = crate::lower::lower(syn::parse2(tokens).expect("parses"), &mut d).expect("builds");
         check(&m, &mut d);
         d.errors().iter().map(ToString::to_string).collect()
     }
@@ -349,7 +349,7 @@ mod tests {
 
     fn warnings(tokens: proc_macro2::TokenStream) -> Vec<String> {
         let mut d = Diagnostics::default();
-        let m = crate::build::build(syn::parse2(tokens).expect("parses"), &mut d).expect("builds");
+        let m = crate::lower::lower(syn::parse2(tokens).expect("parses"), &mut d).expect("builds");
         check(&m, &mut d);
         assert!(!d.has_errors(), "{:?}", d.errors());
         d.warnings().into_iter().map(str::to_owned).collect()

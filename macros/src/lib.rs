@@ -1,6 +1,6 @@
 //! The `topology!` compiler of dekaf-streams, in phases: `parse` (the syn AST of the DSL) →
-//! `build` (lowering through the operator registry, `ops`, into the graph of `ir`: nodes,
-//! stores, subtopologies, internal topic names) → `check` (naming and topic rules) → `codegen`
+//! `lower` (lowering through the operator registry, `ops`, with the `build` graph builder,
+//! into the graph of `ir`: nodes, stores, subtopologies, internal topic names) → `check` (naming and topic rules) → `codegen`
 //! (the topology type, its `TopologyInfo`, typed handles and inlined task code). Errors and
 //! warnings of every phase are collected in `diagnostics`.
 //!
@@ -16,6 +16,7 @@ mod diagnostics;
 #[cfg(test)]
 mod expand_tests;
 mod ir;
+mod lower;
 mod names;
 mod ops;
 mod parse;
@@ -51,7 +52,7 @@ fn expand(input: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
         Err(e) => return e.to_compile_error(),
     };
     let mut diagnostics = diagnostics::Diagnostics::default();
-    let Some(model) = build::build(def, &mut diagnostics) else {
+    let Some(model) = lower::lower(def, &mut diagnostics) else {
         return diagnostics.to_tokens();
     };
     check::check(&model, &mut diagnostics);

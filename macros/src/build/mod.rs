@@ -1,13 +1,11 @@
-//! Phase 2: lowering the parsed statements into the operator graph ([`crate::ir`]).
-//!
-//! [`build`] walks the statements; every call is looked up in the operator registry
-//! ([`crate::ops`]) and lowered by its operator into nodes (one per operator, numbered in the
-//! order they appear, so ids and names are deterministic) and stores. It reports the mistakes
-//! that make a graph impossible to build (an operator a table does not have, `count` without
-//! grouping, an operator after a sink, an unknown name); [`partition`] then cuts the graph into
-//! subtopologies and [`crate::check`] checks names and topics.
+//! Phase 2: the operator graph ([`crate::ir`]) under construction: the [`Builder`] that the
+//! operators' lowerings (`crate::ops`, dispatched by `crate::lower`) add nodes (one per
+//! operator, numbered in the order they appear, so ids and names are deterministic) and stores
+//! to, the names bound by `let`, and what a name or expression evaluates to ([`Flow`]).
+//! [`partition`] then cuts the graph into subtopologies and `crate::check` checks names and
+//! topics.
 
-mod partition;
+pub mod partition;
 #[cfg(test)]
 mod tests;
 
@@ -17,12 +15,11 @@ use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
 use syn::Expr;
 
-use crate::args::{err, err_at, err_call};
+use crate::args::{err, err_at};
 use crate::diagnostics::Diagnostics;
-use crate::ir::{Model, Node, NodeKind, SerdeTy, Store, TopicUse, WindowSpec};
+use crate::ir::{Node, NodeKind, SerdeTy, Store, TopicUse, WindowSpec};
 use crate::names;
-use crate::ops::{self, Lower};
-use crate::parse::{Binding, Call, Root, TopologyDef};
+use crate::parse::Binding;
 
 /// What a name or an expression evaluates to while building.
 #[derive(Clone)]
@@ -81,6 +78,16 @@ struct Var {
     used: bool,
 }
 
+/// What the model takes from the topology's header: its attributes, visibility, name and
+/// application id, and where its body is (for the error of an empty body).
+pub struct Header {
+    pub attrs: Vec<syn::Attribute>,
+    pub vis: syn::Visibility,
+    pub name: syn::Ident,
+    pub app_id: syn::LitStr,
+    pub body_span: Span,
+}
+
 /// The graph under construction.
 pub struct Builder {
     pub app_id: String,
@@ -101,61 +108,34 @@ pub struct Builder {
     /// repartition topics of repartition(..) → where named
     pub repartition_names: BTreeMap<String, Span>,
     /// The global tables (`global_table(..)`), outside the node graph.
-    pub globals: Vec<ops::global_table::GlobalTable>,
+    pub globals: Vec<crate::ir::GlobalTable>,
     /// Indexes of Kafka Streams' name generator taken by names that are no node's.
     pub reserved_indexes: usize,
 }
 
-/// Builds the model; errors (and warnings) are collected in `diagnostics`.
-pub fn build(def: TopologyDef, diagnostics: &mut Diagnostics) -> Option<Model> {
-    let mut b = Builder {
-        app_id: def.app_id.value(),
-        nodes: Vec::new(),
-        stores: Vec::new(),
-        vars: BTreeMap::new(),
-        on_error: None,
-        on_error_call: None,
-        topics: Vec::new(),
-        diagnostics: std::mem::take(diagnostics),
-        repartitions: Vec::new(),
-        joins: Vec::new(),
-        arms: BTreeMap::new(),
-        repartition_names: BTreeMap::new(),
-        globals: Vec::new(),
-        reserved_indexes: 0,
-    };
-    for stmt in def.stmts {
-        let flow = match b.chain(stmt.chain) {
-            Ok(flow) => flow,
-            Err(e) => {
-                b.diagnostics.error(e);
-                Flow::Broken
-            }
-        };
-        b.bind(stmt.binding, flow);
-    }
-    b.report_unused_bindings();
-    b.report_unused_stores();
-    if b.nodes.is_empty() && !b.diagnostics.has_errors() {
-        b.diagnostics.error(err(
-            def.body_span,
-            format!(
-                "topology `{}` reads no topic: its body needs at least one source, e.g. `stream(\"input\", Utf8, Utf8).to(\"output\", Utf8, Utf8);`",
-                def.name
-            ),
-        ));
-    }
-    *diagnostics = std::mem::take(&mut b.diagnostics);
-    if diagnostics.has_errors() {
-        return None;
-    }
-    let app = def.app_id;
-    Some(partition::partition(b, def.attrs, def.vis, def.name, app))
-}
-
 impl Builder {
+    /// An empty graph for application `app_id`, taking over `diagnostics`.
+    pub fn new(app_id: String, diagnostics: &mut Diagnostics) -> Self {
+        Builder {
+            app_id,
+            nodes: Vec::new(),
+            stores: Vec::new(),
+            vars: BTreeMap::new(),
+            on_error: None,
+            on_error_call: None,
+            topics: Vec::new(),
+            diagnostics: std::mem::take(diagnostics),
+            repartitions: Vec::new(),
+            joins: Vec::new(),
+            arms: BTreeMap::new(),
+            repartition_names: BTreeMap::new(),
+            globals: Vec::new(),
+            reserved_indexes: 0,
+        }
+    }
+
     /// Binds the names of a statement to what its chain made.
-    fn bind(&mut self, binding: Binding, flow: Flow) {
+    pub fn bind(&mut self, binding: Binding, flow: Flow) {
         if let Flow::Broken = flow {
             let names = match binding {
                 Binding::One(name) => vec![name],
@@ -298,7 +278,7 @@ impl Builder {
 
     /// Warns about a bound stream or table nothing uses (as rustc's `unused_variables`, a name
     /// starting with `_` is exempt).
-    fn report_unused_bindings(&mut self) {
+    pub fn report_unused_bindings(&mut self) {
         for var in self.vars.values() {
             let what = match var.flow {
                 Flow::Stream(_) => "stream",
@@ -322,7 +302,7 @@ impl Builder {
     }
 
     /// Declared stores nobody uses.
-    fn report_unused_stores(&mut self) {
+    pub fn report_unused_stores(&mut self) {
         for st in &self.stores {
             if st.owner == crate::ir::StoreOwner::Declared && st.users.is_empty() {
                 self.diagnostics.error(err(st.span, format!("store `{}` is declared but no process([..]) uses it: list it in a process(..) or remove it", st.name)));
@@ -383,119 +363,6 @@ impl Builder {
     /// The name of an internal topic of this application.
     pub fn internal(&self, name: &str, suffix: &str) -> String {
         names::internal_topic(&self.app_id, name, suffix)
-    }
-
-    fn chain(&mut self, chain: crate::parse::Chain) -> syn::Result<Flow> {
-        let mut flow = match chain.root {
-            Root::Var(name) => match self.lookup(&name) {
-                Some(flow) => flow,
-                None => return Err(self.unbound(&name, "stream or table", "stream(..)")),
-            },
-            Root::Call(call) => self.root(&call)?,
-        };
-        for call in chain.calls {
-            flow = self.call(flow, &call)?;
-        }
-        Ok(flow)
-    }
-
-    fn root(&mut self, call: &Call) -> syn::Result<Flow> {
-        match ops::find(&call.name.to_string()).map(|op| &op.lower) {
-            Some(Lower::Root(lower)) => lower(self, call),
-            _ => Err(err_at(
-                &call.name,
-                format!(
-                    "unknown source `{}`: a topology statement starts with {}",
-                    call.name,
-                    ops::roots()
-                ),
-            )),
-        }
-    }
-
-    fn call(&mut self, flow: Flow, call: &Call) -> syn::Result<Flow> {
-        let op = call.name.to_string();
-        match flow {
-            Flow::Broken => Ok(Flow::Broken),
-            Flow::Global(g) => Err(ops::global_table::not_a_stream(self, g, call)),
-            Flow::Ended(sink) => {
-                let mut e = err_at(
-                    &call.name,
-                    format!(
-                        "`{op}` comes after a sink: to(..) ends a stream. Bind the stream before the sink (`let s = ..;`) and use it twice"
-                    ),
-                );
-                e.combine(err_at(sink, "the stream ends here"));
-                Err(e)
-            }
-            Flow::Decl => Err(err_call(
-                call,
-                format!(
-                    "`{op}` cannot follow a declaration (store(..), on_error(..)): declarations are statements of their own"
-                ),
-            )),
-            Flow::Branches(_, tokens) => {
-                let mut e = err_at(
-                    &call.name,
-                    format!(
-                        "`{op}` cannot follow branch(..): bind the branches (`let [a, b] = s.branch(..);`) and continue each by name"
-                    ),
-                );
-                e.combine(err_at(tokens, "branched here"));
-                Err(e)
-            }
-            // A foreign-key join's result has no store and no old values: to_stream() only.
-            Flow::Table(t)
-                if ops::fk_join::is_result(&self.nodes[t.node].kind) && op != "to_stream" =>
-            {
-                Err(ops::fk_join::result_only_to_stream(call))
-            }
-            Flow::Table(t) => match ops::find(&op).map(|o| &o.lower) {
-                // Operators a table shares by name with streams (filter, join, ..).
-                _ if ops::table::on_table(&op).is_some() => match ops::table::on_table(&op) {
-                    Some(lower) => lower(self, t, call),
-                    None => Err(ops::unknown(call)),
-                },
-                Some(Lower::Table(lower)) => lower(self, t, call),
-                Some(Lower::Stream(_) | Lower::Grouped(_)) => Err(err_at(
-                    &call.name,
-                    format!(
-                        "a table has no `{op}`: call `to_stream()` first, then `{op}(..)` on the stream (a table has filter, filter_not, map_values, join, left_join, outer_join, group_by and to_stream())"
-                    ),
-                )),
-                _ => Err(ops::unknown(call)),
-            },
-            Flow::Grouped(g) => match ops::find(&op).map(|o| &o.lower) {
-                // A re-grouped table (`table.group_by(..)`) aggregates with a subtractor.
-                _ if ops::table_group::on_grouped_table(self, &g, &op).is_some() => {
-                    match ops::table_group::on_grouped_table(self, &g, &op) {
-                        Some(Err(e)) => Err(e),
-                        _ => ops::table_group::aggregate(self, g, call),
-                    }
-                }
-                Some(Lower::Grouped(lower)) => lower(self, g, call),
-                Some(Lower::Stream(_)) => Err(err_at(
-                    &call.name,
-                    format!(
-                        "`{op}` is not an operation of a grouped stream: aggregate it first (count, reduce, aggregate), or call `{op}` before {}",
-                        g.how
-                    ),
-                )),
-                _ => Err(ops::unknown(call)),
-            },
-            Flow::Stream(s) => match ops::find(&op) {
-                Some(o) => match &o.lower {
-                    Lower::Stream(lower) => lower(self, s, call),
-                    _ => Err(err_at(
-                        &call.name,
-                        o.on_stream
-                            .unwrap_or("`{op}` does not apply to a stream")
-                            .replace("{op}", &op),
-                    )),
-                },
-                None => Err(ops::unknown(call)),
-            },
-        }
     }
 
     /// A known serde that differs from the stream's known serde is an error here; unknown ones

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use syn::Ident;
 
 use super::Builder;
-use crate::ir::{Model, Node, NodeKind, Sub, TopicRole};
+use crate::ir::{GlobalTable, Model, Node, NodeKind, Sub, TopicRole};
 
 /// Assigns every node and store to its subtopology and returns the finished model.
 pub fn partition(
@@ -129,7 +129,7 @@ pub fn partition(
     for sub in &mut subs {
         sub.copartition_groups.sort();
     }
-    crate::ops::global_table::number(&mut subs, &mut b.globals);
+    number(&mut subs, &mut b.globals);
     Model {
         attrs,
         vis,
@@ -162,5 +162,26 @@ fn origins(nodes: &[Node], node: usize, user: &mut BTreeSet<String>, rep: &mut B
                 origins(nodes, p, user, rep);
             }
         }
+    }
+}
+
+/// Numbers the subtopologies and the global tables' node groups as Kafka Streams'
+/// `InternalTopologyBuilder#makeNodeGroups` does: in the order of their first node, a global
+/// table's node group included (it makes no task, but takes its id), so the ids the streams
+/// group protocol carries are those of the same topology in Java.
+fn number(subs: &mut [Sub], globals: &mut [GlobalTable]) {
+    // A subtopology's first node is its lowest node id (the partitioner orders them so).
+    let firsts: Vec<usize> = subs
+        .iter()
+        .map(|s| s.nodes.iter().copied().min().unwrap_or(usize::MAX))
+        .collect();
+    for (i, sub) in subs.iter_mut().enumerate() {
+        sub.protocol_id = i + globals
+            .iter()
+            .filter(|g| g.after_nodes <= firsts[i])
+            .count();
+    }
+    for (i, g) in globals.iter_mut().enumerate() {
+        g.protocol_id = i + firsts.iter().filter(|&&f| f < g.after_nodes).count();
     }
 }

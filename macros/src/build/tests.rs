@@ -4,9 +4,9 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::build;
 use crate::diagnostics::Diagnostics;
 use crate::ir::{Model, WindowKind, WindowSpec};
+use crate::lower::lower as build;
 
 fn model(tokens: TokenStream) -> Result<Model, Vec<syn::Error>> {
     let mut d = Diagnostics::default();

@@ -1,12 +1,101 @@
 //! The emitter: walks the operator graph from a source and writes each node's inline code,
 //! given the locals that hold its input key and value. Each operator's code lives in its file
-//! under [`crate::ops`]; [`Emitter::emit`] dispatches to it by node kind.
+//! under `crate::ops`, reached through the [`Emit`] its registry entry carries: the emitter asks
+//! each operator's `Emit` in turn, and the one whose node it is answers.
+//!
+//! # The null path
+//!
+//! Records with a null key or value whose serde has no null (`Utf8`, `I64`, `Json<T>`: not
+//! `Nullable<S>`): Kafka Streams 4.4 passes them on operator by operator, and so does a task
+//! here, on a path of its own where the missing part is no Rust value ([`Part::Null`]). Each
+//! operator's [`Emit::null`] says what it does with such a record (what Kafka Streams does,
+//! checked against its `TopologyTestDriver` by the differential suite, `examples/parity`):
+//!
+//! - `to`, `repartition`, `merge`, branch arms: forwarded, the missing part written as null;
+//! - `map_values`, `flat_map_values` without the key: a null key passes, the value is mapped;
+//! - `count`/`reduce`/`aggregate` without windows, sliding windows, stream-table and inner
+//!   stream-stream joins, `to_table` with a null key: dropped and counted
+//!   (`Task::null_records_dropped`, Kafka Streams' `dropped-records`);
+//! - time and session windows: a null key is dropped and counted, a null value is counted
+//!   by `count()` (Kafka Streams counts it);
+//! - `to_table` with a null value: the key is deleted;
+//! - `left_join` of a table and the outer sides of stream-stream joins: a null key is joined
+//!   with no partner and forwarded;
+//! - every other operator would call the user's closure with the missing part, which its type
+//!   cannot hold: the record fails ([`Emitter::null_fails`]: `on_error`, kind
+//!   `KeyDeserialization` or `ValueDeserialization`), as a Java closure that dereferences it
+//!   would throw. Read the topic with `Nullable::<S>` to see the nulls in closures.
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 
-use crate::ir::{Model, NodeKind};
-use crate::ops;
+use crate::ir::Model;
+
+/// The code of one node on the record path, or `None` if the node is not the operator's.
+pub type RecordFn = fn(&Emitter<'_>, usize, &Acc, &Acc) -> Option<TokenStream>;
+/// The code of one node on the null path, or `None` if the node is not the operator's.
+pub type NullFn = fn(&Emitter<'_>, usize, &Part, &Part) -> Option<TokenStream>;
+/// The start of a source node's code, or `None` if the node is not the operator's.
+pub type SourceFn = fn(&Emitter<'_>, usize) -> Option<TokenStream>;
+/// A table node's value getter for the key in an [`Acc`] (an `Option<(V, i64)>` expression), or
+/// `None` if the node is not the operator's.
+pub type GetterFn = fn(&Emitter<'_>, usize, &Acc) -> Option<TokenStream>;
+
+/// An operator's code generation, carried by its registry entry. Each function answers only for
+/// the node kinds its operator makes (and `None` for the others), so the emitter needs no list
+/// of node kinds: it asks every operator.
+#[derive(Clone, Copy)]
+pub struct Emit {
+    /// The record path: the node's code, given its input key and value.
+    pub record: RecordFn,
+    /// The null path (see the module docs). An operator that does not answer forwards nothing.
+    pub null: NullFn,
+    /// A source node's code (the body of a `__source_N` method).
+    pub source: SourceFn,
+    /// A table node's value getter, read by table-table joins.
+    pub getter: GetterFn,
+}
+
+fn no_record(_: &Emitter<'_>, _: usize, _: &Acc, _: &Acc) -> Option<TokenStream> {
+    None
+}
+
+fn no_null(_: &Emitter<'_>, _: usize, _: &Part, _: &Part) -> Option<TokenStream> {
+    None
+}
+
+fn no_source(_: &Emitter<'_>, _: usize) -> Option<TokenStream> {
+    None
+}
+
+fn no_getter(_: &Emitter<'_>, _: usize, _: &Acc) -> Option<TokenStream> {
+    None
+}
+
+impl Emit {
+    /// An operator that makes no code of its own (`group_by_key`, `windowed_by`, `store`): the
+    /// base of every entry's `Emit` (`Emit { record, ..Emit::NONE }`).
+    pub const NONE: Emit = Emit {
+        record: no_record,
+        null: no_null,
+        source: no_source,
+        getter: no_getter,
+    };
+}
+
+/// A key or value on the null path: missing, or a local holding it.
+#[derive(Clone)]
+pub enum Part {
+    Null,
+    Val(Acc),
+}
+
+impl Part {
+    /// Whether the part is missing.
+    pub fn is_null(&self) -> bool {
+        matches!(self, Part::Null)
+    }
+}
 
 /// A local holding a key or value: owned, or a reference to one.
 #[derive(Clone)]
@@ -48,6 +137,8 @@ impl Acc {
 pub struct Emitter<'m> {
     pub m: &'m Model,
     pub topo: Ident,
+    /// The code generation of every operator (the registry's, in its order).
+    pub ops: Vec<Emit>,
 }
 
 /// The path of the runtime's support module for generated code.
@@ -146,132 +237,118 @@ impl Emitter<'_> {
 
     /// The code of a source node (the start of a `__source_N` function).
     pub fn source(&self, node: usize) -> TokenStream {
-        let dk = dk();
-        let n = &self.m.nodes[node];
-        let name = &n.name;
-        let k = format_ident!("__k{}", node);
-        let v = format_ident!("__v{}", node);
-        match &n.kind {
-            NodeKind::Source { key, value, topic }
-            | NodeKind::RepartitionSource { key, value, topic } => {
-                let (kt, vt) = (&key.ty, &value.ty);
-                // A key going straight into a count or reduce is checked, not decoded, when the
-                // aggregation can store its bytes ([`super::raw_key::KeyIn::Raw`]).
-                if let [child] = n.children.as_slice()
-                    && super::raw_key::takes_raw_key(self, *child)
-                    && let NodeKind::Aggregate { store, op } = &self.m.nodes[*child].kind
-                {
-                    let key = super::raw_key::KeyIn::Raw {
-                        source: node,
-                        serde: kt,
-                    };
-                    let value = if self.value_unread(node) {
-                        quote!(let #v = #dk::check_value_at::<#vt>(#topic, __dk_record.value, #name)?;)
-                    } else {
-                        quote!(let #v = #dk::de_value_at::<#vt>(#topic, __dk_record.value, #name)?;)
-                    };
-                    let key_statement = super::raw_key::raw_key_source(self, node, kt, *child);
-                    let child = ops::aggregate::emit_keyed(
-                        self,
-                        *child,
-                        *store,
-                        op,
-                        key,
-                        &Acc::owned(v.clone()),
-                    );
-                    return self.null_guard(
-                        node,
-                        topic,
-                        kt,
-                        vt,
-                        quote! {
-                            #key_statement
-                            #value
-                            #child
-                        },
-                    );
-                }
-                let children = self.children(node, &Acc::owned(k.clone()), &Acc::owned(v.clone()));
-                // A value only counted is checked (the same errors), not built.
-                let value = if self.value_unread(node) {
-                    quote!(let #v = #dk::check_value_at::<#vt>(#topic, __dk_record.value, #name)?;)
-                } else {
-                    quote!(let #v = #dk::de_value_at::<#vt>(#topic, __dk_record.value, #name)?;)
-                };
-                self.null_guard(
-                    node,
-                    topic,
-                    kt,
-                    vt,
-                    quote! {
-                        let #k = #dk::de_key_at::<#kt>(#topic, __dk_record.key, #name)?;
-                        #value
-                        #children
-                    },
-                )
-            }
-            NodeKind::TableSource { .. } => ops::table::emit_source(self, node),
-            NodeKind::FkJoin(f) => super::fk_join::emit_source(self, node, f),
-            _ => quote!(),
-        }
-    }
-
-    /// Whether no child of `node` reads its value: each counts its records (`count()`, plain or
-    /// over time windows), and a count's downstream gets the count, not the value.
-    fn value_unread(&self, node: usize) -> bool {
-        let children = &self.m.nodes[node].children;
-        !children.is_empty()
-            && children.iter().all(|&c| match &self.m.nodes[c].kind {
-                NodeKind::Aggregate {
-                    store,
-                    op: crate::ir::AggOp::Count,
-                } => self.m.stores[*store]
-                    .window
-                    .is_none_or(|w| w.kind == crate::ir::WindowKind::Time),
-                _ => false,
-            })
+        self.ops
+            .iter()
+            .find_map(|e| (e.source)(self, node))
+            .unwrap_or_default()
     }
 
     /// The code of a non-source node (and, through it, of its children).
     pub fn emit(&self, node: usize, k: &Acc, v: &Acc) -> TokenStream {
-        match &self.m.nodes[node].kind {
-            NodeKind::Source { .. }
-            | NodeKind::TableSource { .. }
-            | NodeKind::RepartitionSource { .. } => quote!(),
-            NodeKind::Filter { f, negate } => ops::filter::emit(self, node, f, *negate, k, v),
-            NodeKind::Peek { f } => ops::peek::emit(self, node, f, k, v),
-            NodeKind::Map { f, fallible } => ops::map::emit_map(self, node, f, *fallible, k, v),
-            NodeKind::MapValues {
-                f,
-                with_key,
-                fallible,
-            } => ops::map::emit_map_values(self, node, f, *with_key, *fallible, k, v),
-            NodeKind::FlatMap { f } => ops::flat_map::emit_flat_map(self, node, f, k, v),
-            NodeKind::FlatMapValues { f, with_key } => {
-                ops::flat_map::emit_flat_map_values(self, node, f, *with_key, k, v)
+        self.ops
+            .iter()
+            .find_map(|e| (e.record)(self, node, k, v))
+            .unwrap_or_default()
+    }
+
+    /// The code of `node` for a record whose key or value (or both) is null.
+    pub fn emit_null(&self, node: usize, k: &Part, v: &Part) -> TokenStream {
+        self.ops
+            .iter()
+            .find_map(|e| (e.null)(self, node, k, v))
+            .unwrap_or_default()
+    }
+
+    /// The current value of table `node` for the key in `k`, with its timestamp: an
+    /// `Option<(V, i64)>` expression (Kafka Streams' `ValueAndTimestamp`).
+    pub fn getter(&self, node: usize, k: &Acc) -> TokenStream {
+        self.ops
+            .iter()
+            .find_map(|e| (e.getter)(self, node, k))
+            .unwrap_or_else(|| quote!(None))
+    }
+
+    /// The null path of an operator whose closure (`what`, as the user wrote it) would need the
+    /// missing part: the record fails.
+    pub fn null_fails(&self, node: usize, what: &str, k: &Part) -> TokenStream {
+        let dk = dk();
+        let name = &self.m.nodes[node].name;
+        let (kind, part) = if k.is_null() {
+            (quote!(KeyDeserialization), "key")
+        } else {
+            (quote!(ValueDeserialization), "value")
+        };
+        let message = format!(
+            "a record with a null {part} reached {what} ({name}), whose closure takes the {part}; its serde has no null: read the topic with Nullable::<S> to handle null {part}s"
+        );
+        quote!(return Err(#dk::RecordError::new(#dk::ErrorKind::#kind, #name, ::std::string::String::from(#message)));)
+    }
+
+    /// The null path of `node`'s children (each gets references where several share a part).
+    pub fn null_children(&self, node: usize, k: &Part, v: &Part) -> TokenStream {
+        let children = &self.m.nodes[node].children;
+        if children.len() <= 1 {
+            return children.iter().map(|&c| self.emit_null(c, k, v)).collect();
+        }
+        let share = |p: &Part, prefix: &str| -> (TokenStream, Part) {
+            match p {
+                Part::Null => (quote!(), Part::Null),
+                Part::Val(a) => {
+                    let id = format_ident!("__{}n{}", prefix, node);
+                    let src = &a.ident;
+                    let def = if a.is_ref {
+                        quote!(let #id = #src;)
+                    } else {
+                        quote!(let #id = &#src;)
+                    };
+                    (
+                        def,
+                        Part::Val(Acc {
+                            ident: id,
+                            is_ref: true,
+                        }),
+                    )
+                }
             }
-            NodeKind::SelectKey { f } => ops::select_key::emit(self, node, f, k, v),
-            NodeKind::Branch { preds } => ops::branch::emit(self, node, preds, k, v),
-            NodeKind::Merge { keys } => ops::merge::emit(self, node, keys.as_ref(), k, v),
-            NodeKind::BranchArm => self.children(node, k, v),
-            NodeKind::ToStream => ops::table::emit_to_stream(self, node, k, v),
-            NodeKind::Table(t) => ops::table::emit(self, node, t, k, v),
-            NodeKind::Sink { topic, key, value }
-            | NodeKind::RepartitionSink { topic, key, value } => {
-                ops::to::emit_send(self, node, topic, key, value, k, v)
+        };
+        let (kdef, kp) = share(k, "k");
+        let (vdef, vp) = share(v, "v");
+        let bodies = children.iter().map(|&c| self.emit_null(c, &kp, &vp));
+        quote! { #kdef #vdef #( { #bodies } )* }
+    }
+
+    /// The start of a source's code: the record's key and value decoded into `k` and `v`,
+    /// with the null path of the source's children for a null key or value that the serde
+    /// cannot hold, followed by `rest` (the ordinary code).
+    pub fn null_guard(
+        &self,
+        node: usize,
+        topic: &str,
+        kt: &syn::Type,
+        vt: &syn::Type,
+        rest: TokenStream,
+    ) -> TokenStream {
+        let dk = dk();
+        let name = &self.m.nodes[node].name;
+        let k = format_ident!("__kn{}", node);
+        let v = format_ident!("__vn{}", node);
+        let key_null = self.null_children(node, &Part::Null, &Part::Val(Acc::owned(v.clone())));
+        let both_null = self.null_children(node, &Part::Null, &Part::Null);
+        let value_null = self.null_children(node, &Part::Val(Acc::owned(k.clone())), &Part::Null);
+        quote! {
+            if #dk::is_absent::<#kt>(__dk_record.key) {
+                if #dk::is_absent::<#vt>(__dk_record.value) {
+                    #both_null
+                } else {
+                    let #v = #dk::de_value_at::<#vt>(#topic, __dk_record.value, #name)?;
+                    #key_null
+                }
+            } else if #dk::is_absent::<#vt>(__dk_record.value) {
+                let #k = #dk::de_key_at::<#kt>(#topic, __dk_record.key, #name)?;
+                #value_null
+            } else {
+                #rest
             }
-            NodeKind::Aggregate { store, op } => ops::aggregate::emit(self, node, *store, op, k, v),
-            NodeKind::Suppress { buffer, windows } => {
-                super::suppress::emit(self, node, *buffer, *windows, k, v)
-            }
-            NodeKind::Join { store, f, left } => {
-                ops::join::emit(self, node, *store, f, *left, k, v)
-            }
-            NodeKind::Process { f, .. } => ops::process::emit(self, node, f, k, v),
-            NodeKind::JoinWindowed { .. } => self.children(node, k, v),
-            NodeKind::StreamJoin(j) => super::stream_join::emit(self, node, j, k, v),
-            NodeKind::GlobalJoin(j) => ops::global_table::emit(self, node, j, k, v),
-            NodeKind::FkJoin(f) => super::fk_join::emit(self, node, f, k, v),
         }
     }
 }

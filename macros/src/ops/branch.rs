@@ -6,18 +6,23 @@ use quote::{quote, quote_spanned};
 use syn::Expr;
 use syn::spanned::Spanned;
 
-use super::{Lower, Operator};
+use super::{Emit, Lower, Operator};
 use crate::args::err_call;
 use crate::build::{Builder, Flow, Stream};
-use crate::codegen::emitter::{Acc, Emitter, dk};
+use crate::codegen::emitter::{Acc, Emitter, Part, dk};
 use crate::ir::NodeKind;
 use crate::parse::Call;
 
 pub const BRANCH: Operator = Operator {
     name: "branch",
     usage: "let [a, b] = s.branch(|k, v| .., |k, v| ..);",
-    lower: Lower::Stream(branch),
+    lower: &[Lower::Stream(branch)],
     on_stream: None,
+    emit: &[Emit {
+        record,
+        null,
+        ..Emit::NONE
+    }],
 };
 
 fn branch(b: &mut Builder, s: Stream, call: &Call) -> syn::Result<Flow> {
@@ -80,4 +85,21 @@ pub fn emit(em: &Emitter<'_>, node: usize, preds: &[Expr], k: &Acc, v: &Acc) -> 
         }
     }
     out
+}
+
+fn record(em: &Emitter<'_>, node: usize, k: &Acc, v: &Acc) -> Option<TokenStream> {
+    match &em.m.nodes[node].kind {
+        NodeKind::Branch { preds } => Some(emit(em, node, preds, k, v)),
+        NodeKind::BranchArm => Some(em.children(node, k, v)),
+        _ => None,
+    }
+}
+
+/// A null key or value: the predicates would take it, the record fails; an arm forwards it.
+fn null(em: &Emitter<'_>, node: usize, k: &Part, v: &Part) -> Option<TokenStream> {
+    match &em.m.nodes[node].kind {
+        NodeKind::Branch { .. } => Some(em.null_fails(node, "branch", k)),
+        NodeKind::BranchArm => Some(em.null_children(node, k, v)),
+        _ => None,
+    }
 }

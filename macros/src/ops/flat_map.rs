@@ -5,25 +5,27 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::Expr;
 
-use super::{Lower, Operator};
+use super::{Emit, Lower, Operator};
 use crate::args::{arity, closure_arity, expr_arg};
 use crate::build::{Builder, Flow, Stream};
-use crate::codegen::emitter::{Acc, Emitter, dk};
+use crate::codegen::emitter::{Acc, Emitter, Part, dk};
 use crate::ir::NodeKind;
 use crate::parse::Call;
 
 pub const FLAT_MAP: Operator = Operator {
     name: "flat_map",
     usage: "flat_map(|key, value| iterator of (key, value))",
-    lower: Lower::Stream(flat_map),
+    lower: &[Lower::Stream(flat_map)],
     on_stream: None,
+    emit: &[EMIT],
 };
 
 pub const FLAT_MAP_VALUES: Operator = Operator {
     name: "flat_map_values",
     usage: "flat_map_values(|value| iterator of values)",
-    lower: Lower::Stream(flat_map_values),
+    lower: &[Lower::Stream(flat_map_values)],
     on_stream: None,
+    emit: &[EMIT],
 };
 
 fn flat_map(b: &mut Builder, s: Stream, call: &Call) -> syn::Result<Flow> {
@@ -62,7 +64,7 @@ fn flat_map_values(b: &mut Builder, s: Stream, call: &Call) -> syn::Result<Flow>
 }
 
 /// `for (k2, v2) in flat_map(&k, &v, f) { children }`
-pub fn emit_flat_map(em: &Emitter<'_>, node: usize, f: &Expr, k: &Acc, v: &Acc) -> TokenStream {
+fn emit_flat_map(em: &Emitter<'_>, node: usize, f: &Expr, k: &Acc, v: &Acc) -> TokenStream {
     let dk = dk();
     let sp = em.m.nodes[node].span;
     let (nk, nv) = (format_ident!("__k{}", node), format_ident!("__v{}", node));
@@ -78,7 +80,7 @@ pub fn emit_flat_map(em: &Emitter<'_>, node: usize, f: &Expr, k: &Acc, v: &Acc) 
 }
 
 /// `for v2 in flat_map_values(&v, f) { children }`, the key borrowed by every value.
-pub fn emit_flat_map_values(
+fn emit_flat_map_values(
     em: &Emitter<'_>,
     node: usize,
     f: &Expr,
@@ -112,4 +114,39 @@ pub fn emit_flat_map_values(
         &Acc::owned(nv.clone()),
     );
     quote! { #kdef for #nv in #call { #children } }
+}
+
+const EMIT: Emit = Emit {
+    record,
+    null,
+    ..Emit::NONE
+};
+
+fn record(em: &Emitter<'_>, node: usize, k: &Acc, v: &Acc) -> Option<TokenStream> {
+    Some(match &em.m.nodes[node].kind {
+        NodeKind::FlatMap { f } => emit_flat_map(em, node, f, k, v),
+        NodeKind::FlatMapValues { f, with_key } => {
+            emit_flat_map_values(em, node, f, *with_key, k, v)
+        }
+        _ => return None,
+    })
+}
+
+/// `flat_map_values(|value| ..)` of a record with a null key maps the value; the rest fails.
+fn null(em: &Emitter<'_>, node: usize, k: &Part, v: &Part) -> Option<TokenStream> {
+    let dk = dk();
+    let n = &em.m.nodes[node];
+    let sp = n.span;
+    Some(match (&n.kind, v) {
+        (NodeKind::FlatMapValues { f, with_key: false }, Part::Val(va)) => {
+            let nv = format_ident!("__v{}", node);
+            let vr = va.r(sp);
+            let call = quote_spanned!(sp=> #dk::flat_map_values(#vr, #f));
+            let children = em.null_children(node, k, &Part::Val(Acc::owned(nv.clone())));
+            quote! { for #nv in #call { #children } }
+        }
+        (NodeKind::FlatMapValues { .. }, _) => em.null_fails(node, "flat_map_values", k),
+        (NodeKind::FlatMap { .. }, _) => em.null_fails(node, "flat_map", k),
+        _ => return None,
+    })
 }

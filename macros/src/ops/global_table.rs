@@ -19,52 +19,24 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
-use syn::Expr;
 
-use super::{Lower, Operator};
+use super::{Emit, Lower, Operator};
 use crate::args::{arity, err_at};
 use crate::build::{Builder, Flow, Stream};
-use crate::codegen::emitter::{Acc, Emitter, dk};
-use crate::ir::{Model, NodeKind, SerdeTy, Sub};
+use crate::codegen::emitter::{Acc, Emitter, Part, dk};
+use crate::codegen::parts::TaskParts;
+pub use crate::ir::joins::{GlobalJoin, GlobalTable};
+use crate::ir::{Model, NodeKind, Sub};
 use crate::names;
 use crate::parse::Call;
 
 pub const GLOBAL_TABLE: Operator = Operator {
     name: "global_table",
     usage: "global_table(\"topic\", KeySerde, ValueSerde) or global_table(\"topic\", KeySerde, ValueSerde, \"store\")",
-    lower: Lower::Root(global_table),
+    lower: &[Lower::Root(global_table)],
     on_stream: None,
+    emit: &[EMIT],
 };
-
-/// One global table of the topology.
-#[derive(Clone)]
-pub struct GlobalTable {
-    pub topic: String,
-    pub key: SerdeTy,
-    pub value: SerdeTy,
-    /// The store's name (`<topic>-STATE-STORE-0000000000` unless named).
-    pub store: String,
-    /// The source node's name (`KSTREAM-SOURCE-..`).
-    pub source: String,
-    /// The table processor's name (`KTABLE-SOURCE-..`).
-    pub processor: String,
-    /// The join nodes that read it.
-    pub users: Vec<usize>,
-    /// How many nodes were declared before it: where its node group falls among the others.
-    pub after_nodes: usize,
-    /// Its subtopology id (`describe()`), numbered with the others by [`number`].
-    pub protocol_id: usize,
-}
-
-/// A stream's join with a global table.
-#[derive(Clone)]
-pub struct GlobalJoin {
-    /// Index into `Model::globals`.
-    pub global: usize,
-    pub key_mapper: Expr,
-    pub f: Expr,
-    pub left: bool,
-}
 
 fn global_table(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
     let super::sources::TableArgs {
@@ -181,18 +153,19 @@ pub fn used_by(m: &Model, sub: &Sub) -> Vec<usize> {
 }
 
 /// A subtopology's global store fields, their initial values, and its `attach_global_stores`.
-pub fn task_parts(m: &Model, sub: &Sub) -> (TokenStream, TokenStream, TokenStream) {
+pub fn task_parts(em: &Emitter<'_>, sub: &Sub, _: &TaskParts) -> TaskParts {
     let dk = dk();
+    let m = em.m;
     let used = used_by(m, sub);
     if used.is_empty() {
-        return (quote!(), quote!(), quote!());
+        return TaskParts::default();
     }
     let fields: Vec<_> = used.iter().map(|&g| field(g)).collect();
     let stores: Vec<&str> = used.iter().map(|&g| m.globals[g].store.as_str()).collect();
-    (
-        quote!(#(#fields: #dk::GlobalStore,)*),
-        quote!(#(#fields: #dk::GlobalStore::new(),)*),
-        quote! {
+    TaskParts {
+        fields: quote!(#(#fields: #dk::GlobalStore,)*),
+        inits: quote!(#(#fields: #dk::GlobalStore::new(),)*),
+        trait_items: quote! {
             fn attach_global_stores(&mut self, __dk_globals: &#dk::GlobalStores) {
                 #(
                     if let Some(__dk_s) = __dk_globals.store(#stores) {
@@ -201,7 +174,8 @@ pub fn task_parts(m: &Model, sub: &Sub) -> (TokenStream, TokenStream, TokenStrea
                 )*
             }
         },
-    )
+        ..TaskParts::default()
+    }
 }
 
 /// `const GLOBAL_TABLES`, for the `Topology` impl.
@@ -217,8 +191,35 @@ pub fn infos(m: &Model) -> TokenStream {
     quote!(const GLOBAL_TABLES: &'static [#dk::GlobalTableInfo] = &[#(#tables),*];)
 }
 
+/// The code of the joins with global tables.
+const EMIT: Emit = Emit {
+    record,
+    null,
+    ..Emit::NONE
+};
+
+fn record(em: &Emitter<'_>, node: usize, k: &Acc, v: &Acc) -> Option<TokenStream> {
+    let NodeKind::GlobalJoin(j) = &em.m.nodes[node].kind else {
+        return None;
+    };
+    Some(emit(em, node, j, k, v))
+}
+
+/// A null key would go to the key mapper: the record fails. A null value is dropped
+/// (`KStreamKTableJoinProcessor`).
+fn null(em: &Emitter<'_>, node: usize, k: &Part, _: &Part) -> Option<TokenStream> {
+    let NodeKind::GlobalJoin(_) = &em.m.nodes[node].kind else {
+        return None;
+    };
+    Some(if k.is_null() {
+        em.null_fails(node, "the key mapper of a global-table join", k)
+    } else {
+        quote!(self.__dropped += 1;)
+    })
+}
+
 /// The join: the key mapper, the lookup in the shared store, the joiner and the children.
-pub fn emit(em: &Emitter<'_>, node: usize, j: &GlobalJoin, k: &Acc, v: &Acc) -> TokenStream {
+fn emit(em: &Emitter<'_>, node: usize, j: &GlobalJoin, k: &Acc, v: &Acc) -> TokenStream {
     let dk = dk();
     let n = &em.m.nodes[node];
     let (sp, name) = (n.span, &n.name);
@@ -246,27 +247,6 @@ pub fn emit(em: &Emitter<'_>, node: usize, j: &GlobalJoin, k: &Acc, v: &Acc) -> 
     } else {
         let call = quote_spanned!(sp=> #dk::join(#vo, __dk_tv, #f));
         quote! { #lookup if let Some(__dk_tv) = __dk_tv { let #nv = #call; #children } }
-    }
-}
-
-/// Numbers the subtopologies and the global tables' node groups as Kafka Streams'
-/// `InternalTopologyBuilder#makeNodeGroups` does: in the order of their first node, a global
-/// table's node group included (it makes no task, but takes its id), so the ids the streams
-/// group protocol carries are those of the same topology in Java.
-pub fn number(subs: &mut [Sub], globals: &mut [GlobalTable]) {
-    // A subtopology's first node is its lowest node id (the partitioner orders them so).
-    let firsts: Vec<usize> = subs
-        .iter()
-        .map(|s| s.nodes.iter().copied().min().unwrap_or(usize::MAX))
-        .collect();
-    for (i, sub) in subs.iter_mut().enumerate() {
-        sub.protocol_id = i + globals
-            .iter()
-            .filter(|g| g.after_nodes <= firsts[i])
-            .count();
-    }
-    for (i, g) in globals.iter_mut().enumerate() {
-        g.protocol_id = i + firsts.iter().filter(|&&f| f < g.after_nodes).count();
     }
 }
 

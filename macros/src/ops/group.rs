@@ -13,24 +13,30 @@ use crate::parse::Call;
 pub const GROUP_BY: Operator = Operator {
     name: "group_by",
     usage: "group_by(|key, value| new_key, KeySerde, ValueSerde)",
-    lower: Lower::Stream(group_by),
+    lower: &[
+        Lower::Stream(group_by),
+        Lower::Table(super::table_group::group_by),
+    ],
     on_stream: None,
+    emit: &[super::table_group::EMIT],
 };
 
 pub const GROUP_BY_KEY: Operator = Operator {
     name: "group_by_key",
     usage: "group_by_key() or group_by_key(KeySerde, ValueSerde)",
-    lower: Lower::Stream(group_by_key),
+    lower: &[Lower::Stream(group_by_key)],
     on_stream: None,
+    emit: &[],
 };
 
 pub const WINDOWED_BY: Operator = Operator {
     name: "windowed_by",
     usage: "windowed_by(tumbling(Duration::from_secs(60)).grace(Duration::from_secs(10)))",
-    lower: Lower::Grouped(windowed_by),
+    lower: &[Lower::Grouped(windowed_by)],
     on_stream: Some(
         "windowed_by(..) applies to a grouped stream: call group_by(..) or group_by_key() first",
     ),
+    emit: &[],
 };
 
 fn group_by(b: &mut Builder, s: Stream, call: &Call) -> syn::Result<Flow> {

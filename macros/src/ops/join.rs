@@ -8,25 +8,38 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::Expr;
 
-use super::{Lower, Operator};
+use super::{Emit, Lower, Operator};
 use crate::args::{arity, bound_name_arg, err, err_at};
 use crate::build::{Builder, Flow, Stream};
-use crate::codegen::emitter::{Acc, Emitter, dk};
+use crate::codegen::emitter::{Acc, Emitter, Part, dk};
 use crate::ir::{JoinKind, NodeKind};
 use crate::parse::Call;
 
 pub const JOIN: Operator = Operator {
     name: "join",
     usage: "join(table, |value, table_value| joined) or join(stream, |value, other_value| joined, join_window(..))",
-    lower: Lower::Stream(join),
+    lower: &[Lower::Stream(join), Lower::Table(super::table_join::join)],
     on_stream: None,
+    emit: &[
+        EMIT,
+        super::stream_join::emit::EMIT,
+        super::table_join::EMIT,
+    ],
 };
 
 pub const LEFT_JOIN: Operator = Operator {
     name: "left_join",
     usage: "left_join(table, |value, table_value| joined) or left_join(stream, |value, other_value| joined, join_window(..))",
-    lower: Lower::Stream(left_join),
+    lower: &[
+        Lower::Stream(left_join),
+        Lower::Table(super::table_join::left_join),
+    ],
     on_stream: None,
+    emit: &[
+        EMIT,
+        super::stream_join::emit::EMIT,
+        super::table_join::EMIT,
+    ],
 };
 
 fn join(b: &mut Builder, s: Stream, call: &Call) -> syn::Result<Flow> {
@@ -147,8 +160,44 @@ fn lower(b: &mut Builder, s: Stream, call: &Call, left: bool) -> syn::Result<Flo
     }))
 }
 
+const EMIT: Emit = Emit {
+    record,
+    null,
+    ..Emit::NONE
+};
+
+fn record(em: &Emitter<'_>, node: usize, k: &Acc, v: &Acc) -> Option<TokenStream> {
+    let NodeKind::Join { store, f, left } = &em.m.nodes[node].kind else {
+        return None;
+    };
+    Some(emit(em, node, *store, f, *left, k, v))
+}
+
+/// KIP-962: a left join forwards a record with a null key, joined with no table value; the
+/// other records with a null part are dropped.
+fn null(em: &Emitter<'_>, node: usize, k: &Part, v: &Part) -> Option<TokenStream> {
+    let dk = dk();
+    let n = &em.m.nodes[node];
+    let NodeKind::Join { f, left, store } = &n.kind else {
+        return None;
+    };
+    Some(match (k, v, left) {
+        (Part::Null, Part::Val(va), true) => {
+            let sp = n.span;
+            let nv = format_ident!("__v{}", node);
+            let vo = va.o(sp);
+            // Typed: the closure's parameter types are inferred from it.
+            let tt = &em.m.stores[*store].value.ty;
+            let call = quote_spanned!(sp=> #dk::left_join(#vo, ::core::option::Option::None::<<#tt as #dk::Serde>::Value>, #f));
+            let children = em.null_children(node, k, &Part::Val(Acc::owned(nv.clone())));
+            quote! { let #nv = #call; #children }
+        }
+        _ => quote!(self.__dropped += 1;),
+    })
+}
+
 /// The table lookup by the serialized key, then `join`/`left_join` and the children.
-pub fn emit(
+fn emit(
     em: &Emitter<'_>,
     node: usize,
     store: usize,

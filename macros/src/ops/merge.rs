@@ -4,18 +4,23 @@
 use proc_macro2::TokenStream;
 use quote::{ToTokens, quote, quote_spanned};
 
-use super::{Lower, Operator};
+use super::{Emit, Lower, Operator};
 use crate::args::{arity, bound_name_arg, err_at};
 use crate::build::{Builder, Flow, Stream};
-use crate::codegen::emitter::{Acc, Emitter, dk};
+use crate::codegen::emitter::{Acc, Emitter, Part, dk};
 use crate::ir::{NodeKind, SerdeTy};
 use crate::parse::Call;
 
 pub const MERGE: Operator = Operator {
     name: "merge",
     usage: "merge(other_stream)",
-    lower: Lower::Stream(merge),
+    lower: &[Lower::Stream(merge)],
     on_stream: None,
+    emit: &[Emit {
+        record,
+        null,
+        ..Emit::NONE
+    }],
 };
 
 fn merge(b: &mut Builder, s: Stream, call: &Call) -> syn::Result<Flow> {
@@ -112,4 +117,19 @@ pub fn emit(
         const _: () = #check;
         #children
     }
+}
+
+fn record(em: &Emitter<'_>, node: usize, k: &Acc, v: &Acc) -> Option<TokenStream> {
+    let NodeKind::Merge { keys } = &em.m.nodes[node].kind else {
+        return None;
+    };
+    Some(emit(em, node, keys.as_ref(), k, v))
+}
+
+/// A null key or value is forwarded.
+fn null(em: &Emitter<'_>, node: usize, k: &Part, v: &Part) -> Option<TokenStream> {
+    let NodeKind::Merge { .. } = &em.m.nodes[node].kind else {
+        return None;
+    };
+    Some(em.null_children(node, k, v))
 }

@@ -11,8 +11,9 @@ use crate::parse::Call;
 pub const REPARTITION: Operator = Operator {
     name: "repartition",
     usage: "repartition(\"name\", KeySerde, ValueSerde)",
-    lower: Lower::Stream(repartition),
+    lower: &[Lower::Stream(repartition)],
     on_stream: None,
+    emit: &[],
 };
 
 fn repartition(b: &mut Builder, s: Stream, call: &Call) -> syn::Result<Flow> {

@@ -5,18 +5,23 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use syn::Expr;
 
-use super::{Lower, Operator};
+use super::{Emit, Lower, Operator};
 use crate::args::{arity, expr_arg};
 use crate::build::{Builder, Flow, Stream};
-use crate::codegen::emitter::{Acc, Emitter, dk};
+use crate::codegen::emitter::{Acc, Emitter, Part, dk};
 use crate::ir::NodeKind;
 use crate::parse::Call;
 
 pub const SELECT_KEY: Operator = Operator {
     name: "select_key",
     usage: "select_key(|key, value| new_key)",
-    lower: Lower::Stream(select_key),
+    lower: &[Lower::Stream(select_key)],
     on_stream: None,
+    emit: &[Emit {
+        record,
+        null,
+        ..Emit::NONE
+    }],
 };
 
 fn select_key(b: &mut Builder, s: Stream, call: &Call) -> syn::Result<Flow> {
@@ -45,4 +50,19 @@ pub fn emit(em: &Emitter<'_>, node: usize, f: &Expr, k: &Acc, v: &Acc) -> TokenS
     let (kr, vr) = (k.r(sp), v.r(sp));
     let children = em.children(node, &Acc::owned(nk.clone()), v);
     quote! { let #nk = #dk::select_key(#kr, #vr, #f); #children }
+}
+
+fn record(em: &Emitter<'_>, node: usize, k: &Acc, v: &Acc) -> Option<TokenStream> {
+    let NodeKind::SelectKey { f } = &em.m.nodes[node].kind else {
+        return None;
+    };
+    Some(emit(em, node, f, k, v))
+}
+
+/// A null key or value: the closure would take it, the record fails.
+fn null(em: &Emitter<'_>, node: usize, k: &Part, _: &Part) -> Option<TokenStream> {
+    let NodeKind::SelectKey { .. } = &em.m.nodes[node].kind else {
+        return None;
+    };
+    Some(em.null_fails(node, "select_key", k))
 }

@@ -2,40 +2,46 @@
 //! declares a store for `process(..)`, `on_error(..)` sets the error handler.
 
 use proc_macro2::{Span, TokenStream, TokenTree};
-use quote::ToTokens;
+use quote::{ToTokens, format_ident, quote};
 
-use super::{Lower, Operator};
+use super::aggregate::raw_key;
+use super::{Emit, Lower, Operator};
 use crate::args::{arity, err, err_at, err_call, name_arg, serde_arg};
 use crate::build::{Builder, Flow, Stream, Table};
-use crate::ir::{NodeKind, SerdeTy, Store, StoreOwner, TopicRole, TopicUse};
+use crate::codegen::emitter::{Acc, Emitter, Part, dk};
+use crate::ir::{AggOp, NodeKind, SerdeTy, Store, StoreOwner, TopicRole, TopicUse, WindowKind};
 use crate::parse::Call;
 
 pub const STREAM: Operator = Operator {
     name: "stream",
     usage: "stream(\"topic\", KeySerde, ValueSerde)",
-    lower: Lower::Root(stream),
+    lower: &[Lower::Root(stream)],
     on_stream: None,
+    emit: &[EMIT],
 };
 
 pub const TABLE: Operator = Operator {
     name: "table",
     usage: "table(\"topic\", KeySerde, ValueSerde) or table(\"topic\", KeySerde, ValueSerde, \"store\")",
-    lower: Lower::Root(table),
+    lower: &[Lower::Root(table)],
     on_stream: None,
+    emit: &[super::table::SOURCE_EMIT],
 };
 
 pub const STORE: Operator = Operator {
     name: "store",
     usage: "store(\"name\", KeySerde, ValueSerde)",
-    lower: Lower::Root(store),
+    lower: &[Lower::Root(store)],
     on_stream: None,
+    emit: &[],
 };
 
 pub const ON_ERROR: Operator = Operator {
     name: "on_error",
     usage: "on_error(|error| ErrorResponse::..)",
-    lower: Lower::Root(on_error),
+    lower: &[Lower::Root(on_error)],
     on_stream: None,
+    emit: &[],
 };
 
 fn stream(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
@@ -222,4 +228,95 @@ fn dead_letters(b: &mut Builder, tokens: TokenStream) {
             _ => {}
         }
     }
+}
+
+/// The code of the sources of topics: a user topic (`stream(..)`) or a repartition topic.
+pub const EMIT: Emit = Emit {
+    source,
+    null,
+    ..Emit::NONE
+};
+
+/// A source's children get the record's key and value decoded; a null key or value the serde
+/// cannot hold takes the null path ([`Emitter::null_guard`]).
+fn source(em: &Emitter<'_>, node: usize) -> Option<TokenStream> {
+    let dk = dk();
+    let n = &em.m.nodes[node];
+    let name = &n.name;
+    let k = format_ident!("__k{}", node);
+    let v = format_ident!("__v{}", node);
+    let (NodeKind::Source { key, value, topic }
+    | NodeKind::RepartitionSource { key, value, topic }) = &n.kind
+    else {
+        return None;
+    };
+    let (kt, vt) = (&key.ty, &value.ty);
+    // A value only counted is checked (the same errors), not built.
+    let value = if value_unread(em, node) {
+        quote!(let #v = #dk::check_value_at::<#vt>(#topic, __dk_record.value, #name)?;)
+    } else {
+        quote!(let #v = #dk::de_value_at::<#vt>(#topic, __dk_record.value, #name)?;)
+    };
+    // A key going straight into a count or reduce is checked, not decoded, when the
+    // aggregation can store its bytes ([`raw_key::KeyIn::Raw`]).
+    if let [child] = n.children.as_slice()
+        && raw_key::takes_raw_key(em, *child)
+        && let NodeKind::Aggregate { store, op } = &em.m.nodes[*child].kind
+    {
+        let key = raw_key::KeyIn::Raw {
+            source: node,
+            serde: kt,
+        };
+        let key_statement = raw_key::raw_key_source(em, node, kt, *child);
+        let child =
+            super::aggregate::emit::emit_keyed(em, *child, *store, op, key, &Acc::owned(v.clone()));
+        return Some(em.null_guard(
+            node,
+            topic,
+            kt,
+            vt,
+            quote! {
+                #key_statement
+                #value
+                #child
+            },
+        ));
+    }
+    let children = em.children(node, &Acc::owned(k.clone()), &Acc::owned(v.clone()));
+    Some(em.null_guard(
+        node,
+        topic,
+        kt,
+        vt,
+        quote! {
+            let #k = #dk::de_key_at::<#kt>(#topic, __dk_record.key, #name)?;
+            #value
+            #children
+        },
+    ))
+}
+
+/// Sources are where the null path starts (their `null_guard`), not a step of it.
+fn null(em: &Emitter<'_>, node: usize, _: &Part, _: &Part) -> Option<TokenStream> {
+    matches!(
+        em.m.nodes[node].kind,
+        NodeKind::Source { .. } | NodeKind::RepartitionSource { .. }
+    )
+    .then(TokenStream::new)
+}
+
+/// Whether no child of `node` reads its value: each counts its records (`count()`, plain or
+/// over time windows), and a count's downstream gets the count, not the value.
+fn value_unread(em: &Emitter<'_>, node: usize) -> bool {
+    let children = &em.m.nodes[node].children;
+    !children.is_empty()
+        && children.iter().all(|&c| match &em.m.nodes[c].kind {
+            NodeKind::Aggregate {
+                store,
+                op: AggOp::Count,
+            } => em.m.stores[*store]
+                .window
+                .is_none_or(|w| w.kind == WindowKind::Time),
+            _ => false,
+        })
 }

@@ -19,29 +19,16 @@ use syn::{Expr, Type};
 
 use crate::args::{arity, err_at, expr_arg, name_arg, serde_arg};
 use crate::build::{Builder, Flow, Grouped, Table};
-use crate::codegen::emitter::{Acc, Emitter, dk};
+use crate::codegen::emitter::{Acc, Emit, Emitter, dk};
 use crate::ir::{NodeKind, SerdeTy, Store, StoreOwner};
 use crate::parse::Call;
 
-use super::table::{TableNode, changing, needs_old};
+use super::changes::{changing, needs_old};
+use crate::ir::TableNode;
+pub use crate::ir::table::TableAgg;
 
 /// How `group_by(..)` of a table is named in messages.
 const HOW: &str = "group_by(..) of a table";
-
-/// The aggregation of a re-grouped table.
-#[derive(Clone)]
-pub enum TableAgg {
-    Count,
-    Reduce {
-        add: Expr,
-        subtract: Expr,
-    },
-    Aggregate {
-        init: Expr,
-        add: Expr,
-        subtract: Expr,
-    },
-}
 
 /// `table.group_by(|key, value| (new_key, new_value), KeySerde, ValueSerde)`.
 pub fn group_by(b: &mut Builder, t: Table, call: &Call) -> syn::Result<Flow> {
@@ -211,9 +198,25 @@ pub fn aggregate(b: &mut Builder, g: Grouped, call: &Call) -> syn::Result<Flow> 
     Ok(Flow::Table(Table { node, store }))
 }
 
+/// The code of a re-grouped table's nodes: the selection and the aggregation.
+pub const EMIT: Emit = Emit {
+    record,
+    ..Emit::NONE
+};
+
+fn record(em: &Emitter<'_>, node: usize, k: &Acc, v: &Acc) -> Option<TokenStream> {
+    Some(match &em.m.nodes[node].kind {
+        NodeKind::Table(TableNode::Select { f }) => emit_select(em, node, f, k, v),
+        NodeKind::Table(TableNode::Aggregate { store, op }) => {
+            emit_aggregate(em, node, *store, op, k, v)
+        }
+        _ => return None,
+    })
+}
+
 /// `KTableRepartitionMap`: the old and new pairs of the update, forwarded to the repartition
 /// sink as one change (same key) or two (old first).
-pub fn emit_select(em: &Emitter<'_>, node: usize, f: &Expr, k: &Acc, v: &Acc) -> TokenStream {
+fn emit_select(em: &Emitter<'_>, node: usize, f: &Expr, k: &Acc, v: &Acc) -> TokenStream {
     let dk = dk();
     let sp = em.m.nodes[node].span;
     let (nk, nv) = (format_ident!("__k{}", node), format_ident!("__v{}", node));
@@ -249,7 +252,7 @@ pub fn emit_select(em: &Emitter<'_>, node: usize, f: &Expr, k: &Acc, v: &Acc) ->
 }
 
 /// The aggregation of the re-grouped changes read back from the repartition topic.
-pub fn emit_aggregate(
+fn emit_aggregate(
     em: &Emitter<'_>,
     node: usize,
     store: usize,

@@ -23,34 +23,16 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
-use syn::Expr;
 
 use crate::args::{arity, bound_name_arg, err, err_at};
 use crate::build::{Builder, Flow, Table};
-use crate::codegen::emitter::{Acc, Emitter, dk};
+use crate::codegen::emitter::{Acc, Emit, Emitter, dk};
 use crate::ir::NodeKind;
 use crate::parse::Call;
 
-use super::table::{TableNode, changing, needs_old};
-
-/// Which join.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum JoinKind {
-    Inner,
-    Left,
-    Outer,
-}
-
-/// One side of a table-table join.
-#[derive(Clone)]
-pub struct JoinSide {
-    pub kind: JoinKind,
-    /// The left table's side (`KTABLE-JOINTHIS`), or the right one's.
-    pub this: bool,
-    pub f: Expr,
-    /// The table node of the other side, read through its value getter.
-    pub other: usize,
-}
+use super::changes::{changing, needs_old};
+use crate::ir::TableNode;
+pub use crate::ir::table::{JoinKind, JoinSide};
 
 pub fn join(b: &mut Builder, t: Table, call: &Call) -> syn::Result<Flow> {
     lower(b, t, call, JoinKind::Inner)
@@ -145,12 +127,29 @@ fn lower(b: &mut Builder, t: Table, call: &Call, kind: JoinKind) -> syn::Result<
     }))
 }
 
+/// The code of a table-table join's nodes, and the value getters of the tables with a store
+/// (table sources, `to_table`, aggregations) and of a join's result.
+pub const EMIT: Emit = Emit {
+    record,
+    getter,
+    ..Emit::NONE
+};
+
+fn record(em: &Emitter<'_>, node: usize, k: &Acc, v: &Acc) -> Option<TokenStream> {
+    match &em.m.nodes[node].kind {
+        NodeKind::Table(TableNode::Join(side)) => Some(emit_side(em, node, side, k, v)),
+        NodeKind::Table(TableNode::JoinMerge) => Some(em.children(node, k, v)),
+        _ => None,
+    }
+}
+
 /// An expression: the current value of table `node` for key `k` with its timestamp
-/// (`Option<(V, i64)>`, Kafka Streams' `ValueAndTimestamp`).
-pub fn getter(em: &Emitter<'_>, node: usize, k: &Acc) -> TokenStream {
+/// (`Option<(V, i64)>`, Kafka Streams' `ValueAndTimestamp`), for a table with a store or a
+/// join's result.
+fn getter(em: &Emitter<'_>, node: usize, k: &Acc) -> Option<TokenStream> {
     let dk = dk();
     let n = &em.m.nodes[node];
-    let (sp, name) = (n.span, &n.name);
+    let name = &n.name;
     let store = match &n.kind {
         NodeKind::TableSource { store, .. }
         | NodeKind::Aggregate { store, .. }
@@ -170,39 +169,22 @@ pub fn getter(em: &Emitter<'_>, node: usize, k: &Acc) -> TokenStream {
             // An aggregation's store keeps no timestamp: Kafka Streams' UNKNOWN (-1).
             quote!(#dk::store_get::<#vt, _>(&self.#field, &self.__kbuf, #name)?.map(|__dk_x| (__dk_x, -1i64)))
         };
-        return quote! {
+        return Some(quote! {
             match #dk::ser::<#kt>(#kr, &mut self.__kbuf, #name)? {
                 #dk::Encoded::Present => #get,
                 #dk::Encoded::Null => None,
             }
-        };
+        });
     }
     let parents = &n.parents;
-    match &n.kind {
-        NodeKind::Table(TableNode::Filter { f, negate }) => {
-            let g = getter(em, parents[0], k);
-            let kr = k.r(sp);
-            let call = quote_spanned!(sp=> #dk::filter(#kr, &__dk_g, #f));
-            let keep = if *negate { quote!(!#call) } else { call };
-            quote!(match #g { Some((__dk_g, __dk_t)) if #keep => Some((__dk_g, __dk_t)), _ => None })
-        }
-        NodeKind::Table(TableNode::MapValues { f, with_key }) => {
-            let g = getter(em, parents[0], k);
-            let kr = k.r(sp);
-            let call = if *with_key {
-                quote_spanned!(sp=> #dk::map_values_with_key(#kr, __dk_g, #f))
-            } else {
-                quote_spanned!(sp=> #dk::map_values(__dk_g, #f))
-            };
-            quote!(match #g { Some((__dk_g, __dk_t)) => Some((#call, __dk_t)), None => None })
-        }
+    Some(match &n.kind {
         NodeKind::Table(TableNode::JoinMerge) => {
             let this = &em.m.nodes[parents[0]];
             let NodeKind::Table(TableNode::Join(side)) = &this.kind else {
-                return quote!(None);
+                return Some(quote!(None));
             };
-            let left = getter(em, this.parents[0], k);
-            let right = getter(em, side.other, k);
+            let left = em.getter(this.parents[0], k);
+            let right = em.getter(side.other, k);
             let f = &side.f;
             match side.kind {
                 JoinKind::Inner => quote! {
@@ -242,18 +224,18 @@ pub fn getter(em: &Emitter<'_>, node: usize, k: &Acc) -> TokenStream {
                 },
             }
         }
-        _ => quote!(None),
-    }
+        _ => return None,
+    })
 }
 
 /// One side of the join: the change of its table against the other side's current value.
-pub fn emit_side(em: &Emitter<'_>, node: usize, side: &JoinSide, k: &Acc, v: &Acc) -> TokenStream {
+fn emit_side(em: &Emitter<'_>, node: usize, side: &JoinSide, k: &Acc, v: &Acc) -> TokenStream {
     let dk = dk();
     let n = &em.m.nodes[node];
     let sp = n.span;
     let nv = format_ident!("__v{}", node);
     let vo = v.o(sp);
-    let other = getter(em, side.other, k);
+    let other = em.getter(side.other, k);
     let f = &side.f;
     let old = needs_old(em, node);
     let children = em.children(node, k, &Acc::owned(nv.clone()));

@@ -4,18 +4,19 @@
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 
-use super::{Lower, Operator};
+use super::{Emit, Lower, Operator};
 use crate::args::{arity, err, fill_window_size, name_arg, serde_arg};
 use crate::build::{Builder, Flow, Stream};
-use crate::codegen::emitter::{Acc, Emitter, dk};
+use crate::codegen::emitter::{Acc, Emitter, Part, dk};
 use crate::ir::{NodeKind, SerdeTy, TopicRole, TopicUse};
 use crate::parse::Call;
 
 pub const TO: Operator = Operator {
     name: "to",
     usage: "to(\"topic\", KeySerde, ValueSerde)",
-    lower: Lower::Stream(to),
+    lower: &[Lower::Stream(to)],
     on_stream: None,
+    emit: &[EMIT],
 };
 
 fn to(b: &mut Builder, s: Stream, call: &Call) -> syn::Result<Flow> {
@@ -92,9 +93,72 @@ fn to(b: &mut Builder, s: Stream, call: &Call) -> syn::Result<Flow> {
     Ok(Flow::Ended(call.tokens.clone()))
 }
 
+/// The code of the sinks: to a user topic (`to`) or a repartition topic (`repartition`, and
+/// the repartitions before a grouping or a join).
+pub const EMIT: Emit = Emit {
+    record,
+    null,
+    ..Emit::NONE
+};
+
+fn record(em: &Emitter<'_>, node: usize, k: &Acc, v: &Acc) -> Option<TokenStream> {
+    match &em.m.nodes[node].kind {
+        NodeKind::Sink { topic, key, value } | NodeKind::RepartitionSink { topic, key, value } => {
+            Some(emit_send(em, node, topic, key, value, k, v))
+        }
+        _ => None,
+    }
+}
+
+/// A record with a null key or value is sent with the missing part as null.
+fn null(em: &Emitter<'_>, node: usize, k: &Part, v: &Part) -> Option<TokenStream> {
+    let dk = dk();
+    let n = &em.m.nodes[node];
+    let name = &n.name;
+    let (NodeKind::Sink { topic, key, value } | NodeKind::RepartitionSink { topic, key, value }) =
+        &n.kind
+    else {
+        return None;
+    };
+    let kind = if matches!(n.kind, NodeKind::Sink { .. }) {
+        quote!(Sink)
+    } else {
+        quote!(Repartition)
+    };
+    let (kt, vt) = (&key.ty, &value.ty);
+    let (kdef, kbytes) = match k {
+        Part::Null => (quote!(), quote!(::core::option::Option::None)),
+        Part::Val(a) => {
+            let r = a.r(key.span);
+            (
+                quote_spanned!(key.span=> let __dk_ke = #dk::ser_key_at::<#kt>(#topic, #r, &mut self.__kbuf, #name)?;),
+                quote!(#dk::bytes(__dk_ke, &self.__kbuf)),
+            )
+        }
+    };
+    let (vdef, vbytes) = match v {
+        Part::Null => (quote!(), quote!(::core::option::Option::None)),
+        Part::Val(a) => {
+            let r = a.r(value.span);
+            (
+                quote_spanned!(value.span=> let __dk_ve = #dk::ser_value_at::<#vt>(#topic, #r, &mut self.__vbuf, #name)?;),
+                quote!(#dk::bytes(__dk_ve, &self.__vbuf)),
+            )
+        }
+    };
+    Some(quote! {
+        #kdef
+        #vdef
+        #dk::send(
+            __dk_sink, #topic, #dk::TopicKind::#kind, #kbytes, #vbytes,
+            __dk_record.timestamp, __dk_record.headers,
+        )?;
+    })
+}
+
 /// Serializes the key and value (type errors land at the serdes) and sends the record to a
 /// user topic (`to`) or a repartition topic.
-pub fn emit_send(
+fn emit_send(
     em: &Emitter<'_>,
     node: usize,
     topic: &str,

@@ -712,6 +712,9 @@ const _: () = {
             timestamp: i64,
         ) -> ::core::result::Result<(), ::dekaf_streams::__private::TaskError> {
             match changelog_topic {
+                "outer-join-KSTREAM-OUTERSHARED-0000000004-store-changelog" => {
+                    ::dekaf_streams::__private::restore(&mut self.__store_2, key, value)
+                }
                 "outer-join-KSTREAM-OUTERTHIS-0000000004-store-changelog" => {
                     let __dk_state = &mut self.__join_4;
                     ::dekaf_streams::__private::stream_join::restore_window(
@@ -731,9 +734,6 @@ const _: () = {
                         key,
                         value,
                     )
-                }
-                "outer-join-KSTREAM-OUTERSHARED-0000000004-store-changelog" => {
-                    ::dekaf_streams::__private::restore(&mut self.__store_2, key, value)
                 }
                 other => Err(::dekaf_streams::__private::TaskError::UnknownChangelog(
                     other.to_owned(),

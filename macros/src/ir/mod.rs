@@ -3,59 +3,15 @@
 //! [`crate::codegen`].
 
 use proc_macro2::Span;
-use quote::ToTokens;
-use syn::{Expr, Ident, Type};
+use syn::{Expr, Ident};
 
-/// A serde as written by the user, used as a type.
-#[derive(Clone)]
-pub struct SerdeTy {
-    pub ty: Type,
-    pub span: Span,
-}
+pub mod joins;
+mod serde_ty;
+pub mod table;
 
-impl SerdeTy {
-    /// The last path segment's name (`Utf8`, `Json`, `TimeWindowed`).
-    pub fn last_name(&self) -> Option<String> {
-        match &self.ty {
-            Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
-            _ => None,
-        }
-    }
-
-    /// The Rust type of a built-in serde whose value type is known (`Utf8` → `String`).
-    pub fn builtin_value(&self) -> Option<&'static str> {
-        let Type::Path(p) = &self.ty else { return None };
-        let last = p.path.segments.last()?;
-        if !last.arguments.is_empty() {
-            return None;
-        }
-        match last.ident.to_string().as_str() {
-            "Utf8" => Some("String"),
-            "I16" => Some("i16"),
-            "I32" => Some("i32"),
-            "I64" => Some("i64"),
-            "F32" => Some("f32"),
-            "F64" => Some("f64"),
-            "Bool" => Some("bool"),
-            "Uuid" => Some("uuid::Uuid"),
-            "Bytes" => Some("Vec<u8>"),
-            "Unit" | "Void" => Some("()"),
-            _ => None,
-        }
-    }
-
-    pub fn is_windowed(&self) -> bool {
-        self.last_name().as_deref() == Some("TimeWindowed")
-    }
-
-    pub fn is_session_windowed(&self) -> bool {
-        self.last_name().as_deref() == Some("SessionWindowed")
-    }
-
-    pub fn text(&self) -> String {
-        self.ty.to_token_stream().to_string().replace(' ', "")
-    }
-}
+pub use joins::{FkJoin, FkRole, GlobalJoin, GlobalTable};
+pub use serde_ty::SerdeTy;
+pub use table::TableNode;
 
 /// A window definition: tumbling when `advance == size`. For session windows `size` is the
 /// inactivity gap, for sliding windows the time difference (and `advance == size` for both).
@@ -201,7 +157,7 @@ pub enum NodeKind {
         f: Expr,
         stores: Vec<usize>,
         /// Its punctuations, `schedule(..)` after the closure.
-        schedules: Vec<crate::ops::punctuate::Schedule>,
+        schedules: Vec<Schedule>,
     },
     /// Kafka Streams' `KSTREAM-WINDOWED-` node of one side of a stream-stream join: passes the
     /// record on to its side's join node (which also stores it in `store`).
@@ -216,11 +172,11 @@ pub enum NodeKind {
         value: SerdeTy,
     },
     /// A table operator (`crate::ops::table`).
-    Table(crate::ops::table::TableNode),
+    Table(TableNode),
     /// A stream's join with a global table (`crate::ops::global_table`).
-    GlobalJoin(Box<crate::ops::global_table::GlobalJoin>),
+    GlobalJoin(Box<GlobalJoin>),
     /// A node of a foreign-key table-table join (`crate::ops::fk_join`).
-    FkJoin(Box<crate::ops::fk_join::FkJoin>),
+    FkJoin(Box<FkJoin>),
 }
 
 /// Inner, left or outer stream-stream join.
@@ -321,7 +277,7 @@ pub struct Sub {
     pub id: usize,
     /// Its id in the streams group protocol and in `describe()`: Kafka Streams numbers node
     /// groups in the order of their first node, a global table's too (which makes no task), so
-    /// a global table declared first takes id 0 (`crate::ops::global_table::number`).
+    /// a global table declared first takes id 0 (`crate::build`'s partition).
     pub protocol_id: usize,
     pub nodes: Vec<usize>,
     /// User topics read, sorted; each with its source node.
@@ -365,7 +321,7 @@ pub struct Model {
     pub on_error: Option<Expr>,
     pub topics: Vec<TopicUse>,
     /// The global tables, outside every subtopology.
-    pub globals: Vec<crate::ops::global_table::GlobalTable>,
+    pub globals: Vec<GlobalTable>,
 }
 
 impl Model {
@@ -373,7 +329,6 @@ impl Model {
     /// aggregation): Kafka Streams' timestamped key-value store, whose entries keep the
     /// update's timestamp before the value (`dekaf_streams::__private::get_timestamped`).
     pub fn timestamped(&self, s: usize) -> bool {
-        use crate::ops::table::TableNode;
         let st = &self.stores[s];
         st.owner == StoreOwner::Table
             // A stream aggregation's key-value store: `TimestampedKeyValueStore`, as Kafka
@@ -394,4 +349,16 @@ impl Model {
         let st = &self.stores[s];
         st.owner == StoreOwner::Aggregate && st.window.is_some_and(|w| w.kind == WindowKind::Time)
     }
+}
+
+/// One punctuation of a `process(..)` node.
+#[derive(Clone)]
+pub struct Schedule {
+    /// Milliseconds, at least 1.
+    pub interval: i64,
+    /// `WallClock` rather than `StreamTime`.
+    pub wall_clock: bool,
+    /// The callback `|ctx, timestamp| -> Result<impl IntoIterator<Item = (K, V)>, ProcessError>`.
+    pub f: Expr,
+    pub span: Span,
 }

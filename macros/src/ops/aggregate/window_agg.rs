@@ -6,7 +6,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::{Ident, Type};
 
-use super::emitter::{Acc, Emitter, dk};
+use crate::codegen::emitter::{Acc, Emitter, dk};
 use crate::ir::WindowSpec;
 
 /// The pieces of a windowed (session or sliding) aggregation's code.

@@ -5,28 +5,18 @@
 //! `wall_clock_due` and `punctuate_wall_clock` run the due ones (semantics in the runtime's
 //! `punctuation` module, after Kafka Streams' `PunctuationSchedule`/`PunctuationQueue`).
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::Expr;
 
 use crate::args::{closure_arity, duration, err_at};
 use crate::codegen::emitter::{Emitter, dk};
+use crate::codegen::parts::TaskParts;
+pub use crate::ir::Schedule;
 use crate::ir::{NodeKind, Sub};
 
 /// The usage line quoted in errors.
 pub const USAGE: &str = "schedule(Duration::from_secs(1), StreamTime, |ctx, timestamp| Ok(Some((key, value)))) (or WallClock)";
-
-/// One punctuation of a `process(..)` node.
-#[derive(Clone)]
-pub struct Schedule {
-    /// Milliseconds, at least 1.
-    pub interval: i64,
-    /// `WallClock` rather than `StreamTime`.
-    pub wall_clock: bool,
-    /// The callback `|ctx, timestamp| -> Result<impl IntoIterator<Item = (K, V)>, ProcessError>`.
-    pub f: Expr,
-    pub span: Span,
-}
 
 /// Parses the arguments of `process(..)` after its closure: each a `schedule(..)`.
 pub fn parse_all(args: &[Expr]) -> syn::Result<Vec<Schedule>> {
@@ -98,15 +88,6 @@ fn kind_error(kind: &Expr) -> syn::Error {
     )
 }
 
-/// The code of one subtopology's punctuations.
-pub struct PunctuationParts {
-    pub fields: TokenStream,
-    pub inits: TokenStream,
-    pub clear: TokenStream,
-    pub methods: TokenStream,
-    pub trait_items: TokenStream,
-}
-
 /// The schedules of the `process(..)` nodes of `sub`: (node, index, schedule).
 fn schedules<'m>(em: &Emitter<'m>, sub: &Sub) -> Vec<(usize, usize, &'m Schedule)> {
     let mut out = Vec::new();
@@ -120,17 +101,12 @@ fn schedules<'m>(em: &Emitter<'m>, sub: &Sub) -> Vec<(usize, usize, &'m Schedule
 
 /// Fields, initializers, `clear` code, methods and `Task` items of `sub`'s punctuations; all
 /// empty (the trait's defaults) when it has none.
-pub fn parts(em: &Emitter<'_>, sub: &Sub, after_record: &TokenStream) -> PunctuationParts {
+pub fn task_parts(em: &Emitter<'_>, sub: &Sub, before: &TaskParts) -> TaskParts {
     let dk = dk();
     let topo = &em.topo;
+    let after_record = &before.after_record;
     let all = schedules(em, sub);
-    let mut parts = PunctuationParts {
-        fields: TokenStream::new(),
-        inits: TokenStream::new(),
-        clear: TokenStream::new(),
-        methods: TokenStream::new(),
-        trait_items: TokenStream::new(),
-    };
+    let mut parts = TaskParts::default();
     if all.is_empty() {
         return parts;
     }
@@ -287,5 +263,5 @@ fn callback(em: &Emitter<'_>, node: usize, s: &Schedule) -> TokenStream {
     let f = &s.f;
     let call =
         quote_spanned!(s.span=> #dk::punctuate(&mut __dk_ctx, __dk_record.timestamp, #name, #f)?);
-    super::process::with_context(em, node, call)
+    super::context::with_context(em, node, call)
 }

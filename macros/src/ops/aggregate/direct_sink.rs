@@ -8,7 +8,7 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::emitter::{Acc, Emitter, dk};
+use crate::codegen::emitter::{Acc, Emitter, dk};
 use crate::ir::NodeKind;
 
 /// The sink right after aggregation `node`'s `to_stream()`, when that is all that follows it:

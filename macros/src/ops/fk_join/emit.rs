@@ -7,18 +7,49 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 
-use super::emitter::{Acc, Emitter, dk};
-use crate::ir::{Model, NodeKind, Sub};
-use crate::ops::fk_join::{FkJoin, FkRole};
+use crate::codegen::emitter::{Acc, Emit, Emitter, Part, dk};
+use crate::codegen::parts::TaskParts;
+use crate::ir::{FkJoin, FkRole, NodeKind, Sub};
 
 /// The task's buffers of the join whose result is node `output`.
 fn scratch(output: usize) -> syn::Ident {
     format_ident!("__fk_{}", output)
 }
 
+/// The code of the join's nodes.
+pub const EMIT: Emit = Emit {
+    record,
+    source,
+    null,
+    ..Emit::NONE
+};
+
+fn record(em: &Emitter<'_>, node: usize, k: &Acc, v: &Acc) -> Option<TokenStream> {
+    let NodeKind::FkJoin(f) = &em.m.nodes[node].kind else {
+        return None;
+    };
+    Some(emit(em, node, f, k, v))
+}
+
+fn source(em: &Emitter<'_>, node: usize) -> Option<TokenStream> {
+    let NodeKind::FkJoin(f) = &em.m.nodes[node].kind else {
+        return None;
+    };
+    Some(emit_source(em, node, f))
+}
+
+/// The join's nodes get no record with a null part (its sources read internal topics).
+fn null(em: &Emitter<'_>, node: usize, _: &Part, _: &Part) -> Option<TokenStream> {
+    let NodeKind::FkJoin(_) = &em.m.nodes[node].kind else {
+        return None;
+    };
+    Some(quote!())
+}
+
 /// The buffer fields (and their initial values) of the foreign-key joins with nodes in `sub`.
-pub fn task_parts(m: &Model, sub: &Sub) -> (TokenStream, TokenStream) {
+pub fn task_parts(em: &Emitter<'_>, sub: &Sub, _: &TaskParts) -> TaskParts {
     let dk = dk();
+    let m = em.m;
     let mut outputs: Vec<usize> = sub
         .nodes
         .iter()
@@ -30,15 +61,16 @@ pub fn task_parts(m: &Model, sub: &Sub) -> (TokenStream, TokenStream) {
     outputs.sort_unstable();
     outputs.dedup();
     let fields: Vec<_> = outputs.iter().map(|&o| scratch(o)).collect();
-    (
-        quote!(#(#fields: #dk::FkScratch,)*),
-        quote!(#(#fields: #dk::FkScratch::new(),)*),
-    )
+    TaskParts {
+        fields: quote!(#(#fields: #dk::FkScratch,)*),
+        inits: quote!(#(#fields: #dk::FkScratch::new(),)*),
+        ..TaskParts::default()
+    }
 }
 
 /// A non-source node of the join: the left side's subscription, the right side's answers to a
 /// changed right row; the others run in their source's code.
-pub fn emit(em: &Emitter<'_>, node: usize, f: &FkJoin, k: &Acc, v: &Acc) -> TokenStream {
+fn emit(em: &Emitter<'_>, node: usize, f: &FkJoin, k: &Acc, v: &Acc) -> TokenStream {
     let dk = dk();
     let n = &em.m.nodes[node];
     let (sp, name) = (n.span, &n.name);
@@ -122,7 +154,7 @@ pub fn emit(em: &Emitter<'_>, node: usize, f: &FkJoin, k: &Acc, v: &Acc) -> Toke
 
 /// A source node of the join: the right task's subscriptions, or the left task's responses
 /// (resolved, joined and forwarded as the result's changes).
-pub fn emit_source(em: &Emitter<'_>, node: usize, f: &FkJoin) -> TokenStream {
+fn emit_source(em: &Emitter<'_>, node: usize, f: &FkJoin) -> TokenStream {
     let dk = dk();
     let n = &em.m.nodes[node];
     let name = &n.name;

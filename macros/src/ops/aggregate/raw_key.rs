@@ -9,7 +9,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::Type;
 
-use super::emitter::{Acc, Emitter, dk};
+use crate::codegen::emitter::{Acc, Emitter, dk};
 use crate::ir::{AggOp, NodeKind, WindowKind};
 
 /// Where an aggregation's key comes from.

@@ -1,186 +1,16 @@
-//! Aggregations of a grouped (maybe windowed) stream into a table: `count("store")`,
-//! `reduce("store", f)`, `aggregate("store", init, f, AggregateSerde)`. Each creates its store
-//! (changelog `<app>-<store>-changelog`) and, after a key change, the repartition topic
-//! `<app>-<store>-repartition`; windowed ones keep one entry per window and drop late records.
+//! The per-record code of an aggregation (count, reduce, aggregate; unwindowed, time, session
+//! and sliding windows) and the forward of its current result (by the record cache's flush,
+//! [`super::cache`]).
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::Type;
 
-use super::{Lower, Operator};
-use crate::args::{arity, err_at, err_call, name_arg, serde_arg};
-use crate::build::{Builder, Flow, Grouped, Table};
-use crate::codegen::direct_sink::{flushed_window_children, store_bytes_or};
+use super::direct_sink::{flushed_window_children, store_bytes_or};
+use super::raw_key::KeyIn;
+use super::value::new_value;
 use crate::codegen::emitter::{Acc, Emitter, dk};
-use crate::codegen::raw_key::KeyIn;
-use crate::ir::{AggOp, NodeKind, SerdeTy, Store, StoreOwner, WindowKind};
-use crate::names;
-use crate::parse::Call;
-
-const NEEDS_GROUPING: Option<&str> = Some(
-    "`{op}` needs a grouped stream: call group_by(|key, value| new_key, KeySerde, ValueSerde) or group_by_key() before {op}(..)",
-);
-
-pub const COUNT: Operator = Operator {
-    name: "count",
-    usage: "count(\"store\")",
-    lower: Lower::Grouped(aggregate),
-    on_stream: NEEDS_GROUPING,
-};
-
-pub const REDUCE: Operator = Operator {
-    name: "reduce",
-    usage: "reduce(\"store\", |aggregate, value| ..)",
-    lower: Lower::Grouped(aggregate),
-    on_stream: NEEDS_GROUPING,
-};
-
-pub const AGGREGATE: Operator = Operator {
-    name: "aggregate",
-    usage: "aggregate(\"store\", || initial, |key, value, aggregate| .., AggregateSerde)",
-    lower: Lower::Grouped(aggregate),
-    on_stream: NEEDS_GROUPING,
-};
-
-/// The usage of `aggregate(..)` after `windowed_by(session(..))`.
-const SESSION_USAGE: &str = "aggregate(\"store\", || initial, |key, value, aggregate| .., |key, aggregate1, aggregate2| merged, AggregateSerde)";
-
-fn aggregate(b: &mut Builder, g: Grouped, call: &Call) -> syn::Result<Flow> {
-    let op = call.name.to_string();
-    let usage = match op.as_str() {
-        "count" => COUNT.usage,
-        "reduce" => REDUCE.usage,
-        _ => AGGREGATE.usage,
-    };
-    let (store_name, sspan) = name_arg(call, 0, usage)?;
-    let (agg, value_serde) = match op.as_str() {
-        "count" => {
-            arity(call, 1, usage)?;
-            let i64_ty: Type = syn::parse_quote_spanned!(sspan=> ::dekaf_streams::serdes::I64);
-            (
-                AggOp::Count,
-                SerdeTy {
-                    ty: i64_ty,
-                    span: sspan,
-                },
-            )
-        }
-        "reduce" => {
-            arity(call, 2, usage)?;
-            let Some(value) = g.value.clone() else {
-                return Err(err_at(
-                    &g.tokens,
-                    "reduce(..) stores values of the stream, but their serde is not known here (an operator changed the values): give it to the grouping, e.g. group_by_key(KeySerde, ValueSerde)",
-                ));
-            };
-            (AggOp::Reduce(call.args[1].clone()), value)
-        }
-        _ => {
-            let session = g.window.is_some_and(|w| w.kind == WindowKind::Session);
-            if session && call.args.len() == 4 {
-                return Err(err_call(
-                    call,
-                    format!(
-                        "a session-windowed aggregate(..) merges sessions, so it needs a merger of two aggregates: {SESSION_USAGE}"
-                    ),
-                ));
-            }
-            if !session && call.args.len() == 5 {
-                return Err(err_at(
-                    &call.args[3],
-                    format!(
-                        "only session windows merge aggregates: remove the merger, {usage}, or window the stream with windowed_by(session(gap))"
-                    ),
-                ));
-            }
-            let (usage, serde_at) = if session {
-                (SESSION_USAGE, 4)
-            } else {
-                (usage, 3)
-            };
-            arity(call, serde_at + 1, usage)?;
-            let serde = serde_arg(call, serde_at, usage)?;
-            (
-                AggOp::Aggregate {
-                    init: call.args[1].clone(),
-                    f: call.args[2].clone(),
-                    merger: session.then(|| Box::new(call.args[3].clone())),
-                },
-                serde,
-            )
-        }
-    };
-    let Some(key) = g.key.clone() else {
-        return Err(err_at(
-            &g.tokens,
-            format!(
-                "{op}(..) stores keys of the stream, but their serde is not known here (an operator changed the keys): pass serdes, e.g. group_by_key(KeySerde, ValueSerde)"
-            ),
-        ));
-    };
-    let mut upstream = g.node;
-    if g.repartition {
-        let topic = b.internal(&store_name, "repartition");
-        let value = g.value.clone().ok_or_else(|| {
-            err_at(&g.tokens, "the repartition topic needs the value serde: pass it, e.g. group_by_key(KeySerde, ValueSerde)")
-        })?;
-        let (sink_name, source_name) = names::repartition_node_names(&store_name);
-        let sink = b.push_node(
-            NodeKind::RepartitionSink {
-                topic: topic.clone(),
-                key: key.clone(),
-                value: value.clone(),
-            },
-            sink_name,
-            g.span,
-            &[upstream],
-        );
-        let source = b.push_node(
-            NodeKind::RepartitionSource {
-                topic,
-                key: key.clone(),
-                value,
-            },
-            source_name,
-            g.span,
-            &[],
-        );
-        b.repartitions.push((sink, source));
-        upstream = source;
-    }
-    let store = b.stores.len();
-    let changelog = b.internal(&store_name, "changelog");
-    b.stores.push(Store {
-        name: store_name,
-        span: sspan,
-        key: key.clone(),
-        value: value_serde.clone(),
-        window: g.window,
-        changelog,
-        logged: true,
-        owner: StoreOwner::Aggregate,
-        sub: 0,
-        users: Vec::new(),
-    });
-    let kind_name = match (op.as_str(), g.window.map(|w| w.kind)) {
-        ("reduce", None) => "KSTREAM-REDUCE",
-        (_, None) => "KSTREAM-AGGREGATE",
-        ("reduce", Some(WindowKind::Session)) => "KSTREAM-SESSION-WINDOWED-REDUCE",
-        (_, Some(WindowKind::Session)) => "KSTREAM-SESSION-WINDOWED-AGGREGATE",
-        ("reduce", Some(WindowKind::Sliding)) => "KSTREAM-SLIDINGWINDOWED-REDUCE",
-        (_, Some(WindowKind::Sliding)) => "KSTREAM-SLIDINGWINDOWED-AGGREGATE",
-        ("reduce", Some(WindowKind::Time)) => "KSTREAM-WINDOWED-REDUCE",
-        (_, Some(WindowKind::Time)) => "KSTREAM-WINDOWED-AGGREGATE",
-    };
-    let node = b.node(
-        NodeKind::Aggregate { store, op: agg },
-        kind_name,
-        call.span,
-        &[upstream],
-    );
-    b.stores[store].users.push(node);
-    Ok(Flow::Table(Table { node, store }))
-}
+use crate::ir::{AggOp, NodeKind, WindowKind};
 
 /// The update of the aggregation's store, then its children (or, with a record cache, the
 /// key marked dirty).
@@ -226,9 +56,15 @@ pub fn emit_keyed(
             let ke = quote_spanned!(st.key.span=> #dk::ser::<#kt>(#kr, &mut self.__kbuf, #name)?);
             (ke, quote!(), k.clone())
         }
-        KeyIn::Raw { source, serde } => {
-            crate::codegen::raw_key::key_parts(em, source, serde, kt, st.key.span, name, value_once)
-        }
+        KeyIn::Raw { source, serde } => crate::ops::aggregate::raw_key::key_parts(
+            em,
+            source,
+            serde,
+            kt,
+            st.key.span,
+            name,
+            value_once,
+        ),
     };
     // The store key of an unwindowed aggregation, `__dk_skey`: a key kept as its record bytes
     // is used where it is (no copy into `__kbuf`); an encoded key is `__kbuf`'s bytes. A window
@@ -239,7 +75,7 @@ pub fn emit_keyed(
             let __dk_skey: &[u8] = &self.__kbuf;
         },
         KeyIn::Raw { source, .. } => {
-            let kslice = crate::codegen::raw_key::key_slice(source, kt, st.key.span, name);
+            let kslice = crate::ops::aggregate::raw_key::key_slice(source, kt, st.key.span, name);
             quote! { let (__dk_ke, __dk_skey) = #kslice; }
         }
     };
@@ -251,8 +87,12 @@ pub fn emit_keyed(
     let k = &k;
     if let Some(w) = windowed {
         match w.kind {
-            WindowKind::Session => return crate::codegen::session::emit(em, node, store, op, k, v),
-            WindowKind::Sliding => return crate::codegen::sliding::emit(em, node, store, op, k, v),
+            WindowKind::Session => {
+                return crate::ops::aggregate::session::emit(em, node, store, op, k, v);
+            }
+            WindowKind::Sliding => {
+                return crate::ops::aggregate::sliding::emit(em, node, store, op, k, v);
+            }
             WindowKind::Time => {}
         }
     }
@@ -461,8 +301,8 @@ pub fn emit_forward(em: &Emitter<'_>, node: usize) -> TokenStream {
     };
     let st = &em.m.stores[*store];
     let forward = match st.window.map(|w| w.kind) {
-        Some(WindowKind::Session) => Some(crate::codegen::session::forward(em, node)),
-        Some(WindowKind::Sliding) => Some(crate::codegen::sliding::forward(em, node)),
+        Some(WindowKind::Session) => Some(crate::ops::aggregate::session::forward(em, node)),
+        Some(WindowKind::Sliding) => Some(crate::ops::aggregate::sliding::forward(em, node)),
         _ => None,
     };
     if let Some(body) = forward {
@@ -509,62 +349,5 @@ pub fn emit_forward(em: &Emitter<'_>, node: usize) -> TokenStream {
     quote! {
         let __dk_skey: &[u8] = __dk_record.key.unwrap_or_default();
         #body
-    }
-}
-
-/// The aggregate's initial value: `init()`, typed by the aggregate serde `vt` and spanned at the
-/// initializer, so a type mismatch is reported there, naming the bound of `aggregate(..)`'s
-/// initializer.
-pub fn initializer(init: &syn::Expr, vt: &Type) -> TokenStream {
-    let isp = syn::spanned::Spanned::span(init);
-    // The closure is bound first so rustc infers its own return type and then reports the bound
-    // it fails, rather than a bare "mismatched types" inside it.
-    quote_spanned!(isp=> {
-        let __dk_init = #init;
-        ::dekaf_streams::__private::aggregate_initializer_returns_the_aggregate_serde_type::<#vt, _>(__dk_init)
-    })
-}
-
-/// The new aggregate of aggregation `node`, an expression of `__dk_old` (the current aggregate,
-/// `None` for none) and the record: count adds one, reduce applies the reducer (or takes the
-/// value), aggregate applies the aggregator (to the initializer for none). `value_once`: the
-/// record's value is moved (else cloned, for a record that updates several windows).
-pub fn new_value(
-    em: &Emitter<'_>,
-    node: usize,
-    store: usize,
-    op: &AggOp,
-    k: &Acc,
-    v: &Acc,
-    value_once: bool,
-) -> TokenStream {
-    let dk = dk();
-    let sp = em.m.nodes[node].span;
-    let vt = &em.m.stores[store].value.ty;
-    let vo = if value_once {
-        v.o(sp)
-    } else {
-        let r = v.r(sp);
-        quote_spanned!(sp=> ::core::clone::Clone::clone(#r))
-    };
-    let krr = k.r(sp);
-    match op {
-        AggOp::Count => quote! {
-            match __dk_old { Some(c) => i64::saturating_add(c, 1), None => 1i64 }
-        },
-        AggOp::Reduce(f) => {
-            let call = quote_spanned!(sp=> #dk::reduce(__dk_a, #vo, #f));
-            quote! { match __dk_old { Some(__dk_a) => #call, None => #vo } }
-        }
-        AggOp::Aggregate { init, f, .. } => {
-            let init = initializer(init, vt);
-            let call = quote_spanned!(sp=> #dk::aggregator(#krr, #vo, __dk_a, #f));
-            quote! {
-                {
-                    let __dk_a = match __dk_old { Some(a) => a, None => #init };
-                    #call
-                }
-            }
-        }
     }
 }

@@ -7,10 +7,10 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 
 use super::direct_sink::{flushed_window_children, store_bytes_or};
-use super::emitter::{Acc, Emitter, dk};
+use super::value::{initializer, new_value};
 use super::window_agg::WindowAgg;
+use crate::codegen::emitter::{Acc, Emitter, dk};
 use crate::ir::{AggOp, NodeKind};
-use crate::ops::aggregate::{initializer, new_value};
 
 /// The sinks that follow `to_stream()` of aggregation `node` directly: they receive the
 /// tombstones of merged-away sessions (typed operators in between see only the updates, as a
@@ -60,9 +60,9 @@ fn deleted_session(em: &Emitter<'_>, node: usize, key: &TokenStream) -> TokenStr
             }
         }
     });
-    let drops = super::suppress::suppressions(em, node)
+    let drops = crate::ops::suppress::suppressions(em, node)
         .into_iter()
-        .map(|(buffer, suppress)| super::suppress::drop_session(em, buffer, suppress));
+        .map(|(buffer, suppress)| crate::ops::suppress::drop_session(em, buffer, suppress));
     quote! {
         #(#tombstones)*
         #(#drops)*

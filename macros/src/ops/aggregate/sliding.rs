@@ -7,10 +7,10 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::direct_sink::{flushed_window_children, store_bytes_or};
-use super::emitter::{Acc, Emitter, dk};
+use super::value::new_value;
 use super::window_agg::WindowAgg;
+use crate::codegen::emitter::{Acc, Emitter, dk};
 use crate::ir::AggOp;
-use crate::ops::aggregate::new_value;
 
 /// The aggregation's code for one record (key `k`, value `v`).
 pub fn emit(

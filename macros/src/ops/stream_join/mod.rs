@@ -13,6 +13,8 @@
 //! topic Kafka Streams would insert; it asks for `.repartition("name", K, V)` instead, which
 //! writes `<app>-<name>-repartition` as Kafka Streams' `Repartitioned.as(name)` does.
 
+pub mod emit;
+
 use quote::ToTokens;
 use syn::Expr;
 
@@ -26,8 +28,12 @@ use crate::parse::Call;
 pub const OUTER_JOIN: Operator = Operator {
     name: "outer_join",
     usage: "outer_join(other_stream, |value, other_value| joined, join_window(Duration::from_secs(60)))",
-    lower: Lower::Stream(outer_join),
+    lower: &[
+        Lower::Stream(outer_join),
+        Lower::Table(super::table_join::outer_join),
+    ],
     on_stream: None,
+    emit: &[emit::EMIT, super::table_join::EMIT],
 };
 
 const WINDOW_USAGE: &str = "join_window(Duration::from_secs(60)) (records up to 60 s apart either way), or join_window(before, after) for an asymmetric window, optionally followed by .grace(Duration::from_secs(10))";

@@ -28,11 +28,13 @@
 //!
 //! The subscription topic is co-partitioned with the right table's topic, the response topic
 //! with the left table's. The runtime side is `dekaf_streams::__private::fk_*` (the
-//! processors, on bytes) and the generated code is [`crate::codegen::fk_join`].
+//! processors, on bytes) and the generated code is [`crate::ops::fk_join::emit`].
 //!
 //! Both tables are read through their stores (a `table(..)` or a `.to_table(..)`), and the
 //! result forwards changes without old values (Kafka Streams does not materialize it either):
 //! continue it with `to_stream()`.
+
+pub mod emit;
 
 use super::{Lower, Operator};
 use crate::args::{arity, bound_name_arg, err_at, name_arg};
@@ -41,73 +43,30 @@ use crate::ir::{NodeKind, SerdeTy, Store, StoreOwner};
 use crate::names;
 use crate::parse::Call;
 
-use super::table::{TableNode, changing};
+use super::changes::changing;
+pub use super::changes::is_result;
+use crate::ir::TableNode;
+pub use crate::ir::joins::{FkJoin, FkRole};
 
 pub const JOIN_ON_FOREIGN_KEY: Operator = Operator {
     name: "join_on_foreign_key",
     usage: "join_on_foreign_key(other_table, |value| foreign_key, |value, other_value| joined) or with a name (TableJoined.as): join_on_foreign_key(other_table, |value| foreign_key, |value, other_value| joined, \"name\")",
-    lower: Lower::Table(join),
+    lower: &[Lower::Table(join)],
     on_stream: Some(
         "`{op}` joins two tables: call it on a table (`table(..)`, or `.to_table(\"store\")` on a stream)",
     ),
+    emit: &[emit::EMIT],
 };
 
 pub const LEFT_JOIN_ON_FOREIGN_KEY: Operator = Operator {
     name: "left_join_on_foreign_key",
     usage: "left_join_on_foreign_key(other_table, |value| foreign_key, |value, other_value: Option<&_>| joined) or with a name (TableJoined.as) as a fourth argument",
-    lower: Lower::Table(left_join),
+    lower: &[Lower::Table(left_join)],
     on_stream: Some(
         "`{op}` joins two tables: call it on a table (`table(..)`, or `.to_table(\"store\")` on a stream)",
     ),
+    emit: &[emit::EMIT],
 };
-
-/// What a node of a foreign-key join does.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum FkRole {
-    /// Subscribes on a left change (left task).
-    Send,
-    /// Reads the subscription topic (right task).
-    SubscriptionSource,
-    /// Registers a subscription (right task; the source's code does it).
-    Receive,
-    /// Answers a subscription (right task; the source's code does it).
-    JoinForeign,
-    /// Answers the subscribers of a changed right row (right task).
-    ForeignChange,
-    /// Reads the response topic (left task).
-    ResponseSource,
-    /// Drops stale responses and joins (left task; the source's code does it).
-    Resolver,
-    /// The result table.
-    Output,
-}
-
-/// One node of a foreign-key join, with everything about the join.
-#[derive(Clone)]
-pub struct FkJoin {
-    pub role: FkRole,
-    pub left: bool,
-    pub extractor: syn::Expr,
-    pub joiner: syn::Expr,
-    pub left_store: usize,
-    pub right_store: usize,
-    pub subscriptions: usize,
-    pub subscription_topic: String,
-    pub response_topic: String,
-    /// The result node: its id names the task's buffers of this join.
-    pub output: usize,
-}
-
-impl FkJoin {
-    /// The internal topic a source node of the join reads.
-    pub fn source_topic(&self) -> Option<&str> {
-        match self.role {
-            FkRole::SubscriptionSource => Some(&self.subscription_topic),
-            FkRole::ResponseSource => Some(&self.response_topic),
-            _ => None,
-        }
-    }
-}
 
 fn join(b: &mut Builder, t: Table, call: &Call) -> syn::Result<Flow> {
     lower(b, t, call, false)
@@ -123,11 +82,6 @@ fn stored(b: &Builder, node: usize) -> bool {
         b.nodes[node].kind,
         NodeKind::TableSource { .. } | NodeKind::Table(TableNode::ToTable { .. })
     )
-}
-
-/// Whether `kind` is a foreign-key join's result, which supports `to_stream()` only.
-pub fn is_result(kind: &NodeKind) -> bool {
-    matches!(kind, NodeKind::FkJoin(f) if f.role == FkRole::Output)
 }
 
 /// The error for an operation other than `to_stream()` on a join's result.

@@ -5,7 +5,8 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use super::emitter::{Acc, Emitter, dk};
+use crate::codegen::emitter::{Acc, Emit, Emitter, Part, dk};
+use crate::codegen::parts::TaskParts;
 use crate::ir::{JoinKind, Model, NodeKind, StoreOwner, StreamJoinSide, Sub};
 use crate::ops::merge::respan;
 
@@ -13,9 +14,11 @@ fn state_field(node: usize) -> proc_macro2::Ident {
     format_ident!("__join_{}", node)
 }
 
-/// The fields, initializers and `clear` statements of the joins of `sub`.
-pub fn state(m: &Model, sub: &Sub) -> (TokenStream, TokenStream, TokenStream) {
-    let (mut fields, mut inits, mut clear) = (quote!(), quote!(), quote!());
+/// The task state of the joins of `sub`: one `JoinState` per join (fields, initializers,
+/// `clear`), the restore of their window stores, and a full restore after an aborted interval.
+pub fn task_parts(em: &Emitter<'_>, sub: &Sub, _: &TaskParts) -> TaskParts {
+    let m = em.m;
+    let mut parts = TaskParts::default();
     let sj = quote!(::dekaf_streams::__private::stream_join);
     for &n in &sub.nodes {
         if let NodeKind::StreamJoin(j) = &m.nodes[n].kind
@@ -23,16 +26,24 @@ pub fn state(m: &Model, sub: &Sub) -> (TokenStream, TokenStream, TokenStream) {
         {
             let f = state_field(j.state);
             let retention = j.window.retention();
-            fields.extend(quote!(#f: #sj::JoinState,));
-            inits.extend(quote!(#f: #sj::JoinState::new(#retention),));
-            clear.extend(quote!(self.#f.reset();));
+            parts.fields.extend(quote!(#f: #sj::JoinState,));
+            parts
+                .inits
+                .extend(quote!(#f: #sj::JoinState::new(#retention),));
+            parts.clear.extend(quote!(self.#f.reset();));
+            parts.full_restore = true;
         }
     }
-    (fields, inits, clear)
+    for &s in &sub.stores {
+        if m.stores[s].logged || m.stores[s].owner == StoreOwner::Table {
+            parts.restores.extend(restore(m, s));
+        }
+    }
+    parts
 }
 
 /// The restore arm of a join window store, if `store` is one.
-pub fn restore(m: &Model, store: usize) -> Option<TokenStream> {
+fn restore(m: &Model, store: usize) -> Option<TokenStream> {
     if !matches!(m.stores[store].owner, StoreOwner::JoinWindow(_)) {
         return None;
     }
@@ -89,13 +100,13 @@ fn only_one(j: &StreamJoinSide, left: bool, x: TokenStream) -> TokenStream {
 /// Whether this side of the join forwards a record without a partner (the left side of a left
 /// join, both sides of an outer join): then a record with a null key is forwarded at once with
 /// no partner, as Kafka Streams' `KStreamKStreamJoin` does.
-pub fn emits_unmatched(j: &StreamJoinSide) -> bool {
+fn emits_unmatched(j: &StreamJoinSide) -> bool {
     j.kind == JoinKind::Outer || (j.kind == JoinKind::Left && j.left)
 }
 
 /// The result of a record with a null key (whose value is `v`, a reference) on a side that
 /// [`emits_unmatched`]: the joiner on the value and no partner.
-pub fn null_key_result(j: &StreamJoinSide, v: TokenStream) -> TokenStream {
+fn null_key_result(j: &StreamJoinSide, v: TokenStream) -> TokenStream {
     let typed = typed_joiner(j);
     let call = only_one(j, j.left, quote!(__dk_vref));
     quote!({
@@ -105,10 +116,53 @@ pub fn null_key_result(j: &StreamJoinSide, v: TokenStream) -> TokenStream {
     })
 }
 
+/// The code of the join's nodes: its sides, and the windowed nodes before them.
+pub const EMIT: Emit = Emit {
+    record,
+    null,
+    ..Emit::NONE
+};
+
+fn record(em: &Emitter<'_>, node: usize, k: &Acc, v: &Acc) -> Option<TokenStream> {
+    match &em.m.nodes[node].kind {
+        NodeKind::StreamJoin(j) => Some(emit(em, node, j, k, v)),
+        NodeKind::JoinWindowed { .. } => Some(em.children(node, k, v)),
+        _ => None,
+    }
+}
+
+/// A record with a null key is joined with no partner and forwarded by a side that emits
+/// unmatched records (`KStreamKStreamJoin`); every other record with a null part is dropped.
+fn null(em: &Emitter<'_>, node: usize, k: &Part, v: &Part) -> Option<TokenStream> {
+    let dk = dk();
+    let n = &em.m.nodes[node];
+    let (sp, name) = (n.span, &n.name);
+    let j = match &n.kind {
+        NodeKind::JoinWindowed { .. } => return Some(em.null_children(node, k, v)),
+        NodeKind::StreamJoin(j) => j,
+        _ => return None,
+    };
+    Some(match (k, v) {
+        (Part::Null, Part::Val(va)) if emits_unmatched(j) => {
+            let nv = format_ident!("__v{}", node);
+            let call = null_key_result(j, va.r(sp));
+            let children = em.null_children(node, k, &Part::Val(Acc::owned(nv.clone())));
+            quote! {
+                if __dk_record.timestamp < 0 {
+                    return Err(#dk::stream_join::invalid_timestamp(#name, __dk_record.timestamp));
+                }
+                let #nv = #call;
+                #children
+            }
+        }
+        _ => quote!(self.__dropped += 1;),
+    })
+}
+
 /// One side's code: checks, the flush of closed outer records, the lookup of partners in the
 /// other side's window store, the unmatched result (or its wait in the outer store), and the
 /// put of the record into this side's window store.
-pub fn emit(em: &Emitter<'_>, node: usize, j: &StreamJoinSide, k: &Acc, v: &Acc) -> TokenStream {
+fn emit(em: &Emitter<'_>, node: usize, j: &StreamJoinSide, k: &Acc, v: &Acc) -> TokenStream {
     let dk = dk();
     let sj = quote!(#dk::stream_join);
     let n = &em.m.nodes[node];

@@ -1,33 +1,20 @@
 //! The record cache in a generated task (runtime: `dekaf_streams::cache`): per aggregation a
 //! set of dirty keys, the flush that forwards their current results downstream, and the budget
 //! check after each record. The per-record side (marking a key dirty instead of forwarding) is in
-//! [`ops`](super::ops)' `aggregate`.
+//! [`super`].
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::emitter::Emitter;
+use crate::codegen::emitter::Emitter;
+use crate::codegen::parts::TaskParts;
 use crate::ir::{NodeKind, Sub};
 
-/// The pieces a subtopology's task gets; all empty for a subtopology without aggregations.
-#[derive(Default)]
-pub struct CacheParts {
-    /// Fields of the task struct.
-    pub fields: TokenStream,
-    /// Their initial values (in `__create`).
-    pub inits: TokenStream,
-    /// Methods of the task struct: `__forward_N` and `__flush_N` per aggregation.
-    pub methods: TokenStream,
-    /// `Task` methods: `set_cache_max_bytes`, `flush_cache`, `cache_bytes`.
-    pub trait_items: TokenStream,
-    /// Statements of `clear`: drop the dirty keys.
-    pub clear: TokenStream,
-    /// Statements after a record was processed: flush when over budget.
-    pub after_record: TokenStream,
-}
-
-/// The record cache of `sub`.
-pub fn parts(em: &Emitter<'_>, sub: &Sub) -> CacheParts {
+/// The record cache of `sub`: per aggregation its dirty keys (fields), `__forward_N` and
+/// `__flush_N` methods, the `Task` methods `set_cache_max_bytes`, `flush_cache` and
+/// `cache_bytes`, the keys dropped by `clear` and `discard_uncommitted`, and the flush when
+/// over budget after each record. Nothing for a subtopology without aggregations.
+pub fn task_parts(em: &Emitter<'_>, sub: &Sub, _: &TaskParts) -> TaskParts {
     let m = em.m;
     let dk = quote!(::dekaf_streams::__private);
     let topo = &em.topo;
@@ -43,7 +30,7 @@ pub fn parts(em: &Emitter<'_>, sub: &Sub) -> CacheParts {
         .collect();
     aggs.sort_unstable();
     if aggs.is_empty() {
-        return CacheParts::default();
+        return TaskParts::default();
     }
     let caches: Vec<_> = aggs.iter().map(|&n| Emitter::cache_field(n)).collect();
     let flushes: Vec<_> = aggs
@@ -69,7 +56,7 @@ pub fn parts(em: &Emitter<'_>, sub: &Sub) -> CacheParts {
         };
         let forward = format_ident!("__forward_{}", node);
         let node_name = &m.nodes[node].name;
-        let body = crate::ops::aggregate::emit_forward(em, node);
+        let body = super::emit::emit_forward(em, node);
         methods.extend(crate::codegen::emitter::record_method(&forward, &body));
         methods.extend(quote! {
             /// Forwards the current result of every dirty key of this aggregation, then
@@ -143,7 +130,7 @@ pub fn parts(em: &Emitter<'_>, sub: &Sub) -> CacheParts {
             }
         });
     }
-    CacheParts {
+    TaskParts {
         fields: quote! {
             __cache_max: usize,
             __fkbuf: ::std::vec::Vec<u8>,
@@ -182,10 +169,14 @@ pub fn parts(em: &Emitter<'_>, sub: &Sub) -> CacheParts {
         clear: quote! {
             #(self.#caches.clear();)*
         },
+        discard: quote! {
+            #(self.#caches.clear();)*
+        },
         after_record: quote! {
             if self.__cache_max != 0 && #dk::Task::cache_bytes(self) > self.__cache_max {
                 #dk::Task::flush_cache(self, __dk_sink)?;
             }
         },
+        ..TaskParts::default()
     }
 }

@@ -1,0 +1,145 @@
+//! The state stores of a task: one backend field per store, and for window stores the time
+//! index (retention), the next purge time and, for session and sliding stores, the newest time
+//! stored. As a [`TaskParts`]: fields, opening, restore, `clear` and `discard_uncommitted`.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::emitter::{Emitter, dk};
+use super::info;
+use super::parts::TaskParts;
+use crate::ir::{Model, StoreOwner, Sub, WindowKind};
+
+/// The stores' part of the task of `sub` (`id`: its protocol id, for opening the stores).
+pub fn task_parts(m: &Model, sub: &Sub, id: &str) -> TaskParts {
+    let dk = dk();
+    let app = &m.app_id;
+    let store_fields: Vec<_> = sub
+        .stores
+        .iter()
+        .map(|&s| Emitter::store_field(s))
+        .collect();
+    // Per window store its time index (the offset of the time in its keys below) and the next
+    // purge time.
+    let windowed: Vec<usize> = sub
+        .stores
+        .iter()
+        .copied()
+        .filter(|&s| m.stores[s].window.is_some())
+        .collect();
+    let purge_fields: Vec<_> = windowed.iter().map(|&s| Emitter::purge_field(s)).collect();
+    // The largest time stored in each session or sliding-window store (session end, window
+    // start): what is older than it minus retention is expired (Kafka Streams' stores).
+    let session_or_sliding: Vec<usize> = windowed
+        .iter()
+        .copied()
+        .filter(|&s| {
+            m.stores[s]
+                .window
+                .is_some_and(|w| w.kind != WindowKind::Time)
+        })
+        .collect();
+    let max_fields: Vec<_> = session_or_sliding
+        .iter()
+        .map(|&s| Emitter::max_field(s))
+        .collect();
+    let index_fields: Vec<_> = windowed.iter().map(|&s| Emitter::index_field(s)).collect();
+    // Where a store key's time is, counted from its end: a session key ends with end ‖ start,
+    // a time or sliding window key with start ‖ sequence number (`store::WINDOW_SUFFIX`).
+    let index_offsets: Vec<TokenStream> = windowed
+        .iter()
+        .map(|&s| match m.stores[s].window.map(|w| w.kind) {
+            Some(WindowKind::Session) => quote!(16),
+            _ => quote!(::dekaf_streams::store::WINDOW_SUFFIX),
+        })
+        .collect();
+    let indexed_stores: Vec<_> = windowed.iter().map(|&s| Emitter::store_field(s)).collect();
+    let max_index_fields: Vec<_> = session_or_sliding
+        .iter()
+        .map(|&s| Emitter::index_field(s))
+        .collect();
+    let store_infos = sub.stores.iter().map(|&s| info::store_info(m, s));
+    TaskParts {
+        fields: quote! {
+            #(#store_fields: B,)*
+            #(#purge_fields: i64,)*
+            #(#max_fields: i64,)*
+            #(#index_fields: #dk::TimeIndex,)*
+        },
+        inits: quote! {
+            #(#store_fields: stores.open(#app, #id, partition, &#store_infos)?,)*
+            #(#purge_fields: i64::MIN,)*
+            #(#max_fields: i64::MIN,)*
+            #(#index_fields: #dk::TimeIndex::new(#index_offsets),)*
+        },
+        // A store opened with windows in it (on disk): index them once.
+        opened: quote! {
+            #(__dk_task.#index_fields.rebuild(&__dk_task.#indexed_stores)?;)*
+            #(__dk_task.#max_fields = __dk_task.#max_index_fields.latest();)*
+        },
+        restores: sub.stores.iter().map(|&s| restore(m, s)).collect(),
+        clear: quote! {
+            #(#dk::StoreBackend::clear(&mut self.#store_fields)?;)*
+            #(self.#purge_fields = i64::MIN;)*
+            #(self.#max_fields = i64::MIN;)*
+            #(self.#index_fields.clear();)*
+        },
+        discard: quote! {
+            let mut __dk_kept = true;
+            #(__dk_kept &= #dk::StoreBackend::discard_pending(&mut self.#store_fields)?;)*
+            if !__dk_kept {
+                return Ok(false);
+            }
+            #(self.#purge_fields = i64::MIN;)*
+            #(self.#index_fields.rebuild(&self.#indexed_stores)?;)*
+            #(self.#max_fields = self.#max_index_fields.latest();)*
+        },
+        ..TaskParts::default()
+    }
+}
+
+/// The restore arm of store `s`: none for a store the task does not write (a table's source
+/// topic is its changelog, though) or a join window store (the join restores those).
+fn restore(m: &Model, s: usize) -> TokenStream {
+    let dk = dk();
+    let st = &m.stores[s];
+    if !(st.logged || st.owner == StoreOwner::Table)
+        || matches!(st.owner, StoreOwner::JoinWindow(_))
+    {
+        return TokenStream::new();
+    }
+    let topic = &st.changelog;
+    let f = Emitter::store_field(s);
+    if let Some(w) = st.window {
+        let index = Emitter::index_field(s);
+        // Session and sliding stores track their newest time, which a restore rebuilds (as
+        // Kafka Streams' stores do from the changelog).
+        let max = (w.kind != WindowKind::Time).then(|| {
+            let max = Emitter::max_field(s);
+            quote! {
+                if value.is_some() {
+                    if let Some(t) = self.#index.time_of(key) {
+                        self.#max = ::core::cmp::max(self.#max, t);
+                    }
+                }
+            }
+        });
+        // A time-window aggregation's store is timestamped (its changelog record's timestamp
+        // goes before the value).
+        let put = if m.timestamped_window(s) {
+            quote!(#dk::restore_table(&mut self.#f, key, value, timestamp, &mut self.__vbuf))
+        } else {
+            quote!(#dk::restore(&mut self.#f, key, value))
+        };
+        quote!(#topic => {
+            #max
+            self.#index.restored(key, value);
+            #put
+        })
+    } else if m.timestamped(s) {
+        // A table's store keeps the changelog record's timestamp with the value.
+        quote!(#topic => #dk::restore_table(&mut self.#f, key, value, timestamp, &mut self.__vbuf),)
+    } else {
+        quote!(#topic => #dk::restore(&mut self.#f, key, value),)
+    }
+}

@@ -1,0 +1,57 @@
+//! The nodes of table operators: Kafka Streams' `KTable` processors (`crate::ops::table`,
+//! `crate::ops::table_join`, `crate::ops::table_group`), as plain data.
+
+use syn::Expr;
+
+/// A table operator's node.
+#[derive(Clone)]
+pub enum TableNode {
+    /// `filter`/`filter_not` on a table.
+    Filter { f: Expr, negate: bool },
+    /// `map_values` on a table (`with_key`: the closure takes the key too).
+    MapValues { f: Expr, with_key: bool },
+    /// `to_table("store")` on a stream: the store is written, changes forwarded.
+    ToTable { store: usize },
+    /// One side of a table-table join (`crate::ops::table_join`).
+    Join(JoinSide),
+    /// The merge of a table-table join's two sides (`KTABLE-MERGE-n`).
+    JoinMerge,
+    /// `group_by` of a table (`KTABLE-SELECT-n`, `crate::ops::table_group`).
+    Select { f: Expr },
+    /// The aggregation of a re-grouped table (`KTABLE-AGGREGATE-n`, `KTABLE-REDUCE-n`).
+    Aggregate { store: usize, op: Box<TableAgg> },
+}
+
+/// Which join.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum JoinKind {
+    Inner,
+    Left,
+    Outer,
+}
+
+/// One side of a table-table join.
+#[derive(Clone)]
+pub struct JoinSide {
+    pub kind: JoinKind,
+    /// The left table's side (`KTABLE-JOINTHIS`), or the right one's.
+    pub this: bool,
+    pub f: Expr,
+    /// The table node of the other side, read through its value getter.
+    pub other: usize,
+}
+
+/// The aggregation of a re-grouped table.
+#[derive(Clone)]
+pub enum TableAgg {
+    Count,
+    Reduce {
+        add: Expr,
+        subtract: Expr,
+    },
+    Aggregate {
+        init: Expr,
+        add: Expr,
+        subtract: Expr,
+    },
+}

@@ -1,0 +1,79 @@
+//! The records between table operators: changes ([`dekaf_streams::__private::Change`]), a
+//! key's new value and its old one, forwarded by the tables that start from a topic or a stream
+//! (`table(..)`, `to_table(..)`), their filters, mappers and joins, and a foreign-key join's
+//! result; not by an aggregation's table, which forwards results. What the table operators
+//! share: which nodes forward changes, which need old values, the serdes of a table's stream.
+
+use syn::Type;
+
+use crate::args::err_at;
+use crate::build::{Builder, Table};
+use crate::codegen::emitter::Emitter;
+use crate::ir::table::JoinKind;
+use crate::ir::{FkRole, NodeKind, SerdeTy, TableNode};
+use crate::parse::Call;
+
+/// Whether `kind` is a foreign-key join's result, which supports `to_stream()` only.
+pub fn is_result(kind: &NodeKind) -> bool {
+    matches!(kind, NodeKind::FkJoin(f) if f.role == FkRole::Output)
+}
+
+/// Whether the records `node` forwards are changes (rather than an aggregation's results).
+pub fn forwards_changes(kind: &NodeKind) -> bool {
+    matches!(kind, NodeKind::TableSource { .. } | NodeKind::Table(_)) || is_result(kind)
+}
+
+/// Refuses a table operation on a table that does not forward changes.
+pub fn changing(b: &Builder, t: Table, call: &Call) -> syn::Result<()> {
+    if forwards_changes(&b.nodes[t.node].kind) {
+        return Ok(());
+    }
+    Err(err_at(
+        &call.name,
+        format!(
+            "`{}` on an aggregation's table is not supported: its updates are forwarded as results, not as changes; write `.to_stream().to_table(\"store\")` first, then `{}(..)`",
+            call.name, call.name
+        ),
+    ))
+}
+
+/// `Nullable<S>`: the serde of the `Option` values of a table's stream.
+pub fn nullable(s: SerdeTy) -> SerdeTy {
+    let inner = &s.ty;
+    let ty: Type = syn::parse_quote_spanned!(s.span=> ::dekaf_streams::serdes::Nullable<#inner>);
+    SerdeTy { ty, span: s.span }
+}
+
+/// The value serde of a table, where known (`map_values` and joins make values without one).
+pub fn value_serde(b: &Builder, node: usize) -> Option<SerdeTy> {
+    match &b.nodes[node].kind {
+        NodeKind::TableSource { value, .. } => Some(value.clone()),
+        NodeKind::Aggregate { store, .. } => Some(b.stores[*store].value.clone()),
+        NodeKind::Table(TableNode::ToTable { store } | TableNode::Aggregate { store, .. }) => {
+            Some(b.stores[*store].value.clone())
+        }
+        NodeKind::Table(TableNode::Filter { .. }) => value_serde(b, b.nodes[node].parents[0]),
+        _ => None,
+    }
+}
+
+/// Whether a change reaching `node` must carry its old value: a filter needs it to know what
+/// it forwarded, a re-grouping to subtract it; `to_stream()` forwards only new values.
+pub fn needs_old(em: &Emitter<'_>, node: usize) -> bool {
+    em.m.nodes[node]
+        .children
+        .iter()
+        .any(|&c| match &em.m.nodes[c].kind {
+            NodeKind::ToStream => false,
+            NodeKind::Table(TableNode::Filter { .. } | TableNode::Select { .. }) => true,
+            // Kafka Streams' doJoin enables old values of the left table of a left join, and of
+            // both tables of an outer join: a delete without a partner must still be forwarded.
+            NodeKind::Table(TableNode::Join(side)) => {
+                side.kind == JoinKind::Outer
+                    || (side.kind == JoinKind::Left && side.this)
+                    || needs_old(em, c)
+            }
+            NodeKind::Table(_) => needs_old(em, c),
+            _ => true,
+        })
+}
