@@ -92,10 +92,15 @@ fn apply(b: &mut Builder, flow: Flow, call: &Call) -> syn::Result<Flow> {
         Flow::Broken => Ok(Flow::Broken),
         Flow::Global(g) => Err(ops::global_table::not_a_stream(b, g, call)),
         Flow::Ended(sink) => {
+            // The call that ended the stream (`to`, or another terminal operator).
+            let end = match sink.clone().into_iter().next() {
+                Some(proc_macro2::TokenTree::Ident(name)) => name.to_string(),
+                _ => "to".to_owned(),
+            };
             let mut e = err_at(
                 &call.name,
                 format!(
-                    "`{op}` comes after a sink: to(..) ends a stream. Bind the stream before the sink (`let s = ..;`) and use it twice"
+                    "`{op}` comes after `{end}(..)`, which ends the stream: bind the stream before it (`let s = ..;`) and use it twice"
                 ),
             );
             e.combine(err_at(sink, "the stream ends here"));

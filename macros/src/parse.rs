@@ -134,7 +134,7 @@ fn statement(stmt: syn::Stmt) -> syn::Result<Statement> {
             if let Some((_, diverge)) = init.diverge {
                 return Err(syn::Error::new(
                     diverge.span(),
-                    "`let .. else` has no meaning in a topology",
+                    "`let .. else` has no meaning in a topology (a stream or table always binds): remove the `else` block",
                 ));
             }
             Ok(Statement {
@@ -152,7 +152,7 @@ fn statement(stmt: syn::Stmt) -> syn::Result<Statement> {
         )),
         syn::Stmt::Macro(m) => Err(syn::Error::new(
             m.span(),
-            "macros cannot be used as topology statements",
+            "macros cannot be used as topology statements: call the macro in a closure of an operator, or outside `topology!`",
         )),
     }
 }
@@ -195,7 +195,7 @@ pub fn chain(expr: Expr) -> syn::Result<Chain> {
                 if let Some(turbofish) = &m.turbofish {
                     return Err(syn::Error::new(
                         turbofish.span(),
-                        "topology operators take no type arguments",
+                        "topology operators take no type arguments: remove the `::<..>` (the serdes and closures give the types)",
                     ));
                 }
                 let span = m

@@ -29,7 +29,7 @@ pub enum Flow {
     Table(Table),
     /// A global table (index into `Builder::globals`): joined by streams, never a stream itself.
     Global(usize),
-    /// After a sink: the sink call's tokens.
+    /// After a call that ends the stream (`to`, `foreach`): its tokens.
     Ended(TokenStream),
     /// The arms of a branch, and the branch call's tokens.
     Branches(Vec<usize>, TokenStream),

@@ -190,7 +190,7 @@ fn structural_errors_name_the_fix() {
         first_error(
             quote!(T = "a" { stream("in", Utf8, Utf8).to("o", Utf8, Utf8).peek(|_, _| ()); })
         )
-        .contains("after a sink")
+        .contains("comes after `to(..)`, which ends the stream")
     );
     assert!(
         first_error(quote!(T = "a" { stream("in", Utf8, Utf8).to("o", Utf8, I64); }))

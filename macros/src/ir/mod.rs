@@ -119,7 +119,11 @@ pub enum NodeKind {
     SelectKey {
         f: Expr,
     },
-    Peek {
+    /// A node that is its operator's closure and nothing more (`peek`, `foreach`): `op` names the
+    /// registry entry (`crate::ops::REGISTRY`) whose code generation answers for it, so such an
+    /// operator needs no node kind of its own.
+    Closure {
+        op: &'static str,
         f: Expr,
     },
     /// Children are the arms, in predicate order.

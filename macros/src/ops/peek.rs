@@ -26,13 +26,14 @@ pub const PEEK: Operator = Operator {
 fn peek(b: &mut Builder, s: Stream, call: &Call) -> syn::Result<Flow> {
     let f = expr_arg(call, 0, PEEK.usage)?;
     arity(call, 1, PEEK.usage)?;
-    let node = b.node(NodeKind::Peek { f }, "KSTREAM-PEEK", call.span, &[s.node]);
+    let kind = NodeKind::Closure { op: PEEK.name, f };
+    let node = b.node(kind, "KSTREAM-PEEK", call.span, &[s.node]);
     Ok(Flow::Stream(Stream { node, ..s }))
 }
 
 /// `peek(&k, &v, f); children`
 fn record(em: &Emitter<'_>, node: usize, k: &Acc, v: &Acc) -> Option<TokenStream> {
-    let NodeKind::Peek { f } = &em.m.nodes[node].kind else {
+    let NodeKind::Closure { op: "peek", f } = &em.m.nodes[node].kind else {
         return None;
     };
     Some(emit(em, node, f, k, v))
@@ -40,7 +41,7 @@ fn record(em: &Emitter<'_>, node: usize, k: &Acc, v: &Acc) -> Option<TokenStream
 
 /// A null key or value: the closure would take it, the record fails.
 fn null(em: &Emitter<'_>, node: usize, k: &Part, _: &Part) -> Option<TokenStream> {
-    let NodeKind::Peek { .. } = &em.m.nodes[node].kind else {
+    let NodeKind::Closure { op: "peek", .. } = &em.m.nodes[node].kind else {
         return None;
     };
     Some(em.null_fails(node, "peek", k))

@@ -17,7 +17,6 @@ use crate::ir::{NodeKind, Sub};
 pub fn task_parts(em: &Emitter<'_>, sub: &Sub, _: &TaskParts) -> TaskParts {
     let m = em.m;
     let dk = quote!(::dekaf_streams::__private);
-    let topo = &em.topo;
     // Node ids grow downstream (a node is made after its parents), so this is topological order:
     // a flush that feeds a downstream aggregation of the same task runs before that one's.
     let mut aggs: Vec<usize> = sub
@@ -39,96 +38,7 @@ pub fn task_parts(em: &Emitter<'_>, sub: &Sub, _: &TaskParts) -> TaskParts {
         .collect();
     let mut methods = TokenStream::new();
     for (&node, (cache, flush)) in aggs.iter().zip(caches.iter().zip(&flushes)) {
-        let NodeKind::Aggregate { store, .. } = &m.nodes[node].kind else {
-            continue;
-        };
-        let store_field = Emitter::store_field(*store);
-        // A stream aggregation over no or time windows keeps Kafka Streams' timestamped entries
-        // (timestamp ‖ value, `__private::store_update_stamped`): the value follows the stamp.
-        // Session and sliding stores' forwards read their entries themselves.
-        let stamped = m.stores[*store]
-            .window
-            .is_none_or(|w| w.kind == crate::ir::WindowKind::Time);
-        let entry_value = if stamped {
-            quote!(__dk_v.get(8..).unwrap_or_default())
-        } else {
-            quote!(__dk_v)
-        };
-        let forward = format_ident!("__forward_{}", node);
-        let node_name = &m.nodes[node].name;
-        let body = super::emit::emit_forward(em, node);
-        methods.extend(crate::codegen::emitter::record_method(&forward, &body));
-        methods.extend(quote! {
-            /// Forwards the current result of every dirty key of this aggregation, then
-            /// forgets the keys (also when it fails).
-            #[inline(never)]
-            fn #flush<S: #dk::RecordSink>(
-                &mut self,
-                __dk_sink: &mut S,
-            ) -> ::core::result::Result<(), #dk::TaskError> {
-                if self.#cache.is_empty() {
-                    return Ok(());
-                }
-                // The key and value are copied out of the cache and the store: the downstream
-                // code needs the task mutably. The buffers keep their capacity across flushes.
-                let mut __dk_fk = ::core::mem::take(&mut self.__fkbuf);
-                let mut __dk_fv = ::core::mem::take(&mut self.__fvbuf);
-                let mut __dk_out = Ok(());
-                let mut __dk_i = 0usize;
-                while let Some((__dk_key, __dk_entry)) = self.#cache.get(__dk_i) {
-                    __dk_i += 1;
-                    __dk_fk.clear();
-                    __dk_fk.extend_from_slice(__dk_key);
-                    __dk_fv.clear();
-                    let __dk_present = match #dk::StoreBackend::get(&self.#store_field, &__dk_fk) {
-                        Ok(Some(__dk_v)) => {
-                            __dk_fv.extend_from_slice(#entry_value);
-                            true
-                        }
-                        Ok(None) => false,
-                        Err(e) => {
-                            __dk_out = Err(#dk::TaskError::Store(e));
-                            break;
-                        }
-                    };
-                    // Created and deleted since the last flush: nothing to say downstream.
-                    if !__dk_present && !__dk_entry.existed {
-                        continue;
-                    }
-                    let __dk_record = #dk::InputRecord {
-                        source: __dk_entry.source,
-                        partition: self.__partition,
-                        offset: __dk_entry.offset,
-                        key: Some(&__dk_fk),
-                        value: if __dk_present { Some(&__dk_fv) } else { None },
-                        timestamp: __dk_entry.timestamp,
-                        headers: #dk::Headers::empty(),
-                    };
-                    let __dk_result = match ::std::panic::catch_unwind(
-                        ::std::panic::AssertUnwindSafe(|| self.#forward(&__dk_record, __dk_sink)),
-                    ) {
-                        Ok(r) => r,
-                        Err(payload) => Err(#dk::panicked(#node_name, payload)),
-                    };
-                    if let Err(e) = __dk_result {
-                        let __dk_topic = #dk::Task::source_topics(self)
-                            .get(__dk_entry.source)
-                            .copied()
-                            .unwrap_or("");
-                        if let Err(e) = #dk::handle_error(
-                            e, __dk_topic, &__dk_record, #topo::__on_error, &mut self.__skipped, __dk_sink,
-                        ) {
-                            __dk_out = Err(e);
-                            break;
-                        }
-                    }
-                }
-                self.#cache.clear();
-                self.__fkbuf = __dk_fk;
-                self.__fvbuf = __dk_fv;
-                __dk_out
-            }
-        });
+        methods.extend(flush_methods(em, node, cache, flush));
     }
     TaskParts {
         fields: quote! {
@@ -179,4 +89,111 @@ pub fn task_parts(em: &Emitter<'_>, sub: &Sub, _: &TaskParts) -> TaskParts {
         },
         ..TaskParts::default()
     }
+}
+
+/// `__forward_N` (the aggregation's downstream code on one key's current result) and
+/// `__flush_N` (forwards every dirty key of the aggregation, then forgets them) of aggregation
+/// `node`, whose dirty keys are in field `cache`.
+fn flush_methods(
+    em: &Emitter<'_>,
+    node: usize,
+    cache: &proc_macro2::Ident,
+    flush: &proc_macro2::Ident,
+) -> TokenStream {
+    let m = em.m;
+    let dk = quote!(::dekaf_streams::__private);
+    let topo = &em.topo;
+    let mut methods = TokenStream::new();
+    let NodeKind::Aggregate { store, .. } = &m.nodes[node].kind else {
+        return methods;
+    };
+    let store_field = Emitter::store_field(*store);
+    // A stream aggregation over no or time windows keeps Kafka Streams' timestamped entries
+    // (timestamp ‖ value, `__private::store_update_stamped`): the value follows the stamp.
+    // Session and sliding stores' forwards read their entries themselves.
+    let stamped = m.stores[*store]
+        .window
+        .is_none_or(|w| w.kind == crate::ir::WindowKind::Time);
+    let entry_value = if stamped {
+        quote!(__dk_v.get(8..).unwrap_or_default())
+    } else {
+        quote!(__dk_v)
+    };
+    let forward = format_ident!("__forward_{}", node);
+    let node_name = &m.nodes[node].name;
+    let body = super::emit::emit_forward(em, node);
+    methods.extend(crate::codegen::emitter::record_method(&forward, &body));
+    methods.extend(quote! {
+        /// Forwards the current result of every dirty key of this aggregation, then
+        /// forgets the keys (also when it fails).
+        #[inline(never)]
+        fn #flush<S: #dk::RecordSink>(
+            &mut self,
+            __dk_sink: &mut S,
+        ) -> ::core::result::Result<(), #dk::TaskError> {
+            if self.#cache.is_empty() {
+                return Ok(());
+            }
+            // The key and value are copied out of the cache and the store: the downstream
+            // code needs the task mutably. The buffers keep their capacity across flushes.
+            let mut __dk_fk = ::core::mem::take(&mut self.__fkbuf);
+            let mut __dk_fv = ::core::mem::take(&mut self.__fvbuf);
+            let mut __dk_out = Ok(());
+            let mut __dk_i = 0usize;
+            while let Some((__dk_key, __dk_entry)) = self.#cache.get(__dk_i) {
+                __dk_i += 1;
+                __dk_fk.clear();
+                __dk_fk.extend_from_slice(__dk_key);
+                __dk_fv.clear();
+                let __dk_present = match #dk::StoreBackend::get(&self.#store_field, &__dk_fk) {
+                    Ok(Some(__dk_v)) => {
+                        __dk_fv.extend_from_slice(#entry_value);
+                        true
+                    }
+                    Ok(None) => false,
+                    Err(e) => {
+                        __dk_out = Err(#dk::TaskError::Store(e));
+                        break;
+                    }
+                };
+                // Created and deleted since the last flush: nothing to say downstream.
+                if !__dk_present && !__dk_entry.existed {
+                    continue;
+                }
+                let __dk_record = #dk::InputRecord {
+                    source: __dk_entry.source,
+                    partition: self.__partition,
+                    offset: __dk_entry.offset,
+                    key: Some(&__dk_fk),
+                    value: if __dk_present { Some(&__dk_fv) } else { None },
+                    timestamp: __dk_entry.timestamp,
+                    headers: #dk::Headers::empty(),
+                };
+                let __dk_result = match ::std::panic::catch_unwind(
+                    ::std::panic::AssertUnwindSafe(|| self.#forward(&__dk_record, __dk_sink)),
+                ) {
+                    Ok(r) => r,
+                    Err(payload) => Err(#dk::panicked(#node_name, payload)),
+                };
+                if let Err(e) = __dk_result {
+                    let __dk_topic = #dk::Task::source_topics(self)
+                        .get(__dk_entry.source)
+                        .copied()
+                        .unwrap_or("");
+                    if let Err(e) = #dk::handle_error(
+                        e, __dk_topic, &__dk_record, #topo::__on_error, &mut self.__skipped, __dk_sink,
+                    ) {
+                        __dk_out = Err(e);
+                        break;
+                    }
+                }
+            }
+            self.#cache.clear();
+            self.__fkbuf = __dk_fk;
+            self.__fvbuf = __dk_fv;
+            __dk_out
+        }
+    });
+
+    methods
 }

@@ -10,7 +10,7 @@ use super::direct_sink::{flushed_window_children, store_bytes_or};
 use super::raw_key::KeyIn;
 use super::value::new_value;
 use crate::codegen::emitter::{Acc, Emitter, dk};
-use crate::ir::{AggOp, NodeKind, WindowKind};
+use crate::ir::{AggOp, NodeKind, WindowKind, WindowSpec};
 
 /// The update of the aggregation's store, then its children (or, with a record cache, the
 /// key marked dirty).
@@ -37,13 +37,11 @@ pub fn emit_keyed(
     let dk = dk();
     let n = &em.m.nodes[node];
     let name = &n.name;
-    let sp = n.span;
     let st = &em.m.stores[store];
     let (kt, vt) = (&st.key.ty, &st.value.ty);
     let field = Emitter::store_field(store);
     let changelog = &st.changelog;
     let nv = format_ident!("__v{}", node);
-    let nk = format_ident!("__k{}", node);
     let windowed = st.window;
     let tumbling = windowed.is_some_and(|w| w.size == w.advance && w.kind == WindowKind::Time);
     // In a hopping window a record updates several windows: the value is cloned per window.
@@ -109,9 +107,47 @@ pub fn emit_keyed(
         let __dk_arec = #dk::InputRecord { timestamp: __dk_ts, ..*__dk_record };
         let __dk_record = &__dk_arec;
     };
-    // With a record cache the update only marks the key dirty; `__flush_N` forwards it.
-    let cache = Emitter::cache_field(node);
-    let cached = |children: TokenStream| -> TokenStream {
+    let parts = Keyed {
+        em,
+        node,
+        store,
+        k,
+        bind: &bind,
+        ke: &ke,
+        skey: &skey,
+        update: &update,
+        tumbling,
+    };
+    match windowed {
+        None => parts.unwindowed(op, v, &skey_local),
+        Some(w) => parts.windowed(w),
+    }
+}
+
+/// What the per-record code of an aggregation is made of, once the key and the store update
+/// are known.
+struct Keyed<'a> {
+    em: &'a Emitter<'a>,
+    node: usize,
+    store: usize,
+    k: &'a Acc,
+    /// What typed code needs first to have the key in `k` (a raw key's decoding).
+    bind: &'a TokenStream,
+    /// The key's store bytes into `__kbuf`.
+    ke: &'a TokenStream,
+    /// The store key.
+    skey: &'a TokenStream,
+    /// The update of the store: the new aggregate in `__v<node>`, its timestamp on the record.
+    update: &'a TokenStream,
+    tumbling: bool,
+}
+
+impl Keyed<'_> {
+    /// With a record cache the update only marks the key dirty; `__flush_N` forwards it.
+    fn cached(&self, children: TokenStream) -> TokenStream {
+        let dk = dk();
+        let cache = Emitter::cache_field(self.node);
+        let skey = self.skey;
         quote! {
             if self.__cache_max != 0 {
                 self.#cache.mark(#skey, #dk::Update {
@@ -125,19 +161,22 @@ pub fn emit_keyed(
                 #children
             }
         }
-    };
-    // `count(..).to_stream().to(..)` with the store's own serdes: the sink's bytes are the
-    // store's, so they are sent as they are. The check is on types (constant after
-    // monomorphization), so any other serde takes the general path.
-    let direct = |general: TokenStream| -> TokenStream {
-        let key_bytes = match windowed {
+    }
+
+    /// `count(..).to_stream().to(..)` with the store's own serdes: the sink's bytes are the
+    /// store's, so they are sent as they are. The check is on types (constant after
+    /// monomorphization), so any other serde takes the general path.
+    fn direct(&self, general: TokenStream) -> TokenStream {
+        let st = &self.em.m.stores[self.store];
+        let (kt, vt) = (&st.key.ty, &st.value.ty);
+        let key_bytes = match st.window {
             None => quote!(__dk_skey),
             Some(_) => quote!(&self.__kbuf),
         };
-        let (expected_key, sink_key) = sink_key(kt, windowed, key_bytes);
+        let (expected_key, sink_key) = sink_key(kt, st.window, key_bytes);
         store_bytes_or(
-            em,
-            node,
+            self.em,
+            self.node,
             &expected_key,
             vt,
             sink_key,
@@ -148,122 +187,152 @@ pub fn emit_keyed(
             }),
             general,
         )
-    };
-    match windowed {
-        None => {
-            let general = em.children(node, k, &Acc::owned(nv.clone()));
-            let children = cached(direct(quote!(#bind #general)));
-            // A null value (`None` of a `Nullable` serde) is dropped too (`KStreamAggregate`,
-            // `KStreamReduce`); a value only counted is the record's own.
-            let parent = n.parents.first().map(|&p| &em.m.nodes[p].kind);
-            let null_value = if matches!(op, AggOp::Count)
-                && matches!(
-                    parent,
-                    Some(NodeKind::Source { .. } | NodeKind::RepartitionSource { .. })
-                ) {
-                quote!(__dk_record.value.is_none())
+    }
+
+    /// An aggregation without windows: one store entry per key.
+    fn unwindowed(&self, op: &AggOp, v: &Acc, skey_local: &TokenStream) -> TokenStream {
+        let (em, node, k, bind, update) = (self.em, self.node, self.k, self.bind, self.update);
+        let dk = dk();
+        let n = &em.m.nodes[node];
+        let sp = n.span;
+        let nv = format_ident!("__v{}", node);
+        let cached = |children| self.cached(children);
+        let direct = |general| self.direct(general);
+        let general = em.children(node, k, &Acc::owned(nv.clone()));
+        let children = cached(direct(quote!(#bind #general)));
+        // A null value (`None` of a `Nullable` serde) is dropped too (`KStreamAggregate`,
+        // `KStreamReduce`); a value only counted is the record's own.
+        let parent = n.parents.first().map(|&p| &em.m.nodes[p].kind);
+        let null_value = if matches!(op, AggOp::Count)
+            && matches!(
+                parent,
+                Some(NodeKind::Source { .. } | NodeKind::RepartitionSource { .. })
+            ) {
+            quote!(__dk_record.value.is_none())
+        } else {
+            let vr = v.r(sp);
+            quote!({
+                use #dk::{NullProbeAny as _, NullProbeOption as _};
+                (&#dk::NullProbe(#vr)).is_null()
+            })
+        };
+        quote! {
+            // Records whose key serializes to null are dropped and counted, as Kafka
+            // Streams does.
+            #skey_local
+            if matches!(__dk_ke, #dk::Encoded::Present) && !#null_value {
+                #update
+                #children
             } else {
-                let vr = v.r(sp);
-                quote!({
-                    use #dk::{NullProbeAny as _, NullProbeOption as _};
-                    (&#dk::NullProbe(#vr)).is_null()
-                })
-            };
-            quote! {
-                // Records whose key serializes to null are dropped and counted, as Kafka
-                // Streams does.
-                #skey_local
-                if matches!(__dk_ke, #dk::Encoded::Present) && !#null_value {
-                    #update
-                    #children
-                } else {
-                    self.__dropped += 1;
-                }
+                self.__dropped += 1;
             }
         }
-        Some(w) => {
-            let (size, advance, grace) = (w.size, w.advance, w.grace);
-            // A raw key is decoded for each window's typed code: moved, not cloned.
-            let wkey = if tumbling || !bind.is_empty() {
-                k.o(sp)
-            } else {
-                let r = k.r(sp);
-                quote!(::core::clone::Clone::clone(#r))
-            };
-            let general = em.children(node, &Acc::owned(nk.clone()), &Acc::owned(nv.clone()));
-            // Typed downstream code may write `__kbuf` (a sink): the next window encodes the key
-            // again.
-            let reset = (!tumbling).then(|| quote!(__dk_key_once = None;));
-            let children = cached(direct(quote! {
-                #bind
-                let #nk = #dk::Windowed::new(#wkey, __dk_start, __dk_end);
-                #general
-                #reset
-            }));
-            // Retention as Kafka Streams' default: size + grace, counted from the window start.
-            let retention = size.saturating_add(grace);
-            let purge_every = (retention / 2).max(1);
-            let purge = Emitter::purge_field(store);
-            let index = Emitter::index_field(store);
-            let expire = quote! {
-                if self.__stream_time >= self.#purge {
-                    // Windows starting at or before stream time − retention: gone.
-                    self.#index.expire(&mut self.#field, self.__stream_time.saturating_sub(#retention).saturating_add(1), Some(&self.#cache), __dk_sink, #changelog, self.__partition, __dk_record.timestamp, #name)?;
-                    self.#purge = self.__stream_time.saturating_add(#purge_every);
-                }
-            };
-            // The key is encoded once per record (at its first window that is not late); each
-            // window writes its suffix after those bytes.
-            let kenc = if tumbling {
-                quote!(let __dk_kenc = #ke;)
-            } else {
-                quote! {
-                    let __dk_kenc = match __dk_key_once {
-                        Some((__dk_e, __dk_len)) => {
-                            self.__kbuf.truncate(__dk_len);
-                            __dk_e
-                        }
-                        None => {
-                            let __dk_e = #ke;
-                            __dk_key_once = Some((__dk_e, self.__kbuf.len()));
-                            __dk_e
-                        }
-                    };
-                }
-            };
-            let body = quote! {
-                let __dk_end = __dk_start.saturating_add(#size);
-                if __dk_end <= __dk_close {
-                    // The window closed (stream time passed its end plus grace): late.
-                    self.__late += 1;
-                } else {
-                    #kenc
-                    if matches!(__dk_kenc, #dk::Encoded::Present) {
-                        ::dekaf_streams::store::window_key(&mut self.__kbuf, __dk_start);
-                        #update
-                        if !__dk_existed && __dk_present {
-                            self.#index.insert(&self.__kbuf);
-                        }
-                        #children
-                    }
-                }
-            };
-            if tumbling {
-                quote! {
-                    #expire
-                    let __dk_close = self.__stream_time.saturating_sub(#grace);
-                    let mut __dk_starts = #dk::window_starts(__dk_record.timestamp, #size, #advance);
-                    if let Some(__dk_start) = ::core::iter::Iterator::next(&mut __dk_starts) { #body }
-                }
-            } else {
-                // In a block: an aggregation downstream in the same task has its own.
-                quote! {{
-                    #expire
-                    let __dk_close = self.__stream_time.saturating_sub(#grace);
-                    let mut __dk_key_once: ::core::option::Option<(#dk::Encoded, usize)> = None;
-                    for __dk_start in #dk::window_starts(__dk_record.timestamp, #size, #advance) { #body }
-                }}
+    }
+
+    /// An aggregation over time windows (tumbling or hopping): one store entry per window the
+    /// record falls in, late windows skipped, expired ones purged.
+    fn windowed(&self, w: WindowSpec) -> TokenStream {
+        let (em, node, store, k, bind, ke, update) = (
+            self.em,
+            self.node,
+            self.store,
+            self.k,
+            self.bind,
+            self.ke,
+            self.update,
+        );
+        let tumbling = self.tumbling;
+        let dk = dk();
+        let n = &em.m.nodes[node];
+        let (sp, name) = (n.span, &n.name);
+        let st = &em.m.stores[store];
+        let field = Emitter::store_field(store);
+        let changelog = &st.changelog;
+        let cache = Emitter::cache_field(node);
+        let (nk, nv) = (format_ident!("__k{}", node), format_ident!("__v{}", node));
+        let cached = |children| self.cached(children);
+        let direct = |general| self.direct(general);
+        let (size, advance, grace) = (w.size, w.advance, w.grace);
+        // A raw key is decoded for each window's typed code: moved, not cloned.
+        let wkey = if tumbling || !bind.is_empty() {
+            k.o(sp)
+        } else {
+            let r = k.r(sp);
+            quote!(::core::clone::Clone::clone(#r))
+        };
+        let general = em.children(node, &Acc::owned(nk.clone()), &Acc::owned(nv.clone()));
+        // Typed downstream code may write `__kbuf` (a sink): the next window encodes the key
+        // again.
+        let reset = (!tumbling).then(|| quote!(__dk_key_once = None;));
+        let children = cached(direct(quote! {
+            #bind
+            let #nk = #dk::Windowed::new(#wkey, __dk_start, __dk_end);
+            #general
+            #reset
+        }));
+        // Retention as Kafka Streams' default: size + grace, counted from the window start.
+        let retention = size.saturating_add(grace);
+        let purge_every = (retention / 2).max(1);
+        let purge = Emitter::purge_field(store);
+        let index = Emitter::index_field(store);
+        let expire = quote! {
+            if self.__stream_time >= self.#purge {
+                // Windows starting at or before stream time − retention: gone.
+                self.#index.expire(&mut self.#field, self.__stream_time.saturating_sub(#retention).saturating_add(1), Some(&self.#cache), __dk_sink, #changelog, self.__partition, __dk_record.timestamp, #name)?;
+                self.#purge = self.__stream_time.saturating_add(#purge_every);
             }
+        };
+        // The key is encoded once per record (at its first window that is not late); each
+        // window writes its suffix after those bytes.
+        let kenc = if tumbling {
+            quote!(let __dk_kenc = #ke;)
+        } else {
+            quote! {
+                let __dk_kenc = match __dk_key_once {
+                    Some((__dk_e, __dk_len)) => {
+                        self.__kbuf.truncate(__dk_len);
+                        __dk_e
+                    }
+                    None => {
+                        let __dk_e = #ke;
+                        __dk_key_once = Some((__dk_e, self.__kbuf.len()));
+                        __dk_e
+                    }
+                };
+            }
+        };
+        let body = quote! {
+            let __dk_end = __dk_start.saturating_add(#size);
+            if __dk_end <= __dk_close {
+                // The window closed (stream time passed its end plus grace): late.
+                self.__late += 1;
+            } else {
+                #kenc
+                if matches!(__dk_kenc, #dk::Encoded::Present) {
+                    ::dekaf_streams::store::window_key(&mut self.__kbuf, __dk_start);
+                    #update
+                    if !__dk_existed && __dk_present {
+                        self.#index.insert(&self.__kbuf);
+                    }
+                    #children
+                }
+            }
+        };
+        if tumbling {
+            quote! {
+                #expire
+                let __dk_close = self.__stream_time.saturating_sub(#grace);
+                let mut __dk_starts = #dk::window_starts(__dk_record.timestamp, #size, #advance);
+                if let Some(__dk_start) = ::core::iter::Iterator::next(&mut __dk_starts) { #body }
+            }
+        } else {
+            // In a block: an aggregation downstream in the same task has its own.
+            quote! {{
+                #expire
+                let __dk_close = self.__stream_time.saturating_sub(#grace);
+                let mut __dk_key_once: ::core::option::Option<(#dk::Encoded, usize)> = None;
+                for __dk_start in #dk::window_starts(__dk_record.timestamp, #size, #advance) { #body }
+            }}
         }
     }
 }

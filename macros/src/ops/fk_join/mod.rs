@@ -160,13 +160,6 @@ fn lower(b: &mut Builder, t: Table, call: &Call, left: bool) -> syn::Result<Flow
         Some(j) => format!("{j}-subscription-store"),
         None => names::node_name("KTABLE-FK-JOIN-SUBSCRIPTION-STATE-STORE", n + 4),
     };
-    // A node named after the join's name, or numbered; either way it takes the next index.
-    let add = |b: &mut Builder, kind: NodeKind, prefix: &str, suffix: &str, parents: &[usize]| {
-        match &joined {
-            Some(j) => b.push_node(kind, format!("{j}{suffix}"), span, parents),
-            None => b.node(kind, prefix, span, parents),
-        }
-    };
     let bytes = SerdeTy {
         ty: syn::parse_quote!(::dekaf_streams::serdes::Bytes),
         span,
@@ -197,6 +190,31 @@ fn lower(b: &mut Builder, t: Table, call: &Call, left: bool) -> syn::Result<Flow
         response_topic: response_topic.clone(),
         output: 0,
     };
+    let output = add_nodes(b, (t, o), &base, joined.as_deref(), span, bytes);
+    Ok(Flow::Table(Table {
+        node: output,
+        store: t.store,
+    }))
+}
+
+/// The join's nodes (Kafka Streams' `KTableImpl#doJoinOnForeignKey`): the left table's
+/// subscription, the right table's registration and answers, the left table's resolution of
+/// the responses, and the result; returns the result's node.
+fn add_nodes(
+    b: &mut Builder,
+    (t, o): (Table, Table),
+    base: &FkJoin,
+    joined: Option<&str>,
+    span: proc_macro2::Span,
+    bytes: SerdeTy,
+) -> usize {
+    // A node named after the join's name, or numbered; either way it takes the next index.
+    let add = |b: &mut Builder, kind: NodeKind, prefix: &str, suffix: &str, parents: &[usize]| {
+        match joined {
+            Some(j) => b.push_node(kind, format!("{j}{suffix}"), span, parents),
+            None => b.node(kind, prefix, span, parents),
+        }
+    };
     let kind = |role: FkRole| {
         NodeKind::FkJoin(Box::new(FkJoin {
             role,
@@ -216,7 +234,7 @@ fn lower(b: &mut Builder, t: Table, call: &Call, left: bool) -> syn::Result<Flow
     let sink = add(
         b,
         NodeKind::RepartitionSink {
-            topic: subscription_topic,
+            topic: base.subscription_topic.clone(),
             key: right_key,
             value: bytes.clone(),
         },
@@ -258,7 +276,7 @@ fn lower(b: &mut Builder, t: Table, call: &Call, left: bool) -> syn::Result<Flow
     let response_sink = add(
         b,
         NodeKind::RepartitionSink {
-            topic: response_topic,
+            topic: base.response_topic.clone(),
             key: left_key,
             value: bytes,
         },
@@ -303,15 +321,14 @@ fn lower(b: &mut Builder, t: Table, call: &Call, left: bool) -> syn::Result<Flow
             f.output = output;
         }
     }
-    b.stores[subscriptions].users.extend([receive, foreign]);
+    b.stores[base.subscriptions]
+        .users
+        .extend([receive, foreign]);
     // The right side's nodes run in the right table's task, the resolver in the left table's;
     // each pair's topics are co-partitioned.
     b.joins.push((receive, o.node));
     b.joins.push((resolver, t.node));
-    Ok(Flow::Table(Table {
-        node: output,
-        store: t.store,
-    }))
+    output
 }
 
 /// The `describe()` line of a node of the join, with the stores it reads or writes as Kafka

@@ -180,7 +180,6 @@ fn emit(em: &Emitter<'_>, node: usize, j: &StreamJoinSide, k: &Acc, v: &Acc) -> 
     } else {
         (w.after, w.before)
     };
-    let (before, after, grace) = (w.before, w.after, w.grace);
     let this_store = Emitter::store_field(j.this_store);
     let other_store = Emitter::store_field(j.other_store);
     let this_changelog = &em.m.stores[j.this_store].changelog;
@@ -221,53 +220,7 @@ fn emit(em: &Emitter<'_>, node: usize, j: &StreamJoinSide, k: &Acc, v: &Acc) -> 
         .shared
         .map(|s| (Emitter::store_field(s), em.m.stores[s].changelog.clone()));
 
-    let flush = match &shared {
-        Some((sh, topic)) => {
-            let cl = changelog(topic);
-            let fk = format_ident!("__dk_fk");
-            let children = em.children(
-                node,
-                &Acc {
-                    ident: fk.clone(),
-                    is_ref: false,
-                },
-                &Acc::owned(nv.clone()),
-            );
-            let left_only = only(true, quote!(&__dk_ov));
-            let right_arm = if j.kind == JoinKind::Outer {
-                let right_only = only(false, quote!(&__dk_ov));
-                quote! {
-                    let __dk_ov = #dk::de_value::<#vr>(::core::option::Option::Some(__dk_vb), #name)?;
-                    #right_only
-                }
-            } else {
-                quote!(continue)
-            };
-            quote! {
-                if __dk_ts == self.#st.tracker.stream_time {
-                    #sj::outer::take_expired(
-                        &mut self.#sh, &mut self.#st.tracker, &mut __dk_b.outer,
-                        #before, #after, #grace, __dk_ts, #cl,
-                    ).map_err(#serr)?;
-                    for __dk_i in 0..__dk_b.outer.records.len() {
-                        let __dk_r = __dk_b.outer.records[__dk_i];
-                        let #fk = #dk::de_key::<#kt>(::core::option::Option::Some(&__dk_b.outer.bytes[__dk_r.key.0..__dk_r.key.1]), #name)?;
-                        let __dk_vb = &__dk_b.outer.bytes[__dk_r.value.0..__dk_r.value.1];
-                        let #nv = if __dk_r.side == #sj::outer::LEFT {
-                            let __dk_ov = #dk::de_value::<#vl>(::core::option::Option::Some(__dk_vb), #name)?;
-                            #left_only
-                        } else {
-                            #right_arm
-                        };
-                        let __dk_jrec = #dk::InputRecord { timestamp: __dk_r.timestamp, ..*__dk_record };
-                        let __dk_record = &__dk_jrec;
-                        #children
-                    }
-                }
-            }
-        }
-        None => quote!(),
-    };
+    let flush = flush_expired(em, node, j);
 
     let on_match = match &shared {
         Some((sh, topic)) => {
@@ -364,5 +317,71 @@ fn emit(em: &Emitter<'_>, node: usize, j: &StreamJoinSide, k: &Acc, v: &Acc) -> 
             }
         }
         self.#st.buffers = __dk_b;
+    }
+}
+
+/// A left or outer join's flush of its outer records whose window closed (at the record that
+/// moved stream time): each is joined with no partner and forwarded, stamped with its time.
+fn flush_expired(em: &Emitter<'_>, node: usize, j: &StreamJoinSide) -> TokenStream {
+    let dk = dk();
+    let sj = quote!(#dk::stream_join);
+    let name = &em.m.nodes[node].name;
+    let st = state_field(j.state);
+    let (before, after, grace) = (j.window.before, j.window.after, j.window.grace);
+    let kt = if j.left { &j.key.ty } else { &j.right_key.ty };
+    let (vl, vr) = (&j.left_value.ty, &j.right_value.ty);
+    let only = |left: bool, x: TokenStream| only_one(j, left, x);
+    let nv = format_ident!("__v{}", node);
+    let changelog = |topic: &str| quote!(&mut #sj::Changelog { sink: &mut *__dk_sink, topic: #topic, partition: self.__partition });
+    let serr = quote!(|e| #dk::store_error(#name, e));
+    let shared = j
+        .shared
+        .map(|s| (Emitter::store_field(s), em.m.stores[s].changelog.clone()));
+    match &shared {
+        Some((sh, topic)) => {
+            let cl = changelog(topic);
+            let fk = format_ident!("__dk_fk");
+            let children = em.children(
+                node,
+                &Acc {
+                    ident: fk.clone(),
+                    is_ref: false,
+                },
+                &Acc::owned(nv.clone()),
+            );
+            let left_only = only(true, quote!(&__dk_ov));
+            let right_arm = if j.kind == JoinKind::Outer {
+                let right_only = only(false, quote!(&__dk_ov));
+                quote! {
+                    let __dk_ov = #dk::de_value::<#vr>(::core::option::Option::Some(__dk_vb), #name)?;
+                    #right_only
+                }
+            } else {
+                quote!(continue)
+            };
+            quote! {
+                if __dk_ts == self.#st.tracker.stream_time {
+                    #sj::outer::take_expired(
+                        &mut self.#sh, &mut self.#st.tracker, &mut __dk_b.outer,
+                        #before, #after, #grace, __dk_ts, #cl,
+                    ).map_err(#serr)?;
+                    for __dk_i in 0..__dk_b.outer.records.len() {
+                        let __dk_r = __dk_b.outer.records[__dk_i];
+                        let #fk = #dk::de_key::<#kt>(::core::option::Option::Some(&__dk_b.outer.bytes[__dk_r.key.0..__dk_r.key.1]), #name)?;
+                        let __dk_vb = &__dk_b.outer.bytes[__dk_r.value.0..__dk_r.value.1];
+                        let #nv = if __dk_r.side == #sj::outer::LEFT {
+                            let __dk_ov = #dk::de_value::<#vl>(::core::option::Option::Some(__dk_vb), #name)?;
+                            #left_only
+                        } else {
+                            #right_arm
+                        };
+                        let __dk_jrec = #dk::InputRecord { timestamp: __dk_r.timestamp, ..*__dk_record };
+                        let __dk_record = &__dk_jrec;
+                        #children
+                    }
+                }
+            }
+        }
+        None => quote!(),
     }
 }

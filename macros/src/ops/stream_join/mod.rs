@@ -152,45 +152,7 @@ pub fn lower(
         &format!("{op}(other_stream, |value, other_value| joined, {WINDOW_USAGE})"),
     )?;
     let window = join_window(&call.args[2])?;
-    for (side, st, tokens) in [
-        ("left", &s, call.name.to_token_stream()),
-        ("right", &other, other_name.to_token_stream()),
-    ] {
-        if st.key_changed {
-            return Err(err_at(
-                tokens,
-                format!(
-                    "the key of the {side} stream changed upstream (map, select_key, flat_map), so it is not partitioned by its key: repartition it first with .repartition(\"name\", KeySerde, ValueSerde) (topic `<application id>-name-repartition`, as Kafka Streams names it), or join before changing the key"
-                ),
-            ));
-        }
-        if st.window.is_some() {
-            return Err(err_at(
-                tokens,
-                format!("the {side} stream has windowed keys: stream-stream joins need plain keys"),
-            ));
-        }
-    }
-    let key = known(&s.key, "left", "key", "").map_err(|m| err_at(&call.name, m))?;
-    let other_key = known(&other.key, "right", "key", &format!(" `{other_name}`"))
-        .map_err(|m| err_at(other_name, m))?;
-    let left_value = known(&s.value, "left", "value", "").map_err(|m| err_at(&call.name, m))?;
-    let right_value = known(&other.value, "right", "value", &format!(" `{other_name}`"))
-        .map_err(|m| err_at(other_name, m))?;
-    if let (Some(a), Some(bk)) = (key.builtin_value(), other_key.builtin_value())
-        && a != bk
-    {
-        let mut e = err_at(
-            other_name,
-            format!(
-                "the left stream's keys are {a} (serde `{}`) but `{other_name}` has {bk} keys (serde `{}`): a join matches equal keys, so both sides need one key type; re-key one side with map(..) or select_key(..) and repartition it",
-                key.text(),
-                other_key.text()
-            ),
-        );
-        e.combine(err(other_key.span, "the right stream's key serde"));
-        return Err(e);
-    }
+    let (key, other_key, left_value, right_value) = sides(&s, &other, other_name, call)?;
 
     // Kafka Streams' indexes: two WINDOWED nodes, this, other, merge.
     let n = b.next_index();
@@ -289,4 +251,54 @@ pub fn lower(
         key_changed: false,
         window: None,
     }))
+}
+
+/// Checks that both streams can be joined (plain keys, partitioned by them, one key type) and
+/// returns their known serdes: left key, right key, left value, right value.
+fn sides(
+    s: &Stream,
+    other: &Stream,
+    other_name: &syn::Ident,
+    call: &Call,
+) -> syn::Result<(SerdeTy, SerdeTy, SerdeTy, SerdeTy)> {
+    for (side, st, tokens) in [
+        ("left", s, call.name.to_token_stream()),
+        ("right", other, other_name.to_token_stream()),
+    ] {
+        if st.key_changed {
+            return Err(err_at(
+                tokens,
+                format!(
+                    "the key of the {side} stream changed upstream (map, select_key, flat_map), so it is not partitioned by its key: repartition it first with .repartition(\"name\", KeySerde, ValueSerde) (topic `<application id>-name-repartition`, as Kafka Streams names it), or join before changing the key"
+                ),
+            ));
+        }
+        if st.window.is_some() {
+            return Err(err_at(
+                tokens,
+                format!("the {side} stream has windowed keys: stream-stream joins need plain keys"),
+            ));
+        }
+    }
+    let key = known(&s.key, "left", "key", "").map_err(|m| err_at(&call.name, m))?;
+    let other_key = known(&other.key, "right", "key", &format!(" `{other_name}`"))
+        .map_err(|m| err_at(other_name, m))?;
+    let left_value = known(&s.value, "left", "value", "").map_err(|m| err_at(&call.name, m))?;
+    let right_value = known(&other.value, "right", "value", &format!(" `{other_name}`"))
+        .map_err(|m| err_at(other_name, m))?;
+    if let (Some(a), Some(bk)) = (key.builtin_value(), other_key.builtin_value())
+        && a != bk
+    {
+        let mut e = err_at(
+            other_name,
+            format!(
+                "the left stream's keys are {a} (serde `{}`) but `{other_name}` has {bk} keys (serde `{}`): a join matches equal keys, so both sides need one key type; re-key one side with map(..) or select_key(..) and repartition it",
+                key.text(),
+                other_key.text()
+            ),
+        );
+        e.combine(err(other_key.span, "the right stream's key serde"));
+        return Err(e);
+    }
+    Ok((key, other_key, left_value, right_value))
 }
