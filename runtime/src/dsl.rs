@@ -433,7 +433,10 @@
 //!
 //! # Sinks and errors
 //!
-//! `to("topic", KeySerde, ValueSerde)` writes the stream and ends it. `on_error(|error| ..)`
+//! `to("topic", KeySerde, ValueSerde)` writes the stream and ends it. `foreach(|key: &K, value:
+//! &V| ..)` ends it too: it calls the closure for each record and forwards nothing (Kafka
+//! Streams' `KStream#foreach`, a `KSTREAM-FOREACH-n` processor without children), for side
+//! effects at the end of a chain (`peek` is the one that continues it). `on_error(|error| ..)`
 //! decides per failing record (see [`task`](crate::task#errors-of-one-record)):
 //!
 //! ```
@@ -456,7 +459,7 @@
 //! Among others (each a case in `ui-tests/tests/fail`): an invalid application id or topic
 //! name, a name too long once the application id and the `-repartition`/`-changelog` suffix are
 //! added (Kafka allows 249 characters), an internal topic that collides with a user topic, a
-//! topic read twice, a duplicate or unknown store, an operator after a sink, `count`/`reduce`/
+//! topic read twice, a duplicate or unknown store, an operator after a sink or `foreach`, `count`/`reduce`/
 //! `aggregate` without grouping, an operation a table does not have, a join whose key type
 //! differs from the table's, a serde whose type differs from the stream's, a windowed serde on
 //! an unwindowed stream, `SessionWindowed` on time windows or `TimeWindowed` on sessions, a

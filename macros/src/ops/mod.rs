@@ -15,6 +15,7 @@ pub mod changes;
 pub mod filter;
 pub mod fk_join;
 pub mod flat_map;
+pub mod foreach;
 pub mod global_table;
 pub mod group;
 pub mod join;
@@ -128,6 +129,7 @@ pub const REGISTRY: &[Operator] = &[
     flat_map::FLAT_MAP_VALUES,
     select_key::SELECT_KEY,
     peek::PEEK,
+    foreach::FOREACH,
     merge::MERGE,
     branch::BRANCH,
     group::GROUP_BY,
