@@ -1,0 +1,9 @@
+use dekaf_streams::prelude::*;
+topology! {
+    pub T = "app" {
+        stream("in", Utf8, Utf8).to("out", Utf8, Utf8);
+    }
+    pub U = "other" {}
+}
+
+fn main() {}
