@@ -203,6 +203,21 @@ impl Run {
         let expected = verify::count_input(&client, &self.scenario.input(), timeout)?;
         let updates = verify::read_counts(&client, &self.scenario.output(), &expected, timeout)?;
         let problems = check(&updates, &expected);
+        if !problems.is_empty() {
+            // Where everything stood while the output was still wrong: each instance's thread
+            // stacks and the brokers' logs, into the run's log directory.
+            for (i, instance) in self.instances.iter_mut().enumerate() {
+                if instance.exited().is_none() {
+                    let to = self.scenario.log_dir.join(format!("stacks-{i}.txt"));
+                    if let Err(e) = instance.dump_stacks(&to) {
+                        eprintln!("instance {i}: no stacks: {e}");
+                    }
+                }
+            }
+            self.scenario
+                .cluster
+                .save_broker_logs(&self.scenario.log_dir);
+        }
         let mut exited = Vec::new();
         for (i, instance) in self.instances.iter_mut().enumerate() {
             if let Some(status) = instance.exited() {

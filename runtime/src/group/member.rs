@@ -229,6 +229,7 @@ impl MemberHandle {
             endpoints: config.endpoints.clone(),
             poll: config.poll_watch.clone(),
             left_for_poll: false,
+            warned_for_poll: None,
             owner: config.client_id.clone(),
         };
         match driver.join(config.connect_timeout).await {
@@ -364,6 +365,8 @@ struct Driver {
     /// The member left because the owner did not poll in time: no heartbeats until the owner
     /// asks to rejoin.
     left_for_poll: bool,
+    /// The owner's last poll the member warned about (an absence past a fifth of the bound).
+    warned_for_poll: Option<std::time::Instant>,
     /// The owner's name for the log (its client id: the processing thread's name).
     owner: String,
 }
@@ -568,10 +571,15 @@ impl Driver {
         }
     }
 
-    /// When the owner's bound on polling passes, while the member is in the group.
+    /// When the owner's bound on polling passes, while the member is in the group; or, before
+    /// that, when the member warns about the owner's absence (once per absence).
     fn poll_deadline(&self) -> Option<Instant> {
         let poll = self.poll.as_ref().filter(|_| !self.left_for_poll)?;
-        Some(Instant::from_std(poll.last_poll() + poll.max()))
+        let last = poll.last_poll();
+        if self.warned_for_poll != Some(last) {
+            return Some(Instant::from_std(last + poll.warn_after()));
+        }
+        Some(Instant::from_std(last + poll.max()))
     }
 
     /// Leaves the group when the owner has not polled within the bound (Kafka's
@@ -582,7 +590,28 @@ impl Driver {
             return;
         };
         let stuck = poll.since_poll();
-        if stuck < poll.max() || self.left_for_poll {
+        if self.left_for_poll {
+            return;
+        }
+        if stuck < poll.max() {
+            let last = poll.last_poll();
+            if stuck >= poll.warn_after() && self.warned_for_poll != Some(last) {
+                self.warned_for_poll = Some(last);
+                metrics::counter!("dekaf.streams.poll.absence.warnings", "thread" => self.owner.clone())
+                    .increment(1);
+                tracing::warn!(
+                    group = %self.group(),
+                    member = %self.membership.member_id(),
+                    thread = %self.owner,
+                    away_for = ?stuck,
+                    doing = poll.phase().describe(),
+                    max_poll_interval = ?poll.max(),
+                    tasks = %super::task::display(&self.membership.owned().active),
+                    "the processing thread has not come back to its loop for a while; its tasks \
+                     make no progress meanwhile. Past max_poll_interval the member leaves the \
+                     group so they move to other members"
+                );
+            }
             return;
         }
         tracing::error!(

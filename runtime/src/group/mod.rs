@@ -77,5 +77,5 @@ pub use events::{GroupStatus, MemberEvent, StatusCode};
 pub use member::{DEFAULT_REBALANCE_TIMEOUT, MemberConfig, MemberHandle};
 #[cfg(feature = "kafka")]
 pub(crate) use poll_watch::touch_current as touch_poll_watch;
-pub use poll_watch::{DEFAULT_MAX_POLL_INTERVAL, PollWatch};
+pub use poll_watch::{DEFAULT_MAX_POLL_INTERVAL, Phase, PollWatch};
 pub use task::{Assignment, TaskId, TaskOffsets, TaskSet};
