@@ -449,6 +449,7 @@ impl Driver {
         let sent = self.send(&request).await;
         if sent.is_err() {
             self.membership.offsets_lost();
+            self.membership.response_lost();
         }
         match sent {
             Ok(response) => {
@@ -456,6 +457,9 @@ impl Driver {
                 self.publish(events);
                 match outcome {
                     Outcome::Continue => {
+                        if self.membership.assignment_unknown() {
+                            self.learn_assignment().await?;
+                        }
                         self.backoff.reset();
                         self.not_before = Instant::now();
                         self.next_beat = now + self.membership.heartbeat_interval();
@@ -479,6 +483,40 @@ impl Driver {
             }
             Err(e) => Err(e),
         }
+    }
+
+    /// After a lost heartbeat response, asks the coordinator (StreamsGroupDescribe on the
+    /// member's connection) what this member's assignment is, and reconciles with it (see
+    /// `Membership::response_lost`). A description that fails is asked again after the next
+    /// heartbeat; only an invalid assignment is an error.
+    async fn learn_assignment(&mut self) -> Result<(), GroupError> {
+        let Some(conn) = self.conn.as_mut() else {
+            return Ok(());
+        };
+        let group_id = self.membership.group_id().to_owned();
+        let described = match super::describe::describe_on(conn, &group_id).await {
+            Ok(group) if group.error_code == 0 => group,
+            Ok(group) => {
+                tracing::debug!(group = %group_id, "describing the group after a lost heartbeat response: {}; asking again after the next heartbeat", super::connection::error_name(group.error_code));
+                return Ok(());
+            }
+            Err(e) => {
+                tracing::debug!(group = %group_id, "describing the group after a lost heartbeat response failed: {e}; asking again after the next heartbeat");
+                if e.is_transient() {
+                    self.conn = None;
+                }
+                return Ok(());
+            }
+        };
+        let member_id = self.membership.member_id().to_owned();
+        let Some(me) = described.members.iter().find(|m| m.member_id == member_id) else {
+            return Ok(());
+        };
+        let events = self
+            .membership
+            .on_described(me.member_epoch, &me.assignment)?;
+        self.publish(events);
+        Ok(())
     }
 
     fn retry_later(&mut self) {
