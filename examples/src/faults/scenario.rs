@@ -181,6 +181,15 @@ impl Run {
         }
     }
 
+    /// Waits (up to `limit`) until every instance runs tasks as a member of the group (see
+    /// [`Instance::await_running`]); whether they all got there.
+    pub fn await_running(&mut self, limit: Duration) -> bool {
+        let deadline = std::time::Instant::now() + limit;
+        self.instances.iter_mut().all(|instance| {
+            instance.await_running(deadline.saturating_duration_since(std::time::Instant::now()))
+        })
+    }
+
     /// Waits for the producer, checks exactly-once output with the independent reader, and
     /// stops the instances.
     pub fn finish(self, timeout: Duration) -> Result<Outcome, String> {
