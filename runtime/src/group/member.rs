@@ -105,6 +105,9 @@ enum Command {
     Close(oneshot::Sender<()>),
 }
 
+/// GROUP_AUTHORIZATION_FAILED: the principal may not describe the group.
+const GROUP_AUTHORIZATION_FAILED: i16 = 30;
+
 #[derive(Debug, Default)]
 struct Shared {
     epoch: AtomicI32,
@@ -496,6 +499,11 @@ impl Driver {
         let group_id = self.membership.group_id().to_owned();
         let described = match super::describe::describe_on(conn, &group_id).await {
             Ok(group) if group.error_code == 0 => group,
+            Ok(group) if group.error_code == GROUP_AUTHORIZATION_FAILED => {
+                tracing::warn!(group = %group_id, "a heartbeat response was lost and the group may not be described (GROUP_AUTHORIZATION_FAILED): tasks it changed stay unknown until the next rebalance; allow DESCRIBE on the group to the application's principal");
+                self.membership.assignment_given_up();
+                return Ok(());
+            }
             Ok(group) => {
                 tracing::debug!(group = %group_id, "describing the group after a lost heartbeat response: {}; asking again after the next heartbeat", super::connection::error_name(group.error_code));
                 return Ok(());

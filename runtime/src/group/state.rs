@@ -276,6 +276,12 @@ impl Membership {
         self.assignment_unknown && self.epoch > 0
     }
 
+    /// The assignment cannot be learned (the group may not be described): the member goes on
+    /// with what it knows until a response carries tasks again.
+    pub(crate) fn assignment_given_up(&mut self) {
+        self.assignment_unknown = false;
+    }
+
     /// The coordinator described this member at `member_epoch` with `assignment` (what a lost
     /// heartbeat response carried): reconciles with it as with a response's tasks. Ignored
     /// unless the epoch is this member's (the description raced a change the next heartbeat
