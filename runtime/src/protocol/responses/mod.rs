@@ -7,9 +7,9 @@
 //! (`Vec::with_capacity(n)` with `n` up to 2³¹): a corrupt or hostile response of a few bytes
 //! could make the process ask for tens of gigabytes and abort. Here a length longer than the
 //! bytes left is a [`DecodeError`], and an array reserves room for at most a few hundred
-//! elements before it reads them (see [`super::wire`]). Only the fields the runtime reads are
-//! kept; the others are read past. Field layouts follow the JSON schemas of Apache Kafka 4.4
-//! (`clients/src/main/resources/common/message/*Response.json`).
+//! elements before it reads them (the `protocol::wire` reader). Only the fields the runtime
+//! reads are kept; the others are read past. Field layouts follow the JSON schemas of Apache
+//! Kafka 4.4 (`clients/src/main/resources/common/message/*Response.json`).
 
 use super::wire::{DecodeError, Reader};
 
