@@ -47,10 +47,17 @@ async fn begin(s: &Scenario) -> Run {
     s.start()
 }
 
-/// Runs `fault` on the run (off the tokio workers), then finishes it.
+/// Runs `fault` on the run (off the tokio workers) once every instance runs tasks, then
+/// finishes it. A fault that lands before (a broker stopped while the coordinator creates the
+/// internal topics) tests the start, not processing: Kafka 4.4's coordinator did not retry the
+/// creation once a broker came back in one CI run, and no instance ever got a task.
 async fn with_fault(run: Run, fault: impl FnOnce(&mut Run) + Send + 'static) -> Outcome {
     tokio::task::spawn_blocking(move || {
         let mut run = run;
+        assert!(
+            run.await_running(Duration::from_secs(120)),
+            "the instances run tasks within 120 s (before the fault)"
+        );
         fault(&mut run);
         run.finish(Duration::from_secs(240))
     })

@@ -1,6 +1,8 @@
 //! A processing thread stuck in user code does not keep its tasks: after `max_poll_interval`
 //! its member leaves the group, another instance takes the task over, and the output stays
 //! exactly-once; released, the stuck thread drops its tasks without committing and rejoins.
+//! Long before that, once away for a fifth of the bound, the member warns that its thread is
+//! away (counted in `dekaf.streams.poll.absence.warnings`).
 //!
 //! Two in-process instances of one application (one thread each) copy records upper-cased; the
 //! first thread that meets the record `block` waits in the map closure until the test releases
@@ -16,6 +18,7 @@ use dekaf_streams::KafkaStreams;
 use dekaf_streams::prelude::*;
 use dekaf_streams_examples::e2e::{InProcess, Reader, fresh, wait_for_members_with_tasks};
 use dekaf_streams_examples::kafka_io::{ReadRecord, bootstrap, produce};
+use metrics_util::debugging::{DebugValue, DebuggingRecorder, Snapshotter};
 
 /// Held until the test releases the stuck thread.
 static HOLD: AtomicBool = AtomicBool::new(true);
@@ -90,6 +93,20 @@ fn outputs_per_key(records: &[ReadRecord]) -> HashMap<String, usize> {
     seen
 }
 
+/// How many absence warnings the members gave.
+fn absence_warnings(snapshotter: &Snapshotter) -> u64 {
+    snapshotter
+        .snapshot()
+        .into_vec()
+        .into_iter()
+        .filter(|(key, ..)| key.key().name() == "dekaf.streams.poll.absence.warnings")
+        .map(|(.., value)| match value {
+            DebugValue::Counter(c) => c,
+            _ => 0,
+        })
+        .sum()
+}
+
 fn expected_keys(n: usize) -> Vec<String> {
     let mut keys: Vec<String> = (0..n).map(|i| format!("k{i}")).collect();
     keys.push("kblock".into());
@@ -98,6 +115,11 @@ fn expected_keys(n: usize) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_thread_stuck_in_user_code_loses_its_tasks_and_rejoins_when_released() {
+    let recorder = DebuggingRecorder::new();
+    let snapshotter = recorder.snapshotter();
+    recorder
+        .install()
+        .expect("the only metrics recorder of this test binary");
     let servers = bootstrap();
     fresh(
         &servers,
@@ -124,7 +146,13 @@ async fn a_thread_stuck_in_user_code_loses_its_tasks_and_rejoins_when_released()
         })
         .await;
     let still_stuck = STUCK.load(Ordering::SeqCst);
+    // Counters are cumulative in one snapshot only: read it once.
+    let warnings = absence_warnings(&snapshotter);
     HOLD.store(false, Ordering::SeqCst);
+    assert!(
+        warnings >= 1,
+        "the member warned about its thread's absence before max_poll_interval passed"
+    );
     assert!(
         taken_over,
         "every record came out within 90 s while a thread was stuck (stuck now: {still_stuck}, \

@@ -44,6 +44,18 @@ topology! {
 }
 
 topology! {
+    /// Counts records per key in sliding windows of 10 ms (both ends inclusive).
+    pub IqSliding = "iq-sliding" {
+        stream("iq-sliding-in", Utf8, Utf8)
+            .group_by_key()
+            .windowed_by(sliding(10).grace(3_600_000))
+            .count("per-sliding-window")
+            .to_stream()
+            .to("iq-sliding-out", TimeWindowed::<Utf8>, I64);
+    }
+}
+
+topology! {
     /// Events enriched from a global table of regions; the regions' store is queried.
     pub IqGlobal = "iq-global" {
         let regions = global_table("iq-global-regions", Utf8, Utf8, "iq-regions");
@@ -475,6 +487,101 @@ async fn windows_of_a_key_hosted_by_the_other_instance_are_fetched_over_http() {
     b.stop().await.expect("B stops cleanly");
     server_a.abort();
     server_b.abort();
+}
+
+/// A sliding-window store is queried like the other window stores, locally and over HTTP:
+/// each window `[start, start + 10]` that holds records, with its count. Records at +3, +7 and
+/// +12 ms leave the windows starting at -7 (the record at +3 alone), -3 (2 records), +2 (3),
+/// +4 (2) and +8 (1), as Kafka Streams' sliding windows make them (the TestDriver test
+/// `the_sliding_store_handle_reads_each_window` has the same records near time 0, where the two
+/// first windows start at 0 and are one).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sliding_window_store_is_queried_locally_and_over_http() {
+    let servers = bootstrap();
+    fresh(
+        &servers,
+        "iq-sliding",
+        &[("iq-sliding-in", 2), ("iq-sliding-out", 2)],
+    )
+    .await;
+    let words: Vec<String> = (0..6).map(|i| format!("s{i}")).collect();
+    let mut records = Vec::new();
+    for word in &words {
+        for offset in [3, 7, 12] {
+            records.push(NewRecord {
+                key: Some(word.as_bytes()),
+                value: Some(word.as_bytes()),
+                timestamp: Some(BASE + offset),
+                ..NewRecord::default()
+            });
+        }
+    }
+    let n = produce_records(&servers, "iq-sliding-in", records.clone())
+        .await
+        .expect("produce");
+    assert_eq!(n as usize, records.len());
+    let (app, port, server, queries) =
+        start_serving(IqSliding, |s| s.window_store(IqSliding::PER_SLIDING_WINDOW)).await;
+    let want: Vec<(i64, i64)> = vec![
+        (BASE - 7, 1),
+        (BASE - 3, 2),
+        (BASE + 2, 3),
+        (BASE + 4, 2),
+        (BASE + 8, 1),
+    ];
+    let want_json = Value::from(
+        want.iter()
+            .map(|(start, count)| {
+                serde_json::json!({ "start": start, "end": start + 10, "value": count })
+            })
+            .collect::<Vec<_>>(),
+    );
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let mut done = true;
+        for word in &words {
+            let local: Result<Vec<(i64, i64)>, QueryError> = queries
+                .window_store(IqSliding::PER_SLIDING_WINDOW)
+                .and_then(|store| store.fetch(word, BASE - 10, BASE + 20)?.collect());
+            let http = get(
+                port,
+                &format!(
+                    "/stores/per-sliding-window/windows/{word}?from={}&to={}",
+                    BASE - 10,
+                    BASE + 20
+                ),
+            )
+            .await;
+            if local.as_ref().ok() != Some(&want)
+                || http.status != 200
+                || http.body["windows"] != want_json
+            {
+                done = Instant::now() >= deadline;
+                assert!(
+                    !done,
+                    "{word}'s sliding windows within 60 s: locally {local:?}, over HTTP {} {}",
+                    http.status, http.body
+                );
+                done = false;
+                break;
+            }
+        }
+        if done {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    // A range selects windows by start.
+    let one: Vec<(i64, i64)> = queries
+        .window_store(IqSliding::PER_SLIDING_WINDOW)
+        .expect("a window store")
+        .fetch(&words[0], BASE + 1, BASE + 4)
+        .expect("fetch")
+        .collect::<Result<_, _>>()
+        .expect("values");
+    assert_eq!(one, vec![(BASE + 2, 3), (BASE + 4, 2)]);
+    app.stop().await.expect("stops cleanly");
+    server.abort();
 }
 
 /// A global table's store answers every key on the instance, as Kafka Streams' `store()` of a

@@ -11,6 +11,7 @@
 //! | `a_member_partitioned_…` | one of two instances cut off from the broker (its group coordinator) | fenced, tasks move, rejoins when healed; exactly once |
 //! | `a_broker_stall_…` | all traffic of an instance stalled past its request timeout | no loss, no duplicate |
 //! | `a_slow_link_…` | every frame delayed 200 ms both ways | progress; exactly once |
+//! | `a_lost_heartbeat_response_…` | the heartbeat response that gives a member its tasks never arrives | the member learns them and processes; exactly once |
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -59,6 +60,15 @@ topology! {
         stream("net-slow-in", Utf8, Utf8)
             .map_values(|v| v.to_uppercase())
             .to("net-slow-out", Utf8, Utf8);
+    }
+}
+
+topology! {
+    /// Copies every record (upper-cased) for the lost-response test.
+    pub LostResponse = "net-lost-response" {
+        stream("net-lost-response-in", Utf8, Utf8)
+            .map_values(|v| v.to_uppercase())
+            .to("net-lost-response-out", Utf8, Utf8);
     }
 }
 
@@ -668,5 +678,86 @@ async fn a_slow_link_slows_processing_but_keeps_it_exactly_once() {
         "not every record came out within 120 s over the slow link"
     );
     stopped.expect("the instance stops cleanly");
+    assert_each_once(&reader.records, end);
+}
+
+/// The heartbeat response that gives a new member its tasks (half of what the first instance
+/// held, released by it) never arrives: the connection closes right after the coordinator
+/// stored the new assignment, as when its broker dies then. A streams group's coordinator sends
+/// an assignment only in the response to the heartbeat that changed it (or to a join), so the
+/// new member, heartbeating again with its previous epoch and no tasks, would hear nothing
+/// more about them: they would stay assigned to it, processed by no one, until the next
+/// rebalance (a fault-loop run saw every member sit idle for 4.5 minutes this way, output
+/// short for every word). The member must learn its tasks (it describes the group after a lost
+/// response) and process them; exactly once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lost_heartbeat_response_does_not_leave_tasks_unprocessed() {
+    let _serial = SERIAL.lock().await;
+    let servers = bootstrap();
+    let (listen, proxied) = proxy_addresses();
+    let (group, input, output) = (
+        "net-lost-response",
+        "net-lost-response-in",
+        "net-lost-response-out",
+    );
+    fresh(&servers, group, &[(input, 4), (output, 4)]).await;
+    let proxy = Proxy::start(listen, proxied)
+        .await
+        .expect("start the proxy");
+    let instance = |bootstrap: String| {
+        dekaf_streams::KafkaStreams::builder(LostResponse)
+            .bootstrap_servers(bootstrap)
+            .processing_guarantee(ProcessingGuarantee::ExactlyOnce)
+            .cache_max_bytes(0)
+            .build()
+            .expect("valid settings")
+    };
+    let first = InProcess::run(instance(servers.clone()));
+    assert!(
+        wait_for_members_with_tasks(&servers, group, 1, Duration::from_secs(60)).await,
+        "the first instance holds tasks within 60 s"
+    );
+    let mut reader = Reader::new(&servers, output).await;
+    let feeder = Feeder::start(&servers, input, 0);
+    assert!(
+        reader
+            .read_until(Duration::from_secs(60), |r| per_key(r).len() >= 50)
+            .await,
+        "the first records came out within 60 s"
+    );
+    // The second instance (through the proxy) loses the response that gives it tasks.
+    proxy.lose_next_assignment();
+    let second = InProcess::run(instance(proxy.address().to_string()));
+    let joined = Instant::now();
+    let moved = wait_for_members_with_tasks(&servers, group, 2, Duration::from_secs(60)).await;
+    assert!(moved, "the second instance was assigned tasks within 60 s");
+    // Assigned is not processing: every record sent from now on must come out, those of the
+    // second instance's partitions included, while the first instance does not hold them.
+    let after = feeder.sent() + 200;
+    while feeder.sent() < after {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let caught_up = reader
+        .read_until(Duration::from_secs(60), |r| all_out(r, after))
+        .await;
+    assert_eq!(
+        proxy.assignments_lost(),
+        1,
+        "the response with the second instance's tasks was dropped"
+    );
+    assert!(
+        caught_up,
+        "the records of the tasks given in the lost response were not processed within 60 s"
+    );
+    eprintln!("processing on both after {:?}", joined.elapsed());
+    let end = feeder.stop().await;
+    let done = reader
+        .read_until(Duration::from_secs(90), |r| all_out(r, end))
+        .await;
+    let stopped = (first.stop().await, second.stop().await);
+    reader.drain(Duration::from_secs(2)).await;
+    assert!(done, "not every record came out within 90 s");
+    stopped.0.expect("the first instance stops cleanly");
+    stopped.1.expect("the second instance stops cleanly");
     assert_each_once(&reader.records, end);
 }

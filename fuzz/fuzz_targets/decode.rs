@@ -2,6 +2,9 @@
 //! or a value, never panic, hang or allocate without bound. A value that decodes must encode back
 //! to the same bytes' meaning (decode ∘ encode ∘ decode = decode).
 //!
+//! The classic APIs' responses (`protocol::responses`) have no encoder here: each must decode
+//! to a value or an error, in every version it supports.
+//!
 //! It uses `dekaf-streams` without its `kafka` feature, so librdkafka is not built.
 #![no_main]
 
@@ -9,12 +12,31 @@ use dekaf_streams::protocol::{
     StreamsGroupDescribeRequest, StreamsGroupDescribeResponse, StreamsGroupHeartbeatRequest,
     StreamsGroupHeartbeatResponse,
 };
+use dekaf_streams::protocol::responses::{
+    ApiVersionsResponse, FindCoordinatorResponse, IncrementalAlterConfigsResponse,
+    InitProducerIdResponse, OffsetCommitResponse, Response, SaslAuthenticateResponse,
+    SaslHandshakeResponse,
+};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let Some((&selector, bytes)) = data.split_first() else {
         return;
     };
+    if selector & 0x80 != 0 {
+        // A classic API's response, in a version from the selector's low bits.
+        let version = i16::from(selector & 0x0f);
+        let _ = match selector >> 4 & 7 {
+            0 => ApiVersionsResponse::decode(bytes, version).is_ok(),
+            1 => FindCoordinatorResponse::decode(bytes, version).is_ok(),
+            2 => SaslHandshakeResponse::decode(bytes, version).is_ok(),
+            3 => SaslAuthenticateResponse::decode(bytes, version).is_ok(),
+            4 => OffsetCommitResponse::decode(bytes, version).is_ok(),
+            5 => IncrementalAlterConfigsResponse::decode(bytes, version).is_ok(),
+            _ => InitProducerIdResponse::decode(bytes, version).is_ok(),
+        };
+        return;
+    }
     let version = i16::from(selector & 1);
     match selector >> 1 & 3 {
         0 => {

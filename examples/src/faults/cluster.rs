@@ -1,7 +1,7 @@
 //! Broker control of the 3-node test cluster through `scripts/kafka.sh … --brokers 3`, and where
 //! partition leaders and the group coordinator are (plain rdkafka metadata, FindCoordinator).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -97,6 +97,18 @@ impl Cluster {
             PathBuf::from,
         );
         cache.join(format!("cluster-{}/tls", self.base_port))
+    }
+
+    /// Copies each node's broker log (`server.log`) into `dir` as `broker-<node>.log`, for a
+    /// run to look into after the cluster moved on (a later run's restarts overwrite them).
+    pub fn save_broker_logs(&self, dir: &Path) {
+        let Some(cluster_dir) = self.tls_dir().parent().map(Path::to_path_buf) else {
+            return;
+        };
+        for node in 1..=3 {
+            let from = cluster_dir.join(format!("node-{node}/logs/server.log"));
+            let _ = std::fs::copy(&from, dir.join(format!("broker-{node}.log")));
+        }
     }
 
     /// The librdkafka (and runtime) properties a client needs besides the bootstrap list to
@@ -224,7 +236,7 @@ impl Cluster {
     pub async fn await_quorum(&self, timeout: Duration) -> Result<(), String> {
         use kafka_protocol::messages::describe_quorum_request::{PartitionData, TopicData};
         use kafka_protocol::messages::{DescribeQuorumRequest, DescribeQuorumResponse, TopicName};
-        use kafka_protocol::protocol::StrBytes;
+        use kafka_protocol::protocol::{Decodable, Encodable, StrBytes};
         const DESCRIBE_QUORUM: i16 = 55;
         let request = DescribeQuorumRequest::default().with_topics(vec![
             TopicData::default()
@@ -251,10 +263,19 @@ impl Cluster {
                     last = format!("{addr} does not serve DescribeQuorum");
                     continue;
                 };
-                let response: Result<DescribeQuorumResponse, _> = conn
-                    .send(DESCRIBE_QUORUM, version, &request, "DescribeQuorum")
-                    .await;
-                let Ok(response) = response else {
+                // The runtime decodes only the responses it uses itself: this harness encodes
+                // and decodes DescribeQuorum (flexible in every version) with kafka-protocol.
+                let mut body: Vec<u8> = Vec::new();
+                if request.encode(&mut body, version).is_err() {
+                    continue;
+                }
+                let Ok(mut answer) = conn
+                    .send_flexible(DESCRIBE_QUORUM, version, &body, "DescribeQuorum")
+                    .await
+                else {
+                    continue;
+                };
+                let Ok(response) = DescribeQuorumResponse::decode(&mut answer, version) else {
                     continue;
                 };
                 let Some(partition) = response.topics.first().and_then(|t| t.partitions.first())

@@ -170,6 +170,22 @@ impl Instance {
         false
     }
 
+    /// Writes every thread's stack to `to` with `gdb` (attached for the moment it takes; the
+    /// process goes on after), so a run that stalled shows where each thread was. Says why
+    /// not when gdb is missing or cannot attach.
+    pub fn dump_stacks(&self, to: &Path) -> Result<(), String> {
+        let out = Command::new("gdb")
+            .args(["-batch", "-nx", "-ex", "set pagination off"])
+            .args(["-ex", "thread apply all bt"])
+            .args(["-p", &self.child.id().to_string()])
+            .stdin(std::process::Stdio::null())
+            .output()
+            .map_err(|e| format!("gdb could not be run (is it installed?): {e}"))?;
+        let mut text = out.stdout;
+        text.extend_from_slice(&out.stderr);
+        std::fs::write(to, text).map_err(|e| format!("writing {}: {e}", to.display()))
+    }
+
     /// Its log file.
     pub fn log(&self) -> &Path {
         &self.log

@@ -20,6 +20,7 @@
 //! | [`Proxy::refuse`] | new connections are reset at once (a partition from the broker) |
 //! | [`Proxy::reset`] | every open connection is reset (RST) |
 //! | [`Proxy::hold`] | requests of that API wait in the proxy until [`Proxy::release`] |
+//! | [`Proxy::lose_next_assignment`] | the next heartbeat response that carries active tasks never arrives: the connection closes instead (a coordinator dying right after it processed the heartbeat) |
 
 use std::collections::HashSet;
 use std::net::SocketAddr;
@@ -40,6 +41,8 @@ pub const END_TXN: i16 = 26;
 pub const INIT_PRODUCER_ID: i16 = 22;
 /// API key of `AddOffsetsToTxn`.
 pub const ADD_OFFSETS_TO_TXN: i16 = 25;
+/// API key of `StreamsGroupHeartbeat`.
+pub const STREAMS_GROUP_HEARTBEAT: i16 = 88;
 
 /// A request the proxy holds or forwarded.
 #[derive(Debug, Clone)]
@@ -50,6 +53,8 @@ pub struct Request {
     pub connection: u64,
     /// Its API key.
     pub api_key: i16,
+    /// Its API version.
+    pub api_version: i16,
     /// When it arrived.
     pub arrived: Instant,
     /// Held and not released yet.
@@ -76,6 +81,10 @@ struct State {
     next_connection: u64,
     /// Connections whose client closed (or reset) its side, with when.
     closed_by_client: Vec<(u64, Instant)>,
+    /// Drop the next heartbeat response that carries tasks.
+    lose_assignment: bool,
+    /// Heartbeat responses with tasks dropped so far.
+    assignments_lost: u64,
 }
 
 struct Shared {
@@ -199,6 +208,20 @@ impl Proxy {
     /// connection.
     pub fn closed_by_client(&self) -> Vec<(u64, Instant)> {
         self.shared.state().closed_by_client.clone()
+    }
+
+    /// The next StreamsGroupHeartbeat response that carries active tasks (an assignment, or a
+    /// revocation that leaves some) is not delivered: the proxy closes that connection instead,
+    /// as when the coordinator dies right after it processed the heartbeat and stored the new
+    /// assignment.
+    pub fn lose_next_assignment(&self) {
+        self.shared.command(|s| s.lose_assignment = true);
+    }
+
+    /// How many heartbeat responses with tasks [`lose_next_assignment`](Self::lose_next_assignment)
+    /// dropped.
+    pub fn assignments_lost(&self) -> u64 {
+        self.shared.state().assignments_lost
     }
 
     /// Every request seen so far, in arrival order.
@@ -352,6 +375,9 @@ async fn client_to_broker(
         let api_key = frame
             .get(4..6)
             .map_or(-1, |b| i16::from_be_bytes([b[0], b[1]]));
+        let api_version = frame
+            .get(6..8)
+            .map_or(-1, |b| i16::from_be_bytes([b[0], b[1]]));
         let id = {
             let mut s = shared.state();
             let id = s.requests.len() as u64;
@@ -360,6 +386,7 @@ async fn client_to_broker(
                 id,
                 connection,
                 api_key,
+                api_version,
                 arrived: Instant::now(),
                 held,
                 forwarded: false,
@@ -420,6 +447,8 @@ async fn broker_to_client(
         // this connection not answered yet.
         {
             let mut s = shared.state();
+            let lose_assignment = s.lose_assignment;
+            let mut lost = false;
             if let Some(request) = s
                 .requests
                 .iter_mut()
@@ -429,6 +458,15 @@ async fn broker_to_client(
                 if request.api_key == TXN_OFFSET_COMMIT {
                     request.response = Some(frame.clone());
                 }
+                lost = lose_assignment
+                    && request.api_key == STREAMS_GROUP_HEARTBEAT
+                    && carries_tasks(&frame, request.api_version);
+            }
+            if lost {
+                s.lose_assignment = false;
+                s.assignments_lost += 1;
+                // The connection ends without the response.
+                return;
             }
         }
         if !await_flowing(&shared, generation).await {
@@ -442,4 +480,18 @@ async fn broker_to_client(
             client_gone = true;
         }
     }
+}
+
+/// Whether a StreamsGroupHeartbeat response frame (size prefix, response header v1, body)
+/// carries at least one active task.
+fn carries_tasks(frame: &[u8], version: i16) -> bool {
+    // Size (4), correlation id (4), then the header's tagged fields: an empty section is one
+    // zero byte, which is what brokers send.
+    let Some(body) = frame.get(9..) else {
+        return false;
+    };
+    dekaf_streams::protocol::StreamsGroupHeartbeatResponse::decode(body, version).is_ok_and(|r| {
+        r.active_tasks
+            .is_some_and(|tasks| tasks.iter().any(|t| !t.partitions.is_empty()))
+    })
 }

@@ -181,6 +181,15 @@ impl Run {
         }
     }
 
+    /// Waits (up to `limit`) until every instance runs tasks as a member of the group (see
+    /// [`Instance::await_running`]); whether they all got there.
+    pub fn await_running(&mut self, limit: Duration) -> bool {
+        let deadline = std::time::Instant::now() + limit;
+        self.instances.iter_mut().all(|instance| {
+            instance.await_running(deadline.saturating_duration_since(std::time::Instant::now()))
+        })
+    }
+
     /// Waits for the producer, checks exactly-once output with the independent reader, and
     /// stops the instances.
     pub fn finish(self, timeout: Duration) -> Result<Outcome, String> {
@@ -203,6 +212,21 @@ impl Run {
         let expected = verify::count_input(&client, &self.scenario.input(), timeout)?;
         let updates = verify::read_counts(&client, &self.scenario.output(), &expected, timeout)?;
         let problems = check(&updates, &expected);
+        if !problems.is_empty() {
+            // Where everything stood while the output was still wrong: each instance's thread
+            // stacks and the brokers' logs, into the run's log directory.
+            for (i, instance) in self.instances.iter_mut().enumerate() {
+                if instance.exited().is_none() {
+                    let to = self.scenario.log_dir.join(format!("stacks-{i}.txt"));
+                    if let Err(e) = instance.dump_stacks(&to) {
+                        eprintln!("instance {i}: no stacks: {e}");
+                    }
+                }
+            }
+            self.scenario
+                .cluster
+                .save_broker_logs(&self.scenario.log_dir);
+        }
         let mut exited = Vec::new();
         for (i, instance) in self.instances.iter_mut().enumerate() {
             if let Some(status) = instance.exited() {

@@ -4,13 +4,12 @@
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use kafka_protocol::messages::{
-    SaslAuthenticateRequest, SaslAuthenticateResponse, SaslHandshakeRequest, SaslHandshakeResponse,
-};
+use kafka_protocol::messages::{SaslAuthenticateRequest, SaslHandshakeRequest};
 use kafka_protocol::protocol::StrBytes;
 
 use super::connection::{BrokerConnection, error_name};
 use super::error::GroupError;
+use crate::protocol::responses::{SaslAuthenticateResponse, SaslHandshakeResponse};
 use crate::security::config::SaslMechanism;
 use crate::security::oauth::now_ms;
 use crate::security::sasl::{self, SaslStep};
@@ -46,7 +45,7 @@ impl BrokerConnection {
             .send_now(SASL_HANDSHAKE, 1, &handshake, "SaslHandshake")
             .await?;
         if response.error_code != 0 {
-            let offered: Vec<String> = response.mechanisms.iter().map(|m| m.to_string()).collect();
+            let offered = &response.mechanisms;
             return Err(failed(
                 error_name(response.error_code),
                 format!(
@@ -86,10 +85,7 @@ impl BrokerConnection {
                 // SASL_AUTHENTICATION_FAILED (58), ILLEGAL_SASL_STATE (34), ...: permanent.
                 return Err(failed(
                     error_name(response.error_code),
-                    response
-                        .error_message
-                        .map(|m| m.to_string())
-                        .unwrap_or_default(),
+                    response.error_message.unwrap_or_default(),
                 ));
             }
             let (step, next) = exchange

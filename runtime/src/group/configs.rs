@@ -9,15 +9,16 @@
 //! `kafka-configs.sh --alter --entity-type groups --entity-name <application id>
 //! --add-config streams.num.standby.replicas=1`.
 
+use kafka_protocol::messages::IncrementalAlterConfigsRequest;
 use kafka_protocol::messages::incremental_alter_configs_request::{
     AlterConfigsResource, AlterableConfig,
 };
-use kafka_protocol::messages::{IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse};
 use kafka_protocol::protocol::StrBytes;
 
 use super::connection::{BrokerConnection, error_name};
 use super::coordinator::CoordinatorConfig;
 use super::error::GroupError;
+use crate::protocol::responses::IncrementalAlterConfigsResponse;
 
 /// The API key of IncrementalAlterConfigs.
 const API_KEY: i16 = 44;
@@ -122,7 +123,7 @@ async fn alter_on(
         if r.error_code != 0 {
             return Err(rejected(
                 error_name(r.error_code),
-                r.error_message.map(|m| m.to_string()).unwrap_or_default(),
+                r.error_message.unwrap_or_default(),
             ));
         }
     }

@@ -6,15 +6,14 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::{Bytes, BytesMut};
-use kafka_protocol::messages::{
-    ApiVersionsRequest, ApiVersionsResponse, RequestHeader, ResponseHeader,
-};
-use kafka_protocol::protocol::{Decodable, Encodable, HeaderVersion, StrBytes};
+use kafka_protocol::messages::{ApiVersionsRequest, RequestHeader};
+use kafka_protocol::protocol::{Encodable, HeaderVersion, StrBytes};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use super::error::GroupError;
 use crate::protocol::DecodeError;
+use crate::protocol::responses::{ApiVersionsResponse, Response};
 use crate::security::ConnectionSecurity;
 use crate::security::tls::BrokerStream;
 
@@ -138,7 +137,7 @@ impl BrokerConnection {
     ) -> Result<Resp, GroupError>
     where
         Req: Encodable + HeaderVersion,
-        Resp: Decodable + HeaderVersion,
+        Resp: Response,
     {
         self.reauthenticate_if_due().await?;
         self.send_now(api_key, version, request, api).await
@@ -154,7 +153,7 @@ impl BrokerConnection {
     ) -> Result<Resp, GroupError>
     where
         Req: Encodable + HeaderVersion,
-        Resp: Decodable + HeaderVersion,
+        Resp: Response,
     {
         let mut body = BytesMut::new();
         request
@@ -166,13 +165,8 @@ impl BrokerConnection {
                 message: e.to_string(),
             })?;
         let request_header_version = Req::header_version(version);
-        // ApiVersions answers with header v0 whatever the request's version.
-        let response_header_version = if api_key == API_VERSIONS {
-            0
-        } else {
-            Resp::header_version(version)
-        };
-        let mut bytes = self
+        let response_header_version = <Resp as Response>::header_version(version);
+        let bytes = self
             .round_trip(
                 api_key,
                 version,
@@ -182,7 +176,7 @@ impl BrokerConnection {
                 api,
             )
             .await?;
-        Resp::decode(&mut bytes, version).map_err(|e| self.malformed(api, e.to_string()))
+        Resp::decode(&bytes, version).map_err(|e| self.decode_error(api, e))
     }
 
     /// Sends a request body encoded by this crate's codec (flexible: request header v2,
@@ -245,18 +239,16 @@ impl BrokerConnection {
                 timeout,
             })?
             .map_err(|e| tls_error(&addr, e))?;
-        let mut bytes = Bytes::from(buf);
-        let header = ResponseHeader::decode(&mut bytes, response_header_version)
-            .map_err(|e| self.malformed(api, e.to_string()))?;
-        if header.correlation_id != correlation_id {
+        let (received, header_len) = response_header(&buf, response_header_version)
+            .map_err(|e| self.decode_error(api, e))?;
+        if received != correlation_id {
             return Err(self.malformed(
                 api,
-                format!(
-                    "correlation id {} where {correlation_id} was expected",
-                    header.correlation_id
-                ),
+                format!("correlation id {received} where {correlation_id} was expected"),
             ));
         }
+        let mut bytes = Bytes::from(buf);
+        let _header = bytes.split_to(header_len);
         Ok(bytes)
     }
 
@@ -278,6 +270,16 @@ impl BrokerConnection {
             source,
         }
     }
+}
+
+/// A response header: its correlation id, and its length (v1 has tagged fields after it).
+fn response_header(buf: &[u8], version: i16) -> Result<(i32, usize), DecodeError> {
+    let mut r = crate::protocol::wire::Reader::new(buf);
+    let correlation_id = r.i32()?;
+    if version >= 1 {
+        r.tagged_fields()?;
+    }
+    Ok((correlation_id, buf.len() - r.remaining()))
 }
 
 /// Api key of ApiVersions.
@@ -369,6 +371,53 @@ mod tests {
         cert.sign(&key, openssl::hash::MessageDigest::sha256())
             .expect("sign");
         (cert.build(), key)
+    }
+
+    /// A broker (or anything listening on its port) that answers ApiVersions with an array
+    /// length of four billion in a 20-byte body gets a decode error back, not an attempt to
+    /// reserve memory for four billion entries (which `kafka-protocol`'s decoder made, and the
+    /// allocation failure aborts the process).
+    #[tokio::test]
+    async fn a_hostile_api_versions_response_is_an_error_not_an_abort() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let server = tokio::spawn(async move {
+            let (mut tcp, _) = listener.accept().await.expect("accept");
+            let size = tcp.read_u32().await.expect("request size") as usize;
+            let mut request = vec![0u8; size];
+            tcp.read_exact(&mut request).await.expect("request");
+            // Request header v2: api key, version, then the correlation id.
+            let correlation_id = &request[4..8];
+            let mut body = Vec::new();
+            body.extend_from_slice(correlation_id);
+            body.extend_from_slice(&[0, 0]); // error code
+            body.extend_from_slice(&[0xff, 0xff, 0xff, 0xff, 0x0f]); // 4 294 967 294 api keys
+            body.extend_from_slice(&[0; 12]);
+            let mut frame = u32::try_from(body.len()).unwrap().to_be_bytes().to_vec();
+            frame.extend_from_slice(&body);
+            tcp.write_all(&frame).await.expect("response");
+            let mut rest = Vec::new();
+            let _ = tcp.read_to_end(&mut rest).await;
+        });
+        let error = BrokerConnection::connect(
+            &addr.to_string(),
+            "test",
+            Duration::from_secs(10),
+            &ConnectionSecurity::default(),
+        )
+        .await
+        .expect_err("a hostile response is refused");
+        assert!(
+            matches!(
+                error,
+                GroupError::Malformed {
+                    api: "ApiVersions",
+                    ..
+                }
+            ),
+            "{error}"
+        );
+        server.abort();
     }
 
     /// A broker that closes the connection during the TLS handshake (restarting, killed right

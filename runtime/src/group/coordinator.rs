@@ -3,12 +3,13 @@
 use std::time::{Duration, Instant};
 
 use kafka_protocol::ResponseError;
-use kafka_protocol::messages::{FindCoordinatorRequest, FindCoordinatorResponse};
+use kafka_protocol::messages::FindCoordinatorRequest;
 use kafka_protocol::protocol::StrBytes;
 
 use super::connection::{BrokerConnection, error_name};
 use super::error::GroupError;
 use crate::protocol::heartbeat;
+use crate::protocol::responses::FindCoordinatorResponse;
 use crate::security::ConnectionSecurity;
 
 /// Api key of FindCoordinator.
@@ -186,28 +187,18 @@ async fn try_once(
     let response: FindCoordinatorResponse = conn
         .send(FIND_COORDINATOR, version, &request, "FindCoordinator")
         .await?;
-    let (error_code, error_message, node_id, host, port) = if version >= 4 {
-        let Some(c) = response.coordinators.first() else {
-            return Err(Attempt::Retry(
-                "FindCoordinator answered no coordinator".into(),
-            ));
-        };
-        (
-            c.error_code,
-            c.error_message.as_ref().map(|m| m.to_string()),
-            c.node_id.0,
-            c.host.to_string(),
-            c.port,
-        )
-    } else {
-        (
-            response.error_code,
-            response.error_message.as_ref().map(|m| m.to_string()),
-            response.node_id.0,
-            response.host.to_string(),
-            response.port,
-        )
+    let Some(c) = response.first() else {
+        return Err(Attempt::Retry(
+            "FindCoordinator answered no coordinator".into(),
+        ));
     };
+    let (error_code, error_message, node_id, host, port) = (
+        c.error_code,
+        c.error_message.clone(),
+        c.node_id,
+        c.host.clone(),
+        c.port,
+    );
     match ResponseError::try_from_code(error_code) {
         None => {}
         Some(

@@ -1,6 +1,6 @@
 //! Describing a streams group (StreamsGroupDescribe): its state, topology and members.
 
-use super::connection::error_name;
+use super::connection::{BrokerConnection, error_name};
 use super::coordinator::{CoordinatorConfig, connect_to_coordinator};
 use super::error::GroupError;
 use crate::protocol::describe::{
@@ -62,6 +62,15 @@ async fn describe_once(
     group_id: &str,
 ) -> Result<DescribedGroup, GroupError> {
     let mut conn = connect_to_coordinator(config, group_id).await?;
+    describe_on(&mut conn, group_id).await
+}
+
+/// One StreamsGroupDescribe of `group_id` on `conn` (a connection to its coordinator); the
+/// group's error code unchecked.
+pub(crate) async fn describe_on(
+    conn: &mut BrokerConnection,
+    group_id: &str,
+) -> Result<DescribedGroup, GroupError> {
     let request = StreamsGroupDescribeRequest {
         group_ids: vec![group_id.to_owned()],
         include_authorized_operations: false,

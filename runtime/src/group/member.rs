@@ -105,6 +105,9 @@ enum Command {
     Close(oneshot::Sender<()>),
 }
 
+/// GROUP_AUTHORIZATION_FAILED: the principal may not describe the group.
+const GROUP_AUTHORIZATION_FAILED: i16 = 30;
+
 #[derive(Debug, Default)]
 struct Shared {
     epoch: AtomicI32,
@@ -229,6 +232,7 @@ impl MemberHandle {
             endpoints: config.endpoints.clone(),
             poll: config.poll_watch.clone(),
             left_for_poll: false,
+            warned_for_poll: None,
             owner: config.client_id.clone(),
         };
         match driver.join(config.connect_timeout).await {
@@ -364,6 +368,8 @@ struct Driver {
     /// The member left because the owner did not poll in time: no heartbeats until the owner
     /// asks to rejoin.
     left_for_poll: bool,
+    /// The owner's last poll the member warned about (an absence past a fifth of the bound).
+    warned_for_poll: Option<std::time::Instant>,
     /// The owner's name for the log (its client id: the processing thread's name).
     owner: String,
 }
@@ -446,6 +452,7 @@ impl Driver {
         let sent = self.send(&request).await;
         if sent.is_err() {
             self.membership.offsets_lost();
+            self.membership.response_lost();
         }
         match sent {
             Ok(response) => {
@@ -453,6 +460,9 @@ impl Driver {
                 self.publish(events);
                 match outcome {
                     Outcome::Continue => {
+                        if self.membership.assignment_unknown() {
+                            self.learn_assignment().await?;
+                        }
                         self.backoff.reset();
                         self.not_before = Instant::now();
                         self.next_beat = now + self.membership.heartbeat_interval();
@@ -476,6 +486,45 @@ impl Driver {
             }
             Err(e) => Err(e),
         }
+    }
+
+    /// After a lost heartbeat response, asks the coordinator (StreamsGroupDescribe on the
+    /// member's connection) what this member's assignment is, and reconciles with it (see
+    /// `Membership::response_lost`). A description that fails is asked again after the next
+    /// heartbeat; only an invalid assignment is an error.
+    async fn learn_assignment(&mut self) -> Result<(), GroupError> {
+        let Some(conn) = self.conn.as_mut() else {
+            return Ok(());
+        };
+        let group_id = self.membership.group_id().to_owned();
+        let described = match super::describe::describe_on(conn, &group_id).await {
+            Ok(group) if group.error_code == 0 => group,
+            Ok(group) if group.error_code == GROUP_AUTHORIZATION_FAILED => {
+                tracing::warn!(group = %group_id, "a heartbeat response was lost and the group may not be described (GROUP_AUTHORIZATION_FAILED): tasks it changed stay unknown until the next rebalance; allow DESCRIBE on the group to the application's principal");
+                self.membership.assignment_given_up();
+                return Ok(());
+            }
+            Ok(group) => {
+                tracing::debug!(group = %group_id, "describing the group after a lost heartbeat response: {}; asking again after the next heartbeat", super::connection::error_name(group.error_code));
+                return Ok(());
+            }
+            Err(e) => {
+                tracing::debug!(group = %group_id, "describing the group after a lost heartbeat response failed: {e}; asking again after the next heartbeat");
+                if e.is_transient() {
+                    self.conn = None;
+                }
+                return Ok(());
+            }
+        };
+        let member_id = self.membership.member_id().to_owned();
+        let Some(me) = described.members.iter().find(|m| m.member_id == member_id) else {
+            return Ok(());
+        };
+        let events = self
+            .membership
+            .on_described(me.member_epoch, &me.assignment)?;
+        self.publish(events);
+        Ok(())
     }
 
     fn retry_later(&mut self) {
@@ -568,10 +617,15 @@ impl Driver {
         }
     }
 
-    /// When the owner's bound on polling passes, while the member is in the group.
+    /// When the owner's bound on polling passes, while the member is in the group; or, before
+    /// that, when the member warns about the owner's absence (once per absence).
     fn poll_deadline(&self) -> Option<Instant> {
         let poll = self.poll.as_ref().filter(|_| !self.left_for_poll)?;
-        Some(Instant::from_std(poll.last_poll() + poll.max()))
+        let last = poll.last_poll();
+        if self.warned_for_poll != Some(last) {
+            return Some(Instant::from_std(last + poll.warn_after()));
+        }
+        Some(Instant::from_std(last + poll.max()))
     }
 
     /// Leaves the group when the owner has not polled within the bound (Kafka's
@@ -582,7 +636,28 @@ impl Driver {
             return;
         };
         let stuck = poll.since_poll();
-        if stuck < poll.max() || self.left_for_poll {
+        if self.left_for_poll {
+            return;
+        }
+        if stuck < poll.max() {
+            let last = poll.last_poll();
+            if stuck >= poll.warn_after() && self.warned_for_poll != Some(last) {
+                self.warned_for_poll = Some(last);
+                metrics::counter!("dekaf.streams.poll.absence.warnings", "thread" => self.owner.clone())
+                    .increment(1);
+                tracing::warn!(
+                    group = %self.group(),
+                    member = %self.membership.member_id(),
+                    thread = %self.owner,
+                    away_for = ?stuck,
+                    doing = poll.phase().describe(),
+                    max_poll_interval = ?poll.max(),
+                    tasks = %super::task::display(&self.membership.owned().active),
+                    "the processing thread has not come back to its loop for a while; its tasks \
+                     make no progress meanwhile. Past max_poll_interval the member leaves the \
+                     group so they move to other members"
+                );
+            }
             return;
         }
         tracing::error!(

@@ -15,6 +15,17 @@
 //! - [`MemberEvent::Status`]: missing source topics, internal topics being created, incorrectly
 //!   partitioned topics, assignment delayed: conditions reported by the coordinator, not failures.
 //!
+//! **A lost response.** A streams group's coordinator sends a member its tasks only in the
+//! response to the heartbeat that changed them (or to a join): asked again with the previous
+//! epoch, it accepts the member and answers without tasks (Kafka 4.4,
+//! `GroupMetadataManager.streamsGroupHeartbeat`; a consumer group's coordinator resends them to
+//! a "full" request, a streams group's does not). A response lost with its connection (the
+//! coordinator's broker killed right after it stored the new assignment) would leave the member
+//! holding revoked tasks until its rebalance timeout, or leave tasks given to it unprocessed
+//! until the next rebalance. So after a heartbeat that failed once sent, the member describes
+//! the group (StreamsGroupDescribe, on its coordinator connection) and reconciles with the
+//! assignment described for it, as if the response had arrived.
+//!
 //! A fatal answer (a changed topology, authorization, an unsupported broker…) ends the member
 //! with a [`GroupError`] whose message says what to do. [`MemberHandle::close`] leaves the group
 //! (epoch -1) so the tasks move at once.
@@ -77,5 +88,5 @@ pub use events::{GroupStatus, MemberEvent, StatusCode};
 pub use member::{DEFAULT_REBALANCE_TIMEOUT, MemberConfig, MemberHandle};
 #[cfg(feature = "kafka")]
 pub(crate) use poll_watch::touch_current as touch_poll_watch;
-pub use poll_watch::{DEFAULT_MAX_POLL_INTERVAL, PollWatch};
+pub use poll_watch::{DEFAULT_MAX_POLL_INTERVAL, Phase, PollWatch};
 pub use task::{Assignment, TaskId, TaskOffsets, TaskSet};

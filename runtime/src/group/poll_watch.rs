@@ -8,10 +8,15 @@
 //! Kafka's consumer does when `max.poll.interval.ms` expires) so the coordinator gives the tasks
 //! to others, and [marks](PollWatch::expired) the watch. The owner, once back, sees the mark,
 //! drops its tasks without committing and has the member rejoin.
+//!
+//! Long before the bound, once the owner has been away for a fifth of it, the member warns
+//! (once per absence) and names what the owner was last doing ([`Phase`], which the owner sets
+//! as it goes): a thread stuck anywhere shows in the log while it is stuck, not only when the
+//! bound passes.
 
 use std::cell::RefCell;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// The default bound: 300 s, Kafka's `max.poll.interval.ms` default.
@@ -27,6 +32,51 @@ struct Shared {
     max: Duration,
     /// Set when the member left because the bound passed; cleared by the owner.
     expired: AtomicBool,
+    /// What the owner is doing ([`Phase`] as a number).
+    phase: AtomicU8,
+}
+
+/// What a processing thread is doing, as its watch last heard: named in the warning about a
+/// thread that stays away from its loop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Phase {
+    /// Polling records and passing them through the tasks (user code included).
+    Processing = 0,
+    /// Committing: flushing caches and changelogs, waiting for acknowledgements, committing
+    /// offsets (or the transaction).
+    Committing = 1,
+    /// Taking on newly assigned tasks: committed offsets, restoring their stores.
+    Assigning = 2,
+    /// Handing over revoked tasks: committing and closing them.
+    Revoking = 3,
+    /// Running wall-clock punctuators (user code).
+    Punctuating = 4,
+    /// Aborting an interval and rewinding to the committed offsets.
+    Rewinding = 5,
+}
+
+impl Phase {
+    const ALL: [Phase; 6] = [
+        Phase::Processing,
+        Phase::Committing,
+        Phase::Assigning,
+        Phase::Revoking,
+        Phase::Punctuating,
+        Phase::Rewinding,
+    ];
+
+    /// A few words for the log.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Phase::Processing => "processing records",
+            Phase::Committing => "committing",
+            Phase::Assigning => "taking on assigned tasks (offsets, restore)",
+            Phase::Revoking => "committing and closing revoked tasks",
+            Phase::Punctuating => "running wall-clock punctuators",
+            Phase::Rewinding => "aborting and rewinding to the committed offsets",
+        }
+    }
 }
 
 /// When a member's owner last came back to its loop, shared by the owner and the member.
@@ -47,6 +97,7 @@ impl PollWatch {
             last_ms: AtomicU64::new(0),
             max,
             expired: AtomicBool::new(false),
+            phase: AtomicU8::new(Phase::Processing as u8),
         }))
     }
 
@@ -60,6 +111,23 @@ impl PollWatch {
     pub fn touch(&self) {
         let ms = u64::try_from(self.0.origin.elapsed().as_millis()).unwrap_or(u64::MAX);
         self.0.last_ms.store(ms, Ordering::Relaxed);
+    }
+
+    /// The owner is now doing `phase`: one relaxed atomic store.
+    #[inline]
+    pub fn set_phase(&self, phase: Phase) {
+        self.0.phase.store(phase as u8, Ordering::Relaxed);
+    }
+
+    /// What the owner said it is doing.
+    pub fn phase(&self) -> Phase {
+        let n = usize::from(self.0.phase.load(Ordering::Relaxed));
+        Phase::ALL.get(n).copied().unwrap_or(Phase::Processing)
+    }
+
+    /// After how long away the member warns: a fifth of the bound.
+    pub fn warn_after(&self) -> Duration {
+        self.0.max / 5
     }
 
     /// When the owner last polled.
@@ -121,5 +189,16 @@ mod tests {
         assert!(watch.expired());
         assert!(watch.take_expired());
         assert!(!watch.expired() && !watch.take_expired());
+    }
+
+    #[test]
+    fn a_watch_names_the_phase_its_owner_set_last() {
+        let watch = PollWatch::new(Duration::from_secs(300));
+        assert_eq!(watch.phase(), Phase::Processing);
+        for phase in Phase::ALL {
+            watch.set_phase(phase);
+            assert_eq!(watch.phase(), phase);
+        }
+        assert_eq!(watch.warn_after(), Duration::from_secs(60));
     }
 }

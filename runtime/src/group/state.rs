@@ -79,6 +79,10 @@ pub(crate) struct Membership {
     /// How often task offsets are reported (the response's TaskOffsetIntervalMs; the broker's
     /// `group.streams.task.offset.interval.ms`, 60 s by default).
     task_offset_interval: Duration,
+    /// A heartbeat's response was lost (the request failed after it may have reached the
+    /// coordinator), and no response carrying the assignment came since: see
+    /// [`response_lost`](Self::response_lost).
+    assignment_unknown: bool,
 }
 
 impl Membership {
@@ -104,6 +108,7 @@ impl Membership {
             sent_offsets: None,
             offsets_sent_at: None,
             task_offset_interval: Duration::from_secs(60),
+            assignment_unknown: false,
         }
     }
 
@@ -251,6 +256,66 @@ impl Membership {
         self.ack_now = true;
     }
 
+    /// A heartbeat failed after it was sent: the coordinator may have processed it and
+    /// answered with a new assignment this member never saw. A streams group's coordinator
+    /// sends the assignment only in the response to the heartbeat that changed it (or to a
+    /// join): unlike a consumer group's, it does not send it again when asked with the
+    /// previous epoch (`GroupMetadataManager.streamsGroupHeartbeat`, Kafka 4.4), so the member
+    /// would keep heartbeating with tasks it was told to revoke, or without tasks it was given,
+    /// until the next rebalance. Until a response carries the assignment again, the member asks
+    /// for it with StreamsGroupDescribe ([`on_described`](Self::on_described)).
+    pub(crate) fn response_lost(&mut self) {
+        if self.epoch > 0 {
+            self.assignment_unknown = true;
+        }
+    }
+
+    /// Whether the member must learn its assignment by describing the group (see
+    /// [`response_lost`](Self::response_lost)).
+    pub(crate) fn assignment_unknown(&self) -> bool {
+        self.assignment_unknown && self.epoch > 0
+    }
+
+    /// The assignment cannot be learned (the group may not be described): the member goes on
+    /// with what it knows until a response carries tasks again.
+    pub(crate) fn assignment_given_up(&mut self) {
+        self.assignment_unknown = false;
+    }
+
+    /// The coordinator described this member at `member_epoch` with `assignment` (what a lost
+    /// heartbeat response carried): reconciles with it as with a response's tasks. Ignored
+    /// unless the epoch is this member's (the description raced a change the next heartbeat
+    /// response reports).
+    pub(crate) fn on_described(
+        &mut self,
+        member_epoch: i32,
+        assignment: &crate::protocol::describe::Assignment,
+    ) -> Result<Vec<MemberEvent>, GroupError> {
+        let mut events = Vec::new();
+        if !self.assignment_unknown || member_epoch != self.epoch {
+            return Ok(events);
+        }
+        let target = Assignment {
+            active: task::from_wire(self.topology, &assignment.active_tasks)
+                .map_err(GroupError::InvalidTopologyInfo)?,
+            standby: task::from_wire(self.topology, &assignment.standby_tasks)
+                .map_err(GroupError::InvalidTopologyInfo)?,
+            warmup: task::from_wire(self.topology, &assignment.warmup_tasks)
+                .map_err(GroupError::InvalidTopologyInfo)?,
+        };
+        self.assignment_unknown = false;
+        if target != self.target {
+            tracing::info!(
+                group = %self.id.group_id, member = %self.id.member_id, epoch = self.epoch,
+                active = %task::display(&target.active),
+                "a lost heartbeat response changed this member's tasks; taking the assignment the coordinator describes"
+            );
+            self.target = target;
+            self.reconcile(&mut events);
+        }
+        Ok(events)
+    }
+
     /// Digests a heartbeat response.
     pub(crate) fn on_response(
         &mut self,
@@ -300,6 +365,8 @@ impl Membership {
                 Ok(target) => self.target = target,
                 Err(e) => return (events, Outcome::Fatal(GroupError::InvalidTopologyInfo(e))),
             }
+            // The coordinator sends all three lists together: the assignment is known again.
+            self.assignment_unknown = false;
             self.reconcile(&mut events);
         }
         (events, Outcome::Continue)

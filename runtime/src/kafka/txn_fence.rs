@@ -18,13 +18,13 @@ use std::time::{Duration, Instant};
 
 use kafka_protocol::ResponseError;
 use kafka_protocol::messages::{
-    FindCoordinatorRequest, FindCoordinatorResponse, InitProducerIdRequest, InitProducerIdResponse,
-    ProducerId, TransactionalId,
+    FindCoordinatorRequest, InitProducerIdRequest, ProducerId, TransactionalId,
 };
 use kafka_protocol::protocol::StrBytes;
 
 use crate::group::connection::{BrokerConnection, error_name};
 use crate::group::coordinator::CoordinatorConfig;
+use crate::protocol::responses::{FindCoordinatorResponse, InitProducerIdResponse};
 
 const FIND_COORDINATOR: i16 = 10;
 const INIT_PRODUCER_ID: i16 = 22;
@@ -119,19 +119,10 @@ async fn connect_to_transaction_coordinator(
             .send(FIND_COORDINATOR, version, &request, "FindCoordinator")
             .await
             .map_err(|e| e.to_string())?;
-        let (error_code, host, port) = if version >= 4 {
-            let c = response
-                .coordinators
-                .first()
-                .ok_or("FindCoordinator answered no coordinator")?;
-            (c.error_code, c.host.to_string(), c.port)
-        } else {
-            (
-                response.error_code,
-                response.host.to_string(),
-                response.port,
-            )
-        };
+        let c = response
+            .first()
+            .ok_or("FindCoordinator answered no coordinator")?;
+        let (error_code, host, port) = (c.error_code, c.host.clone(), c.port);
         if error_code != 0 {
             return Err(format!("FindCoordinator: {}", error_name(error_code)));
         }

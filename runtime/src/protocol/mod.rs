@@ -6,10 +6,16 @@
 //! encoding (compact strings and arrays, tagged fields; request header v2, response header v1).
 //! Decoding never panics: truncated or corrupt bytes give a [`DecodeError`] (the `fuzz/` crate
 //! checks this).
+//!
+//! The responses of the classic APIs the runtime's own connections send ([`responses`]:
+//! ApiVersions, FindCoordinator, SASL, OffsetCommit, IncrementalAlterConfigs, InitProducerId)
+//! are decoded here too, not by `kafka-protocol`, whose decoders reserve memory for whatever
+//! count a length field claims.
 
 mod common;
 pub mod describe;
 pub mod heartbeat;
+pub mod responses;
 pub(crate) mod wire;
 
 pub use common::{Endpoint, KeyValue, TaskIds, TaskOffset, TopicInfo};

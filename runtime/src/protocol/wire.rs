@@ -56,6 +56,11 @@ pub enum DecodeError {
     },
 }
 
+/// The most elements an array reserves room for before reading them: a length is only known
+/// to be at most the bytes left, and an element may be many times larger in memory than its
+/// smallest encoding, so a large (even if honest) count grows the vector as elements arrive.
+const PREALLOCATE_MAX: usize = 256;
+
 /// Reads primitives from a byte slice, checking every bound.
 #[derive(Debug)]
 pub struct Reader<'a> {
@@ -193,7 +198,7 @@ impl<'a> Reader<'a> {
         let Some(len) = self.compact_len()? else {
             return Ok(None);
         };
-        let mut out = Vec::with_capacity(len);
+        let mut out = Vec::with_capacity(len.min(PREALLOCATE_MAX));
         for _ in 0..len {
             out.push(item(self)?);
         }
@@ -220,6 +225,79 @@ impl<'a> Reader<'a> {
         } else {
             item(self).map(Some)
         }
+    }
+
+    /// A compact byte string (`N + 1` length, `0` = null, read as empty).
+    pub fn compact_bytes(&mut self) -> Result<Vec<u8>, DecodeError> {
+        let Some(len) = self.compact_len()? else {
+            return Ok(Vec::new());
+        };
+        Ok(self.take(len)?.to_vec())
+    }
+
+    /// A classic (non-flexible) length: `int16` for strings, `int32` for arrays and bytes;
+    /// negative is null. A length longer than what is left is refused before anything is
+    /// allocated, as for compact lengths.
+    fn classic_len(&mut self, wide: bool) -> Result<Option<usize>, DecodeError> {
+        let start = self.pos;
+        let raw = if wide {
+            i64::from(self.i32()?)
+        } else {
+            i64::from(self.i16()?)
+        };
+        if raw < 0 {
+            return Ok(None);
+        }
+        let len = usize::try_from(raw).unwrap_or(usize::MAX);
+        if len > self.remaining() {
+            return Err(DecodeError::InvalidLength {
+                offset: start,
+                length: raw.unsigned_abs(),
+            });
+        }
+        Ok(Some(len))
+    }
+
+    /// A classic nullable string (`int16` length).
+    pub fn classic_nullable_string(&mut self) -> Result<Option<String>, DecodeError> {
+        let Some(len) = self.classic_len(false)? else {
+            return Ok(None);
+        };
+        let offset = self.pos;
+        let bytes = self.take(len)?;
+        std::str::from_utf8(bytes)
+            .map(|s| Some(s.to_owned()))
+            .map_err(|_| DecodeError::InvalidUtf8 { offset })
+    }
+
+    /// A classic non-nullable string.
+    pub fn classic_string(&mut self, field: &'static str) -> Result<String, DecodeError> {
+        self.classic_nullable_string()?
+            .ok_or(DecodeError::UnexpectedNull { field })
+    }
+
+    /// Classic bytes (`int32` length; null read as empty).
+    pub fn classic_bytes(&mut self) -> Result<Vec<u8>, DecodeError> {
+        let Some(len) = self.classic_len(true)? else {
+            return Ok(Vec::new());
+        };
+        Ok(self.take(len)?.to_vec())
+    }
+
+    /// A classic array (`int32` length) whose elements `item` reads; null is refused.
+    pub fn classic_array_of<T>(
+        &mut self,
+        field: &'static str,
+        mut item: impl FnMut(&mut Self) -> Result<T, DecodeError>,
+    ) -> Result<Vec<T>, DecodeError> {
+        let Some(len) = self.classic_len(true)? else {
+            return Err(DecodeError::UnexpectedNull { field });
+        };
+        let mut out = Vec::with_capacity(len.min(PREALLOCATE_MAX));
+        for _ in 0..len {
+            out.push(item(self)?);
+        }
+        Ok(out)
     }
 
     /// Skips a tagged-field section (this codec knows no tagged fields of these messages).

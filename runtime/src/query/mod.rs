@@ -156,7 +156,7 @@ impl<T: Topology> Queries<T> {
         store: WindowStoreRef<K, V>,
     ) -> Result<ReadOnlyWindowStore<K, V>, QueryError> {
         self.check(store.name, "window", |k| {
-            matches!(k, StoreKind::Window { .. })
+            matches!(k, StoreKind::Window { .. } | StoreKind::Sliding { .. })
         })?;
         Ok(ReadOnlyWindowStore {
             registry: Arc::clone(&self.registry),

@@ -27,6 +27,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     /// Aborts the open transaction, drops every task's state, restores it and rewinds the
     /// input to the committed offsets.
     pub(super) fn abort_and_rebuild(&mut self) -> Result<(), StreamsError> {
+        self.member.doing(crate::group::Phase::Rewinding);
         metrics::counter!("dekaf.streams.commits.aborted").increment(1);
         self.failed_commits += 1;
         if self.failed_commits > MAX_FAILED_COMMITS {

@@ -441,6 +441,11 @@ impl<T: Topology> Builder<T> {
     /// back it drops its tasks without committing (its open transaction is aborted: the new
     /// owner redoes that work) and rejoins. Restores and the runtime's own waits for a
     /// restarting broker count as being in the loop.
+    ///
+    /// Well before that, once a thread has been away for a fifth of this interval, its member
+    /// warns (once per absence) with what the thread was last doing (processing records,
+    /// committing, taking on tasks, ...), and `dekaf.streams.poll.absence.warnings` (label
+    /// `thread`) counts it: a thread stuck anywhere shows while it is stuck.
     pub fn max_poll_interval(mut self, interval: Duration) -> Self {
         self.config.max_poll_interval = interval;
         self

@@ -136,6 +136,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
 
     /// Commits everything processed since the last commit.
     pub(crate) fn commit(&mut self) -> Result<(), StreamsError> {
+        self.member.doing(crate::group::Phase::Committing);
         let started = Instant::now();
         self.advance_past_markers();
         let offsets = self.progress();

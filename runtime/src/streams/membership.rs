@@ -10,7 +10,8 @@ use super::error::StreamsError;
 use super::offset_commit::{OffsetCommitError, OffsetCommitter};
 use crate::group::coordinator::CoordinatorConfig;
 use crate::group::{
-    Assignment, GroupError, MemberConfig, MemberEvent, MemberHandle, PollWatch, TaskId, TaskOffsets,
+    Assignment, GroupError, MemberConfig, MemberEvent, MemberHandle, Phase, PollWatch, TaskId,
+    TaskOffsets,
 };
 use crate::kafka::txn_offsets::MemberIdentity;
 use crate::task::Topology;
@@ -95,6 +96,13 @@ impl Membership {
     #[inline]
     pub(crate) fn polled(&self) {
         self.poll_watch.touch();
+        self.poll_watch.set_phase(Phase::Processing);
+    }
+
+    /// The thread now does `phase` (named if it stays away from its loop): one atomic store.
+    #[inline]
+    pub(crate) fn doing(&self, phase: Phase) {
+        self.poll_watch.set_phase(phase);
     }
 
     /// Makes this member's watch the one touched by the runtime's own long waits on the calling

@@ -8,7 +8,7 @@
 use kafka_protocol::messages::offset_commit_request::{
     OffsetCommitRequestPartition, OffsetCommitRequestTopic,
 };
-use kafka_protocol::messages::{GroupId, OffsetCommitRequest, OffsetCommitResponse, TopicName};
+use kafka_protocol::messages::{GroupId, OffsetCommitRequest, TopicName};
 use kafka_protocol::protocol::StrBytes;
 use rdkafka::{Offset, TopicPartitionList};
 
@@ -18,6 +18,7 @@ use super::refusal::MemberRefusal;
 use crate::group::GroupError;
 use crate::group::connection::{BrokerConnection, error_name};
 use crate::group::coordinator::{CoordinatorConfig, connect_to_coordinator};
+use crate::protocol::responses::OffsetCommitResponse;
 
 /// Api key of OffsetCommit.
 const OFFSET_COMMIT: i16 = 8;
@@ -198,7 +199,7 @@ fn check(response: &OffsetCommitResponse, member_id: &str, epoch: i32) -> Result
                     refused(MemberRefusal::Fenced)
                 }
                 _ => Check::Failed(OffsetCommitError::Refused {
-                    topic: topic.name.to_string(),
+                    topic: topic.name.clone(),
                     partition: p.partition_index,
                     code: error_name(code),
                 }),
@@ -243,22 +244,19 @@ fn request(
 
 #[cfg(test)]
 mod tests {
-    use kafka_protocol::messages::offset_commit_response::{
-        OffsetCommitResponsePartition, OffsetCommitResponseTopic,
-    };
-
     use super::*;
+    use crate::protocol::responses::{OffsetCommitPartition, OffsetCommitTopic};
 
     fn answer(code: ResponseError) -> Result<(), Check> {
-        let response = OffsetCommitResponse::default().with_topics(vec![
-            OffsetCommitResponseTopic::default()
-                .with_name(TopicName(StrBytes::from_static_str("t")))
-                .with_partitions(vec![
-                    OffsetCommitResponsePartition::default()
-                        .with_partition_index(3)
-                        .with_error_code(code.code()),
-                ]),
-        ]);
+        let response = OffsetCommitResponse {
+            topics: vec![OffsetCommitTopic {
+                name: "t".into(),
+                partitions: vec![OffsetCommitPartition {
+                    partition_index: 3,
+                    error_code: code.code(),
+                }],
+            }],
+        };
         check(&response, "m", 7)
     }
 

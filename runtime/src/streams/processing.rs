@@ -65,7 +65,7 @@ use super::context::ThreadContext;
 use super::error::StreamsError;
 use super::membership::Membership;
 use super::tasks::{ActiveTask, ActiveTasks};
-use crate::group::MemberEvent;
+use crate::group::{MemberEvent, Phase};
 use crate::kafka::admin::Admin;
 use crate::kafka::batch::{BATCH, BatchConsumer, Entry, Record};
 use crate::kafka::oauth::StreamsConsumerContext;
@@ -233,14 +233,23 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             while let Some(event) = self.member.try_event()? {
                 assignment_changed = true;
                 match event {
-                    MemberEvent::Assigned { active, .. } => self.add(&active)?,
-                    MemberEvent::Revoked(tasks) => self.revoke(&tasks)?,
+                    MemberEvent::Assigned { active, .. } => {
+                        self.member.doing(Phase::Assigning);
+                        self.add(&active)?
+                    }
+                    MemberEvent::Revoked(tasks) => {
+                        self.member.doing(Phase::Revoking);
+                        self.revoke(&tasks)?
+                    }
                     MemberEvent::Lost(tasks) => self.lose(Some(&tasks))?,
                     MemberEvent::Status(_) => {}
                 }
             }
             if self.tasks.is_empty() {
-                // Nothing to process: the standbys may take their time.
+                // Nothing to process: the standbys may take their time. The main queue's
+                // events (logs, global errors, token refreshes) are served all the same: a
+                // thread without tasks left them queued until it had some again.
+                self.serve_main_queue()?;
                 if self.maintain_standbys(assignment_changed, STANDBY_IDLE_BUDGET)? == 0 {
                     std::thread::sleep(POLL);
                 }
@@ -358,17 +367,14 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                 self.abort_and_rebuild()?;
             }
             // Errors on the main queue (authentication, all brokers down), as poll returned them.
-            while let Some(e) = self.consumer.next_error() {
-                errors = true;
-                self.consumer_errors
-                    .on_error(e, &self.consumer, T::APPLICATION_ID)?;
-            }
+            errors |= self.serve_main_queue()?;
             if n > 0 && !errors && since_clock_check < RECORDS_PER_CLOCK_CHECK {
                 continue;
             }
             since_clock_check = 0;
             self.process_waiting()?;
             self.maintain_standbys(false, STANDBY_BUDGET)?;
+            self.member.doing(Phase::Punctuating);
             self.punctuate_wall_clock()?;
             if self.last_commit.elapsed() >= commit_interval && !self.member.poll_expired() {
                 uncommitted = false;
@@ -378,6 +384,19 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             }
         }
         Ok(())
+    }
+
+    /// Serves the consumer's main queue: logs and statistics to the context, token refreshes,
+    /// and global errors (authentication, all brokers down) to the error policy. Whether there
+    /// was an error.
+    fn serve_main_queue(&mut self) -> Result<bool, StreamsError> {
+        let mut errors = false;
+        while let Some(e) = self.consumer.next_error() {
+            errors = true;
+            self.consumer_errors
+                .on_error(e, &self.consumer, T::APPLICATION_ID)?;
+        }
+        Ok(errors)
     }
 
     /// Ends the thread: commits (after a clean stop) or aborts (after a failure), closes the

@@ -428,3 +428,77 @@ fn task_offsets_go_in_full_on_the_join_then_only_when_changed_and_due() {
     assert_eq!(wire(r.task_offsets), Some(vec![("1".into(), 2, 45)]));
     assert_eq!(wire(r.task_end_offsets), Some(vec![("1".into(), 2, 50)]));
 }
+
+fn described(active: &[(&str, &[i32])]) -> crate::protocol::describe::Assignment {
+    crate::protocol::describe::Assignment {
+        active_tasks: active
+            .iter()
+            .map(|(s, p)| TaskIds {
+                subtopology_id: (*s).into(),
+                partitions: p.to_vec(),
+            })
+            .collect(),
+        standby_tasks: Vec::new(),
+        warmup_tasks: Vec::new(),
+    }
+}
+
+/// A lost response that revoked a task: the coordinator never says it again (the next
+/// response, to a heartbeat with the same epoch, carries no tasks), so the member takes the
+/// revocation from the group's description.
+#[test]
+fn a_revocation_in_a_lost_response_is_learned_from_the_description() {
+    let mut m = membership();
+    m.on_response(ok(1, Some(&[("0", &[0, 1])])));
+    m.on_response(ok(1, None));
+    assert!(!m.assignment_unknown());
+    // The heartbeat whose response revoked 0_1 failed after it was sent.
+    m.response_lost();
+    let (events, _) = m.on_response(ok(1, None));
+    assert!(events.is_empty());
+    assert!(
+        m.assignment_unknown(),
+        "the assignment is unknown after a lost response"
+    );
+    // A description at another epoch raced a change: ignored, still unknown.
+    assert!(
+        m.on_described(2, &described(&[("0", &[0])]))
+            .unwrap()
+            .is_empty()
+    );
+    assert!(m.assignment_unknown());
+    let events = m.on_described(1, &described(&[("0", &[0])])).unwrap();
+    assert_eq!(events, vec![MemberEvent::Revoked(vec![t("0", 1)])]);
+    assert!(!m.assignment_unknown());
+    m.release(&[t("0", 1)]);
+    assert_eq!(
+        m.request().active_tasks.map(|v| v[0].partitions.clone()),
+        Some(vec![0])
+    );
+}
+
+/// A lost response that gave tasks (with an epoch bump): the next response has the new epoch
+/// and no tasks; the description hands them over.
+#[test]
+fn tasks_given_in_a_lost_response_are_learned_from_the_description() {
+    let mut m = membership();
+    m.on_response(ok(1, Some(&[("0", &[0])])));
+    m.response_lost();
+    m.on_response(ok(2, None));
+    assert!(m.assignment_unknown());
+    let events = m
+        .on_described(2, &described(&[("0", &[0]), ("1", &[3])]))
+        .unwrap();
+    assert_eq!(
+        events,
+        vec![MemberEvent::Assigned {
+            active: vec![t("1", 3)],
+            standby: Vec::new(),
+            warmup: Vec::new(),
+        }]
+    );
+    // A response that carries the tasks makes the description unnecessary.
+    m.response_lost();
+    m.on_response(ok(2, Some(&[("0", &[0]), ("1", &[3])])));
+    assert!(!m.assignment_unknown());
+}
