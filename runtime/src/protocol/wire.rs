@@ -172,16 +172,32 @@ impl<'a> Reader<'a> {
         Ok(Some(len))
     }
 
-    /// A compact nullable string.
-    pub fn nullable_string(&mut self) -> Result<Option<String>, DecodeError> {
-        let Some(len) = self.compact_len()? else {
-            return Ok(None);
-        };
+    /// The next `len` bytes as UTF-8 text (whatever prefix gave the length).
+    fn utf8(&mut self, len: usize) -> Result<String, DecodeError> {
         let offset = self.pos;
         let bytes = self.take(len)?;
         std::str::from_utf8(bytes)
-            .map(|s| Some(s.to_owned()))
+            .map(str::to_owned)
             .map_err(|_| DecodeError::InvalidUtf8 { offset })
+    }
+
+    /// `len` elements read by `item` (whatever prefix gave the count), reserving room for at
+    /// most [`PREALLOCATE_MAX`] up front.
+    fn items<T>(
+        &mut self,
+        len: usize,
+        mut item: impl FnMut(&mut Self) -> Result<T, DecodeError>,
+    ) -> Result<Vec<T>, DecodeError> {
+        let mut out = Vec::with_capacity(len.min(PREALLOCATE_MAX));
+        for _ in 0..len {
+            out.push(item(self)?);
+        }
+        Ok(out)
+    }
+
+    /// A compact nullable string.
+    pub fn nullable_string(&mut self) -> Result<Option<String>, DecodeError> {
+        self.compact_len()?.map(|len| self.utf8(len)).transpose()
     }
 
     /// A compact non-nullable string.
@@ -193,16 +209,11 @@ impl<'a> Reader<'a> {
     /// A compact nullable array whose elements `item` reads.
     pub fn nullable_array<T>(
         &mut self,
-        mut item: impl FnMut(&mut Self) -> Result<T, DecodeError>,
+        item: impl FnMut(&mut Self) -> Result<T, DecodeError>,
     ) -> Result<Option<Vec<T>>, DecodeError> {
-        let Some(len) = self.compact_len()? else {
-            return Ok(None);
-        };
-        let mut out = Vec::with_capacity(len.min(PREALLOCATE_MAX));
-        for _ in 0..len {
-            out.push(item(self)?);
-        }
-        Ok(Some(out))
+        self.compact_len()?
+            .map(|len| self.items(len, item))
+            .transpose()
     }
 
     /// A compact non-nullable array.
@@ -260,14 +271,9 @@ impl<'a> Reader<'a> {
 
     /// A classic nullable string (`int16` length).
     pub fn classic_nullable_string(&mut self) -> Result<Option<String>, DecodeError> {
-        let Some(len) = self.classic_len(false)? else {
-            return Ok(None);
-        };
-        let offset = self.pos;
-        let bytes = self.take(len)?;
-        std::str::from_utf8(bytes)
-            .map(|s| Some(s.to_owned()))
-            .map_err(|_| DecodeError::InvalidUtf8 { offset })
+        self.classic_len(false)?
+            .map(|len| self.utf8(len))
+            .transpose()
     }
 
     /// A classic non-nullable string.
@@ -288,16 +294,12 @@ impl<'a> Reader<'a> {
     pub fn classic_array_of<T>(
         &mut self,
         field: &'static str,
-        mut item: impl FnMut(&mut Self) -> Result<T, DecodeError>,
+        item: impl FnMut(&mut Self) -> Result<T, DecodeError>,
     ) -> Result<Vec<T>, DecodeError> {
-        let Some(len) = self.classic_len(true)? else {
-            return Err(DecodeError::UnexpectedNull { field });
-        };
-        let mut out = Vec::with_capacity(len.min(PREALLOCATE_MAX));
-        for _ in 0..len {
-            out.push(item(self)?);
-        }
-        Ok(out)
+        let len = self
+            .classic_len(true)?
+            .ok_or(DecodeError::UnexpectedNull { field })?;
+        self.items(len, item)
     }
 
     /// Skips a tagged-field section (this codec knows no tagged fields of these messages).
