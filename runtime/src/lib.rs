@@ -38,8 +38,9 @@ pub use security::{OAuthToken, OAuthTokenProvider, Secret, SecurityError};
 #[cfg(feature = "kafka")]
 pub use streams::{
     BuildError, Builder, ConsumerFailure, DEFAULT_CACHE_MAX_BYTES, DEFAULT_REBALANCE_TIMEOUT,
-    KafkaStreams, ProcessingGuarantee, ResetError, ResetPlan, ResetReport, StreamsConfig,
-    StreamsError, execute_reset, plan_reset, reset_application, shutdown_signal,
+    KafkaStreams, Lifecycle, LifecycleError, ProcessingGuarantee, ResetError, ResetPlan,
+    ResetReport, State, StreamsConfig, StreamsError, ThreadErrorResponse, execute_reset,
+    plan_reset, reset_application, shutdown_signal,
 };
 pub use testing::TestDriver;
 

@@ -64,6 +64,10 @@ pub struct MemberConfig {
     /// expired, and waits for the owner's [`MemberHandle::rejoin`]. `None` (the default): no
     /// bound.
     pub poll_watch: Option<PollWatch>,
+    /// The instance's request that the whole application shut down: while it is set, every
+    /// heartbeat carries `ShutdownApplication` (KIP-1071), and the coordinator answers every
+    /// member of the group with the `SHUTDOWN_APPLICATION` status. `None` (the default): never.
+    pub shutdown_request: Option<Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// The rebalance timeout a member declares when joining: 30 s.
@@ -91,6 +95,7 @@ impl MemberConfig {
             security: crate::security::ConnectionSecurity::default(),
             endpoints: None,
             poll_watch: None,
+            shutdown_request: None,
         }
     }
 }
@@ -207,6 +212,7 @@ impl MemberHandle {
                 host: host.clone(),
                 port: *port,
             }),
+            shutdown_request: config.shutdown_request.clone(),
         };
         let mut coordinator = CoordinatorConfig::new(&config.bootstrap_servers, &config.client_id);
         coordinator.connect_timeout = config.connect_timeout;

@@ -1,6 +1,8 @@
 //! The membership state machine, without I/O: it builds heartbeat requests, digests responses
 //! and the owner's releases, and says what to tell the owner. [`super::member`] drives it.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use kafka_protocol::ResponseError;
@@ -48,6 +50,10 @@ pub(crate) struct Identity {
     pub instance_id: Option<String>,
     pub rebalance_timeout_ms: i32,
     pub user_endpoint: Option<Endpoint>,
+    /// Set when the instance asks the whole application to shut down (Kafka Streams'
+    /// `SHUTDOWN_APPLICATION`): every heartbeat sends `ShutdownApplication` while it is set,
+    /// and the coordinator answers every member of the group with that status.
+    pub shutdown_request: Option<Arc<AtomicBool>>,
 }
 
 /// The state of one member.
@@ -211,6 +217,11 @@ impl Membership {
             warmup_tasks: tasks(&self.owned.warmup),
             process_id: Some(self.id.process_id.clone()),
             user_endpoint: self.id.user_endpoint.clone(),
+            shutdown_application: self
+                .id
+                .shutdown_request
+                .as_ref()
+                .is_some_and(|asked| asked.load(Ordering::Relaxed)),
             ..Default::default()
         }
     }

@@ -6,20 +6,20 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use tokio::sync::mpsc;
-
 use super::config::{BuildError, ProcessingGuarantee, StreamsConfig};
 use super::context::ThreadContext;
 use super::error::StreamsError;
 use super::global_thread::GlobalThread;
-use super::processing::StreamThread;
+use super::lifecycle::{
+    Command, Lifecycle, Shared, State, StateListener, ThreadErrorHandler, ThreadErrorResponse,
+};
+use super::supervisor::{Supervisor, ThreadTemplate};
 use crate::group::coordinator::{CoordinatorConfig, await_coordinator};
 use crate::kafka::restore::LogEnds;
 use crate::kafka::settings::SettingsError;
 use crate::query::registry::Registry;
 use crate::query::{HostInfo, KeyQueryMetadata, Queries, QueryError, ReadOnlyKeyValueStore};
 use crate::state_dir::StateDirectory;
-use crate::store::{LmdbStores, MemoryStores};
 use crate::task::{GlobalStores, StoreRef, Topology};
 
 /// A topology that runs on Kafka.
@@ -51,15 +51,33 @@ pub struct KafkaStreams<T: Topology> {
     config: StreamsConfig,
     /// What the processing threads publish for interactive queries.
     registry: Arc<Registry>,
+    /// State, listener, thread-error handler, pause, the supervisor's commands.
+    lifecycle: Arc<Shared>,
+    /// How long a shutdown waits for the processing threads.
+    close_timeout: Duration,
     topology: PhantomData<fn() -> T>,
 }
 
 /// Sets up a [`KafkaStreams`]. Made by [`KafkaStreams::builder`].
-#[derive(Debug)]
 pub struct Builder<T: Topology> {
     config: StreamsConfig,
     error: Option<SettingsError>,
+    state_listener: Option<StateListener>,
+    on_thread_error: Option<ThreadErrorHandler>,
+    close_timeout: Duration,
     topology: PhantomData<fn() -> T>,
+}
+
+impl<T: Topology> std::fmt::Debug for Builder<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Builder")
+            .field("config", &self.config)
+            .field("error", &self.error)
+            .field("state_listener", &self.state_listener.is_some())
+            .field("on_thread_error", &self.on_thread_error.is_some())
+            .field("close_timeout", &self.close_timeout)
+            .finish()
+    }
 }
 
 impl<T: Topology> KafkaStreams<T> {
@@ -69,6 +87,9 @@ impl<T: Topology> KafkaStreams<T> {
         Builder {
             config: StreamsConfig::new(""),
             error: None,
+            state_listener: None,
+            on_thread_error: None,
+            close_timeout: SHUTDOWN_TIMEOUT,
             topology: PhantomData,
         }
     }
@@ -88,6 +109,13 @@ impl<T: Topology> KafkaStreams<T> {
     /// memory, which matters for large stores on disk (LMDB).
     pub fn queries(&self) -> Queries<T> {
         Queries::new(Arc::clone(&self.registry))
+    }
+
+    /// A handle on this instance's lifecycle (see [`super::lifecycle`]): its [`State`], adding
+    /// and removing threads, pausing and resuming, closing. Take it before [`Self::run`], which
+    /// consumes the application; it stays valid after `run` returned.
+    pub fn lifecycle(&self) -> Lifecycle {
+        Lifecycle::new(Arc::clone(&self.lifecycle))
     }
 
     /// A read-only view of a key-value store of this instance: `queries().store(..)`.
@@ -122,7 +150,42 @@ impl<T: Topology> KafkaStreams<T> {
     ///
     /// Each processing thread is an OS thread running one streams-group member; the member's
     /// heartbeat and admin calls run on the tokio runtime that polls this future.
+    ///
+    /// Its progress shows in the instance's [`State`] (see [`Self::lifecycle`]): `Rebalancing`
+    /// from the start, `Running` once every thread runs its tasks, `PendingShutdown` then
+    /// `NotRunning` after a shutdown, `PendingError` then `Error` after a fatal error.
     pub async fn run<S: Future<Output = ()>>(self, shutdown: S) -> Result<(), StreamsError> {
+        let lifecycle = Arc::clone(&self.lifecycle);
+        let commands = lifecycle.open_commands();
+        lifecycle.set_state(State::Rebalancing);
+        // The shutdown future, or `Lifecycle::close`.
+        let close = Arc::clone(&lifecycle);
+        let shutdown = async move {
+            tokio::select! {
+                () = shutdown => {}
+                () = close.closed() => {}
+            }
+        };
+        let result = self.start(shutdown, commands).await;
+        lifecycle.close_commands();
+        let end = match (lifecycle.state(), &result) {
+            (State::PendingShutdown, _) | (_, Ok(())) => {
+                [State::PendingShutdown, State::NotRunning]
+            }
+            (_, Err(_)) => [State::PendingError, State::Error],
+        };
+        for state in end {
+            lifecycle.set_state(state);
+        }
+        result
+    }
+
+    /// [`Self::run`] from the start to the threads' end.
+    async fn start<S: Future<Output = ()>>(
+        self,
+        shutdown: S,
+        commands: tokio::sync::mpsc::UnboundedReceiver<Command>,
+    ) -> Result<(), StreamsError> {
         let stop = Arc::new(AtomicBool::new(false));
         let security = self.config.settings.connection_security()?;
         crate::group::check_credentials(
@@ -174,14 +237,18 @@ impl<T: Topology> KafkaStreams<T> {
         for (_, store) in globals.iter() {
             store.clear();
         }
+        // Completes if the global thread fails while the processing threads run.
+        let (global_failed_tx, global_failed) = tokio::sync::oneshot::channel();
         let global_thread = if globals.is_empty() {
             None
         } else {
             let (config, shared, flag) = (self.config.clone(), globals.clone(), stop.clone());
             let started = tokio::spawn(async move {
-                tokio::task::spawn_blocking(move || GlobalThread::start::<T>(&config, shared, flag))
-                    .await
-                    .unwrap_or_else(|joined| std::panic::resume_unwind(joined.into_panic()))
+                tokio::task::spawn_blocking(move || {
+                    GlobalThread::start::<T>(&config, shared, flag, global_failed_tx)
+                })
+                .await
+                .unwrap_or_else(|joined| std::panic::resume_unwind(joined.into_panic()))
             });
             tokio::pin!(started);
             tokio::select! {
@@ -204,7 +271,7 @@ impl<T: Topology> KafkaStreams<T> {
             }
         };
         self.registry.set_globals_ready(true);
-        let handle = tokio::runtime::Handle::current();
+        self.lifecycle.globals_running();
         // One admin client for the instance's threads, as Kafka Streams has (KafkaStreams'
         // `adminClient`, "shared among threads").
         let admin = match crate::kafka::admin::admin(
@@ -247,96 +314,31 @@ impl<T: Topology> KafkaStreams<T> {
             None
         };
         let threads = self.config.threads;
-        let (done_tx, mut done_rx) = mpsc::unbounded_channel::<(usize, Result<(), StreamsError>)>();
         tracing::info!(application_id = T::APPLICATION_ID, %process_id, threads, "starting");
-        for index in 0..threads {
-            let ctx = ThreadContext {
-                index,
+        let template = ThreadTemplate {
+            ctx: ThreadContext {
+                index: 0,
+                generation: 0,
+                live_threads: threads,
+                lifecycle: Arc::clone(&self.lifecycle),
                 config: self.config.clone(),
                 process_id,
-                handle: handle.clone(),
-                stop: stop.clone(),
+                handle: tokio::runtime::Handle::current(),
+                stop: Arc::new(AtomicBool::new(false)),
                 state: state.clone(),
                 queries: Arc::clone(&self.registry),
                 globals: globals.clone(),
                 admin: Arc::clone(&admin),
                 log_ends: log_ends.clone(),
-            };
-            let state_root = self.config.state_dir.clone();
-            let serdes = self.config.serde_states.clone();
-            let done = done_tx.clone();
-            let spawned = std::thread::Builder::new()
-                .name(format!("{}-{index}", T::APPLICATION_ID))
-                .spawn(move || {
-                    let span = tracing::info_span!(
-                        "stream_thread",
-                        app = T::APPLICATION_ID,
-                        thread = index
-                    );
-                    let _entered = span.enter();
-                    // This thread runs for this instance: its serdes see its state.
-                    let _serdes = serdes.enter();
-                    let result =
-                        std::panic::catch_unwind(std::panic::AssertUnwindSafe(
-                            || match state_root {
-                                Some(root) => {
-                                    StreamThread::<T, LmdbStores>::start(ctx, LmdbStores::new(root))
-                                        .and_then(StreamThread::run)
-                                }
-                                None => StreamThread::<T, MemoryStores>::start(ctx, MemoryStores)
-                                    .and_then(StreamThread::run),
-                            },
-                        ))
-                        .unwrap_or(Err(StreamsError::ThreadPanicked(index)));
-                    let _ = done.send((index, result));
-                });
-            if let Err(e) = spawned {
-                stop.store(true, Ordering::Relaxed);
-                tracing::error!(error = %e, "could not start a processing thread");
-                let _ = done_tx.send((index, Err(StreamsError::ThreadPanicked(index))));
-            }
-        }
-        drop(done_tx);
-        let mut first_error = None;
-        let mut finished = 0;
-        let mut shutting_down = false;
-        // Far in the future until a shutdown is requested.
-        let abandon_at = tokio::time::sleep(Duration::from_secs(u32::MAX.into()));
-        tokio::pin!(abandon_at);
-        while finished < threads {
-            tokio::select! {
-                () = &mut shutdown, if !shutting_down => {
-                    tracing::info!("shutdown requested: committing, closing tasks, leaving the group");
-                    shutting_down = true;
-                    stop.store(true, Ordering::Relaxed);
-                    abandon_at
-                        .as_mut()
-                        .reset(tokio::time::Instant::now() + SHUTDOWN_TIMEOUT);
-                }
-                () = &mut abandon_at, if shutting_down => {
-                    // A thread blocked in a call that does not see the stop flag (librdkafka
-                    // waiting for a cluster that is down): shutting down must not wait for it.
-                    // It committed nothing since; the broker aborts its open transaction after
-                    // `transaction.timeout.ms`, and the tasks' next owner redoes the interval.
-                    tracing::warn!(
-                        threads = threads - finished,
-                        timeout = ?SHUTDOWN_TIMEOUT,
-                        "processing threads did not stop in time after the shutdown request; abandoning them"
-                    );
-                    break;
-                }
-                done = done_rx.recv() => {
-                    let Some((index, result)) = done else { break };
-                    finished += 1;
-                    if let Err(e) = result {
-                        tracing::error!(thread = index, error = %e, "processing thread failed; stopping the application");
-                        stop.store(true, Ordering::Relaxed);
-                        first_error.get_or_insert(e);
-                    }
-                }
-            }
-        }
-        // The processing threads are done (or the global thread failed and stopped them): the
+            },
+            state_root: self.config.state_dir.clone(),
+        };
+        let supervisor =
+            Supervisor::<T>::new(template, Arc::clone(&self.lifecycle), self.close_timeout);
+        let mut first_error = supervisor
+            .run(threads, shutdown, commands, global_failed)
+            .await;
+        // The processing threads are done (or the global thread failed and they stopped): the
         // global thread stops too, and its error, if any, is the application's.
         stop.store(true, Ordering::Relaxed);
         if let Some(thread) = global_thread {
@@ -358,7 +360,7 @@ impl<T: Topology> KafkaStreams<T> {
 }
 
 /// How long [`KafkaStreams::run`] waits for its processing threads after the shutdown future
-/// completes. The threads give up their own waits within
+/// completes, unless [`Builder::close_timeout`] says otherwise. The threads give up their own waits within
 /// [`STOPPING_GRACE`](crate::kafka::producer::STOPPING_GRACE) and leave the group within a few
 /// seconds; a thread still blocked after this long is abandoned (like Kafka Streams'
 /// `close(timeout)`), so a shutdown always ends, even while every broker is down.
@@ -570,6 +572,36 @@ impl<T: Topology> Builder<T> {
         self
     }
 
+    /// Called with the old and the new [`State`] at every change of the instance's state
+    /// (Kafka Streams' `setStateListener`), on the thread that made the change: keep it short
+    /// and do not block in it. [`Lifecycle::state_changes`] is the `async` alternative.
+    pub fn on_state_change(
+        mut self,
+        listener: impl Fn(State, State) + Send + Sync + 'static,
+    ) -> Self {
+        self.state_listener = Some(Box::new(listener));
+        self
+    }
+
+    /// Decides what happens when a processing thread fails (Kafka Streams'
+    /// `setUncaughtExceptionHandler`): replace the thread, stop this instance (the default), or
+    /// stop every instance of the application. See [`super::lifecycle`].
+    pub fn on_thread_error(
+        mut self,
+        handler: impl Fn(&StreamsError) -> ThreadErrorResponse + Send + Sync + 'static,
+    ) -> Self {
+        self.on_thread_error = Some(Box::new(handler));
+        self
+    }
+
+    /// How long a shutdown waits for the processing threads to commit, close their tasks and
+    /// leave the group before it abandons them ([`SHUTDOWN_TIMEOUT`], 20 s, by default): Kafka
+    /// Streams' `close(timeout)`.
+    pub fn close_timeout(mut self, timeout: Duration) -> Self {
+        self.close_timeout = timeout;
+        self
+    }
+
     /// Checks the settings and makes the application.
     pub fn build(self) -> Result<KafkaStreams<T>, BuildError> {
         if let Some(e) = self.error {
@@ -587,6 +619,8 @@ impl<T: Topology> Builder<T> {
                 endpoint,
                 GlobalStores::new(T::GLOBAL_TABLES),
             )),
+            lifecycle: Arc::new(Shared::new(self.state_listener, self.on_thread_error)),
+            close_timeout: self.close_timeout,
             config: self.config,
             topology: PhantomData,
         })

@@ -14,16 +14,26 @@ use super::config::StreamsConfig;
 use crate::state_dir::StateDirectory;
 
 /// What a thread is started with.
+#[derive(Clone)]
 pub(crate) struct ThreadContext {
     /// Thread number within the instance.
     pub index: usize,
+    /// How many threads of this number started before this one in this instance (a thread
+    /// replaced after a failure, or removed and added again): 0 for the first. Part of the
+    /// member id (see [`super::supervisor`]).
+    pub generation: u32,
+    /// How many processing threads the instance runs with this one: the record cache is shared
+    /// out among them.
+    pub live_threads: usize,
+    /// The instance's lifecycle: thread states, pause, the application shutdown request.
+    pub lifecycle: Arc<super::lifecycle::Shared>,
     /// The application's settings.
     pub config: StreamsConfig,
     /// The instance's process id (shared by its threads).
     pub process_id: uuid::Uuid,
     /// The tokio runtime the member's heartbeat and admin calls run on.
     pub handle: Handle,
-    /// Set when the application shuts down.
+    /// Set when this thread is to stop (the application shuts down, or the thread is removed).
     pub stop: Arc<AtomicBool>,
     /// The locked state directory, when stores live on disk.
     pub state: Option<Arc<StateDirectory>>,

@@ -115,6 +115,17 @@ pub enum StreamsError {
     /// A processing thread ended without reporting (it panicked).
     #[error("processing thread {0} panicked; see the log for the panic message")]
     ThreadPanicked(usize),
+    /// An instance of the application (this one or another, Kafka Streams' included) asked every
+    /// instance to shut down (`ThreadErrorResponse::ShutdownApplication`): the group coordinator
+    /// answered this instance's members with the `SHUTDOWN_APPLICATION` status.
+    #[error(
+        "the application was asked to shut down by one of its instances ({detail}); see that \
+         instance's log for the error that made it ask, and restart every instance once it is fixed"
+    )]
+    ApplicationShutdown {
+        /// The coordinator's status detail (it names the member that asked).
+        detail: String,
+    },
 }
 
 impl StreamsError {

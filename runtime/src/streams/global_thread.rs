@@ -54,11 +54,13 @@ pub(crate) struct GlobalThread {
 
 impl GlobalThread {
     /// Starts reading the global tables of `T` into `globals`, and returns once every table is
-    /// read to its end (or the thread failed, or `stop` was set: then `None`).
+    /// read to its end (or the thread failed, or `stop` was set: then `None`). `failed_later`
+    /// is told if the thread fails afterwards.
     pub(crate) fn start<T: Topology>(
         config: &StreamsConfig,
         globals: GlobalStores,
         stop: Arc<AtomicBool>,
+        failed_later: tokio::sync::oneshot::Sender<()>,
     ) -> Result<Option<GlobalThread>, StreamsError> {
         let settings = &config.settings;
         let mut readers = Vec::new();
@@ -87,6 +89,7 @@ impl GlobalThread {
                 if result.is_err() {
                     // The tables can no longer be kept current: the application stops.
                     stop.store(true, Ordering::Relaxed);
+                    let _ = failed_later.send(());
                 }
                 result
             })

@@ -37,7 +37,7 @@ impl Membership {
         // timeout before moving them (see `thread_member_id`). A static member keeps a fresh id:
         // its instance id already identifies it across restarts.
         if ctx.config.group_instance_id.is_none() {
-            config.member_id = thread_member_id(&ctx.process_id, ctx.index);
+            config.member_id = thread_member_id(&ctx.process_id, ctx.index, ctx.generation);
         }
         config.client_id = format!("{}-{}", T::APPLICATION_ID, ctx.index);
         config.rebalance_timeout = ctx.config.rebalance_timeout;
@@ -54,6 +54,7 @@ impl Membership {
         config.endpoints = Some(std::sync::Arc::clone(&ctx.queries));
         let poll_watch = PollWatch::new(ctx.config.max_poll_interval);
         config.poll_watch = Some(poll_watch.clone());
+        config.shutdown_request = Some(std::sync::Arc::clone(&ctx.lifecycle.shutdown_application));
         config.instance_id = ctx
             .config
             .group_instance_id
@@ -212,8 +213,15 @@ impl Membership {
 /// keeps the member and answers with its current assignment), so a restart with the same id
 /// gets the tasks back in its first heartbeat. Two processes never share the id: the process id
 /// comes from the state directory, which one process locks at a time, or is new per start.
-pub(crate) fn thread_member_id(process_id: &uuid::Uuid, index: usize) -> String {
-    format!("{process_id}-{index}")
+///
+/// A thread started again under the same number in one run of the instance (replacing a failed
+/// one, or added after a removal) is `<process id>-<index>-<generation>`: the earlier thread's
+/// member may still be leaving, and must not be taken for this one.
+pub(crate) fn thread_member_id(process_id: &uuid::Uuid, index: usize, generation: u32) -> String {
+    match generation {
+        0 => format!("{process_id}-{index}"),
+        g => format!("{process_id}-{index}-{g}"),
+    }
 }
 
 /// The instance id of thread `index` (from 0) of a static instance: `<id>-<index + 1>`, as Kafka
@@ -227,10 +235,15 @@ mod tests {
     #[test]
     fn a_thread_keeps_its_member_id_across_starts_and_threads_differ() {
         let process = uuid::Uuid::from_u128(0x0123_4567_89ab_cdef_0123_4567_89ab_cdef);
-        let first = super::thread_member_id(&process, 0);
+        let first = super::thread_member_id(&process, 0, 0);
         assert_eq!(first, "01234567-89ab-cdef-0123-456789abcdef-0");
-        assert_eq!(first, super::thread_member_id(&process, 0));
-        assert_ne!(first, super::thread_member_id(&process, 1));
+        assert_eq!(first, super::thread_member_id(&process, 0, 0));
+        assert_ne!(first, super::thread_member_id(&process, 1, 0));
+        assert_eq!(
+            super::thread_member_id(&process, 0, 2),
+            "01234567-89ab-cdef-0123-456789abcdef-0-2",
+            "a replacement is another member"
+        );
     }
 
     #[test]

@@ -5,7 +5,8 @@
 //!
 //! | module | what |
 //! |---|---|
-//! | `app` | `KafkaStreams`, its builder, and the threads it runs |
+//! | `app` | `KafkaStreams` and its builder: setting an instance up |
+//! | `lifecycle`, `supervisor` | the instance's state, its threads started, replaced, added and removed, pause, close |
 //! | `config` | processing guarantee, commit interval, timeouts |
 //! | `processing` | **one record's path**: a processing thread's loop, from poll through its task to the sink |
 //! | `commit` | **the end of that path**: exactly-once and at-least-once commits |
@@ -52,6 +53,7 @@ mod consumer_errors;
 mod context;
 mod error;
 mod global_thread;
+pub mod lifecycle;
 mod membership;
 mod offset_commit;
 mod processing;
@@ -63,6 +65,7 @@ mod reset;
 mod signal;
 mod standbys;
 mod state;
+mod supervisor;
 mod tasks;
 mod waiting;
 
@@ -72,6 +75,7 @@ pub use config::{
     ProcessingGuarantee, StreamsConfig,
 };
 pub use error::{ConsumerFailure, StreamsError};
+pub use lifecycle::{Lifecycle, LifecycleError, State, ThreadErrorResponse};
 pub use offset_commit::OffsetCommitError;
 pub use refusal::MemberRefusal;
 pub use reset::{

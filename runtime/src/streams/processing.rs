@@ -63,9 +63,10 @@ use super::config::ProcessingGuarantee;
 use super::consumer_errors::ConsumerErrors;
 use super::context::ThreadContext;
 use super::error::StreamsError;
+use super::lifecycle::ThreadState;
 use super::membership::Membership;
 use super::tasks::{ActiveTask, ActiveTasks};
-use crate::group::{MemberEvent, Phase};
+use crate::group::{GroupStatus, MemberEvent, Phase, StatusCode};
 use crate::kafka::admin::Admin;
 use crate::kafka::batch::{BATCH, BatchConsumer, Entry, Record};
 use crate::kafka::oauth::StreamsConsumerContext;
@@ -151,6 +152,8 @@ pub(crate) struct StreamThread<T: Topology, F: BackendFactory> {
     /// Which sources of a task holding records back are caught up, refilled per task at each
     /// look at the clock (`process_waiting`): no allocation once it has grown.
     pub(super) caught_up_scratch: Vec<bool>,
+    /// The state last told to the instance's lifecycle.
+    pub(super) reported: ThreadState,
 }
 
 impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
@@ -160,7 +163,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         let member = ctx.handle.block_on(Membership::join::<T>(&ctx))?;
         member.install_poll_watch();
         let mut tasks = ActiveTasks::default();
-        tasks.set_cache_max_bytes(ctx.config.cache_max_bytes / ctx.config.threads.max(1));
+        tasks.set_cache_max_bytes(ctx.config.cache_max_bytes / ctx.live_threads.max(1));
         Ok(StreamThread {
             stores,
             member,
@@ -183,6 +186,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             standbys_synced: Instant::now(),
             header_scratch: Headers::new(),
             caught_up_scratch: Vec::new(),
+            reported: ThreadState::Starting,
             ctx,
         })
     }
@@ -231,7 +235,12 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             }
             let mut assignment_changed = false;
             while let Some(event) = self.member.try_event()? {
+                if let MemberEvent::Status(statuses) = &event {
+                    self.on_statuses(statuses);
+                    continue;
+                }
                 assignment_changed = true;
+                self.report(ThreadState::Rebalancing);
                 match event {
                     MemberEvent::Assigned { active, .. } => {
                         self.member.doing(Phase::Assigning);
@@ -244,6 +253,21 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                     MemberEvent::Lost(tasks) => self.lose(Some(&tasks))?,
                     MemberEvent::Status(_) => {}
                 }
+            }
+            // Tasks taken on are restored: the thread runs them (or none).
+            self.report(ThreadState::Running);
+            if self.ctx.lifecycle.paused() {
+                // Paused (`Lifecycle::pause`): no processing, punctuation or standby updates;
+                // what was processed before still commits, and the member goes on.
+                if uncommitted {
+                    uncommitted = false;
+                    since_commit = 0;
+                    interval_start = Instant::now();
+                    self.commit()?;
+                }
+                self.serve_main_queue()?;
+                std::thread::sleep(POLL);
+                continue;
             }
             if self.tasks.is_empty() {
                 // Nothing to process: the standbys may take their time. The main queue's
@@ -384,6 +408,25 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             }
         }
         Ok(())
+    }
+
+    /// Tells the instance this thread's state, when it changed.
+    fn report(&mut self, state: ThreadState) {
+        if self.reported != state {
+            self.reported = state;
+            self.ctx.lifecycle.thread_state(self.ctx.index, state);
+        }
+    }
+
+    /// The group's statuses changed: a `SHUTDOWN_APPLICATION` (an instance asked every instance
+    /// to stop) goes to the instance, which stops its threads.
+    fn on_statuses(&self, statuses: &[GroupStatus]) {
+        if let Some(shutdown) = statuses
+            .iter()
+            .find(|s| s.code == StatusCode::ShutdownApplication)
+        {
+            self.ctx.lifecycle.group_shutdown(shutdown.detail.clone());
+        }
     }
 
     /// Serves the consumer's main queue: logs and statistics to the context, token refreshes,

@@ -49,6 +49,7 @@ fn membership_with_instance(instance_id: Option<&str>) -> Membership {
             instance_id: instance_id.map(str::to_owned),
             rebalance_timeout_ms: 1000,
             user_endpoint: None,
+            shutdown_request: None,
         },
     )
 }
@@ -501,4 +502,29 @@ fn tasks_given_in_a_lost_response_are_learned_from_the_description() {
     m.response_lost();
     m.on_response(ok(2, Some(&[("0", &[0]), ("1", &[3])])));
     assert!(!m.assignment_unknown());
+}
+
+#[test]
+fn every_heartbeat_asks_for_the_application_shutdown_once_the_instance_requested_it() {
+    let asked = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let wire = crate::group::topology::heartbeat_topology(&INFO).expect("topology");
+    let mut m = Membership::new(
+        &INFO,
+        wire,
+        Identity {
+            group_id: "app".into(),
+            member_id: "m".into(),
+            process_id: "p".into(),
+            instance_id: None,
+            rebalance_timeout_ms: 1000,
+            user_endpoint: None,
+            shutdown_request: Some(std::sync::Arc::clone(&asked)),
+        },
+    );
+    assert!(!m.request().shutdown_application, "not before it is asked");
+    asked.store(true, std::sync::atomic::Ordering::Relaxed);
+    // The join carries it too: an instance whose last thread died joins a member to ask.
+    assert!(m.request().shutdown_application);
+    let _ = m.on_response(ok(1, Some(&[])));
+    assert!(m.request_at(Instant::now()).shutdown_application);
 }
