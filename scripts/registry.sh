@@ -11,7 +11,8 @@
 #   scripts/registry.sh env      print the exports that point tests at it (DEKAF_REGISTRY_URL)
 #
 # Environment:
-#   DEKAF_REGISTRY_PORT   HTTP port (default 8480)
+#   DEKAF_REGISTRY_PORT   HTTP port (default 8480); its management interface (health) takes the
+#                         next port
 #   DEKAF_CACHE_DIR       where the application and its logs live (default ~/.cache/dekaf-streams,
 #                         as scripts/kafka.sh)
 #   DEKAF_REGISTRY_JAVA   a java binary of Java 21+ (default: the newest JDK 21+ found under
@@ -166,9 +167,13 @@ start() {
     [ -f "$LOGS/registry.log" ] && mv -f "$LOGS/registry.log" "$LOGS/registry.log.1"
     # Its own session (a Ctrl-C in this shell does not reach it); the shell that execs the JVM
     # writes its own pid, which becomes the JVM's. H2 in memory is the default storage.
+    # Quarkus' management interface (health, metrics) listens on *:9000 by default: a second
+    # registry, or anything else on 9000, made the start fail ("Address already in use"). It
+    # goes on 127.0.0.1, port+1.
     # shellcheck disable=SC2086
     nohup setsid bash -c 'echo $$ >"$0"; cd "$1"; shift; exec "$@"' "$PIDFILE" "$DIST" \
       "$java" $HEAP -Dquarkus.http.host=127.0.0.1 -Dquarkus.http.port="$PORT" \
+      -Dquarkus.management.host=127.0.0.1 -Dquarkus.management.port="$((PORT + 1))" \
       -Dapicurio.storage.kind=sql -Dapicurio.storage.sql.kind=h2 \
       -Dquarkus.log.level=INFO -jar "$DIST/quarkus-run.jar" >>"$LOGS/registry.log" 2>&1 </dev/null 9>&- &
     local waited=0
