@@ -7,7 +7,8 @@
 # Installs, when missing (apt-get, needs root or sudo):
 #   - build-essential, pkg-config, cmake, libssl-dev, libcurl4-openssl-dev, zlib1g-dev:
 #     to build librdkafka 2.12.1 from the sources bundled with the rdkafka crate;
-#   - openjdk-17-jre-headless and maven (through scripts/kafka.sh): to resolve and run the broker.
+#   - openjdk-17-jre-headless and maven (through scripts/kafka.sh): to resolve and run the broker;
+#   - graphviz: `dot` lays out the topology pictures (tests/topology_picture.rs checks it can).
 # Needs Rust (cargo) 1.95 or newer, from rustup.
 #
 # A broker it starts itself begins from empty storage (`scripts/kafka.sh reset`) and is stopped at
@@ -47,9 +48,9 @@ started=$SECONDS
 # The Avro serdes and their tests (a schema registry is started for them below).
 AVRO_FEATURES="dekaf-streams/avro,dekaf-streams-examples/avro"
 
-# 1. Build dependencies of rdkafka's bundled librdkafka.
+# 1. Build dependencies of rdkafka's bundled librdkafka, and graphviz.
 missing=()
-for pkg in build-essential pkg-config cmake libssl-dev libcurl4-openssl-dev zlib1g-dev; do
+for pkg in build-essential pkg-config cmake libssl-dev libcurl4-openssl-dev zlib1g-dev graphviz; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
 done
 if [ "${#missing[@]}" -gt 0 ]; then

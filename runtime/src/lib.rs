@@ -48,6 +48,7 @@ pub mod dsl;
 mod fast_hash;
 #[cfg(feature = "http")]
 pub mod http;
+pub mod picture;
 pub mod punctuation;
 pub mod query;
 pub mod record;

@@ -275,6 +275,25 @@ pub trait Topology: 'static {
     fn describe() -> &'static str {
         Self::DESCRIPTION
     }
+
+    /// [`describe`](Self::describe) drawn in Graphviz DOT (see [`crate::picture`]):
+    /// `dot -Tsvg` lays it out.
+    ///
+    /// # Errors
+    ///
+    /// None for a topology `topology!` made; the type says that reading a description can fail.
+    fn describe_dot() -> Result<String, crate::picture::DescriptionError> {
+        crate::picture::Description::parse(Self::DESCRIPTION).map(|d| d.to_dot())
+    }
+
+    /// [`describe`](Self::describe) as a Mermaid flowchart (see [`crate::picture`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`describe_dot`](Self::describe_dot).
+    fn describe_mermaid() -> Result<String, crate::picture::DescriptionError> {
+        crate::picture::Description::parse(Self::DESCRIPTION).map(|d| d.to_mermaid())
+    }
 }
 
 /// One task: one subtopology on one partition, owning its stores.
