@@ -7,11 +7,15 @@
 
 #![allow(missing_docs, clippy::too_many_arguments)]
 
-use std::fmt::Display;
+use crate::record_error::record;
 
 pub use crate::cache::{DirtyKeys, Update};
 pub use crate::join as stream_join;
 pub use crate::punctuation::next_punctuation;
+pub use crate::record_error::{
+    RecordError, RecordFailure, cache_key_error, default_on_error, handle_error, panic_message,
+    panicked, process_error, store_error, timestamp_error,
+};
 pub use crate::serdes::{Encoded, Serde, SerdeContext, SerdeError, Window, Windowed};
 pub use crate::store::{BackendFactory, KeyValueStore, StoreBackend, StoreError};
 pub use crate::table::fk::{
@@ -42,192 +46,6 @@ pub use crate::window::{
     session_find, session_key, session_merge, session_merger, sliding_load, sliding_plan,
     sliding_store, split_session_key,
 };
-
-/// Why one record stopped inside a task: a [`RecordFailure`] behind one pointer.
-///
-/// Every operator of the per-record path returns `Result<_, RecordError>`, and the result of a
-/// whole record crosses `catch_unwind`, which moves it through memory. Boxed, the error path
-/// pays one allocation (it already formats a message) and the `Ok` of `Result<(), RecordError>`
-/// is one word (a null pointer) in a register instead of a 48-byte value copied between stack
-/// slots on every record.
-#[derive(Debug)]
-pub struct RecordError(Box<RecordFailure>);
-
-// The point of the box: a record's `Ok(())` is one word.
-const _: () =
-    assert!(std::mem::size_of::<Result<(), RecordError>>() == std::mem::size_of::<usize>());
-
-/// What [`RecordError`] holds.
-#[derive(Debug)]
-pub enum RecordFailure {
-    /// The sink failed: the task fails, whatever `on_error` says.
-    Sink(SinkError),
-    /// The record failed: `on_error` decides.
-    Record {
-        kind: ErrorKind,
-        node: &'static str,
-        message: String,
-    },
-}
-
-impl RecordError {
-    /// The record failed (`on_error` decides).
-    #[cold]
-    #[inline(never)]
-    pub fn new(kind: ErrorKind, node: &'static str, message: String) -> Self {
-        RecordError(Box::new(RecordFailure::Record {
-            kind,
-            node,
-            message,
-        }))
-    }
-
-    /// What went wrong.
-    pub fn into_failure(self) -> RecordFailure {
-        *self.0
-    }
-}
-
-impl From<SinkError> for RecordError {
-    #[cold]
-    #[inline(never)]
-    fn from(e: SinkError) -> Self {
-        RecordError(Box::new(RecordFailure::Sink(e)))
-    }
-}
-
-/// A user closure of node `node` panicked with `payload`.
-#[cold]
-#[inline(never)]
-pub fn panicked(node: &'static str, payload: Box<dyn std::any::Any + Send>) -> RecordError {
-    RecordError::new(ErrorKind::Processing, node, panic_message(payload))
-}
-
-#[cold]
-pub(crate) fn record(kind: ErrorKind, node: &'static str, message: impl Display) -> RecordError {
-    RecordError::new(kind, node, message.to_string())
-}
-
-#[cold]
-pub fn store_error(node: &'static str, e: StoreError) -> RecordError {
-    match e {
-        StoreError::Sink(s) => RecordError::from(s),
-        other => record(ErrorKind::Serialization, node, other),
-    }
-}
-
-#[cold]
-pub fn process_error(node: &'static str, e: ProcessError) -> RecordError {
-    match e {
-        ProcessError::Sink(s) => RecordError::from(s),
-        ProcessError::Record(m) => RecordError::new(ErrorKind::Processing, node, m),
-    }
-}
-
-/// A window-store key in the record cache without its 8-byte window start (cannot happen: the
-/// task wrote it).
-#[cold]
-pub fn cache_key_error(node: &'static str) -> RecordError {
-    record(
-        ErrorKind::KeyDeserialization,
-        node,
-        "a cached window-store key is shorter than its 8-byte window start",
-    )
-}
-
-/// A record with a negative timestamp reached a windowed operator.
-#[cold]
-pub fn timestamp_error(node: &'static str, timestamp: i64) -> RecordError {
-    record(
-        ErrorKind::InvalidTimestamp,
-        node,
-        format!(
-            "the record's timestamp {timestamp} is negative, so it belongs to no window: produce it with a valid timestamp (milliseconds since the epoch)"
-        ),
-    )
-}
-
-#[cold]
-pub fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        format!("panicked: {s}")
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        format!("panicked: {s}")
-    } else {
-        "panicked".to_owned()
-    }
-}
-
-/// Turns a record error into the task's answer, consulting `on_error`.
-#[inline(never)]
-pub fn handle_error<S: RecordSink>(
-    error: RecordError,
-    topic: &'static str,
-    record: &InputRecord<'_>,
-    on_error: fn(&ProcessingError) -> ErrorResponse,
-    skipped: &mut u64,
-    sink: &mut S,
-) -> Result<(), TaskError> {
-    match error.into_failure() {
-        RecordFailure::Sink(e) => Err(TaskError::Sink(e)),
-        RecordFailure::Record {
-            kind,
-            node,
-            message,
-        } => {
-            let error = ProcessingError {
-                kind,
-                node,
-                topic,
-                partition: record.partition,
-                offset: record.offset,
-                message,
-            };
-            match on_error(&error) {
-                ErrorResponse::Fail => Err(TaskError::Failed(error)),
-                ErrorResponse::Continue => {
-                    *skipped += 1;
-                    Ok(())
-                }
-                ErrorResponse::DeadLetter(dead_letter_topic) => {
-                    *skipped += 1;
-                    let headers = dead_letter_headers(record.headers, &error);
-                    sink.send(OutgoingRecord {
-                        topic: dead_letter_topic,
-                        kind: TopicKind::DeadLetter,
-                        partitioning: Partitioning::ByKey,
-                        key: record.key,
-                        value: record.value,
-                        timestamp: record.timestamp,
-                        headers: &headers,
-                    })?;
-                    Ok(())
-                }
-            }
-        }
-    }
-}
-
-/// The headers of a dead letter: the record's own, then Kafka Streams' dead-letter headers
-/// (KIP-1034) naming the error and where the record came from.
-#[cold]
-fn dead_letter_headers(original: &Headers, error: &ProcessingError) -> Headers {
-    let mut headers = original.clone();
-    headers
-        .add("__streams.errors.exception", Some(error.kind.to_string()))
-        .add("__streams.errors.message", Some(error.to_string()))
-        .add("__streams.errors.topic", Some(error.topic))
-        .add(
-            "__streams.errors.partition",
-            Some(error.partition.to_string()),
-        )
-        .add("__streams.errors.offset", Some(error.offset.to_string()));
-    headers
-}
-
-pub fn default_on_error(_: &ProcessingError) -> ErrorResponse {
-    ErrorResponse::Fail
-}
 
 #[inline(always)]
 pub fn on_error<F: FnOnce(&ProcessingError) -> ErrorResponse>(

@@ -52,6 +52,7 @@ pub mod picture;
 pub mod punctuation;
 pub mod query;
 pub mod record;
+mod record_error;
 pub mod security;
 pub mod serdes;
 pub mod state_dir;

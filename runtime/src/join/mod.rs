@@ -80,7 +80,7 @@ impl JoinState {
 
 // ---- support for generated code -----------------------------------------------------------
 
-use crate::__private::RecordError;
+use crate::record_error::RecordError;
 use crate::serdes::Serde;
 use crate::task::{ErrorKind, TaskError};
 

@@ -22,7 +22,9 @@ use std::ops::Bound;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use crate::__private::{ErrorKind, RecordError, Serde, record};
+use crate::record_error::{RecordError, record};
+use crate::serdes::Serde;
+use crate::task::ErrorKind;
 
 /// What a topology declares about one of its global tables.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,7 +6,7 @@
 //! store), so, as in Kafka Streams with a materialized parent, old values are always available
 //! downstream (`sendOldValues`): a filter forwards a tombstone only for a key it had forwarded.
 
-// Support for generated code, as `__private`: the task's buffers and stores are passed one by one.
+// Support for generated code (re-exported by `__private`): the task's buffers and stores are passed one by one.
 #![allow(clippy::too_many_arguments)]
 
 mod changed;
@@ -16,10 +16,10 @@ pub mod timestamped;
 
 pub use changed::Changed;
 
-use crate::__private::{
-    ErrorKind, OutgoingRecord, RecordError, RecordSink, Serde, StoreBackend, record, store_error,
-};
-use crate::serdes::Encoded;
+use crate::record_error::{RecordError, record, store_error};
+use crate::serdes::{Encoded, Serde};
+use crate::store::StoreBackend;
+use crate::task::{ErrorKind, OutgoingRecord, RecordSink};
 use timestamped::{TIMESTAMP_LEN, get_timestamped, stamp};
 
 /// One update of a table: the key's new value (`None`: deleted) and its previous one (`None`:

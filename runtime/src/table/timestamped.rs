@@ -10,9 +10,10 @@
 //! byte-compatible with Kafka Streams' and a table read from its source topic restores the same
 //! way. Interactive queries and the TestDriver's store handles return the plain value.
 
-use crate::__private::{ErrorKind, RecordError, record, store_error};
+use crate::record_error::{RecordError, record, store_error};
 use crate::serdes::Serde;
 use crate::store::{StoreBackend, StoreError};
+use crate::task::ErrorKind;
 use crate::task::TaskError;
 
 /// The bytes of the timestamp before a table store's value.

@@ -13,9 +13,9 @@ use std::collections::BTreeMap;
 use std::collections::btree_map::Entry;
 
 use super::be_i64;
-use crate::__private::{RecordError, store_error};
 use crate::cache::DirtyKeys;
 use crate::record::{OutgoingRecord, RecordSink};
+use crate::record_error::{RecordError, store_error};
 use crate::store::{StoreBackend, StoreError};
 
 /// The keys of the windows with one time (nearly always one).

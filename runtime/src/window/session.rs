@@ -12,8 +12,8 @@
 use std::ops::Bound;
 
 use super::be_i64;
-use crate::__private::{RecordError, store_error};
 use crate::record::{OutgoingRecord, RecordSink};
+use crate::record_error::{RecordError, store_error};
 use crate::serdes::Serde;
 use crate::store::{StoreBackend, StoreError};
 

@@ -16,8 +16,8 @@
 use std::ops::Bound;
 
 use super::{WindowScratch, be_i64};
-use crate::__private::{RecordError, store_error};
 use crate::record::{OutgoingRecord, RecordSink};
+use crate::record_error::{RecordError, store_error};
 use crate::serdes::{Encoded, Serde};
 use crate::store::{StoreBackend, StoreError, window_key};
 

@@ -11,8 +11,8 @@
 use std::ops::Bound;
 
 use super::{WindowScratch, be_i64};
-use crate::__private::{RecordError, store_error};
 use crate::record::{OutgoingRecord, RecordSink};
+use crate::record_error::{RecordError, store_error};
 use crate::store::StoreBackend;
 
 /// Buffers the result `value` (`None`: a tombstone, which drops the window's buffered result)

@@ -22,7 +22,7 @@
 //! Everything here works on bytes, in buffers the task keeps ([`FkScratch`]): a subscription is
 //! never deserialized on the right side, a right value never on its way back.
 
-// Support for generated code, as `__private`: the task's buffers and stores are passed one by one.
+// Support for generated code (re-exported by `__private`): the task's buffers and stores are passed one by one.
 #![allow(clippy::too_many_arguments)]
 
 pub mod murmur3;
@@ -32,11 +32,12 @@ use std::ops::Bound;
 
 pub use wire::{Instruction, Response, Subscription};
 
-use crate::__private::record as record_err;
-use crate::__private::{ErrorKind, RecordError, store_error};
 use crate::record::{Headers, InputRecord, OutgoingRecord, Partitioning, RecordSink, TopicKind};
+use crate::record_error::record as record_err;
+use crate::record_error::{RecordError, store_error};
 use crate::store::StoreBackend;
 use crate::table::timestamped::get_timestamped_bytes;
+use crate::task::ErrorKind;
 
 /// The buffers of one foreign-key join in a task.
 #[derive(Debug, Default)]
