@@ -28,19 +28,10 @@
 //! to be redone after every fetcher restart (a fetch stop clears a partition queue's
 //! forwarding, and a queue the application forwarded is not re-forwarded at the next start).
 //!
-//! The first batch attempt (a9dad50, reverted in 281bfc5 after a window test stalled now and
-//! then) called the batch API on the consumer queue with the main queue still forwarded to it,
-//! so every global error, log line and token refresh went through those callbacks. That was not
-//! its stall: the window test needs no token and meets no global error on a plaintext broker,
-//! and a9dad50's own window test, rebuilt and run 40 times in a row against a Kafka 4.4 broker
-//! on 5 December 2026 (loaded 2-core machine), passed 40 times (as the current code's passed 30
-//! of 30). The stall was seen once in CI and once in 13 local runs, on a machine whose disk had
-//! filled up with build directories (that session's note), the same session in which a reset on
-//! a brand-new broker stalled 30 s in librdkafka's coordinator lookup (fixed in 2a963a4); the
-//! handover stall fixed later (4f354ca: an `ILLEGAL_GENERATION` offset commit taken for fencing
-//! left a member owning tasks it no longer processed) gave the same symptom, no output at all.
-//! None of those is in the batch path. The differences a batch does make are below, and the
-//! processing loop handles each.
+//! Why the main queue must not stay forwarded: its global errors, logs and token refreshes
+//! would go through the batch call's callbacks, where an error is logged instead of returned.
+//! Serving them separately keeps each event's own handling: an authentication failure stops the
+//! application, a token refresh reaches the provider, logs reach `tracing`.
 //!
 //! # Records in a batch
 //!

@@ -1,4 +1,4 @@
-//! The end of a record's path: committing a thread's work (step 8 of
+//! The end of a record's path: committing a thread's work (step 9 of
 //! [`processing`](super::processing)).
 //!
 //! A commit makes everything the thread's tasks did since the last commit durable at once: the

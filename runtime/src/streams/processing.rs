@@ -323,9 +323,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                 n => n,
             };
             // The whole batch is routed before anything else happens, and none of it outlives
-            // this turn. What a batch changes against one record per poll (the first batch
-            // attempt, a9dad50, was reverted after a window test stalled; see
-            // `kafka::batch`):
+            // this turn. What a batch changes against one record per poll (see `kafka::batch`):
             // - librdkafka moves the consumer's positions past the whole batch when it hands it
             //   over, and the commit (`advance_past_markers`) and the held-back records
             //   (`process_waiting`) read those positions as "handed out to the tasks": a commit
