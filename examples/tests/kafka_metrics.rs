@@ -118,6 +118,42 @@ async fn metrics_count_processed_and_restored_records_commits_and_tasks() {
         "{stopped:?}"
     );
 
+    // Kafka Streams' names (`streams::metrics`): the same counts, per thread and per task.
+    let processed = (input.len() + words) as f64;
+    for (name, value) in [
+        (
+            "kafka.streams.stream_thread_metrics.process_total",
+            processed,
+        ),
+        ("kafka.streams.stream_task_metrics.process_total", processed),
+        (
+            "kafka.streams.stream_thread_metrics.task_created_total",
+            4.0,
+        ),
+        ("kafka.streams.stream_thread_metrics.task_closed_total", 4.0),
+        ("kafka.streams.stream_metrics.alive_stream_threads", 0.0),
+    ] {
+        assert_eq!(stopped.get(name), Some(&value), "{name}: {stopped:?}");
+    }
+    assert_eq!(
+        running.get("kafka.streams.stream_metrics.alive_stream_threads"),
+        Some(&1.0),
+        "{running:?}"
+    );
+    assert_eq!(
+        stopped.get("kafka.streams.stream_thread_metrics.commit_total"),
+        stopped.get("dekaf.streams.commits"),
+        "{stopped:?}"
+    );
+    assert_eq!(
+        stopped
+            .get("kafka.streams.stream_task_metrics.dropped_records_total")
+            .copied()
+            .unwrap_or(0.0),
+        0.0,
+        "{stopped:?}"
+    );
+
     // In memory, a restart restores every changelog record. The changelog holds one record per
     // word and commit interval (updates of a key within one interval are folded), so at most one
     // per word.

@@ -62,6 +62,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         for id in revoked {
             if let Some(active) = self.tasks.remove(*id) {
                 self.publish_closed(*id);
+                self.metrics.task_closed(*id);
                 self.close_committed(active);
                 closed += 1;
             }
@@ -115,6 +116,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             self.tasks.insert(active);
         }
         metrics::gauge!("dekaf.streams.tasks.active").increment(added.len() as f64);
+        self.metrics.tasks_created(added.len());
         self.learn_leaders(&added);
         self.assign_consumer()?;
         tracing::info!(tasks = ?added.iter().map(ToString::to_string).collect::<Vec<_>>(), "tasks restored and running");
@@ -350,6 +352,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         for id in &ids {
             if self.tasks.remove(*id).is_some() {
                 self.publish_closed(*id);
+                self.metrics.task_closed(*id);
                 dropped += 1;
             }
         }

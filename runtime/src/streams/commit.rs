@@ -41,6 +41,7 @@ use rdkafka::producer::Producer;
 use rdkafka::{Offset, TopicPartitionList};
 
 use super::error::StreamsError;
+use super::metrics::TaskCounts;
 use super::offset_commit::OffsetCommitError;
 use super::processing::{ProducerSink, StreamThread};
 use super::refusal::{MemberRefusal, member_refusal};
@@ -315,17 +316,33 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         }
         self.publish_committed()?;
         let mut processed = 0;
+        let mut counts = std::mem::take(&mut self.counts_scratch);
         for active in self.tasks.iter_mut() {
             active.committed.clone_from(&active.positions);
             active.committed_stream_time = active.task.stream_time();
-            processed += std::mem::take(&mut active.processed);
+            let task_processed = std::mem::take(&mut active.processed);
+            processed += task_processed;
+            let task = &active.task;
+            counts.push((
+                active.id,
+                TaskCounts {
+                    processed: task_processed,
+                    dropped: [
+                        task.late_records_dropped(),
+                        task.null_records_dropped(),
+                        task.records_skipped(),
+                    ],
+                },
+            ));
         }
         metrics::counter!("dekaf.streams.records.processed").increment(processed);
         self.flush_stores()?;
         metrics::counter!("dekaf.streams.commits").increment(1);
         self.failed_commits = 0;
-        metrics::histogram!("dekaf.streams.commit.duration")
-            .record(started.elapsed().as_secs_f64());
+        let seconds = started.elapsed().as_secs_f64();
+        metrics::histogram!("dekaf.streams.commit.duration").record(seconds);
+        self.metrics.committed(seconds, counts.drain(..));
+        self.counts_scratch = counts;
         self.last_commit = Instant::now();
         if self.purge_due() {
             self.purge_repartitions();

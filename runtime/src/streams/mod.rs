@@ -26,7 +26,9 @@
 //! # Metrics
 //!
 //! Published through the [`metrics`](https://docs.rs/metrics) facade: install any recorder
-//! (Prometheus, StatsD, …) in the application.
+//! (Prometheus, StatsD, …) in the application. Kafka Streams' own thread, task and client
+//! metrics, under the names its JMX exporter gives them, are listed in [`metrics`]; the
+//! runtime's own are these:
 //!
 //! | instrument | kind | meaning |
 //! |---|---|---|
@@ -55,6 +57,7 @@ mod error;
 mod global_thread;
 pub mod lifecycle;
 mod membership;
+pub mod metrics;
 mod offset_commit;
 mod processing;
 mod punctuate;

@@ -65,6 +65,7 @@ use super::context::ThreadContext;
 use super::error::StreamsError;
 use super::lifecycle::ThreadState;
 use super::membership::Membership;
+use super::metrics::ThreadMetrics;
 use super::tasks::{ActiveTask, ActiveTasks};
 use crate::group::{GroupStatus, MemberEvent, Phase, StatusCode};
 use crate::kafka::admin::Admin;
@@ -154,6 +155,10 @@ pub(crate) struct StreamThread<T: Topology, F: BackendFactory> {
     pub(super) caught_up_scratch: Vec<bool>,
     /// The state last told to the instance's lifecycle.
     pub(super) reported: ThreadState,
+    /// Kafka Streams' thread and task metrics (see [`super::metrics`]).
+    pub(super) metrics: ThreadMetrics,
+    /// What each task counted, gathered at a commit: no allocation once it has grown.
+    pub(super) counts_scratch: Vec<(super::tasks::TaskId, super::metrics::TaskCounts)>,
 }
 
 impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
@@ -187,6 +192,8 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             header_scratch: Headers::new(),
             caught_up_scratch: Vec::new(),
             reported: ThreadState::Starting,
+            metrics: ThreadMetrics::new(format!("{}-{}", T::APPLICATION_ID, ctx.index)),
+            counts_scratch: Vec::new(),
             ctx,
         })
     }
@@ -455,6 +462,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         let n = tasks.len();
         for active in tasks {
             self.publish_closed(active.id);
+            self.metrics.task_closed(active.id);
             // Only a clean, committed close marks the task closed cleanly.
             if clean && committed.is_ok() && !self.interrupted {
                 self.close_committed(active);

@@ -217,6 +217,7 @@ impl<T: Topology> Supervisor<T> {
             ..self.template.ctx.clone()
         };
         self.lifecycle.thread_state(index, ThreadState::Starting);
+        super::metrics::thread_started();
         let state_root = self.template.state_root.clone();
         let serdes = ctx.config.serde_states.clone();
         let done = self.done_tx.clone();
@@ -336,7 +337,10 @@ impl<T: Topology> Supervisor<T> {
             return false;
         };
         let removing = slot.removing;
-        let mut slot = self.slots.remove(&index).expect("looked up above");
+        let Some(mut slot) = self.slots.remove(&index) else {
+            return false;
+        };
+        super::metrics::thread_ended(result.is_err());
         if removing {
             if let Err(e) = &result {
                 tracing::warn!(thread = index, error = %e, "a processing thread being removed failed while stopping");
