@@ -38,6 +38,13 @@ fn membership() -> Membership {
 }
 
 fn membership_with_instance(instance_id: Option<&str>) -> Membership {
+    membership_with(instance_id, None)
+}
+
+fn membership_with(
+    instance_id: Option<&str>,
+    shutdown_request: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+) -> Membership {
     let wire = crate::group::topology::heartbeat_topology(&INFO).expect("topology");
     Membership::new(
         &INFO,
@@ -49,7 +56,7 @@ fn membership_with_instance(instance_id: Option<&str>) -> Membership {
             instance_id: instance_id.map(str::to_owned),
             rebalance_timeout_ms: 1000,
             user_endpoint: None,
-            shutdown_request: None,
+            shutdown_request,
         },
     )
 }
@@ -507,20 +514,7 @@ fn tasks_given_in_a_lost_response_are_learned_from_the_description() {
 #[test]
 fn every_heartbeat_asks_for_the_application_shutdown_once_the_instance_requested_it() {
     let asked = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let wire = crate::group::topology::heartbeat_topology(&INFO).expect("topology");
-    let mut m = Membership::new(
-        &INFO,
-        wire,
-        Identity {
-            group_id: "app".into(),
-            member_id: "m".into(),
-            process_id: "p".into(),
-            instance_id: None,
-            rebalance_timeout_ms: 1000,
-            user_endpoint: None,
-            shutdown_request: Some(std::sync::Arc::clone(&asked)),
-        },
-    );
+    let mut m = membership_with(None, Some(std::sync::Arc::clone(&asked)));
     assert!(!m.request().shutdown_application, "not before it is asked");
     asked.store(true, std::sync::atomic::Ordering::Relaxed);
     // The join carries it too: an instance whose last thread died joins a member to ask.
