@@ -1,9 +1,10 @@
 //! The topology pictures of the examples: `describe_dot()` is valid Graphviz (`dot -Tsvg` lays
-//! it out and draws every node, topic and store) and `describe_mermaid()` names the same nodes.
+//! it out and draws every node, topic and store), `describe_mermaid()` names the same nodes, and
+//! the runtime's own SVG layout (`Description::to_svg`) draws them all.
 //!
 //! Needs `dot` (Debian's `graphviz`, installed by `scripts/test.sh`); without it the DOT layout
 //! is skipped with a message, except under `CI=true`, where it fails. `DEKAF_PICTURE_DIR=<dir>`
-//! also writes each example's `.dot` file there, to look at (`dot -Tpng`).
+//! also writes each example's `.dot` and `.svg` files there, to look at (`dot -Tpng`).
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -67,8 +68,12 @@ fn check<T: Topology>() {
     let dot = T::describe_dot().expect("a picture");
     let mermaid = T::describe_mermaid().expect("a picture");
     let drawn = svg(&dot);
+    // Laid out by the runtime itself, for the status page.
+    let own_svg = description.to_svg();
     if let Ok(dir) = std::env::var("DEKAF_PICTURE_DIR") {
         std::fs::write(format!("{dir}/{}.dot", T::APPLICATION_ID), &dot)
+            .expect("write the picture");
+        std::fs::write(format!("{dir}/{}.svg", T::APPLICATION_ID), &own_svg)
             .expect("write the picture");
     }
     let mut names = Vec::new();
@@ -84,6 +89,11 @@ fn check<T: Topology>() {
         assert!(
             mermaid.contains(&format!("\"{name}\"")),
             "{name} missing from\n{mermaid}"
+        );
+        let in_svg = name.replace('&', "&amp;").replace('"', "&quot;");
+        assert!(
+            own_svg.contains(&format!("data-name=\"{in_svg}\"")),
+            "{name} missing from\n{own_svg}"
         );
         if let Some(svg) = &drawn {
             assert!(

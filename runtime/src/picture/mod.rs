@@ -26,11 +26,15 @@
 //! # Ok::<(), dekaf_streams::picture::DescriptionError>(())
 //! ```
 //!
+//! [`Description::to_svg`] lays the picture out itself, for a status page (see `svg`).
+//!
 //! What is drawn: each subtopology as a box around its processors (global stores' too); topics
 //! as ellipses (DOT) or stadiums (Mermaid) outside the boxes, so a repartition topic joins the
 //! subtopology that writes it to the one that reads it; stores as cylinders, tied to the
 //! processors that use them by dashed lines. `render` (`dot -Tsvg topology.dot -o
 //! topology.svg`, or any Mermaid viewer) does the layout.
+
+mod svg;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -411,7 +415,7 @@ mod tests {
     /// Kafka Streams 4.4's text for a topology with a global store between two subtopologies,
     /// a pattern source and a sink with a topic extractor (`InternalTopologyBuilder`'s
     /// `toString`s).
-    const JAVA: &str = "Topologies:
+    pub(super) const JAVA: &str = "Topologies:
    Sub-topology: 0
     Source: orders-source (topics: [orders])
       --> enrich
