@@ -28,7 +28,10 @@ struct At {
 }
 
 impl Description {
-    /// The topology as a standalone SVG document (see the [module docs](self::svg)).
+    /// The topology as a standalone SVG document, laid out without Graphviz: each subtopology a
+    /// band, one under the other; in a band the topics it reads, then its nodes in columns by
+    /// depth, then the topics it writes, and its stores in a row under the processors that use
+    /// them. Every element carries its name in `data-name` and its kind in `class`.
     pub fn to_svg(&self) -> String {
         let mut body = String::new();
         let mut top = MARGIN;
