@@ -297,6 +297,33 @@ async fn threads_added_and_removed_at_run_time_take_and_give_up_tasks() {
             .await,
         "the added thread is a member with tasks within 60 s"
     );
+    // Each thread reports its tasks: together the 8 tasks (2 subtopologies × 4 partitions).
+    let mut threads = Vec::new();
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while std::time::Instant::now() < deadline {
+        threads = lifecycle.local_threads();
+        let mut tasks: Vec<String> = threads
+            .iter()
+            .flat_map(|t| t.active_tasks.clone())
+            .collect();
+        tasks.sort();
+        if threads.len() == 2
+            && tasks.len() == 8
+            && threads.iter().all(|t| !t.active_tasks.is_empty())
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert_eq!(
+        threads.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
+        ["lifecycle-threads-0", "lifecycle-threads-1"]
+    );
+    assert_eq!(
+        threads.iter().map(|t| t.active_tasks.len()).sum::<usize>(),
+        8,
+        "{threads:?}"
+    );
     produce_words("lifecycle-threads-in", 100, 100, 20).await;
     assert_eq!(
         lifecycle.remove_thread(Duration::from_secs(60)).await,

@@ -619,7 +619,11 @@ impl<T: Topology> Builder<T> {
                 endpoint,
                 GlobalStores::new(T::GLOBAL_TABLES),
             )),
-            lifecycle: Arc::new(Shared::new(self.state_listener, self.on_thread_error)),
+            lifecycle: Arc::new(Shared::new(
+                T::APPLICATION_ID,
+                self.state_listener,
+                self.on_thread_error,
+            )),
             close_timeout: self.close_timeout,
             config: self.config,
             topology: PhantomData,

@@ -169,10 +169,10 @@ pub enum LifecycleError {
     },
 }
 
-/// A processing thread's state, as far as the instance's state needs it (Kafka Streams'
-/// `StreamThread.State`, folded).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ThreadState {
+/// A processing thread's state (Kafka Streams' `StreamThread.State`, folded: its
+/// `PARTITIONS_REVOKED` and `PARTITIONS_ASSIGNED` are `Rebalancing`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ThreadState {
     /// Joining the group.
     Starting,
     /// Taking on or giving up tasks.
@@ -200,6 +200,8 @@ pub(crate) type ThreadErrorHandler =
 /// The instance's side of the lifecycle, shared by the [`Lifecycle`] handles, the supervisor in
 /// [`KafkaStreams::run`](super::KafkaStreams::run) and the processing threads.
 pub(crate) struct Shared {
+    /// The application id (threads are named after it).
+    application_id: &'static str,
     /// The instance's state; every change also goes to the listener, under `threads`' lock.
     state: watch::Sender<State>,
     /// The processing threads' states by thread number, and whether the global tables are
@@ -219,7 +221,25 @@ pub(crate) struct Shared {
 #[derive(Default)]
 struct Threads {
     states: std::collections::BTreeMap<usize, ThreadState>,
+    /// Each thread's active and standby tasks, as it last reported them.
+    tasks: std::collections::BTreeMap<usize, (Vec<String>, Vec<String>)>,
     globals_running: bool,
+}
+
+/// A processing thread of this instance, as [`Lifecycle::local_threads`] describes it (Kafka
+/// Streams' `ThreadMetadata`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ThreadMetadata {
+    /// Its number in the instance (from 0).
+    pub index: usize,
+    /// Its name: `<application id>-<number>`, as its OS thread, logs and metrics name it.
+    pub name: String,
+    /// What it does now.
+    pub state: ThreadState,
+    /// The active tasks it runs (`<subtopology>_<partition>`).
+    pub active_tasks: Vec<String>,
+    /// The standby tasks it keeps up to date.
+    pub standby_tasks: Vec<String>,
 }
 
 impl std::fmt::Debug for Shared {
@@ -233,10 +253,12 @@ impl std::fmt::Debug for Shared {
 
 impl Shared {
     pub(crate) fn new(
+        application_id: &'static str,
         listener: Option<StateListener>,
         on_thread_error: Option<ThreadErrorHandler>,
     ) -> Self {
         Shared {
+            application_id,
             state: watch::channel(State::Created).0,
             threads: Mutex::new(Threads::default()),
             listener,
@@ -295,7 +317,35 @@ impl Shared {
     pub(crate) fn forget_thread(&self, index: usize) {
         let mut threads = self.threads();
         threads.states.remove(&index);
+        threads.tasks.remove(&index);
         self.maybe_running(&threads);
+    }
+
+    /// Thread `index` now runs `active` and keeps `standby` (reported when they change).
+    pub(crate) fn thread_tasks(&self, index: usize, active: Vec<String>, standby: Vec<String>) {
+        self.threads().tasks.insert(index, (active, standby));
+    }
+
+    /// Every thread's state and tasks.
+    pub(crate) fn local_threads(&self) -> Vec<ThreadMetadata> {
+        let threads = self.threads();
+        threads
+            .states
+            .iter()
+            .map(|(index, state)| {
+                let (active, standby) = match state {
+                    ThreadState::Dead => Default::default(),
+                    _ => threads.tasks.get(index).cloned().unwrap_or_default(),
+                };
+                ThreadMetadata {
+                    index: *index,
+                    name: format!("{}-{index}", self.application_id),
+                    state: *state,
+                    active_tasks: active,
+                    standby_tasks: standby,
+                }
+            })
+            .collect()
     }
 
     /// The global tables are loaded (or there are none).
@@ -448,6 +498,12 @@ impl Lifecycle {
         self.shared.paused()
     }
 
+    /// This instance's processing threads: state, active and standby tasks (Kafka Streams'
+    /// `metadataForLocalThreads`).
+    pub fn local_threads(&self) -> Vec<ThreadMetadata> {
+        self.shared.local_threads()
+    }
+
     /// Asks the instance to shut down, as its shutdown future completing would: `run` commits,
     /// closes the tasks, leaves the group and returns (within
     /// [`close_timeout`](super::Builder::close_timeout)). Called before `run`, `run` returns at
@@ -504,6 +560,7 @@ mod tests {
         let seen = Arc::new(Mutex::new(Vec::new()));
         let log = Arc::clone(&seen);
         let shared = Shared::new(
+            "app",
             Some(Box::new(move |old, new| {
                 log.lock().unwrap().push((old, new));
             })),
@@ -547,8 +604,38 @@ mod tests {
     }
 
     #[test]
+    fn local_threads_show_their_state_and_tasks_and_a_dead_thread_none() {
+        let (shared, _) = recording();
+        shared.thread_state(0, ThreadState::Running);
+        shared.thread_tasks(0, vec!["0_0".into()], vec!["1_0".into()]);
+        shared.thread_state(1, ThreadState::Running);
+        shared.thread_tasks(1, vec!["0_1".into()], vec![]);
+        shared.thread_state(1, ThreadState::Dead);
+        let threads = Lifecycle::new(Arc::clone(&shared)).local_threads();
+        assert_eq!(
+            threads,
+            vec![
+                ThreadMetadata {
+                    index: 0,
+                    name: "app-0".into(),
+                    state: ThreadState::Running,
+                    active_tasks: vec!["0_0".into()],
+                    standby_tasks: vec!["1_0".into()],
+                },
+                ThreadMetadata {
+                    index: 1,
+                    name: "app-1".into(),
+                    state: ThreadState::Dead,
+                    active_tasks: vec![],
+                    standby_tasks: vec![],
+                },
+            ]
+        );
+    }
+
+    #[test]
     fn the_default_answer_to_a_failed_thread_is_to_shut_the_instance_down() {
-        let shared = Shared::new(None, None);
+        let shared = Shared::new("app", None, None);
         let error = StreamsError::ThreadPanicked(0);
         assert_eq!(
             shared.on_thread_error(&error),
@@ -558,7 +645,7 @@ mod tests {
 
     #[test]
     fn threads_cannot_be_added_before_the_instance_runs() {
-        let shared = Arc::new(Shared::new(None, None));
+        let shared = Arc::new(Shared::new("app", None, None));
         let lifecycle = Lifecycle::new(Arc::clone(&shared));
         let added = tokio::runtime::Builder::new_current_thread()
             .build()

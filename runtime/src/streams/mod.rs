@@ -78,7 +78,9 @@ pub use config::{
     ProcessingGuarantee, StreamsConfig,
 };
 pub use error::{ConsumerFailure, StreamsError};
-pub use lifecycle::{Lifecycle, LifecycleError, State, ThreadErrorResponse};
+pub use lifecycle::{
+    Lifecycle, LifecycleError, State, ThreadErrorResponse, ThreadMetadata, ThreadState,
+};
 pub use offset_commit::OffsetCommitError;
 pub use refusal::MemberRefusal;
 pub use reset::{

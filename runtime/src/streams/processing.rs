@@ -261,6 +261,9 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                     MemberEvent::Status(_) => {}
                 }
             }
+            if assignment_changed {
+                self.report_tasks();
+            }
             // Tasks taken on are restored: the thread runs them (or none).
             self.report(ThreadState::Running);
             if self.ctx.lifecycle.paused() {
@@ -421,6 +424,20 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             self.reported = state;
             self.ctx.lifecycle.thread_state(self.ctx.index, state);
         }
+    }
+
+    /// Tells the instance which tasks this thread runs and keeps as standbys.
+    pub(super) fn report_tasks(&self) {
+        let active = self.tasks.ids().iter().map(ToString::to_string).collect();
+        let standby = self
+            .standbys
+            .ids()
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        self.ctx
+            .lifecycle
+            .thread_tasks(self.ctx.index, active, standby);
     }
 
     /// The group's statuses changed: a `SHUTDOWN_APPLICATION` (an instance asked every instance

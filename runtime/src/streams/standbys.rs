@@ -65,6 +65,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             tracing::info!(standby = ?self.standbys.ids().iter().map(ToString::to_string).collect::<Vec<_>>(), "standby tasks");
             self.member
                 .report_task_offsets(self.standbys.task_offsets());
+            self.report_tasks();
         }
         Ok(())
     }
