@@ -41,6 +41,10 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *     writes each sentence as a dekaf.it.Sentence {text}, keyed s0, s1, ...: Protobuf as a
  *     DynamicMessage of a descriptor built here (registered by the serializer); JSON as an object
  *     under the latest schema registered for the topic's subject (which must exist)
+ * java -cp 'LIB/*' FormatsInterop.java serialize protobuf|json - REGISTRY_V3_URL TOPIC SENTENCE...
+ *     the same without a broker: prints each sentence's record value in hex, one a line
+ * java -cp 'LIB/*' FormatsInterop.java deserialize protobuf|json - REGISTRY_V3_URL TOPIC HEX...
+ *     prints each record value (hex) as `value=VALUE`, as consume does
  * java -cp 'LIB/*' FormatsInterop.java consume protobuf|json BOOTSTRAP REGISTRY_V3_URL TOPIC COUNT TIMEOUT_MS
  *     reads (read_committed, from the start) until COUNT records or the time limit, and prints
  *     each as `key=KEY value=VALUE` (Protobuf: `indexes=[..] ` and the message in short text
@@ -109,6 +113,54 @@ public final class FormatsInterop {
         String registry = args[3];
         String topic = args[4];
         boolean protobuf = format.equals("protobuf");
+        if (args[0].equals("serialize")) {
+            Properties p = serdes(format, registry);
+            Map<String, Object> config = new HashMap<>();
+            p.forEach((k, v) -> config.put((String) k, v));
+            Descriptor sentence = words().findMessageTypeByName("Sentence");
+            try (org.apache.kafka.common.serialization.Serializer<Object> serializer = protobuf
+                    ? (org.apache.kafka.common.serialization.Serializer) new ProtobufKafkaSerializer<Message>()
+                    : (org.apache.kafka.common.serialization.Serializer) new JsonSchemaKafkaSerializer<Object>()) {
+                serializer.configure(config, false);
+                for (int i = 5; i < args.length; i++) {
+                    Object value = protobuf
+                        ? DynamicMessage.newBuilder(sentence)
+                            .setField(sentence.findFieldByName("text"), args[i])
+                            .build()
+                        : JSON.createObjectNode().put("text", args[i]);
+                    System.out.println(java.util.HexFormat.of().formatHex(serializer.serialize(topic, value)));
+                }
+            }
+            return;
+        }
+        if (args[0].equals("deserialize")) {
+            Properties p = serdes(format, registry);
+            Map<String, Object> config = new HashMap<>();
+            p.forEach((k, v) -> config.put((String) k, v));
+            ProtobufDeserializer<Message> proto = new ProtobufDeserializer<>();
+            JsonSchemaKafkaDeserializer<Object> json = new JsonSchemaKafkaDeserializer<>();
+            if (protobuf) {
+                config.put("apicurio.registry.deserializer.value.return-class", DynamicMessage.class.getName());
+                proto.configure(new SerdeConfig(config), false);
+                proto.setMessageTypeName("WordCount");
+            } else {
+                json.configure(config, false);
+            }
+            for (int i = 5; i < args.length; i++) {
+                byte[] bytes = java.util.HexFormat.of().parseHex(args[i]);
+                String value;
+                if (protobuf) {
+                    List<Integer> indexes = MessageIndexesUtil.readFrom(
+                        new ByteArrayInputStream(bytes, 5, bytes.length - 5));
+                    value = "indexes=" + indexes + " "
+                        + TextFormat.shortDebugString(proto.deserializeData(topic, bytes));
+                } else {
+                    value = JSON.writeValueAsString(json.deserialize(topic, bytes));
+                }
+                System.out.println("value=" + value);
+            }
+            return;
+        }
         if (args[0].equals("produce")) {
             Properties p = serdes(format, registry);
             p.put("bootstrap.servers", bootstrap);
