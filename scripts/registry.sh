@@ -31,7 +31,17 @@
 # - Apicurio's Java serdes do not use the Confluent API but Apicurio's own (/apis/registry/v3); a
 #   subject of the Confluent API is an artifact of group `default` there, so both see the same
 #   schemas;
-# - errors carry Confluent's codes (40401 subject not found, 40403 schema not found).
+# - errors carry Confluent's codes (40401 subject not found, 40403 schema not found);
+# - Protobuf: the schema text is kept as registered (not normalized), `references` are accepted
+#   and returned by /schemas/ids/<id> and /subjects/<s>/versions/<v>, and well-known
+#   google/protobuf/* imports need no reference; Apicurio's Java Protobuf serdes (3.1.7) write a
+#   `Ref` message with the type name after the id by default, and Confluent's message indexes
+#   (zigzag varints, [0] written in full as 2 0) only with apicurio.registry.serde.send-indexes=true
+#   and send-type-ref=false; their deserializer (read-indexes=true, read-type-ref=false) skips the
+#   indexes and needs the message's name (setMessageTypeName) to decode; the text their
+#   serializer registers is printed by Square's Wire ("// Proto schema formatted by Wire");
+# - JSON Schema: Apicurio's Java serdes validate (networknt) and cannot derive a schema from a
+#   Jackson node: they write with the subject's latest schema (apicurio.registry.find-latest=true).
 set -euo pipefail
 
 APP_VERSION=3.3.3

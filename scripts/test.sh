@@ -28,8 +28,8 @@
 # DEKAF_SSL_BOOTSTRAP, DEKAF_SASL_SSL_BOOTSTRAP and DEKAF_TLS_DIR, which this script exports
 # (`scripts/kafka.sh env` prints them).
 # It also starts a schema registry (scripts/registry.sh: Apicurio Registry on DEKAF_REGISTRY_PORT,
-# default 8480, Java 21+) when none answers, for the Avro tests (feature `avro`, on in the full
-# run), and stops it at the end if it started it.
+# default 8480, Java 21+) when none answers, for the schema registry tests (features `avro`,
+# `protobuf`, `json-schema`, on in the full run), and stops it at the end if it started it.
 # It also starts the replicated 3-node cluster of the fault tests on DEKAF_CLUSTER_PORT
 # (default 9192..9197, SASL_SSL on 9202..9204) and runs DEKAF_FAULT_LOOP_RUNS (default 2) runs of
 # the mixed fault loop over SASL_SSL at the end (exactly-once, then at-least-once).
@@ -45,8 +45,9 @@ as_root() {
 }
 
 started=$SECONDS
-# The Avro serdes and their tests (a schema registry is started for them below).
-AVRO_FEATURES="dekaf-streams/avro,dekaf-streams-examples/avro"
+# The schema registry serdes (Avro, Protobuf, JSON Schema) and their tests (a schema registry is
+# started for them below).
+REGISTRY_FEATURES="dekaf-streams/avro,dekaf-streams-examples/avro,dekaf-streams/protobuf,dekaf-streams-examples/protobuf,dekaf-streams/json-schema,dekaf-streams-examples/json-schema"
 
 # 1. Build dependencies of rdkafka's bundled librdkafka, and graphviz.
 missing=()
@@ -67,11 +68,11 @@ if [ -z "${DEKAF_SKIP_GATES:-}" ]; then
   cargo fmt --version >/dev/null 2>&1 || die "rustfmt missing: rustup component add rustfmt"
   cargo clippy --version >/dev/null 2>&1 || die "clippy missing: rustup component add clippy"
   cargo fmt --all -- --check || die "cargo fmt --check: run \`cargo fmt --all\` and commit"
-  cargo clippy --workspace --all-targets --features "$AVRO_FEATURES" -- -D warnings || die "clippy found warnings (denied)"
+  cargo clippy --workspace --all-targets --features "$REGISTRY_FEATURES" -- -D warnings || die "clippy found warnings (denied)"
   # The runtime without its `kafka` feature (no librdkafka): stores, serdes, TestDriver.
   cargo clippy -p dekaf-streams --no-default-features --all-targets -- -D warnings \
     || die "dekaf-streams without the kafka feature: clippy found warnings or errors"
-  RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps \
+  RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --features "$REGISTRY_FEATURES" \
     || die "cargo doc found warnings (denied): fix the rustdoc"
   say "gates (fmt, clippy, doc) took $((SECONDS - gates_started))s"
 fi
@@ -119,7 +120,7 @@ else
 fi
 eval "$(bash scripts/kafka.sh env)"
 
-# 3a. The schema registry of the Avro tests (in memory: a registry of its own starts empty).
+# 3a. The schema registry of the Avro, Protobuf and JSON Schema tests (in memory: a registry of its own starts empty).
 if bash scripts/registry.sh status >/dev/null 2>&1; then
   say "a schema registry already answers; using it and leaving it running"
 else
@@ -151,7 +152,7 @@ if [ "$#" -eq 0 ]; then
 fi
 # --no-fail-fast: one failing test binary does not hide the results of the others.
 if [ "$#" -eq 0 ]; then
-  cargo test --workspace --features "$AVRO_FEATURES" --no-fail-fast || status=$?
+  cargo test --workspace --features "$REGISTRY_FEATURES" --no-fail-fast || status=$?
 else
   cargo test --workspace --no-fail-fast "$@" || status=$?
 fi

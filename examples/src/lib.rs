@@ -4,6 +4,8 @@
 //! |---|---|
 //! | [`word_count`] | flat_map_values, group_by (repartition), count, to_stream, to |
 //! | `avro_words` | (feature `avro`) word count over Avro records through a schema registry |
+//! | `proto_words` | (feature `protobuf`) word count over Protobuf records through a schema registry |
+//! | `json_words` | (feature `json-schema`) word count over JSON Schema records through a schema registry |
 //! | [`page_views`] | tumbling and hopping windows with grace, late records, windowed keys |
 //! | [`sessions`] | session windows: count, aggregate with a merger, reduce, emit-final |
 //! | [`sliding`] | sliding windows, emit-final of sliding and tumbling windows |
@@ -14,6 +16,7 @@
 //! | [`punctuation`] | punctuation: schedule(..) on stream time and on the wall clock |
 //! | [`e2e`] | the topologies and checks of the end-to-end tests on a real broker |
 //! | [`faults`] | a fault harness for the replicated test cluster (instances, brokers, verifier) |
+//! | [`java_interop`] | the Java side (Apicurio's serdes) of the schema registry interoperability tests |
 //! | [`kafka_io`] | creating topics, producing, reading results (demo and end-to-end tests) |
 //! | [`windows_e2e`] | session, sliding and emit-final windows on a real broker, checked against the TestDriver |
 //! | [`runner`] | running any of them on a real broker (`src/bin/`) |
@@ -26,9 +29,14 @@ pub mod dedup;
 #[macro_use]
 pub mod e2e;
 pub mod faults;
+pub mod java_interop;
+#[cfg(feature = "json-schema")]
+pub mod json_words;
 pub mod kafka_io;
 pub mod orders;
 pub mod page_views;
+#[cfg(feature = "protobuf")]
+pub mod proto_words;
 pub mod punctuation;
 pub mod runner;
 pub mod sessions;

@@ -8,7 +8,8 @@ use apache_avro::types::Value;
 use apache_avro::{AvroSchema, Schema};
 use dekaf_streams::prelude::*;
 use dekaf_streams::serdes::registry::{
-    Avro, AvroGeneric, RegistryConfig, SchemaChoice, SchemaRegistry, SubjectNameStrategy, wire,
+    Avro, AvroGeneric, RegistryConfig, SchemaChoice, SchemaRegistry, SchemaText,
+    SubjectNameStrategy, wire,
 };
 use dekaf_streams::serdes::{SerdeContext, SerdeError};
 use dekaf_streams::testing::{RawRecord, TestDriver, TestError};
@@ -184,7 +185,7 @@ fn older_writer_schema_is_resolved() {
         .set_compatibility("avro-it-evolution-in-value", "BACKWARD")
         .expect("compatibility");
     let v1_id = client
-        .register("avro-it-evolution-in-value", SENTENCE_V1)
+        .register("avro-it-evolution-in-value", &SchemaText::avro(SENTENCE_V1))
         .expect("register v1");
     let v1 = Schema::parse_str(SENTENCE_V1).expect("v1 parses");
     let mut record = apache_avro::types::Record::new(&v1).expect("a record schema");

@@ -62,7 +62,7 @@ mod json;
 mod list;
 mod nulls;
 mod primitive;
-#[cfg(feature = "avro")]
+#[cfg(feature = "registry")]
 pub mod registry;
 mod uuid;
 mod windowed;

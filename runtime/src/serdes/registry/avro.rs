@@ -1,7 +1,9 @@
 //! The Avro serdes: [`Avro<T>`] for Rust types (serde-derived, with an Avro schema) and
 //! [`AvroGeneric<S>`] for [`apache_avro::types::Value`] under schema `S`.
 
+use std::hash::{Hash, Hasher};
 use std::marker::PhantomData;
+use std::sync::Arc;
 
 use apache_avro::reader::datum::GenericDatumReader;
 use apache_avro::types::Value;
@@ -10,9 +12,9 @@ use apache_avro::{AvroSchema, Schema};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::cache::{Known, SchemaRegistry};
-use super::wire::{read_header, write_header};
-use crate::serdes::{Encoded, Serde, SerdeContext, SerdeError, with_state};
+use super::cache::{Caches, SchemaRegistry};
+use super::format::{Format, Own, needs_context, read, write};
+use crate::serdes::{Encoded, Serde, SerdeContext, SerdeError};
 
 /// Values of the Rust type `T` in Avro, framed in the Confluent wire format, with `T`'s schema
 /// ([`AvroSchema`]: `#[derive(AvroSchema)]`, or an `impl` that parses an `.avsc` file).
@@ -34,132 +36,117 @@ pub struct Avro<T>(PhantomData<fn() -> T>);
 /// compatible schema wrote them.
 pub struct AvroGeneric<S>(PhantomData<fn() -> S>);
 
-fn no_registry() -> SerdeError {
-    SerdeError::Schema {
-        schema_id: None,
-        reason: "no SchemaRegistry in this instance's serde state: build the application with .serde_state(SchemaRegistry::new(RegistryConfig::new(url)))".into(),
-    }
+/// Avro as a [`Format`]: a schema is its JSON, parsed with `apache-avro`.
+pub(crate) struct AvroFormat;
+
+/// A parsed Avro schema and what identifies it.
+pub(crate) struct Known {
+    /// The schema.
+    pub schema: Schema,
+    /// A hash of its Parsing Canonical Form: equal for schemas that read and write alike.
+    pub canonical: u64,
 }
 
-fn no_context() -> SerdeError {
-    SerdeError::Schema {
-        schema_id: None,
-        reason: "a schema registry serde needs the topic and role: it works where records are read from or written to a topic (sources, sinks, repartitions), not in stores or list entries yet".into(),
-    }
-}
-
-/// Frames `value` with the id `Tag` writes with on `cx`, then encodes it with `encode`.
-#[inline]
-fn write<Tag: 'static>(
-    cx: SerdeContext<'_>,
-    make: fn() -> Schema,
-    out: &mut Vec<u8>,
-    encode: impl FnOnce(&Schema, &mut Vec<u8>) -> apache_avro::AvroResult<usize>,
-) -> Result<Encoded, SerdeError> {
-    with_state::<SchemaRegistry, _>(|registry| {
-        let registry = registry.ok_or_else(no_registry)?;
-        let writer = registry.writer::<Tag>(cx, make)?;
-        write_header(writer.id, out);
-        encode(&writer.schema.schema, out).map_err(|e| SerdeError::Schema {
-            schema_id: Some(writer.id),
-            reason: format!(
-                "the {} for topic {} does not fit the schema: {e}",
-                cx.role(),
-                cx.topic()
-            ),
-        })?;
-        Ok(Encoded::Present)
-    })
-}
-
-/// Reads framed `bytes`: the writer's schema by the id, `Tag`'s own schema as the reader's, and
-/// `decode` given both (the reader's only when it differs) and the data.
-#[inline]
-fn read<Tag: 'static, V>(
-    cx: SerdeContext<'_>,
-    make: fn() -> Schema,
-    bytes: Option<&[u8]>,
-    decode: impl FnOnce(&Known, Option<&Known>, &mut &[u8]) -> apache_avro::AvroResult<V>,
-) -> Result<V, SerdeError> {
-    let bytes = crate::serdes::present(bytes)?;
-    let (id, mut payload) = read_header(bytes)?;
-    with_state::<SchemaRegistry, _>(|registry| {
-        let registry = registry.ok_or_else(no_registry)?;
-        let writer = registry.schema_of(id)?;
-        let own = registry.own::<Tag>(make);
-        let reader = (own.canonical != writer.canonical).then_some(&*own);
-        let value = decode(&writer, reader, &mut payload).map_err(|e| SerdeError::Schema {
-            schema_id: Some(id),
-            reason: format!(
-                "the {} read from topic {} does not decode with the writer's schema{}: {e}",
-                cx.role(),
-                cx.topic(),
-                if reader.is_some() {
-                    " resolved to ours"
-                } else {
-                    ""
-                }
-            ),
-        })?;
-        if !payload.is_empty() {
-            return Err(SerdeError::Schema {
-                schema_id: Some(id),
-                reason: format!(
-                    "{} bytes left after the {} read from topic {}: not written with this schema",
-                    payload.len(),
-                    cx.role(),
-                    cx.topic()
-                ),
-            });
+impl Known {
+    fn new(schema: Schema) -> Self {
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        schema.canonical_form().hash(&mut hasher);
+        Known {
+            schema,
+            canonical: hasher.finish(),
         }
-        Ok(value)
+    }
+}
+
+impl Format for AvroFormat {
+    const SCHEMA_TYPE: &'static str = "AVRO";
+    const NAME: &'static str = "Avro";
+    type Schema = Known;
+    type Target = ();
+
+    /// Named types of other schemas (Confluent's Avro `references`) resolve by their full names.
+    fn parse(text: &str, references: &[(String, String)]) -> Result<Known, String> {
+        let schema = if references.is_empty() {
+            Schema::parse_str(text)
+        } else {
+            Schema::parse_str_with_list(text, references.iter().map(|(_, text)| text))
+                .map(|(schema, _)| schema)
+        };
+        schema.map(Known::new).map_err(|e| e.to_string())
+    }
+
+    fn locate(_: &Known, _: &Own<Self>) -> Result<(), String> {
+        Ok(())
+    }
+
+    fn caches(registry: &SchemaRegistry) -> &Caches<Self> {
+        &registry.inner.avro
+    }
+}
+
+/// The own schema of a serde with Avro schema `schema`: registered as its JSON (with defaults
+/// and docs, which compatibility checks need).
+fn own(schema: Schema) -> Result<Own<AvroFormat>, String> {
+    let text = serde_json::to_string(&schema).map_err(|e| e.to_string())?;
+    Ok(Own {
+        record: schema.name().map(|n| n.fullname(None)),
+        schema: Arc::new(Known::new(schema)),
+        target: (),
+        text,
+        dependencies: Vec::new(),
     })
+}
+
+/// The reader's schema where it differs from the writer's: `own`'s, to resolve the writer's to.
+fn reader<'a>(writer: &Known, own: &'a Own<AvroFormat>) -> Option<&'a Known> {
+    (own.schema.canonical != writer.canonical).then_some(&*own.schema)
 }
 
 impl<T: AvroSchema + Serialize + DeserializeOwned + 'static> Serde for Avro<T> {
     type Value = T;
 
-    fn serialize(_: &T, _: &mut Vec<u8>) -> Result<Encoded, SerdeError> {
-        Err(no_context())
-    }
-
-    fn deserialize(_: Option<&[u8]>) -> Result<T, SerdeError> {
-        Err(no_context())
-    }
-
-    fn check(_: Option<&[u8]>) -> Result<(), SerdeError> {
-        Err(no_context())
-    }
+    needs_context!(T);
 
     fn serialize_in(
         cx: SerdeContext<'_>,
         value: &T,
         out: &mut Vec<u8>,
     ) -> Result<Encoded, SerdeError> {
-        write::<Self>(cx, T::get_schema, out, |schema, out| {
-            GenericDatumWriter::builder(schema)
-                .build()?
-                .write_ser(out, value)
-        })
+        write::<AvroFormat, Self, _>(
+            cx,
+            || own(T::get_schema()),
+            out,
+            |writer, out| {
+                GenericDatumWriter::builder(&writer.schema.schema)
+                    .build()?
+                    .write_ser(out, value)
+                    .map(drop)
+            },
+        )
     }
 
     fn deserialize_in(cx: SerdeContext<'_>, bytes: Option<&[u8]>) -> Result<T, SerdeError> {
-        read::<Self, T>(cx, T::get_schema, bytes, |writer, reader, data| {
-            match reader {
-                // Our own schema wrote it: straight into T.
-                None => GenericDatumReader::builder(&writer.schema)
-                    .build()?
-                    .read_deser(data),
-                // Another one: resolve to ours, then into T.
-                Some(reader) => {
-                    let value = GenericDatumReader::builder(&writer.schema)
-                        .reader_schema(&reader.schema)
+        read::<AvroFormat, Self, T, _>(
+            cx,
+            || own(T::get_schema()),
+            bytes,
+            |writer, own, data| {
+                match reader(writer, own) {
+                    // Our own schema wrote it: straight into T.
+                    None => GenericDatumReader::builder(&writer.schema)
                         .build()?
-                        .read_value(data)?;
-                    apache_avro::from_value::<T>(&value)
+                        .read_deser(data),
+                    // Another one: resolve to ours, then into T.
+                    Some(reader) => {
+                        let value = GenericDatumReader::builder(&writer.schema)
+                            .reader_schema(&reader.schema)
+                            .build()?
+                            .read_value(data)?;
+                        apache_avro::from_value::<T>(&value)
+                    }
                 }
-            }
-        })
+            },
+        )
     }
 
     fn check_in(cx: SerdeContext<'_>, bytes: Option<&[u8]>) -> Result<(), SerdeError> {
@@ -170,37 +157,38 @@ impl<T: AvroSchema + Serialize + DeserializeOwned + 'static> Serde for Avro<T> {
 impl<S: AvroSchema + 'static> Serde for AvroGeneric<S> {
     type Value = Value;
 
-    fn serialize(_: &Value, _: &mut Vec<u8>) -> Result<Encoded, SerdeError> {
-        Err(no_context())
-    }
-
-    fn deserialize(_: Option<&[u8]>) -> Result<Value, SerdeError> {
-        Err(no_context())
-    }
-
-    fn check(_: Option<&[u8]>) -> Result<(), SerdeError> {
-        Err(no_context())
-    }
+    needs_context!(Value);
 
     fn serialize_in(
         cx: SerdeContext<'_>,
         value: &Value,
         out: &mut Vec<u8>,
     ) -> Result<Encoded, SerdeError> {
-        write::<Self>(cx, S::get_schema, out, |schema, out| {
-            GenericDatumWriter::builder(schema)
-                .build()?
-                .write_value_ref(out, value)
-        })
+        write::<AvroFormat, Self, _>(
+            cx,
+            || own(S::get_schema()),
+            out,
+            |writer, out| {
+                GenericDatumWriter::builder(&writer.schema.schema)
+                    .build()?
+                    .write_value_ref(out, value)
+                    .map(drop)
+            },
+        )
     }
 
     fn deserialize_in(cx: SerdeContext<'_>, bytes: Option<&[u8]>) -> Result<Value, SerdeError> {
-        read::<Self, Value>(cx, S::get_schema, bytes, |writer, reader, data| {
-            GenericDatumReader::builder(&writer.schema)
-                .maybe_reader_schema(reader.map(|r| &r.schema))
-                .build()?
-                .read_value(data)
-        })
+        read::<AvroFormat, Self, Value, _>(
+            cx,
+            || own(S::get_schema()),
+            bytes,
+            |writer, own, data| {
+                GenericDatumReader::builder(&writer.schema)
+                    .maybe_reader_schema(reader(writer, own).map(|r| &r.schema))
+                    .build()?
+                    .read_value(data)
+            },
+        )
     }
 
     fn check_in(cx: SerdeContext<'_>, bytes: Option<&[u8]>) -> Result<(), SerdeError> {

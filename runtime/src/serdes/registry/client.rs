@@ -65,7 +65,7 @@ impl RegistryError {
     }
 }
 
-/// A schema as the registry returns it.
+/// A schema as the registry returns it for a subject's version.
 #[derive(Debug, Clone, Deserialize)]
 pub struct RegisteredSchema {
     /// Its id (Apicurio: the content id).
@@ -73,8 +73,63 @@ pub struct RegisteredSchema {
     /// The version under the subject, when the answer names one.
     #[serde(default)]
     pub version: Option<i32>,
-    /// The schema's text (JSON for Avro).
+    /// The schema's text (JSON for Avro and JSON Schema, `.proto` source for Protobuf).
     pub schema: String,
+    /// The schemas it references (Protobuf imports), by subject and version.
+    #[serde(default)]
+    pub references: Vec<SchemaReference>,
+}
+
+/// A schema as the registry returns it for an id: its text, type and references.
+#[derive(Debug, Clone, Deserialize)]
+pub struct SchemaById {
+    /// The schema's text.
+    pub schema: String,
+    /// `AVRO` (also when the registry leaves it out), `PROTOBUF` or `JSON`.
+    #[serde(rename = "schemaType", default)]
+    pub schema_type: Option<String>,
+    /// The schemas it references, by subject and version.
+    #[serde(default)]
+    pub references: Vec<SchemaReference>,
+}
+
+/// A reference from one schema to another (Confluent's `references`): for Protobuf, an import.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, Deserialize)]
+pub struct SchemaReference {
+    /// The name the referencing schema uses (for Protobuf, the import's path).
+    pub name: String,
+    /// The subject the referenced schema is registered under.
+    pub subject: String,
+    /// Its version under that subject.
+    pub version: i32,
+}
+
+/// A schema to register or look up: its type, text and references.
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub struct SchemaText<'a> {
+    /// The text.
+    pub schema: &'a str,
+    /// `AVRO`, `PROTOBUF` or `JSON`.
+    #[serde(rename = "schemaType")]
+    pub schema_type: &'a str,
+    /// The schemas it references.
+    #[serde(skip_serializing_if = "no_references")]
+    pub references: &'a [SchemaReference],
+}
+
+fn no_references(references: &&[SchemaReference]) -> bool {
+    references.is_empty()
+}
+
+impl<'a> SchemaText<'a> {
+    /// An Avro schema (JSON) without references.
+    pub fn avro(schema: &'a str) -> Self {
+        SchemaText {
+            schema,
+            schema_type: "AVRO",
+            references: &[],
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -83,21 +138,9 @@ struct IdOnly {
 }
 
 #[derive(Deserialize)]
-struct SchemaOnly {
-    schema: String,
-}
-
-#[derive(Deserialize)]
 struct ErrorBody {
     error_code: Option<u32>,
     message: Option<String>,
-}
-
-#[derive(serde::Serialize)]
-struct SchemaBody<'a> {
-    schema: &'a str,
-    #[serde(rename = "schemaType")]
-    schema_type: &'a str,
 }
 
 const CONTENT_TYPE: &str = "application/vnd.schemaregistry.v1+json";
@@ -160,8 +203,8 @@ impl RegistryClient {
         self.requests.load(Ordering::Relaxed)
     }
 
-    /// Registers `schema` (Avro JSON) under `subject`, or finds it there: its id.
-    pub fn register(&self, subject: &str, schema: &str) -> Result<u32, RegistryError> {
+    /// Registers `schema` under `subject`, or finds it there: its id.
+    pub fn register(&self, subject: &str, schema: &SchemaText<'_>) -> Result<u32, RegistryError> {
         let url = format!("{}/subjects/{}/versions", self.config.url, encode(subject));
         let body = body(schema);
         self.request("POST", &url, Some(&body))
@@ -169,12 +212,17 @@ impl RegistryClient {
             .map(|r| r.id)
     }
 
-    /// The id of `schema` under `subject`, or `None` when the subject does not have it.
-    pub fn lookup(&self, subject: &str, schema: &str) -> Result<Option<u32>, RegistryError> {
+    /// `schema` as registered under `subject` (its id and version), or `None` when the subject
+    /// does not have it.
+    pub fn lookup(
+        &self,
+        subject: &str,
+        schema: &SchemaText<'_>,
+    ) -> Result<Option<RegisteredSchema>, RegistryError> {
         let url = format!("{}/subjects/{}", self.config.url, encode(subject));
         let body = body(schema);
         match self.request("POST", &url, Some(&body)) {
-            Ok(text) => parse::<RegisteredSchema>(&url, &text).map(|r| Some(r.id)),
+            Ok(text) => parse::<RegisteredSchema>(&url, &text).map(Some),
             Err(e) if e.is_not_found() => Ok(None),
             Err(e) => Err(e),
         }
@@ -182,8 +230,17 @@ impl RegistryClient {
 
     /// The latest schema registered under `subject`.
     pub fn latest(&self, subject: &str) -> Result<RegisteredSchema, RegistryError> {
+        self.version(subject, "latest")
+    }
+
+    /// Version `version` (a number, or `latest`) of the schema under `subject`.
+    pub fn version(
+        &self,
+        subject: &str,
+        version: impl std::fmt::Display,
+    ) -> Result<RegisteredSchema, RegistryError> {
         let url = format!(
-            "{}/subjects/{}/versions/latest",
+            "{}/subjects/{}/versions/{version}",
             self.config.url,
             encode(subject)
         );
@@ -191,12 +248,11 @@ impl RegistryClient {
             .and_then(|text| parse::<RegisteredSchema>(&url, &text))
     }
 
-    /// The schema of `id` (its text).
-    pub fn schema_by_id(&self, id: u32) -> Result<String, RegistryError> {
+    /// The schema of `id`: its text, type and references.
+    pub fn schema_by_id(&self, id: u32) -> Result<SchemaById, RegistryError> {
         let url = format!("{}/schemas/ids/{id}", self.config.url);
         self.request("GET", &url, None)
-            .and_then(|text| parse::<SchemaOnly>(&url, &text))
-            .map(|r| r.schema)
+            .and_then(|text| parse::<SchemaById>(&url, &text))
     }
 
     /// Sets the compatibility mode of `subject` (`BACKWARD`, `FORWARD`, `FULL`, `NONE`, ..).
@@ -294,12 +350,8 @@ impl RegistryClient {
     }
 }
 
-fn body(schema: &str) -> String {
-    serde_json::to_string(&SchemaBody {
-        schema,
-        schema_type: "AVRO",
-    })
-    .unwrap_or_default()
+fn body(schema: &SchemaText<'_>) -> String {
+    serde_json::to_string(schema).unwrap_or_default()
 }
 
 fn parse<T: serde::de::DeserializeOwned>(url: &str, text: &str) -> Result<T, RegistryError> {

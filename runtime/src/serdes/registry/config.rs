@@ -53,6 +53,7 @@ pub struct RegistryConfig {
     pub(crate) choice: SchemaChoice,
     pub(crate) retry_for: Duration,
     pub(crate) request_timeout: Duration,
+    pub(crate) json_validation: bool,
 }
 
 /// How long a registry that cannot be reached is retried before a record fails: 60 s, well
@@ -76,6 +77,7 @@ impl RegistryConfig {
             choice: SchemaChoice::AutoRegister,
             retry_for: DEFAULT_RETRY_FOR,
             request_timeout: Duration::from_secs(10),
+            json_validation: true,
         }
     }
 
@@ -116,6 +118,14 @@ impl RegistryConfig {
     /// The time limit of one HTTP request (10 s by default).
     pub fn request_timeout(mut self, timeout: Duration) -> Self {
         self.request_timeout = timeout;
+        self
+    }
+
+    /// Whether the JSON Schema serdes validate every value against its schema, on write and on
+    /// read (on by default; Confluent's `json.fail.invalid.schema`, which defaults to `false`
+    /// there). Off, they write and read JSON without building a `serde_json::Value` tree.
+    pub fn json_schema_validation(mut self, on: bool) -> Self {
+        self.json_validation = on;
         self
     }
 

@@ -1,22 +1,34 @@
-//! Avro through a schema registry, in the Confluent wire format (feature `avro`).
+//! Avro, Protobuf and JSON Schema through a schema registry, in the Confluent wire format
+//! (features `avro`, `protobuf`, `json-schema`).
 //!
-//! Every record is a magic byte 0, the schema id (4 bytes, big-endian) and the Avro binary
-//! encoding of the value: what Confluent's `KafkaAvroSerializer` writes, and Apicurio's
-//! serializers in their Confluent-compatible framing. The registry is any server with
-//! Confluent's REST API: Confluent Schema Registry, or Apicurio Registry under
+//! Every record is a magic byte 0, the schema id (4 bytes, big-endian) and the encoded value (for
+//! Protobuf, the message indexes come first: which message of the `.proto` file it is): what
+//! Confluent's `KafkaAvroSerializer`, `KafkaProtobufSerializer` and `KafkaJsonSchemaSerializer`
+//! write, and Apicurio's serializers in their Confluent-compatible framing. The registry is any
+//! server with Confluent's REST API: Confluent Schema Registry, or Apicurio Registry under
 //! `/apis/ccompat/v7` (`scripts/registry.sh` runs one for the tests).
 //!
-//! | serde | Rust type | schema |
-//! |---|---|---|
-//! | [`Avro<T>`] | `T: Serialize + DeserializeOwned + AvroSchema` | `T`'s (`#[derive(AvroSchema)]`, or an `impl AvroSchema` that parses an `.avsc`) |
-//! | [`AvroGeneric<S>`] | [`apache_avro::types::Value`] | `S`'s (an empty type implementing `AvroSchema`) |
+//! | serde | feature | Rust type | schema |
+//! |---|---|---|---|
+//! | [`Avro<T>`] | `avro` | `T: Serialize + DeserializeOwned + AvroSchema` | `T`'s (`#[derive(AvroSchema)]`, or an `impl AvroSchema` that parses an `.avsc`) |
+//! | [`AvroGeneric<S>`] | `avro` | [`apache_avro::types::Value`] | `S`'s (an empty type implementing `AvroSchema`) |
+//! | [`Protobuf<T>`] | `protobuf` | `T: prost::Message + ReflectMessage + Default` | the `.proto` file of `T`'s descriptor, printed |
+//! | [`ProtobufDynamic<S>`] | `protobuf` | [`prost_reflect::DynamicMessage`] | the file of the descriptor `S` names ([`MessageSchema`]) |
+//! | [`JsonSchema<T>`] | `json-schema` | `T: Serialize + DeserializeOwned + schemars::JsonSchema` | `T`'s, derived as draft 7; values validated |
+//! | [`JsonSchemaGeneric<S>`] | `json-schema` | [`serde_json::Value`] | `S`'s (`schemars::JsonSchema`); values validated |
+//!
+//! Each format's module says what is particular to it: the crate chosen and why, the wire format
+//! ([`protobuf`]'s message indexes), schemas and evolution, validation ([`json_schema`]), and what
+//! Apicurio does differently. What they share (framing, subjects, the schema choice, caches,
+//! registering with references, error shaping: `format.rs` and `cache.rs`) is one piece of code
+//! for all three.
 //!
 //! The application builds one [`SchemaRegistry`] per instance and gives it to the instance as
 //! serde state (see [`SerdeStates`](crate::serdes::SerdeStates) for why state is per instance
 //! and how the serdes find it):
 //!
 //! ```no_run
-//! # #[cfg(feature = "kafka")] {
+//! # #[cfg(all(feature = "kafka", feature = "avro"))] {
 //! use dekaf_streams::prelude::*;
 //! use dekaf_streams::serdes::registry::{Avro, RegistryConfig, SchemaRegistry};
 //!
@@ -36,24 +48,32 @@
 //! # }
 //! ```
 //!
-//! What it does:
+//! What every format does:
 //! - **subjects** by [`SubjectNameStrategy`]: `<topic>-value` (the default), the record's full
-//!   name, or `<topic>-<record name>`;
+//!   name (Avro record, Protobuf message, JSON Schema `title`), or `<topic>-<record name>`;
 //! - **which schema a serializer writes with** by [`SchemaChoice`]: its own, registered when
 //!   missing (the default) or required to be registered, the subject's latest version, or a
 //!   given id;
 //! - **caches** ([`SchemaRegistry`]): the id a serde writes with per topic and role, and every
 //!   writer schema by id, so that once warm the per-record path makes no request;
+//! - **schema references** (Confluent's `references`): a writer's schema is fetched with the
+//!   schemas it references; a Protobuf serde registers the files its `.proto` imports first,
+//!   each under its import path as subject;
 //! - **schema evolution**: a record whose id is not known yet is read by fetching that id's
-//!   schema once and resolving it against the serde's own schema (writer vs reader);
+//!   schema once and reading it with the serde's own schema by the format's rules (Avro resolves
+//!   writer vs reader schema; Protobuf matches fields by number; JSON Schema validates against
+//!   the writer's schema);
 //! - **bad input** is a [`SerdeError::Schema`](crate::serdes::SerdeError::Schema) naming the
-//!   schema id where there is one (wrong magic byte, unknown id, bytes that do not decode, bytes
-//!   left over), so the topology's error handler (fail, skip, dead letter) decides;
+//!   schema id where there is one (wrong magic byte, unknown id, a schema of another format,
+//!   bad message indexes, bytes that do not decode, a value that does not validate, bytes left
+//!   over), so the topology's error handler (fail, skip, dead letter) decides;
 //! - **an unreachable registry** is retried with a log line per attempt (see [`client`]) for
 //!   [`RegistryConfig::retry_for`], then the record fails with an error naming the registry;
 //!   nothing panics;
 //! - **authentication**: basic or bearer ([`RegistryConfig::basic_auth`],
 //!   [`RegistryConfig::bearer_auth`]); `https` URLs use the system's OpenSSL.
+//!
+//! # Avro
 //!
 //! Why `apache-avro`: it is the Apache Avro project's own Rust implementation (the
 //! `apache/avro-rs` repository, released with the specification), the only Rust Avro crate
@@ -62,19 +82,39 @@
 //! for their schemas.
 //!
 //! Not yet: registry serdes in stores (a store has no topic: they fail there with an error
-//! saying so), schema references, Protobuf and JSON Schema, the compile-time check of a type
-//! against an `.avsc`, and the start-up compatibility check.
+//! saying so), registering Avro and JSON Schema references (records that reference other
+//! schemas are read; our own Avro and JSON schemas are registered without references), the
+//! compile-time check of a type against an `.avsc` or `.proto`, and the start-up compatibility
+//! check.
 
-mod avro;
+#[cfg(feature = "avro")]
+pub mod avro;
 mod cache;
 pub mod client;
 mod config;
+pub(crate) mod format;
+#[cfg(feature = "json-schema")]
+pub mod json_schema;
+#[cfg(feature = "protobuf")]
+pub mod protobuf;
 mod subject;
 pub mod wire;
 
+#[cfg(feature = "avro")]
 pub use apache_avro;
+#[cfg(feature = "avro")]
 pub use avro::{Avro, AvroGeneric};
-pub use cache::{Known, SchemaRegistry, Writer};
-pub use client::{RegisteredSchema, RegistryClient, RegistryError};
+pub use cache::SchemaRegistry;
+pub use client::{
+    RegisteredSchema, RegistryClient, RegistryError, SchemaById, SchemaReference, SchemaText,
+};
 pub use config::{Auth, DEFAULT_RETRY_FOR, RegistryConfig, SchemaChoice};
+#[cfg(feature = "json-schema")]
+pub use json_schema::{JsonSchema, JsonSchemaGeneric};
+#[cfg(feature = "protobuf")]
+pub use protobuf::{MessageSchema, ProtoError, Protobuf, ProtobufDynamic, proto_file};
 pub use subject::SubjectNameStrategy;
+#[cfg(feature = "json-schema")]
+pub use {jsonschema, schemars};
+#[cfg(feature = "protobuf")]
+pub use {prost_reflect, prost_reflect::prost, protox};
