@@ -46,6 +46,9 @@ as_root() {
 started=$SECONDS
 # The Avro serdes and their tests (a schema registry is started for them below).
 AVRO_FEATURES="dekaf-streams/avro,dekaf-streams-examples/avro"
+# Every optional feature the gates and the full run build: Avro, and the query server's
+# Prometheus endpoint (`prometheus`, which implies `http`; the examples' tests also turn both on).
+FEATURES="$AVRO_FEATURES,dekaf-streams/prometheus"
 
 # 1. Build dependencies of rdkafka's bundled librdkafka.
 missing=()
@@ -66,7 +69,7 @@ if [ -z "${DEKAF_SKIP_GATES:-}" ]; then
   cargo fmt --version >/dev/null 2>&1 || die "rustfmt missing: rustup component add rustfmt"
   cargo clippy --version >/dev/null 2>&1 || die "clippy missing: rustup component add clippy"
   cargo fmt --all -- --check || die "cargo fmt --check: run \`cargo fmt --all\` and commit"
-  cargo clippy --workspace --all-targets --features "$AVRO_FEATURES" -- -D warnings || die "clippy found warnings (denied)"
+  cargo clippy --workspace --all-targets --features "$FEATURES" -- -D warnings || die "clippy found warnings (denied)"
   # The runtime without its `kafka` feature (no librdkafka): stores, serdes, TestDriver.
   cargo clippy -p dekaf-streams --no-default-features --all-targets -- -D warnings \
     || die "dekaf-streams without the kafka feature: clippy found warnings or errors"
@@ -150,7 +153,7 @@ if [ "$#" -eq 0 ]; then
 fi
 # --no-fail-fast: one failing test binary does not hide the results of the others.
 if [ "$#" -eq 0 ]; then
-  cargo test --workspace --features "$AVRO_FEATURES" --no-fail-fast || status=$?
+  cargo test --workspace --features "$FEATURES" --no-fail-fast || status=$?
 else
   cargo test --workspace --no-fail-fast "$@" || status=$?
 fi
