@@ -89,6 +89,8 @@ struct Activity {
     head_started: AtomicU64,
     /// When the connection last became idle (accepted, or a request answered).
     idle_since: AtomicU64,
+    /// Told when a head's first byte arrives: the header-read deadline starts then.
+    head: tokio::sync::Notify,
 }
 
 impl Activity {
@@ -98,6 +100,7 @@ impl Activity {
             in_flight: AtomicUsize::new(0),
             head_started: AtomicU64::new(0),
             idle_since: AtomicU64::new(1),
+            head: tokio::sync::Notify::new(),
         }
     }
 
@@ -116,12 +119,13 @@ impl Activity {
         if self.in_flight.load(Ordering::Acquire) == 0
             && self.head_started.load(Ordering::Relaxed) == 0
         {
-            let _ = self.head_started.compare_exchange(
-                0,
-                self.now(),
-                Ordering::Relaxed,
-                Ordering::Relaxed,
-            );
+            if self
+                .head_started
+                .compare_exchange(0, self.now(), Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+            {
+                self.head.notify_one();
+            }
         }
     }
 
@@ -175,7 +179,10 @@ async fn watch(activity: &Activity, header_read: Duration, idle: Duration) -> Cu
             }
             continue;
         }
-        tokio::time::sleep_until(deadline).await;
+        tokio::select! {
+            () = tokio::time::sleep_until(deadline) => {}
+            () = activity.head.notified() => {}
+        }
     }
 }
 
