@@ -356,10 +356,10 @@ async fn load(port: u16) -> LoadReport {
                     return Some(started.elapsed());
                 }
                 let mut buf = [0u8; 256];
-                match tokio::time::timeout(Duration::from_millis(200), stream.read(&mut buf)).await
+                if let Ok(Ok(0) | Err(_)) =
+                    tokio::time::timeout(Duration::from_millis(200), stream.read(&mut buf)).await
                 {
-                    Ok(Ok(0) | Err(_)) => return Some(started.elapsed()),
-                    _ => {}
+                    return Some(started.elapsed());
                 }
                 if started.elapsed() > SOON {
                     return None;

@@ -118,14 +118,12 @@ impl Activity {
     fn read(&self) {
         if self.in_flight.load(Ordering::Acquire) == 0
             && self.head_started.load(Ordering::Relaxed) == 0
-        {
-            if self
+            && self
                 .head_started
                 .compare_exchange(0, self.now(), Ordering::Relaxed, Ordering::Relaxed)
                 .is_ok()
-            {
-                self.head.notify_one();
-            }
+        {
+            self.head.notify_one();
         }
     }
 
