@@ -46,8 +46,10 @@ as_root() {
 
 started=$SECONDS
 # The schema registry serdes (Avro, Protobuf, JSON Schema) and their tests (a schema registry is
-# started for them below).
-REGISTRY_FEATURES="dekaf-streams/avro,dekaf-streams-examples/avro,dekaf-streams/protobuf,dekaf-streams-examples/protobuf,dekaf-streams/json-schema,dekaf-streams-examples/json-schema"
+# started for them below), and the query server's Prometheus endpoint (`prometheus`, which
+# implies `http`; the examples' tests also turn both on): every optional feature the gates and
+# the full run build.
+FEATURES="dekaf-streams/avro,dekaf-streams-examples/avro,dekaf-streams/protobuf,dekaf-streams-examples/protobuf,dekaf-streams/json-schema,dekaf-streams-examples/json-schema,dekaf-streams/prometheus"
 
 # 1. Build dependencies of rdkafka's bundled librdkafka, and graphviz.
 missing=()
@@ -68,11 +70,11 @@ if [ -z "${DEKAF_SKIP_GATES:-}" ]; then
   cargo fmt --version >/dev/null 2>&1 || die "rustfmt missing: rustup component add rustfmt"
   cargo clippy --version >/dev/null 2>&1 || die "clippy missing: rustup component add clippy"
   cargo fmt --all -- --check || die "cargo fmt --check: run \`cargo fmt --all\` and commit"
-  cargo clippy --workspace --all-targets --features "$REGISTRY_FEATURES" -- -D warnings || die "clippy found warnings (denied)"
+  cargo clippy --workspace --all-targets --features "$FEATURES" -- -D warnings || die "clippy found warnings (denied)"
   # The runtime without its `kafka` feature (no librdkafka): stores, serdes, TestDriver.
   cargo clippy -p dekaf-streams --no-default-features --all-targets -- -D warnings \
     || die "dekaf-streams without the kafka feature: clippy found warnings or errors"
-  RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --features "$REGISTRY_FEATURES" \
+  RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --features "$FEATURES" \
     || die "cargo doc found warnings (denied): fix the rustdoc"
   say "gates (fmt, clippy, doc) took $((SECONDS - gates_started))s"
 fi
@@ -152,7 +154,7 @@ if [ "$#" -eq 0 ]; then
 fi
 # --no-fail-fast: one failing test binary does not hide the results of the others.
 if [ "$#" -eq 0 ]; then
-  cargo test --workspace --features "$REGISTRY_FEATURES" --no-fail-fast || status=$?
+  cargo test --workspace --features "$FEATURES" --no-fail-fast || status=$?
 else
   cargo test --workspace --no-fail-fast "$@" || status=$?
 fi

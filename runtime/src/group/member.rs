@@ -454,6 +454,9 @@ impl Driver {
     /// One heartbeat and its consequences. `Err` only for fatal errors.
     async fn beat(&mut self) -> Result<(), GroupError> {
         let now = Instant::now();
+        // For operators and tests that watch the heartbeats' spacing (the query server's load
+        // test does): one event per heartbeat sent.
+        tracing::trace!(target: "dekaf_streams::heartbeat", group = %self.group(), member = %self.membership.member_id(), "heartbeat sent");
         let request = self.membership.request_at(now.into_std());
         let sent = self.send(&request).await;
         if sent.is_err() {

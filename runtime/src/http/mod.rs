@@ -1,5 +1,6 @@
 //! Interactive queries over HTTP (the `http` feature): every instance serves its stores as
-//! JSON, and answers for keys it does not host by asking the instance that does.
+//! JSON, and answers for keys it does not host by asking the instance that does. The same
+//! server answers Kubernetes' health probes and (feature `prometheus`) Prometheus' scrapes.
 //!
 //! ```no_run
 //! # use dekaf_streams::prelude::*;
@@ -14,10 +15,13 @@
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! let streams = KafkaStreams::builder(WordCount)
 //!     .bootstrap_servers("localhost:9092")
-//!     .application_server("10.0.0.5:8080") // what other instances reach this one at
+//!     .application_server("127.0.0.1:8080") // what other instances reach this one at
 //!     .build()?;
-//! let server = QueryServer::new(streams.queries()).store(WordCount::COUNTS);
-//! let listener = tokio::net::TcpListener::bind("0.0.0.0:8080").await?;
+//! let server = QueryServer::new(streams.queries())
+//!     .store(WordCount::COUNTS)
+//!     .lifecycle(streams.lifecycle()); // for /health/ready
+//! // 127.0.0.1: reachable from this machine only. See "Hardening" before binding wider.
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
 //! tokio::spawn(server.serve(listener, std::future::pending()));
 //! streams.run(dekaf_streams::shutdown_signal()).await?;
 //! # Ok(()) }
@@ -29,12 +33,34 @@
 //! |---|---|
 //! | `GET /stores/{store}/keys/{key}` | `200 {"key": k, "value": v}`; `404` when the key has no value |
 //! | `GET /stores/{store}/windows/{key}?from=<ms>&to=<ms>` | `200 {"key": k, "windows": [{"start", "end", "value"}]}` (window stores; windows starting in `[from, to]`, both optional) |
-//! | `GET /stores/{store}/all` | `200 {"partition_count": n, "partitions": [0..n], "entries": [{"key", "value"}]}` |
-//! | `GET /stores/{store}/range?from=a&to=b` | as `all`, keys from `a` to `b` inclusive (either optional) |
+//! | `GET /stores/{store}/all?limit=<n>&after=<token>` | one page: `200 {"partition_count": n, "partitions": [0..n], "entries": [{"key", "value"}], "next": token or null}` |
+//! | `GET /stores/{store}/range?from=a&to=b&limit=<n>&after=<token>` | as `all`, keys from `a` to `b` inclusive (either optional) |
+//! | `GET /health/live` | `200 {"status": "live", "state": s}`; `503` once the instance is in `ERROR` |
+//! | `GET /health/ready` | `200 {"status": "ready", "state": "RUNNING"}`; otherwise `503 {"state": s, "error": why}` |
+//! | `GET /metrics` | `200`, Prometheus' text format (feature `prometheus`, given `QueryServer::prometheus`); `404` otherwise |
 //!
 //! Keys are path segments or query parameters, percent-encoded, parsed with the key type's
 //! `FromStr` (`String`, integers, ...); values are written with the value type's
 //! `serde::Serialize`. Errors are `{"error": "..."}` saying what to do.
+//!
+//! # Pages of `all` and `range`
+//!
+//! A scan answers one page of at most `limit` entries ([`DEFAULT_PAGE_SIZE`] without `limit`,
+//! at most [`DEFAULT_MAX_PAGE_SIZE`]; see [`QueryServer::page_size`]). When more entries follow,
+//! `next` is a continuation token: ask again with `after=<next>` (and the same `from`/`to`)
+//! for the next page, until `next` is `null`:
+//!
+//! ```text
+//! GET /stores/counts/all?limit=500              -> {"entries": [...500], "next": "AAAAA3cxMg"}
+//! GET /stores/counts/all?limit=500&after=AAAAA3cxMg -> {"entries": [...], "next": null}
+//! ```
+//!
+//! Entries come partition after partition, each partition in serialized-key order. A token is
+//! the position (partition, serialized key) of a page's last entry; each page reads the
+//! committed state as of its own request, so an entry written or deleted between two pages
+//! shows in the later page only if it lies after the token. Each page is read on tokio's
+//! blocking threads (`spawn_blocking`), never on the worker threads that also send the group's
+//! heartbeats, and holds at most `limit` entries per instance in memory.
 //!
 //! # Where the answer comes from
 //!
@@ -42,18 +68,116 @@
 //! (see [`crate::query`] for what a read sees). Otherwise the instance that
 //! [`metadata_for_key`](crate::query::Queries::metadata_for_key) names is asked (the request
 //! carries `x-dekaf-forwarded: 1`, and a forwarded request is never forwarded again) and its
-//! answer is relayed. `all` and `range` ask every instance of the group for its own tasks
-//! (`?scope=local` asks only this one) and answer only when the answers together cover every
-//! partition of the store exactly once. One instance's entries come partition after partition,
-//! each in serialized-key order; the instances' blocks follow by their lowest partition.
+//! answer is relayed. `all` and `range` ask every instance of the group for its page of its own
+//! tasks (`?scope=local` asks only this one) and answer only when the answers together cover
+//! every partition of the store exactly once.
+//!
+//! # Health
+//!
+//! `/health/live` and `/health/ready` need no authentication (probes carry no credentials, and
+//! the answers tell only the instance's state) and read the [`Lifecycle`] given with
+//! [`QueryServer::lifecycle`]:
+//!
+//! - **live**: `200` while the process serves requests, `503` once the instance is in `ERROR`
+//!   (a fatal error stopped it; only a restart helps). Shutting down (`PENDING_SHUTDOWN`,
+//!   `NOT_RUNNING`) stays live, so a liveness probe never kills a clean shutdown.
+//! - **ready**: `200` when the state is `RUNNING`: every thread has joined the group and runs
+//!   its tasks, restored (a thread restoring state or rebalancing makes it `REBALANCING`).
+//!   `503` with the state otherwise, and `503` when the server was given no lifecycle: a
+//!   readiness probe must not report ready on a guess.
+//!
+//! # Metrics
+//!
+//! With the `prometheus` feature, `prometheus_recorder()` installs the process's `metrics`
+//! recorder and returns the handle `/metrics` renders with:
+//!
+//! ```no_run
+//! # #[cfg(feature = "prometheus")]
+//! # fn demo<T: dekaf_streams::task::Topology>(server: dekaf_streams::http::QueryServer<T>) -> Result<(), Box<dyn std::error::Error>> {
+//! let handle = dekaf_streams::http::prometheus_recorder()?; // once, before the streams run
+//! let server = server.prometheus(handle);
+//! # Ok(()) }
+//! ```
+//!
+//! **Why `metrics-exporter-prometheus`**: it is the exporter of the `metrics` project itself
+//! (the facade the runtime records through), kept in step with it, and it renders on demand
+//! (`PrometheusHandle::render`) without its own HTTP listener: the query server serves
+//! `/metrics` on its port, behind the same limits, TLS and authentication, and the crate is
+//! built without its listener and push gateway (no second HTTP stack, no rustls). Names are
+//! written with `_` for `.` (`dekaf.streams.commits` is `dekaf_streams_commits`); counters get
+//! no `_total` suffix. The instruments recorded today:
+//!
+//! | instrument | kind | labels | meaning |
+//! |---|---|---|---|
+//! | `dekaf.streams.records.processed` | counter | | records processed, counted at commit |
+//! | `dekaf.streams.records.restored` | counter | `task`, `reason` | changelog records applied while restoring |
+//! | `dekaf.streams.commits` | counter | | completed commits |
+//! | `dekaf.streams.commits.aborted` | counter | | aborted commits (their work is redone) |
+//! | `dekaf.streams.commit.duration` | histogram | | commit time, seconds |
+//! | `dekaf.streams.restore.duration` | histogram | `task`, `reason` | time to restore one task's stores, seconds |
+//! | `dekaf.streams.tasks.active` | gauge | | tasks owned |
+//! | `dekaf.streams.tasks.standby` | gauge | | standby tasks maintained |
+//! | `dekaf.streams.standby.records` | counter | | changelog records applied to standby tasks |
+//! | `dekaf.streams.standby.lag` | gauge | `task` | changelog records a standby task has not applied |
+//! | `dekaf.streams.standby.promotions` | counter | | standby tasks that became active |
+//! | `dekaf.streams.threads.replaced` | counter | | processing threads replaced after an error (`ReplaceThread`) |
+//! | `dekaf.streams.poll.absence.warnings` | counter | `thread` | a thread away from its loop for long |
+//! | `dekaf.streams.poll.interval.exceeded` | counter | `thread` | a thread past `max_poll_interval`: its member left the group |
+//! | `dekaf.streams.global.dropped` | counter | `topic` | global-table records dropped |
+//! | `dekaf.streams.http.requests` | counter | `status` | requests answered by this server |
+//! | `dekaf.streams.http.request.duration` | histogram | | time to answer a request, seconds |
+//! | `dekaf.streams.http.connections.open` | gauge | | connections open |
+//! | `dekaf.streams.http.connections.refused` | counter | | connections closed at once: over [`QueryServer::max_connections`] |
+//! | `dekaf.streams.http.connections.timed_out` | counter | `reason` (`header`, `idle`) | connections closed by a timeout |
+//! | `dekaf.streams.http.accept.errors` | counter | | failed `accept()`s (survived) |
 //!
 //! # Status codes
 //!
 //! - `404`: no such store (or not registered with this server), or no value for the key.
-//! - `400`: a key or bound that does not parse as the store's key type, or a bad parameter.
+//! - `400`: a key or bound that does not parse as the store's key type, or a bad parameter
+//!   (`limit`, `after`).
+//! - `401`: authentication is required ([`QueryServer::bearer_token`],
+//!   [`QueryServer::authenticate`]) and the request has none or a wrong one.
+//! - `405`: a method other than `GET`.
+//! - `413`: a request body over [`QueryServer::max_request_body`]; `431`: a request head over
+//!   [`QueryServer::max_header_bytes`].
 //! - `503` with `Retry-After: 1`: the key's task is restoring, moving between instances (a
 //!   rebalance), the application is not running yet, no instance hosts the partition right now,
-//!   or the owner did not answer. Retry: the answer is never a value from the wrong place.
+//!   the owner did not answer, the answer took longer than the request timeout, or the server
+//!   is at its connection limit. Retry: the answer is never a value from the wrong place.
+//!   Error bodies never name another instance's address (it is logged instead).
+//!
+//! # Hardening
+//!
+//! The server is meant to sit inside the application's network, but it does not trust its
+//! clients. Every limit has a safe default and a setter on [`QueryServer`]:
+//!
+//! | setting | default | what happens past it |
+//! |---|---|---|
+//! | [`header_read_timeout`](QueryServer::header_read_timeout) | 10 s from a request head's first byte (also bounds the TLS handshake) | connection closed (slowloris) |
+//! | [`request_timeout`](QueryServer::request_timeout) | 30 s from the head to the answer | `503` |
+//! | [`idle_timeout`](QueryServer::idle_timeout) | 60 s with no request and no byte | connection closed |
+//! | [`max_connections`](QueryServer::max_connections) | 512 open at once | `503` and closed at once, counted |
+//! | [`max_request_body`](QueryServer::max_request_body) | 16 KiB | `413` |
+//! | [`max_header_bytes`](QueryServer::max_header_bytes) | 16 KiB | `431`, connection closed |
+//! | [`forward_timeout`](QueryServer::forward_timeout) | 10 s per forwarded request | `503` |
+//! | [`max_forwarded_response`](QueryServer::max_forwarded_response) | 16 MiB from a peer | `503` |
+//! | [`page_size`](QueryServer::page_size) / [`max_page_size`](QueryServer::max_page_size) | 1000 / 10 000 entries | a page; `400` over the maximum |
+//! | TLS ([`tls`](QueryServer::tls)) | off | |
+//! | authentication ([`bearer_token`](QueryServer::bearer_token), [`authenticate`](QueryServer::authenticate)) | off | `401` |
+//!
+//! Also: a failed `accept()` (out of file descriptors: `EMFILE`) is logged and retried after a
+//! backoff of 10 ms doubling to 1 s, and the server goes on; scans run off the worker threads.
+//!
+//! **Where to bind.** Bind to `127.0.0.1` unless something else must reach the server. Other
+//! instances forwarding to this one must: then bind to the address `application_server`
+//! names (the pod's IP, not `0.0.0.0`), and turn on TLS and a bearer token, which the server
+//! also sends when it forwards. Without them anyone who reaches the port reads every store.
+//!
+//! **Why OpenSSL for TLS** (`openssl` and `tokio-openssl`, not rustls): the crate already links
+//! OpenSSL for librdkafka and for its own coordinator connections, so TLS here adds no second
+//! TLS stack to build and audit, and takes the same PEM certificates, keys (encrypted ones
+//! too) and CA files the Kafka clients are configured with.
 //!
 //! # Why hyper
 //!
@@ -61,50 +185,144 @@
 //! the runtime already uses: it serves and forwards with one dependency and no framework. The
 //! routes are few and fixed, so a router would add compile time and no function.
 
+mod auth;
+mod conn;
 mod forward;
+mod health;
+mod page;
+#[cfg(feature = "prometheus")]
+mod prometheus;
 mod reply;
 mod routes;
 mod url;
 
 use std::collections::BTreeSet;
-use std::convert::Infallible;
 use std::future::Future;
 use std::marker::PhantomData;
 use std::str::FromStr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use bytes::Bytes;
-use http_body_util::Full;
+use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
-use hyper::server::conn::http1;
-use hyper::service::service_fn;
 use hyper::{Request, Response, StatusCode};
-use hyper_util::rt::TokioIo;
 use serde::Serialize;
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 
+pub use auth::BearerTokenError;
 pub use forward::FORWARDED;
+#[cfg(feature = "prometheus")]
+pub use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
+#[cfg(feature = "prometheus")]
+pub use prometheus::{
+    DURATION_BUCKETS, PrometheusError, prometheus_recorder, prometheus_recorder_with,
+};
+
+use auth::Auth;
+use forward::Forwarder;
+use page::Position;
 use reply::{error_body, not_found_route, query_error, range_body, relay, reply, unavailable};
-use routes::{KeyValueRoute, Local, LocalRange, StoreRoute, WindowRoute};
+use routes::{KeyValueRoute, Local, LocalRange, PageEntry, StoreRoute, WindowRoute};
 use url::{parse_query, percent_decode, percent_encode};
 
 use crate::query::{Queries, QueryError};
+use crate::streams::Lifecycle;
 use crate::task::{StoreRef, Topology, WindowStoreRef};
 
-/// Serves an application's stores over HTTP. Made with [`QueryServer::new`], given the stores
-/// to serve by their generated handles, then run with [`QueryServer::serve`].
+/// Default of [`QueryServer::header_read_timeout`].
+pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// Default of [`QueryServer::request_timeout`].
+pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+/// Default of [`QueryServer::idle_timeout`].
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+/// Default of [`QueryServer::max_connections`].
+pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
+/// Default of [`QueryServer::max_request_body`], in bytes.
+pub const DEFAULT_MAX_REQUEST_BODY: usize = 16 * 1024;
+/// Default of [`QueryServer::max_header_bytes`], in bytes.
+pub const DEFAULT_MAX_HEADER_BYTES: usize = 16 * 1024;
+/// Default of [`QueryServer::forward_timeout`].
+pub const DEFAULT_FORWARD_TIMEOUT: Duration = Duration::from_secs(10);
+/// Default of [`QueryServer::max_forwarded_response`], in bytes.
+pub const DEFAULT_MAX_FORWARDED_RESPONSE: usize = 16 * 1024 * 1024;
+/// Default of [`QueryServer::page_size`]: entries of a page of `all` or `range` without `limit`.
+pub const DEFAULT_PAGE_SIZE: usize = 1000;
+/// Default of [`QueryServer::max_page_size`]: the largest `limit` a client may ask for.
+pub const DEFAULT_MAX_PAGE_SIZE: usize = 10_000;
+
+/// The limits and security of a server; see the [module docs](self#hardening).
+#[derive(Clone)]
+pub(crate) struct Settings {
+    pub header_read_timeout: Duration,
+    pub request_timeout: Duration,
+    pub idle_timeout: Duration,
+    pub max_connections: usize,
+    pub max_request_body: usize,
+    pub max_header_bytes: usize,
+    pub page_size: usize,
+    pub max_page_size: usize,
+    pub tls: Option<openssl::ssl::SslAcceptor>,
+    pub forward: Forwarder,
+    pub auth: Option<Auth>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
+            request_timeout: DEFAULT_REQUEST_TIMEOUT,
+            idle_timeout: DEFAULT_IDLE_TIMEOUT,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            max_request_body: DEFAULT_MAX_REQUEST_BODY,
+            max_header_bytes: DEFAULT_MAX_HEADER_BYTES,
+            page_size: DEFAULT_PAGE_SIZE,
+            max_page_size: DEFAULT_MAX_PAGE_SIZE,
+            tls: None,
+            forward: Forwarder {
+                timeout: DEFAULT_FORWARD_TIMEOUT,
+                max_body: DEFAULT_MAX_FORWARDED_RESPONSE,
+                tls: None,
+                authorization: None,
+            },
+            auth: None,
+        }
+    }
+}
+
+/// Serves an application's stores, its health and (feature `prometheus`) its metrics over
+/// HTTP. Made with [`QueryServer::new`], given the stores to serve by their generated handles
+/// and its limits, then run with [`QueryServer::serve`]. See the [module docs](self).
 pub struct QueryServer<T: Topology> {
     queries: Queries<T>,
     routes: Vec<Arc<dyn StoreRoute<T>>>,
+    lifecycle: Option<Lifecycle>,
+    #[cfg(feature = "prometheus")]
+    prometheus: Option<PrometheusHandle>,
+    settings: Arc<Settings>,
 }
 
 impl<T: Topology> std::fmt::Debug for QueryServer<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let names: Vec<&str> = self.routes.iter().map(|r| r.name()).collect();
+        let s = &self.settings;
         f.debug_struct("QueryServer")
             .field("stores", &names)
-            .finish()
+            .field("lifecycle", &self.lifecycle.is_some())
+            .field("header_read_timeout", &s.header_read_timeout)
+            .field("request_timeout", &s.request_timeout)
+            .field("idle_timeout", &s.idle_timeout)
+            .field("max_connections", &s.max_connections)
+            .field("max_request_body", &s.max_request_body)
+            .field("max_header_bytes", &s.max_header_bytes)
+            .field("page_size", &s.page_size)
+            .field("max_page_size", &s.max_page_size)
+            .field("forward_timeout", &s.forward.timeout)
+            .field("max_forwarded_response", &s.forward.max_body)
+            .field("tls", &s.tls.is_some())
+            .field("authenticated", &s.auth.is_some())
+            .finish_non_exhaustive()
     }
 }
 
@@ -113,16 +331,25 @@ impl<T: Topology> Clone for QueryServer<T> {
         QueryServer {
             queries: self.queries.clone(),
             routes: self.routes.clone(),
+            lifecycle: self.lifecycle.clone(),
+            #[cfg(feature = "prometheus")]
+            prometheus: self.prometheus.clone(),
+            settings: Arc::clone(&self.settings),
         }
     }
 }
 
 impl<T: Topology> QueryServer<T> {
-    /// A server of no stores yet over `queries` (from `KafkaStreams::queries`).
+    /// A server of no stores yet over `queries` (from `KafkaStreams::queries`), with the
+    /// default limits (see the [module docs](self#hardening)).
     pub fn new(queries: Queries<T>) -> Self {
         QueryServer {
             queries,
             routes: Vec::new(),
+            lifecycle: None,
+            #[cfg(feature = "prometheus")]
+            prometheus: None,
+            settings: Arc::new(Settings::default()),
         }
     }
 
@@ -147,49 +374,225 @@ impl<T: Topology> QueryServer<T> {
         self
     }
 
-    /// Answers requests on `listener` until `shutdown` completes (connections under way are
-    /// finished in the background).
+    /// The instance's lifecycle (from `KafkaStreams::lifecycle`), which `/health/ready` and
+    /// `/health/live` answer from. Without it `/health/ready` answers `503` (the server cannot
+    /// tell that the instance runs, and a probe must not say ready on a guess).
+    pub fn lifecycle(mut self, lifecycle: Lifecycle) -> Self {
+        self.lifecycle = Some(lifecycle);
+        self
+    }
+
+    /// Serves `GET /metrics` in Prometheus' text format from `handle` (from
+    /// [`prometheus_recorder`], or the handle of a recorder the application installed itself).
+    #[cfg(feature = "prometheus")]
+    pub fn prometheus(mut self, handle: PrometheusHandle) -> Self {
+        self.prometheus = Some(handle);
+        self
+    }
+
+    fn settings(&mut self) -> &mut Settings {
+        Arc::make_mut(&mut self.settings)
+    }
+
+    /// How long a client may take to send a request head (request line and headers), counted
+    /// from its first byte; a slower connection is closed (slow clients, slowloris). Also bounds
+    /// the TLS handshake. Default [`DEFAULT_HEADER_READ_TIMEOUT`].
+    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
+        self.settings().header_read_timeout = timeout;
+        self
+    }
+
+    /// How long answering one request may take once its head arrived (its body, the store
+    /// read, forwarding); past it the answer is `503` with `Retry-After`. Default
+    /// [`DEFAULT_REQUEST_TIMEOUT`].
+    pub fn request_timeout(mut self, timeout: Duration) -> Self {
+        self.settings().request_timeout = timeout;
+        self
+    }
+
+    /// How long a connection may stay open with no request under way and no byte of a next one
+    /// (keep-alive); then it is closed. Default [`DEFAULT_IDLE_TIMEOUT`].
+    pub fn idle_timeout(mut self, timeout: Duration) -> Self {
+        self.settings().idle_timeout = timeout;
+        self
+    }
+
+    /// How many connections may be open at once (at least 1); one more is answered `503` and
+    /// closed at once (counted in `dekaf.streams.http.connections.refused`). Default
+    /// [`DEFAULT_MAX_CONNECTIONS`].
+    pub fn max_connections(mut self, connections: usize) -> Self {
+        self.settings().max_connections = connections.max(1);
+        self
+    }
+
+    /// The largest request body, in bytes; a larger one is answered `413`. Every route is a
+    /// `GET`, so a body is never needed. Default [`DEFAULT_MAX_REQUEST_BODY`].
+    pub fn max_request_body(mut self, bytes: usize) -> Self {
+        self.settings().max_request_body = bytes;
+        self
+    }
+
+    /// The largest request head (request line and headers), in bytes; a larger one is answered
+    /// `431` and the connection closed. Default [`DEFAULT_MAX_HEADER_BYTES`].
+    pub fn max_header_bytes(mut self, bytes: usize) -> Self {
+        self.settings().max_header_bytes = bytes;
+        self
+    }
+
+    /// How long asking another instance may take (connection, TLS, answer). Default
+    /// [`DEFAULT_FORWARD_TIMEOUT`].
+    pub fn forward_timeout(mut self, timeout: Duration) -> Self {
+        self.settings().forward.timeout = timeout;
+        self
+    }
+
+    /// The largest answer body read from another instance, in bytes; a larger one is dropped
+    /// and the client answered `503`. Default [`DEFAULT_MAX_FORWARDED_RESPONSE`].
+    pub fn max_forwarded_response(mut self, bytes: usize) -> Self {
+        self.settings().forward.max_body = bytes;
+        self
+    }
+
+    /// The entries of a page of `all` or `range` when the request names no `limit` (at least
+    /// 1). Default [`DEFAULT_PAGE_SIZE`].
+    pub fn page_size(mut self, entries: usize) -> Self {
+        self.settings().page_size = entries.max(1);
+        self
+    }
+
+    /// The largest `limit` a client may ask of `all` or `range` (at least 1); a larger one is
+    /// answered `400`. Default [`DEFAULT_MAX_PAGE_SIZE`].
+    pub fn max_page_size(mut self, entries: usize) -> Self {
+        self.settings().max_page_size = entries.max(1);
+        self
+    }
+
+    /// Serves over TLS with `acceptor`, and asks the other instances over TLS with
+    /// `connector` (they serve TLS too: every instance of an application is configured
+    /// alike). The connector checks a peer's certificate against its `application_server` host
+    /// name (or IP address); give it the CA that signed the instances' certificates. For
+    /// mutual TLS, make `acceptor` require client certificates and give `connector` this
+    /// instance's certificate and key.
+    pub fn tls(
+        mut self,
+        acceptor: openssl::ssl::SslAcceptor,
+        connector: openssl::ssl::SslConnector,
+    ) -> Self {
+        let settings = self.settings();
+        settings.tls = Some(acceptor);
+        settings.forward.tls = Some(connector);
+        self
+    }
+
+    /// Requires `Authorization: Bearer <token>` on every route but `/health/*` (answered `401`
+    /// without it), and sends it when asking other instances (which must have the same
+    /// token). The comparison takes the same time whatever the token sent.
     ///
     /// # Errors
     ///
-    /// Only when accepting connections fails for good; a failed connection is logged.
+    /// [`BearerTokenError`] when `token` is empty or not an RFC 6750 token (letters, digits,
+    /// `-._~+/`, trailing `=`).
+    pub fn bearer_token(mut self, token: &str) -> Result<Self, BearerTokenError> {
+        let auth = Auth::bearer(token)?;
+        let settings = self.settings();
+        settings.forward.authorization = auth.forward.clone();
+        settings.auth = Some(auth);
+        Ok(self)
+    }
+
+    /// Authenticates requests with `check` (given the request's headers; `false` answers
+    /// `401`) on every route but `/health/*`, and sends `forward_authorization` as the
+    /// `Authorization` header when asking other instances (`None`: no header). For schemes a
+    /// bearer token does not cover: signed tokens, several keys, a header of its own.
+    pub fn authenticate(
+        mut self,
+        check: impl Fn(&hyper::HeaderMap) -> bool + Send + Sync + 'static,
+        forward_authorization: Option<hyper::header::HeaderValue>,
+    ) -> Self {
+        let settings = self.settings();
+        settings.forward.authorization = forward_authorization.clone();
+        settings.auth = Some(Auth::custom(check, forward_authorization));
+        self
+    }
+
+    /// Answers requests on `listener` until `shutdown` completes (connections under way are
+    /// finished in the background). Bind the listener to `127.0.0.1` unless other instances
+    /// or a proxy must reach it; see the [module docs](self#hardening).
+    ///
+    /// # Errors
+    ///
+    /// None today: a failed `accept()` (out of file descriptors, ...) is logged, counted in
+    /// `dekaf.streams.http.accept.errors` and retried after a short backoff (10 ms doubling
+    /// to 1 s), and a failed connection is logged. The `Result` is kept for errors a future
+    /// version may not survive.
     pub async fn serve(
         self,
         listener: TcpListener,
         shutdown: impl Future<Output = ()>,
     ) -> std::io::Result<()> {
-        tokio::pin!(shutdown);
-        loop {
-            let (stream, _) = tokio::select! {
-                accepted = listener.accept() => accepted?,
-                () = &mut shutdown => return Ok(()),
-            };
-            let server = self.clone();
-            tokio::spawn(async move {
-                let service = service_fn(move |request| {
-                    let server = server.clone();
-                    async move { Ok::<_, Infallible>(server.answer(request).await) }
-                });
-                if let Err(e) = http1::Builder::new()
-                    .serve_connection(TokioIo::new(stream), service)
-                    .await
-                {
-                    tracing::debug!(error = %e, "query connection failed");
-                }
-            });
-        }
+        conn::serve(self, listener, shutdown).await;
+        Ok(())
+    }
+
+    /// One request, bounded by the request timeout, counted in the request metrics.
+    async fn respond(&self, request: Request<Incoming>) -> Response<Full<Bytes>> {
+        let started = std::time::Instant::now();
+        let timeout = self.settings.request_timeout;
+        let response = match tokio::time::timeout(timeout, self.answer(request)).await {
+            Ok(response) => response,
+            Err(_) => unavailable(&format!(
+                "the request took longer than the server's request timeout of {timeout:?}: retry"
+            )),
+        };
+        metrics::counter!("dekaf.streams.http.requests", "status" => response.status().as_str().to_owned())
+            .increment(1);
+        metrics::histogram!("dekaf.streams.http.request.duration")
+            .record(started.elapsed().as_secs_f64());
+        response
     }
 
     async fn answer(&self, request: Request<Incoming>) -> Response<Full<Bytes>> {
-        if request.method() != hyper::Method::GET {
+        let (parts, body) = request.into_parts();
+        // The body first: a GET needs none, and a large one is refused before anything else.
+        let max = self.settings.max_request_body;
+        let declared = parts
+            .headers
+            .get(hyper::header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<u64>().ok());
+        if declared.is_some_and(|n| n > max as u64)
+            || Limited::new(body, max).collect().await.is_err()
+        {
+            return reply(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                &error_body(&format!(
+                    "the request body is larger than this server's limit of {max} bytes (every route is a GET without a body)"
+                )),
+            );
+        }
+        if parts.method != hyper::Method::GET {
             return reply(
                 StatusCode::METHOD_NOT_ALLOWED,
                 &error_body("only GET is served"),
             );
         }
-        let forwarded = request.headers().contains_key(FORWARDED);
-        let path = request.uri().path().to_owned();
-        let query = parse_query(request.uri().query().unwrap_or(""));
+        let path = parts.uri.path().to_owned();
+        match path.as_str() {
+            "/health/live" => return health::live(self.lifecycle.as_ref()),
+            "/health/ready" => return health::ready(self.lifecycle.as_ref()),
+            _ => {}
+        }
+        if let Some(auth) = &self.settings.auth
+            && !auth.allows(&parts.headers)
+        {
+            return reply::unauthorized();
+        }
+        if path == "/metrics" {
+            return self.metrics().await;
+        }
+        let forwarded = parts.headers.contains_key(FORWARDED);
+        let raw_query = parts.uri.query();
+        let query = parse_query(raw_query.unwrap_or(""));
         let param = |name: &str| {
             query
                 .iter()
@@ -235,16 +638,8 @@ impl<T: Topology> QueryServer<T> {
         }
         match (kind.as_str(), rest) {
             ("keys", [key]) => {
-                self.key(
-                    route.as_ref(),
-                    key,
-                    0,
-                    0,
-                    forwarded,
-                    &path,
-                    request.uri().query(),
-                )
-                .await
+                self.key(route, key, 0, 0, forwarded, &path, raw_query)
+                    .await
             }
             ("windows", [key]) => {
                 let bound = |name, default| match param(name) {
@@ -253,16 +648,8 @@ impl<T: Topology> QueryServer<T> {
                 };
                 match (bound("from", 0), bound("to", i64::MAX)) {
                     (Ok(from), Ok(to)) => {
-                        self.key(
-                            route.as_ref(),
-                            key,
-                            from,
-                            to,
-                            forwarded,
-                            &path,
-                            request.uri().query(),
-                        )
-                        .await
+                        self.key(route, key, from, to, forwarded, &path, raw_query)
+                            .await
                     }
                     (Err(bad), _) | (_, Err(bad)) => reply(
                         StatusCode::BAD_REQUEST,
@@ -270,33 +657,85 @@ impl<T: Topology> QueryServer<T> {
                     ),
                 }
             }
-            ("all", []) => {
-                self.scan(
-                    route.as_ref(),
-                    None,
-                    None,
-                    forwarded || param("scope") == Some("local"),
-                )
-                .await
-            }
-            ("range", []) => {
-                self.scan(
-                    route.as_ref(),
-                    param("from"),
-                    param("to"),
-                    forwarded || param("scope") == Some("local"),
-                )
-                .await
+            ("all" | "range", []) => {
+                let (from, to) = if kind == "all" {
+                    (None, None)
+                } else {
+                    (param("from"), param("to"))
+                };
+                let limit = match param("limit") {
+                    None => self.settings.page_size,
+                    Some(text) => match text.parse::<usize>() {
+                        Ok(n) if (1..=self.settings.max_page_size).contains(&n) => n,
+                        _ => {
+                            return reply(
+                                StatusCode::BAD_REQUEST,
+                                &error_body(&format!(
+                                    "`limit` must be a number of entries from 1 to {}",
+                                    self.settings.max_page_size
+                                )),
+                            );
+                        }
+                    },
+                };
+                let after = match param("after").map(|t| (t, Position::parse(t))) {
+                    None => None,
+                    Some((_, Some(position))) => Some(position),
+                    Some((token, None)) => {
+                        return reply(
+                            StatusCode::BAD_REQUEST,
+                            &error_body(&format!(
+                                "`{token}` is not a continuation token: pass the `next` of the previous page as `after`"
+                            )),
+                        );
+                    }
+                };
+                let scan = Scan {
+                    from,
+                    to,
+                    after,
+                    limit,
+                };
+                let scope = param("scope");
+                self.scan(route, &scan, forwarded, forwarded || scope == Some("local"))
+                    .await
             }
             _ => not_found_route(),
         }
+    }
+
+    /// `GET /metrics`.
+    async fn metrics(&self) -> Response<Full<Bytes>> {
+        #[cfg(feature = "prometheus")]
+        if let Some(handle) = self.prometheus.clone() {
+            return match tokio::task::spawn_blocking(move || {
+                handle.run_upkeep();
+                handle.render()
+            })
+            .await
+            {
+                Ok(text) => reply::prometheus_text(text),
+                Err(e) => reply(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    &error_body(&format!("rendering the metrics failed: {e}")),
+                ),
+            };
+        }
+        reply(
+            StatusCode::NOT_FOUND,
+            &error_body(if cfg!(feature = "prometheus") {
+                "no metrics are served here: give the server a handle with QueryServer::prometheus(dekaf_streams::http::prometheus_recorder()?)"
+            } else {
+                "no metrics are served here: build dekaf-streams with the `prometheus` feature and give the server a handle with QueryServer::prometheus"
+            }),
+        )
     }
 
     /// A key query: here, or forwarded to the key's owner.
     #[allow(clippy::too_many_arguments)]
     async fn key(
         &self,
-        route: &dyn StoreRoute<T>,
+        route: &Arc<dyn StoreRoute<T>>,
         key: &str,
         from: i64,
         to: i64,
@@ -304,7 +743,17 @@ impl<T: Topology> QueryServer<T> {
         path: &str,
         query: Option<&str>,
     ) -> Response<Full<Bytes>> {
-        let error = match route.get(&self.queries, key, from, to) {
+        let local = if route.is_window() {
+            // A key's windows may be many: read them off the runtime's worker threads.
+            let (route, queries, key) = (Arc::clone(route), self.queries.clone(), key.to_owned());
+            match tokio::task::spawn_blocking(move || route.get(&queries, &key, from, to)).await {
+                Ok(local) => local,
+                Err(e) => return unavailable(&format!("the store read failed: {e}")),
+            }
+        } else {
+            route.get(&self.queries, key, from, to)
+        };
+        let error = match local {
             Local::Found(body) => return reply(StatusCode::OK, &body),
             Local::NoValue => {
                 return reply(
@@ -332,41 +781,80 @@ impl<T: Topology> QueryServer<T> {
             Some(q) => format!("{path}?{q}"),
             None => path.to_owned(),
         };
-        match forward::get(&owner, &target).await {
+        match self.settings.forward.get(&owner, &target).await {
             Ok(answer) => relay(answer),
-            Err(why) => unavailable(&format!(
-                "the key's owner {owner} did not answer ({why}): retry"
-            )),
+            // The reason (with the peer's address) is logged, not told.
+            Err(_) => unavailable("the instance hosting the key did not answer: retry"),
         }
     }
 
-    /// `all` or `range`: this instance's tasks, or every instance's, covering every partition.
+    /// This instance's page of a scan, read off the runtime's worker threads.
+    async fn local_page(
+        &self,
+        route: &Arc<dyn StoreRoute<T>>,
+        scan: &Scan<'_>,
+    ) -> Result<LocalRange, Response<Full<Bytes>>> {
+        let (route, queries) = (Arc::clone(route), self.queries.clone());
+        let from = scan.from.map(str::to_owned);
+        let to = scan.to.map(str::to_owned);
+        let after = scan.after.clone();
+        let limit = scan.limit;
+        let read = tokio::task::spawn_blocking(move || {
+            route.range(
+                &queries,
+                from.as_deref(),
+                to.as_deref(),
+                after.as_ref(),
+                limit,
+            )
+        })
+        .await;
+        match read {
+            Ok(Ok(local)) => Ok(local),
+            Ok(Err(Local::Failed(error))) => Err(query_error(&error)),
+            Ok(Err(Local::BadRequest(message))) => {
+                Err(reply(StatusCode::BAD_REQUEST, &error_body(&message)))
+            }
+            Ok(Err(Local::Found(_) | Local::NoValue)) => Err(unavailable("unexpected answer")),
+            Err(e) => Err(unavailable(&format!("the store read failed: {e}"))),
+        }
+    }
+
+    /// `all` or `range`: one page of this instance's tasks, or of every instance's, covering
+    /// every partition.
     async fn scan(
         &self,
-        route: &dyn StoreRoute<T>,
-        from: Option<&str>,
-        to: Option<&str>,
+        route: &Arc<dyn StoreRoute<T>>,
+        scan: &Scan<'_>,
+        internal: bool,
         local_only: bool,
     ) -> Response<Full<Bytes>> {
-        let local = match route.range(&self.queries, from, to) {
+        let local = match self.local_page(route, scan).await {
             Ok(local) => local,
-            Err(Local::Failed(error)) => return query_error(&error),
-            Err(Local::BadRequest(message)) => {
-                return reply(StatusCode::BAD_REQUEST, &error_body(&message));
-            }
-            Err(Local::Found(_) | Local::NoValue) => return unavailable("unexpected answer"),
+            Err(response) => return response,
         };
         if local_only {
-            return reply(StatusCode::OK, &range_body(&local));
+            let next = if local.more {
+                local.entries.last().map(|e| e.token.clone())
+            } else {
+                None
+            };
+            return reply(StatusCode::OK, &range_body(&local, next, internal));
         }
         let mut parts = vec![local];
         let this = self.queries.this_host().cloned();
-        let mut query = vec![("scope".to_owned(), "local".to_owned())];
-        if let Some(f) = from {
+        let mut query = vec![
+            ("scope".to_owned(), "local".to_owned()),
+            ("limit".to_owned(), scan.limit.to_string()),
+        ];
+        if let Some(f) = scan.from {
             query.push(("from".into(), f.into()));
         }
-        if let Some(t) = to {
+        if let Some(t) = scan.to {
             query.push(("to".into(), t.into()));
+        }
+        if let Some(after) = &scan.after {
+            query.push(("after".into(), after.token()));
         }
         let query: Vec<String> = query
             .iter()
@@ -375,7 +863,7 @@ impl<T: Topology> QueryServer<T> {
         let target = format!(
             "/stores/{}/{}?{}",
             percent_encode(route.name()),
-            if from.is_none() && to.is_none() {
+            if scan.from.is_none() && scan.to.is_none() {
                 "all"
             } else {
                 "range"
@@ -386,29 +874,23 @@ impl<T: Topology> QueryServer<T> {
             if Some(&host) == this.as_ref() {
                 continue;
             }
-            let answer = match forward::get(&host, &target).await {
+            let answer = match self.settings.forward.get(&host, &target).await {
                 Ok(answer) if answer.status == StatusCode::OK => answer,
                 Ok(answer) => return relay(answer),
-                Err(why) => {
-                    return unavailable(&format!("instance {host} did not answer ({why}): retry"));
+                Err(_) => {
+                    return unavailable(&format!(
+                        "an instance hosting partitions of `{}` did not answer: retry",
+                        route.name()
+                    ));
                 }
             };
             match serde_json::from_slice::<Value>(&answer.body) {
-                Ok(body) => parts.push(LocalRange {
-                    partitions: body["partitions"]
-                        .as_array()
-                        .map(|a| {
-                            a.iter()
-                                .filter_map(|p| p.as_i64())
-                                .filter_map(|p| i32::try_from(p).ok())
-                                .collect()
-                        })
-                        .unwrap_or_default(),
-                    partition_count: parts[0].partition_count,
-                    entries: body["entries"].as_array().cloned().unwrap_or_default(),
-                }),
-                Err(e) => {
-                    return unavailable(&format!("instance {host} answered no JSON ({e}): retry"));
+                Ok(body) => parts.push(remote_page(&body, parts[0].partition_count)),
+                Err(_) => {
+                    return unavailable(&format!(
+                        "an instance hosting partitions of `{}` answered no JSON: retry",
+                        route.name()
+                    ));
                 }
             }
         }
@@ -428,19 +910,146 @@ impl<T: Topology> QueryServer<T> {
                 route.name()
             ));
         }
-        // Each instance's block is in its partition order; blocks follow by lowest partition.
-        let mut rows: Vec<(i32, Vec<Value>)> = parts
-            .into_iter()
-            .map(|part| {
-                let first = part.partitions.iter().min().copied().unwrap_or(i32::MAX);
-                (first, part.entries)
-            })
-            .collect();
-        rows.sort_by_key(|(p, _)| *p);
-        let entries: Vec<Value> = rows.into_iter().flat_map(|(_, e)| e).collect();
+        let (entries, next) = merge(parts, scan.limit);
+        let entries: Vec<Value> = entries.into_iter().map(|e| e.json).collect();
         reply(
             StatusCode::OK,
-            &json!({ "partition_count": count, "partitions": (0..count).collect::<Vec<_>>(), "entries": entries }),
+            &json!({
+                "partition_count": count,
+                "partitions": (0..count).collect::<Vec<_>>(),
+                "entries": entries,
+                "next": next,
+            }),
         )
+    }
+}
+
+/// What a scan asks for.
+struct Scan<'a> {
+    from: Option<&'a str>,
+    to: Option<&'a str>,
+    after: Option<Position>,
+    limit: usize,
+}
+
+/// Another instance's page, as its internal answer (`x-dekaf-forwarded`) carries it.
+fn remote_page(body: &Value, partition_count: i32) -> LocalRange {
+    let partitions = body["partitions"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_i64)
+                .filter_map(|p| i32::try_from(p).ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    let entries = body["entries"]
+        .as_array()
+        .map(|entries| {
+            entries
+                .iter()
+                .map(|e| PageEntry {
+                    partition: e["partition"]
+                        .as_i64()
+                        .and_then(|p| i32::try_from(p).ok())
+                        .unwrap_or(0),
+                    token: e["position"].as_str().unwrap_or_default().to_owned(),
+                    json: json!({ "key": e["key"], "value": e["value"] }),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    LocalRange {
+        partitions,
+        partition_count,
+        entries,
+        more: !body["next"].is_null(),
+    }
+}
+
+/// The instances' pages merged into one of at most `limit` entries, partition after partition
+/// (each partition is one instance's, already in key order), and the token of the next page.
+/// An instance that has more entries than it sent bounds the page at its last entry: entries
+/// of later partitions wait for the next page, so none is skipped.
+fn merge(parts: Vec<LocalRange>, limit: usize) -> (Vec<PageEntry>, Option<String>) {
+    let frontier = parts
+        .iter()
+        .filter(|p| p.more)
+        .filter_map(|p| p.entries.last().map(|e| e.partition))
+        .min();
+    let some_more = parts.iter().any(|p| p.more);
+    let mut entries: Vec<PageEntry> = parts.into_iter().flat_map(|p| p.entries).collect();
+    // Stable: each partition's entries keep their (key) order.
+    entries.sort_by_key(|e| e.partition);
+    if let Some(frontier) = frontier {
+        entries.retain(|e| e.partition <= frontier);
+    }
+    let cut = entries.len() > limit;
+    entries.truncate(limit);
+    let next = if cut || some_more {
+        entries.last().map(|e| e.token.clone())
+    } else {
+        None
+    };
+    (entries, next)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn part(partitions: &[i32], entries: &[(i32, &str)], more: bool) -> LocalRange {
+        LocalRange {
+            partitions: partitions.to_vec(),
+            partition_count: 4,
+            entries: entries
+                .iter()
+                .map(|(p, k)| PageEntry {
+                    partition: *p,
+                    token: format!("{p}/{k}"),
+                    json: json!({ "key": k }),
+                })
+                .collect(),
+            more,
+        }
+    }
+
+    fn keys(entries: &[PageEntry]) -> Vec<String> {
+        entries.iter().map(|e| e.token.clone()).collect()
+    }
+
+    #[test]
+    fn pages_merge_partition_after_partition_and_never_skip() {
+        // Everything fits: no next page.
+        let (entries, next) = merge(
+            vec![
+                part(&[1, 3], &[(1, "a"), (3, "b")], false),
+                part(&[0, 2], &[(0, "c"), (2, "d")], false),
+            ],
+            10,
+        );
+        assert_eq!(keys(&entries), ["0/c", "1/a", "2/d", "3/b"]);
+        assert_eq!(next, None);
+        // Cut by the limit: the next page starts after the last entry given.
+        let (entries, next) = merge(
+            vec![
+                part(&[1], &[(1, "a"), (1, "b")], false),
+                part(&[0], &[(0, "c")], false),
+            ],
+            2,
+        );
+        assert_eq!(keys(&entries), ["0/c", "1/a"]);
+        assert_eq!(next.as_deref(), Some("1/a"));
+        // An instance with more entries than it sent (it stopped in partition 0) bounds the
+        // page: partition 2's entries wait, or the token would skip the rest of partition 0.
+        let (entries, next) = merge(
+            vec![
+                part(&[0, 1], &[(0, "a"), (0, "b")], true),
+                part(&[2, 3], &[(2, "c")], false),
+            ],
+            10,
+        );
+        assert_eq!(keys(&entries), ["0/a", "0/b"]);
+        assert_eq!(next.as_deref(), Some("0/b"));
     }
 }

@@ -9,12 +9,55 @@ use super::forward;
 use super::routes::LocalRange;
 use crate::query::QueryError;
 
-pub(super) fn range_body(range: &LocalRange) -> Value {
+/// One instance's page. `internal` (an answer to another instance): each entry also carries its
+/// partition and position, which the asking instance merges pages by.
+pub(super) fn range_body(range: &LocalRange, next: Option<String>, internal: bool) -> Value {
+    let entries: Vec<Value> = range
+        .entries
+        .iter()
+        .map(|e| {
+            if internal {
+                json!({
+                    "key": e.json["key"],
+                    "value": e.json["value"],
+                    "partition": e.partition,
+                    "position": e.token,
+                })
+            } else {
+                e.json.clone()
+            }
+        })
+        .collect();
     json!({
         "partition_count": range.partition_count,
         "partitions": range.partitions,
-        "entries": range.entries,
+        "entries": entries,
+        "next": next,
     })
+}
+
+/// `401` with the scheme to use.
+pub(super) fn unauthorized() -> Response<Full<Bytes>> {
+    let mut response = reply(
+        StatusCode::UNAUTHORIZED,
+        &error_body("authentication required: send `Authorization: Bearer <token>`"),
+    );
+    response.headers_mut().insert(
+        hyper::header::WWW_AUTHENTICATE,
+        hyper::header::HeaderValue::from_static("Bearer"),
+    );
+    response
+}
+
+/// `200` with Prometheus' text exposition format.
+#[cfg(feature = "prometheus")]
+pub(super) fn prometheus_text(text: String) -> Response<Full<Bytes>> {
+    let mut response = Response::new(Full::new(Bytes::from(text)));
+    response.headers_mut().insert(
+        hyper::header::CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
+    );
+    response
 }
 
 pub(super) fn error_body(message: &str) -> Value {
@@ -64,7 +107,8 @@ pub(super) fn not_found_route() -> Response<Full<Bytes>> {
         StatusCode::NOT_FOUND,
         &error_body(
             "no such route: GET /stores/{store}/keys/{key}, /stores/{store}/windows/{key}, \
-             /stores/{store}/all or /stores/{store}/range?from=..&to=..",
+             /stores/{store}/all, /stores/{store}/range?from=..&to=.., /health/live, \
+             /health/ready or /metrics",
         ),
     )
 }

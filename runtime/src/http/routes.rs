@@ -8,6 +8,7 @@ use std::str::FromStr;
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use super::page::Position;
 use crate::query::{KeyQueryMetadata, Queries, QueryError};
 use crate::task::{StoreRef, Topology, WindowStoreRef};
 
@@ -29,8 +30,21 @@ pub(crate) struct LocalRange {
     pub partitions: Vec<i32>,
     /// The store's partition count.
     pub partition_count: i32,
-    /// `{"key": .., "value": ..}` per entry.
-    pub entries: Vec<Value>,
+    /// `{"key": .., "value": ..}` per entry, with its partition and its position (the
+    /// continuation token that resumes after it).
+    pub entries: Vec<PageEntry>,
+    /// Whether entries follow the last one on this instance.
+    pub more: bool,
+}
+
+/// One entry of a page.
+pub(crate) struct PageEntry {
+    /// Its partition (0 for a global table's store).
+    pub partition: i32,
+    /// The continuation token that resumes after it.
+    pub token: String,
+    /// `{"key": .., "value": ..}`.
+    pub json: Value,
 }
 
 /// A store a server answers for. Not on the processing path: requests are few, so the server
@@ -45,12 +59,15 @@ pub(crate) trait StoreRoute<T: Topology>: Send + Sync {
     fn get(&self, queries: &Queries<T>, key: &str, from: i64, to: i64) -> Local;
     /// Where `key` lives.
     fn owner(&self, queries: &Queries<T>, key: &str) -> Result<KeyQueryMetadata, String>;
-    /// The entries between `from` and `to` of this instance (key-value stores).
+    /// At most `limit` entries between `from` and `to` of this instance after the position
+    /// `after` (key-value stores).
     fn range(
         &self,
         queries: &Queries<T>,
         from: Option<&str>,
         to: Option<&str>,
+        after: Option<&Position>,
+        limit: usize,
     ) -> Result<LocalRange, Local>;
 }
 
@@ -109,26 +126,38 @@ where
         queries: &Queries<T>,
         from: Option<&str>,
         to: Option<&str>,
+        after: Option<&Position>,
+        limit: usize,
     ) -> Result<LocalRange, Local> {
         let from: Option<K> = from.map(parse).transpose()?;
         let to: Option<K> = to.map(parse).transpose()?;
         let store = queries.store(self.0).map_err(Local::Failed)?;
         let partition_count = store.partitions().map_err(Local::Failed)?;
-        let (partitions, iter) = store
-            .range_of_partitions(
+        let page = store
+            .page(
                 from.as_ref().map_or(Bound::Unbounded, Bound::Included),
                 to.as_ref().map_or(Bound::Unbounded, Bound::Included),
+                after.map(|a| (a.partition, a.key.as_slice())),
+                limit,
             )
             .map_err(Local::Failed)?;
-        let mut entries = Vec::new();
-        for entry in iter {
-            let (k, v) = entry.map_err(Local::Failed)?;
-            entries.push(json!({ "key": json(&k)?, "value": json(&v)? }));
+        let mut entries = Vec::with_capacity(page.entries.len());
+        for (partition, bytes, k, v) in page.entries {
+            entries.push(PageEntry {
+                partition,
+                token: Position {
+                    partition,
+                    key: bytes.to_vec(),
+                }
+                .token(),
+                json: json!({ "key": json(&k)?, "value": json(&v)? }),
+            });
         }
         Ok(LocalRange {
-            partitions,
+            partitions: page.partitions,
             partition_count,
             entries,
+            more: page.more,
         })
     }
 }
@@ -175,7 +204,14 @@ where
             .map_err(|e| e.to_string())
     }
 
-    fn range(&self, _: &Queries<T>, _: Option<&str>, _: Option<&str>) -> Result<LocalRange, Local> {
+    fn range(
+        &self,
+        _: &Queries<T>,
+        _: Option<&str>,
+        _: Option<&str>,
+        _: Option<&Position>,
+        _: usize,
+    ) -> Result<LocalRange, Local> {
         Err(Local::BadRequest(format!(
             "`{}` is a window store: query a key's windows with /stores/{}/windows/{{key}}?from=<ms>&to=<ms>",
             self.0.name, self.0.name

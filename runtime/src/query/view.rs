@@ -184,6 +184,67 @@ impl<K, V> ReadOnlyKeyValueStore<K, V> {
         ))
     }
 
+    /// One page of [`Self::range_of_partitions`]: at most `limit` entries after the position
+    /// `after` (a partition and a serialized key of it; `None`: from the start), each with its
+    /// partition and serialized key, the partitions read, and whether more entries follow.
+    /// Entries come partition after partition, each in serialized-key order; a global table's
+    /// store reads as partition 0 and names no partition.
+    #[cfg(feature = "http")]
+    pub(crate) fn page(
+        &self,
+        from: Bound<&K>,
+        to: Bound<&K>,
+        after: Option<(i32, &[u8])>,
+        limit: usize,
+    ) -> Result<KeyValuePage<K, V>, QueryError> {
+        let encode = |b: Bound<&K>| -> Result<Bound<Bytes>, QueryError> {
+            Ok(match b {
+                Bound::Included(k) => Bound::Included(key_bytes(self.handle.key_ser, k)?.into()),
+                Bound::Excluded(k) => Bound::Excluded(key_bytes(self.handle.key_ser, k)?.into()),
+                Bound::Unbounded => Bound::Unbounded,
+            })
+        };
+        let (from, to) = (encode(from)?, encode(to)?);
+        let (partitions, sources) = if let Some(global) = self.global()? {
+            let lower = match after {
+                Some((_, key)) => Bound::Excluded(Bytes::copy_from_slice(key)),
+                None => from.clone(),
+            };
+            let snapshot: Snapshot = global
+                .range(as_ref(&lower), as_ref(&to))
+                .into_iter()
+                .map(|(k, v)| (Bytes::from(k), Bytes::from(v)))
+                .collect();
+            (Vec::new(), vec![(0, snapshot)])
+        } else {
+            let sources = local_snapshots(&self.registry, self.handle.name, "key-value")?;
+            (sources.iter().map(|(p, _)| *p).collect(), sources)
+        };
+        let mut page = KeyValuePage {
+            partitions,
+            entries: Vec::new(),
+            more: false,
+        };
+        'sources: for (partition, snapshot) in sources {
+            let lower = match after {
+                Some((p, _)) if partition < p => continue,
+                Some((p, key)) if partition == p => Bound::Excluded(Bytes::copy_from_slice(key)),
+                _ => from.clone(),
+            };
+            let mut scan = Scan::new(vec![snapshot], lower, to.clone());
+            while let Some((k, v)) = scan.next_entry() {
+                if page.entries.len() >= limit {
+                    page.more = true;
+                    break 'sources;
+                }
+                let key = (self.handle.key_de)(Some(&k))?;
+                let value = self.handle.decode_value(&v)?;
+                page.entries.push((partition, k, key, value));
+            }
+        }
+        Ok(page)
+    }
+
     /// The global table's store behind this view, if it is one (a global store answers every
     /// key on every instance, once the global tables were read to their end).
     fn global(&self) -> Result<Option<&crate::table::global::GlobalStore>, QueryError> {
@@ -336,6 +397,17 @@ fn as_ref(bound: &Bound<Bytes>) -> Bound<&[u8]> {
         Bound::Excluded(b) => Bound::Excluded(b.as_ref()),
         Bound::Unbounded => Bound::Unbounded,
     }
+}
+
+/// One page of a scan ([`ReadOnlyKeyValueStore::page`]).
+#[cfg(feature = "http")]
+pub(crate) struct KeyValuePage<K, V> {
+    /// The partitions read (none for a global table's store).
+    pub partitions: Vec<i32>,
+    /// Partition, serialized key, key, value.
+    pub entries: Vec<(i32, Bytes, K, V)>,
+    /// Whether entries follow the last one.
+    pub more: bool,
 }
 
 /// The iterator of [`ReadOnlyKeyValueStore::range`] and [`ReadOnlyKeyValueStore::all`]: it reads
