@@ -4,14 +4,13 @@
 //! (registering their schema in the real registry), a word count run by the TestDriver reads
 //! those bytes and writes counts, and the Java deserializers read our bytes back.
 //!
-//! The Java side is `tests/java-formats` (`FormatsInterop.java serialize|deserialize`), its jars
+//! The Java side is `runtime/tests/java-formats` (`FormatsInterop.java serialize|deserialize`), its jars
 //! resolved once with Maven into Cargo's target directory. Needs `java` (17+), `mvn` and the
 //! registry (`DEKAF_REGISTRY_URL`); without Java or Maven the test is skipped with a message,
 //! except under `CI=true`, where it fails. `examples/tests/kafka_protobuf_interop.rs` and
 //! `kafka_json_schema_interop.rs` do the same through a broker.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 use std::sync::LazyLock;
 
 use dekaf_streams::prelude::*;
@@ -20,6 +19,7 @@ use dekaf_streams::serdes::registry::{
     JsonSchema, Protobuf, RegistryConfig, SchemaRegistry, SchemaText, proto_file,
 };
 use dekaf_streams::testing::{RawRecord, TestDriver};
+use dekaf_streams_examples::java_interop::{JavaSide, java_side};
 
 /// The messages the Java side builds its descriptor for (`FormatsInterop.words()`).
 const PROTO: &str = r#"syntax = "proto3";
@@ -95,61 +95,9 @@ fn registry_url() -> String {
         .unwrap_or_else(|_| "http://127.0.0.1:8480/apis/ccompat/v7".to_owned())
 }
 
-fn runs(program: &str, arg: &str) -> bool {
-    Command::new(program)
-        .arg(arg)
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
-/// The Java project and its jars (resolved once), or `None` without Java or Maven.
-fn java_side() -> Option<(PathBuf, PathBuf)> {
-    if !(runs("java", "-version") && runs("mvn", "-v")) {
-        let ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
-        assert!(!ci, "java and mvn are needed (CI=true: not skipping)");
-        eprintln!("skipped: java and mvn are needed for the Java side");
-        return None;
-    }
-    let project = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/java-formats");
-    let lib = Path::new(env!("CARGO_TARGET_TMPDIR")).join("java-formats-lib");
-    if !lib.join(".complete").exists() {
-        let out = Command::new("mvn")
-            .args(["-B", "-q", "-s"])
-            .arg(project.join("settings.xml"))
-            .arg("-f")
-            .arg(project.join("pom.xml"))
-            .arg("org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies")
-            .arg("-DincludeScope=runtime")
-            .arg(format!("-DoutputDirectory={}", lib.display()))
-            .output()
-            .expect("run mvn");
-        assert!(
-            out.status.success(),
-            "mvn could not resolve Apicurio's serdes: {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        std::fs::write(lib.join(".complete"), b"").expect("mark the jars resolved");
-    }
-    Some((project, lib))
-}
-
 /// Runs `FormatsInterop.java` with `args`: its output lines.
-fn java(project: &Path, lib: &Path, args: &[&str]) -> Vec<String> {
-    let out = Command::new("java")
-        .arg("-cp")
-        .arg(format!("{}/*", lib.display()))
-        .arg(project.join(MAIN))
-        .args(args)
-        .output()
-        .expect("run java");
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "FormatsInterop {args:?} failed: {stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout.lines().map(str::to_owned).collect()
+fn java(side: &JavaSide, args: &[&str]) -> Vec<String> {
+    side.run(MAIN, args).lines().map(str::to_owned).collect()
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -193,7 +141,7 @@ fn run<T: Topology>(
 
 #[test]
 fn apicurio_java_serdes_both_ways() {
-    let Some((project, lib)) = java_side() else {
+    let Some(side) = java_side("java-formats", Path::new(env!("CARGO_TARGET_TMPDIR"))) else {
         return;
     };
     let native = registry_url().replace("/apis/ccompat/v7", "/apis/registry/v3");
@@ -208,8 +156,7 @@ fn apicurio_java_serdes_both_ways() {
     // Protobuf: Java registers its descriptor's file (printed by Wire) and writes indexes [0] in
     // full; we read them, and Java reads our WordCount records (indexes [1]).
     let written = java(
-        &project,
-        &lib,
+        &side,
         &[
             "serialize",
             "protobuf",
@@ -238,7 +185,7 @@ fn apicurio_java_serdes_both_ways() {
     ];
     args.extend(ours.iter().map(String::as_str));
     assert_eq!(
-        java(&project, &lib, &args),
+        java(&side, &args),
         expected(|w, c| format!(r#"value=indexes=[1] word: "{w}" count: {c}"#))
     );
 
@@ -262,8 +209,7 @@ fn apicurio_java_serdes_both_ways() {
         )
         .expect("register the sentences' schema");
     let written = java(
-        &project,
-        &lib,
+        &side,
         &[
             "serialize",
             "json",
@@ -286,7 +232,7 @@ fn apicurio_java_serdes_both_ways() {
     let mut args = vec!["deserialize", "json", "-", &native, "java-it-json-counts"];
     args.extend(ours.iter().map(String::as_str));
     assert_eq!(
-        java(&project, &lib, &args),
+        java(&side, &args),
         expected(|w, c| format!(r#"value={{"word":"{w}","count":{c}}}"#))
     );
 }
