@@ -277,16 +277,37 @@ async fn a_late_offset_commit_of_an_aborted_interval_does_not_commit() {
     // The broker must refuse them: the abort ended the producer epoch they carry. (With an
     // abort that keeps the epoch, Kafka 4.4 answers them with no error: they join the open
     // transaction, and their offsets commit with it.)
+    let requests = proxy.requests();
     for id in &stale {
-        let request = &proxy.requests()[*id as usize];
+        let request = &requests[*id as usize];
         let code = request
             .response
             .as_deref()
             .and_then(txn_offset_commit_error);
+        // What the connection carried, to tell a refusal from a response that did not decode.
+        let on_connection: Vec<(u64, i16, i16, i32, bool, bool)> = requests
+            .iter()
+            .filter(|r| r.connection == request.connection)
+            .map(|r| {
+                (
+                    r.id,
+                    r.api_key,
+                    r.api_version,
+                    r.correlation_id,
+                    r.forwarded,
+                    r.answered,
+                )
+            })
+            .collect();
         assert!(
             code.is_some_and(|c| c != 0),
             "the late TxnOffsetCommit {id} of the aborted interval was accepted into the next \
-             transaction (error code {code:?}): its offsets would commit with it"
+             transaction (error code {code:?}): its offsets would commit with it; request \
+             version {}, correlation id {}, response {:02x?}; requests on its connection (id, \
+             api, version, correlation id, forwarded, answered): {on_connection:?}",
+            request.api_version,
+            request.correlation_id,
+            request.response.as_deref().map(|f| &f[..f.len().min(96)]),
         );
     }
     proxy.pass(END_TXN);

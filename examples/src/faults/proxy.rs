@@ -55,6 +55,8 @@ pub struct Request {
     pub api_key: i16,
     /// Its API version.
     pub api_version: i16,
+    /// Its correlation id: the broker's response carries it back.
+    pub correlation_id: i32,
     /// When it arrived.
     pub arrived: Instant,
     /// Held and not released yet.
@@ -85,6 +87,10 @@ struct State {
     lose_assignment: bool,
     /// Heartbeat responses with tasks dropped so far.
     assignments_lost: u64,
+    /// The proxy's own test: the forwarding task sleeps this long right after each write, as
+    /// a thread preempted there would (the broker's response can come back first).
+    #[cfg(test)]
+    pause_after_write: Duration,
 }
 
 struct Shared {
@@ -378,6 +384,9 @@ async fn client_to_broker(
         let api_version = frame
             .get(6..8)
             .map_or(-1, |b| i16::from_be_bytes([b[0], b[1]]));
+        let correlation_id = frame
+            .get(8..12)
+            .map_or(-1, |b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]));
         let id = {
             let mut s = shared.state();
             let id = s.requests.len() as u64;
@@ -387,6 +396,7 @@ async fn client_to_broker(
                 connection,
                 api_key,
                 api_version,
+                correlation_id,
                 arrived: Instant::now(),
                 held,
                 forwarded: false,
@@ -419,10 +429,16 @@ async fn client_to_broker(
         if !delay.is_zero() {
             tokio::time::sleep(delay).await;
         }
+        // Noted before the write: the broker may answer before this task runs again.
+        shared.state().requests[id as usize].forwarded = true;
         if broker.write_all(&frame).await.is_err() {
             return;
         }
-        shared.state().requests[id as usize].forwarded = true;
+        #[cfg(test)]
+        {
+            let pause = shared.state().pause_after_write;
+            tokio::time::sleep(pause).await;
+        }
     }
 }
 
@@ -443,17 +459,20 @@ async fn broker_to_client(
         let Some(frame) = frame else {
             return;
         };
-        // Responses come in request order: this one answers the oldest forwarded request of
-        // this connection not answered yet.
+        // The response answers the request of this connection with its correlation id (not
+        // merely the oldest one unanswered: a request's response can come back before the
+        // forwarding task has noted it as sent, and a request held past its client's timeout
+        // is answered long after the ones around it).
+        let correlation_id = frame
+            .get(4..8)
+            .map_or(-1, |b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]));
         {
             let mut s = shared.state();
             let lose_assignment = s.lose_assignment;
             let mut lost = false;
-            if let Some(request) = s
-                .requests
-                .iter_mut()
-                .find(|r| r.connection == connection && r.forwarded && !r.answered)
-            {
+            if let Some(request) = s.requests.iter_mut().find(|r| {
+                r.connection == connection && r.correlation_id == correlation_id && !r.answered
+            }) {
                 request.answered = true;
                 if request.api_key == TXN_OFFSET_COMMIT {
                     request.response = Some(frame.clone());
@@ -494,4 +513,90 @@ fn carries_tasks(frame: &[u8], version: i16) -> bool {
         r.active_tasks
             .is_some_and(|tasks| tasks.iter().any(|t| !t.partitions.is_empty()))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A broker stand-in: answers every request frame at once with a frame that carries the
+    /// request's correlation id.
+    async fn answering_broker() -> SocketAddr {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let address = listener.local_addr().expect("address");
+        tokio::spawn(async move {
+            while let Ok((socket, _)) = listener.accept().await {
+                tokio::spawn(async move {
+                    let (mut read, mut write) = socket.into_split();
+                    while let Some(frame) = read_frame(&mut read).await {
+                        let mut response = vec![0, 0, 0, 5];
+                        response.extend_from_slice(&frame[8..12]);
+                        response.push(0);
+                        if write.write_all(&response).await.is_err() {
+                            return;
+                        }
+                    }
+                });
+            }
+        });
+        address
+    }
+
+    fn request(correlation_id: i32) -> Vec<u8> {
+        let mut body = Vec::new();
+        body.extend_from_slice(&TXN_OFFSET_COMMIT.to_be_bytes());
+        body.extend_from_slice(&3i16.to_be_bytes());
+        body.extend_from_slice(&correlation_id.to_be_bytes());
+        let mut frame = (body.len() as i32).to_be_bytes().to_vec();
+        frame.extend_from_slice(&body);
+        frame
+    }
+
+    /// Each response the proxy keeps is the one that answers its request, also when the broker
+    /// answers before the forwarding task runs again after its write (a loaded machine preempts
+    /// it right there). Attributed to "the oldest forwarded request not answered yet", noted
+    /// after the write, the response found no request, and the next one's response was kept as
+    /// its: a `TxnOffsetCommit` answered by a `Produce` response, whose error code read as none
+    /// (the one failure of `network_faults::a_late_offset_commit_…` in a loaded run).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn every_kept_response_answers_its_own_request() {
+        let broker = answering_broker().await;
+        let proxy = Proxy::start("127.0.0.1:0".parse().expect("address"), broker)
+            .await
+            .expect("start the proxy");
+        proxy
+            .shared
+            .command(|s| s.pause_after_write = Duration::from_millis(20));
+        let client = TcpStream::connect(proxy.address()).await.expect("connect");
+        let (mut read, mut write) = client.into_split();
+        let sent = 50;
+        for correlation_id in 0..sent {
+            write
+                .write_all(&request(correlation_id))
+                .await
+                .expect("send");
+            read_frame(&mut read).await.expect("a response");
+        }
+        let requests = proxy.requests();
+        assert_eq!(requests.len(), sent as usize);
+        let misattributed: Vec<(u64, Option<[u8; 4]>)> = requests
+            .iter()
+            .map(|r| {
+                (
+                    r.id,
+                    r.response
+                        .as_deref()
+                        .and_then(|f| f.get(4..8))
+                        .map(|c| [c[0], c[1], c[2], c[3]]),
+                )
+            })
+            .filter(|(id, answered)| *answered != Some((*id as i32).to_be_bytes()))
+            .collect();
+        assert!(
+            misattributed.is_empty(),
+            "{} of {sent} requests kept another request's response or none, first {:?}",
+            misattributed.len(),
+            misattributed.first()
+        );
+    }
 }
