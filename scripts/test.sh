@@ -8,7 +8,8 @@
 #   - build-essential, pkg-config, cmake, libssl-dev, libcurl4-openssl-dev, zlib1g-dev:
 #     to build librdkafka 2.12.1 from the sources bundled with the rdkafka crate;
 #   - openjdk-17-jre-headless and maven (through scripts/kafka.sh): to resolve and run the broker;
-#   - graphviz: `dot` lays out the topology pictures (tests/topology_picture.rs checks it can).
+#   - graphviz: `dot` lays out the topology pictures (tests/topology_picture.rs checks it can);
+#   - chromium: the status page's browser test (tests/status_page.rs) loads it headless.
 # Needs Rust (cargo) 1.95 or newer, from rustup.
 #
 # A broker it starts itself begins from empty storage (`scripts/kafka.sh reset`) and is stopped at
@@ -51,9 +52,9 @@ started=$SECONDS
 # the full run build.
 FEATURES="dekaf-streams/avro,dekaf-streams-examples/avro,dekaf-streams/protobuf,dekaf-streams-examples/protobuf,dekaf-streams/json-schema,dekaf-streams-examples/json-schema,dekaf-streams/prometheus"
 
-# 1. Build dependencies of rdkafka's bundled librdkafka, and graphviz.
+# 1. Build dependencies of rdkafka's bundled librdkafka, graphviz and chromium.
 missing=()
-for pkg in build-essential pkg-config cmake libssl-dev libcurl4-openssl-dev zlib1g-dev graphviz; do
+for pkg in build-essential pkg-config cmake libssl-dev libcurl4-openssl-dev zlib1g-dev graphviz chromium; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
 done
 if [ "${#missing[@]}" -gt 0 ]; then

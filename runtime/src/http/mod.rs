@@ -37,6 +37,8 @@
 //! | `GET /stores/{store}/range?from=a&to=b&limit=<n>&after=<token>` | as `all`, keys from `a` to `b` inclusive (either optional) |
 //! | `GET /health/live` | `200 {"status": "live", "state": s}`; `503` once the instance is in `ERROR` |
 //! | `GET /health/ready` | `200 {"status": "ready", "state": "RUNNING"}`; otherwise `503 {"state": s, "error": why}` |
+//! | `GET /` | `200`, the status page: the topology drawn as SVG, this instance's threads and tasks with their lag, refreshed every 2 s (see below) |
+//! | `GET /status` | `200 {"application_id", "state", "paused", "threads": [{"name", "state", "active_tasks": [{"task", "lag", "partitions": [{"topic", "partition", "position", "end", "lag"}]}], "standby_tasks"}]}` |
 //! | `GET /metrics` | `200`, Prometheus' text format (feature `prometheus`, given `QueryServer::prometheus`); `404` otherwise |
 //!
 //! Keys are path segments or query parameters, percent-encoded, parsed with the key type's
@@ -85,6 +87,18 @@
 //!   its tasks, restored (a thread restoring state or rebalancing makes it `REBALANCING`).
 //!   `503` with the state otherwise, and `503` when the server was given no lifecycle: a
 //!   readiness probe must not report ready on a guess.
+//!
+//! # Status page
+//!
+//! `GET /` is a page for people: the topology as [`Topology::describe`] has it, drawn as SVG
+//! (subtopologies as boxes, topics, processors and stores, each with its name in `data-name`),
+//! the instance's state, and a table of its threads with their active and standby tasks and
+//! each active task's lag (records of its input partitions it has not processed yet, from the
+//! thread's report of about once a second). The subtopologies this instance runs active tasks
+//! of are marked on the drawing. It needs [`QueryServer::lifecycle`] for the states and tasks,
+//! sits behind the same authentication as the stores, and loads nothing from elsewhere (its
+//! `Content-Security-Policy` allows its own inline script and style and requests to this
+//! server only).
 //!
 //! # Metrics
 //!
@@ -194,6 +208,7 @@ mod page;
 mod prometheus;
 mod reply;
 mod routes;
+mod status;
 mod url;
 
 use std::collections::BTreeSet;
@@ -298,6 +313,8 @@ pub struct QueryServer<T: Topology> {
     queries: Queries<T>,
     routes: Vec<Arc<dyn StoreRoute<T>>>,
     lifecycle: Option<Lifecycle>,
+    /// The status page, drawn once.
+    status_page: Arc<str>,
     #[cfg(feature = "prometheus")]
     prometheus: Option<PrometheusHandle>,
     settings: Arc<Settings>,
@@ -332,6 +349,7 @@ impl<T: Topology> Clone for QueryServer<T> {
             queries: self.queries.clone(),
             routes: self.routes.clone(),
             lifecycle: self.lifecycle.clone(),
+            status_page: Arc::clone(&self.status_page),
             #[cfg(feature = "prometheus")]
             prometheus: self.prometheus.clone(),
             settings: Arc::clone(&self.settings),
@@ -347,6 +365,7 @@ impl<T: Topology> QueryServer<T> {
             queries,
             routes: Vec::new(),
             lifecycle: None,
+            status_page: status::page(T::APPLICATION_ID, T::DESCRIPTION).into(),
             #[cfg(feature = "prometheus")]
             prometheus: None,
             settings: Arc::new(Settings::default()),
@@ -587,8 +606,11 @@ impl<T: Topology> QueryServer<T> {
         {
             return reply::unauthorized();
         }
-        if path == "/metrics" {
-            return self.metrics().await;
+        match path.as_str() {
+            "/metrics" => return self.metrics().await,
+            "/" => return status::html(&self.status_page),
+            "/status" => return status::status(T::APPLICATION_ID, self.lifecycle.as_ref()),
+            _ => {}
         }
         let forwarded = parts.headers.contains_key(FORWARDED);
         let raw_query = parts.uri.query();

@@ -205,6 +205,28 @@ impl<C: ConsumerContext + 'static> BatchConsumer<C> {
         Some(Entry::Record(Record { m }))
     }
 
+    /// The partition's start and end as the consumer last learned them from a fetch response
+    /// (librdkafka's `rd_kafka_get_watermark_offsets`: no request, never blocks; the end of a
+    /// `read_committed` consumer is the last stable offset). `None` before the first fetch of
+    /// the partition.
+    pub fn cached_watermarks(&self, topic: &str, partition: i32) -> Option<(i64, i64)> {
+        let topic = CString::new(topic).ok()?;
+        let (mut low, mut high) = (-1_i64, -1_i64);
+        // SAFETY: the handle is live, `topic` is NUL-terminated and outlives the call, and the
+        // out pointers are valid for it; librdkafka only reads its own cached values.
+        let error = unsafe {
+            rd::rd_kafka_get_watermark_offsets(
+                self.consumer.client().native_ptr(),
+                topic.as_ptr(),
+                partition,
+                &mut low,
+                &mut high,
+            )
+        };
+        (error == rd::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_NO_ERROR && high >= 0)
+            .then_some((low, high))
+    }
+
     /// Serves the main queue's events that are there (never waits): logs and statistics go to
     /// the consumer's context, token refreshes are answered by it, and the first error is
     /// returned (call again for the next). `None`: no error is waiting.

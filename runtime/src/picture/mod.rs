@@ -36,6 +36,8 @@
 
 mod svg;
 
+pub(crate) use svg::escape;
+
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 

@@ -223,6 +223,9 @@ struct Threads {
     states: std::collections::BTreeMap<usize, ThreadState>,
     /// Each thread's active and standby tasks, as it last reported them.
     tasks: std::collections::BTreeMap<usize, (Vec<String>, Vec<String>)>,
+    /// Each thread's active tasks' input offsets, as it last reported them (about once a
+    /// second).
+    offsets: std::collections::BTreeMap<usize, Vec<TaskOffsets>>,
     globals_running: bool,
 }
 
@@ -240,6 +243,51 @@ pub struct ThreadMetadata {
     pub active_tasks: Vec<String>,
     /// The standby tasks it keeps up to date.
     pub standby_tasks: Vec<String>,
+    /// Its active tasks' input partitions with how far the task got and where they end (Kafka
+    /// Streams' `TaskMetadata.committedOffsets` and `endOffsets`), as the thread last reported
+    /// them (about once a second; empty before the first report).
+    pub task_offsets: Vec<TaskOffsets>,
+}
+
+/// An active task's input partitions with their offsets (Kafka Streams' `TaskMetadata`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskOffsets {
+    /// The task (`<subtopology>_<partition>`).
+    pub task: String,
+    /// Each input partition of the task.
+    pub partitions: Vec<PartitionOffsets>,
+}
+
+/// One input partition of a task: where the task is and where the partition ends.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartitionOffsets {
+    /// The topic.
+    pub topic: String,
+    /// The partition.
+    pub partition: i32,
+    /// The next offset the task processes: past what it processed, or the group's committed
+    /// offset before it processed anything, or the log's start when the group committed none
+    /// (`None`: not known yet).
+    pub position: Option<i64>,
+    /// The partition's end as the consumer last saw it in a fetch response (the last stable
+    /// offset: the task reads committed records only); `None` before the first fetch.
+    pub end: Option<i64>,
+}
+
+impl PartitionOffsets {
+    /// Records of the partition the task has not processed yet (`None` when either offset is
+    /// not known yet).
+    pub fn lag(&self) -> Option<i64> {
+        Some((self.end? - self.position?).max(0))
+    }
+}
+
+impl TaskOffsets {
+    /// Records of all its partitions the task has not processed yet (`None` when any is not
+    /// known yet).
+    pub fn lag(&self) -> Option<i64> {
+        self.partitions.iter().map(PartitionOffsets::lag).sum()
+    }
 }
 
 impl std::fmt::Debug for Shared {
@@ -326,6 +374,11 @@ impl Shared {
         self.threads().tasks.insert(index, (active, standby));
     }
 
+    /// A thread's active tasks' offsets.
+    pub(crate) fn thread_offsets(&self, index: usize, offsets: Vec<TaskOffsets>) {
+        self.threads().offsets.insert(index, offsets);
+    }
+
     /// Every thread's state and tasks.
     pub(crate) fn local_threads(&self) -> Vec<ThreadMetadata> {
         let threads = self.threads();
@@ -337,12 +390,24 @@ impl Shared {
                     ThreadState::Dead => Default::default(),
                     _ => threads.tasks.get(index).cloned().unwrap_or_default(),
                 };
+                // Only the tasks it still runs: a report older than a revocation may name more.
+                let task_offsets = threads
+                    .offsets
+                    .get(index)
+                    .map(|all| {
+                        all.iter()
+                            .filter(|t| active.contains(&t.task))
+                            .cloned()
+                            .collect()
+                    })
+                    .unwrap_or_default();
                 ThreadMetadata {
                     index: *index,
                     name: format!("{}-{index}", self.application_id),
                     state: *state,
                     active_tasks: active,
                     standby_tasks: standby,
+                    task_offsets,
                 }
             })
             .collect()
@@ -608,6 +673,23 @@ mod tests {
         let (shared, _) = recording();
         shared.thread_state(0, ThreadState::Running);
         shared.thread_tasks(0, vec!["0_0".into()], vec!["1_0".into()]);
+        let offsets = |task: &str, position, end| TaskOffsets {
+            task: task.into(),
+            partitions: vec![PartitionOffsets {
+                topic: "in".into(),
+                partition: 0,
+                position,
+                end,
+            }],
+        };
+        // The report named a task revoked since: it is left out.
+        shared.thread_offsets(
+            0,
+            vec![
+                offsets("0_0", Some(7), Some(10)),
+                offsets("0_9", None, None),
+            ],
+        );
         shared.thread_state(1, ThreadState::Running);
         shared.thread_tasks(1, vec!["0_1".into()], vec![]);
         shared.thread_state(1, ThreadState::Dead);
@@ -621,6 +703,7 @@ mod tests {
                     state: ThreadState::Running,
                     active_tasks: vec!["0_0".into()],
                     standby_tasks: vec!["1_0".into()],
+                    task_offsets: vec![offsets("0_0", Some(7), Some(10))],
                 },
                 ThreadMetadata {
                     index: 1,
@@ -628,9 +711,13 @@ mod tests {
                     state: ThreadState::Dead,
                     active_tasks: vec![],
                     standby_tasks: vec![],
+                    task_offsets: vec![],
                 },
             ]
         );
+        assert_eq!(threads[0].task_offsets[0].lag(), Some(3));
+        assert_eq!(offsets("0_0", None, Some(10)).lag(), None);
+        assert_eq!(offsets("0_0", Some(12), Some(10)).lag(), Some(0));
     }
 
     #[test]

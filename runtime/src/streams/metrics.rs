@@ -59,6 +59,11 @@ pub(crate) struct TaskCounts {
 const DROP_REASONS: [&str; 3] = ["late", "null", "skipped"];
 
 impl ThreadMetrics {
+    /// The thread's name, as its instruments' `thread_id` label carries it.
+    pub(crate) fn thread_id(&self) -> &str {
+        &self.thread_id
+    }
+
     /// The instruments of thread `thread_id`.
     pub(crate) fn new(thread_id: String) -> Self {
         let label = || ("thread_id", thread_id.clone());

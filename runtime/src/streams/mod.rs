@@ -69,6 +69,7 @@ mod signal;
 mod standbys;
 mod state;
 mod supervisor;
+mod task_offsets;
 mod tasks;
 mod waiting;
 
@@ -79,7 +80,8 @@ pub use config::{
 };
 pub use error::{ConsumerFailure, StreamsError};
 pub use lifecycle::{
-    Lifecycle, LifecycleError, State, ThreadErrorResponse, ThreadMetadata, ThreadState,
+    Lifecycle, LifecycleError, PartitionOffsets, State, TaskOffsets, ThreadErrorResponse,
+    ThreadMetadata, ThreadState,
 };
 pub use offset_commit::OffsetCommitError;
 pub use refusal::MemberRefusal;

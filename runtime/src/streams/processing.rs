@@ -159,6 +159,8 @@ pub(crate) struct StreamThread<T: Topology, F: BackendFactory> {
     pub(super) metrics: ThreadMetrics,
     /// What each task counted, gathered at a commit: no allocation once it has grown.
     pub(super) counts_scratch: Vec<(super::tasks::TaskId, super::metrics::TaskCounts)>,
+    /// When the tasks' offsets were last reported (see [`super::task_offsets`]).
+    pub(super) offsets_reported: Instant,
 }
 
 impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
@@ -194,6 +196,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             reported: ThreadState::Starting,
             metrics: ThreadMetrics::new(format!("{}-{}", T::APPLICATION_ID, ctx.index)),
             counts_scratch: Vec::new(),
+            offsets_reported: Instant::now(),
             ctx,
         })
     }
@@ -408,6 +411,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             self.maintain_standbys(false, STANDBY_BUDGET)?;
             self.member.doing(Phase::Punctuating);
             self.punctuate_wall_clock()?;
+            self.report_offsets_when_due();
             if self.last_commit.elapsed() >= commit_interval && !self.member.poll_expired() {
                 uncommitted = false;
                 since_commit = 0;
