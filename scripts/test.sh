@@ -48,9 +48,9 @@ as_root() {
 started=$SECONDS
 # The schema registry serdes (Avro, Protobuf, JSON Schema) and their tests (a schema registry is
 # started for them below), and the query server's Prometheus endpoint (`prometheus`, which
-# implies `http`; the examples' tests also turn both on): every optional feature the gates and
-# the full run build.
-FEATURES="dekaf-streams/avro,dekaf-streams-examples/avro,dekaf-streams/protobuf,dekaf-streams-examples/protobuf,dekaf-streams/json-schema,dekaf-streams-examples/json-schema,dekaf-streams/prometheus"
+# implies `http`; the examples' tests also turn both on), and the word-count service example
+# (`service`): every optional feature the gates and the full run build.
+FEATURES="dekaf-streams/avro,dekaf-streams-examples/avro,dekaf-streams/protobuf,dekaf-streams-examples/protobuf,dekaf-streams/json-schema,dekaf-streams-examples/json-schema,dekaf-streams/prometheus,dekaf-streams-examples/service"
 
 # 1. Build dependencies of rdkafka's bundled librdkafka, graphviz and chromium.
 missing=()

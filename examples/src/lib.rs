@@ -29,6 +29,7 @@ pub mod dedup;
 #[macro_use]
 pub mod e2e;
 pub mod faults;
+pub mod http_client;
 pub mod java_interop;
 #[cfg(feature = "json-schema")]
 pub mod json_words;

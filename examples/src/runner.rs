@@ -18,7 +18,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use dekaf_streams::task::Topology;
-use dekaf_streams::{KafkaStreams, ProcessingGuarantee, shutdown_signal};
+use dekaf_streams::{Builder, KafkaStreams, ProcessingGuarantee, shutdown_signal};
 
 fn env_or(name: &str, default: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| default.to_owned())
@@ -33,38 +33,35 @@ fn env_number(name: &str, default: u64) -> Result<u64, String> {
     }
 }
 
-/// Runs `topology` until SIGINT or SIGTERM; the exit code says whether it failed.
-pub async fn run_on_kafka<T: Topology>(topology: T) -> ExitCode {
+/// Logs to stderr, filtered by `RUST_LOG` (default `info`).
+pub fn init_logging() {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
         )
         .init();
+}
+
+/// A builder of `topology` with the settings of the table above; `Err` says which variable is
+/// wrong and how.
+pub fn builder_from_env<T: Topology>(topology: T) -> Result<Builder<T>, String> {
     let guarantee = match env_or("DEKAF_GUARANTEE", "exactly_once").as_str() {
         "exactly_once" => ProcessingGuarantee::ExactlyOnce,
         "at_least_once" => ProcessingGuarantee::AtLeastOnce,
         other => {
-            eprintln!("DEKAF_GUARANTEE={other}: use exactly_once or at_least_once");
-            return ExitCode::from(2);
+            return Err(format!(
+                "DEKAF_GUARANTEE={other}: use exactly_once or at_least_once"
+            ));
         }
     };
-    let numbers = (
-        env_number("DEKAF_THREADS", 1),
-        env_number("DEKAF_COMMIT_INTERVAL_MS", 100),
-        env_number("DEKAF_TRANSACTION_TIMEOUT_MS", 10_000),
-        env_number(
-            "DEKAF_CACHE_MAX_BYTES",
-            dekaf_streams::DEFAULT_CACHE_MAX_BYTES as u64,
-        ),
-    );
-    let (threads, commit_ms, txn_timeout_ms, cache_bytes) = match numbers {
-        (Ok(t), Ok(c), Ok(x), Ok(b)) => (t, c, x, b),
-        (Err(e), _, _, _) | (_, Err(e), _, _) | (_, _, Err(e), _) | (_, _, _, Err(e)) => {
-            eprintln!("{e}");
-            return ExitCode::from(2);
-        }
-    };
+    let threads = env_number("DEKAF_THREADS", 1)?;
+    let commit_ms = env_number("DEKAF_COMMIT_INTERVAL_MS", 100)?;
+    let txn_timeout_ms = env_number("DEKAF_TRANSACTION_TIMEOUT_MS", 10_000)?;
+    let cache_bytes = env_number(
+        "DEKAF_CACHE_MAX_BYTES",
+        dekaf_streams::DEFAULT_CACHE_MAX_BYTES as u64,
+    )?;
     let mut builder = KafkaStreams::builder(topology)
         .transaction_timeout(Duration::from_millis(txn_timeout_ms))
         .bootstrap_servers(env_or("DEKAF_BOOTSTRAP", "127.0.0.1:9092"))
@@ -84,17 +81,25 @@ pub async fn run_on_kafka<T: Topology>(topology: T) -> ExitCode {
     if let Ok(properties) = std::env::var("DEKAF_PROPERTIES") {
         for line in properties.lines().filter(|l| !l.trim().is_empty()) {
             let Some((name, value)) = line.split_once('=') else {
-                eprintln!("DEKAF_PROPERTIES: `{line}` is not name=value");
-                return ExitCode::from(2);
+                return Err(format!("DEKAF_PROPERTIES: `{line}` is not name=value"));
             };
             builder = builder.property(name.trim(), value.trim());
         }
     }
-    let streams = builder.build();
-    let streams = match streams {
-        Ok(s) => s,
-        Err(e) => {
+    Ok(builder)
+}
+
+/// Runs `topology` until SIGINT or SIGTERM; the exit code says whether it failed.
+pub async fn run_on_kafka<T: Topology>(topology: T) -> ExitCode {
+    init_logging();
+    let streams = match builder_from_env(topology).map(|b| b.build()) {
+        Ok(Ok(s)) => s,
+        Ok(Err(e)) => {
             eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+        Err(e) => {
+            eprintln!("{e}");
             return ExitCode::from(2);
         }
     };

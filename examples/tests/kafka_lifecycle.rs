@@ -60,6 +60,18 @@ topology! {
 }
 
 topology! {
+    /// Copies values; every `poison` panics, however often it is processed again.
+    pub Poisoned = "lifecycle-poison" {
+        stream("lifecycle-poison-in", Utf8, Utf8)
+            .map_values(|v| {
+                assert!(v != "poison", "user code fails on every `poison`");
+                v
+            })
+            .to("lifecycle-poison-out", Utf8, Utf8);
+    }
+}
+
+topology! {
     /// Counts values.
     pub Scaled = "lifecycle-threads" {
         stream("lifecycle-threads-in", Utf8, Utf8)
@@ -187,6 +199,65 @@ async fn a_thread_that_panics_is_replaced_and_its_interval_redone_exactly_once()
         "{seen:?}"
     );
     assert_eq!(lifecycle.state(), NotRunning);
+}
+
+/// A record that fails every time (a poison pill) under `ReplaceThread`: the thread is
+/// replaced at once the first time, then after a backoff doubling from 0.5 s, so the instance
+/// does not spin re-joining the group and re-failing, and it still shuts down cleanly.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_thread_failing_on_every_start_is_replaced_with_a_growing_backoff() {
+    let servers = bootstrap();
+    fresh(
+        &servers,
+        "lifecycle-poison",
+        &[("lifecycle-poison-in", 1), ("lifecycle-poison-out", 1)],
+    )
+    .await;
+    let failures: Arc<Mutex<Vec<std::time::Instant>>> = Arc::default();
+    let log = Arc::clone(&failures);
+    let streams = KafkaStreams::builder(Poisoned)
+        .bootstrap_servers(&servers)
+        .transaction_timeout(Duration::from_secs(5))
+        .on_thread_error(move |_| {
+            log.lock()
+                .expect("not poisoned")
+                .push(std::time::Instant::now());
+            ThreadErrorResponse::ReplaceThread
+        })
+        .build()
+        .expect("valid settings");
+    let lifecycle = streams.lifecycle();
+    let app = InProcess::run(streams);
+    let running = tokio::time::timeout(Duration::from_secs(60), lifecycle.wait_for(State::Running));
+    assert_eq!(running.await, Ok(State::Running), "running within 60 s");
+    produce_one("lifecycle-poison-in", "k", "poison").await;
+    // Six failures: the thread replaced at once, then after 0.5 s, 1 s, 2 s and 4 s. (Replaced
+    // at once each time, the gaps are a join and a restart: well under a second here.)
+    let six = tokio::time::timeout(Duration::from_secs(120), async {
+        while failures.lock().expect("not poisoned").len() < 6 {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await;
+    let times = failures.lock().expect("not poisoned").clone();
+    assert!(
+        six.is_ok(),
+        "the poison record failed {} times",
+        times.len()
+    );
+    let gaps: Vec<Duration> = times.windows(2).map(|w| w[1] - w[0]).collect();
+    for (gap, least) in [(1, 500), (2, 1000), (3, 2000), (4, 4000)] {
+        assert!(
+            gaps[gap] >= Duration::from_millis(least),
+            "failure {} came {:?} after the one before, under a {least} ms backoff: {gaps:?}",
+            gap + 2,
+            gaps[gap]
+        );
+    }
+    eprintln!("gaps between failures: {gaps:?}");
+    app.stop()
+        .await
+        .expect("an instance replacing a thread shuts down cleanly");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -36,6 +36,7 @@
 
 mod svg;
 
+#[cfg(feature = "http")]
 pub(crate) use svg::escape;
 
 use std::collections::BTreeMap;

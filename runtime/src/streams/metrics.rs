@@ -17,6 +17,7 @@
 //! | `kafka.streams.stream_task_metrics.dropped_records_total` | counter | `thread_id`, `task_id`, `reason` | `dropped-records-total` (ours says why: `late`, `null`, `skipped` by `on_error`) |
 //! | `kafka.streams.stream_metrics.alive_stream_threads` | gauge | | `stream-metrics` `alive-stream-threads` |
 //! | `kafka.streams.stream_metrics.failed_stream_threads` | counter | | `failed-stream-threads` |
+//! | `kafka.consumer.consumer_fetch_manager_metrics.records_lag` | gauge | `thread_id`, `topic`, `partition` | the consumer's `consumer-fetch-manager-metrics` `records-lag` (ours: records of the partition the task has not processed, about once a second; see `task_offsets`) |
 //!
 //! Rates are not published: Prometheus computes them (`rate(…_total[1m])`), as it does for any
 //! counter. `thread_id` is the processing thread's name (`<application id>-<number>`), `task_id`

@@ -39,6 +39,26 @@ const SHUTDOWN_REQUEST_WAIT: Duration = Duration::from_secs(60);
 /// A thread's end: its number, its generation, and how it ended.
 type Ended = (usize, u32, Result<(), StreamsError>);
 
+/// A replaced thread that runs this long before it fails again counts as a fresh failure
+/// (replaced at once); one that fails sooner is replaced after a growing backoff.
+const STABLE_RUN: Duration = Duration::from_secs(60);
+/// The backoff after the second failure in a row; it doubles with each one after.
+const FIRST_BACKOFF: Duration = Duration::from_millis(500);
+/// The longest backoff.
+const MAX_BACKOFF: Duration = Duration::from_secs(30);
+
+/// How long to wait before replacing a thread on its `quick`-th failure in a row (`0`: it had
+/// run [`STABLE_RUN`]): at once for the first, as Kafka Streams' `REPLACE_THREAD` does, then
+/// 0.5 s, 1 s, 2 s, ... up to 30 s.
+fn replacement_delay(quick: u32) -> Duration {
+    match quick {
+        0 | 1 => Duration::ZERO,
+        n => FIRST_BACKOFF
+            .saturating_mul(1 << (n - 2).min(16))
+            .min(MAX_BACKOFF),
+    }
+}
+
 /// What every thread is started with, but its number, generation and stop flag.
 pub(crate) struct ThreadTemplate {
     /// A context to copy; its `index`, `generation` and `stop` are replaced per thread.
@@ -50,6 +70,8 @@ pub(crate) struct ThreadTemplate {
 /// One processing thread the supervisor started.
 struct Slot {
     generation: u32,
+    /// When it was started: a thread that ran [`STABLE_RUN`] before failing is replaced at once.
+    started: Instant,
     stop: Arc<AtomicBool>,
     /// A [`Lifecycle::remove_thread`](super::Lifecycle::remove_thread) waits for it to end.
     removal: Option<Removal>,
@@ -71,6 +93,11 @@ pub(crate) struct Supervisor<T: Topology> {
     slots: BTreeMap<usize, Slot>,
     /// The next generation per thread number.
     generations: BTreeMap<usize, u32>,
+    /// Failed threads waiting to be replaced, by number: when, and how many times in a row
+    /// that thread failed soon after it started.
+    replacements: BTreeMap<usize, Instant>,
+    /// Per thread number, its failures in a row, each within [`STABLE_RUN`] of its start.
+    quick_failures: BTreeMap<usize, u32>,
     done_tx: mpsc::UnboundedSender<Ended>,
     done_rx: mpsc::UnboundedReceiver<Ended>,
     /// How long a shutdown waits for the threads.
@@ -92,6 +119,8 @@ impl<T: Topology> Supervisor<T> {
             lifecycle,
             slots: BTreeMap::new(),
             generations: BTreeMap::new(),
+            replacements: BTreeMap::new(),
+            quick_failures: BTreeMap::new(),
             done_tx,
             done_rx,
             close_timeout,
@@ -126,7 +155,8 @@ impl<T: Topology> Supervisor<T> {
         while !(self.shutting_down && self.slots.is_empty()) {
             let removal_due = self.next_removal_deadline();
             let request_due = asked_at.map(|at| at + SHUTDOWN_REQUEST_WAIT);
-            let wake = [removal_due, request_due]
+            let replacement_due = self.replacements.values().min().copied();
+            let wake = [removal_due, request_due, replacement_due]
                 .into_iter()
                 .flatten()
                 .min()
@@ -171,6 +201,7 @@ impl<T: Topology> Supervisor<T> {
                 }
                 () = tokio::time::sleep_until(wake) => {
                     self.expire_removals();
+                    self.start_due_replacements();
                     if asked_at.is_some_and(|at| at.elapsed() >= SHUTDOWN_REQUEST_WAIT)
                         && !self.shutting_down
                     {
@@ -251,6 +282,7 @@ impl<T: Topology> Supervisor<T> {
             index,
             Slot {
                 generation,
+                started: Instant::now(),
                 stop,
                 removal: None,
                 removing: false,
@@ -263,6 +295,10 @@ impl<T: Topology> Supervisor<T> {
     fn begin_shutdown(&mut self, state: State) {
         self.shutting_down = true;
         self.lifecycle.set_state(state);
+        // Threads waiting to be replaced are not started any more.
+        for index in std::mem::take(&mut self.replacements).into_keys() {
+            self.lifecycle.thread_state(index, ThreadState::Dead);
+        }
         for slot in self.slots.values() {
             slot.stop.store(true, Ordering::Relaxed);
         }
@@ -275,7 +311,9 @@ impl<T: Topology> Supervisor<T> {
                 let answer = if self.shutting_down {
                     Err(LifecycleError::NotRunning(self.lifecycle.state()))
                 } else {
-                    let index = (0..).find(|i| !self.slots.contains_key(i)).unwrap_or(0);
+                    let index = (0..)
+                        .find(|i| !self.slots.contains_key(i) && !self.replacements.contains_key(i))
+                        .unwrap_or(0);
                     tracing::info!(
                         thread = index,
                         threads = self.slots.len() + 1,
@@ -285,6 +323,19 @@ impl<T: Topology> Supervisor<T> {
                     Ok(index)
                 };
                 let _ = reply.send(answer);
+            }
+            Command::RemoveThread(_, reply)
+                if !self.shutting_down && !self.replacements.is_empty() =>
+            {
+                // A failed thread waiting to be replaced is the one removed: it is not started.
+                if let Some((index, _)) = self.replacements.pop_last() {
+                    tracing::info!(
+                        thread = index,
+                        "removing a processing thread that was waiting to be replaced"
+                    );
+                    self.lifecycle.forget_thread(index);
+                    let _ = reply.send(Ok(index));
+                }
             }
             Command::RemoveThread(timeout, reply) => {
                 let candidate = self.slots.iter_mut().rev().find(|(_, slot)| !slot.removing);
@@ -366,9 +417,23 @@ impl<T: Topology> Supervisor<T> {
         }
         match self.lifecycle.on_thread_error(&error) {
             ThreadErrorResponse::ReplaceThread => {
-                tracing::error!(thread = index, error = %error, "processing thread failed; replacing it (its open transaction is aborted and its interval redone)");
+                let quick = if slot.started.elapsed() >= STABLE_RUN {
+                    0
+                } else {
+                    self.quick_failures.get(&index).map_or(1, |n| n + 1)
+                };
+                self.quick_failures.insert(index, quick);
+                let delay = replacement_delay(quick);
+                tracing::error!(thread = index, error = %error, ?delay, failures_in_a_row = quick, "processing thread failed; replacing it (its open transaction is aborted and its interval redone)");
                 metrics::counter!("dekaf.streams.threads.replaced").increment(1);
-                self.spawn(index, self.slots.len() + 1);
+                if delay.is_zero() {
+                    self.spawn(index, self.slots.len() + 1);
+                } else {
+                    // Failing again right after its start (a record that fails every time, a
+                    // cluster refusing it): replaced after a backoff, not in a hot loop.
+                    self.lifecycle.thread_state(index, ThreadState::Starting);
+                    self.replacements.insert(index, Instant::now() + delay);
+                }
                 false
             }
             ThreadErrorResponse::ShutdownClient => {
@@ -393,6 +458,23 @@ impl<T: Topology> Supervisor<T> {
                     self.spawn(index, self.slots.len() + 1);
                 }
                 true
+            }
+        }
+    }
+
+    /// Starts the failed threads whose replacement is due.
+    fn start_due_replacements(&mut self) {
+        let now = Instant::now();
+        let due: Vec<usize> = self
+            .replacements
+            .iter()
+            .filter(|(_, at)| **at <= now)
+            .map(|(index, _)| *index)
+            .collect();
+        for index in due {
+            self.replacements.remove(&index);
+            if !self.shutting_down {
+                self.spawn(index, self.slots.len() + 1);
             }
         }
     }
@@ -422,5 +504,31 @@ impl<T: Topology> Supervisor<T> {
                 }));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_thread_failing_right_after_its_start_is_replaced_after_a_growing_backoff() {
+        let delays: Vec<Duration> = (0..9).map(replacement_delay).collect();
+        let ms = |n| Duration::from_millis(n);
+        assert_eq!(
+            delays,
+            [
+                ms(0),
+                ms(0),
+                ms(500),
+                ms(1000),
+                ms(2000),
+                ms(4000),
+                ms(8000),
+                ms(16_000),
+                ms(30_000)
+            ]
+        );
+        assert_eq!(replacement_delay(u32::MAX), MAX_BACKOFF);
     }
 }
