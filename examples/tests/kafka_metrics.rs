@@ -77,7 +77,34 @@ async fn metrics_count_processed_and_restored_records_commits_and_tasks() {
             .await,
         "counts not reached"
     );
-    let running = totals.read();
+    // The once-a-second report: poll count and latency, record lateness per task, lag per
+    // partition.
+    let reported = [
+        "kafka.streams.stream_thread_metrics.poll_total",
+        "kafka.streams.stream_thread_metrics.poll_latency_avg_seconds",
+        "kafka.streams.stream_thread_metrics.poll_latency_max_seconds",
+        "kafka.streams.stream_task_metrics.record_lateness_avg",
+        "kafka.streams.stream_task_metrics.record_lateness_max",
+        "kafka.consumer.consumer_fetch_manager_metrics.records_lag",
+    ];
+    let mut running = totals.read();
+    for _ in 0..100 {
+        if reported.iter().all(|name| running.contains_key(*name)) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        running = totals.read();
+    }
+    for name in reported {
+        assert!(
+            running.contains_key(name),
+            "{name} not reported: {running:?}"
+        );
+    }
+    assert!(
+        running["kafka.streams.stream_thread_metrics.poll_total"] >= 1.0,
+        "{running:?}"
+    );
     app.stop().await.expect("clean stop");
     let stopped = totals.read();
     // 2 partitions × 2 subtopologies.

@@ -13,6 +13,9 @@
 //! | `kafka.streams.stream_thread_metrics.commit_latency_seconds` | histogram | `thread_id` | `commit-latency-avg`, `-max` (in ms there) |
 //! | `kafka.streams.stream_thread_metrics.task_created_total` | counter | `thread_id` | `task-created-total` |
 //! | `kafka.streams.stream_thread_metrics.task_closed_total` | counter | `thread_id` | `task-closed-total` |
+//! | `kafka.streams.stream_thread_metrics.poll_total` | counter | `thread_id` | `poll-total` (`poll-rate`) |
+//! | `kafka.streams.stream_thread_metrics.poll_latency_avg_seconds`, `_max_seconds` | gauges | `thread_id` | `poll-latency-avg`, `-max` (ms there), over the last second |
+//! | `kafka.streams.stream_task_metrics.record_lateness_avg`, `_max` | gauges | `thread_id`, `task_id` | `record-lateness-avg`, `-max` (ms; Kafka Streams records them at `DEBUG` level only), over the last second |
 //! | `kafka.streams.stream_task_metrics.process_total` | counter | `thread_id`, `task_id` | `stream-task-metrics` `process-total` |
 //! | `kafka.streams.stream_task_metrics.dropped_records_total` | counter | `thread_id`, `task_id`, `reason` | `dropped-records-total` (ours says why: `late`, `null`, `skipped` by `on_error`) |
 //! | `kafka.streams.stream_metrics.alive_stream_threads` | gauge | | `stream-metrics` `alive-stream-threads` |
@@ -23,8 +26,14 @@
 //! counter. `thread_id` is the processing thread's name (`<application id>-<number>`), `task_id`
 //! Kafka Streams' (`<subtopology>_<partition>`).
 //!
-//! They are recorded when a thread commits, from counts the tasks keep anyway: nothing on the
-//! per-record path.
+//! They are recorded when a thread commits, or in its report of about once a second (polls,
+//! lateness, lag: see `periodic_report`), from counts the tasks keep anyway: nothing on the
+//! per-record path but plain additions.
+//!
+//! Not published: Kafka Streams' processor-node and state-store metrics (recorded there at the
+//! `DEBUG` level only: per-record timings of every node and store operation, which would put a
+//! clock read on the per-record path), and its producer and consumer client metrics other than
+//! the lag (librdkafka's statistics cover them: `statistics.interval.ms`).
 
 use std::collections::BTreeMap;
 

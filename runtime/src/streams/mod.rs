@@ -59,6 +59,7 @@ pub mod lifecycle;
 mod membership;
 pub mod metrics;
 mod offset_commit;
+mod periodic_report;
 mod processing;
 mod punctuate;
 mod queries;
@@ -69,7 +70,6 @@ mod signal;
 mod standbys;
 mod state;
 mod supervisor;
-mod task_offsets;
 mod tasks;
 mod waiting;
 

@@ -159,8 +159,11 @@ pub(crate) struct StreamThread<T: Topology, F: BackendFactory> {
     pub(super) metrics: ThreadMetrics,
     /// What each task counted, gathered at a commit: no allocation once it has grown.
     pub(super) counts_scratch: Vec<(super::tasks::TaskId, super::metrics::TaskCounts)>,
-    /// When the tasks' offsets were last reported (see [`super::task_offsets`]).
-    pub(super) offsets_reported: Instant,
+    /// When the thread last reported its tasks' offsets and its metrics (see
+    /// [`super::periodic_report`]).
+    pub(super) reported_at: Instant,
+    /// Its polls since that report.
+    pub(super) polls: super::periodic_report::Polls,
 }
 
 impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
@@ -196,7 +199,8 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             reported: ThreadState::Starting,
             metrics: ThreadMetrics::new(format!("{}-{}", T::APPLICATION_ID, ctx.index)),
             counts_scratch: Vec::new(),
-            offsets_reported: Instant::now(),
+            reported_at: Instant::now(),
+            polls: Default::default(),
             ctx,
         })
     }
@@ -301,12 +305,10 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             // processed at most IDLE_COMMIT_MAX_RECORDS records per commit interval
             // (`quiet_interval`). Under a backlog more commits would only cost more records
             // (each cache flush and changelog writes one per changed key), so a busy thread
-            // commits every commit interval. The clock is read only when the queue is empty,
-            // never per record.
-            let n = match self
-                .consumer
-                .fill(if uncommitted { Duration::ZERO } else { POLL })
-            {
+            // commits every commit interval. The clock is read around each poll (a batch of up
+            // to 64 records, for the poll metrics) and when the queue is empty, never per
+            // record.
+            let n = match self.poll(if uncommitted { Duration::ZERO } else { POLL }) {
                 0 if uncommitted
                     && quiet_interval(
                         since_commit,
@@ -330,9 +332,9 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                         self.commit()?;
                         continue;
                     }
-                    self.consumer.fill((idle_commit - elapsed).min(POLL))
+                    self.poll((idle_commit - elapsed).min(POLL))
                 }
-                0 if uncommitted => self.consumer.fill(POLL),
+                0 if uncommitted => self.poll(POLL),
                 n => n,
             };
             // The whole batch is routed before anything else happens, and none of it outlives
@@ -411,7 +413,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             self.maintain_standbys(false, STANDBY_BUDGET)?;
             self.member.doing(Phase::Punctuating);
             self.punctuate_wall_clock()?;
-            self.report_offsets_when_due();
+            self.report_when_due();
             if self.last_commit.elapsed() >= commit_interval && !self.member.poll_expired() {
                 uncommitted = false;
                 since_commit = 0;
@@ -629,6 +631,9 @@ fn process_record<T: Topology, F: BackendFactory>(
         *open = true;
     }
     let mut producer_sink = ProducerSink::new(sink.producer, &mut *sink.changelog);
+    active
+        .lateness
+        .observe(active.task.stream_time(), record.timestamp);
     let result = match active.task.process(record, &mut producer_sink) {
         Ok(()) => {
             active.positions[source] = Some(record.offset + 1);

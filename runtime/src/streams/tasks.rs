@@ -23,12 +23,43 @@ pub(crate) struct ActiveTask<T: Topology, F: BackendFactory> {
     pub committed_stream_time: i64,
     /// Records processed since the last commit.
     pub processed: u64,
+    /// How late the records processed since the last report came (see
+    /// [`super::periodic_report`]).
+    pub lateness: Lateness,
     /// With several sources: their fetched records, waiting to be processed in timestamp order
     /// (see [`super::record_queues`]). `None` for a task with one source.
     pub queues: Option<RecordQueues>,
     /// The task's locked directory, when stores live on disk. Dropped after the task, so the
     /// stores close before the lock is released.
     pub dir: Option<TaskDir>,
+}
+
+/// How late records came to a task: by how much each one's timestamp lay behind the task's
+/// stream time when it was processed (0 for one not behind), as Kafka Streams'
+/// `record-lateness` sensor. Plain sums: nothing on the per-record path but two additions and
+/// a comparison.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Lateness {
+    /// Their lateness summed, in ms.
+    pub sum: i64,
+    /// How many records.
+    pub count: u64,
+    /// The largest, in ms.
+    pub max: i64,
+}
+
+impl Lateness {
+    /// Counts a record of `timestamp` processed at `stream_time` (`i64::MIN`: none yet).
+    pub fn observe(&mut self, stream_time: i64, timestamp: i64) {
+        let late = if stream_time > timestamp {
+            stream_time.saturating_sub(timestamp)
+        } else {
+            0
+        };
+        self.sum = self.sum.saturating_add(late);
+        self.count += 1;
+        self.max = self.max.max(late);
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -83,6 +114,7 @@ impl<T: Topology, F: BackendFactory> ActiveTasks<T, F> {
             consumed: vec![false; n],
             committed_stream_time: i64::MIN,
             processed: 0,
+            lateness: Lateness::default(),
             queues: (n > 1).then(|| RecordQueues::new(n)),
             dir,
         }
@@ -177,5 +209,27 @@ impl<T: Topology, F: BackendFactory> ActiveTasks<T, F> {
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
         self.tasks.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod lateness_tests {
+    use super::Lateness;
+
+    #[test]
+    fn lateness_is_how_far_behind_stream_time_a_record_came() {
+        let mut l = Lateness::default();
+        l.observe(i64::MIN, 100); // the first record: nothing to be late against
+        l.observe(100, 150); // ahead
+        l.observe(150, 120); // 30 ms late
+        l.observe(150, 140); // 10 ms late
+        assert_eq!(
+            l,
+            Lateness {
+                sum: 40,
+                count: 4,
+                max: 30
+            }
+        );
     }
 }
