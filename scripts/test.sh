@@ -145,39 +145,68 @@ else
 fi
 say "set-up took $((SECONDS - started))s; DEKAF_BOOTSTRAP=$DEKAF_BOOTSTRAP DEKAF_SASL_SSL_BOOTSTRAP=${DEKAF_SASL_SSL_BOOTSTRAP:-none}"
 
-# 4. The tests.
+# 4. The tests. Those on the 3-node cluster (examples/tests/cluster_faults.rs, then a short run of
+# the mixed fault loop) run beside the others, which use only the single broker and the registry:
+# the cluster's faults never touch them, and most of both is waiting on brokers, so running them
+# side by side takes about the time of the longer of the two.
 tests_started=$SECONDS
 status=0
-# The differential suite's Java side (Kafka Streams' TopologyTestDriver, examples/parity): its
-# expected outputs, which the workspace's tests then compare record by record.
+bin="${CARGO_TARGET_DIR:-target}/debug"
+
+# The cluster's tests and loop, in the background (their output is printed once both are done):
+# the cluster_faults binary of this build, one test at a time (each fault hits the whole
+# cluster), then the mixed fault loop over SASL_SSL: instance SIGKILLs and SIGKILLs of input
+# leaders and group and transaction coordinators' brokers (the full one, which alternates
+# plaintext and SASL_SSL: fault-kill-loop --mixed 30). The loop's binaries are those the tests
+# built: a `cargo run` with another feature set would build them a second time.
+cluster_job() {
+  local job_status=0 job_started=$SECONDS
+  if [ -n "$1" ]; then
+    (cd examples && "$1" --test-threads 1) || job_status=$?
+    say "cluster_faults took $((SECONDS - job_started))s (exit $job_status)"
+  fi
+  local loop_started=$SECONDS
+  "$bin/fault-kill-loop" --mixed --security sasl_ssl "${DEKAF_FAULT_LOOP_RUNS:-2}" || job_status=$?
+  say "fault-kill-loop took $((SECONDS - loop_started))s (exit $job_status)"
+  return "$job_status"
+}
+
 if [ "$#" -eq 0 ]; then
+  # The differential suite's Java side (Kafka Streams' TopologyTestDriver, examples/parity): its
+  # expected outputs, which the workspace's tests then compare record by record.
   if bash scripts/parity.sh java; then export PARITY_SKIP_JAVA=1; else status=$?; fi
-fi
-# --no-fail-fast: one failing test binary does not hide the results of the others.
-if [ "$#" -eq 0 ]; then
-  cargo test --workspace --features "$FEATURES" --no-fail-fast || status=$?
+  # Everything is built once, first: the cluster job runs binaries of this build.
+  build_log="$(mktemp)"
+  if ! cargo test --workspace --features "$FEATURES" --no-run 2>&1 | tee "$build_log" >&2; then
+    die "the tests did not build (above)"
+  fi
+  cluster_tests="$(sed -n 's|^ *Executable tests/cluster_faults.rs (\(.*\))$|\1|p' "$build_log" | head -n1)"
+  rm -f "$build_log"
+  [ -n "$cluster_tests" ] || die "the build named no cluster_faults binary"
+  case "$cluster_tests" in /*) ;; *) cluster_tests="$PWD/$cluster_tests" ;; esac
+  cluster_log="$(mktemp)"
+  cluster_job "$cluster_tests" >"$cluster_log" 2>&1 &
+  cluster_pid=$!
+  # --no-fail-fast: one failing test binary does not hide the results of the others.
+  cargo test --workspace --features "$FEATURES" --no-fail-fast -- --skip on_the_cluster:: || status=$?
+  # The runtime without its `kafka` feature, as a crate that only unit-tests topologies uses it:
+  # its unit tests, the LMDB test and the doctests (a doctest that needs Kafka says so with a cfg).
+  cargo test -p dekaf-streams --no-default-features --no-fail-fast || status=$?
+  say "cargo test took $((SECONDS - tests_started))s (exit $status); waiting for the cluster's tests"
+  cluster_status=0
+  wait "$cluster_pid" || cluster_status=$?
+  say "the cluster's tests and fault loop (run beside the others) printed:"
+  cat "$cluster_log" >&2
+  rm -f "$cluster_log"
+  [ "$cluster_status" -eq 0 ] || status=$cluster_status
 else
   cargo test --workspace --no-fail-fast "$@" || status=$?
+  if [ ! -x "$bin/fault-kill-loop" ] || [ ! -x "$bin/fault-instance" ]; then
+    cargo build -q -p dekaf-streams-examples --bin fault-kill-loop --bin fault-instance || status=$?
+  fi
+  cluster_job "" || status=$?
 fi
-# The runtime without its `kafka` feature, as a crate that only unit-tests topologies uses it:
-# its unit tests, the LMDB test and the doctests (a doctest that needs Kafka says so with a cfg).
-if [ "$#" -eq 0 ]; then
-  cargo test -p dekaf-streams --no-default-features --no-fail-fast || status=$?
-fi
-say "cargo test took $((SECONDS - tests_started))s (exit $status); $((SECONDS - started))s in all"
-
-# 5. A short run of the mixed fault loop on the cluster over SASL_SSL: instance SIGKILLs and
-# SIGKILLs of input leaders and group and transaction coordinators' brokers (the full one, which
-# alternates plaintext and SASL_SSL: fault-kill-loop --mixed 30).
-loop_started=$SECONDS
-# The binaries the tests above built (the examples' tests need them) are run as they are: a
-# `cargo run` with another feature set would build them a second time.
-bin="${CARGO_TARGET_DIR:-target}/debug"
-if [ ! -x "$bin/fault-kill-loop" ] || [ ! -x "$bin/fault-instance" ]; then
-  cargo build -q -p dekaf-streams-examples --bin fault-kill-loop --bin fault-instance || status=$?
-fi
-"$bin/fault-kill-loop" --mixed --security sasl_ssl "${DEKAF_FAULT_LOOP_RUNS:-2}" || status=$?
-say "fault-kill-loop took $((SECONDS - loop_started))s (exit $status)"
+say "the tests took $((SECONDS - tests_started))s (exit $status); $((SECONDS - started))s in all"
 say "disk: target/ takes $(du -sh "${CARGO_TARGET_DIR:-target}" 2>/dev/null | cut -f1); $(df -h . | awk 'NR==2 {print $4}') left"
 if [ "$status" -ne 0 ]; then
   say "the broker's log: $(bash scripts/kafka.sh log 0 2>&1 | head -n1)"

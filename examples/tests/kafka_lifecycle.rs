@@ -127,6 +127,17 @@ async fn produce_one(topic: &str, key: &str, value: &str) {
     .expect("produce");
 }
 
+/// Runs `streams` and waits (at most 60 s) until it is `Running`.
+async fn run_until_running<T: dekaf_streams::task::Topology + Send>(
+    streams: KafkaStreams<T>,
+) -> (InProcess, dekaf_streams::Lifecycle) {
+    let lifecycle = streams.lifecycle();
+    let app = InProcess::run(streams);
+    let running = tokio::time::timeout(Duration::from_secs(60), lifecycle.wait_for(State::Running));
+    assert_eq!(running.await, Ok(State::Running), "running within 60 s");
+    (app, lifecycle)
+}
+
 /// The counts `n` records of [`produce_words`] (from 0) make.
 fn word_counts(n: usize, words: usize) -> HashMap<String, i64> {
     let mut counts = HashMap::new();
@@ -154,11 +165,8 @@ async fn a_thread_that_panics_is_replaced_and_its_interval_redone_exactly_once()
         .on_thread_error(|_| ThreadErrorResponse::ReplaceThread)
         .build()
         .expect("valid settings");
-    let lifecycle = streams.lifecycle();
-    assert_eq!(lifecycle.state(), State::Created);
-    let app = InProcess::run(streams);
-    let running = tokio::time::timeout(Duration::from_secs(60), lifecycle.wait_for(State::Running));
-    assert_eq!(running.await, Ok(State::Running), "running within 60 s");
+    assert_eq!(streams.lifecycle().state(), State::Created);
+    let (app, lifecycle) = run_until_running(streams).await;
     produce_words("lifecycle-replace-in", 0, 200, 10).await;
     produce_one("lifecycle-replace-in", "kboom", "boom").await;
     produce_words("lifecycle-replace-in", 200, 200, 10).await;
@@ -226,10 +234,7 @@ async fn a_thread_failing_on_every_start_is_replaced_with_a_growing_backoff() {
         })
         .build()
         .expect("valid settings");
-    let lifecycle = streams.lifecycle();
-    let app = InProcess::run(streams);
-    let running = tokio::time::timeout(Duration::from_secs(60), lifecycle.wait_for(State::Running));
-    assert_eq!(running.await, Ok(State::Running), "running within 60 s");
+    let (app, _lifecycle) = run_until_running(streams).await;
     produce_one("lifecycle-poison-in", "k", "poison").await;
     // Six failures: the thread replaced at once, then after 0.5 s, 1 s, 2 s and 4 s. (Replaced
     // at once each time, the gaps are a join and a restart: well under a second here.)
@@ -353,10 +358,7 @@ async fn threads_added_and_removed_at_run_time_take_and_give_up_tasks() {
         .cache_max_bytes(0)
         .build()
         .expect("valid settings");
-    let lifecycle = streams.lifecycle();
-    let app = InProcess::run(streams);
-    let running = tokio::time::timeout(Duration::from_secs(60), lifecycle.wait_for(State::Running));
-    assert_eq!(running.await, Ok(State::Running), "running within 60 s");
+    let (app, lifecycle) = run_until_running(streams).await;
     produce_words("lifecycle-threads-in", 0, 100, 20).await;
     assert_eq!(
         lifecycle.add_thread().await,
