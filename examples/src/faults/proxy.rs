@@ -21,6 +21,7 @@
 //! | [`Proxy::reset`] | every open connection is reset (RST) |
 //! | [`Proxy::hold`] | requests of that API wait in the proxy until [`Proxy::release`] |
 //! | [`Proxy::lose_next_assignment`] | the next heartbeat response that carries active tasks never arrives: the connection closes instead (a coordinator dying right after it processed the heartbeat) |
+//! | [`Proxy::fail_next_assignment`] | the next heartbeat response that carries active tasks arrives as an error instead (a coordinator whose write of the new assignment timed out: it keeps the assignment and answers `COORDINATOR_NOT_AVAILABLE`) |
 
 use std::collections::HashSet;
 use std::net::SocketAddr;
@@ -87,6 +88,10 @@ struct State {
     lose_assignment: bool,
     /// Heartbeat responses with tasks dropped so far.
     assignments_lost: u64,
+    /// Answer the next heartbeat response that carries tasks with this error code instead.
+    fail_assignment: Option<i16>,
+    /// Heartbeat responses with tasks replaced by an error so far.
+    assignments_failed: u64,
     /// The proxy's own test: the forwarding task sleeps this long right after each write, as
     /// a thread preempted there would (the broker's response can come back first).
     #[cfg(test)]
@@ -228,6 +233,22 @@ impl Proxy {
     /// dropped.
     pub fn assignments_lost(&self) -> u64 {
         self.shared.state().assignments_lost
+    }
+
+    /// The next StreamsGroupHeartbeat response that carries active tasks reaches the member as
+    /// an error response with `error_code` (and no tasks), as when the coordinator's write of
+    /// the new assignment timed out (`CoordinatorRuntime`: the write event fails after 5 s and
+    /// the member gets `COORDINATOR_NOT_AVAILABLE`, while the coordinator keeps the assignment
+    /// and commits it once the replicas catch up).
+    pub fn fail_next_assignment(&self, error_code: i16) {
+        self.shared
+            .command(|s| s.fail_assignment = Some(error_code));
+    }
+
+    /// How many heartbeat responses with tasks
+    /// [`fail_next_assignment`](Self::fail_next_assignment) replaced by an error.
+    pub fn assignments_failed(&self) -> u64 {
+        self.shared.state().assignments_failed
     }
 
     /// Every request seen so far, in arrival order.
@@ -459,6 +480,7 @@ async fn broker_to_client(
         let Some(frame) = frame else {
             return;
         };
+        let mut frame = frame;
         // The response answers the request of this connection with its correlation id (not
         // merely the oldest one unanswered: a request's response can come back before the
         // forwarding task has noted it as sent, and a request held past its client's timeout
@@ -477,9 +499,19 @@ async fn broker_to_client(
                 if request.api_key == TXN_OFFSET_COMMIT {
                     request.response = Some(frame.clone());
                 }
-                lost = lose_assignment
-                    && request.api_key == STREAMS_GROUP_HEARTBEAT
+                let assigns = request.api_key == STREAMS_GROUP_HEARTBEAT
                     && carries_tasks(&frame, request.api_version);
+                lost = lose_assignment && assigns;
+                let version = request.api_version;
+                if assigns
+                    && !lost
+                    && let Some(code) = s.fail_assignment
+                    && let Some(failed) = error_response(&frame, version, code)
+                {
+                    s.fail_assignment = None;
+                    s.assignments_failed += 1;
+                    frame = failed;
+                }
             }
             if lost {
                 s.lose_assignment = false;
@@ -499,6 +531,29 @@ async fn broker_to_client(
             client_gone = true;
         }
     }
+}
+
+/// A StreamsGroupHeartbeat response frame like `frame` (same correlation id and member) that
+/// carries `error_code` and nothing else, as the broker answers a heartbeat that failed.
+fn error_response(frame: &[u8], version: i16, error_code: i16) -> Option<Vec<u8>> {
+    let body = frame.get(9..)?;
+    let answered =
+        dekaf_streams::protocol::StreamsGroupHeartbeatResponse::decode(body, version).ok()?;
+    let failed = dekaf_streams::protocol::StreamsGroupHeartbeatResponse {
+        error_code,
+        error_message: Some(
+            "injected by the test proxy: the write of the assignment timed out".into(),
+        ),
+        member_id: answered.member_id,
+        ..Default::default()
+    };
+    let body = failed.encode(version).ok()?;
+    let mut out = Vec::with_capacity(9 + body.len());
+    out.extend_from_slice(&i32::try_from(5 + body.len()).ok()?.to_be_bytes());
+    out.extend_from_slice(frame.get(4..8)?);
+    out.push(0); // the header's empty tagged fields
+    out.extend_from_slice(&body);
+    Some(out)
 }
 
 /// Whether a StreamsGroupHeartbeat response frame (size prefix, response header v1, body)

@@ -267,8 +267,8 @@ impl Membership {
         self.ack_now = true;
     }
 
-    /// A heartbeat failed after it was sent: the coordinator may have processed it and
-    /// answered with a new assignment this member never saw. A streams group's coordinator
+    /// A heartbeat failed after it was sent, or was answered with a retriable error: the
+    /// coordinator may have processed it and changed the assignment this member never saw. A streams group's coordinator
     /// sends the assignment only in the response to the heartbeat that changed it (or to a
     /// join): unlike a consumer group's, it does not send it again when asked with the
     /// previous epoch (`GroupMetadataManager.streamsGroupHeartbeat`, Kafka 4.4), so the member
@@ -336,6 +336,14 @@ impl Membership {
         if resp.error_code != 0 {
             self.sent_offsets = None;
             let outcome = self.on_error(resp.error_code, resp.error_message, &mut events);
+            if matches!(outcome, Outcome::Retry { .. }) {
+                // An error does not say that the coordinator ignored the heartbeat: when its
+                // write of a new assignment times out (Kafka 4.4's `CoordinatorRuntime` fails
+                // the write event after 5 s; the member gets COORDINATOR_NOT_AVAILABLE), it keeps
+                // the assignment and commits it once the replicas catch up, and never sends it
+                // again. As after a lost response, the member describes the group to learn it.
+                self.response_lost();
+            }
             return (events, outcome);
         }
         self.ack_now = false;

@@ -511,6 +511,36 @@ fn tasks_given_in_a_lost_response_are_learned_from_the_description() {
     assert!(!m.assignment_unknown());
 }
 
+/// A heartbeat answered with a retriable error may still have changed the assignment (the
+/// coordinator's write of it timed out: it keeps it and answers COORDINATOR_NOT_AVAILABLE),
+/// so the member learns its tasks from the description, as after a lost response.
+#[test]
+fn tasks_given_by_a_heartbeat_answered_with_an_error_are_learned_from_the_description() {
+    let mut m = membership();
+    m.on_response(ok(1, Some(&[("0", &[0])])));
+    assert!(!m.assignment_unknown());
+    for code in [15, 16, 14, 7] {
+        // COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS,
+        // REQUEST_TIMED_OUT: all retried, and each leaves the assignment unknown.
+        let (_, outcome) = m.on_response(error(code, "the write timed out"));
+        assert!(matches!(outcome, Outcome::Retry { .. }), "{code}");
+        assert!(m.assignment_unknown(), "{code}");
+    }
+    m.on_response(ok(2, None));
+    assert!(m.assignment_unknown());
+    let events = m
+        .on_described(2, &described(&[("0", &[0]), ("1", &[5])]))
+        .unwrap();
+    assert_eq!(
+        events,
+        vec![MemberEvent::Assigned {
+            active: vec![t("1", 5)],
+            standby: Vec::new(),
+            warmup: Vec::new(),
+        }]
+    );
+}
+
 #[test]
 fn every_heartbeat_asks_for_the_application_shutdown_once_the_instance_requested_it() {
     let asked = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
