@@ -12,9 +12,9 @@ use dekaf_streams::prelude::*;
 use dekaf_streams::query::{HostInfo, QueryError};
 use dekaf_streams::{KafkaStreams, ProcessingGuarantee};
 use dekaf_streams_examples::e2e::{InProcess, fresh, wait_for_members_with_tasks};
+use dekaf_streams_examples::http_client;
 use dekaf_streams_examples::kafka_io::{NewRecord, bootstrap, produce, produce_records};
 use serde_json::Value;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
 topology! {
@@ -106,30 +106,13 @@ struct Answer {
 
 /// `GET path` from 127.0.0.1:`port`, one connection per request.
 async fn get(port: u16, path: &str) -> Answer {
-    let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
+    let answer = http_client::get(port, path, "")
         .await
-        .expect("connect to the query server");
-    let request = format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
-    stream
-        .write_all(request.as_bytes())
-        .await
-        .expect("send request");
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).await.expect("read answer");
-    let text = String::from_utf8(raw).expect("UTF-8 answer");
-    let (head, body) = text.split_once("\r\n\r\n").expect("an HTTP answer");
-    let status = head
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .expect("a status");
-    let retry_after = head
-        .lines()
-        .find_map(|l| l.strip_prefix("retry-after: ").map(str::to_owned));
+        .expect("an answer from the query server");
     Answer {
-        status,
-        retry_after,
-        body: serde_json::from_str(body).unwrap_or(Value::Null),
+        status: answer.status,
+        retry_after: answer.header("retry-after").map(str::to_owned),
+        body: answer.json(),
     }
 }
 
