@@ -366,6 +366,7 @@ impl Shared {
         let mut threads = self.threads();
         threads.states.remove(&index);
         threads.tasks.remove(&index);
+        threads.offsets.remove(&index);
         self.maybe_running(&threads);
     }
 
