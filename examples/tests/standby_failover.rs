@@ -128,7 +128,7 @@ async fn stable_assignment(
                 });
             }
             if let Some(sub) = stateful.as_deref() {
-                let tasks = |ids: &[dekaf_streams::protocol::TaskIds]| -> HashSet<i32> {
+                let tasks = |ids: &[dekaf_streams_protocol::TaskIds]| -> HashSet<i32> {
                     ids.iter()
                         .filter(|t| t.subtopology_id == sub)
                         .flat_map(|t| t.partitions.iter().copied())

@@ -10,12 +10,12 @@ use std::time::{Duration, Instant};
 
 use dekaf_streams::group::{CoordinatorConfig, GroupError, describe_streams_group};
 use dekaf_streams::prelude::*;
-use dekaf_streams::protocol::describe::DescribedGroup;
 use dekaf_streams::{KafkaStreams, ProcessingGuarantee};
 use dekaf_streams_examples::e2e::{
     InProcess, Reader, assert_exactly_once, counts_reached, expected_counts, fresh, sentences,
 };
 use dekaf_streams_examples::kafka_io::{bootstrap, produce};
+use dekaf_streams_protocol::describe::DescribedGroup;
 
 topology! {
     /// Word count for the static membership test.

@@ -2,17 +2,17 @@
 //! or a value, never panic, hang or allocate without bound. A value that decodes must encode back
 //! to the same bytes' meaning (decode ∘ encode ∘ decode = decode).
 //!
-//! The classic APIs' responses (`protocol::responses`) have no encoder here: each must decode
+//! The classic APIs' responses (`responses`) have no encoder here: each must decode
 //! to a value or an error, in every version it supports.
 //!
-//! It uses `dekaf-streams` without its `kafka` feature, so librdkafka is not built.
+//! It depends on the codec's own crate, `dekaf-streams-protocol`, so librdkafka is not built.
 #![no_main]
 
-use dekaf_streams::protocol::{
+use dekaf_streams_protocol::{
     StreamsGroupDescribeRequest, StreamsGroupDescribeResponse, StreamsGroupHeartbeatRequest,
     StreamsGroupHeartbeatResponse,
 };
-use dekaf_streams::protocol::responses::{
+use dekaf_streams_protocol::responses::{
     ApiVersionsResponse, FindCoordinatorResponse, IncrementalAlterConfigsResponse,
     InitProducerIdResponse, OffsetCommitResponse, Response, SaslAuthenticateResponse,
     SaslHandshakeResponse,

@@ -10,22 +10,22 @@ use crate::ir::{SerdeTy, WindowKind, WindowSpec};
 use crate::parse::Call;
 
 /// An error at one token's span.
-pub fn err(span: Span, msg: impl std::fmt::Display) -> syn::Error {
+pub(crate) fn err(span: Span, msg: impl std::fmt::Display) -> syn::Error {
     syn::Error::new(span, msg)
 }
 
 /// An error covering all of `tokens` (first to last token), on stable Rust.
-pub fn err_at(tokens: impl ToTokens, msg: impl std::fmt::Display) -> syn::Error {
+pub(crate) fn err_at(tokens: impl ToTokens, msg: impl std::fmt::Display) -> syn::Error {
     syn::Error::new_spanned(tokens, msg)
 }
 
 /// An error covering the whole call, name and arguments.
-pub fn err_call(call: &Call, msg: impl std::fmt::Display) -> syn::Error {
+pub(crate) fn err_call(call: &Call, msg: impl std::fmt::Display) -> syn::Error {
     err_at(&call.tokens, msg)
 }
 
 /// The call has exactly `n` arguments.
-pub fn arity(call: &Call, n: usize, usage: &str) -> syn::Result<()> {
+pub(crate) fn arity(call: &Call, n: usize, usage: &str) -> syn::Result<()> {
     if call.args.len() == n {
         return Ok(());
     }
@@ -41,14 +41,14 @@ pub fn arity(call: &Call, n: usize, usage: &str) -> syn::Result<()> {
 }
 
 /// Argument `i`, an expression (a closure, usually).
-pub fn expr_arg(call: &Call, i: usize, usage: &str) -> syn::Result<Expr> {
+pub(crate) fn expr_arg(call: &Call, i: usize, usage: &str) -> syn::Result<Expr> {
     call.arg(i)
         .cloned()
         .ok_or_else(|| err_call(call, format!("missing argument: {usage}")))
 }
 
 /// Argument `i`, a string literal: its value and span.
-pub fn name_arg(call: &Call, i: usize, usage: &str) -> syn::Result<(String, Span)> {
+pub(crate) fn name_arg(call: &Call, i: usize, usage: &str) -> syn::Result<(String, Span)> {
     match call.arg(i) {
         Some(Expr::Lit(syn::ExprLit {
             lit: syn::Lit::Str(s),
@@ -63,7 +63,7 @@ pub fn name_arg(call: &Call, i: usize, usage: &str) -> syn::Result<(String, Span
 }
 
 /// Argument `i`, a serde type (`Utf8`, `Json::<T>`).
-pub fn serde_arg(call: &Call, i: usize, usage: &str) -> syn::Result<SerdeTy> {
+pub(crate) fn serde_arg(call: &Call, i: usize, usage: &str) -> syn::Result<SerdeTy> {
     match call.arg(i) {
         Some(Expr::Path(p)) if p.qself.is_none() => {
             let ty: Type = Type::Path(syn::TypePath {
@@ -81,7 +81,11 @@ pub fn serde_arg(call: &Call, i: usize, usage: &str) -> syn::Result<SerdeTy> {
 }
 
 /// Argument `i`, a name bound by `let` (`a.merge(b)`, `s.join(t, ..)`).
-pub fn bound_name_arg<'c>(call: &'c Call, i: usize, usage: &str) -> syn::Result<&'c syn::Ident> {
+pub(crate) fn bound_name_arg<'c>(
+    call: &'c Call,
+    i: usize,
+    usage: &str,
+) -> syn::Result<&'c syn::Ident> {
     let arg = call
         .arg(i)
         .ok_or_else(|| err_call(call, format!("missing argument: {usage}")))?;
@@ -92,14 +96,14 @@ pub fn bound_name_arg<'c>(call: &'c Call, i: usize, usage: &str) -> syn::Result<
 }
 
 /// The number of parameters of a closure argument, if it is a closure.
-pub fn closure_arity(e: &Expr) -> Option<usize> {
+pub(crate) fn closure_arity(e: &Expr) -> Option<usize> {
     match e {
         Expr::Closure(c) => Some(c.inputs.len()),
         _ => None,
     }
 }
 /// `TimeWindowed::<S>` gets the window size; an explicit size must match.
-pub fn fill_window_size(mut key: SerdeTy, size: i64) -> syn::Result<SerdeTy> {
+pub(crate) fn fill_window_size(mut key: SerdeTy, size: i64) -> syn::Result<SerdeTy> {
     let Type::Path(p) = &mut key.ty else {
         return Ok(key);
     };
@@ -147,7 +151,7 @@ pub fn fill_window_size(mut key: SerdeTy, size: i64) -> syn::Result<SerdeTy> {
 
 /// `tumbling(D)`, `hopping(D, D)`, `session(gap)`, `sliding(time_difference)`, each optionally
 /// `.grace(D)`; D is an integer (ms) or `Duration::from_millis/from_secs/from_mins(N)`.
-pub fn window_spec(e: &Expr) -> syn::Result<WindowSpec> {
+pub(crate) fn window_spec(e: &Expr) -> syn::Result<WindowSpec> {
     const USAGE: &str = "tumbling(Duration::from_secs(60)), hopping(Duration::from_secs(60), Duration::from_secs(10)), session(Duration::from_secs(300)) (the inactivity gap) or sliding(Duration::from_secs(60)) (the largest time difference), optionally followed by .grace(Duration::from_secs(10))";
     let (base, grace) = match e {
         Expr::MethodCall(m) if m.method == "grace" => {
@@ -219,7 +223,7 @@ pub fn window_spec(e: &Expr) -> syn::Result<WindowSpec> {
     })
 }
 
-pub fn duration(e: &Expr) -> syn::Result<i64> {
+pub(crate) fn duration(e: &Expr) -> syn::Result<i64> {
     const USAGE: &str = "a duration is milliseconds as an integer literal or Duration::from_millis/from_secs/from_mins(N)";
     match e {
         Expr::Lit(syn::ExprLit {

@@ -25,7 +25,7 @@ const RULES: &[fn(&Model, &mut Diagnostics)] = &[
 ];
 
 /// Runs every rule.
-pub fn check(model: &Model, diagnostics: &mut Diagnostics) {
+pub(crate) fn check(model: &Model, diagnostics: &mut Diagnostics) {
     for rule in RULES {
         rule(model, diagnostics);
     }

@@ -4,7 +4,7 @@
 use crate::ir::{Model, NodeKind};
 
 /// The description of a model: subtopologies, nodes with their edges, topics and stores.
-pub fn describe(m: &Model) -> String {
+pub(crate) fn describe(m: &Model) -> String {
     let mut out = String::new();
     push_line(
         &mut out,

@@ -21,19 +21,19 @@ struct Warning {
 
 /// The errors and warnings found so far.
 #[derive(Default)]
-pub struct Diagnostics {
+pub(crate) struct Diagnostics {
     errors: Vec<syn::Error>,
     warnings: Vec<Warning>,
 }
 
 impl Diagnostics {
     /// Records an error.
-    pub fn error(&mut self, e: syn::Error) {
+    pub(crate) fn error(&mut self, e: syn::Error) {
         self.errors.push(e);
     }
 
     /// Records a warning at `tokens`; `kind` is a snake_case name for it (`unused_binding`).
-    pub fn warning(&mut self, kind: &'static str, tokens: impl ToTokens, message: String) {
+    pub(crate) fn warning(&mut self, kind: &'static str, tokens: impl ToTokens, message: String) {
         self.warnings.push(Warning {
             kind,
             span: tokens.span(),
@@ -42,25 +42,25 @@ impl Diagnostics {
     }
 
     /// Whether an error was recorded.
-    pub fn has_errors(&self) -> bool {
+    pub(crate) fn has_errors(&self) -> bool {
         !self.errors.is_empty()
     }
 
     /// The errors recorded so far.
     #[cfg(test)]
-    pub fn errors(&self) -> &[syn::Error] {
+    pub(crate) fn errors(&self) -> &[syn::Error] {
         &self.errors
     }
 
     /// The messages of the warnings recorded so far.
     #[cfg(test)]
-    pub fn warnings(&self) -> Vec<&str> {
+    pub(crate) fn warnings(&self) -> Vec<&str> {
         self.warnings.iter().map(|w| w.message.as_str()).collect()
     }
 
     /// The errors as `compile_error!`s, and the warnings, each a deprecated constant used at
     /// the user's span inside an anonymous `const _`.
-    pub fn to_tokens(&self) -> TokenStream {
+    pub(crate) fn to_tokens(&self) -> TokenStream {
         let errors = self.errors.iter().map(syn::Error::to_compile_error);
         // As rustc does with lints, warnings wait until the errors are fixed.
         let warnings = self

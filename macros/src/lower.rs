@@ -13,7 +13,7 @@ use crate::ops;
 use crate::parse::{Call, Chain, Root, TopologyDef};
 
 /// Builds the model; errors (and warnings) are collected in `diagnostics`.
-pub fn lower(def: TopologyDef, diagnostics: &mut Diagnostics) -> Option<Model> {
+pub(crate) fn lower(def: TopologyDef, diagnostics: &mut Diagnostics) -> Option<Model> {
     let mut b = Builder::new(def.app_id.value(), diagnostics);
     for stmt in def.stmts {
         let flow = match chain(&mut b, stmt.chain) {

@@ -2,10 +2,10 @@
 //! Kafka Streams style node names) and the Rust identifiers of the generated handles.
 
 /// Kafka's longest topic name.
-pub const MAX_TOPIC_LEN: usize = 249;
+pub(crate) const MAX_TOPIC_LEN: usize = 249;
 
 /// Why a topic name (or application id) is not legal in Kafka, if it is not.
-pub fn invalid_name(name: &str) -> Option<String> {
+pub(crate) fn invalid_name(name: &str) -> Option<String> {
     if name.is_empty() {
         return Some("it is empty".to_owned());
     }
@@ -28,24 +28,24 @@ pub fn invalid_name(name: &str) -> Option<String> {
 
 /// The first character Kafka does not allow in a topic name (store and repartition names
 /// become parts of internal topic names, so the same rule applies to them).
-pub fn illegal_char(name: &str) -> Option<char> {
+pub(crate) fn illegal_char(name: &str) -> Option<char> {
     name.chars()
         .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')))
 }
 
 /// An internal topic: `<application id>-<name>-<suffix>` (`repartition` or `changelog`), as
 /// Kafka Streams names them.
-pub fn internal_topic(app_id: &str, name: &str, suffix: &str) -> String {
+pub(crate) fn internal_topic(app_id: &str, name: &str, suffix: &str) -> String {
     format!("{app_id}-{name}-{suffix}")
 }
 
 /// A Kafka Streams style node name: `KSTREAM-FILTER-0000000001`.
-pub fn node_name(kind: &str, id: usize) -> String {
+pub(crate) fn node_name(kind: &str, id: usize) -> String {
     format!("{kind}-{id:010}")
 }
 
 /// The source and sink nodes of a repartition topic named after `name`.
-pub fn repartition_node_names(name: &str) -> (String, String) {
+pub(crate) fn repartition_node_names(name: &str) -> (String, String) {
     (
         format!("{name}-repartition-sink"),
         format!("{name}-repartition-source"),
@@ -53,7 +53,7 @@ pub fn repartition_node_names(name: &str) -> (String, String) {
 }
 
 /// `word-counts` → `word_counts`.
-pub fn snake(name: &str) -> String {
+pub(crate) fn snake(name: &str) -> String {
     let mut out: String = name
         .chars()
         .map(|c| {
@@ -71,7 +71,7 @@ pub fn snake(name: &str) -> String {
 }
 
 /// `word-counts` → `WORD_COUNTS`.
-pub fn screaming(name: &str) -> String {
+pub(crate) fn screaming(name: &str) -> String {
     snake(name).to_ascii_uppercase()
 }
 

@@ -24,7 +24,7 @@ use syn::spanned::Spanned;
 use syn::{Attribute, Expr, Ident, LitStr, Token, Visibility};
 
 /// `#[attrs] vis Name = "app-id" { body }`
-pub struct TopologyDef {
+pub(crate) struct TopologyDef {
     pub attrs: Vec<Attribute>,
     pub vis: Visibility,
     pub name: Ident,
@@ -35,7 +35,7 @@ pub struct TopologyDef {
 }
 
 /// What a `let` binds.
-pub enum Binding {
+pub(crate) enum Binding {
     None,
     One(Ident),
     /// `let [a, b] = s.branch(..);`
@@ -43,19 +43,19 @@ pub enum Binding {
 }
 
 /// One statement: an optional binding and a chain.
-pub struct Statement {
+pub(crate) struct Statement {
     pub binding: Binding,
     pub chain: Chain,
 }
 
 /// `root.call(..).call(..)`
-pub struct Chain {
+pub(crate) struct Chain {
     pub root: Root,
     pub calls: Vec<Call>,
 }
 
 /// Where a chain starts.
-pub enum Root {
+pub(crate) enum Root {
     /// `stream(..)`, `table(..)`, `store(..)`, `on_error(..)`
     Call(Call),
     /// A name bound by `let`.
@@ -64,7 +64,7 @@ pub enum Root {
 
 /// A call: its name and arguments.
 #[derive(Clone)]
-pub struct Call {
+pub(crate) struct Call {
     pub name: Ident,
     pub args: Vec<Expr>,
     /// Where the generated code of the call is spanned (its name; the whole call where the
@@ -76,7 +76,7 @@ pub struct Call {
 }
 
 impl Call {
-    pub fn arg(&self, i: usize) -> Option<&Expr> {
+    pub(crate) fn arg(&self, i: usize) -> Option<&Expr> {
         self.args.get(i)
     }
 }
@@ -186,7 +186,7 @@ fn binding(pat: &syn::Pat) -> syn::Result<Binding> {
 }
 
 /// Flattens `a.b(..).c(..)` into a root and calls.
-pub fn chain(expr: Expr) -> syn::Result<Chain> {
+pub(crate) fn chain(expr: Expr) -> syn::Result<Chain> {
     let mut calls = Vec::new();
     let mut expr = expr;
     loop {

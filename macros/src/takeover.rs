@@ -10,7 +10,7 @@ use crate::ir::{AggOp, Model, NodeKind, Store, StoreOwner, WindowKind, WindowSpe
 
 /// "Declared to the coordinator" with every subtopology's topics, configs and copartition
 /// groups, as the member sends them in its joining heartbeat.
-pub fn declared(m: &Model) -> String {
+pub(crate) fn declared(m: &Model) -> String {
     let mut out = String::from(
         "Declared to the coordinator (compare with kafka-streams-groups.sh --describe --group \
          <application id> of the Java application):\n",
@@ -59,7 +59,7 @@ pub fn declared(m: &Model) -> String {
 
 /// "Kafka Streams equivalent": per internal topic the Java declaration that names and
 /// configures it the same, then the operators whose declaration can differ (`!`).
-pub fn equivalent(m: &Model) -> String {
+pub(crate) fn equivalent(m: &Model) -> String {
     let mut out = String::from(
         "Kafka Streams equivalent (the Java DSL that declares the same internal topics):\n",
     );

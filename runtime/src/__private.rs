@@ -10,7 +10,6 @@
 use crate::record_error::record;
 
 pub use crate::cache::{DirtyKeys, Update};
-pub use crate::join as stream_join;
 pub use crate::punctuation::next_punctuation;
 pub use crate::record_error::{
     RecordError, RecordFailure, cache_key_error, default_on_error, handle_error, panic_message,
@@ -46,6 +45,11 @@ pub use crate::window::{
     session_find, session_key, session_merge, session_merger, sliding_load, sliding_plan,
     sliding_store, split_session_key,
 };
+
+/// The windowed stream-stream joins' stores and per-record support.
+pub mod stream_join {
+    pub use crate::join::*;
+}
 
 #[inline(always)]
 pub fn on_error<F: FnOnce(&ProcessingError) -> ErrorResponse>(

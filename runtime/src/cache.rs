@@ -26,7 +26,7 @@ use hashbrown::{DefaultHashBuilder, HashTable};
 
 /// What one entry costs beyond its key and value bytes (the entry, its index slot, slack),
 /// counted against the cache budget.
-pub const ENTRY_OVERHEAD: usize = 64;
+pub(crate) const ENTRY_OVERHEAD: usize = 64;
 
 /// One dirty key of an aggregation: where its bytes are, and the context of its last update.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -96,7 +96,7 @@
 //!
 //! Every store writes its updates to `<app>-<store>-changelog`. An aggregation emits the new
 //! value for each record, or, with the record cache on (`KafkaStreams`' default, 10 MiB), the
-//! latest value of each changed key at every commit ([`crate::cache`]). Windowed aggregations key their results by
+//! latest value of each changed key at every commit ([`StreamsConfig::cache_max_bytes`](crate::StreamsConfig)). Windowed aggregations key their results by
 //! [`Windowed<K>`](crate::serdes::Windowed); write them with `TimeWindowed::<KeySerde>` (the
 //! macro fills in the window size). `to(..)` writes a record with a `TimeWindowed` or
 //! `SessionWindowed` key to the partition of its inner key (murmur2 of the key without its

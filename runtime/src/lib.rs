@@ -20,15 +20,15 @@
 //! | query a running application's stores | [`KafkaStreams::queries`] → [`query::Queries`]: local read-only views, [`query::Queries::metadata_for_key`]; over HTTP with the `http` feature |
 //! | state | [`store`]: in memory or LMDB, and the processor API's typed view; [`state_dir`]: the on-disk layout |
 //! | the processor API, custom runners | [`task`] (the `Topology` and `Task` traits `topology!` implements), [`record`], [`topology`](mod@topology) (a compiled topology's description) |
+//! | the layers under [`KafkaStreams`], for tooling | [`group`]: a streams-group member and the group's admin calls (describe, configs); [`kafka`]: thin librdkafka wrappers (batch consumption, restore, transactional offsets); the wire codec is the `dekaf-streams-protocol` crate |
 //!
 //! Running on Kafka needs the `kafka` feature (on by default), which builds librdkafka. Without
 //! it (`default-features = false`) the macro, serdes, stores, record cache and [`testing`] still
 //! work, so a crate that only unit-tests its topologies compiles quickly.
 //!
-//! The runtime's own machinery (the streams-group member and its coordinator connection, the
-//! protocol codec, the librdkafka wrappers, the record cache's internals) is not part of the API:
-//! it is private, or hidden from these docs where the macro's generated code, the fuzz target or
-//! the project's own broker tests and benchmarks reach into it, with no stability promise.
+//! Everything public is documented here. The one hidden module, `__private`, holds what the
+//! code `topology!` generates calls (the record cache, windows, joins, tables' support): it is
+//! not an API, and changes without notice.
 
 pub use dekaf_streams_macros::topology;
 
@@ -45,52 +45,40 @@ pub use streams::{
 pub use testing::TestDriver;
 
 pub mod dsl;
-mod fast_hash;
 #[cfg(feature = "http")]
 pub mod http;
 pub mod picture;
 pub mod punctuation;
 pub mod query;
 pub mod record;
-mod record_error;
 pub mod security;
 pub mod serdes;
 pub mod state_dir;
 pub mod store;
 #[cfg(feature = "kafka")]
 pub mod streams;
-mod table;
 pub mod task;
 pub mod testing;
 pub mod topology;
 
-// Support, not API: hidden from the docs.
-
-// The record cache of aggregations (used by the code `topology!` generates).
-#[doc(hidden)]
-pub mod cache;
-// The streams-group member and its coordinator connection (reached by the project's broker
-// tests and fault harness).
-#[doc(hidden)]
+// The layers under `KafkaStreams`.
 pub mod group;
-// Thin wrappers over librdkafka (reached by the project's broker tests and benchmarks).
 #[cfg(feature = "kafka")]
-#[doc(hidden)]
 pub mod kafka;
-// The streams-group protocol codec (reached by the fuzz target and the project's broker tests).
-#[doc(hidden)]
-pub mod protocol;
-// Session, sliding and emit-final windows, and window retention (used by the code `topology!`
-// generates).
-#[doc(hidden)]
-pub mod window;
-// Windowed stream-stream joins: the join window stores and the shared outer store (used by the
-// code `topology!` generates).
-#[doc(hidden)]
-pub mod join;
-// Standby tasks: state replicas kept up to date from the changelogs (used by the runtime).
+
+// The streams-group protocol codec, a crate of its own (`runtime/protocol`).
+use dekaf_streams_protocol as protocol;
+
+// Private: the runtime's own parts. The code `topology!` generates reaches the record cache,
+// windows, joins and tables through `__private`.
+mod cache;
+mod fast_hash;
+mod join;
+mod record_error;
 #[cfg(feature = "kafka")]
 mod standby;
+mod table;
+mod window;
 
 #[doc(hidden)]
 pub mod __private;

@@ -69,7 +69,6 @@ pub enum PunctuationType {
 /// `interval` (at least 1): one interval later, or, if `now` is already past that, the first
 /// time `scheduled + n * interval` after `now` (Kafka Streams' `PunctuationSchedule.next`).
 /// Saturates at `i64::MAX` (the end of time: never again).
-#[doc(hidden)]
 pub fn next_punctuation(scheduled: i64, now: i64, interval: i64) -> i64 {
     let interval = interval.max(1);
     let next = scheduled.saturating_add(interval);

@@ -134,7 +134,7 @@ impl StateDirectory {
     ///
     /// [`StateDirError::InUse`] when another instance holds it; [`StateDirError::Io`] when the
     /// directory cannot be created or read.
-    pub fn open(root: &Path, application_id: &str) -> Result<Self, StateDirError> {
+    pub(crate) fn open(root: &Path, application_id: &str) -> Result<Self, StateDirError> {
         let dir = root.join(application_id);
         fs::create_dir_all(&dir).map_err(io_error("creating", &dir))?;
         let lock_path = dir.join(LOCK_FILE);
@@ -173,13 +173,13 @@ impl StateDirectory {
     }
 
     /// The process id of this instance, the same across restarts on this directory.
-    pub fn process_id(&self) -> uuid::Uuid {
+    pub(crate) fn process_id(&self) -> uuid::Uuid {
         self.process_id
     }
 
     /// Locks the directory of task (`subtopology`, `partition`), waiting up to `wait` while
     /// another thread of this instance holds it, and takes its clean-close mark.
-    pub fn lock_task(
+    pub(crate) fn lock_task(
         &self,
         subtopology: &str,
         partition: i32,
@@ -236,7 +236,7 @@ impl StateDirectory {
     /// task opens and when it closes cleanly, so `delay` counts from the task's last close.
     /// Returns the directories deleted; a directory that cannot be deleted is logged and
     /// left for the next round.
-    pub fn clean_unowned(&self, delay: Duration) -> Vec<PathBuf> {
+    pub(crate) fn clean_unowned(&self, delay: Duration) -> Vec<PathBuf> {
         let app_dir = self.root.join(&self.application_id);
         let Ok(entries) = fs::read_dir(&app_dir) else {
             return Vec::new();
@@ -354,23 +354,23 @@ pub(crate) struct TaskDir {
 impl TaskDir {
     /// The directory.
     #[cfg(test)]
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
     /// Whether the task's last run here ended with a clean close (the mark is taken when the
     /// task opens, so a crash after that reads `false` next time).
-    pub fn closed_cleanly(&self) -> bool {
+    pub(crate) fn closed_cleanly(&self) -> bool {
         self.closed_cleanly
     }
 
     /// Forgets the clean-close mark (the stores are being rebuilt, or replayed after an abort).
-    pub fn forget_clean_close(&mut self) {
+    pub(crate) fn forget_clean_close(&mut self) {
         self.closed_cleanly = false;
     }
 
     /// Leaves the clean-close mark for the next time the task opens.
-    pub fn mark_closed(&self) -> Result<(), StateDirError> {
+    pub(crate) fn mark_closed(&self) -> Result<(), StateDirError> {
         write_durably(&self.path.join(CLOSED_FILE), b"closed after a commit\n")
     }
 }

@@ -538,8 +538,8 @@ async fn broker_to_client(
 fn error_response(frame: &[u8], version: i16, error_code: i16) -> Option<Vec<u8>> {
     let body = frame.get(9..)?;
     let answered =
-        dekaf_streams::protocol::StreamsGroupHeartbeatResponse::decode(body, version).ok()?;
-    let failed = dekaf_streams::protocol::StreamsGroupHeartbeatResponse {
+        dekaf_streams_protocol::StreamsGroupHeartbeatResponse::decode(body, version).ok()?;
+    let failed = dekaf_streams_protocol::StreamsGroupHeartbeatResponse {
         error_code,
         error_message: Some(
             "injected by the test proxy: the write of the assignment timed out".into(),
@@ -564,7 +564,7 @@ fn carries_tasks(frame: &[u8], version: i16) -> bool {
     let Some(body) = frame.get(9..) else {
         return false;
     };
-    dekaf_streams::protocol::StreamsGroupHeartbeatResponse::decode(body, version).is_ok_and(|r| {
+    dekaf_streams_protocol::StreamsGroupHeartbeatResponse::decode(body, version).is_ok_and(|r| {
         r.active_tasks
             .is_some_and(|tasks| tasks.iter().any(|t| !t.partitions.is_empty()))
     })

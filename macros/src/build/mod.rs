@@ -5,7 +5,7 @@
 //! [`partition`] then cuts the graph into subtopologies and `crate::check` checks names and
 //! topics.
 
-pub mod partition;
+pub(crate) mod partition;
 #[cfg(test)]
 mod tests;
 
@@ -23,7 +23,7 @@ use crate::parse::Binding;
 
 /// What a name or an expression evaluates to while building.
 #[derive(Clone)]
-pub enum Flow {
+pub(crate) enum Flow {
     Stream(Stream),
     Grouped(Grouped),
     Table(Table),
@@ -40,7 +40,7 @@ pub enum Flow {
 
 /// A stream: the node that produces it and what is known of its records.
 #[derive(Clone)]
-pub struct Stream {
+pub(crate) struct Stream {
     pub node: usize,
     pub key: Option<SerdeTy>,
     pub value: Option<SerdeTy>,
@@ -51,7 +51,7 @@ pub struct Stream {
 
 /// A grouped (and maybe windowed) stream, waiting for its aggregation.
 #[derive(Clone)]
-pub struct Grouped {
+pub(crate) struct Grouped {
     pub node: usize,
     pub key: Option<SerdeTy>,
     pub value: Option<SerdeTy>,
@@ -66,7 +66,7 @@ pub struct Grouped {
 
 /// A table: the node that produces it and its store.
 #[derive(Clone, Copy)]
-pub struct Table {
+pub(crate) struct Table {
     pub node: usize,
     pub store: usize,
 }
@@ -80,7 +80,7 @@ struct Var {
 
 /// What the model takes from the topology's header: its attributes, visibility, name and
 /// application id, and where its body is (for the error of an empty body).
-pub struct Header {
+pub(crate) struct Header {
     pub attrs: Vec<syn::Attribute>,
     pub vis: syn::Visibility,
     pub name: syn::Ident,
@@ -89,7 +89,7 @@ pub struct Header {
 }
 
 /// The graph under construction.
-pub struct Builder {
+pub(crate) struct Builder {
     pub app_id: String,
     pub nodes: Vec<Node>,
     pub stores: Vec<Store>,
@@ -115,7 +115,7 @@ pub struct Builder {
 
 impl Builder {
     /// An empty graph for application `app_id`, taking over `diagnostics`.
-    pub fn new(app_id: String, diagnostics: &mut Diagnostics) -> Self {
+    pub(crate) fn new(app_id: String, diagnostics: &mut Diagnostics) -> Self {
         Builder {
             app_id,
             nodes: Vec::new(),
@@ -135,7 +135,7 @@ impl Builder {
     }
 
     /// Binds the names of a statement to what its chain made.
-    pub fn bind(&mut self, binding: Binding, flow: Flow) {
+    pub(crate) fn bind(&mut self, binding: Binding, flow: Flow) {
         if let Flow::Broken = flow {
             let names = match binding {
                 Binding::One(name) => vec![name],
@@ -209,7 +209,7 @@ impl Builder {
     }
 
     /// What `name` is bound to, marking it used.
-    pub fn lookup(&mut self, name: &syn::Ident) -> Option<Flow> {
+    pub(crate) fn lookup(&mut self, name: &syn::Ident) -> Option<Flow> {
         let var = self.vars.get_mut(&name.to_string())?;
         var.used = true;
         Some(var.flow.clone())
@@ -217,7 +217,7 @@ impl Builder {
 
     /// The error of a `name` that nothing binds (a `what`, made with `source`): bind it with
     /// `let`, with the names bound so far.
-    pub fn unbound(&self, name: &syn::Ident, what: &str, source: &str) -> syn::Error {
+    pub(crate) fn unbound(&self, name: &syn::Ident, what: &str, source: &str) -> syn::Error {
         let known: Vec<&str> = self.vars.keys().map(String::as_str).collect();
         let known = if known.is_empty() {
             String::new()
@@ -233,7 +233,7 @@ impl Builder {
     /// The table bound to `name`, as an operator's argument: `Ok(None)` for a binding whose
     /// definition failed (its error is reported already); an error at `name` for anything else
     /// (`not_a_table`: what to say, after "`name` is not a table: ") or an unbound name.
-    pub fn bound_table(
+    pub(crate) fn bound_table(
         &mut self,
         name: &syn::Ident,
         not_a_table: &str,
@@ -246,7 +246,7 @@ impl Builder {
     }
 
     /// The stream bound to `name`, as an operator's argument: as [`Builder::bound_table`].
-    pub fn bound_stream(
+    pub(crate) fn bound_stream(
         &mut self,
         name: &syn::Ident,
         not_a_stream: &str,
@@ -278,7 +278,7 @@ impl Builder {
 
     /// Warns about a bound stream or table nothing uses (as rustc's `unused_variables`, a name
     /// starting with `_` is exempt).
-    pub fn report_unused_bindings(&mut self) {
+    pub(crate) fn report_unused_bindings(&mut self) {
         for var in self.vars.values() {
             let what = match var.flow {
                 Flow::Stream(_) => "stream",
@@ -302,7 +302,7 @@ impl Builder {
     }
 
     /// Declared stores nobody uses.
-    pub fn report_unused_stores(&mut self) {
+    pub(crate) fn report_unused_stores(&mut self) {
         for st in &self.stores {
             if st.owner == crate::ir::StoreOwner::Declared && st.users.is_empty() {
                 self.diagnostics.error(err(st.span, format!("store `{}` is declared but no process([..]) uses it: list it in a process(..) or remove it", st.name)));
@@ -311,7 +311,7 @@ impl Builder {
     }
 
     /// Adds a node named `<kind>-<id>`, Kafka Streams style.
-    pub fn node(
+    pub(crate) fn node(
         &mut self,
         kind: NodeKind,
         kind_name: &str,
@@ -325,19 +325,19 @@ impl Builder {
     /// The next index of Kafka Streams' name generator (`InternalStreamsBuilder#index`): one per
     /// node, and one per name Kafka Streams generates for something that is no node here (a
     /// global table's store, source and processor; a foreign-key join's topics and stores).
-    pub fn next_index(&self) -> usize {
+    pub(crate) fn next_index(&self) -> usize {
         self.nodes.len() + self.reserved_indexes
     }
 
     /// Takes the next index for a name that is no node's.
-    pub fn reserve_index(&mut self) -> usize {
+    pub(crate) fn reserve_index(&mut self) -> usize {
         let index = self.next_index();
         self.reserved_indexes += 1;
         index
     }
 
     /// Adds a node with its own name.
-    pub fn push_node(
+    pub(crate) fn push_node(
         &mut self,
         kind: NodeKind,
         name: String,
@@ -361,20 +361,20 @@ impl Builder {
     }
 
     /// The name of an internal topic of this application.
-    pub fn internal(&self, name: &str, suffix: &str) -> String {
+    pub(crate) fn internal(&self, name: &str, suffix: &str) -> String {
         names::internal_topic(&self.app_id, name, suffix)
     }
 
     /// A known serde that differs from the stream's known serde is an error here; unknown ones
     /// are checked by rustc through the generated code (spanned at the serde).
-    pub fn check_value_serde(&mut self, s: &Stream, given: &SerdeTy) {
+    pub(crate) fn check_value_serde(&mut self, s: &Stream, given: &SerdeTy) {
         if let Some(e) = mismatch("value", s.value.as_ref(), given) {
             self.diagnostics.error(e);
         }
     }
 
     /// As [`Self::check_value_serde`], for keys.
-    pub fn check_key_serde(&mut self, s: &Stream, given: &SerdeTy) {
+    pub(crate) fn check_key_serde(&mut self, s: &Stream, given: &SerdeTy) {
         if let Some(e) = mismatch("key", s.key.as_ref(), given) {
             self.diagnostics.error(e);
         }

@@ -10,7 +10,7 @@ use super::Builder;
 use crate::ir::{GlobalTable, Model, Node, NodeKind, Sub, TopicRole};
 
 /// Assigns every node and store to its subtopology and returns the finished model.
-pub fn partition(
+pub(crate) fn partition(
     mut b: Builder,
     attrs: Vec<syn::Attribute>,
     vis: syn::Visibility,

@@ -32,20 +32,20 @@ use quote::{format_ident, quote, quote_spanned};
 use crate::ir::Model;
 
 /// The code of one node on the record path, or `None` if the node is not the operator's.
-pub type RecordFn = fn(&Emitter<'_>, usize, &Acc, &Acc) -> Option<TokenStream>;
+pub(crate) type RecordFn = fn(&Emitter<'_>, usize, &Acc, &Acc) -> Option<TokenStream>;
 /// The code of one node on the null path, or `None` if the node is not the operator's.
-pub type NullFn = fn(&Emitter<'_>, usize, &Part, &Part) -> Option<TokenStream>;
+pub(crate) type NullFn = fn(&Emitter<'_>, usize, &Part, &Part) -> Option<TokenStream>;
 /// The start of a source node's code, or `None` if the node is not the operator's.
-pub type SourceFn = fn(&Emitter<'_>, usize) -> Option<TokenStream>;
+pub(crate) type SourceFn = fn(&Emitter<'_>, usize) -> Option<TokenStream>;
 /// A table node's value getter for the key in an [`Acc`] (an `Option<(V, i64)>` expression), or
 /// `None` if the node is not the operator's.
-pub type GetterFn = fn(&Emitter<'_>, usize, &Acc) -> Option<TokenStream>;
+pub(crate) type GetterFn = fn(&Emitter<'_>, usize, &Acc) -> Option<TokenStream>;
 
 /// An operator's code generation, carried by its registry entry. Each function answers only for
 /// the node kinds its operator makes (and `None` for the others), so the emitter needs no list
 /// of node kinds: it asks every operator.
 #[derive(Clone, Copy)]
-pub struct Emit {
+pub(crate) struct Emit {
     /// The record path: the node's code, given its input key and value.
     pub record: RecordFn,
     /// The null path (see the module docs). An operator that does not answer forwards nothing.
@@ -75,7 +75,7 @@ fn no_getter(_: &Emitter<'_>, _: usize, _: &Acc) -> Option<TokenStream> {
 impl Emit {
     /// An operator that makes no code of its own (`group_by_key`, `windowed_by`, `store`): the
     /// base of every entry's `Emit` (`Emit { record, ..Emit::NONE }`).
-    pub const NONE: Emit = Emit {
+    pub(crate) const NONE: Emit = Emit {
         record: no_record,
         null: no_null,
         source: no_source,
@@ -85,27 +85,27 @@ impl Emit {
 
 /// A key or value on the null path: missing, or a local holding it.
 #[derive(Clone)]
-pub enum Part {
+pub(crate) enum Part {
     Null,
     Val(Acc),
 }
 
 impl Part {
     /// Whether the part is missing.
-    pub fn is_null(&self) -> bool {
+    pub(crate) fn is_null(&self) -> bool {
         matches!(self, Part::Null)
     }
 }
 
 /// A local holding a key or value: owned, or a reference to one.
 #[derive(Clone)]
-pub struct Acc {
+pub(crate) struct Acc {
     pub ident: Ident,
     pub is_ref: bool,
 }
 
 impl Acc {
-    pub fn owned(ident: Ident) -> Self {
+    pub(crate) fn owned(ident: Ident) -> Self {
         Acc {
             ident,
             is_ref: false,
@@ -113,7 +113,7 @@ impl Acc {
     }
 
     /// `&x` (or `x` if it holds a reference), spanned at `span` so type errors land there.
-    pub fn r(&self, span: Span) -> TokenStream {
+    pub(crate) fn r(&self, span: Span) -> TokenStream {
         let id = Ident::new(&self.ident.to_string(), span);
         if self.is_ref {
             quote_spanned!(span=> #id)
@@ -123,7 +123,7 @@ impl Acc {
     }
 
     /// `x` moved, or cloned if it holds a reference.
-    pub fn o(&self, span: Span) -> TokenStream {
+    pub(crate) fn o(&self, span: Span) -> TokenStream {
         let id = Ident::new(&self.ident.to_string(), span);
         if self.is_ref {
             quote_spanned!(span=> ::core::clone::Clone::clone(#id))
@@ -134,7 +134,7 @@ impl Acc {
 }
 
 /// Writes the code of one topology's nodes.
-pub struct Emitter<'m> {
+pub(crate) struct Emitter<'m> {
     pub m: &'m Model,
     pub topo: Ident,
     /// The code generation of every operator (the registry's, in its order).
@@ -142,14 +142,14 @@ pub struct Emitter<'m> {
 }
 
 /// The path of the runtime's support module for generated code.
-pub fn dk() -> TokenStream {
+pub(crate) fn dk() -> TokenStream {
     quote!(::dekaf_streams::__private)
 }
 
 /// A generated method `name` that runs `body` (code of one node's chain) for the record in
 /// `__dk_record`, writing to `__dk_sink`: the form every entry point into a chain takes (a
 /// source, a cache flush's forward, a punctuation).
-pub fn record_method(name: &proc_macro2::Ident, body: &TokenStream) -> TokenStream {
+pub(crate) fn record_method(name: &proc_macro2::Ident, body: &TokenStream) -> TokenStream {
     let dk = dk();
     quote! {
         #[allow(unused_variables, unused_mut, unreachable_code, clippy::all)]
@@ -166,36 +166,36 @@ pub fn record_method(name: &proc_macro2::Ident, body: &TokenStream) -> TokenStre
 }
 
 impl Emitter<'_> {
-    pub fn store_field(i: usize) -> Ident {
+    pub(crate) fn store_field(i: usize) -> Ident {
         format_ident!("__store_{}", i)
     }
 
     /// The stream time at which a window store next drops expired windows.
-    pub fn purge_field(i: usize) -> Ident {
+    pub(crate) fn purge_field(i: usize) -> Ident {
         format_ident!("__purge_{}", i)
     }
 
     /// The time index (retention) of window store `i`.
-    pub fn index_field(i: usize) -> Ident {
+    pub(crate) fn index_field(i: usize) -> Ident {
         format_ident!("__index_{}", i)
     }
 
     /// The largest time stored in session or sliding-window store `i`.
-    pub fn max_field(i: usize) -> Ident {
+    pub(crate) fn max_field(i: usize) -> Ident {
         format_ident!("__max_{}", i)
     }
 
     /// The dirty keys (record cache) of aggregation node `node`.
-    pub fn cache_field(node: usize) -> Ident {
+    pub(crate) fn cache_field(node: usize) -> Ident {
         format_ident!("__cache_{}", node)
     }
 
-    pub fn ctx_type(&self, node: usize) -> Ident {
+    pub(crate) fn ctx_type(&self, node: usize) -> Ident {
         format_ident!("__{}Context{}", self.topo, node)
     }
 
     /// The code of `node`'s children.
-    pub fn children(&self, node: usize, k: &Acc, v: &Acc) -> TokenStream {
+    pub(crate) fn children(&self, node: usize, k: &Acc, v: &Acc) -> TokenStream {
         let children = &self.m.nodes[node].children;
         match children.len() {
             0 => quote!(),
@@ -236,7 +236,7 @@ impl Emitter<'_> {
     }
 
     /// The code of a source node (the start of a `__source_N` function).
-    pub fn source(&self, node: usize) -> TokenStream {
+    pub(crate) fn source(&self, node: usize) -> TokenStream {
         self.ops
             .iter()
             .find_map(|e| (e.source)(self, node))
@@ -244,7 +244,7 @@ impl Emitter<'_> {
     }
 
     /// The code of a non-source node (and, through it, of its children).
-    pub fn emit(&self, node: usize, k: &Acc, v: &Acc) -> TokenStream {
+    pub(crate) fn emit(&self, node: usize, k: &Acc, v: &Acc) -> TokenStream {
         self.ops
             .iter()
             .find_map(|e| (e.record)(self, node, k, v))
@@ -252,7 +252,7 @@ impl Emitter<'_> {
     }
 
     /// The code of `node` for a record whose key or value (or both) is null.
-    pub fn emit_null(&self, node: usize, k: &Part, v: &Part) -> TokenStream {
+    pub(crate) fn emit_null(&self, node: usize, k: &Part, v: &Part) -> TokenStream {
         self.ops
             .iter()
             .find_map(|e| (e.null)(self, node, k, v))
@@ -261,7 +261,7 @@ impl Emitter<'_> {
 
     /// The current value of table `node` for the key in `k`, with its timestamp: an
     /// `Option<(V, i64)>` expression (Kafka Streams' `ValueAndTimestamp`).
-    pub fn getter(&self, node: usize, k: &Acc) -> TokenStream {
+    pub(crate) fn getter(&self, node: usize, k: &Acc) -> TokenStream {
         self.ops
             .iter()
             .find_map(|e| (e.getter)(self, node, k))
@@ -270,7 +270,7 @@ impl Emitter<'_> {
 
     /// The null path of an operator whose closure (`what`, as the user wrote it) would need the
     /// missing part: the record fails.
-    pub fn null_fails(&self, node: usize, what: &str, k: &Part) -> TokenStream {
+    pub(crate) fn null_fails(&self, node: usize, what: &str, k: &Part) -> TokenStream {
         let dk = dk();
         let name = &self.m.nodes[node].name;
         let (kind, part) = if k.is_null() {
@@ -285,7 +285,7 @@ impl Emitter<'_> {
     }
 
     /// The null path of `node`'s children (each gets references where several share a part).
-    pub fn null_children(&self, node: usize, k: &Part, v: &Part) -> TokenStream {
+    pub(crate) fn null_children(&self, node: usize, k: &Part, v: &Part) -> TokenStream {
         let children = &self.m.nodes[node].children;
         if children.len() <= 1 {
             return children.iter().map(|&c| self.emit_null(c, k, v)).collect();
@@ -320,7 +320,7 @@ impl Emitter<'_> {
     /// The start of a source's code: the record's key and value decoded into `k` and `v`,
     /// with the null path of the source's children for a null key or value that the serde
     /// cannot hold, followed by `rest` (the ordinary code).
-    pub fn null_guard(
+    pub(crate) fn null_guard(
         &self,
         node: usize,
         topic: &str,

@@ -8,7 +8,7 @@ use crate::ir::{Model, StoreOwner, TopicRole, WindowKind};
 use crate::names::screaming;
 
 /// Typed handles: `pub const SENTENCES: TopicRef<String, String>`, `pub const COUNTS: StoreRef<String, i64>`.
-pub fn handles(m: &Model) -> TokenStream {
+pub(super) fn handles(m: &Model) -> TokenStream {
     let dk = quote!(::dekaf_streams::__private);
     let mut out = TokenStream::new();
     let mut taken: Vec<String> = Vec::new();

@@ -15,7 +15,7 @@ fn configs(pairs: &[(&str, String)]) -> TokenStream {
 }
 
 /// Kafka Streams' configuration of a repartition topic.
-pub fn repartition_configs() -> Vec<(&'static str, String)> {
+pub(crate) fn repartition_configs() -> Vec<(&'static str, String)> {
     vec![
         ("cleanup.policy", "delete".to_owned()),
         ("message.timestamp.type", "CreateTime".to_owned()),
@@ -25,7 +25,9 @@ pub fn repartition_configs() -> Vec<(&'static str, String)> {
 }
 
 /// Kafka Streams' configuration of a changelog topic.
-pub fn changelog_configs(window: Option<crate::ir::WindowSpec>) -> Vec<(&'static str, String)> {
+pub(crate) fn changelog_configs(
+    window: Option<crate::ir::WindowSpec>,
+) -> Vec<(&'static str, String)> {
     match window {
         None => vec![
             ("cleanup.policy", "compact".to_owned()),
@@ -45,7 +47,7 @@ pub fn changelog_configs(window: Option<crate::ir::WindowSpec>) -> Vec<(&'static
 /// Kafka Streams' configuration of a stream-stream join's window store changelog: its store
 /// retains duplicates, so `WindowStoreBuilder` sets `cleanup.policy=delete` (compaction would
 /// drop records of one key and timestamp), kept a day longer than the store.
-pub fn join_changelog_configs(w: JoinWindowSpec) -> Vec<(&'static str, String)> {
+pub(crate) fn join_changelog_configs(w: JoinWindowSpec) -> Vec<(&'static str, String)> {
     vec![
         ("cleanup.policy", "delete".to_owned()),
         ("message.timestamp.type", "CreateTime".to_owned()),
@@ -53,7 +55,7 @@ pub fn join_changelog_configs(w: JoinWindowSpec) -> Vec<(&'static str, String)> 
     ]
 }
 
-pub fn store_info(m: &Model, s: usize) -> TokenStream {
+pub(crate) fn store_info(m: &Model, s: usize) -> TokenStream {
     let dk = quote!(::dekaf_streams::__private);
     let st = &m.stores[s];
     let name = &st.name;
@@ -91,7 +93,7 @@ pub fn store_info(m: &Model, s: usize) -> TokenStream {
     quote!(#dk::StoreInfo { name: #name, changelog_topic: #changelog, kind: #kind })
 }
 
-pub fn info(m: &Model) -> TokenStream {
+pub(crate) fn info(m: &Model) -> TokenStream {
     let dk = quote!(::dekaf_streams::__private);
     let app = &m.app_id;
     let subs = m.subs.iter().map(|sub| {
@@ -139,7 +141,7 @@ pub fn info(m: &Model) -> TokenStream {
 
 /// The user topics written with windowed keys and the window bytes after the inner key
 /// (`TimeWindowed`: start; `SessionWindowed`: end and start), for the producer's partitioner.
-pub fn windowed_sinks(m: &Model) -> TokenStream {
+pub(crate) fn windowed_sinks(m: &Model) -> TokenStream {
     let dk = quote!(::dekaf_streams::__private);
     let mut sinks: Vec<(&str, usize)> = m
         .nodes

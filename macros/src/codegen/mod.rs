@@ -3,10 +3,10 @@
 //! `process` runs every operator inline ([`emitter`], and each operator's file under
 //! `crate::ops`, reached through the registry's [`emitter::Emit`]).
 
-pub mod emitter;
+pub(crate) mod emitter;
 mod handles;
-pub mod info;
-pub mod parts;
+pub(crate) mod info;
+pub(crate) mod parts;
 mod stores;
 mod task;
 
@@ -17,7 +17,7 @@ use crate::ir::Model;
 use emitter::Emitter;
 
 /// The whole expansion.
-pub fn generate(m: &Model) -> TokenStream {
+pub(crate) fn generate(m: &Model) -> TokenStream {
     let name = &m.name;
     let vis = &m.vis;
     let attrs = &m.attrs;

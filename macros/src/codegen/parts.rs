@@ -10,12 +10,12 @@ use crate::ir::Sub;
 
 /// What an operator adds to the task of subtopology `sub`, given what the ones before it added
 /// (punctuations run the record cache's `after_record` too).
-pub type TaskFn = fn(&Emitter<'_>, &Sub, &TaskParts) -> TaskParts;
+pub(crate) type TaskFn = fn(&Emitter<'_>, &Sub, &TaskParts) -> TaskParts;
 
 /// The pieces of a task; every field empty (the `Task` trait's defaults) for a task without
 /// the state they are for.
 #[derive(Default)]
-pub struct TaskParts {
+pub(crate) struct TaskParts {
     /// Fields of the task struct.
     pub fields: TokenStream,
     /// Their initial values, in `__create`'s struct literal.
@@ -41,7 +41,7 @@ pub struct TaskParts {
 
 impl TaskParts {
     /// Adds `other`'s pieces after this one's.
-    pub fn merge(&mut self, other: TaskParts) {
+    pub(crate) fn merge(&mut self, other: TaskParts) {
         self.fields.extend(other.fields);
         self.inits.extend(other.inits);
         self.opened.extend(other.opened);

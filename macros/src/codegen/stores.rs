@@ -11,7 +11,7 @@ use super::parts::TaskParts;
 use crate::ir::{Model, StoreOwner, Sub, WindowKind};
 
 /// The stores' part of the task of `sub` (`id`: its protocol id, for opening the stores).
-pub fn task_parts(m: &Model, sub: &Sub, id: &str) -> TaskParts {
+pub(super) fn task_parts(m: &Model, sub: &Sub, id: &str) -> TaskParts {
     let dk = dk();
     let app = &m.app_id;
     let store_fields: Vec<_> = sub

@@ -11,7 +11,7 @@ use super::stores;
 use crate::ir::Sub;
 
 /// The task type of `sub` and its impls; `operators`: what the operators add to a task.
-pub fn task(em: &Emitter<'_>, sub: &Sub, operators: &[TaskFn]) -> TokenStream {
+pub(super) fn task(em: &Emitter<'_>, sub: &Sub, operators: &[TaskFn]) -> TokenStream {
     let m = em.m;
     let id = sub.protocol_id.to_string();
     let mut parts = stores::task_parts(m, sub, &id);
@@ -30,7 +30,7 @@ pub fn task(em: &Emitter<'_>, sub: &Sub, operators: &[TaskFn]) -> TokenStream {
 }
 
 /// `__<Topology>Sub<n>`: the name of `sub`'s task type.
-pub fn task_type(em: &Emitter<'_>, sub: &Sub) -> Ident {
+pub(super) fn task_type(em: &Emitter<'_>, sub: &Sub) -> Ident {
     format_ident!("__{}Sub{}", em.topo, sub.id)
 }
 

@@ -7,7 +7,7 @@ use super::serde_ty::SerdeTy;
 
 /// One global table of the topology.
 #[derive(Clone)]
-pub struct GlobalTable {
+pub(crate) struct GlobalTable {
     pub topic: String,
     pub key: SerdeTy,
     pub value: SerdeTy,
@@ -27,7 +27,7 @@ pub struct GlobalTable {
 
 /// A stream's join with a global table.
 #[derive(Clone)]
-pub struct GlobalJoin {
+pub(crate) struct GlobalJoin {
     /// Index into `Model::globals`.
     pub global: usize,
     pub key_mapper: Expr,
@@ -37,7 +37,7 @@ pub struct GlobalJoin {
 
 /// What a node of a foreign-key join does.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum FkRole {
+pub(crate) enum FkRole {
     /// Subscribes on a left change (left task).
     Send,
     /// Reads the subscription topic (right task).
@@ -58,7 +58,7 @@ pub enum FkRole {
 
 /// One node of a foreign-key join, with everything about the join.
 #[derive(Clone)]
-pub struct FkJoin {
+pub(crate) struct FkJoin {
     pub role: FkRole,
     pub left: bool,
     pub extractor: syn::Expr,
@@ -74,7 +74,7 @@ pub struct FkJoin {
 
 impl FkJoin {
     /// The internal topic a source node of the join reads.
-    pub fn source_topic(&self) -> Option<&str> {
+    pub(crate) fn source_topic(&self) -> Option<&str> {
         match self.role {
             FkRole::SubscriptionSource => Some(&self.subscription_topic),
             FkRole::ResponseSource => Some(&self.response_topic),

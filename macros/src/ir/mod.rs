@@ -5,18 +5,18 @@
 use proc_macro2::Span;
 use syn::{Expr, Ident};
 
-pub mod joins;
+pub(crate) mod joins;
 mod serde_ty;
-pub mod table;
+pub(crate) mod table;
 
-pub use joins::{FkJoin, FkRole, GlobalJoin, GlobalTable};
-pub use serde_ty::SerdeTy;
-pub use table::TableNode;
+pub(crate) use joins::{FkJoin, FkRole, GlobalJoin, GlobalTable};
+pub(crate) use serde_ty::SerdeTy;
+pub(crate) use table::TableNode;
 
 /// A window definition: tumbling when `advance == size`. For session windows `size` is the
 /// inactivity gap, for sliding windows the time difference (and `advance == size` for both).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct WindowSpec {
+pub(crate) struct WindowSpec {
     pub size: i64,
     pub advance: i64,
     pub grace: i64,
@@ -25,7 +25,7 @@ pub struct WindowSpec {
 
 /// The kinds of windows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum WindowKind {
+pub(crate) enum WindowKind {
     /// Tumbling or hopping: `[start, start + size)`.
     Time,
     /// Sessions: `[first, last]` record, split by gaps of inactivity.
@@ -37,13 +37,13 @@ pub enum WindowKind {
 impl WindowSpec {
     /// Whether windowed keys are written with `TimeWindowed` (time and sliding windows) rather
     /// than `SessionWindowed`.
-    pub fn time_keyed(&self) -> bool {
+    pub(crate) fn time_keyed(&self) -> bool {
         self.kind != WindowKind::Session
     }
 
     /// How long after a window ends it closes (suppression): Kafka Streams adds the gap for
     /// sessions (`GraphGraceSearchUtil`).
-    pub fn close_after(&self) -> i64 {
+    pub(crate) fn close_after(&self) -> i64 {
         match self.kind {
             WindowKind::Session => self.size.saturating_add(self.grace),
             _ => self.grace,
@@ -52,7 +52,7 @@ impl WindowSpec {
 
     /// The store's retention as Kafka Streams' defaults: size + grace for time windows,
     /// gap + grace for sessions, 2 × difference + grace for sliding windows.
-    pub fn retention(&self) -> i64 {
+    pub(crate) fn retention(&self) -> i64 {
         match self.kind {
             WindowKind::Sliding => self.size.saturating_mul(2).saturating_add(self.grace),
             _ => self.size.saturating_add(self.grace),
@@ -62,7 +62,7 @@ impl WindowSpec {
 
 /// The aggregation of a stateful node.
 #[derive(Clone)]
-pub enum AggOp {
+pub(crate) enum AggOp {
     Count,
     Reduce(Expr),
     /// `merger`: a session-windowed aggregation's merger of two sessions' aggregates.
@@ -75,7 +75,7 @@ pub enum AggOp {
 
 /// What a node does.
 #[derive(Clone)]
-pub enum NodeKind {
+pub(crate) enum NodeKind {
     Source {
         topic: String,
         key: SerdeTy,
@@ -185,7 +185,7 @@ pub enum NodeKind {
 
 /// Inner, left or outer stream-stream join.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum JoinKind {
+pub(crate) enum JoinKind {
     Inner,
     Left,
     Outer,
@@ -193,7 +193,7 @@ pub enum JoinKind {
 
 /// The time bounds of a stream-stream join (Kafka Streams' `JoinWindows`), in ms.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub struct JoinWindowSpec {
+pub(crate) struct JoinWindowSpec {
     pub before: i64,
     pub after: i64,
     pub grace: i64,
@@ -201,14 +201,14 @@ pub struct JoinWindowSpec {
 
 impl JoinWindowSpec {
     /// How long the window stores keep records: before + after + grace, as Kafka Streams sets it.
-    pub fn retention(&self) -> i64 {
+    pub(crate) fn retention(&self) -> i64 {
         self.before + self.after + self.grace
     }
 }
 
 /// One side's node of a stream-stream join.
 #[derive(Clone)]
-pub struct StreamJoinSide {
+pub(crate) struct StreamJoinSide {
     pub kind: JoinKind,
     /// Whether this is the left (`this`) side.
     pub left: bool,
@@ -229,7 +229,7 @@ pub struct StreamJoinSide {
 
 /// One operator.
 #[derive(Clone)]
-pub struct Node {
+pub(crate) struct Node {
     pub id: usize,
     /// Kafka Streams style name (`KSTREAM-FILTER-0000000001`).
     pub name: String,
@@ -242,7 +242,7 @@ pub struct Node {
 
 /// Who creates a store.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum StoreOwner {
+pub(crate) enum StoreOwner {
     Aggregate,
     Table,
     Declared,
@@ -258,7 +258,7 @@ pub enum StoreOwner {
 
 /// A state store.
 #[derive(Clone)]
-pub struct Store {
+pub(crate) struct Store {
     pub name: String,
     pub span: Span,
     pub key: SerdeTy,
@@ -276,7 +276,7 @@ pub struct Store {
 
 /// A subtopology.
 #[derive(Clone, Default)]
-pub struct Sub {
+pub(crate) struct Sub {
     /// Its index in `Model::subs` (and in `TopologyInfo::subtopologies`).
     pub id: usize,
     /// Its id in the streams group protocol and in `describe()`: Kafka Streams numbers node
@@ -296,7 +296,7 @@ pub struct Sub {
 
 /// A user topic and how the topology uses it.
 #[derive(Clone)]
-pub struct TopicUse {
+pub(crate) struct TopicUse {
     pub name: String,
     pub span: Span,
     pub role: TopicRole,
@@ -305,7 +305,7 @@ pub struct TopicUse {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum TopicRole {
+pub(crate) enum TopicRole {
     Source,
     Table,
     Sink,
@@ -313,7 +313,7 @@ pub enum TopicRole {
 }
 
 /// The whole topology.
-pub struct Model {
+pub(crate) struct Model {
     pub attrs: Vec<syn::Attribute>,
     pub vis: syn::Visibility,
     pub name: Ident,
@@ -332,7 +332,7 @@ impl Model {
     /// Whether store `s` is a table's store (a table source, `to_table`, a re-grouped table's
     /// aggregation): Kafka Streams' timestamped key-value store, whose entries keep the
     /// update's timestamp before the value (`dekaf_streams::__private::get_timestamped`).
-    pub fn timestamped(&self, s: usize) -> bool {
+    pub(crate) fn timestamped(&self, s: usize) -> bool {
         let st = &self.stores[s];
         st.owner == StoreOwner::Table
             // A stream aggregation's key-value store: `TimestampedKeyValueStore`, as Kafka
@@ -349,7 +349,7 @@ impl Model {
     /// Whether window store `s` is a time-window aggregation's: Kafka Streams'
     /// `TimestampedWindowStore`, whose entries keep the window's latest update timestamp before
     /// the value (`__private::store_update_stamped`). Session and sliding stores are not.
-    pub fn timestamped_window(&self, s: usize) -> bool {
+    pub(crate) fn timestamped_window(&self, s: usize) -> bool {
         let st = &self.stores[s];
         st.owner == StoreOwner::Aggregate && st.window.is_some_and(|w| w.kind == WindowKind::Time)
     }
@@ -357,7 +357,7 @@ impl Model {
 
 /// One punctuation of a `process(..)` node.
 #[derive(Clone)]
-pub struct Schedule {
+pub(crate) struct Schedule {
     /// Milliseconds, at least 1.
     pub interval: i64,
     /// `WallClock` rather than `StreamTime`.

@@ -6,14 +6,14 @@ use syn::Type;
 
 /// A serde as written by the user, used as a type.
 #[derive(Clone)]
-pub struct SerdeTy {
+pub(crate) struct SerdeTy {
     pub ty: Type,
     pub span: Span,
 }
 
 impl SerdeTy {
     /// The last path segment's name (`Utf8`, `Json`, `TimeWindowed`).
-    pub fn last_name(&self) -> Option<String> {
+    pub(crate) fn last_name(&self) -> Option<String> {
         match &self.ty {
             Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
             _ => None,
@@ -21,7 +21,7 @@ impl SerdeTy {
     }
 
     /// The Rust type of a built-in serde whose value type is known (`Utf8` → `String`).
-    pub fn builtin_value(&self) -> Option<&'static str> {
+    pub(crate) fn builtin_value(&self) -> Option<&'static str> {
         let Type::Path(p) = &self.ty else { return None };
         let last = p.path.segments.last()?;
         if !last.arguments.is_empty() {
@@ -42,15 +42,15 @@ impl SerdeTy {
         }
     }
 
-    pub fn is_windowed(&self) -> bool {
+    pub(crate) fn is_windowed(&self) -> bool {
         self.last_name().as_deref() == Some("TimeWindowed")
     }
 
-    pub fn is_session_windowed(&self) -> bool {
+    pub(crate) fn is_session_windowed(&self) -> bool {
         self.last_name().as_deref() == Some("SessionWindowed")
     }
 
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         self.ty.to_token_stream().to_string().replace(' ', "")
     }
 }

@@ -5,7 +5,7 @@ use syn::Expr;
 
 /// A table operator's node.
 #[derive(Clone)]
-pub enum TableNode {
+pub(crate) enum TableNode {
     /// `filter`/`filter_not` on a table.
     Filter { f: Expr, negate: bool },
     /// `map_values` on a table (`with_key`: the closure takes the key too).
@@ -24,7 +24,7 @@ pub enum TableNode {
 
 /// Which join.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub enum JoinKind {
+pub(crate) enum JoinKind {
     Inner,
     Left,
     Outer,
@@ -32,7 +32,7 @@ pub enum JoinKind {
 
 /// One side of a table-table join.
 #[derive(Clone)]
-pub struct JoinSide {
+pub(crate) struct JoinSide {
     pub kind: JoinKind,
     /// The left table's side (`KTABLE-JOINTHIS`), or the right one's.
     pub this: bool,
@@ -43,7 +43,7 @@ pub struct JoinSide {
 
 /// The aggregation of a re-grouped table.
 #[derive(Clone)]
-pub enum TableAgg {
+pub(crate) enum TableAgg {
     Count,
     Reduce {
         add: Expr,

@@ -13,7 +13,7 @@ use crate::codegen::emitter::{Acc, Emitter, Part, dk};
 use crate::ir::NodeKind;
 use crate::parse::Call;
 
-pub const BRANCH: Operator = Operator {
+pub(crate) const BRANCH: Operator = Operator {
     name: "branch",
     usage: "let [a, b] = s.branch(|k, v| .., |k, v| ..);",
     lower: &[Lower::Stream(branch)],
@@ -64,7 +64,7 @@ fn branch(b: &mut Builder, s: Stream, call: &Call) -> syn::Result<Flow> {
 }
 
 /// `if p1(&k, &v) { arm 1 } else if p2(&k, &v) { arm 2 } ..`
-pub fn emit(em: &Emitter<'_>, node: usize, preds: &[Expr], k: &Acc, v: &Acc) -> TokenStream {
+pub(crate) fn emit(em: &Emitter<'_>, node: usize, preds: &[Expr], k: &Acc, v: &Acc) -> TokenStream {
     let dk = dk();
     let arms = em.m.nodes[node]
         .children

@@ -14,17 +14,17 @@ use crate::ir::{FkRole, NodeKind, SerdeTy, TableNode};
 use crate::parse::Call;
 
 /// Whether `kind` is a foreign-key join's result, which supports `to_stream()` only.
-pub fn is_result(kind: &NodeKind) -> bool {
+pub(crate) fn is_result(kind: &NodeKind) -> bool {
     matches!(kind, NodeKind::FkJoin(f) if f.role == FkRole::Output)
 }
 
 /// Whether the records `node` forwards are changes (rather than an aggregation's results).
-pub fn forwards_changes(kind: &NodeKind) -> bool {
+pub(crate) fn forwards_changes(kind: &NodeKind) -> bool {
     matches!(kind, NodeKind::TableSource { .. } | NodeKind::Table(_)) || is_result(kind)
 }
 
 /// Refuses a table operation on a table that does not forward changes.
-pub fn changing(b: &Builder, t: Table, call: &Call) -> syn::Result<()> {
+pub(crate) fn changing(b: &Builder, t: Table, call: &Call) -> syn::Result<()> {
     if forwards_changes(&b.nodes[t.node].kind) {
         return Ok(());
     }
@@ -38,14 +38,14 @@ pub fn changing(b: &Builder, t: Table, call: &Call) -> syn::Result<()> {
 }
 
 /// `Nullable<S>`: the serde of the `Option` values of a table's stream.
-pub fn nullable(s: SerdeTy) -> SerdeTy {
+pub(crate) fn nullable(s: SerdeTy) -> SerdeTy {
     let inner = &s.ty;
     let ty: Type = syn::parse_quote_spanned!(s.span=> ::dekaf_streams::serdes::Nullable<#inner>);
     SerdeTy { ty, span: s.span }
 }
 
 /// The value serde of a table, where known (`map_values` and joins make values without one).
-pub fn value_serde(b: &Builder, node: usize) -> Option<SerdeTy> {
+pub(crate) fn value_serde(b: &Builder, node: usize) -> Option<SerdeTy> {
     match &b.nodes[node].kind {
         NodeKind::TableSource { value, .. } => Some(value.clone()),
         NodeKind::Aggregate { store, .. } => Some(b.stores[*store].value.clone()),
@@ -59,7 +59,7 @@ pub fn value_serde(b: &Builder, node: usize) -> Option<SerdeTy> {
 
 /// Whether a change reaching `node` must carry its old value: a filter needs it to know what
 /// it forwarded, a re-grouping to subtract it; `to_stream()` forwards only new values.
-pub fn needs_old(em: &Emitter<'_>, node: usize) -> bool {
+pub(crate) fn needs_old(em: &Emitter<'_>, node: usize) -> bool {
     em.m.nodes[node]
         .children
         .iter()

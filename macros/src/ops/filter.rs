@@ -23,7 +23,7 @@ use crate::codegen::emitter::{Acc, Emitter, Part, dk};
 use crate::ir::{NodeKind, TableNode};
 use crate::parse::Call;
 
-pub const FILTER: Operator = Operator {
+pub(crate) const FILTER: Operator = Operator {
     name: "filter",
     usage: "filter(|key, value| bool)",
     lower: &[Lower::Stream(filter), Lower::Table(filter_table)],
@@ -31,7 +31,7 @@ pub const FILTER: Operator = Operator {
     emit: &[EMIT],
 };
 
-pub const FILTER_NOT: Operator = Operator {
+pub(crate) const FILTER_NOT: Operator = Operator {
     name: "filter_not",
     usage: "filter_not(|key, value| bool)",
     lower: &[Lower::Stream(filter_not), Lower::Table(filter_not_table)],

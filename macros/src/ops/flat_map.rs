@@ -12,7 +12,7 @@ use crate::codegen::emitter::{Acc, Emitter, Part, dk};
 use crate::ir::NodeKind;
 use crate::parse::Call;
 
-pub const FLAT_MAP: Operator = Operator {
+pub(crate) const FLAT_MAP: Operator = Operator {
     name: "flat_map",
     usage: "flat_map(|key, value| iterator of (key, value))",
     lower: &[Lower::Stream(flat_map)],
@@ -20,7 +20,7 @@ pub const FLAT_MAP: Operator = Operator {
     emit: &[EMIT],
 };
 
-pub const FLAT_MAP_VALUES: Operator = Operator {
+pub(crate) const FLAT_MAP_VALUES: Operator = Operator {
     name: "flat_map_values",
     usage: "flat_map_values(|value| iterator of values)",
     lower: &[Lower::Stream(flat_map_values)],

@@ -19,7 +19,7 @@ use crate::codegen::emitter::{Acc, Emitter, Part, dk};
 use crate::ir::NodeKind;
 use crate::parse::Call;
 
-pub const FOREACH: Operator = Operator {
+pub(crate) const FOREACH: Operator = Operator {
     name: "foreach",
     usage: "foreach(|key, value| ..)",
     lower: &[Lower::Stream(foreach)],

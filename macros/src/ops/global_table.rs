@@ -25,12 +25,12 @@ use crate::args::{arity, err_at};
 use crate::build::{Builder, Flow, Stream};
 use crate::codegen::emitter::{Acc, Emitter, Part, dk};
 use crate::codegen::parts::TaskParts;
-pub use crate::ir::joins::{GlobalJoin, GlobalTable};
+pub(crate) use crate::ir::joins::{GlobalJoin, GlobalTable};
 use crate::ir::{Model, NodeKind, Sub};
 use crate::names;
 use crate::parse::Call;
 
-pub const GLOBAL_TABLE: Operator = Operator {
+pub(crate) const GLOBAL_TABLE: Operator = Operator {
     name: "global_table",
     usage: "global_table(\"topic\", KeySerde, ValueSerde) or global_table(\"topic\", KeySerde, ValueSerde, \"store\")",
     lower: &[Lower::Root(global_table)],
@@ -73,7 +73,7 @@ fn global_table(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
 }
 
 /// The error for a global table used as a stream or a table (`g.map(..)`).
-pub fn not_a_stream(b: &Builder, g: usize, call: &Call) -> syn::Error {
+pub(crate) fn not_a_stream(b: &Builder, g: usize, call: &Call) -> syn::Error {
     let t = &b.globals[g];
     err_at(
         &call.name,
@@ -85,7 +85,7 @@ pub fn not_a_stream(b: &Builder, g: usize, call: &Call) -> syn::Error {
 }
 
 /// `s.join(global, |k, v| global_key, |v, g| joined)` and `left_join`.
-pub fn lower_join(
+pub(crate) fn lower_join(
     b: &mut Builder,
     s: Stream,
     g: usize,
@@ -135,12 +135,12 @@ pub fn lower_join(
 }
 
 /// The task's field holding global table `g`'s store.
-pub fn field(g: usize) -> syn::Ident {
+pub(crate) fn field(g: usize) -> syn::Ident {
     format_ident!("__global_{}", g)
 }
 
 /// The global tables a subtopology's joins read.
-pub fn used_by(m: &Model, sub: &Sub) -> Vec<usize> {
+pub(crate) fn used_by(m: &Model, sub: &Sub) -> Vec<usize> {
     let mut out: Vec<usize> = m
         .globals
         .iter()
@@ -153,7 +153,7 @@ pub fn used_by(m: &Model, sub: &Sub) -> Vec<usize> {
 }
 
 /// A subtopology's global store fields, their initial values, and its `attach_global_stores`.
-pub fn task_parts(em: &Emitter<'_>, sub: &Sub, _: &TaskParts) -> TaskParts {
+pub(crate) fn task_parts(em: &Emitter<'_>, sub: &Sub, _: &TaskParts) -> TaskParts {
     let dk = dk();
     let m = em.m;
     let used = used_by(m, sub);
@@ -179,7 +179,7 @@ pub fn task_parts(em: &Emitter<'_>, sub: &Sub, _: &TaskParts) -> TaskParts {
 }
 
 /// `const GLOBAL_TABLES`, for the `Topology` impl.
-pub fn infos(m: &Model) -> TokenStream {
+pub(crate) fn infos(m: &Model) -> TokenStream {
     let dk = dk();
     if m.globals.is_empty() {
         return quote!();
@@ -252,7 +252,7 @@ fn emit(em: &Emitter<'_>, node: usize, j: &GlobalJoin, k: &Acc, v: &Acc) -> Toke
 
 /// The `describe()` lines of the global tables whose ids are in `ids`, as Kafka Streams prints
 /// a global store's subtopology.
-pub fn describe(m: &Model, ids: std::ops::Range<usize>, out: &mut String) {
+pub(crate) fn describe(m: &Model, ids: std::ops::Range<usize>, out: &mut String) {
     for t in m.globals.iter().filter(|t| ids.contains(&t.protocol_id)) {
         let id = t.protocol_id;
         out.push_str(&format!(

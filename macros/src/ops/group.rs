@@ -10,7 +10,7 @@ use crate::build::{Builder, Flow, Grouped, Stream};
 use crate::ir::NodeKind;
 use crate::parse::Call;
 
-pub const GROUP_BY: Operator = Operator {
+pub(crate) const GROUP_BY: Operator = Operator {
     name: "group_by",
     usage: "group_by(|key, value| new_key, KeySerde, ValueSerde)",
     lower: &[
@@ -21,7 +21,7 @@ pub const GROUP_BY: Operator = Operator {
     emit: &[super::table_group::EMIT],
 };
 
-pub const GROUP_BY_KEY: Operator = Operator {
+pub(crate) const GROUP_BY_KEY: Operator = Operator {
     name: "group_by_key",
     usage: "group_by_key() or group_by_key(KeySerde, ValueSerde)",
     lower: &[Lower::Stream(group_by_key)],
@@ -29,7 +29,7 @@ pub const GROUP_BY_KEY: Operator = Operator {
     emit: &[],
 };
 
-pub const WINDOWED_BY: Operator = Operator {
+pub(crate) const WINDOWED_BY: Operator = Operator {
     name: "windowed_by",
     usage: "windowed_by(tumbling(Duration::from_secs(60)).grace(Duration::from_secs(10)))",
     lower: &[Lower::Grouped(windowed_by)],

@@ -15,7 +15,7 @@ use crate::codegen::emitter::{Acc, Emitter, Part, dk};
 use crate::ir::{JoinKind, NodeKind};
 use crate::parse::Call;
 
-pub const JOIN: Operator = Operator {
+pub(crate) const JOIN: Operator = Operator {
     name: "join",
     usage: "join(table, |value, table_value| joined) or join(stream, |value, other_value| joined, join_window(..))",
     lower: &[Lower::Stream(join), Lower::Table(super::table_join::join)],
@@ -27,7 +27,7 @@ pub const JOIN: Operator = Operator {
     ],
 };
 
-pub const LEFT_JOIN: Operator = Operator {
+pub(crate) const LEFT_JOIN: Operator = Operator {
     name: "left_join",
     usage: "left_join(table, |value, table_value| joined) or left_join(stream, |value, other_value| joined, join_window(..))",
     lower: &[

@@ -21,7 +21,7 @@ use crate::codegen::emitter::{Acc, Emitter, Part, dk};
 use crate::ir::{NodeKind, TableNode};
 use crate::parse::Call;
 
-pub const MAP: Operator = Operator {
+pub(crate) const MAP: Operator = Operator {
     name: "map",
     usage: "map(|key, value| (new_key, new_value))",
     lower: &[Lower::Stream(map)],
@@ -29,7 +29,7 @@ pub const MAP: Operator = Operator {
     emit: &[EMIT],
 };
 
-pub const TRY_MAP: Operator = Operator {
+pub(crate) const TRY_MAP: Operator = Operator {
     name: "try_map",
     usage: "try_map(|key, value| Ok((new_key, new_value)))",
     lower: &[Lower::Stream(try_map)],
@@ -37,7 +37,7 @@ pub const TRY_MAP: Operator = Operator {
     emit: &[EMIT],
 };
 
-pub const MAP_VALUES: Operator = Operator {
+pub(crate) const MAP_VALUES: Operator = Operator {
     name: "map_values",
     usage: "map_values(|value| new_value)",
     lower: &[Lower::Stream(map_values), Lower::Table(map_values_table)],
@@ -45,7 +45,7 @@ pub const MAP_VALUES: Operator = Operator {
     emit: &[EMIT],
 };
 
-pub const TRY_MAP_VALUES: Operator = Operator {
+pub(crate) const TRY_MAP_VALUES: Operator = Operator {
     name: "try_map_values",
     usage: "try_map_values(|value| Ok(new_value))",
     lower: &[Lower::Stream(try_map_values)],

@@ -11,7 +11,7 @@ use crate::codegen::emitter::{Acc, Emitter, Part, dk};
 use crate::ir::{NodeKind, SerdeTy};
 use crate::parse::Call;
 
-pub const MERGE: Operator = Operator {
+pub(crate) const MERGE: Operator = Operator {
     name: "merge",
     usage: "merge(other_stream)",
     lower: &[Lower::Stream(merge)],
@@ -77,7 +77,7 @@ fn merge(b: &mut Builder, s: Stream, call: &Call) -> syn::Result<Flow> {
 }
 
 /// `tokens` with every token spanned at `span`.
-pub fn respan(tokens: &impl ToTokens, span: proc_macro2::Span) -> TokenStream {
+pub(crate) fn respan(tokens: &impl ToTokens, span: proc_macro2::Span) -> TokenStream {
     tokens
         .to_token_stream()
         .into_iter()
@@ -97,7 +97,7 @@ pub fn respan(tokens: &impl ToTokens, span: proc_macro2::Span) -> TokenStream {
 /// The children, once per merged stream. Where both key serdes are known but written
 /// differently, a compile-time assertion (no code runs) makes rustc check that they serialize
 /// one type, and report a mismatch at this `merge(..)`, naming it.
-pub fn emit(
+pub(crate) fn emit(
     em: &Emitter<'_>,
     node: usize,
     keys: Option<&(SerdeTy, SerdeTy)>,

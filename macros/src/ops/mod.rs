@@ -9,48 +9,48 @@
 //! "unknown operator" and "a table has" messages and the test that keeps the DSL docs complete
 //! all read the registry.
 
-pub mod aggregate;
-pub mod branch;
-pub mod changes;
-pub mod filter;
-pub mod fk_join;
-pub mod flat_map;
-pub mod foreach;
-pub mod global_table;
-pub mod group;
-pub mod join;
-pub mod map;
-pub mod merge;
-pub mod peek;
-pub mod process;
-pub mod repartition;
-pub mod select_key;
-pub mod sources;
-pub mod stream_join;
-pub mod suppress;
-pub mod table;
-pub mod table_group;
-pub mod table_join;
-pub mod to;
-pub mod to_stream;
+pub(crate) mod aggregate;
+pub(crate) mod branch;
+pub(crate) mod changes;
+pub(crate) mod filter;
+pub(crate) mod fk_join;
+pub(crate) mod flat_map;
+pub(crate) mod foreach;
+pub(crate) mod global_table;
+pub(crate) mod group;
+pub(crate) mod join;
+pub(crate) mod map;
+pub(crate) mod merge;
+pub(crate) mod peek;
+pub(crate) mod process;
+pub(crate) mod repartition;
+pub(crate) mod select_key;
+pub(crate) mod sources;
+pub(crate) mod stream_join;
+pub(crate) mod suppress;
+pub(crate) mod table;
+pub(crate) mod table_group;
+pub(crate) mod table_join;
+pub(crate) mod to;
+pub(crate) mod to_stream;
 
 use crate::args::err_at;
 use crate::build::{Builder, Flow, Grouped, Stream, Table};
-pub use crate::codegen::emitter::Emit;
+pub(crate) use crate::codegen::emitter::Emit;
 use crate::codegen::parts::TaskFn;
 use crate::parse::Call;
 
 /// The lowering of a statement's first call.
-pub type LowerRoot = fn(&mut Builder, &Call) -> syn::Result<Flow>;
+pub(crate) type LowerRoot = fn(&mut Builder, &Call) -> syn::Result<Flow>;
 /// The lowering of an operator of a stream.
-pub type LowerStream = fn(&mut Builder, Stream, &Call) -> syn::Result<Flow>;
+pub(crate) type LowerStream = fn(&mut Builder, Stream, &Call) -> syn::Result<Flow>;
 /// The lowering of an operator of a grouped stream.
-pub type LowerGrouped = fn(&mut Builder, Grouped, &Call) -> syn::Result<Flow>;
+pub(crate) type LowerGrouped = fn(&mut Builder, Grouped, &Call) -> syn::Result<Flow>;
 /// The lowering of an operator of a table.
-pub type LowerTable = fn(&mut Builder, Table, &Call) -> syn::Result<Flow>;
+pub(crate) type LowerTable = fn(&mut Builder, Table, &Call) -> syn::Result<Flow>;
 
 /// How an operator is lowered, by what it is called on (an operator has one per receiver).
-pub enum Lower {
+pub(crate) enum Lower {
     /// A statement's first call: `stream(..)`, `table(..)`, `store(..)`, `on_error(..)`.
     Root(LowerRoot),
     /// An operator of a stream.
@@ -62,7 +62,7 @@ pub enum Lower {
 }
 
 /// One operator of the DSL.
-pub struct Operator {
+pub(crate) struct Operator {
     /// Its name in the DSL.
     pub name: &'static str,
     /// Its usage line, quoted in errors.
@@ -79,7 +79,7 @@ pub struct Operator {
 
 impl Operator {
     /// Its lowering on a stream.
-    pub fn lower_stream(&self) -> Option<LowerStream> {
+    pub(crate) fn lower_stream(&self) -> Option<LowerStream> {
         self.lower.iter().find_map(|l| match l {
             Lower::Stream(f) => Some(*f),
             _ => None,
@@ -87,7 +87,7 @@ impl Operator {
     }
 
     /// Its lowering on a grouped stream.
-    pub fn lower_grouped(&self) -> Option<LowerGrouped> {
+    pub(crate) fn lower_grouped(&self) -> Option<LowerGrouped> {
         self.lower.iter().find_map(|l| match l {
             Lower::Grouped(f) => Some(*f),
             _ => None,
@@ -95,7 +95,7 @@ impl Operator {
     }
 
     /// Its lowering on a table.
-    pub fn lower_table(&self) -> Option<LowerTable> {
+    pub(crate) fn lower_table(&self) -> Option<LowerTable> {
         self.lower.iter().find_map(|l| match l {
             Lower::Table(f) => Some(*f),
             _ => None,
@@ -103,7 +103,7 @@ impl Operator {
     }
 
     /// Its lowering as a statement's first call.
-    pub fn lower_root(&self) -> Option<LowerRoot> {
+    pub(crate) fn lower_root(&self) -> Option<LowerRoot> {
         self.lower.iter().find_map(|l| match l {
             Lower::Root(f) => Some(*f),
             _ => None,
@@ -113,7 +113,7 @@ impl Operator {
 
 /// Every operator. The operators of each receiver are listed in this order in the "unknown
 /// operator" and "a table has" messages.
-pub const REGISTRY: &[Operator] = &[
+pub(crate) const REGISTRY: &[Operator] = &[
     sources::STREAM,
     sources::TABLE,
     sources::STORE,
@@ -153,7 +153,7 @@ pub const REGISTRY: &[Operator] = &[
 
 /// What the operators add to a subtopology's task beyond their per-record code (state fields,
 /// restores, flushes, punctuations), in this order; each reads what the ones before added.
-pub const TASK_PARTS: &[TaskFn] = &[
+pub(crate) const TASK_PARTS: &[TaskFn] = &[
     stream_join::emit::task_parts,
     global_table::task_parts,
     fk_join::emit::task_parts,
@@ -162,7 +162,7 @@ pub const TASK_PARTS: &[TaskFn] = &[
 ];
 
 /// The code generation of every operator, in registry order.
-pub fn emits() -> Vec<Emit> {
+pub(crate) fn emits() -> Vec<Emit> {
     REGISTRY
         .iter()
         .flat_map(|op| op.emit.iter().copied())
@@ -170,7 +170,7 @@ pub fn emits() -> Vec<Emit> {
 }
 
 /// The operator named `name`.
-pub fn find(name: &str) -> Option<&'static Operator> {
+pub(crate) fn find(name: &str) -> Option<&'static Operator> {
     REGISTRY.iter().find(|op| op.name == name)
 }
 
@@ -192,7 +192,7 @@ fn list(items: &[String], last: &str) -> String {
 }
 
 /// "`stream(..)`, `table(..)`, `store(..)` or `on_error(..)`"
-pub fn roots() -> String {
+pub(crate) fn roots() -> String {
     let roots: Vec<String> = names(|op| op.lower_root().is_some())
         .iter()
         .map(|n| format!("`{n}(..)`"))
@@ -201,22 +201,22 @@ pub fn roots() -> String {
 }
 
 /// The operators of a stream, comma-separated.
-pub fn stream_operators() -> String {
+pub(crate) fn stream_operators() -> String {
     names(|op| op.lower_stream().is_some()).join(", ")
 }
 
 /// The operators of a grouped stream, comma-separated.
-pub fn grouped_operators() -> String {
+pub(crate) fn grouped_operators() -> String {
     names(|op| op.lower_grouped().is_some()).join(", ")
 }
 
 /// The operators of a table, comma-separated.
-pub fn table_operators() -> String {
+pub(crate) fn table_operators() -> String {
     names(|op| op.lower_table().is_some()).join(", ")
 }
 
 /// "filter, filter_not, .. and to_stream": the operators of a table, in a sentence.
-pub fn table_operators_sentence() -> String {
+pub(crate) fn table_operators_sentence() -> String {
     let names: Vec<String> = names(|op| op.lower_table().is_some())
         .into_iter()
         .map(str::to_owned)
@@ -225,7 +225,7 @@ pub fn table_operators_sentence() -> String {
 }
 
 /// The error for a name no operator has.
-pub fn unknown(call: &Call) -> syn::Error {
+pub(crate) fn unknown(call: &Call) -> syn::Error {
     err_at(
         &call.name,
         format!(
@@ -239,7 +239,7 @@ pub fn unknown(call: &Call) -> syn::Error {
 }
 
 /// The error for an operator of streams called on a table.
-pub fn not_on_tables(call: &Call) -> syn::Error {
+pub(crate) fn not_on_tables(call: &Call) -> syn::Error {
     let op = &call.name;
     err_at(
         op,

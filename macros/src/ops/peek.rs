@@ -11,7 +11,7 @@ use crate::codegen::emitter::{Acc, Emitter, Part, dk};
 use crate::ir::NodeKind;
 use crate::parse::Call;
 
-pub const PEEK: Operator = Operator {
+pub(crate) const PEEK: Operator = Operator {
     name: "peek",
     usage: "peek(|key, value| ..)",
     lower: &[Lower::Stream(peek)],

@@ -8,7 +8,7 @@ use crate::ir::NodeKind;
 use crate::names;
 use crate::parse::Call;
 
-pub const REPARTITION: Operator = Operator {
+pub(crate) const REPARTITION: Operator = Operator {
     name: "repartition",
     usage: "repartition(\"name\", KeySerde, ValueSerde)",
     lower: &[Lower::Stream(repartition)],

@@ -12,7 +12,7 @@ use crate::codegen::emitter::{Acc, Emitter, Part, dk};
 use crate::ir::NodeKind;
 use crate::parse::Call;
 
-pub const SELECT_KEY: Operator = Operator {
+pub(crate) const SELECT_KEY: Operator = Operator {
     name: "select_key",
     usage: "select_key(|key, value| new_key)",
     lower: &[Lower::Stream(select_key)],
@@ -43,7 +43,7 @@ fn select_key(b: &mut Builder, s: Stream, call: &Call) -> syn::Result<Flow> {
 }
 
 /// `let k2 = select_key(&k, &v, f); children`
-pub fn emit(em: &Emitter<'_>, node: usize, f: &Expr, k: &Acc, v: &Acc) -> TokenStream {
+pub(crate) fn emit(em: &Emitter<'_>, node: usize, f: &Expr, k: &Acc, v: &Acc) -> TokenStream {
     let dk = dk();
     let sp = em.m.nodes[node].span;
     let nk = format_ident!("__k{}", node);

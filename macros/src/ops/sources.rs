@@ -12,7 +12,7 @@ use crate::codegen::emitter::{Acc, Emitter, Part, dk};
 use crate::ir::{AggOp, NodeKind, SerdeTy, Store, StoreOwner, TopicRole, TopicUse, WindowKind};
 use crate::parse::Call;
 
-pub const STREAM: Operator = Operator {
+pub(crate) const STREAM: Operator = Operator {
     name: "stream",
     usage: "stream(\"topic\", KeySerde, ValueSerde)",
     lower: &[Lower::Root(stream)],
@@ -20,7 +20,7 @@ pub const STREAM: Operator = Operator {
     emit: &[EMIT],
 };
 
-pub const TABLE: Operator = Operator {
+pub(crate) const TABLE: Operator = Operator {
     name: "table",
     usage: "table(\"topic\", KeySerde, ValueSerde) or table(\"topic\", KeySerde, ValueSerde, \"store\")",
     lower: &[Lower::Root(table)],
@@ -28,7 +28,7 @@ pub const TABLE: Operator = Operator {
     emit: &[super::table::SOURCE_EMIT],
 };
 
-pub const STORE: Operator = Operator {
+pub(crate) const STORE: Operator = Operator {
     name: "store",
     usage: "store(\"name\", KeySerde, ValueSerde)",
     lower: &[Lower::Root(store)],
@@ -36,7 +36,7 @@ pub const STORE: Operator = Operator {
     emit: &[],
 };
 
-pub const ON_ERROR: Operator = Operator {
+pub(crate) const ON_ERROR: Operator = Operator {
     name: "on_error",
     usage: "on_error(|error| ErrorResponse::..)",
     lower: &[Lower::Root(on_error)],
@@ -78,7 +78,7 @@ fn stream(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
 
 /// The arguments of `table(..)` and `global_table(..)`: `("topic", KeySerde, ValueSerde)` and
 /// maybe `"store"`. The topic is recorded as a table's input.
-pub struct TableArgs {
+pub(crate) struct TableArgs {
     pub topic: String,
     pub topic_span: Span,
     pub key: SerdeTy,
@@ -88,7 +88,7 @@ pub struct TableArgs {
 }
 
 /// Reads [`TableArgs`] from `call`.
-pub fn table_args(b: &mut Builder, call: &Call, usage: &str) -> syn::Result<TableArgs> {
+pub(crate) fn table_args(b: &mut Builder, call: &Call, usage: &str) -> syn::Result<TableArgs> {
     let (topic, topic_span) = name_arg(call, 0, usage)?;
     let key = serde_arg(call, 1, usage)?;
     let value = serde_arg(call, 2, usage)?;
@@ -231,7 +231,7 @@ fn dead_letters(b: &mut Builder, tokens: TokenStream) {
 }
 
 /// The code of the sources of topics: a user topic (`stream(..)`) or a repartition topic.
-pub const EMIT: Emit = Emit {
+pub(crate) const EMIT: Emit = Emit {
     source,
     null,
     ..Emit::NONE

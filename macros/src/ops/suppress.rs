@@ -19,7 +19,7 @@ use crate::ir::{NodeKind, Store, StoreOwner, WindowKind};
 use crate::names;
 use crate::parse::Call;
 
-pub const SUPPRESS_UNTIL_WINDOW_CLOSES: Operator = Operator {
+pub(crate) const SUPPRESS_UNTIL_WINDOW_CLOSES: Operator = Operator {
     name: "suppress_until_window_closes",
     usage: "suppress_until_window_closes() or suppress_until_window_closes(\"name\")",
     lower: &[Lower::Table(suppress)],
@@ -109,7 +109,7 @@ fn null(em: &Emitter<'_>, node: usize, _: &Part, _: &Part) -> Option<TokenStream
 }
 
 /// The suppressions that follow aggregation `node`: (their buffer's store, their node).
-pub fn suppressions(em: &Emitter<'_>, node: usize) -> Vec<(usize, usize)> {
+pub(crate) fn suppressions(em: &Emitter<'_>, node: usize) -> Vec<(usize, usize)> {
     em.m.nodes[node]
         .children
         .iter()
@@ -122,7 +122,7 @@ pub fn suppressions(em: &Emitter<'_>, node: usize) -> Vec<(usize, usize)> {
 
 /// Drops the buffered result of the session `[__dk_s, __dk_e]` of the key whose bytes are in
 /// `self.__kbuf` (a merged-away session, whose tombstone Kafka Streams' suppression takes).
-pub fn drop_session(em: &Emitter<'_>, buffer: usize, suppress: usize) -> TokenStream {
+pub(crate) fn drop_session(em: &Emitter<'_>, buffer: usize, suppress: usize) -> TokenStream {
     let dk = dk();
     let field = Emitter::store_field(buffer);
     let changelog = &em.m.stores[buffer].changelog;

@@ -26,9 +26,9 @@ use crate::parse::Call;
 
 use super::changes::needs_old;
 use super::{Emit, Lower, Operator};
-pub use crate::ir::table::TableNode;
+pub(crate) use crate::ir::table::TableNode;
 
-pub const TO_TABLE: Operator = Operator {
+pub(crate) const TO_TABLE: Operator = Operator {
     name: "to_table",
     usage: "to_table(\"store\") or to_table(\"store\", KeySerde, ValueSerde)",
     lower: &[Lower::Stream(to_table)],
@@ -181,7 +181,7 @@ const EMIT: Emit = Emit {
 };
 
 /// The code of a table read from its topic (the `table(..)` source).
-pub const SOURCE_EMIT: Emit = Emit {
+pub(crate) const SOURCE_EMIT: Emit = Emit {
     source,
     null: no_source_null,
     ..Emit::NONE

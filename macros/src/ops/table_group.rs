@@ -25,13 +25,13 @@ use crate::parse::Call;
 
 use super::changes::{changing, needs_old};
 use crate::ir::TableNode;
-pub use crate::ir::table::TableAgg;
+pub(crate) use crate::ir::table::TableAgg;
 
 /// How `group_by(..)` of a table is named in messages.
 const HOW: &str = "group_by(..) of a table";
 
 /// `table.group_by(|key, value| (new_key, new_value), KeySerde, ValueSerde)`.
-pub fn group_by(b: &mut Builder, t: Table, call: &Call) -> syn::Result<Flow> {
+pub(crate) fn group_by(b: &mut Builder, t: Table, call: &Call) -> syn::Result<Flow> {
     let usage = "group_by(|key, value| (new_key, new_value), KeySerde, ValueSerde)";
     let f = expr_arg(call, 0, usage)?;
     let key = serde_arg(call, 1, usage)?;
@@ -57,7 +57,7 @@ pub fn group_by(b: &mut Builder, t: Table, call: &Call) -> syn::Result<Flow> {
 }
 
 /// The lowering of `name` on a grouped table, if `g` is one.
-pub fn on_grouped_table(b: &Builder, g: &Grouped, name: &str) -> Option<syn::Result<()>> {
+pub(crate) fn on_grouped_table(b: &Builder, g: &Grouped, name: &str) -> Option<syn::Result<()>> {
     if !matches!(
         b.nodes[g.node].kind,
         NodeKind::Table(TableNode::Select { .. })
@@ -76,7 +76,7 @@ pub fn on_grouped_table(b: &Builder, g: &Grouped, name: &str) -> Option<syn::Res
 }
 
 /// `count`, `reduce` or `aggregate` of a re-grouped table.
-pub fn aggregate(b: &mut Builder, g: Grouped, call: &Call) -> syn::Result<Flow> {
+pub(crate) fn aggregate(b: &mut Builder, g: Grouped, call: &Call) -> syn::Result<Flow> {
     let op = call.name.to_string();
     let usage = match op.as_str() {
         "count" => "count(\"store\")",
@@ -199,7 +199,7 @@ pub fn aggregate(b: &mut Builder, g: Grouped, call: &Call) -> syn::Result<Flow> 
 }
 
 /// The code of a re-grouped table's nodes: the selection and the aggregation.
-pub const EMIT: Emit = Emit {
+pub(crate) const EMIT: Emit = Emit {
     record,
     ..Emit::NONE
 };

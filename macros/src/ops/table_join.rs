@@ -32,17 +32,17 @@ use crate::parse::Call;
 
 use super::changes::{changing, needs_old};
 use crate::ir::TableNode;
-pub use crate::ir::table::{JoinKind, JoinSide};
+pub(crate) use crate::ir::table::{JoinKind, JoinSide};
 
-pub fn join(b: &mut Builder, t: Table, call: &Call) -> syn::Result<Flow> {
+pub(crate) fn join(b: &mut Builder, t: Table, call: &Call) -> syn::Result<Flow> {
     lower(b, t, call, JoinKind::Inner)
 }
 
-pub fn left_join(b: &mut Builder, t: Table, call: &Call) -> syn::Result<Flow> {
+pub(crate) fn left_join(b: &mut Builder, t: Table, call: &Call) -> syn::Result<Flow> {
     lower(b, t, call, JoinKind::Left)
 }
 
-pub fn outer_join(b: &mut Builder, t: Table, call: &Call) -> syn::Result<Flow> {
+pub(crate) fn outer_join(b: &mut Builder, t: Table, call: &Call) -> syn::Result<Flow> {
     lower(b, t, call, JoinKind::Outer)
 }
 
@@ -129,7 +129,7 @@ fn lower(b: &mut Builder, t: Table, call: &Call, kind: JoinKind) -> syn::Result<
 
 /// The code of a table-table join's nodes, and the value getters of the tables with a store
 /// (table sources, `to_table`, aggregations) and of a join's result.
-pub const EMIT: Emit = Emit {
+pub(crate) const EMIT: Emit = Emit {
     record,
     getter,
     ..Emit::NONE
@@ -340,7 +340,7 @@ fn emit_side(em: &Emitter<'_>, node: usize, side: &JoinSide, k: &Acc, v: &Acc) -
 
 /// The stores a table operator's node reads or writes, for `describe()`: a join side names
 /// the stores of the other side's value getter, as Kafka Streams does.
-pub fn node_stores(m: &crate::ir::Model, node: usize, t: &TableNode) -> Vec<usize> {
+pub(crate) fn node_stores(m: &crate::ir::Model, node: usize, t: &TableNode) -> Vec<usize> {
     match t {
         TableNode::ToTable { store } | TableNode::Aggregate { store, .. } => vec![*store],
         TableNode::Join(side) => {

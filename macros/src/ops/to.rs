@@ -11,7 +11,7 @@ use crate::codegen::emitter::{Acc, Emitter, Part, dk};
 use crate::ir::{NodeKind, SerdeTy, TopicRole, TopicUse};
 use crate::parse::Call;
 
-pub const TO: Operator = Operator {
+pub(crate) const TO: Operator = Operator {
     name: "to",
     usage: "to(\"topic\", KeySerde, ValueSerde)",
     lower: &[Lower::Stream(to)],
@@ -95,7 +95,7 @@ fn to(b: &mut Builder, s: Stream, call: &Call) -> syn::Result<Flow> {
 
 /// The code of the sinks: to a user topic (`to`) or a repartition topic (`repartition`, and
 /// the repartitions before a grouping or a join).
-pub const EMIT: Emit = Emit {
+pub(crate) const EMIT: Emit = Emit {
     record,
     null,
     ..Emit::NONE

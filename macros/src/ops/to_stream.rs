@@ -12,7 +12,7 @@ use crate::codegen::emitter::{Acc, Emitter, Part};
 use crate::ir::NodeKind;
 use crate::parse::Call;
 
-pub const TO_STREAM: Operator = Operator {
+pub(crate) const TO_STREAM: Operator = Operator {
     name: "to_stream",
     usage: "to_stream()",
     lower: &[Lower::Table(to_stream)],

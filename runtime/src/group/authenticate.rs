@@ -149,7 +149,7 @@ impl BrokerConnection {
 /// in milliseconds (librdkafka's transactional producer would wait out its 60 s
 /// `init_transactions` instead). Unreachable brokers are not an error here: the clients wait
 /// for them as usual. Does nothing without TLS or SASL.
-pub async fn check_credentials(
+pub(crate) async fn check_credentials(
     bootstrap_servers: &str,
     client_id: &str,
     security: &crate::security::ConnectionSecurity,

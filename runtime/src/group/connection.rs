@@ -239,8 +239,9 @@ impl BrokerConnection {
                 timeout,
             })?
             .map_err(|e| tls_error(&addr, e))?;
-        let (received, header_len) = response_header(&buf, response_header_version)
-            .map_err(|e| self.decode_error(api, e))?;
+        let (received, header_len) =
+            crate::protocol::response_header(&buf, response_header_version)
+                .map_err(|e| self.decode_error(api, e))?;
         if received != correlation_id {
             return Err(self.malformed(
                 api,
@@ -272,18 +273,8 @@ impl BrokerConnection {
     }
 }
 
-/// A response header: its correlation id, and its length (v1 has tagged fields after it).
-fn response_header(buf: &[u8], version: i16) -> Result<(i32, usize), DecodeError> {
-    let mut r = crate::protocol::wire::Reader::new(buf);
-    let correlation_id = r.i32()?;
-    if version >= 1 {
-        r.tagged_fields()?;
-    }
-    Ok((correlation_id, buf.len() - r.remaining()))
-}
-
 /// Api key of ApiVersions.
-pub const API_VERSIONS: i16 = 18;
+pub(crate) const API_VERSIONS: i16 = 18;
 
 /// A failed TLS handshake is permanent (certificates, host name, protocol versions), and so is a
 /// TLS protocol error after it (with TLS 1.3 a broker refuses a missing or untrusted client
@@ -320,7 +311,7 @@ fn io_error(addr: &str, e: std::io::Error) -> GroupError {
 }
 
 /// The name of a Kafka error code, with the code: `NOT_COORDINATOR (16)`.
-pub fn error_name(code: i16) -> String {
+pub(crate) fn error_name(code: i16) -> String {
     match kafka_protocol::ResponseError::try_from_code(code) {
         None => "NONE (0)".into(),
         Some(e) => format!("{e:?} ({code})"),

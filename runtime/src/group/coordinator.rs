@@ -113,7 +113,7 @@ pub async fn connect_to_coordinator(
 /// started while its cluster is down (or unreachable) logs a warning every `config.connect_timeout`
 /// and starts once a broker is back, instead of exiting. Returns at once when the cluster is up;
 /// fails only on a permanent error (authorization, a broker without streams groups).
-pub async fn await_coordinator(
+pub(crate) async fn await_coordinator(
     config: &CoordinatorConfig,
     group_id: &str,
 ) -> Result<(), GroupError> {

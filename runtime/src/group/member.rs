@@ -101,7 +101,7 @@ impl MemberConfig {
 }
 
 /// How long [`MemberHandle::close`] waits for the member to leave the group.
-pub const LEAVE_WAIT: Duration = Duration::from_secs(5);
+pub(super) const LEAVE_WAIT: Duration = Duration::from_secs(5);
 
 enum Command {
     Release(Vec<TaskId>),
@@ -330,7 +330,7 @@ impl MemberHandle {
     /// Leaves the group (epoch -1) and stops the member. Call it after the owner committed and
     /// closed its tasks: the coordinator hands them to other members at once.
     ///
-    /// Leaving is best effort and takes at most [`LEAVE_WAIT`]: while the cluster is unreachable
+    /// Leaving is best effort and takes at most 5 s: while the cluster is unreachable
     /// the heartbeat loop may be inside a coordinator lookup of up to `connect_timeout` (30 s),
     /// and a shutdown must not wait for it. The member is then stopped without leaving; the
     /// coordinator removes it after the session timeout.

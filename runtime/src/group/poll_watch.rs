@@ -156,7 +156,7 @@ impl PollWatch {
         self.0.expired.swap(false, Ordering::AcqRel)
     }
 
-    /// Makes this the watch of the owner running on this thread (see [`touch_current`]).
+    /// Makes this the watch of the owner running on this thread (the runtime's own long waits touch it).
     pub fn install(&self) {
         CURRENT.with(|current| *current.borrow_mut() = Some(self.clone()));
     }
@@ -164,7 +164,7 @@ impl PollWatch {
 
 /// Touches the watch of the owner running on this thread, if any: for the runtime's own long
 /// waits (a restore, a lookup retried while a broker restarts), which are not user code stuck.
-pub fn touch_current() {
+pub(crate) fn touch_current() {
     CURRENT.with(|current| {
         if let Some(watch) = current.borrow().as_ref() {
             watch.touch();

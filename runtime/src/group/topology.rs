@@ -51,7 +51,7 @@ fn id_key(id: &str) -> (u64, &str) {
 }
 
 /// The heartbeat topology of `info` (topology epoch 0).
-pub fn heartbeat_topology(info: &TopologyInfo) -> Result<Topology, GroupError> {
+pub(super) fn heartbeat_topology(info: &TopologyInfo) -> Result<Topology, GroupError> {
     let mut subs: Vec<_> = info.subtopologies.iter().collect();
     subs.sort_by(|a, b| id_key(a.id).cmp(&id_key(b.id)));
     let mut subtopologies = Vec::with_capacity(subs.len());

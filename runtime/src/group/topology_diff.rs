@@ -12,7 +12,7 @@ const MAX_DIFFERENCES: usize = 8;
 
 /// The differences between `ours` and the group's stored topology `theirs`, one sentence each
 /// (empty when the names and configurations agree, or when the group stores no topology).
-pub fn topology_differences(ours: &Topology, theirs: &DescribedTopology) -> Vec<String> {
+pub(super) fn topology_differences(ours: &Topology, theirs: &DescribedTopology) -> Vec<String> {
     let Some(stored) = &theirs.subtopologies else {
         return Vec::new();
     };

@@ -15,7 +15,7 @@ use super::oauth::{OAuthRefresh, set_token};
 /// The admin client of an application. With an OAUTHBEARER token provider, it sets a fresh token
 /// before each operation once 80% of the last one's lifetime has passed (rdkafka's admin client
 /// never handles librdkafka's token refresh).
-pub struct Admin {
+pub(crate) struct Admin {
     client: AdminClient<DefaultClientContext>,
     oauth: OAuthRefresh,
     /// When to set the next token (ms since the Unix epoch); 0: now.
@@ -58,7 +58,7 @@ impl Admin {
 
 /// Makes an admin client; OAUTHBEARER tokens come from `oauth`, asked for before each
 /// operation (not here: this may run on a tokio worker, and the provider may block).
-pub fn admin(config: &ClientConfig, oauth: OAuthRefresh) -> Result<Admin, KafkaError> {
+pub(crate) fn admin(config: &ClientConfig, oauth: OAuthRefresh) -> Result<Admin, KafkaError> {
     Ok(Admin {
         client: config.create()?,
         oauth,
@@ -78,7 +78,7 @@ fn options(timeout: Duration) -> AdminOptions {
 /// Deletes the records of repartition partitions below the given offsets (the committed ones),
 /// so repartition topics don't grow forever. Failures are returned per call, not per partition:
 /// a partition that could not be purged now is purged at a later commit.
-pub async fn purge(
+pub(crate) async fn purge(
     admin: &Admin,
     below: &TopicPartitionList,
     timeout: Duration,
@@ -127,7 +127,7 @@ pub fn internal_topic_name<'t>(application_id: &str, topic: &'t str) -> Option<&
 
 /// The outcome of deleting a group.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GroupDeletion {
+pub(crate) enum GroupDeletion {
     /// The group was deleted.
     Deleted,
     /// There was no such group.
@@ -155,7 +155,7 @@ pub enum DeleteGroupError {
 }
 
 /// Deletes the group `group_id` (the application id); the group must be empty.
-pub async fn delete_group(
+pub(crate) async fn delete_group(
     admin: &Admin,
     group_id: &str,
     timeout: Duration,
@@ -209,7 +209,7 @@ pub async fn delete_group(
 }
 
 /// Deletes `topics`; topics that no longer exist are not an error. Returns the topics deleted.
-pub async fn delete_topics(
+pub(crate) async fn delete_topics(
     admin: &Admin,
     topics: &[&str],
     timeout: Duration,

@@ -56,7 +56,7 @@ impl OAuthRefresh {
 /// which also calls this to answer the processing consumer's token refreshes):
 /// `rd_kafka_oauthbearer_set_token` with a live client handle and NUL-terminated strings that
 /// librdkafka copies.
-pub fn set_token<C: rdkafka::ClientContext>(
+pub(crate) fn set_token<C: rdkafka::ClientContext>(
     client: &rdkafka::client::Client<C>,
     token: &RdKafkaToken,
 ) -> Result<(), String> {
@@ -101,7 +101,7 @@ impl OAuthRefresh {
 /// refresh when the client is made, and a consumer handles it only when polled, so calls made
 /// before the first poll (committed offsets, metadata) would otherwise wait for a connection
 /// that cannot authenticate. Without an assignment the poll returns no record.
-pub fn fetch_first_token<C: rdkafka::consumer::ConsumerContext>(
+pub(crate) fn fetch_first_token<C: rdkafka::consumer::ConsumerContext>(
     consumer: &rdkafka::consumer::BaseConsumer<C>,
     oauth: &OAuthRefresh,
 ) {
@@ -112,13 +112,13 @@ pub fn fetch_first_token<C: rdkafka::consumer::ConsumerContext>(
 
 /// The context of the processing threads' main consumers.
 #[derive(Debug, Clone, Default)]
-pub struct StreamsConsumerContext {
+pub(crate) struct StreamsConsumerContext {
     oauth: OAuthRefresh,
 }
 
 impl StreamsConsumerContext {
     /// A context answering token refreshes with `oauth`.
-    pub fn new(oauth: OAuthRefresh) -> Self {
+    pub(crate) fn new(oauth: OAuthRefresh) -> Self {
         StreamsConsumerContext { oauth }
     }
 }

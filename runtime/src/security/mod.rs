@@ -19,6 +19,7 @@ pub(crate) mod scram;
 mod secret;
 pub(crate) mod tls;
 
+pub use config::SecurityConfig;
 pub use config::{SaslMechanism, SecurityProtocol};
 pub use error::SecurityError;
 pub use oauth::{
@@ -26,17 +27,13 @@ pub use oauth::{
 };
 pub use secret::Secret;
 
-/// The parsed security properties (support for the project's broker tests).
-#[doc(hidden)]
-pub use config::SecurityConfig;
-
 use config::SaslSettings;
 use tls::TlsConnector;
 
 /// What a connection to a broker needs to secure itself, prepared once per application: the
-/// TLS configuration (files read, key decrypted) and the SASL credentials (support for the
-/// project's broker tests).
-#[doc(hidden)]
+/// TLS configuration (files read, key decrypted) and the SASL credentials. Made from a
+/// [`SecurityConfig`]; [`group::BrokerConnection::connect`](crate::group::BrokerConnection::connect)
+/// takes it.
 #[derive(Debug, Clone, Default)]
 pub struct ConnectionSecurity {
     /// TLS, for SSL and SASL_SSL.

@@ -9,7 +9,7 @@ use super::scram::{ScramClient, ScramError};
 
 /// Where an exchange stands after the client's message.
 #[derive(Debug)]
-pub enum SaslExchange {
+pub(crate) enum SaslExchange {
     /// PLAIN and OAUTHBEARER: one message, then done.
     Single,
     /// SCRAM: waiting for the server-first-message.
@@ -20,7 +20,7 @@ pub enum SaslExchange {
 
 /// What the client sends next, or that it is done.
 #[derive(Debug)]
-pub enum SaslStep {
+pub(crate) enum SaslStep {
     /// Send these bytes.
     Send(Vec<u8>),
     /// Authenticated.
@@ -29,7 +29,7 @@ pub enum SaslStep {
 
 /// The first message of `settings`' mechanism. `token` is the OAUTHBEARER token (ignored by
 /// the other mechanisms).
-pub fn start(
+pub(crate) fn start(
     settings: &SaslSettings,
     token: Option<&OAuthToken>,
 ) -> Result<(Vec<u8>, SaslExchange), ScramError> {
@@ -59,7 +59,10 @@ pub fn start(
 
 impl SaslExchange {
     /// Answers the server's bytes.
-    pub fn step(self, server: &[u8]) -> Result<(SaslStep, Option<SaslExchange>), ScramError> {
+    pub(crate) fn step(
+        self,
+        server: &[u8],
+    ) -> Result<(SaslStep, Option<SaslExchange>), ScramError> {
         match self {
             SaslExchange::Single => Ok((SaslStep::Done, None)),
             SaslExchange::ScramFirst(mut client) => {
@@ -82,7 +85,7 @@ impl SaslExchange {
 }
 
 /// PLAIN (RFC 4616): empty authzid, user name, password.
-pub fn plain_message(username: &str, password: &str) -> Vec<u8> {
+pub(crate) fn plain_message(username: &str, password: &str) -> Vec<u8> {
     let mut m = Vec::with_capacity(username.len() + password.len() + 2);
     m.push(0);
     m.extend_from_slice(username.as_bytes());
@@ -93,7 +96,7 @@ pub fn plain_message(username: &str, password: &str) -> Vec<u8> {
 
 /// OAUTHBEARER's initial client response (RFC 7628 section 3.1), as Kafka's
 /// `OAuthBearerClientInitialResponse` writes it: `n,,\x01auth=Bearer <token>[\x01k=v]*\x01\x01`.
-pub fn oauth_bearer_message(token: &OAuthToken) -> Vec<u8> {
+pub(crate) fn oauth_bearer_message(token: &OAuthToken) -> Vec<u8> {
     let mut m = format!("n,,\x01auth=Bearer {}", token.value.expose());
     for (k, v) in &token.extensions {
         m.push('\x01');

@@ -11,11 +11,11 @@ use openssl::pkey::PKey;
 use openssl::sign::Signer;
 
 /// The fewest iterations Kafka's brokers accept (and so the fewest this client accepts).
-pub const MIN_ITERATIONS: u32 = 4096;
+pub(crate) const MIN_ITERATIONS: u32 = 4096;
 
 /// Why a SCRAM exchange failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ScramError {
+pub(crate) enum ScramError {
     /// The server's message is not valid SCRAM.
     #[error("malformed SCRAM server message: {0}")]
     Malformed(&'static str),
@@ -43,7 +43,7 @@ fn crypto(e: openssl::error::ErrorStack) -> ScramError {
 }
 
 /// One SCRAM exchange, from the client's first message to the check of the server's signature.
-pub struct ScramClient {
+pub(crate) struct ScramClient {
     digest: MessageDigest,
     password: Vec<u8>,
     client_first_bare: String,
@@ -62,7 +62,11 @@ impl std::fmt::Debug for ScramClient {
 
 impl ScramClient {
     /// A client for `username`/`password` with a random nonce.
-    pub fn new(digest: MessageDigest, username: &str, password: &str) -> Result<Self, ScramError> {
+    pub(crate) fn new(
+        digest: MessageDigest,
+        username: &str,
+        password: &str,
+    ) -> Result<Self, ScramError> {
         let mut raw = [0u8; 24];
         openssl::rand::rand_bytes(&mut raw).map_err(crypto)?;
         Ok(Self::with_nonce(
@@ -74,7 +78,12 @@ impl ScramClient {
     }
 
     /// A client with a given nonce (for the RFCs' test vectors).
-    pub fn with_nonce(digest: MessageDigest, username: &str, password: &str, nonce: &str) -> Self {
+    pub(crate) fn with_nonce(
+        digest: MessageDigest,
+        username: &str,
+        password: &str,
+        nonce: &str,
+    ) -> Self {
         let name = username.replace('=', "=3D").replace(',', "=2C");
         ScramClient {
             digest,
@@ -86,12 +95,12 @@ impl ScramClient {
     }
 
     /// The client-first-message (GS2 header `n,,`: no channel binding, no authzid).
-    pub fn client_first(&self) -> String {
+    pub(crate) fn client_first(&self) -> String {
         format!("n,,{}", self.client_first_bare)
     }
 
     /// Answers the server-first-message with the client-final-message.
-    pub fn client_final(&mut self, server_first: &str) -> Result<String, ScramError> {
+    pub(crate) fn client_final(&mut self, server_first: &str) -> Result<String, ScramError> {
         let mut nonce = None;
         let mut salt = None;
         let mut iterations = None;
@@ -145,7 +154,7 @@ impl ScramClient {
     }
 
     /// Checks the server-final-message: the server proves it knows the credentials.
-    pub fn verify_server_final(&self, server_final: &str) -> Result<(), ScramError> {
+    pub(crate) fn verify_server_final(&self, server_final: &str) -> Result<(), ScramError> {
         if let Some(e) = server_final.strip_prefix("e=") {
             return Err(ScramError::ServerError(e.to_owned()));
         }

@@ -211,11 +211,11 @@ const CLIENT_CERTIFICATE_VERDICT: std::time::Duration = std::time::Duration::fro
 /// a new connection would fail the same way.
 #[derive(Debug, thiserror::Error)]
 #[error("TLS handshake failed: {0}")]
-pub struct TlsHandshakeError(pub String);
+pub(crate) struct TlsHandshakeError(pub String);
 
 /// A connection to a broker: plain TCP or TLS over it.
 #[derive(Debug)]
-pub enum BrokerStream {
+pub(crate) enum BrokerStream {
     /// PLAINTEXT and SASL_PLAINTEXT.
     Plain(TcpStream),
     /// SSL and SASL_SSL.

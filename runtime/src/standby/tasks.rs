@@ -52,7 +52,7 @@ pub(crate) struct StandbyTask<K: Task> {
 
 impl<K: Task> StandbyTask<K> {
     /// A standby of `task`, its changelogs starting at `start(topic)` (`None`: the beginning).
-    pub fn new(
+    pub(crate) fn new(
         id: TaskId,
         task: K,
         dir: Option<TaskDir>,
@@ -80,7 +80,7 @@ impl<K: Task> StandbyTask<K> {
 
     /// Changelog records the standby has not applied yet, as of the last end lookup (`None`
     /// before one).
-    pub fn lag(&self) -> Option<i64> {
+    pub(crate) fn lag(&self) -> Option<i64> {
         self.changelogs.iter().try_fold(0i64, |sum, c| {
             c.end
                 .map(|end| sum.saturating_add((end - c.next.unwrap_or(0)).max(0)))
@@ -88,14 +88,14 @@ impl<K: Task> StandbyTask<K> {
     }
 
     /// The sum of its changelog positions (Kafka Streams' "task offset sum").
-    pub fn offset_sum(&self) -> i64 {
+    pub(crate) fn offset_sum(&self) -> i64 {
         self.changelogs
             .iter()
             .fold(0i64, |sum, c| sum.saturating_add(c.next.unwrap_or(0)))
     }
 
     /// The sum of its changelogs' end offsets, if all are known.
-    pub fn end_offset_sum(&self) -> Option<i64> {
+    pub(crate) fn end_offset_sum(&self) -> Option<i64> {
         self.changelogs
             .iter()
             .try_fold(0i64, |sum, c| c.end.map(|e| sum.saturating_add(e)))
@@ -106,7 +106,7 @@ impl<K: Task> StandbyTask<K> {
     /// task's commit does: a standby applies committed changelog records only, so its stores
     /// are trusted up to that position after a crash too, and a later standby or active task
     /// of the directory replays only what follows.
-    pub fn flush(&mut self) -> Result<(), TaskError> {
+    pub(crate) fn flush(&mut self) -> Result<(), TaskError> {
         self.unflushed = 0;
         let changelogs = &self.changelogs;
         self.task
@@ -180,29 +180,29 @@ impl<K: Task> Default for StandbyTasks<K> {
 
 impl<K: Task> StandbyTasks<K> {
     /// The ids of the standby tasks.
-    pub fn ids(&self) -> TaskSet {
+    pub(crate) fn ids(&self) -> TaskSet {
         self.tasks.iter().map(|t| t.id).collect()
     }
 
     /// How many there are.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.tasks.len()
     }
 
     /// Whether there are none.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.tasks.is_empty()
     }
 
     /// Adds a standby task.
-    pub fn insert(&mut self, task: StandbyTask<K>) {
+    pub(crate) fn insert(&mut self, task: StandbyTask<K>) {
         self.tasks.push(task);
         self.assigned = false;
         self.ends_refreshed = None;
     }
 
     /// Removes and returns the standby task `id` (it is closed, or promoted to active).
-    pub fn take(&mut self, id: TaskId) -> Option<StandbyTask<K>> {
+    pub(crate) fn take(&mut self, id: TaskId) -> Option<StandbyTask<K>> {
         let i = self.tasks.iter().position(|t| t.id == id)?;
         self.assigned = false;
         // No longer a standby here: its lag gauge stops meaning anything.
@@ -211,7 +211,7 @@ impl<K: Task> StandbyTasks<K> {
     }
 
     /// Removes every standby task.
-    pub fn drain(&mut self) -> Vec<StandbyTask<K>> {
+    pub(crate) fn drain(&mut self) -> Vec<StandbyTask<K>> {
         self.assigned = false;
         for t in &self.tasks {
             metrics::gauge!("dekaf.streams.standby.lag", "task" => t.id.to_string()).set(0.0);
@@ -220,7 +220,7 @@ impl<K: Task> StandbyTasks<K> {
     }
 
     /// Per task: offset sums and end-offset sums, for the heartbeat.
-    pub fn task_offsets(&self) -> TaskOffsets {
+    pub(crate) fn task_offsets(&self) -> TaskOffsets {
         TaskOffsets {
             offsets: self.tasks.iter().map(|t| (t.id, t.offset_sum())).collect(),
             end_offsets: self
@@ -234,7 +234,7 @@ impl<K: Task> StandbyTasks<K> {
     /// Applies the committed changelog records `consumer` has ready, for at most `budget`
     /// (then the processing loop goes on), and returns how many it applied. Points `consumer`
     /// at the standbys' positions first when they changed.
-    pub fn poll(
+    pub(crate) fn poll(
         &mut self,
         consumer: &RestoreConsumer,
         budget: Duration,
@@ -310,7 +310,7 @@ impl<K: Task> StandbyTasks<K> {
     }
 
     /// Flushes the stores of standbys that applied records, at most every `interval`.
-    pub fn flush_due(&mut self, interval: Duration) -> Result<(), StandbyError> {
+    pub(crate) fn flush_due(&mut self, interval: Duration) -> Result<(), StandbyError> {
         if self.flushed.elapsed() < interval {
             return Ok(());
         }
@@ -329,7 +329,7 @@ impl<K: Task> StandbyTasks<K> {
 
     /// Looks up the changelogs' end offsets, at most every `interval`, and publishes every
     /// standby's lag. Returns whether it looked them up. A failed lookup keeps the old ends.
-    pub fn refresh_ends(&mut self, consumer: &RestoreConsumer, interval: Duration) -> bool {
+    pub(crate) fn refresh_ends(&mut self, consumer: &RestoreConsumer, interval: Duration) -> bool {
         if self
             .ends_refreshed
             .is_some_and(|at| at.elapsed() < interval)

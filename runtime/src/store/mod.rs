@@ -229,7 +229,6 @@ pub(crate) fn inverted(from: &Bound<&[u8]>, to: &Bound<&[u8]>) -> bool {
 
 /// The bytes [`window_key`] appends after the key bytes: the window start (8) and a sequence
 /// number (4). The start is this many bytes before the end of a window-store key.
-#[doc(hidden)]
 pub const WINDOW_SUFFIX: usize = 12;
 
 /// Appends the window-store key of (`key bytes`, `window start`) to `out`: the key bytes, then
@@ -238,14 +237,12 @@ pub const WINDOW_SUFFIX: usize = 12;
 /// writes to a window store's changelog; keeping the same layout lets either side restore the
 /// other's changelog (taking over a running application in place).
 #[inline]
-#[doc(hidden)]
 pub fn window_key(out: &mut Vec<u8>, start: i64) {
     out.extend_from_slice(&start.to_be_bytes());
     out.extend_from_slice(&0u32.to_be_bytes());
 }
 
 /// Splits a window-store key into the key bytes and the window start.
-#[doc(hidden)]
 pub fn split_window_key(bytes: &[u8]) -> Option<(&[u8], i64)> {
     let split = bytes.len().checked_sub(WINDOW_SUFFIX)?;
     let (key, suffix) = bytes.split_at(split);
@@ -257,7 +254,6 @@ pub fn split_window_key(bytes: &[u8]) -> Option<(&[u8], i64)> {
 /// The `TimeWindowed` serialization of a window-store key (key bytes, then the start): the store
 /// key without its sequence number, as Kafka Streams' `TimeWindowedSerializer` writes it.
 #[inline]
-#[doc(hidden)]
 pub fn time_windowed_bytes(store_key: &[u8]) -> &[u8] {
     &store_key[..store_key.len().saturating_sub(WINDOW_SUFFIX - 8)]
 }

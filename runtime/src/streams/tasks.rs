@@ -50,7 +50,7 @@ pub(crate) struct Lateness {
 
 impl Lateness {
     /// Counts a record of `timestamp` processed at `stream_time` (`i64::MIN`: none yet).
-    pub fn observe(&mut self, stream_time: i64, timestamp: i64) {
+    pub(super) fn observe(&mut self, stream_time: i64, timestamp: i64) {
         let late = if stream_time > timestamp {
             stream_time.saturating_sub(timestamp)
         } else {
@@ -93,7 +93,7 @@ impl<T: Topology, F: BackendFactory> Default for ActiveTasks<T, F> {
 impl<T: Topology, F: BackendFactory> ActiveTasks<T, F> {
     /// Creates the task `id` with stores opened by `stores` (in `dir`, when on disk). Its
     /// positions start unknown.
-    pub fn create(
+    pub(super) fn create(
         id: TaskId,
         stores: &mut F,
         dir: Option<TaskDir>,
@@ -104,7 +104,11 @@ impl<T: Topology, F: BackendFactory> ActiveTasks<T, F> {
 
     /// Makes `task` (a promoted standby's, stores and all) an active task. Its positions start
     /// unknown.
-    pub fn adopt(id: TaskId, task: T::Task<F::Backend>, dir: Option<TaskDir>) -> ActiveTask<T, F> {
+    pub(super) fn adopt(
+        id: TaskId,
+        task: T::Task<F::Backend>,
+        dir: Option<TaskDir>,
+    ) -> ActiveTask<T, F> {
         let n = task.source_topics().len();
         ActiveTask {
             id,
@@ -121,13 +125,13 @@ impl<T: Topology, F: BackendFactory> ActiveTasks<T, F> {
     }
 
     /// Adds a task.
-    pub fn insert(&mut self, task: ActiveTask<T, F>) {
+    pub(super) fn insert(&mut self, task: ActiveTask<T, F>) {
         self.tasks.push(task);
         self.reroute();
     }
 
     /// Removes and returns the task `id`.
-    pub fn remove(&mut self, id: TaskId) -> Option<ActiveTask<T, F>> {
+    pub(super) fn remove(&mut self, id: TaskId) -> Option<ActiveTask<T, F>> {
         let i = self.tasks.iter().position(|t| t.id == id)?;
         let task = self.tasks.swap_remove(i);
         self.reroute();
@@ -135,7 +139,7 @@ impl<T: Topology, F: BackendFactory> ActiveTasks<T, F> {
     }
 
     /// Removes every task.
-    pub fn drain(&mut self) -> Vec<ActiveTask<T, F>> {
+    pub(super) fn drain(&mut self) -> Vec<ActiveTask<T, F>> {
         self.routes.clear();
         self.last = 0;
         std::mem::take(&mut self.tasks)
@@ -143,7 +147,7 @@ impl<T: Topology, F: BackendFactory> ActiveTasks<T, F> {
 
     /// Sets the thread's record cache budget (0: none), shared evenly by its tasks now and
     /// whenever tasks are added or removed.
-    pub fn set_cache_max_bytes(&mut self, bytes: usize) {
+    pub(super) fn set_cache_max_bytes(&mut self, bytes: usize) {
         self.cache_max_bytes = bytes;
         self.share_cache();
     }
@@ -177,7 +181,11 @@ impl<T: Topology, F: BackendFactory> ActiveTasks<T, F> {
 
     /// The task and source index of a record of `topic`/`partition`.
     #[inline]
-    pub fn route(&mut self, topic: &str, partition: i32) -> Option<(&mut ActiveTask<T, F>, usize)> {
+    pub(super) fn route(
+        &mut self,
+        topic: &str,
+        partition: i32,
+    ) -> Option<(&mut ActiveTask<T, F>, usize)> {
         let hit = |r: &Route| r.partition == partition && r.topic == topic;
         let i = match self.routes.get(self.last) {
             Some(r) if hit(r) => self.last,
@@ -192,22 +200,22 @@ impl<T: Topology, F: BackendFactory> ActiveTasks<T, F> {
     }
 
     /// The ids of the tasks.
-    pub fn ids(&self) -> Vec<TaskId> {
+    pub(super) fn ids(&self) -> Vec<TaskId> {
         self.tasks.iter().map(|t| t.id).collect()
     }
 
     /// The tasks.
-    pub fn iter(&self) -> impl Iterator<Item = &ActiveTask<T, F>> {
+    pub(super) fn iter(&self) -> impl Iterator<Item = &ActiveTask<T, F>> {
         self.tasks.iter()
     }
 
     /// The tasks, mutably.
-    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut ActiveTask<T, F>> {
+    pub(super) fn iter_mut(&mut self) -> impl Iterator<Item = &mut ActiveTask<T, F>> {
         self.tasks.iter_mut()
     }
 
     /// Whether there are none.
-    pub fn is_empty(&self) -> bool {
+    pub(super) fn is_empty(&self) -> bool {
         self.tasks.is_empty()
     }
 }

@@ -10,9 +10,9 @@
 #![allow(clippy::too_many_arguments)]
 
 mod changed;
-pub mod fk;
-pub mod global;
-pub mod timestamped;
+pub(crate) mod fk;
+pub(crate) mod global;
+pub(crate) mod timestamped;
 
 pub use changed::Changed;
 
@@ -277,7 +277,11 @@ fn split<V>(stored: Option<(V, i64)>) -> (Option<V>, Option<i64>) {
 /// `KTableReduce` compute it: the larger of the update's and the stored aggregate's when the
 /// update subtracts from or adds to an existing aggregate, else the update's.
 #[inline(always)]
-pub fn aggregate_timestamp<V>(timestamp: i64, stored: Option<i64>, change: &Change<V>) -> i64 {
+pub(crate) fn aggregate_timestamp<V>(
+    timestamp: i64,
+    stored: Option<i64>,
+    change: &Change<V>,
+) -> i64 {
     match stored {
         Some(agg) if !change.is_empty() => timestamp.max(agg),
         _ => timestamp,

@@ -17,7 +17,7 @@ use crate::task::ErrorKind;
 use crate::task::TaskError;
 
 /// The bytes of the timestamp before a table store's value.
-pub const TIMESTAMP_LEN: usize = 8;
+pub(crate) const TIMESTAMP_LEN: usize = 8;
 
 /// Splits a stored entry into its timestamp and the value's bytes.
 ///
@@ -26,7 +26,7 @@ pub const TIMESTAMP_LEN: usize = 8;
 /// [`StoreError::Backend`] when the entry is shorter than a timestamp (a store written by
 /// something else than a table operator).
 #[inline]
-pub fn split_timestamped(entry: &[u8]) -> Result<(i64, &[u8]), StoreError> {
+pub(crate) fn split_timestamped(entry: &[u8]) -> Result<(i64, &[u8]), StoreError> {
     match entry.split_first_chunk::<TIMESTAMP_LEN>() {
         Some((ts, value)) => Ok((i64::from_be_bytes(*ts), value)),
         None => Err(StoreError::Backend(format!(
@@ -41,7 +41,7 @@ pub fn split_timestamped(entry: &[u8]) -> Result<(i64, &[u8]), StoreError> {
 /// Clears `buf` and writes `timestamp` as the prefix of a stored value; the value's bytes are
 /// serialized after it.
 #[inline(always)]
-pub fn stamp(buf: &mut Vec<u8>, timestamp: i64) {
+pub(crate) fn stamp(buf: &mut Vec<u8>, timestamp: i64) {
     buf.clear();
     buf.extend_from_slice(&timestamp.to_be_bytes());
 }
@@ -96,7 +96,7 @@ pub fn source_put<B: StoreBackend>(
 /// Applies a changelog record of a table's store: the value stamped with the record's
 /// timestamp, or a delete.
 #[inline]
-pub fn restore_timestamped<B: StoreBackend>(
+pub(crate) fn restore_timestamped<B: StoreBackend>(
     store: &mut B,
     key: &[u8],
     value: Option<&[u8]>,

@@ -36,7 +36,7 @@ pub(super) struct Inner<T: Topology> {
 }
 
 impl<T: Topology> Inner<T> {
-    pub fn new(partitions: i32, cache_max_bytes: usize, wall_clock: i64) -> Self {
+    pub(super) fn new(partitions: i32, cache_max_bytes: usize, wall_clock: i64) -> Self {
         let partitions = partitions.max(1);
         let mut tasks = Vec::new();
         let mut routes = HashMap::new();
@@ -77,13 +77,13 @@ impl<T: Topology> Inner<T> {
 
     /// The partition a producer with Kafka's default partitioner picks for `key` on `topic`:
     /// murmur2 of the key bytes, or round robin for a null key.
-    pub fn partition_of(&mut self, topic: &str, key: Option<&[u8]>) -> i32 {
+    pub(super) fn partition_of(&mut self, topic: &str, key: Option<&[u8]>) -> i32 {
         partition_of(self.partitions, &mut self.round_robin, topic, key)
     }
 
     /// Processes `queue` and whatever its records write to topics the topology reads; after
     /// each record, the stream-time punctuations of its task that are due.
-    pub fn run_queue(&mut self, mut queue: VecDeque<Queued>) -> Result<(), TestError> {
+    pub(super) fn run_queue(&mut self, mut queue: VecDeque<Queued>) -> Result<(), TestError> {
         while let Some((topic, partition, record)) = queue.pop_front() {
             // Output written to a global table's topic updates the table.
             self.globals
@@ -138,7 +138,7 @@ impl<T: Topology> Inner<T> {
 
     /// Calls `f` on every task with a sink, then processes what they wrote to topics the
     /// topology reads (flushing caches, punctuating on the wall clock).
-    pub fn for_each_task(
+    pub(super) fn for_each_task(
         &mut self,
         mut f: impl FnMut(&mut T::Task<MemoryBackend>, &mut Collect<'_>) -> Result<(), TaskError>,
     ) -> Result<bool, TestError> {

@@ -16,12 +16,12 @@ use rdkafka::client::DefaultClientContext;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 
 /// The broker under test: `DEKAF_BOOTSTRAP`, default `127.0.0.1:9092`.
-pub fn bootstrap() -> String {
+pub(crate) fn bootstrap() -> String {
     std::env::var("DEKAF_BOOTSTRAP").unwrap_or_else(|_| "127.0.0.1:9092".to_owned())
 }
 
 /// Fails the test (never skips it) when no broker answers.
-pub async fn require_broker() -> String {
+pub(crate) async fn require_broker() -> String {
     let addr = bootstrap();
     let first = addr.split(',').next().unwrap_or_default().to_owned();
     if let Err(e) = BrokerConnection::connect(
@@ -43,7 +43,7 @@ pub async fn require_broker() -> String {
 }
 
 /// Logs of the library, once, at `RUST_LOG` (default `info` for dekaf_streams).
-pub fn init_tracing() {
+pub(crate) fn init_tracing() {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
@@ -54,11 +54,11 @@ pub fn init_tracing() {
 }
 
 /// A unique application id.
-pub fn app_id(test: &str) -> &'static str {
+pub(crate) fn app_id(test: &str) -> &'static str {
     leak(format!("it-{test}-{}", uuid::Uuid::new_v4().simple()))
 }
 
-pub fn leak(s: String) -> &'static str {
+pub(crate) fn leak(s: String) -> &'static str {
     Box::leak(s.into_boxed_str())
 }
 
@@ -67,7 +67,7 @@ fn slice<T>(v: Vec<T>) -> &'static [T] {
 }
 
 /// Settings a member of these tests uses: short rebalance timeout, fast failure.
-pub fn member_config(bootstrap: &str) -> MemberConfig {
+pub(crate) fn member_config(bootstrap: &str) -> MemberConfig {
     let mut config = MemberConfig::new(bootstrap);
     config.client_id = "dekaf-it".into();
     config.rebalance_timeout = Duration::from_secs(30);
@@ -75,12 +75,12 @@ pub fn member_config(bootstrap: &str) -> MemberConfig {
     config
 }
 
-pub const REPARTITION_CONFIGS: &[(&str, &str)] = &[
+pub(crate) const REPARTITION_CONFIGS: &[(&str, &str)] = &[
     ("cleanup.policy", "delete"),
     ("retention.ms", "-1"),
     ("segment.bytes", "52428800"),
 ];
-pub const CHANGELOG_CONFIGS: &[(&str, &str)] = &[
+pub(crate) const CHANGELOG_CONFIGS: &[(&str, &str)] = &[
     ("cleanup.policy", "compact"),
     ("min.compaction.lag.ms", "12345"),
 ];
@@ -88,7 +88,7 @@ pub const CHANGELOG_CONFIGS: &[(&str, &str)] = &[
 /// `input` → subtopology 0 → `<app>-grouped-repartition` → subtopology 1 with store `counts`
 /// (changelog `<app>-counts-changelog`). `variant` changes the store's name: another topology
 /// under the same application id.
-pub fn two_subtopologies(
+pub(crate) fn two_subtopologies(
     app: &'static str,
     input: &'static str,
     store: &str,
@@ -134,7 +134,7 @@ pub fn two_subtopologies(
 }
 
 /// One subtopology reading `input`.
-pub fn one_subtopology(app: &'static str, input: &'static str) -> &'static TopologyInfo {
+pub(crate) fn one_subtopology(app: &'static str, input: &'static str) -> &'static TopologyInfo {
     let subs = vec![SubtopologyInfo {
         id: "0",
         source_topics: slice(vec![input]),
@@ -151,24 +151,24 @@ pub fn one_subtopology(app: &'static str, input: &'static str) -> &'static Topol
     }))
 }
 
-pub fn tasks(spec: &[(&'static str, i32)]) -> BTreeSet<TaskId> {
+pub(crate) fn tasks(spec: &[(&'static str, i32)]) -> BTreeSet<TaskId> {
     spec.iter().map(|&(s, p)| TaskId::new(s, p)).collect()
 }
 
-pub fn all_tasks(subtopologies: &[&'static str], partitions: i32) -> BTreeSet<TaskId> {
+pub(crate) fn all_tasks(subtopologies: &[&'static str], partitions: i32) -> BTreeSet<TaskId> {
     subtopologies
         .iter()
         .flat_map(|s| (0..partitions).map(move |p| TaskId::new(s, p)))
         .collect()
 }
 
-pub struct Admin {
+pub(crate) struct Admin {
     bootstrap: String,
     client: AdminClient<DefaultClientContext>,
 }
 
 impl Admin {
-    pub fn new(bootstrap: &str) -> Admin {
+    pub(crate) fn new(bootstrap: &str) -> Admin {
         let client = ClientConfig::new()
             .set("bootstrap.servers", bootstrap)
             .create()
@@ -179,7 +179,7 @@ impl Admin {
         }
     }
 
-    pub async fn create_topic(&self, name: &str, partitions: i32) {
+    pub(crate) async fn create_topic(&self, name: &str, partitions: i32) {
         let results = self
             .client
             .create_topics(
@@ -195,7 +195,7 @@ impl Admin {
 
     /// Partition count of `topic`, or `None` when it does not exist. The metadata request
     /// blocks, so it runs on tokio's blocking pool, off the workers that drive heartbeats.
-    pub async fn partitions(&self, topic: &str) -> Option<usize> {
+    pub(crate) async fn partitions(&self, topic: &str) -> Option<usize> {
         let (bootstrap, topic) = (self.bootstrap.clone(), topic.to_owned());
         tokio::task::spawn_blocking(move || {
             let consumer: BaseConsumer = ClientConfig::new()
@@ -215,14 +215,14 @@ impl Admin {
     }
 
     /// Deletes `topics`, best effort (cleanup).
-    pub async fn delete_topics(&self, topics: &[&str]) {
+    pub(crate) async fn delete_topics(&self, topics: &[&str]) {
         let _ = self
             .client
             .delete_topics(topics, &AdminOptions::new())
             .await;
     }
 
-    pub async fn configs(&self, topic: &str) -> HashMap<String, String> {
+    pub(crate) async fn configs(&self, topic: &str) -> HashMap<String, String> {
         let results = self
             .client
             .describe_configs(&[ResourceSpecifier::Topic(topic)], &AdminOptions::new())
@@ -242,7 +242,7 @@ impl Admin {
 }
 
 /// Plays the runtime's part for one member: holds tasks, releases revoked ones after a delay.
-pub struct Owner {
+pub(crate) struct Owner {
     pub name: &'static str,
     pub member: MemberHandle,
     /// Tasks this owner holds (open, processing).
@@ -255,7 +255,7 @@ pub struct Owner {
 }
 
 impl Owner {
-    pub fn new(name: &'static str, member: MemberHandle) -> Owner {
+    pub(crate) fn new(name: &'static str, member: MemberHandle) -> Owner {
         Owner {
             name,
             member,
@@ -269,7 +269,7 @@ impl Owner {
     }
 
     /// Handles every waiting event and every release that is due; never blocks.
-    pub fn pump(&mut self) {
+    pub(crate) fn pump(&mut self) {
         while let Some(event) = self
             .member
             .try_next_event()
@@ -313,14 +313,14 @@ impl Owner {
         }
     }
 
-    pub fn has_pending_releases(&self) -> bool {
+    pub(crate) fn has_pending_releases(&self) -> bool {
         !self.pending.is_empty()
     }
 }
 
 /// Pumps the owners every 20 ms, checking `invariant` each time, until `done` holds or `timeout`
 /// passes (then panics with `what`).
-pub async fn drive(
+pub(crate) async fn drive(
     owners: &mut [&mut Owner],
     timeout: Duration,
     what: &str,
@@ -359,7 +359,7 @@ pub async fn drive(
 }
 
 /// Pumps the owners for `period`, checking `invariant`.
-pub async fn pump_for(
+pub(crate) async fn pump_for(
     owners: &mut [&mut Owner],
     period: Duration,
     mut invariant: impl FnMut(&[&mut Owner]),
@@ -375,7 +375,7 @@ pub async fn pump_for(
 }
 
 /// One test's application on the broker: a unique application id and its input topic.
-pub struct TestApp {
+pub(crate) struct TestApp {
     pub bootstrap: String,
     pub admin: Admin,
     pub app: &'static str,
@@ -385,7 +385,7 @@ pub struct TestApp {
 impl TestApp {
     /// Requires the broker and names the application after `test`; with `partitions`, creates
     /// its input topic `<app>-input`.
-    pub async fn new(test: &str, partitions: Option<i32>) -> TestApp {
+    pub(crate) async fn new(test: &str, partitions: Option<i32>) -> TestApp {
         init_tracing();
         let bootstrap = require_broker().await;
         let admin = Admin::new(&bootstrap);
@@ -403,13 +403,13 @@ impl TestApp {
     }
 
     /// Joins member `name` with the tests' member settings ([`member_config`]).
-    pub async fn join(&self, name: &'static str, topology: &'static TopologyInfo) -> Owner {
+    pub(crate) async fn join(&self, name: &'static str, topology: &'static TopologyInfo) -> Owner {
         self.join_with(name, topology, member_config(&self.bootstrap))
             .await
     }
 
     /// Joins member `name` with `config`.
-    pub async fn join_with(
+    pub(crate) async fn join_with(
         &self,
         name: &'static str,
         topology: &'static TopologyInfo,
@@ -423,7 +423,7 @@ impl TestApp {
 }
 
 /// Drives `owner` alone until it holds exactly `expected` (30 s at most).
-pub async fn hold(owner: &mut Owner, expected: &BTreeSet<TaskId>) {
+pub(crate) async fn hold(owner: &mut Owner, expected: &BTreeSet<TaskId>) {
     let what = format!("{} holds {expected:?}", owner.name);
     drive(
         &mut [owner],

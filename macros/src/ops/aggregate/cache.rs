@@ -14,7 +14,7 @@ use crate::ir::{NodeKind, Sub};
 /// `__flush_N` methods, the `Task` methods `set_cache_max_bytes`, `flush_cache` and
 /// `cache_bytes`, the keys dropped by `clear` and `discard_uncommitted`, and the flush when
 /// over budget after each record. Nothing for a subtopology without aggregations.
-pub fn task_parts(em: &Emitter<'_>, sub: &Sub, _: &TaskParts) -> TaskParts {
+pub(crate) fn task_parts(em: &Emitter<'_>, sub: &Sub, _: &TaskParts) -> TaskParts {
     let m = em.m;
     let dk = quote!(::dekaf_streams::__private);
     // Node ids grow downstream (a node is made after its parents), so this is topological order:

@@ -13,7 +13,7 @@ use crate::ir::NodeKind;
 
 /// The sink right after aggregation `node`'s `to_stream()`, when that is all that follows it:
 /// its topic and its key and value serde types.
-pub fn direct_sink<'m>(
+pub(crate) fn direct_sink<'m>(
     em: &Emitter<'m>,
     node: usize,
 ) -> Option<(&'m String, &'m syn::Type, &'m syn::Type)> {
@@ -39,7 +39,7 @@ pub fn direct_sink<'m>(
 /// expression of the key bytes (`&[u8]`), `value` of the value bytes (`Option<&[u8]>`, `None`
 /// for a deletion). The generated code sends with the current `__dk_record`'s timestamp and
 /// headers.
-pub fn store_bytes_or(
+pub(crate) fn store_bytes_or(
     em: &Emitter<'_>,
     node: usize,
     expected_key: &TokenStream,
@@ -74,7 +74,7 @@ pub fn store_bytes_or(
 /// The general path of a windowed aggregation's flush: the window's typed key (decoded from
 /// its key bytes `__dk_kb`, with `__dk_start` and `__dk_end`) and value (decoded from the
 /// flushed record's value), then `node`'s downstream operators on them.
-pub fn flushed_window_children(
+pub(crate) fn flushed_window_children(
     em: &Emitter<'_>,
     node: usize,
     key_serde: &syn::Type,

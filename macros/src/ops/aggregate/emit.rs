@@ -14,7 +14,7 @@ use crate::ir::{AggOp, NodeKind, WindowKind, WindowSpec};
 
 /// The update of the aggregation's store, then its children (or, with a record cache, the
 /// key marked dirty).
-pub fn emit(
+pub(crate) fn emit(
     em: &Emitter<'_>,
     node: usize,
     store: usize,
@@ -26,7 +26,7 @@ pub fn emit(
 }
 
 /// [`emit`] with the key from `key`.
-pub fn emit_keyed(
+pub(crate) fn emit_keyed(
     em: &Emitter<'_>,
     node: usize,
     store: usize,
@@ -361,7 +361,7 @@ fn sink_key(
 /// current result of one dirty key. `__dk_record` is the synthesized record of the flush:
 /// key = the store key bytes, value = the stored value bytes (`None`: deleted), timestamp of
 /// the key's last update, no headers.
-pub fn emit_forward(em: &Emitter<'_>, node: usize) -> TokenStream {
+pub(crate) fn emit_forward(em: &Emitter<'_>, node: usize) -> TokenStream {
     let dk = dk();
     let n = &em.m.nodes[node];
     let name = &n.name;

@@ -3,14 +3,14 @@
 //! (changelog `<app>-<store>-changelog`) and, after a key change, the repartition topic
 //! `<app>-<store>-repartition`; windowed ones keep one entry per window and drop late records.
 
-pub mod cache;
-pub mod direct_sink;
-pub mod emit;
-pub mod raw_key;
-pub mod session;
-pub mod sliding;
-pub mod value;
-pub mod window_agg;
+pub(crate) mod cache;
+pub(crate) mod direct_sink;
+pub(crate) mod emit;
+pub(crate) mod raw_key;
+pub(crate) mod session;
+pub(crate) mod sliding;
+pub(crate) mod value;
+pub(crate) mod window_agg;
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -28,7 +28,7 @@ const NEEDS_GROUPING: Option<&str> = Some(
     "`{op}` needs a grouped stream: call group_by(|key, value| new_key, KeySerde, ValueSerde) or group_by_key() before {op}(..)",
 );
 
-pub const COUNT: Operator = Operator {
+pub(crate) const COUNT: Operator = Operator {
     name: "count",
     usage: "count(\"store\")",
     lower: &[Lower::Grouped(aggregate)],
@@ -36,7 +36,7 @@ pub const COUNT: Operator = Operator {
     emit: &[EMIT],
 };
 
-pub const REDUCE: Operator = Operator {
+pub(crate) const REDUCE: Operator = Operator {
     name: "reduce",
     usage: "reduce(\"store\", |aggregate, value| ..)",
     lower: &[Lower::Grouped(aggregate)],
@@ -44,7 +44,7 @@ pub const REDUCE: Operator = Operator {
     emit: &[EMIT],
 };
 
-pub const AGGREGATE: Operator = Operator {
+pub(crate) const AGGREGATE: Operator = Operator {
     name: "aggregate",
     usage: "aggregate(\"store\", || initial, |key, value, aggregate| .., AggregateSerde)",
     lower: &[Lower::Grouped(aggregate)],

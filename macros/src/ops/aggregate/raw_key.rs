@@ -13,7 +13,7 @@ use crate::codegen::emitter::{Acc, Emitter, dk};
 use crate::ir::{AggOp, NodeKind, WindowKind};
 
 /// Where an aggregation's key comes from.
-pub enum KeyIn<'a> {
+pub(crate) enum KeyIn<'a> {
     /// A local holding the typed key.
     Typed(&'a Acc),
     /// The record's key bytes, unchanged since source node `source` read them with `serde`
@@ -25,7 +25,12 @@ pub enum KeyIn<'a> {
 /// The key statement of source node `source` (key serde `serde`) whose one child is the
 /// aggregation `node` taking a [`KeyIn::Raw`] key: `__k<source>` is `None` when the key's bytes
 /// are kept (checked with the serde, as decoding would), else the decoded key.
-pub fn raw_key_source(em: &Emitter<'_>, source: usize, serde: &Type, node: usize) -> TokenStream {
+pub(crate) fn raw_key_source(
+    em: &Emitter<'_>,
+    source: usize,
+    serde: &Type,
+    node: usize,
+) -> TokenStream {
     let dk = dk();
     let NodeKind::Aggregate { store, .. } = &em.m.nodes[node].kind else {
         return quote!();
@@ -55,7 +60,7 @@ fn source_topic(em: &Emitter<'_>, source: usize) -> String {
 
 /// Whether the aggregation `node` can take its key as the record's bytes ([`KeyIn::Raw`]): a
 /// count or reduce (no closure sees the key), unwindowed or over time windows.
-pub fn takes_raw_key(em: &Emitter<'_>, node: usize) -> bool {
+pub(crate) fn takes_raw_key(em: &Emitter<'_>, node: usize) -> bool {
     match &em.m.nodes[node].kind {
         NodeKind::Aggregate {
             store,
@@ -71,7 +76,7 @@ pub fn takes_raw_key(em: &Emitter<'_>, node: usize) -> bool {
 /// the expression writing the store key bytes (serde `kt`, errors spanned at `span`) into
 /// `__kbuf` (`ke`), the statement typed code runs first to have the decoded key (`bind`), and the local holding it then. `value_once`:
 /// the key is used once (else once per window of a hopping record, cloned each time).
-pub fn key_parts(
+pub(crate) fn key_parts(
     em: &Emitter<'_>,
     source: usize,
     serde: &Type,
@@ -114,7 +119,7 @@ pub fn key_parts(
 /// The store key of an unwindowed aggregation taking a [`KeyIn::Raw`] key from source node
 /// `source`: an expression of `(Encoded, &[u8])`, the record's own key bytes when they are kept
 /// (no copy), else the key encoded with serde `kt` (errors spanned at `span`) into `__kbuf`.
-pub fn key_slice(source: usize, kt: &Type, span: Span, name: &str) -> TokenStream {
+pub(crate) fn key_slice(source: usize, kt: &Type, span: Span, name: &str) -> TokenStream {
     let dk = dk();
     let kid = format_ident!("__k{}", source);
     quote_spanned!(span=>

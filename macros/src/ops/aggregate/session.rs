@@ -15,7 +15,7 @@ use crate::ir::{AggOp, NodeKind};
 /// The sinks that follow `to_stream()` of aggregation `node` directly: they receive the
 /// tombstones of merged-away sessions (typed operators in between see only the updates, as a
 /// Rust value cannot be null).
-pub fn tombstone_sinks<'m>(
+pub(crate) fn tombstone_sinks<'m>(
     em: &Emitter<'m>,
     node: usize,
 ) -> Vec<(&'m String, &'m syn::Type, &'m syn::Type)> {
@@ -75,7 +75,7 @@ fn deleted_session(em: &Emitter<'_>, node: usize, key: &TokenStream) -> TokenStr
 /// (Kafka Streams' `SessionCacheFlushListener`). `general` runs the downstream operators on
 /// the session as a typed `Windowed` key and value, or the store's bytes go as they are to a
 /// direct sink with the store's serdes.
-pub fn forward(em: &Emitter<'_>, node: usize) -> TokenStream {
+pub(crate) fn forward(em: &Emitter<'_>, node: usize) -> TokenStream {
     let dk = dk();
     let n = &em.m.nodes[node];
     let name = &n.name;
@@ -115,7 +115,7 @@ pub fn forward(em: &Emitter<'_>, node: usize) -> TokenStream {
 }
 
 /// The aggregation's code for one record (key `k`, value `v`).
-pub fn emit(
+pub(crate) fn emit(
     em: &Emitter<'_>,
     node: usize,
     store: usize,

@@ -13,7 +13,7 @@ use crate::codegen::emitter::{Acc, Emitter, dk};
 use crate::ir::AggOp;
 
 /// The aggregation's code for one record (key `k`, value `v`).
-pub fn emit(
+pub(crate) fn emit(
     em: &Emitter<'_>,
     node: usize,
     store: usize,
@@ -133,7 +133,7 @@ pub fn emit(
 /// window's largest record timestamp, then the aggregate), forwarded as the uncached
 /// aggregation forwards it, stamped with that timestamp (Kafka Streams'
 /// `TimestampedCacheFlushListener` forwards the stored `ValueAndTimestamp`'s).
-pub fn forward(em: &Emitter<'_>, node: usize) -> TokenStream {
+pub(crate) fn forward(em: &Emitter<'_>, node: usize) -> TokenStream {
     let dk = dk();
     let n = &em.m.nodes[node];
     let name = &n.name;

@@ -10,7 +10,7 @@ use crate::ir::AggOp;
 /// The aggregate's initial value: `init()`, typed by the aggregate serde `vt` and spanned at the
 /// initializer, so a type mismatch is reported there, naming the bound of `aggregate(..)`'s
 /// initializer.
-pub fn initializer(init: &syn::Expr, vt: &Type) -> TokenStream {
+pub(crate) fn initializer(init: &syn::Expr, vt: &Type) -> TokenStream {
     let isp = syn::spanned::Spanned::span(init);
     // The closure is bound first so rustc infers its own return type and then reports the bound
     // it fails, rather than a bare "mismatched types" inside it.
@@ -24,7 +24,7 @@ pub fn initializer(init: &syn::Expr, vt: &Type) -> TokenStream {
 /// `None` for none) and the record: count adds one, reduce applies the reducer (or takes the
 /// value), aggregate applies the aggregator (to the initializer for none). `value_once`: the
 /// record's value is moved (else cloned, for a record that updates several windows).
-pub fn new_value(
+pub(crate) fn new_value(
     em: &Emitter<'_>,
     node: usize,
     store: usize,

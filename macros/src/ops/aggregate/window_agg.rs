@@ -10,7 +10,7 @@ use crate::codegen::emitter::{Acc, Emitter, dk};
 use crate::ir::WindowSpec;
 
 /// The pieces of a windowed (session or sliding) aggregation's code.
-pub struct WindowAgg<'m> {
+pub(crate) struct WindowAgg<'m> {
     /// The node's name, for errors.
     pub name: &'m String,
     /// The node's span (the user's call).
@@ -42,7 +42,7 @@ pub struct WindowAgg<'m> {
 impl<'m> WindowAgg<'m> {
     /// The pieces of aggregation `node` on `store` for a record with key `k`; `None` for an
     /// unwindowed store.
-    pub fn new(em: &Emitter<'m>, node: usize, store: usize, k: &Acc) -> Option<Self> {
+    pub(crate) fn new(em: &Emitter<'m>, node: usize, store: usize, k: &Acc) -> Option<Self> {
         let dk = dk();
         let n = &em.m.nodes[node];
         let st = &em.m.stores[store];
@@ -74,7 +74,7 @@ impl<'m> WindowAgg<'m> {
     /// retention of stream time the windows that can take no record any more are deleted
     /// (sessions that ended more than gap + grace ago; sliding windows that started more than
     /// 2 × difference + grace ago: [`WindowSpec::retention`]); the key is encoded into `__dk_ke`.
-    pub fn prelude(&self) -> TokenStream {
+    pub(crate) fn prelude(&self) -> TokenStream {
         let dk = dk();
         let Self {
             name,

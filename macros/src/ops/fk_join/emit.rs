@@ -17,7 +17,7 @@ fn scratch(output: usize) -> syn::Ident {
 }
 
 /// The code of the join's nodes.
-pub const EMIT: Emit = Emit {
+pub(crate) const EMIT: Emit = Emit {
     record,
     source,
     null,
@@ -47,7 +47,7 @@ fn null(em: &Emitter<'_>, node: usize, _: &Part, _: &Part) -> Option<TokenStream
 }
 
 /// The buffer fields (and their initial values) of the foreign-key joins with nodes in `sub`.
-pub fn task_parts(em: &Emitter<'_>, sub: &Sub, _: &TaskParts) -> TaskParts {
+pub(crate) fn task_parts(em: &Emitter<'_>, sub: &Sub, _: &TaskParts) -> TaskParts {
     let dk = dk();
     let m = em.m;
     let mut outputs: Vec<usize> = sub

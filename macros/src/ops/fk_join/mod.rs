@@ -34,7 +34,7 @@
 //! result forwards changes without old values (Kafka Streams does not materialize it either):
 //! continue it with `to_stream()`.
 
-pub mod emit;
+pub(crate) mod emit;
 
 use super::{Lower, Operator};
 use crate::args::{arity, bound_name_arg, err_at, name_arg};
@@ -44,11 +44,11 @@ use crate::names;
 use crate::parse::Call;
 
 use super::changes::changing;
-pub use super::changes::is_result;
+pub(crate) use super::changes::is_result;
 use crate::ir::TableNode;
-pub use crate::ir::joins::{FkJoin, FkRole};
+pub(crate) use crate::ir::joins::{FkJoin, FkRole};
 
-pub const JOIN_ON_FOREIGN_KEY: Operator = Operator {
+pub(crate) const JOIN_ON_FOREIGN_KEY: Operator = Operator {
     name: "join_on_foreign_key",
     usage: "join_on_foreign_key(other_table, |value| foreign_key, |value, other_value| joined) or with a name (TableJoined.as): join_on_foreign_key(other_table, |value| foreign_key, |value, other_value| joined, \"name\")",
     lower: &[Lower::Table(join)],
@@ -58,7 +58,7 @@ pub const JOIN_ON_FOREIGN_KEY: Operator = Operator {
     emit: &[emit::EMIT],
 };
 
-pub const LEFT_JOIN_ON_FOREIGN_KEY: Operator = Operator {
+pub(crate) const LEFT_JOIN_ON_FOREIGN_KEY: Operator = Operator {
     name: "left_join_on_foreign_key",
     usage: "left_join_on_foreign_key(other_table, |value| foreign_key, |value, other_value: Option<&_>| joined) or with a name (TableJoined.as) as a fourth argument",
     lower: &[Lower::Table(left_join)],
@@ -85,7 +85,7 @@ fn stored(b: &Builder, node: usize) -> bool {
 }
 
 /// The error for an operation other than `to_stream()` on a join's result.
-pub fn result_only_to_stream(call: &Call) -> syn::Error {
+pub(crate) fn result_only_to_stream(call: &Call) -> syn::Error {
     err_at(
         &call.name,
         format!(
@@ -333,7 +333,7 @@ fn add_nodes(
 
 /// The `describe()` line of a node of the join, with the stores it reads or writes as Kafka
 /// Streams connects them.
-pub fn describe_node(m: &crate::ir::Model, name: &str, f: &FkJoin) -> String {
+pub(crate) fn describe_node(m: &crate::ir::Model, name: &str, f: &FkJoin) -> String {
     if let Some(topic) = f.source_topic() {
         return format!("Source: {name} (topics: [{topic}])");
     }

@@ -12,7 +12,7 @@ use crate::names::snake;
 /// `call` (which uses `__dk_ctx`) with the node's context built from the task and
 /// `__dk_record`, then the node's children on every record it returns: the code of a record
 /// through `process(..)` and of a punctuation callback ([`super::punctuate`]).
-pub fn with_context(em: &Emitter<'_>, node: usize, call: TokenStream) -> TokenStream {
+pub(crate) fn with_context(em: &Emitter<'_>, node: usize, call: TokenStream) -> TokenStream {
     let NodeKind::Process { stores, .. } = &em.m.nodes[node].kind else {
         return quote!();
     };
@@ -42,7 +42,7 @@ pub fn with_context(em: &Emitter<'_>, node: usize, call: TokenStream) -> TokenSt
 }
 
 /// The context struct of every `process(..)` node: one accessor per declared store.
-pub fn contexts(m: &Model, em: &Emitter<'_>) -> TokenStream {
+pub(crate) fn contexts(m: &Model, em: &Emitter<'_>) -> TokenStream {
     let dk = quote!(::dekaf_streams::__private);
     let mut out = TokenStream::new();
     for n in &m.nodes {

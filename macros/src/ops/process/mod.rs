@@ -6,8 +6,8 @@ use proc_macro2::TokenStream;
 use quote::quote_spanned;
 use syn::Expr;
 
-pub mod context;
-pub mod punctuate;
+pub(crate) mod context;
+pub(crate) mod punctuate;
 
 use super::{Emit, Lower, Operator};
 use crate::args::{arity, err_at};
@@ -16,7 +16,7 @@ use crate::codegen::emitter::{Acc, Emitter, Part, dk};
 use crate::ir::{NodeKind, StoreOwner};
 use crate::parse::Call;
 
-pub const PROCESS: Operator = Operator {
+pub(crate) const PROCESS: Operator = Operator {
     name: "process",
     usage: "process([\"store\", ..], |ctx, key, value| Ok(Some((key, value)))), optionally followed by punctuations: schedule(Duration::from_secs(1), StreamTime | WallClock, |ctx, timestamp| Ok(Some((key, value))))",
     lower: &[Lower::Stream(process)],
@@ -124,7 +124,7 @@ fn store_index(b: &Builder, lit: &syn::LitStr, listed: &[usize]) -> syn::Result<
 }
 
 /// Builds the context, calls the closure, runs the children on every record it returns.
-pub fn emit(em: &Emitter<'_>, node: usize, f: &Expr, k: &Acc, v: &Acc) -> TokenStream {
+pub(crate) fn emit(em: &Emitter<'_>, node: usize, f: &Expr, k: &Acc, v: &Acc) -> TokenStream {
     let dk = dk();
     let n = &em.m.nodes[node];
     let (sp, name) = (n.span, &n.name);

@@ -12,14 +12,14 @@ use syn::Expr;
 use crate::args::{closure_arity, duration, err_at};
 use crate::codegen::emitter::{Emitter, dk};
 use crate::codegen::parts::TaskParts;
-pub use crate::ir::Schedule;
+pub(crate) use crate::ir::Schedule;
 use crate::ir::{NodeKind, Sub};
 
 /// The usage line quoted in errors.
-pub const USAGE: &str = "schedule(Duration::from_secs(1), StreamTime, |ctx, timestamp| Ok(Some((key, value)))) (or WallClock)";
+pub(crate) const USAGE: &str = "schedule(Duration::from_secs(1), StreamTime, |ctx, timestamp| Ok(Some((key, value)))) (or WallClock)";
 
 /// Parses the arguments of `process(..)` after its closure: each a `schedule(..)`.
-pub fn parse_all(args: &[Expr]) -> syn::Result<Vec<Schedule>> {
+pub(crate) fn parse_all(args: &[Expr]) -> syn::Result<Vec<Schedule>> {
     args.iter().map(parse).collect()
 }
 
@@ -101,7 +101,7 @@ fn schedules<'m>(em: &Emitter<'m>, sub: &Sub) -> Vec<(usize, usize, &'m Schedule
 
 /// Fields, initializers, `clear` code, methods and `Task` items of `sub`'s punctuations; all
 /// empty (the trait's defaults) when it has none.
-pub fn task_parts(em: &Emitter<'_>, sub: &Sub, before: &TaskParts) -> TaskParts {
+pub(crate) fn task_parts(em: &Emitter<'_>, sub: &Sub, before: &TaskParts) -> TaskParts {
     let dk = dk();
     let topo = &em.topo;
     let after_record = &before.after_record;

@@ -16,7 +16,7 @@ fn state_field(node: usize) -> proc_macro2::Ident {
 
 /// The task state of the joins of `sub`: one `JoinState` per join (fields, initializers,
 /// `clear`), the restore of their window stores, and a full restore after an aborted interval.
-pub fn task_parts(em: &Emitter<'_>, sub: &Sub, _: &TaskParts) -> TaskParts {
+pub(crate) fn task_parts(em: &Emitter<'_>, sub: &Sub, _: &TaskParts) -> TaskParts {
     let m = em.m;
     let mut parts = TaskParts::default();
     let sj = quote!(::dekaf_streams::__private::stream_join);
@@ -117,7 +117,7 @@ fn null_key_result(j: &StreamJoinSide, v: TokenStream) -> TokenStream {
 }
 
 /// The code of the join's nodes: its sides, and the windowed nodes before them.
-pub const EMIT: Emit = Emit {
+pub(crate) const EMIT: Emit = Emit {
     record,
     null,
     ..Emit::NONE

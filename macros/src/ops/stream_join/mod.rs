@@ -13,7 +13,7 @@
 //! topic Kafka Streams would insert; it asks for `.repartition("name", K, V)` instead, which
 //! writes `<app>-<name>-repartition` as Kafka Streams' `Repartitioned.as(name)` does.
 
-pub mod emit;
+pub(crate) mod emit;
 
 use quote::ToTokens;
 use syn::Expr;
@@ -25,7 +25,7 @@ use crate::ir::{JoinKind, JoinWindowSpec, NodeKind, SerdeTy, Store, StoreOwner, 
 use crate::names;
 use crate::parse::Call;
 
-pub const OUTER_JOIN: Operator = Operator {
+pub(crate) const OUTER_JOIN: Operator = Operator {
     name: "outer_join",
     usage: "outer_join(other_stream, |value, other_value| joined, join_window(Duration::from_secs(60)))",
     lower: &[
@@ -60,7 +60,7 @@ fn outer_join(b: &mut Builder, s: Stream, call: &Call) -> syn::Result<Flow> {
 }
 
 /// `join_window(d)`, `join_window(before, after)`, optionally `.grace(g)`.
-pub fn join_window(e: &Expr) -> syn::Result<JoinWindowSpec> {
+pub(crate) fn join_window(e: &Expr) -> syn::Result<JoinWindowSpec> {
     let (base, grace) = match e {
         Expr::MethodCall(m) if m.method == "grace" => {
             if m.args.len() != 1 {
@@ -129,7 +129,7 @@ fn known(serde: &Option<SerdeTy>, side: &str, what: &str, name: &str) -> Result<
 }
 
 /// Lowers a stream-stream join of `s` (left) with `other` (right).
-pub fn lower(
+pub(crate) fn lower(
     b: &mut Builder,
     s: Stream,
     other: Stream,

@@ -50,7 +50,7 @@ use crate::topology::StoreInfo;
 use pending::Pending;
 
 /// Pending bytes (keys and values) past which a store flushes on its own.
-pub const FLUSH_BYTES: usize = 32 << 20;
+pub(super) const FLUSH_BYTES: usize = 32 << 20;
 
 /// The byte every stored key starts with (LMDB refuses empty keys).
 const KEY_PREFIX: u8 = 0;

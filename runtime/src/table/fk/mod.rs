@@ -25,12 +25,12 @@
 // Support for generated code (re-exported by `__private`): the task's buffers and stores are passed one by one.
 #![allow(clippy::too_many_arguments)]
 
-pub mod murmur3;
+pub(crate) mod murmur3;
 mod wire;
 
 use std::ops::Bound;
 
-pub use wire::{Instruction, Response, Subscription};
+pub(crate) use wire::{Instruction, Response, Subscription};
 
 use crate::record::{Headers, InputRecord, OutgoingRecord, Partitioning, RecordSink, TopicKind};
 use crate::record_error::record as record_err;

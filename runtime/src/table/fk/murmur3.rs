@@ -31,7 +31,7 @@ fn mix_k2(k2: u64) -> u64 {
 }
 
 /// The two 64-bit halves of the hash of `data`, as Java's `long[] {h1, h2}` (as `u64`).
-pub fn hash128(data: &[u8]) -> [u64; 2] {
+pub(crate) fn hash128(data: &[u8]) -> [u64; 2] {
     let (mut h1, mut h2) = (SEED, SEED);
     let mut blocks = data.chunks_exact(16);
     for block in &mut blocks {

@@ -4,7 +4,7 @@
 
 /// What a subscription asks of the right side (`SubscriptionWrapper.Instruction`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Instruction {
+pub(crate) enum Instruction {
     /// Unsubscribe; send nothing (the row moved to another foreign key).
     DeleteKeyNoPropagate = 0,
     /// Unsubscribe; send a `None` value (the row is gone, or its foreign key became null).
@@ -37,7 +37,7 @@ const NO_HASH: u8 = 0x80;
 /// A subscription: `[version | 0x80 without hash][instruction][hash: 2 × i64, if any][left
 /// key][left partition: i32, version 1 only]`, big-endian.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Subscription<'a> {
+pub(crate) struct Subscription<'a> {
     /// The murmur3 hash of the left value's bytes (`None`: the row was deleted).
     pub hash: Option<[u64; 2]>,
     /// What to do.
@@ -61,7 +61,7 @@ fn read_hash(bytes: &[u8]) -> Option<[u64; 2]> {
 
 impl<'a> Subscription<'a> {
     /// Appends its bytes (version 1).
-    pub fn write(&self, out: &mut Vec<u8>) {
+    pub(crate) fn write(&self, out: &mut Vec<u8>) {
         let version = SUBSCRIPTION_VERSION;
         match self.hash {
             Some(h) => {
@@ -79,7 +79,7 @@ impl<'a> Subscription<'a> {
     }
 
     /// Reads version 0 or 1.
-    pub fn read(bytes: &'a [u8]) -> Result<Self, String> {
+    pub(crate) fn read(bytes: &'a [u8]) -> Result<Self, String> {
         let short = || format!("a subscription of {} bytes is too short", bytes.len());
         let (&first, rest) = bytes.split_first().ok_or_else(short)?;
         let version = first & 0x7f;
@@ -116,7 +116,7 @@ impl<'a> Subscription<'a> {
 
 /// A response: `[version | 0x80 without hash][hash: 2 × i64, if any][right value, if any]`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Response<'a> {
+pub(crate) struct Response<'a> {
     /// The hash of the subscription it answers.
     pub hash: Option<[u64; 2]>,
     /// The right value's bytes (`None`: no value).
@@ -125,7 +125,7 @@ pub struct Response<'a> {
 
 impl<'a> Response<'a> {
     /// Appends its bytes.
-    pub fn write(&self, out: &mut Vec<u8>) {
+    pub(crate) fn write(&self, out: &mut Vec<u8>) {
         match self.hash {
             Some(h) => {
                 out.push(RESPONSE_VERSION);
@@ -139,7 +139,7 @@ impl<'a> Response<'a> {
     }
 
     /// Reads version 0. An empty value is no value, as Kafka Streams reads it.
-    pub fn read(bytes: &'a [u8]) -> Result<Self, String> {
+    pub(crate) fn read(bytes: &'a [u8]) -> Result<Self, String> {
         let short = || {
             format!(
                 "a subscription response of {} bytes is too short",

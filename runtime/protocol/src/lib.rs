@@ -23,5 +23,16 @@ pub use describe::{StreamsGroupDescribeRequest, StreamsGroupDescribeResponse};
 pub use heartbeat::{StreamsGroupHeartbeatRequest, StreamsGroupHeartbeatResponse};
 pub use wire::DecodeError;
 
+/// A response header: its correlation id, and its length in bytes (header v1 has tagged fields
+/// after the id).
+pub fn response_header(buf: &[u8], version: i16) -> Result<(i32, usize), DecodeError> {
+    let mut r = wire::Reader::new(buf);
+    let correlation_id = r.i32()?;
+    if version >= 1 {
+        r.tagged_fields()?;
+    }
+    Ok((correlation_id, buf.len() - r.remaining()))
+}
+
 #[cfg(test)]
 mod tests;

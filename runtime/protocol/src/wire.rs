@@ -63,24 +63,24 @@ const PREALLOCATE_MAX: usize = 256;
 
 /// Reads primitives from a byte slice, checking every bound.
 #[derive(Debug)]
-pub struct Reader<'a> {
+pub(crate) struct Reader<'a> {
     buf: &'a [u8],
     pos: usize,
 }
 
 impl<'a> Reader<'a> {
     /// A reader at the start of `buf`.
-    pub fn new(buf: &'a [u8]) -> Self {
+    pub(crate) fn new(buf: &'a [u8]) -> Self {
         Reader { buf, pos: 0 }
     }
 
     /// Bytes not read yet.
-    pub fn remaining(&self) -> usize {
+    pub(crate) fn remaining(&self) -> usize {
         self.buf.len().saturating_sub(self.pos)
     }
 
     /// Fails unless every byte was read.
-    pub fn finish(self) -> Result<(), DecodeError> {
+    pub(crate) fn finish(self) -> Result<(), DecodeError> {
         match self.remaining() {
             0 => Ok(()),
             count => Err(DecodeError::TrailingBytes { count }),
@@ -106,38 +106,38 @@ impl<'a> Reader<'a> {
     }
 
     /// `int8`.
-    pub fn i8(&mut self) -> Result<i8, DecodeError> {
+    pub(crate) fn i8(&mut self) -> Result<i8, DecodeError> {
         Ok(i8::from_be_bytes(self.array()?))
     }
 
     /// `int16`.
-    pub fn i16(&mut self) -> Result<i16, DecodeError> {
+    pub(crate) fn i16(&mut self) -> Result<i16, DecodeError> {
         Ok(i16::from_be_bytes(self.array()?))
     }
 
     /// `uint16`.
-    pub fn u16(&mut self) -> Result<u16, DecodeError> {
+    pub(crate) fn u16(&mut self) -> Result<u16, DecodeError> {
         Ok(u16::from_be_bytes(self.array()?))
     }
 
     /// `int32`.
-    pub fn i32(&mut self) -> Result<i32, DecodeError> {
+    pub(crate) fn i32(&mut self) -> Result<i32, DecodeError> {
         Ok(i32::from_be_bytes(self.array()?))
     }
 
     /// `int64`.
-    pub fn i64(&mut self) -> Result<i64, DecodeError> {
+    pub(crate) fn i64(&mut self) -> Result<i64, DecodeError> {
         Ok(i64::from_be_bytes(self.array()?))
     }
 
     /// `bool` (any non-zero byte is true, as in the Java client).
-    pub fn bool(&mut self) -> Result<bool, DecodeError> {
+    pub(crate) fn bool(&mut self) -> Result<bool, DecodeError> {
         let [byte] = self.array()?;
         Ok(byte != 0)
     }
 
     /// An unsigned varint of at most 32 bits.
-    pub fn uvarint(&mut self) -> Result<u32, DecodeError> {
+    pub(crate) fn uvarint(&mut self) -> Result<u32, DecodeError> {
         let start = self.pos;
         let mut value: u32 = 0;
         for i in 0..5 {
@@ -196,18 +196,18 @@ impl<'a> Reader<'a> {
     }
 
     /// A compact nullable string.
-    pub fn nullable_string(&mut self) -> Result<Option<String>, DecodeError> {
+    pub(crate) fn nullable_string(&mut self) -> Result<Option<String>, DecodeError> {
         self.compact_len()?.map(|len| self.utf8(len)).transpose()
     }
 
     /// A compact non-nullable string.
-    pub fn string(&mut self, field: &'static str) -> Result<String, DecodeError> {
+    pub(crate) fn string(&mut self, field: &'static str) -> Result<String, DecodeError> {
         self.nullable_string()?
             .ok_or(DecodeError::UnexpectedNull { field })
     }
 
     /// A compact nullable array whose elements `item` reads.
-    pub fn nullable_array<T>(
+    pub(crate) fn nullable_array<T>(
         &mut self,
         item: impl FnMut(&mut Self) -> Result<T, DecodeError>,
     ) -> Result<Option<Vec<T>>, DecodeError> {
@@ -217,7 +217,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A compact non-nullable array.
-    pub fn array_of<T>(
+    pub(crate) fn array_of<T>(
         &mut self,
         field: &'static str,
         item: impl FnMut(&mut Self) -> Result<T, DecodeError>,
@@ -227,7 +227,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A nullable struct: a presence byte (`-1` null, `1` present), then the struct.
-    pub fn nullable_struct<T>(
+    pub(crate) fn nullable_struct<T>(
         &mut self,
         item: impl FnOnce(&mut Self) -> Result<T, DecodeError>,
     ) -> Result<Option<T>, DecodeError> {
@@ -239,7 +239,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A compact byte string (`N + 1` length, `0` = null, read as empty).
-    pub fn compact_bytes(&mut self) -> Result<Vec<u8>, DecodeError> {
+    pub(crate) fn compact_bytes(&mut self) -> Result<Vec<u8>, DecodeError> {
         let Some(len) = self.compact_len()? else {
             return Ok(Vec::new());
         };
@@ -270,20 +270,20 @@ impl<'a> Reader<'a> {
     }
 
     /// A classic nullable string (`int16` length).
-    pub fn classic_nullable_string(&mut self) -> Result<Option<String>, DecodeError> {
+    pub(crate) fn classic_nullable_string(&mut self) -> Result<Option<String>, DecodeError> {
         self.classic_len(false)?
             .map(|len| self.utf8(len))
             .transpose()
     }
 
     /// A classic non-nullable string.
-    pub fn classic_string(&mut self, field: &'static str) -> Result<String, DecodeError> {
+    pub(crate) fn classic_string(&mut self, field: &'static str) -> Result<String, DecodeError> {
         self.classic_nullable_string()?
             .ok_or(DecodeError::UnexpectedNull { field })
     }
 
     /// Classic bytes (`int32` length; null read as empty).
-    pub fn classic_bytes(&mut self) -> Result<Vec<u8>, DecodeError> {
+    pub(crate) fn classic_bytes(&mut self) -> Result<Vec<u8>, DecodeError> {
         let Some(len) = self.classic_len(true)? else {
             return Ok(Vec::new());
         };
@@ -291,7 +291,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A classic array (`int32` length) whose elements `item` reads; null is refused.
-    pub fn classic_array_of<T>(
+    pub(crate) fn classic_array_of<T>(
         &mut self,
         field: &'static str,
         item: impl FnMut(&mut Self) -> Result<T, DecodeError>,
@@ -303,7 +303,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Skips a tagged-field section (this codec knows no tagged fields of these messages).
-    pub fn tagged_fields(&mut self) -> Result<(), DecodeError> {
+    pub(crate) fn tagged_fields(&mut self) -> Result<(), DecodeError> {
         let count = self.uvarint()?;
         for _ in 0..count {
             let _tag = self.uvarint()?;
@@ -323,53 +323,53 @@ impl<'a> Reader<'a> {
 
 /// Writes primitives into a growing buffer.
 #[derive(Debug, Default)]
-pub struct Writer {
+pub(crate) struct Writer {
     buf: Vec<u8>,
 }
 
 impl Writer {
     /// An empty writer.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::default()
     }
 
     /// The bytes written.
-    pub fn into_bytes(self) -> Vec<u8> {
+    pub(crate) fn into_bytes(self) -> Vec<u8> {
         self.buf
     }
 
     /// `int8`.
-    pub fn i8(&mut self, v: i8) {
+    pub(crate) fn i8(&mut self, v: i8) {
         self.buf.extend_from_slice(&v.to_be_bytes());
     }
 
     /// `int16`.
-    pub fn i16(&mut self, v: i16) {
+    pub(crate) fn i16(&mut self, v: i16) {
         self.buf.extend_from_slice(&v.to_be_bytes());
     }
 
     /// `uint16`.
-    pub fn u16(&mut self, v: u16) {
+    pub(crate) fn u16(&mut self, v: u16) {
         self.buf.extend_from_slice(&v.to_be_bytes());
     }
 
     /// `int32`.
-    pub fn i32(&mut self, v: i32) {
+    pub(crate) fn i32(&mut self, v: i32) {
         self.buf.extend_from_slice(&v.to_be_bytes());
     }
 
     /// `int64`.
-    pub fn i64(&mut self, v: i64) {
+    pub(crate) fn i64(&mut self, v: i64) {
         self.buf.extend_from_slice(&v.to_be_bytes());
     }
 
     /// `bool`.
-    pub fn bool(&mut self, v: bool) {
+    pub(crate) fn bool(&mut self, v: bool) {
         self.buf.push(u8::from(v));
     }
 
     /// An unsigned varint.
-    pub fn uvarint(&mut self, mut v: u32) {
+    pub(crate) fn uvarint(&mut self, mut v: u32) {
         while v >= 0x80 {
             self.buf.push((v as u8 & 0x7f) | 0x80);
             v >>= 7;
@@ -385,13 +385,13 @@ impl Writer {
     }
 
     /// A compact non-nullable string.
-    pub fn string(&mut self, s: &str) {
+    pub(crate) fn string(&mut self, s: &str) {
         self.compact_len(Some(s.len()));
         self.buf.extend_from_slice(s.as_bytes());
     }
 
     /// A compact nullable string.
-    pub fn nullable_string(&mut self, s: Option<&str>) {
+    pub(crate) fn nullable_string(&mut self, s: Option<&str>) {
         match s {
             Some(s) => self.string(s),
             None => self.compact_len(None),
@@ -399,7 +399,7 @@ impl Writer {
     }
 
     /// A compact non-nullable array.
-    pub fn array_of<T>(&mut self, items: &[T], mut item: impl FnMut(&mut Self, &T)) {
+    pub(crate) fn array_of<T>(&mut self, items: &[T], mut item: impl FnMut(&mut Self, &T)) {
         self.compact_len(Some(items.len()));
         for i in items {
             item(self, i);
@@ -407,7 +407,11 @@ impl Writer {
     }
 
     /// A compact nullable array.
-    pub fn nullable_array<T>(&mut self, items: Option<&[T]>, item: impl FnMut(&mut Self, &T)) {
+    pub(crate) fn nullable_array<T>(
+        &mut self,
+        items: Option<&[T]>,
+        item: impl FnMut(&mut Self, &T),
+    ) {
         match items {
             Some(items) => self.array_of(items, item),
             None => self.compact_len(None),
@@ -415,7 +419,7 @@ impl Writer {
     }
 
     /// A nullable struct: presence byte, then the struct.
-    pub fn nullable_struct<T>(&mut self, v: Option<&T>, item: impl FnOnce(&mut Self, &T)) {
+    pub(crate) fn nullable_struct<T>(&mut self, v: Option<&T>, item: impl FnOnce(&mut Self, &T)) {
         match v {
             Some(v) => {
                 self.i8(1);
@@ -426,7 +430,7 @@ impl Writer {
     }
 
     /// An empty tagged-field section.
-    pub fn tagged_fields(&mut self) {
+    pub(crate) fn tagged_fields(&mut self) {
         self.uvarint(0);
     }
 }

@@ -164,7 +164,7 @@ pub struct StreamsGroupHeartbeatResponse {
 /// A status of the group, as reported in a heartbeat response.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Status {
-    /// The code (see [`crate::group::StatusCode`]).
+    /// The code (`dekaf_streams::group::StatusCode` names them).
     pub status_code: i8,
     /// What it is about, in words.
     pub status_detail: String,
