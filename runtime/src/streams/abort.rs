@@ -29,14 +29,16 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     pub(super) fn abort_and_rebuild(&mut self) -> Result<(), StreamsError> {
         self.member.doing(crate::group::Phase::Rewinding);
         metrics::counter!("dekaf.streams.commits.aborted").increment(1);
-        self.failed_commits += 1;
-        if self.failed_commits > MAX_FAILED_COMMITS {
-            return Err(StreamsError::CommitsKeepFailing(self.failed_commits));
+        self.interval.failed_commits += 1;
+        if self.interval.failed_commits > MAX_FAILED_COMMITS {
+            return Err(StreamsError::CommitsKeepFailing(
+                self.interval.failed_commits,
+            ));
         }
         self.abort_open_transaction()?;
-        let _ = self.deliveries.take();
-        self.changelog.discard();
-        if self.interrupted {
+        let _ = self.clients.deliveries.take();
+        self.interval.changelog.discard();
+        if self.interval.interrupted {
             // Stopping while the cluster is unreachable: no restore, the thread closes.
             return Ok(());
         }
@@ -62,7 +64,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     /// a shutdown meanwhile ends the wait within [`producer::STOPPING_GRACE`] and marks the
     /// thread interrupted.
     pub(super) fn abort_open_transaction(&mut self) -> Result<bool, StreamsError> {
-        if !self.txn_open {
+        if !self.interval.txn_open {
             return Ok(false);
         }
         tracing::info!(
@@ -152,11 +154,11 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         for active in tasks {
             self.tasks.insert(active);
         }
-        if self.interrupted {
+        if self.interval.interrupted {
             return Ok(());
         }
         self.rewind_consumer()?;
-        self.last_commit = Instant::now();
+        self.interval.last_commit = Instant::now();
         Ok(())
     }
 
@@ -168,23 +170,26 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     /// it answers; a shutdown meanwhile marks the thread interrupted.
     pub(super) fn replace_producer(&mut self) -> Result<(), StreamsError> {
         let (producer, deliveries, ready) =
-            new_producer::<T>(&self.ctx, self.deliveries.delivered().clone())?;
-        self.producer = producer;
-        self.deliveries = deliveries;
-        self.txn_open = false;
+            new_producer::<T>(&self.ctx, self.clients.deliveries.delivered().clone())?;
+        self.clients.producer = producer;
+        self.clients.deliveries = deliveries;
+        self.interval.txn_open = false;
         if !ready {
-            self.interrupted = true;
+            self.interval.interrupted = true;
         }
         Ok(())
     }
 
     /// Drops the open transaction and the waiting changelog records of a thread that failed.
     pub(super) fn abort_on_failure(&mut self) {
-        if self.txn_open {
+        if self.interval.txn_open {
             // Bounded: a failed or interrupted thread must not wait for an unreachable cluster.
-            let _ = self.producer.abort_transaction(producer::STOPPING_GRACE);
-            self.txn_open = false;
+            let _ = self
+                .clients
+                .producer
+                .abort_transaction(producer::STOPPING_GRACE);
+            self.interval.txn_open = false;
         }
-        self.changelog.discard();
+        self.interval.changelog.discard();
     }
 }

@@ -3,23 +3,20 @@
 use std::future::Future;
 use std::marker::PhantomData;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use super::config::{BuildError, ProcessingGuarantee, StreamsConfig};
 use super::context::ThreadContext;
 use super::error::StreamsError;
-use super::global_thread::GlobalThread;
 use super::lifecycle::{
     Command, Lifecycle, Shared, State, StateListener, ThreadErrorHandler, ThreadErrorResponse,
 };
+use super::startup::{self, Globals, StateCleaner};
 use super::supervisor::{Supervisor, ThreadTemplate};
-use crate::group::coordinator::{CoordinatorConfig, await_coordinator};
-use crate::kafka::restore::LogEnds;
 use crate::kafka::settings::SettingsError;
 use crate::query::registry::Registry;
 use crate::query::{HostInfo, KeyQueryMetadata, Queries, QueryError, ReadOnlyKeyValueStore};
-use crate::state_dir::StateDirectory;
 use crate::task::{GlobalStores, StoreRef, Topology};
 
 /// A topology that runs on Kafka.
@@ -180,54 +177,25 @@ impl<T: Topology> KafkaStreams<T> {
         result
     }
 
-    /// [`Self::run`] from the start to the threads' end.
+    /// [`Self::run`] from the start to the threads' end: the steps before the threads
+    /// ([`startup`](super::startup)), then the threads under their supervisor until they end.
     async fn start<S: Future<Output = ()>>(
         self,
         shutdown: S,
         commands: tokio::sync::mpsc::UnboundedReceiver<Command>,
     ) -> Result<(), StreamsError> {
-        let stop = Arc::new(AtomicBool::new(false));
-        let security = self.config.settings.connection_security()?;
-        crate::group::check_credentials(
-            self.config.settings.bootstrap_servers(),
-            T::APPLICATION_ID,
-            &security,
-        )
-        .await?;
-        // Opening the state directory locks a file and reads it (and may wait for a lock a
-        // stopping thread still holds): off the tokio workers, which drive the heartbeats of
-        // any other application on this runtime.
-        let state = match self.config.state_dir.clone() {
-            Some(dir) => {
-                let opened = tokio::task::spawn_blocking(move || {
-                    StateDirectory::open(&dir, T::APPLICATION_ID)
-                })
-                .await
-                .unwrap_or_else(|joined| std::panic::resume_unwind(joined.into_panic()))?;
-                Some(Arc::new(opened))
-            }
-            None => None,
-        };
+        let config = &self.config;
+        let security = config.settings.connection_security()?;
+        let bootstrap = config.settings.bootstrap_servers();
+        crate::group::check_credentials(bootstrap, T::APPLICATION_ID, &security).await?;
+        let state = startup::open_state_dir::<T>(config).await?;
         let process_id = state
             .as_ref()
             .map_or_else(uuid::Uuid::new_v4, |s| s.process_id());
-        let _cleaner = state
-            .clone()
-            .map(|s| StateCleaner::start(s, self.config.state_cleanup_delay));
+        let _cleaner = (state.clone()).map(|s| StateCleaner::start(s, config.state_cleanup_delay));
         tokio::pin!(shutdown);
-        // The cluster may be down or unreachable at start: wait (logging) rather than exit, and
-        // stop waiting when asked to shut down.
-        let mut coordinator =
-            CoordinatorConfig::new(self.config.settings.bootstrap_servers(), T::APPLICATION_ID);
-        coordinator.connect_timeout = Duration::from_secs(10);
-        // The same TLS and SASL as every other connection of the application.
-        coordinator.security = security;
-        tokio::select! {
-            ready = await_coordinator(&coordinator, T::APPLICATION_ID) => ready?,
-            () = &mut shutdown => {
-                tracing::info!("shutdown requested before the cluster answered");
-                return Ok(());
-            }
+        if !startup::await_cluster::<T, _>(config, security, shutdown.as_mut()).await? {
+            return Ok(());
         }
         // The global tables are complete before any task processes a record. Their stores are
         // the registry's, so queries read what the tasks join with; a restarted run reads them
@@ -237,83 +205,31 @@ impl<T: Topology> KafkaStreams<T> {
         for (_, store) in globals.iter() {
             store.clear();
         }
+        let stop = Arc::new(AtomicBool::new(false));
         // Completes if the global thread fails while the processing threads run.
         let (global_failed_tx, global_failed) = tokio::sync::oneshot::channel();
-        let global_thread = if globals.is_empty() {
-            None
-        } else {
-            let (config, shared, flag) = (self.config.clone(), globals.clone(), stop.clone());
-            let started = tokio::spawn(async move {
-                tokio::task::spawn_blocking(move || {
-                    GlobalThread::start::<T>(&config, shared, flag, global_failed_tx)
-                })
-                .await
-                .unwrap_or_else(|joined| std::panic::resume_unwind(joined.into_panic()))
-            });
-            tokio::pin!(started);
-            tokio::select! {
-                started = &mut started => match started {
-                    Ok(Ok(Some(thread))) => Some(thread),
-                    Ok(Ok(None)) => return Ok(()),
-                    Ok(Err(e)) => return Err(e),
-                    Err(joined) => std::panic::resume_unwind(joined.into_panic()),
-                },
-                () = &mut shutdown => {
-                    tracing::info!("shutdown requested while the global tables were restored");
-                    stop.store(true, Ordering::Relaxed);
-                    return match started.await {
-                        Ok(Ok(Some(thread))) => thread.join(),
-                        Ok(Ok(None)) => Ok(()),
-                        Ok(Err(e)) => Err(e),
-                        Err(joined) => std::panic::resume_unwind(joined.into_panic()),
-                    };
-                }
-            }
+        let global_thread = match startup::start_globals::<T, _>(
+            config,
+            &globals,
+            &stop,
+            global_failed_tx,
+            shutdown.as_mut(),
+        )
+        .await?
+        {
+            Globals::Running(thread) => thread,
+            Globals::Stopped => return Ok(()),
         };
         self.registry.set_globals_ready(true);
         self.lifecycle.globals_running();
-        // One admin client for the instance's threads, as Kafka Streams has (KafkaStreams'
-        // `adminClient`, "shared among threads").
-        let admin = match crate::kafka::admin::admin(
-            &self.config.settings.admin(),
-            self.config.settings.oauth_refresh(),
-        ) {
-            Ok(admin) => Arc::new(admin),
+        let (admin, log_ends) = match startup::shared_clients::<T>(config).await {
+            Ok(clients) => clients,
             Err(e) => {
-                stop.store(true, Ordering::Relaxed);
-                if let Some(thread) = global_thread {
-                    let _ = tokio::task::spawn_blocking(move || thread.join()).await;
-                }
-                return Err(StreamsError::kafka("creating the admin client")(e));
+                let _ = startup::stop_globals(global_thread, &stop).await;
+                return Err(e);
             }
         };
-        let eos = self.config.guarantee == ProcessingGuarantee::ExactlyOnce;
-        let log_ends = if eos {
-            // Off the tokio workers: its first OAUTHBEARER token is fetched now, and the token
-            // provider may block.
-            let (config, oauth) = (
-                self.config.settings.consumer(T::APPLICATION_ID, true),
-                self.config.settings.oauth_refresh(),
-            );
-            let made = tokio::task::spawn_blocking(move || LogEnds::new(&config, oauth))
-                .await
-                .unwrap_or_else(|joined| std::panic::resume_unwind(joined.into_panic()));
-            match made {
-                Ok(ends) => Some(Arc::new(ends)),
-                Err(e) => {
-                    stop.store(true, Ordering::Relaxed);
-                    if let Some(thread) = global_thread {
-                        let _ = tokio::task::spawn_blocking(move || thread.join()).await;
-                    }
-                    return Err(StreamsError::kafka(
-                        "creating the changelog end-offsets client",
-                    )(e));
-                }
-            }
-        } else {
-            None
-        };
-        let threads = self.config.threads;
+        let threads = config.threads;
         tracing::info!(application_id = T::APPLICATION_ID, %process_id, threads, "starting");
         let template = ThreadTemplate {
             ctx: ThreadContext {
@@ -321,17 +237,17 @@ impl<T: Topology> KafkaStreams<T> {
                 generation: 0,
                 live_threads: threads,
                 lifecycle: Arc::clone(&self.lifecycle),
-                config: self.config.clone(),
+                config: config.clone(),
                 process_id,
                 handle: tokio::runtime::Handle::current(),
                 stop: Arc::new(AtomicBool::new(false)),
-                state: state.clone(),
+                state,
                 queries: Arc::clone(&self.registry),
-                globals: globals.clone(),
-                admin: Arc::clone(&admin),
-                log_ends: log_ends.clone(),
+                globals,
+                admin,
+                log_ends,
             },
-            state_root: self.config.state_dir.clone(),
+            state_root: config.state_dir.clone(),
         };
         let supervisor =
             Supervisor::<T>::new(template, Arc::clone(&self.lifecycle), self.close_timeout);
@@ -340,14 +256,8 @@ impl<T: Topology> KafkaStreams<T> {
             .await;
         // The processing threads are done (or the global thread failed and they stopped): the
         // global thread stops too, and its error, if any, is the application's.
-        stop.store(true, Ordering::Relaxed);
-        if let Some(thread) = global_thread {
-            let joined = tokio::task::spawn_blocking(move || thread.join())
-                .await
-                .unwrap_or_else(|joined| std::panic::resume_unwind(joined.into_panic()));
-            if let Err(e) = joined {
-                first_error.get_or_insert(e);
-            }
+        if let Err(e) = startup::stop_globals(global_thread, &stop).await {
+            first_error.get_or_insert(e);
         }
         match first_error {
             Some(e) => Err(e),
@@ -628,31 +538,5 @@ impl<T: Topology> Builder<T> {
             config: self.config,
             topology: PhantomData,
         })
-    }
-}
-
-/// Deletes the directories of tasks this instance no longer runs, every `state_cleanup_delay`
-/// (on the blocking pool); stops when dropped.
-struct StateCleaner(tokio::task::JoinHandle<()>);
-
-impl StateCleaner {
-    fn start(state: Arc<StateDirectory>, delay: Duration) -> StateCleaner {
-        // At least a second between rounds, whatever the delay.
-        let period = delay.max(Duration::from_secs(1));
-        StateCleaner(tokio::spawn(async move {
-            let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
-            ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            loop {
-                ticks.tick().await;
-                let state = state.clone();
-                let _ = tokio::task::spawn_blocking(move || state.clean_unowned(delay)).await;
-            }
-        }))
-    }
-}
-
-impl Drop for StateCleaner {
-    fn drop(&mut self) {
-        self.0.abort();
     }
 }

@@ -153,7 +153,11 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         let started = Instant::now();
         let mut warned: Option<Instant> = None;
         loop {
-            let error = match self.consumer.committed_offsets(tpl.clone(), FETCH_TIMEOUT) {
+            let error = match self
+                .clients
+                .consumer
+                .committed_offsets(tpl.clone(), FETCH_TIMEOUT)
+            {
                 Ok(committed) => match partition_error(&committed) {
                     None => return Ok(Some(committed)),
                     Some(e) => e,
@@ -161,7 +165,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                 Err(e) => e.to_string(),
             };
             if self.ctx.stop.load(Ordering::Relaxed) {
-                self.interrupted = true;
+                self.interval.interrupted = true;
                 return Ok(None);
             }
             if warned.is_none_or(|at| at.elapsed() >= Duration::from_secs(30)) {
@@ -217,7 +221,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             None => self.restore_start(active, &mut partitions, after_abort)?,
         };
         let summary = match restore(
-            &self.restore_consumer,
+            &self.clients.restore_consumer,
             self.ctx.log_ends.as_deref(),
             &partitions,
             RESTORE_NO_PROGRESS,
@@ -228,7 +232,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             // Shutting down mid-restore (the cluster may be unreachable): the stores are
             // incomplete, so the thread closes without committing.
             Err(RestoreError::Stopped) => {
-                self.interrupted = true;
+                self.interval.interrupted = true;
                 return Ok(());
             }
             Err(source) => return Err(StreamsError::restore(active.id, source)),
@@ -293,7 +297,11 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             }
         }
         for topic in topics {
-            if let Err(e) = self.consumer.fetch_metadata(Some(topic), FETCH_TIMEOUT) {
+            if let Err(e) = self
+                .clients
+                .consumer
+                .fetch_metadata(Some(topic), FETCH_TIMEOUT)
+            {
                 tracing::debug!(topic, error = %e, "metadata lookup failed; the first fetch may wait");
             }
         }
@@ -304,7 +312,8 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     /// they are (incremental on purpose: see [`crate::kafka::assignment`]).
     pub(crate) fn assign_consumer(&mut self) -> Result<(), StreamsError> {
         let wanted = self.task_positions()?;
-        reassign(&self.consumer, &wanted).map_err(StreamsError::kafka("assigning partitions"))
+        reassign(&self.clients.consumer, &wanted)
+            .map_err(StreamsError::kafka("assigning partitions"))
     }
 
     /// Moves the consumer back to every task's next offset after a rebuild dropped the
@@ -318,7 +327,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             }
         }
         let positions = self.task_positions()?;
-        rewind(&self.consumer, &positions, FETCH_TIMEOUT)
+        rewind(&self.clients.consumer, &positions, FETCH_TIMEOUT)
             .map_err(StreamsError::kafka("rewinding the consumer"))
     }
 
@@ -342,9 +351,9 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         if aborted {
             metrics::counter!("dekaf.streams.commits.aborted").increment(1);
         }
-        let _ = self.deliveries.take();
+        let _ = self.clients.deliveries.take();
         if aborted {
-            self.changelog.discard();
+            self.interval.changelog.discard();
         }
         let ids = lost.map_or_else(|| self.tasks.ids(), <[TaskId]>::to_vec);
         // Tasks kept are rebuilt from committed state: the aborted transaction held their work too.
@@ -361,7 +370,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             tracing::info!(tasks = ?ids.iter().map(ToString::to_string).collect::<Vec<_>>(), "tasks lost; uncommitted work dropped");
         }
         self.member.release(&ids);
-        if aborted && !self.tasks.is_empty() && !self.interrupted {
+        if aborted && !self.tasks.is_empty() && !self.interval.interrupted {
             self.rebuild()
         } else {
             self.assign_consumer()

@@ -40,6 +40,7 @@ use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::producer::Producer;
 use rdkafka::{Offset, TopicPartitionList};
 
+use super::changelog_buffer::ChangelogBuffer;
 use super::error::StreamsError;
 use super::metrics::TaskCounts;
 use super::offset_commit::OffsetCommitError;
@@ -61,6 +62,42 @@ const OFFSET_COMMIT_PATIENCE: Duration = Duration::from_secs(300);
 /// `repartition.purge.interval.ms`).
 const PURGE_INTERVAL: Duration = Duration::from_secs(30);
 
+/// The commit interval in progress, and how the last commits went: the part of a thread's state
+/// that processing adds to (its transaction, its changelog records) and a commit or an abort
+/// ends.
+pub(super) struct Interval {
+    /// Under exactly-once: the interval's transaction has begun.
+    pub(super) txn_open: bool,
+    /// Changelog records of the interval, one per key.
+    pub(super) changelog: ChangelogBuffer,
+    /// Commits aborted in a row.
+    pub(super) failed_commits: u32,
+    /// When the last commit ended.
+    pub(super) last_commit: Instant,
+    /// When committed repartition records were last purged.
+    pub(super) last_purge: Instant,
+    /// A shutdown came while a transactional call or a restore waited for an unreachable
+    /// cluster, and the thread gave up on it: the interval's outcome is unknown, so the thread
+    /// closes without committing or marking tasks closed (the broker aborts the open transaction
+    /// after `transaction.timeout.ms`; the next producer with this transactional id aborts it at
+    /// once).
+    pub(super) interrupted: bool,
+}
+
+impl Interval {
+    /// The first interval of a thread.
+    pub(super) fn new() -> Self {
+        Interval {
+            txn_open: false,
+            changelog: ChangelogBuffer::default(),
+            failed_commits: 0,
+            last_commit: Instant::now(),
+            last_purge: Instant::now(),
+            interrupted: false,
+        }
+    }
+}
+
 /// The offset metadata that carries a task's stream time.
 pub(crate) fn stream_time_metadata(stream_time: i64) -> String {
     format!("st={stream_time}")
@@ -80,6 +117,14 @@ enum Failure {
     Offsets(TxnOffsetsError),
     /// Committing the transaction failed.
     Commit(KafkaError),
+}
+
+/// What a commit came to.
+enum Outcome {
+    /// The interval committed: what follows a commit (5) follows.
+    Committed,
+    /// Nothing to commit, or the interval was redone or given up: nothing follows.
+    NotCommitted,
 }
 
 impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
@@ -114,7 +159,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         if !self.tasks.iter().any(|t| t.consumed.contains(&true)) {
             return;
         }
-        let Ok(positions) = self.consumer.position() else {
+        let Ok(positions) = self.clients.consumer.position() else {
             return;
         };
         for active in self.tasks.iter_mut() {
@@ -135,185 +180,241 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         }
     }
 
-    /// Commits everything processed since the last commit.
+    /// Commits everything processed since the last commit: positions (1), then the
+    /// transaction (2-4) or the at-least-once flush and offset commit (2-4), then what follows a
+    /// commit (5).
     pub(crate) fn commit(&mut self) -> Result<(), StreamsError> {
         self.member.doing(crate::group::Phase::Committing);
         let started = Instant::now();
         self.advance_past_markers();
         let offsets = self.progress();
-        if self.eos() {
-            if !self.txn_open && offsets.count() == 0 {
-                self.last_commit = Instant::now();
-                return Ok(());
-            }
-            if !self.txn_open {
-                // Nothing processed, but the consumer stepped over markers: commit the offsets
-                // alone, so the group's lag reaches 0.
-                self.producer
-                    .begin_transaction()
-                    .map_err(StreamsError::kafka("beginning a transaction"))?;
-                self.txn_open = true;
-            }
-            // When each phase ended: caches, changelogs, offsets, drain (debug log below).
-            let mut marks = [started; 4];
-            self.flush_caches()?;
-            marks[0] = Instant::now();
-            let identity = self.member.identity();
-            // The offsets are added while the interval's records are still on their way, not
-            // after: AddOffsetsToTxn goes to the transaction coordinator over its own
-            // connection, and TxnOffsetCommit is queued right behind the last ProduceRequest,
-            // so neither waits a round trip of its own after the drain. Records and offsets
-            // commit or abort together whatever their order within the transaction. (Kafka
-            // Streams' `StreamsProducer.commitTransaction` also sends the offsets first and lets
-            // `commitTransaction` flush the records.)
-            let result = self
-                .changelog
-                .flush(&self.producer)
-                .map_err(Failure::Commit)
-                .and_then(|_| {
-                    marks[1] = Instant::now();
-                    send_offsets_to_transaction(&self.producer, &offsets, &identity, COMMIT_TIMEOUT)
-                        .map_err(Failure::Offsets)
-                })
-                .and_then(|()| {
-                    marks[2] = Instant::now();
-                    producer::drain(&self.producer, COMMIT_TIMEOUT, &self.ctx.stop)
-                        .map_err(Failure::Commit)
-                })
-                .and_then(|()| {
-                    marks[3] = Instant::now();
-                    // A commit that times out (the transaction coordinator unreachable) is
-                    // resumed, never aborted: it may have reached the coordinator, and an
-                    // abort or a new producer would then redo work that committed.
-                    let committed = producer::resume_until_done(
-                        "committing the transaction",
-                        &self.ctx.stop,
-                        None,
-                        |timeout| self.producer.commit_transaction(timeout),
-                    );
-                    match committed {
-                        Ok(Resumed::Done) => Ok(()),
-                        Ok(Resumed::Stopped) => Err(Failure::Interrupted),
-                        Err(e) => Err(Failure::Commit(e)),
-                    }
-                });
-            if let Err(failure) = result {
-                if matches!(failure, Failure::Interrupted) {
-                    // Shutting down while the cluster is unreachable: the thread closes without
-                    // committing; the transaction's fate is the broker's.
-                    self.txn_open = false;
-                    self.interrupted = true;
-                    return Ok(());
-                }
-                // A record the broker refused for good fails the transaction: that stops the
-                // application rather than being redone forever. Its delivery report may still
-                // be on its way; waiting for the outstanding records brings it.
-                let _ = producer::drain(&self.producer, Duration::from_secs(5), &self.ctx.stop);
-                if let Some(delivery) = self.deliveries.take_checked(self.producer.client()) {
-                    if delivery.permanent {
-                        let _ = self.producer.abort_transaction(COMMIT_TIMEOUT);
-                        self.txn_open = false;
-                        return Err(delivery.into());
-                    }
-                    tracing::warn!(error = %delivery.error, topic = delivery.topic, "a record was not delivered");
-                }
-                return match failure {
-                    Failure::Offsets(e) if member_refusal(e.code).is_some() => {
-                        if e.fatal {
-                            tracing::warn!(error = %e, "the producer failed for good with the refused offsets; replacing it");
-                            self.replace_producer()?;
-                        }
-                        self.member_refused(member_refusal(e.code), e)
-                    }
-                    Failure::Offsets(e) if e.fatal => {
-                        tracing::warn!(error = %e, "the producer failed for good while adding the offsets; replacing it and redoing the interval");
-                        self.replace_producer()?;
-                        self.abort_and_rebuild()
-                    }
-                    Failure::Offsets(e) => {
-                        tracing::warn!(error = %e, "offset commit failed; aborting and redoing the interval");
-                        self.abort_and_rebuild()
-                    }
-                    Failure::Commit(KafkaError::Transaction(rd)) if rd.txn_requires_abort() => {
-                        tracing::warn!(error = %rd, "commit failed; aborting and redoing the interval");
-                        self.abort_and_rebuild()
-                    }
-                    Failure::Commit(KafkaError::Transaction(rd)) if rd.is_fatal() => {
-                        tracing::warn!(error = %rd, "the producer was fenced while committing; replacing it and redoing the interval");
-                        self.replace_producer()?;
-                        self.abort_and_rebuild()
-                    }
-                    // Sending the interval's records found the transaction already failed (an
-                    // earlier record timed out, "requires epoch bump"): abortable, like a commit
-                    // that requires an abort. Seen after a member was frozen past its timeouts.
-                    Failure::Commit(e @ KafkaError::MessageProduction(RDKafkaErrorCode::State)) => {
-                        tracing::warn!(error = %e, "the transaction had already failed; aborting and redoing the interval");
-                        self.abort_and_rebuild()
-                    }
-                    Failure::Commit(e @ KafkaError::Flush(_)) => {
-                        tracing::warn!(error = %e, "the interval's records were not acknowledged in time; aborting and redoing the interval");
-                        self.abort_and_rebuild()
-                    }
-                    Failure::Commit(e) => Err(StreamsError::kafka("committing the transaction")(e)),
-                    Failure::Interrupted => Ok(()),
-                };
-            }
-            self.txn_open = false;
-            let ms = |from: Instant, to: Instant| to.duration_since(from).as_secs_f64() * 1e3;
-            tracing::debug!(
-                target: "dekaf_streams::commit",
-                caches_ms = ms(started, marks[0]),
-                changelog_ms = ms(marks[0], marks[1]),
-                offsets_ms = ms(marks[1], marks[2]),
-                drain_ms = ms(marks[2], marks[3]),
-                end_txn_ms = ms(marks[3], Instant::now()),
-                since_last_ms = ms(self.last_commit, started),
-                "exactly-once commit phases"
-            );
+        let outcome = if self.eos() {
+            self.commit_transaction(&offsets, started)?
         } else {
-            self.flush_caches()?;
-            self.changelog
-                .flush(&self.producer)
-                .map_err(StreamsError::kafka("producing changelog records"))?;
-            // A broker fault (a partition leader down until the controller moves it) holds the
-            // records back: wait it out as the exactly-once commit does. Each record is
-            // delivered or fails within `message.timeout.ms`; a failed one redoes the interval.
-            if !self.drain_waiting_out_faults() {
-                // Stopping while the cluster is unreachable: nothing is committed.
-                self.interrupted = true;
-                return Ok(());
-            }
-            if let Some(failure) = self.deliveries.take_checked(self.producer.client()) {
-                if failure.permanent {
-                    return Err(failure.into());
-                }
-                // Without a transaction, a record that was not delivered means the offsets
-                // must not move: the interval is redone.
-                tracing::warn!(error = %failure.error, topic = failure.topic, "a record was not delivered; redoing the interval");
-                return self.abort_and_rebuild();
-            }
-            let committed = match self.commit_offsets_waiting_out_faults(&offsets) {
-                Some(committed) => committed,
-                None => {
-                    self.interrupted = true;
-                    return Ok(());
-                }
-            };
-            if let Err(e) = committed {
-                return match e.refusal() {
-                    Some(MemberRefusal::Fenced) => {
-                        tracing::warn!(error = %e, "the coordinator fenced this member; its offsets were not committed");
-                        self.lose_all_and_rejoin()
-                    }
-                    // Still stale after a second try: redo the interval from the committed offsets.
-                    Some(MemberRefusal::Stale) => {
-                        tracing::warn!(error = %e, "offset commit refused twice for a stale member epoch; redoing the interval");
-                        self.abort_and_rebuild()
-                    }
-                    None => Err(e.into()),
-                };
-            }
+            self.commit_at_least_once(&offsets)?
+        };
+        match outcome {
+            Outcome::Committed => self.after_commit(started),
+            Outcome::NotCommitted => Ok(()),
         }
+    }
+
+    /// Exactly-once (2-4): flushes the caches and the changelog buffer into the open
+    /// transaction, adds the offsets to it, drains the producer and commits the transaction.
+    fn commit_transaction(
+        &mut self,
+        offsets: &TopicPartitionList,
+        started: Instant,
+    ) -> Result<Outcome, StreamsError> {
+        if !self.interval.txn_open && offsets.count() == 0 {
+            self.interval.last_commit = Instant::now();
+            return Ok(Outcome::NotCommitted);
+        }
+        if !self.interval.txn_open {
+            // Nothing processed, but the consumer stepped over markers: commit the offsets
+            // alone, so the group's lag reaches 0.
+            self.clients
+                .producer
+                .begin_transaction()
+                .map_err(StreamsError::kafka("beginning a transaction"))?;
+            self.interval.txn_open = true;
+        }
+        // When each phase ended: caches, changelogs, offsets, drain (debug log below).
+        let mut marks = [started; 4];
+        self.flush_caches()?;
+        marks[0] = Instant::now();
+        if let Err(failure) = self.end_transaction(offsets, &mut marks) {
+            return self.transaction_failed(failure);
+        }
+        self.interval.txn_open = false;
+        let ms = |from: Instant, to: Instant| to.duration_since(from).as_secs_f64() * 1e3;
+        tracing::debug!(
+            target: "dekaf_streams::commit",
+            caches_ms = ms(started, marks[0]),
+            changelog_ms = ms(marks[0], marks[1]),
+            offsets_ms = ms(marks[1], marks[2]),
+            drain_ms = ms(marks[2], marks[3]),
+            end_txn_ms = ms(marks[3], Instant::now()),
+            since_last_ms = ms(self.interval.last_commit, started),
+            "exactly-once commit phases"
+        );
+        Ok(Outcome::Committed)
+    }
+
+    /// Exactly-once (3-4): the changelog records, the offsets, the drain and the transaction's
+    /// commit, noting in `marks` when each of the first three ended.
+    fn end_transaction(
+        &mut self,
+        offsets: &TopicPartitionList,
+        marks: &mut [Instant; 4],
+    ) -> Result<(), Failure> {
+        let identity = self.member.identity();
+        // The offsets are added while the interval's records are still on their way, not
+        // after: AddOffsetsToTxn goes to the transaction coordinator over its own connection,
+        // and TxnOffsetCommit is queued right behind the last ProduceRequest, so neither waits
+        // a round trip of its own after the drain. Records and offsets commit or abort together
+        // whatever their order within the transaction. (Kafka Streams'
+        // `StreamsProducer.commitTransaction` also sends the offsets first and lets
+        // `commitTransaction` flush the records.)
+        let producer = &self.clients.producer;
+        self.interval
+            .changelog
+            .flush(producer)
+            .map_err(Failure::Commit)?;
+        marks[1] = Instant::now();
+        send_offsets_to_transaction(producer, offsets, &identity, COMMIT_TIMEOUT)
+            .map_err(Failure::Offsets)?;
+        marks[2] = Instant::now();
+        producer::drain(producer, COMMIT_TIMEOUT, &self.ctx.stop).map_err(Failure::Commit)?;
+        marks[3] = Instant::now();
+        // A commit that times out (the transaction coordinator unreachable) is resumed, never
+        // aborted: it may have reached the coordinator, and an abort or a new producer would
+        // then redo work that committed.
+        let committed = producer::resume_until_done(
+            "committing the transaction",
+            &self.ctx.stop,
+            None,
+            |timeout| producer.commit_transaction(timeout),
+        );
+        match committed {
+            Ok(Resumed::Done) => Ok(()),
+            Ok(Resumed::Stopped) => Err(Failure::Interrupted),
+            Err(e) => Err(Failure::Commit(e)),
+        }
+    }
+
+    /// Exactly-once: what a failed commit means. Shutting down while the cluster is unreachable
+    /// leaves the transaction's fate to the broker; a record refused for good stops the
+    /// application; a member refused by the coordinator is handled as [`refusal`](super::refusal)
+    /// says; anything else aborts and redoes the interval, replacing a producer that failed
+    /// for good.
+    fn transaction_failed(&mut self, failure: Failure) -> Result<Outcome, StreamsError> {
+        if matches!(failure, Failure::Interrupted) {
+            // Shutting down while the cluster is unreachable: the thread closes without
+            // committing; the transaction's fate is the broker's.
+            self.interval.txn_open = false;
+            self.interval.interrupted = true;
+            return Ok(Outcome::NotCommitted);
+        }
+        // A record the broker refused for good fails the transaction: that stops the
+        // application rather than being redone forever. Its delivery report may still be on
+        // its way; waiting for the outstanding records brings it.
+        let producer = &self.clients.producer;
+        let _ = producer::drain(producer, Duration::from_secs(5), &self.ctx.stop);
+        if let Some(delivery) = self.clients.deliveries.take_checked(producer.client()) {
+            if delivery.permanent {
+                let _ = producer.abort_transaction(COMMIT_TIMEOUT);
+                self.interval.txn_open = false;
+                return Err(delivery.into());
+            }
+            tracing::warn!(error = %delivery.error, topic = delivery.topic, "a record was not delivered");
+        }
+        match failure {
+            Failure::Offsets(e) if member_refusal(e.code).is_some() => {
+                if e.fatal {
+                    tracing::warn!(error = %e, "the producer failed for good with the refused offsets; replacing it");
+                    self.replace_producer()?;
+                }
+                self.member_refused(member_refusal(e.code), e)?;
+            }
+            Failure::Offsets(e) if e.fatal => {
+                tracing::warn!(error = %e, "the producer failed for good while adding the offsets; replacing it and redoing the interval");
+                self.replace_producer()?;
+                self.abort_and_rebuild()?;
+            }
+            Failure::Offsets(e) => {
+                tracing::warn!(error = %e, "offset commit failed; aborting and redoing the interval");
+                self.abort_and_rebuild()?;
+            }
+            Failure::Commit(KafkaError::Transaction(rd)) if rd.txn_requires_abort() => {
+                tracing::warn!(error = %rd, "commit failed; aborting and redoing the interval");
+                self.abort_and_rebuild()?;
+            }
+            Failure::Commit(KafkaError::Transaction(rd)) if rd.is_fatal() => {
+                tracing::warn!(error = %rd, "the producer was fenced while committing; replacing it and redoing the interval");
+                self.replace_producer()?;
+                self.abort_and_rebuild()?;
+            }
+            // Sending the interval's records found the transaction already failed (an earlier
+            // record timed out, "requires epoch bump"): abortable, like a commit that requires
+            // an abort. Seen after a member was frozen past its timeouts.
+            Failure::Commit(e @ KafkaError::MessageProduction(RDKafkaErrorCode::State)) => {
+                tracing::warn!(error = %e, "the transaction had already failed; aborting and redoing the interval");
+                self.abort_and_rebuild()?;
+            }
+            Failure::Commit(e @ KafkaError::Flush(_)) => {
+                tracing::warn!(error = %e, "the interval's records were not acknowledged in time; aborting and redoing the interval");
+                self.abort_and_rebuild()?;
+            }
+            Failure::Commit(e) => {
+                return Err(StreamsError::kafka("committing the transaction")(e));
+            }
+            Failure::Interrupted => {}
+        }
+        Ok(Outcome::NotCommitted)
+    }
+
+    /// At-least-once (2-4): flushes the caches and the changelog buffer, waits until every
+    /// record is acknowledged, then commits the offsets with the member's epoch. A record not
+    /// delivered, or an offset commit refused for a stale epoch, redoes the interval; a fenced
+    /// member drops its tasks and rejoins.
+    fn commit_at_least_once(
+        &mut self,
+        offsets: &TopicPartitionList,
+    ) -> Result<Outcome, StreamsError> {
+        self.flush_caches()?;
+        self.interval
+            .changelog
+            .flush(&self.clients.producer)
+            .map_err(StreamsError::kafka("producing changelog records"))?;
+        // A broker fault (a partition leader down until the controller moves it) holds the
+        // records back: wait it out as the exactly-once commit does. Each record is delivered
+        // or fails within `message.timeout.ms`; a failed one redoes the interval.
+        if !self.drain_waiting_out_faults() {
+            // Stopping while the cluster is unreachable: nothing is committed.
+            self.interval.interrupted = true;
+            return Ok(Outcome::NotCommitted);
+        }
+        if let Some(failure) = self
+            .clients
+            .deliveries
+            .take_checked(self.clients.producer.client())
+        {
+            if failure.permanent {
+                return Err(failure.into());
+            }
+            // Without a transaction, a record that was not delivered means the offsets must not
+            // move: the interval is redone.
+            tracing::warn!(error = %failure.error, topic = failure.topic, "a record was not delivered; redoing the interval");
+            self.abort_and_rebuild()?;
+            return Ok(Outcome::NotCommitted);
+        }
+        let Some(committed) = self.commit_offsets_waiting_out_faults(offsets) else {
+            self.interval.interrupted = true;
+            return Ok(Outcome::NotCommitted);
+        };
+        let Err(e) = committed else {
+            return Ok(Outcome::Committed);
+        };
+        match e.refusal() {
+            Some(MemberRefusal::Fenced) => {
+                tracing::warn!(error = %e, "the coordinator fenced this member; its offsets were not committed");
+                self.lose_all_and_rejoin()?;
+            }
+            // Still stale after a second try: redo the interval from the committed offsets.
+            Some(MemberRefusal::Stale) => {
+                tracing::warn!(error = %e, "offset commit refused twice for a stale member epoch; redoing the interval");
+                self.abort_and_rebuild()?;
+            }
+            None => return Err(e.into()),
+        }
+        Ok(Outcome::NotCommitted)
+    }
+
+    /// After a commit (5): what was processed becomes committed (and readable by queries), the
+    /// stores are flushed, the metrics count it, and committed repartition records are purged
+    /// when due.
+    fn after_commit(&mut self, started: Instant) -> Result<(), StreamsError> {
         self.publish_committed()?;
         let mut processed = 0;
         let mut counts = std::mem::take(&mut self.counts_scratch);
@@ -338,12 +439,12 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         metrics::counter!("dekaf.streams.records.processed").increment(processed);
         self.flush_stores()?;
         metrics::counter!("dekaf.streams.commits").increment(1);
-        self.failed_commits = 0;
+        self.interval.failed_commits = 0;
         let seconds = started.elapsed().as_secs_f64();
         metrics::histogram!("dekaf.streams.commit.duration").record(seconds);
         self.metrics.committed(seconds, counts.drain(..));
         self.counts_scratch = counts;
-        self.last_commit = Instant::now();
+        self.interval.last_commit = Instant::now();
         if self.purge_due() {
             self.purge_repartitions();
         }
@@ -357,7 +458,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     fn drain_waiting_out_faults(&self) -> bool {
         let started = Instant::now();
         loop {
-            match producer::drain(&self.producer, COMMIT_TIMEOUT, &self.ctx.stop) {
+            match producer::drain(&self.clients.producer, COMMIT_TIMEOUT, &self.ctx.stop) {
                 Ok(()) => return true,
                 Err(_) if self.ctx.stop.load(std::sync::atomic::Ordering::Relaxed) => {
                     tracing::warn!(
@@ -366,7 +467,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                     return false;
                 }
                 Err(e) => {
-                    tracing::warn!(error = %e, waited = ?started.elapsed(), in_flight = self.producer.in_flight_count(), "the interval's records are not acknowledged yet (a broker down?); waiting")
+                    tracing::warn!(error = %e, waited = ?started.elapsed(), in_flight = self.clients.producer.in_flight_count(), "the interval's records are not acknowledged yet (a broker down?); waiting")
                 }
             }
         }
@@ -408,12 +509,15 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     /// Flushes every task's record cache into the producer: each aggregation forwards the
     /// latest result of every key it changed since the last flush.
     fn flush_caches(&mut self) -> Result<(), StreamsError> {
-        let mut sink = ProducerSink::new(&self.producer, &mut self.changelog);
+        let mut sink = ProducerSink::new(&self.clients.producer, &mut self.interval.changelog);
         for active in self.tasks.iter_mut() {
             if let Err(source) = active.task.flush_cache(&mut sink) {
                 // A failed sink may mean the producer hit an unretriable error: report that.
                 if matches!(source, TaskError::Sink(_))
-                    && let Some(failure) = self.deliveries.take_checked(self.producer.client())
+                    && let Some(failure) = self
+                        .clients
+                        .deliveries
+                        .take_checked(self.clients.producer.client())
                     && failure.permanent
                 {
                     return Err(failure.into());
@@ -426,12 +530,12 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
 
     /// Whether repartition topics are due for a purge.
     fn purge_due(&self) -> bool {
-        self.last_purge.elapsed() >= PURGE_INTERVAL
+        self.interval.last_purge.elapsed() >= PURGE_INTERVAL
     }
 
     /// Deletes repartition records below the committed offsets, in the background.
     fn purge_repartitions(&mut self) {
-        self.last_purge = Instant::now();
+        self.interval.last_purge = Instant::now();
         let mut below = TopicPartitionList::new();
         for active in self.tasks.iter() {
             let user_sources = active.task.subtopology().source_topics.len();
@@ -454,7 +558,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         if below.count() == 0 {
             return;
         }
-        let admin = self.admin.clone();
+        let admin = self.clients.admin.clone();
         self.ctx.handle.spawn(async move {
             if let Err(e) = crate::kafka::admin::purge(&admin, &below, Duration::from_secs(30)).await {
                 tracing::debug!(error = %e, "purging repartition records failed; the next purge retries");

@@ -68,6 +68,7 @@ mod refusal;
 mod reset;
 mod signal;
 mod standbys;
+mod startup;
 mod state;
 mod supervisor;
 mod tasks;

@@ -20,14 +20,38 @@
 
 use std::time::{Duration, Instant};
 
-use super::lifecycle::{PartitionOffsets, TaskOffsets};
-use super::processing::StreamThread;
-use super::tasks::Lateness;
+use super::context::ThreadContext;
+use super::lifecycle::{PartitionOffsets, TaskOffsets, ThreadState};
+use super::metrics::ThreadMetrics;
+use super::tasks::{ActiveTasks, Lateness};
+use crate::kafka::batch::BatchConsumer;
+use crate::kafka::oauth::StreamsConsumerContext;
 use crate::store::BackendFactory;
 use crate::task::{Task, Topology};
 
 /// How often a thread reports.
 pub(super) const REPORT_INTERVAL: Duration = Duration::from_secs(1);
+
+/// What a thread last reported, and what it gathers for its next report.
+pub(crate) struct Reports {
+    /// The state last told to the instance's lifecycle.
+    pub(super) state: ThreadState,
+    /// When the thread last reported its tasks' offsets and its metrics.
+    pub(super) at: Instant,
+    /// Its polls since that report.
+    pub(super) polls: Polls,
+}
+
+impl Reports {
+    /// Nothing reported yet: the thread is starting.
+    pub(super) fn new() -> Self {
+        Reports {
+            state: ThreadState::Starting,
+            at: Instant::now(),
+            polls: Polls::default(),
+        }
+    }
+}
 
 /// A thread's polls of its consumer since the last report.
 #[derive(Debug, Default, Clone, Copy)]
@@ -37,12 +61,16 @@ pub(crate) struct Polls {
     max: Duration,
 }
 
-impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
-    /// Takes the next batch of records (see [`crate::kafka::batch::BatchConsumer::fill`]),
-    /// timing the poll.
-    pub(super) fn poll(&mut self, timeout: Duration) -> usize {
+impl Reports {
+    /// Takes the next batch of records of `consumer` (see
+    /// [`crate::kafka::batch::BatchConsumer::fill`]), timing the poll.
+    pub(super) fn poll(
+        &mut self,
+        consumer: &mut BatchConsumer<StreamsConsumerContext>,
+        timeout: Duration,
+    ) -> usize {
         let started = Instant::now();
-        let n = self.consumer.fill(timeout);
+        let n = consumer.fill(timeout);
         let took = started.elapsed();
         self.polls.count += 1;
         self.polls.total += took;
@@ -50,18 +78,26 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         n
     }
 
-    /// Reports when the last report is [`REPORT_INTERVAL`] old.
-    pub(super) fn report_when_due(&mut self) {
-        let since = self.reported_at.elapsed();
+    /// Reports when the last report is [`REPORT_INTERVAL`] old: the positions of `tasks` in
+    /// their partitions (ends from `consumer`'s last fetches) to the lifecycle of `ctx`, and the
+    /// metrics of the thread whose metrics are `metrics`.
+    pub(super) fn report_when_due<T: Topology, F: BackendFactory>(
+        &mut self,
+        tasks: &mut ActiveTasks<T, F>,
+        consumer: &BatchConsumer<StreamsConsumerContext>,
+        metrics: &ThreadMetrics,
+        ctx: &ThreadContext,
+    ) {
+        let since = self.at.elapsed();
         if since < REPORT_INTERVAL {
             return;
         }
-        self.reported_at = Instant::now();
-        self.report_polls();
+        self.at = Instant::now();
+        self.report_polls(metrics.thread_id());
         let mut offsets = Vec::new();
-        for active in self.tasks.iter_mut() {
+        for active in tasks.iter_mut() {
             let lateness = std::mem::take(&mut active.lateness);
-            report_lateness(self.metrics.thread_id(), &active.id.to_string(), lateness);
+            report_lateness(metrics.thread_id(), &active.id.to_string(), lateness);
             let partitions = active
                 .task
                 .source_topics()
@@ -69,7 +105,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                 .enumerate()
                 .map(|(i, topic)| {
                     let partition = active.id.partition;
-                    let watermarks = self.consumer.cached_watermarks(topic, partition);
+                    let watermarks = consumer.cached_watermarks(topic, partition);
                     // Nothing processed and nothing committed: the task starts at the log's
                     // start (`auto.offset.reset` is `earliest`, as in Kafka Streams).
                     let position = active.positions[i]
@@ -85,7 +121,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                     if let Some(lag) = offsets.lag() {
                         metrics::gauge!(
                             "kafka.consumer.consumer_fetch_manager_metrics.records_lag",
-                            "thread_id" => self.metrics.thread_id().to_owned(),
+                            "thread_id" => metrics.thread_id().to_owned(),
                             "topic" => (*topic).to_owned(),
                             "partition" => partition.to_string(),
                         )
@@ -99,14 +135,14 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                 partitions,
             });
         }
-        self.ctx.lifecycle.thread_offsets(self.ctx.index, offsets);
+        ctx.lifecycle.thread_offsets(ctx.index, offsets);
     }
 
     /// The polls since the last report, as Kafka Streams' `poll-total` and
     /// `poll-latency-avg`/`-max` (seconds here, ms there).
-    fn report_polls(&mut self) {
+    fn report_polls(&mut self, thread: &str) {
         let polls = std::mem::take(&mut self.polls);
-        let thread = self.metrics.thread_id().to_owned();
+        let thread = thread.to_owned();
         metrics::counter!("kafka.streams.stream_thread_metrics.poll_total", "thread_id" => thread.clone())
             .increment(polls.count);
         if polls.count > 0 {

@@ -59,6 +59,7 @@ use rdkafka::producer::Producer;
 
 use super::changelog_buffer::ChangelogBuffer;
 use super::clients::ThreadClients;
+use super::commit::Interval;
 use super::config::ProcessingGuarantee;
 use super::consumer_errors::ConsumerErrors;
 use super::context::ThreadContext;
@@ -66,16 +67,14 @@ use super::error::StreamsError;
 use super::lifecycle::ThreadState;
 use super::membership::Membership;
 use super::metrics::ThreadMetrics;
+use super::periodic_report::Reports;
+use super::standbys::Standbys;
 use super::tasks::{ActiveTask, ActiveTasks};
 use crate::group::{GroupStatus, MemberEvent, Phase, StatusCode};
-use crate::kafka::admin::Admin;
-use crate::kafka::batch::{BATCH, BatchConsumer, Entry, Record};
-use crate::kafka::oauth::StreamsConsumerContext;
+use crate::kafka::batch::{BATCH, Entry, Record};
 use crate::kafka::producer::{self, DeliveryWatch, StreamsProducer};
-use crate::kafka::restore::RestoreConsumer;
 use crate::query::registry::Publisher;
 use crate::record::{OutgoingRecord, Partitioning, RecordSink, SinkError, TopicKind};
-use crate::standby::StandbyTasks;
 use crate::store::BackendFactory;
 use crate::task::{Headers, InputRecord, Task, TaskError, Topology};
 
@@ -114,56 +113,33 @@ fn quiet_interval(records: u32, span: Duration, commit_interval: Duration) -> bo
         <= u128::from(IDLE_COMMIT_MAX_RECORDS) * span.as_micros()
 }
 
-/// The state of one processing thread.
+/// The state of one processing thread, in parts each changed by its own module: the clients
+/// ([`clients`](super::clients)), the member ([`membership`](super::membership)), the active
+/// tasks ([`tasks`](super::tasks), changed by [`assignment`](super::assignment)), the commit
+/// interval ([`commit`](super::commit) and [`abort`](super::abort)), the standbys
+/// ([`standbys`](super::standbys)) and the reports ([`periodic_report`](super::periodic_report)).
 pub(crate) struct StreamThread<T: Topology, F: BackendFactory> {
     pub(super) ctx: ThreadContext,
     pub(super) stores: F,
     pub(super) member: Membership,
-    pub(super) consumer: BatchConsumer<StreamsConsumerContext>,
-    pub(super) restore_consumer: RestoreConsumer,
-    pub(super) producer: StreamsProducer,
-    pub(super) deliveries: DeliveryWatch,
-    pub(super) admin: Arc<Admin>,
+    pub(super) clients: ThreadClients,
     pub(super) tasks: ActiveTasks<T, F>,
-    pub(super) txn_open: bool,
-    /// Changelog records of the interval, one per key.
-    pub(super) changelog: ChangelogBuffer,
-    /// Commits aborted in a row.
-    pub(super) failed_commits: u32,
-    pub(super) last_commit: Instant,
-    pub(super) last_purge: Instant,
+    pub(super) interval: Interval,
     /// The consumer errors seen, to tell those to retry from those that stop the application.
     pub(super) consumer_errors: ConsumerErrors,
-    /// A shutdown came while a transactional call or a restore waited for an unreachable
-    /// cluster, and the thread gave up on it: the interval's outcome is unknown, so the thread
-    /// closes without committing or marking tasks closed (the broker aborts the open transaction
-    /// after `transaction.timeout.ms`; the next producer with this transactional id aborts it at
-    /// once).
-    pub(super) interrupted: bool,
     /// Publishes the tasks' committed state for interactive queries.
     pub(super) publisher: Publisher,
-    /// The standby tasks (see the runtime's `standby` module).
-    pub(super) standbys: StandbyTasks<T::Task<F::Backend>>,
-    /// Their consumer, created when the first standby comes.
-    pub(super) standby_consumer: Option<RestoreConsumer>,
-    /// When the standbys were last matched with the member's assignment.
-    pub(super) standbys_synced: Instant,
+    pub(super) standby: Standbys<T::Task<F::Backend>>,
+    /// Kafka Streams' thread and task metrics (see [`super::metrics`]).
+    pub(super) metrics: ThreadMetrics,
+    pub(super) reports: Reports,
     /// The headers of the record being processed, refilled per record that has headers.
     pub(super) header_scratch: Headers,
     /// Which sources of a task holding records back are caught up, refilled per task at each
     /// look at the clock (`process_waiting`): no allocation once it has grown.
     pub(super) caught_up_scratch: Vec<bool>,
-    /// The state last told to the instance's lifecycle.
-    pub(super) reported: ThreadState,
-    /// Kafka Streams' thread and task metrics (see [`super::metrics`]).
-    pub(super) metrics: ThreadMetrics,
     /// What each task counted, gathered at a commit: no allocation once it has grown.
     pub(super) counts_scratch: Vec<(super::tasks::TaskId, super::metrics::TaskCounts)>,
-    /// When the thread last reported its tasks' offsets and its metrics (see
-    /// [`super::periodic_report`]).
-    pub(super) reported_at: Instant,
-    /// Its polls since that report.
-    pub(super) polls: super::periodic_report::Polls,
 }
 
 impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
@@ -177,30 +153,17 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         Ok(StreamThread {
             stores,
             member,
-            consumer: clients.consumer,
-            restore_consumer: clients.restore_consumer,
-            producer: clients.producer,
-            deliveries: clients.deliveries,
-            admin: clients.admin,
+            clients,
             tasks,
-            txn_open: false,
-            changelog: ChangelogBuffer::default(),
-            failed_commits: 0,
-            last_commit: Instant::now(),
-            last_purge: Instant::now(),
+            interval: Interval::new(),
             consumer_errors: ConsumerErrors::default(),
-            interrupted: false,
             publisher: Publisher::new(Arc::clone(&ctx.queries)),
-            standbys: StandbyTasks::default(),
-            standby_consumer: None,
-            standbys_synced: Instant::now(),
+            standby: Standbys::new(),
+            metrics: ThreadMetrics::new(format!("{}-{}", T::APPLICATION_ID, ctx.index)),
+            reports: Reports::new(),
             header_scratch: Headers::new(),
             caught_up_scratch: Vec::new(),
-            reported: ThreadState::Starting,
-            metrics: ThreadMetrics::new(format!("{}-{}", T::APPLICATION_ID, ctx.index)),
             counts_scratch: Vec::new(),
-            reported_at: Instant::now(),
-            polls: Default::default(),
             ctx,
         })
     }
@@ -308,7 +271,10 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             // commits every commit interval. The clock is read around each poll (a batch of up
             // to 64 records, for the poll metrics) and when the queue is empty, never per
             // record.
-            let n = match self.poll(if uncommitted { Duration::ZERO } else { POLL }) {
+            let n = match self.reports.poll(
+                &mut self.clients.consumer,
+                if uncommitted { Duration::ZERO } else { POLL },
+            ) {
                 0 if uncommitted
                     && quiet_interval(
                         since_commit,
@@ -323,7 +289,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                         // Stuck meanwhile, and no longer in the group: no commit.
                         continue;
                     }
-                    let elapsed = self.last_commit.elapsed();
+                    let elapsed = self.interval.last_commit.elapsed();
                     if elapsed >= idle_commit {
                         since_clock_check = 0;
                         uncommitted = false;
@@ -332,9 +298,12 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                         self.commit()?;
                         continue;
                     }
-                    self.poll((idle_commit - elapsed).min(POLL))
+                    self.reports.poll(
+                        &mut self.clients.consumer,
+                        (idle_commit - elapsed).min(POLL),
+                    )
                 }
-                0 if uncommitted => self.poll(POLL),
+                0 if uncommitted => self.reports.poll(&mut self.clients.consumer, POLL),
                 n => n,
             };
             // The whole batch is routed before anything else happens, and none of it outlives
@@ -356,7 +325,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             let mut errors = false;
             let mut transaction_failed = false;
             for i in 0..n {
-                match self.consumer.entry(i) {
+                match self.clients.consumer.entry(i) {
                     Some(Entry::Record(record)) => {
                         uncommitted = true;
                         since_commit = since_commit.saturating_add(1);
@@ -364,10 +333,10 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                         let eos = self.eos();
                         let processed = process(
                             &mut self.tasks,
-                            &self.producer,
-                            &mut self.changelog,
-                            &self.deliveries,
-                            eos.then_some(&mut self.txn_open),
+                            &self.clients.producer,
+                            &mut self.interval.changelog,
+                            &self.clients.deliveries,
+                            eos.then_some(&mut self.interval.txn_open),
                             record,
                             &mut self.header_scratch,
                         )?;
@@ -378,15 +347,18 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                     }
                     Some(Entry::Error(e)) => {
                         errors = true;
-                        self.consumer_errors
-                            .on_error(e, &self.consumer, T::APPLICATION_ID)?;
+                        self.consumer_errors.on_error(
+                            e,
+                            &self.clients.consumer,
+                            T::APPLICATION_ID,
+                        )?;
                     }
                     None => {}
                 }
             }
             // Nothing of a batch outlives it: the next assignment change, rewind or commit
             // finds no record of it left to process.
-            self.consumer.discard();
+            self.clients.consumer.discard();
             if self.member.poll_expired() {
                 // A record kept the thread away past `max_poll_interval` and the member left the
                 // group: the top of the loop drops the tasks; nothing is committed.
@@ -413,8 +385,14 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             self.maintain_standbys(false, STANDBY_BUDGET)?;
             self.member.doing(Phase::Punctuating);
             self.punctuate_wall_clock()?;
-            self.report_when_due();
-            if self.last_commit.elapsed() >= commit_interval && !self.member.poll_expired() {
+            self.reports.report_when_due(
+                &mut self.tasks,
+                &self.clients.consumer,
+                &self.metrics,
+                &self.ctx,
+            );
+            if self.interval.last_commit.elapsed() >= commit_interval && !self.member.poll_expired()
+            {
                 uncommitted = false;
                 since_commit = 0;
                 interval_start = Instant::now();
@@ -426,8 +404,8 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
 
     /// Tells the instance this thread's state, when it changed.
     fn report(&mut self, state: ThreadState) {
-        if self.reported != state {
-            self.reported = state;
+        if self.reports.state != state {
+            self.reports.state = state;
             self.ctx.lifecycle.thread_state(self.ctx.index, state);
         }
     }
@@ -436,7 +414,8 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     pub(super) fn report_tasks(&self) {
         let active = self.tasks.ids().iter().map(ToString::to_string).collect();
         let standby = self
-            .standbys
+            .standby
+            .tasks
             .ids()
             .iter()
             .map(ToString::to_string)
@@ -462,10 +441,10 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     /// was an error.
     fn serve_main_queue(&mut self) -> Result<bool, StreamsError> {
         let mut errors = false;
-        while let Some(e) = self.consumer.next_error() {
+        while let Some(e) = self.clients.consumer.next_error() {
             errors = true;
             self.consumer_errors
-                .on_error(e, &self.consumer, T::APPLICATION_ID)?;
+                .on_error(e, &self.clients.consumer, T::APPLICATION_ID)?;
         }
         Ok(errors)
     }
@@ -474,7 +453,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     /// tasks and leaves the group.
     fn close(&mut self, clean: bool) -> Result<(), StreamsError> {
         // A thread interrupted while the cluster was unreachable does not know what committed.
-        let clean = clean && !self.interrupted;
+        let clean = clean && !self.interval.interrupted;
         let committed = if clean {
             self.commit()
         } else {
@@ -487,14 +466,14 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             self.publish_closed(active.id);
             self.metrics.task_closed(active.id);
             // Only a clean, committed close marks the task closed cleanly.
-            if clean && committed.is_ok() && !self.interrupted {
+            if clean && committed.is_ok() && !self.interval.interrupted {
                 self.close_committed(active);
             }
         }
         metrics::gauge!("dekaf.streams.tasks.active").decrement(n as f64);
         // A standby's stores hold committed changelog records only: checkpointing them is
         // right whatever became of the active tasks' last interval.
-        self.close_standbys(!self.interrupted);
+        self.close_standbys(!self.interval.interrupted);
         let handle = self.ctx.handle.clone();
         handle.block_on(self.member.leave());
         committed

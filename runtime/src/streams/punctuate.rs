@@ -33,15 +33,16 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             if !active.task.wall_clock_due(now) {
                 continue;
             }
-            if eos && !self.txn_open {
-                self.producer
+            if eos && !self.interval.txn_open {
+                self.clients
+                    .producer
                     .begin_transaction()
                     .map_err(StreamsError::kafka("beginning a transaction"))?;
-                self.txn_open = true;
+                self.interval.txn_open = true;
             }
-            let mut sink = ProducerSink::new(&self.producer, &mut self.changelog);
+            let mut sink = ProducerSink::new(&self.clients.producer, &mut self.interval.changelog);
             if let Err(source) = active.task.punctuate_wall_clock(now, &mut sink) {
-                match task_failure(active.id, source, &sink, &self.deliveries, eos)? {
+                match task_failure(active.id, source, &sink, &self.clients.deliveries, eos)? {
                     Processed::TransactionFailed => {
                         transaction_failed = true;
                         break;

@@ -66,7 +66,8 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             return Ok(());
         }
         let publisher = &mut self.publisher;
-        self.changelog
+        self.interval
+            .changelog
             .committed(|topic, partition, key, value, timestamp| {
                 publisher.committed(topic, partition, key, value, timestamp);
             });
@@ -108,7 +109,11 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             else {
                 continue;
             };
-            match self.consumer.fetch_metadata(Some(topic), METADATA_TIMEOUT) {
+            match self
+                .clients
+                .consumer
+                .fetch_metadata(Some(topic), METADATA_TIMEOUT)
+            {
                 Ok(metadata) => {
                     let partitions = metadata
                         .topics()

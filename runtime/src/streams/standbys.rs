@@ -2,7 +2,7 @@
 //! them as the member's assignment changes, keeping them up to date between records, and
 //! reporting their offsets to the member's heartbeat.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rdkafka::Offset;
 
@@ -13,7 +13,7 @@ use crate::group::TaskId;
 use crate::kafka::restore::RestorePartition;
 use crate::kafka::restore::{RestoreConsumer, restore_consumer, watermarks};
 use crate::kafka::transient::{RetryError, retry};
-use crate::standby::{ChangelogPosition, StandbyError, StandbyTask};
+use crate::standby::{ChangelogPosition, StandbyError, StandbyTask, StandbyTasks};
 use crate::store::{BackendFactory, StoreBackend};
 use crate::task::{Task, Topology};
 
@@ -31,6 +31,27 @@ const WATERMARKS_TIMEOUT: Duration = Duration::from_secs(5);
 /// The standby task of a thread running `T` with stores from `F`.
 type Standby<T, F> = StandbyTask<<T as Topology>::Task<<F as BackendFactory>::Backend>>;
 
+/// A thread's standby tasks and what keeps them up to date.
+pub(super) struct Standbys<K: Task> {
+    /// The standby tasks (see the runtime's `standby` module).
+    pub(super) tasks: StandbyTasks<K>,
+    /// Their consumer, created when the first standby comes.
+    pub(super) consumer: Option<RestoreConsumer>,
+    /// When the standbys were last matched with the member's assignment.
+    pub(super) synced: Instant,
+}
+
+impl<K: Task> Standbys<K> {
+    /// No standby yet.
+    pub(super) fn new() -> Self {
+        Standbys {
+            tasks: StandbyTasks::default(),
+            consumer: None,
+            synced: Instant::now(),
+        }
+    }
+}
+
 impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     /// Takes on the standby tasks the member owns and drops those it no longer owns. A task
     /// still active on this thread (revoked, not yet closed) becomes a standby once it closed;
@@ -38,12 +59,12 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     fn sync_standbys(&mut self) -> Result<(), StreamsError> {
         let owned = self.member.assignment();
         let target = owned.standby;
-        let held = self.standbys.ids();
+        let held = self.standby.tasks.ids();
         for id in held.difference(&target) {
             if owned.active.contains(id) {
                 continue;
             }
-            if let Some(standby) = self.standbys.take(*id) {
+            if let Some(standby) = self.standby.tasks.take(*id) {
                 self.close_standby(standby, true);
             }
         }
@@ -57,14 +78,14 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             let Some(standby) = self.open_standby(*id)? else {
                 break;
             };
-            self.standbys.insert(standby);
+            self.standby.tasks.insert(standby);
             opened += 1;
         }
-        if opened > 0 || self.standbys.len() != held.len() {
-            metrics::gauge!("dekaf.streams.tasks.standby").set(self.standbys.len() as f64);
-            tracing::info!(standby = ?self.standbys.ids().iter().map(ToString::to_string).collect::<Vec<_>>(), "standby tasks");
+        if opened > 0 || self.standby.tasks.len() != held.len() {
+            metrics::gauge!("dekaf.streams.tasks.standby").set(self.standby.tasks.len() as f64);
+            tracing::info!(standby = ?self.standby.tasks.ids().iter().map(ToString::to_string).collect::<Vec<_>>(), "standby tasks");
             self.member
-                .report_task_offsets(self.standbys.task_offsets());
+                .report_task_offsets(self.standby.tasks.task_offsets());
             self.report_tasks();
         }
         Ok(())
@@ -79,39 +100,50 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         assignment_changed: bool,
         budget: Duration,
     ) -> Result<u64, StreamsError> {
-        if assignment_changed || self.standbys_synced.elapsed() >= SYNC_INTERVAL {
-            self.standbys_synced = std::time::Instant::now();
+        if assignment_changed || self.standby.synced.elapsed() >= SYNC_INTERVAL {
+            self.standby.synced = std::time::Instant::now();
             self.sync_standbys()?;
         }
-        if self.standbys.is_empty() && self.standby_consumer.is_none() {
+        if self.standby.tasks.is_empty() && self.standby.consumer.is_none() {
             return Ok(0);
         }
         // With no standbys left this empties the consumer's assignment once.
         self.standby_consumer()?;
-        let consumer = self.standby_consumer.as_ref().expect("created above");
+        let consumer = self.standby.consumer.as_ref().expect("created above");
         let result = self
-            .standbys
+            .standby
+            .tasks
             .poll(consumer, budget)
-            .and_then(|applied| self.standbys.flush_due(FLUSH_INTERVAL).map(|()| applied));
+            .and_then(|applied| {
+                self.standby
+                    .tasks
+                    .flush_due(FLUSH_INTERVAL)
+                    .map(|()| applied)
+            });
         let applied = result.map_err(standby_error)?;
-        if !self.standbys.is_empty() && self.standbys.refresh_ends(consumer, END_REFRESH_INTERVAL) {
+        if !self.standby.tasks.is_empty()
+            && self
+                .standby
+                .tasks
+                .refresh_ends(consumer, END_REFRESH_INTERVAL)
+        {
             self.member
-                .report_task_offsets(self.standbys.task_offsets());
+                .report_task_offsets(self.standby.tasks.task_offsets());
         }
         Ok(applied)
     }
 
     /// Takes the standby of `id` out, to promote it to active, if this thread holds one.
     pub(super) fn take_standby(&mut self, id: TaskId) -> Option<StandbyTask<T::Task<F::Backend>>> {
-        let standby = self.standbys.take(id)?;
-        metrics::gauge!("dekaf.streams.tasks.standby").set(self.standbys.len() as f64);
+        let standby = self.standby.tasks.take(id)?;
+        metrics::gauge!("dekaf.streams.tasks.standby").set(self.standby.tasks.len() as f64);
         metrics::counter!("dekaf.streams.standby.promotions").increment(1);
         Some(standby)
     }
 
     /// Closes every standby (the thread ends); `clean` flushes their stores with their positions.
     pub(super) fn close_standbys(&mut self, clean: bool) {
-        for standby in self.standbys.drain() {
+        for standby in self.standby.tasks.drain() {
             self.close_standby(standby, clean);
         }
         metrics::gauge!("dekaf.streams.tasks.standby").set(0.0);
@@ -119,16 +151,16 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
 
     /// The consumer standbys read with, created on first use.
     fn standby_consumer(&mut self) -> Result<&RestoreConsumer, StreamsError> {
-        if self.standby_consumer.is_none() {
+        if self.standby.consumer.is_none() {
             let settings = &self.ctx.config.settings;
             let consumer = restore_consumer(
                 &settings.consumer(T::APPLICATION_ID, self.eos()),
                 settings.oauth_refresh(),
             )
             .map_err(StreamsError::kafka("creating the standby consumer"))?;
-            self.standby_consumer = Some(consumer);
+            self.standby.consumer = Some(consumer);
         }
-        Ok(self.standby_consumer.as_ref().expect("just created"))
+        Ok(self.standby.consumer.as_ref().expect("just created"))
     }
 
     /// Creates the standby of `id`: its stores (in its locked directory, when on disk) and its
@@ -160,7 +192,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             // A broker restarting or a leader moving is waited out, not failed on.
             let looked_up = retry("reading changelog offsets", &self.ctx.stop, || {
                 watermarks(
-                    &self.restore_consumer,
+                    &self.clients.restore_consumer,
                     topic,
                     id.partition,
                     WATERMARKS_TIMEOUT,

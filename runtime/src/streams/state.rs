@@ -57,7 +57,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     /// a table read from its source topic, the committed offset of that topic. A store whose
     /// changelog got nothing this interval keeps the offset it has.
     pub(super) fn flush_stores(&mut self) -> Result<(), StreamsError> {
-        let delivered = self.deliveries.delivered().clone();
+        let delivered = self.clients.deliveries.delivered().clone();
         for active in self.tasks.iter_mut() {
             let id = active.id;
             let sources = active.task.source_topics();
@@ -124,7 +124,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             // A broker restarting or a leader moving is waited out (with warnings), not failed
             // on; a stop request ends the wait.
             let looked_up = bounds_until_stopped(
-                &self.restore_consumer,
+                &self.clients.restore_consumer,
                 self.ctx.log_ends.as_deref(),
                 &p.topic,
                 p.partition,

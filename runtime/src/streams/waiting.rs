@@ -30,7 +30,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             return Ok(());
         }
         // One look at every position (local, no network round trip).
-        let positions = self.consumer.position().unwrap_or_default();
+        let positions = self.clients.consumer.position().unwrap_or_default();
         let eos = self.eos();
         let mut transaction_failed = false;
         for active in self.tasks.iter_mut() {
@@ -51,16 +51,16 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                     .map(|(i, topic)| {
                         let next = next_offset(&positions, topic, active.id.partition)
                             .or(active.positions[i]);
-                        cached_watermarks(&self.consumer, topic, active.id.partition)
+                        cached_watermarks(&self.clients.consumer, topic, active.id.partition)
                             .is_some_and(|(low, high)| next.unwrap_or(low) >= high)
                     }),
             );
             let mut sink = Sink {
-                producer: &self.producer,
-                changelog: &mut self.changelog,
-                deliveries: &self.deliveries,
+                producer: &self.clients.producer,
+                changelog: &mut self.interval.changelog,
+                deliveries: &self.clients.deliveries,
             };
-            let txn_open = eos.then_some(&mut self.txn_open);
+            let txn_open = eos.then_some(&mut self.interval.txn_open);
             if process_buffered(active, &mut sink, txn_open, |source| caught_up[source])?
                 == Processed::TransactionFailed
             {
