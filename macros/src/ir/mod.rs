@@ -61,6 +61,9 @@ impl WindowSpec {
 }
 
 /// The aggregation of a stateful node.
+// A few per expansion: their size does not matter, and boxing the closures would only add
+// indirection to every read.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone)]
 pub(crate) enum AggOp {
     Count,

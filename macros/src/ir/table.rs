@@ -42,6 +42,9 @@ pub(crate) struct JoinSide {
 }
 
 /// The aggregation of a re-grouped table.
+// A few per expansion: their size does not matter, and boxing the closures would only add
+// indirection to every read.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone)]
 pub(crate) enum TableAgg {
     Count,
