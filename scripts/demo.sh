@@ -33,7 +33,8 @@ bash scripts/kafka.sh start
 export DEKAF_BOOTSTRAP="127.0.0.1:$DEKAF_KAFKA_PORT"
 
 say "building the examples (the first build compiles librdkafka: a few minutes)"
-cargo build -q -p dekaf-streams-examples --bin word-count --bin demo-io
+cargo build -q -p dekaf-streams-examples --bin word-count
+cargo build -q -p dekaf-streams-harness --bin demo-io
 bin="${CARGO_TARGET_DIR:-target}/debug"
 
 "$bin/demo-io" setup

@@ -253,7 +253,7 @@ scram_format_args() {
 write_config() {
   mkdir -p "$DATA" "$LOGS"
   # PROXIED: a plaintext listener on port+4 that tells clients to connect to port+5, where a
-  # test's TCP proxy (examples/src/faults/proxy.rs) listens and forwards to port+4; clients that
+  # test's TCP proxy (examples/harness/src/faults/proxy.rs) listens and forwards to port+4; clients that
   # bootstrap from the proxy then reach the broker only through it. Nothing listens on port+5
   # unless a test runs its proxy.
   local listeners="PLAINTEXT://127.0.0.1:$PORT,CONTROLLER://127.0.0.1:$CONTROLLER_PORT,PROXIED://127.0.0.1:$PROXIED_PORT"

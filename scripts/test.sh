@@ -50,7 +50,7 @@ started=$SECONDS
 # started for them below), and the query server's Prometheus endpoint (`prometheus`, which
 # implies `http`; the examples' tests also turn both on), and the word-count service example
 # (`service`): every optional feature the gates and the full run build.
-FEATURES="dekaf-streams/avro,dekaf-streams-examples/avro,dekaf-streams/protobuf,dekaf-streams-examples/protobuf,dekaf-streams/json-schema,dekaf-streams-examples/json-schema,dekaf-streams/prometheus,dekaf-streams-examples/service"
+FEATURES="dekaf-streams/avro,dekaf-streams-examples/avro,dekaf-streams/protobuf,dekaf-streams-examples/protobuf,dekaf-streams/json-schema,dekaf-streams-examples/json-schema,dekaf-streams/prometheus,dekaf-streams-examples/service,dekaf-streams-harness/avro,dekaf-streams-harness/protobuf,dekaf-streams-harness/json-schema"
 
 # 1. Build dependencies of rdkafka's bundled librdkafka, graphviz and chromium.
 missing=()
@@ -132,7 +132,7 @@ else
 fi
 eval "$(bash scripts/registry.sh env)"
 
-# 3b. The replicated 3-node cluster of the fault tests (examples/tests/cluster_faults.rs and the
+# 3b. The replicated 3-node cluster of the fault tests (examples/harness/tests/cluster_faults.rs and the
 # fault-kill-loop), on its own ports (DEKAF_CLUSTER_PORT, default 9192: nodes on 9192/9194/9196).
 export DEKAF_CLUSTER_PORT="${DEKAF_CLUSTER_PORT:-9192}"
 cluster() { DEKAF_KAFKA_PORT="$DEKAF_CLUSTER_PORT" bash scripts/kafka.sh "$@" --brokers 3; }
@@ -145,7 +145,7 @@ else
 fi
 say "set-up took $((SECONDS - started))s; DEKAF_BOOTSTRAP=$DEKAF_BOOTSTRAP DEKAF_SASL_SSL_BOOTSTRAP=${DEKAF_SASL_SSL_BOOTSTRAP:-none}"
 
-# 4. The tests. Those on the 3-node cluster (examples/tests/cluster_faults.rs, then a short run of
+# 4. The tests. Those on the 3-node cluster (examples/harness/tests/cluster_faults.rs, then a short run of
 # the mixed fault loop) run beside the others, which use only the single broker and the registry:
 # the cluster's faults never touch them, and most of both is waiting on brokers, so running them
 # side by side takes about the time of the longer of the two.
@@ -162,7 +162,7 @@ bin="${CARGO_TARGET_DIR:-target}/debug"
 cluster_job() {
   local job_status=0 job_started=$SECONDS
   if [ -n "$1" ]; then
-    (cd examples && "$1" --test-threads 1) || job_status=$?
+    (cd examples/harness && "$1" --test-threads 1) || job_status=$?
     say "cluster_faults took $((SECONDS - job_started))s (exit $job_status)"
   fi
   local loop_started=$SECONDS
@@ -202,7 +202,7 @@ if [ "$#" -eq 0 ]; then
 else
   cargo test --workspace --no-fail-fast "$@" || status=$?
   if [ ! -x "$bin/fault-kill-loop" ] || [ ! -x "$bin/fault-instance" ]; then
-    cargo build -q -p dekaf-streams-examples --bin fault-kill-loop --bin fault-instance || status=$?
+    cargo build -q -p dekaf-streams-harness --bin fault-kill-loop --bin fault-instance || status=$?
   fi
   cluster_job "" || status=$?
 fi

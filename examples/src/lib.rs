@@ -14,26 +14,18 @@
 //! | [`dead_letters`] | on_error with dead-letter topics, try_map_values |
 //! | [`dedup`] | the processor API: a declared store, process(..) |
 //! | [`punctuation`] | punctuation: schedule(..) on stream time and on the wall clock |
-//! | [`e2e`] | the topologies and checks of the end-to-end tests on a real broker |
-//! | [`faults`] | a fault harness for the replicated test cluster (instances, brokers, verifier) |
-//! | [`java_interop`] | the Java side (Apicurio's serdes) of the schema registry interoperability tests |
-//! | [`kafka_io`] | creating topics, producing, reading results (demo and end-to-end tests) |
-//! | [`windows_e2e`] | session, sliding and emit-final windows on a real broker, checked against the TestDriver |
 //! | [`runner`] | running any of them on a real broker (`src/bin/`) |
+//!
+//! Their tests without a broker are in `tests/`; the broker tests, and the harness they share
+//! (end-to-end checks, the fault harness, the instances they run), are the
+//! `dekaf-streams-harness` crate in `harness/`.
 
 #[cfg(feature = "avro")]
 pub mod avro_words;
 pub mod dead_letters;
 pub mod dedup;
-// `#[macro_use]`: `word_count_topology!` serves `faults` too.
-#[macro_use]
-pub mod e2e;
-pub mod faults;
-pub mod http_client;
-pub mod java_interop;
 #[cfg(feature = "json-schema")]
 pub mod json_words;
-pub mod kafka_io;
 pub mod orders;
 pub mod page_views;
 #[cfg(feature = "protobuf")]
@@ -43,5 +35,4 @@ pub mod runner;
 pub mod sessions;
 pub mod sliding;
 pub mod stream_joins;
-pub mod windows_e2e;
 pub mod word_count;

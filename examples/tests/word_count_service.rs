@@ -8,9 +8,9 @@ use std::collections::HashMap;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use dekaf_streams_examples::e2e::{expected_counts, fresh, sentences};
-use dekaf_streams_examples::http_client::{Answer, get};
-use dekaf_streams_examples::kafka_io::{bootstrap, produce};
+use dekaf_streams_harness::e2e::{expected_counts, fresh, sentences};
+use dekaf_streams_harness::http_client::{Answer, get};
+use dekaf_streams_harness::kafka_io::{bootstrap, produce};
 
 const TOKEN: &str = "service-test-token";
 

@@ -1,0 +1,176 @@
+//! Punctuation on a real broker under exactly-once, with a SIGKILL of the instance (a child
+//! process, `punctuate-instance`) while it processes. Amounts are summed per key in a store;
+//! punctuations (stream time and wall clock) forward the pending sums and delete them. An
+//! independent read_committed reader (no consumer group) adds up the flushed sums per key:
+//! they must equal the input's sums exactly. A punctuation whose output committed without its
+//! store deletes (or the reverse), a replayed record, or a lost one would leave a key off.
+//!
+//! Needs a broker: `DEKAF_KAFKA_PORT=9900 bash scripts/kafka.sh start` and
+//! `DEKAF_BOOTSTRAP=127.0.0.1:9900`.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::process::Child;
+use std::time::{Duration, Instant};
+
+use dekaf_streams_harness::e2e::{fresh, logged_instance};
+use dekaf_streams_harness::kafka_io::{bootstrap, produce, read_all};
+
+const APP: &str = "pt-eos";
+const AMOUNTS: &str = "pt-amounts";
+const FLUSHED: &str = "pt-flushed";
+const PARTITIONS: i32 = 3;
+
+/// Starts `punctuate-instance` under `guarantee` with a short transaction timeout, so a
+/// killed instance's transaction aborts quickly, and a commit interval of 1 s, five times the
+/// wall-clock punctuation's, so flushes go out between commits; its log goes to `log`.
+fn start(log: &Path, guarantee: &str) -> Child {
+    logged_instance(env!("CARGO_BIN_EXE_punctuate-instance"), log)
+        .env("DEKAF_GUARANTEE", guarantee)
+        .env("DEKAF_COMMIT_INTERVAL_MS", "1000")
+        .env("DEKAF_TRANSACTION_TIMEOUT_MS", "5000")
+        .spawn()
+        .expect("start punctuate-instance")
+}
+
+/// Input record `i`: key and amount.
+fn amount(i: usize) -> (String, i64) {
+    (format!("acct-{}", (i * 7) % 60), (i % 13) as i64 + 1)
+}
+
+async fn send(records: &[(String, i64)]) {
+    let values: Vec<[u8; 8]> = records.iter().map(|(_, a)| a.to_be_bytes()).collect();
+    produce(
+        &bootstrap(),
+        AMOUNTS,
+        records
+            .iter()
+            .zip(&values)
+            .map(|((k, _), v)| (Some(k.as_bytes()), Some(&v[..]))),
+    )
+    .await
+    .expect("produce");
+}
+
+/// The committed flushed sums, added up per key.
+async fn flushed_totals() -> HashMap<String, i64> {
+    let records = read_all(
+        &bootstrap(),
+        FLUSHED,
+        Duration::from_secs(2),
+        Duration::from_secs(60),
+    )
+    .await
+    .expect("read the output");
+    let mut totals = HashMap::new();
+    for r in records {
+        let (Some(k), Some(v)) = (r.key, r.value) else {
+            continue;
+        };
+        let v = <[u8; 8]>::try_from(&v[..]).map_or(i64::MIN, i64::from_be_bytes);
+        *totals
+            .entry(String::from_utf8_lossy(&k).into_owned())
+            .or_insert(0) += v;
+    }
+    totals
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn punctuated_sums_are_exact_across_a_sigkill() {
+    // DEKAF_PT_GUARANTEE=at_least_once shows the test can fail: there flushes of records whose
+    // offsets were not committed yet are repeated after the kill (one such run: all 60 keys
+    // over-counted, e.g. acct-0 flushed 9391 for 9332 sent; another run passed, when the kill
+    // fell right after a commit).
+    let guarantee =
+        std::env::var("DEKAF_PT_GUARANTEE").unwrap_or_else(|_| "exactly_once".to_owned());
+    fresh(
+        &bootstrap(),
+        APP,
+        &[(AMOUNTS, PARTITIONS), (FLUSHED, PARTITIONS)],
+    )
+    .await;
+    let log = std::env::temp_dir().join("pt-eos-instance.log");
+    let _ = std::fs::remove_file(&log);
+
+    let input: Vec<_> = (0..80_000).map(amount).collect();
+    let mut expected: HashMap<String, i64> = HashMap::new();
+    for (k, a) in &input {
+        *expected.entry(k.clone()).or_insert(0) += a;
+    }
+    let first: i64 = input[..2000].iter().map(|(_, a)| a).sum();
+    send(&input[..2000]).await;
+    let mut instance = start(&log, &guarantee);
+    let started = Instant::now();
+    while flushed_totals().await.is_empty() {
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "no output within 120 s; see {}",
+            log.display()
+        );
+    }
+    // Keep it busy with a stream of input, and kill it while the stream goes on, once flushes
+    // of that stream were committed.
+    let streaming: Vec<_> = input[2000..72_000].to_vec();
+    // Its own thread and runtime: the producing future borrows its chunk.
+    let producer = std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a runtime for the producer");
+        for chunk in streaming.chunks(500) {
+            runtime.block_on(send(chunk));
+        }
+    });
+    loop {
+        let sum: i64 = flushed_totals().await.values().sum();
+        if sum > first || producer.is_finished() {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(240),
+            "no output of the streamed input; see {}",
+            log.display()
+        );
+    }
+    let killed_while_streaming = !producer.is_finished();
+    instance.kill().expect("SIGKILL the instance");
+    instance.wait().expect("reap the instance");
+    tokio::task::spawn_blocking(move || producer.join())
+        .await
+        .expect("join the producer thread")
+        .expect("the producer thread");
+    send(&input[72_000..]).await;
+    let mut instance = start(&log, &guarantee);
+
+    // Wall-clock punctuation flushes what is pending without more input: wait for the sums.
+    let started = Instant::now();
+    let totals = loop {
+        let totals = flushed_totals().await;
+        if totals == expected || started.elapsed() > Duration::from_secs(180) {
+            break totals;
+        }
+    };
+    let _ = instance.kill();
+    let _ = instance.wait();
+
+    let mut problems: Vec<String> = expected
+        .iter()
+        .filter(|(k, v)| totals.get(*k) != Some(v))
+        .map(|(k, v)| format!("{k}: flushed {:?}, expected {v}", totals.get(k)))
+        .collect();
+    problems.extend(
+        totals
+            .keys()
+            .filter(|k| !expected.contains_key(*k))
+            .map(|k| format!("{k}: flushed but never sent")),
+    );
+    problems.sort();
+    eprintln!("{guarantee}: killed while input streamed in: {killed_while_streaming}");
+    assert!(
+        problems.is_empty(),
+        "{} problems (log {}):\n{}",
+        problems.len(),
+        log.display(),
+        problems.join("\n")
+    );
+}
