@@ -7,6 +7,8 @@
 
 #![allow(missing_docs, clippy::too_many_arguments)]
 
+use std::io::Write as _;
+
 use crate::record_error::record;
 
 pub use crate::cache::{DirtyKeys, Update};
@@ -537,6 +539,98 @@ pub fn filter<K, V, F: FnOnce(&K, &V) -> bool>(k: &K, v: &V, f: F) -> bool {
 pub fn peek<K, V, F: FnOnce(&K, &V)>(k: &K, v: &V, f: F) {
     f(k, v)
 }
+// ---- print ---------------------------------------------------------------------------------
+
+/// A key or value that `print(..)` writes: an `Option` (a `Nullable<S>` serde's value) as its
+/// content or `null`, any other type with `Display` where it has one, otherwise with `Debug`.
+/// Autoref specialization: the macro writes `(&&&&Printable(x)).print_to(out)` with the four
+/// traits below in scope, and the first that applies (the one needing the fewest derefs) wins.
+pub struct Printable<'a, T: ?Sized>(pub &'a T);
+
+/// The output a record is printed to.
+type Out = std::io::StdoutLock<'static>;
+
+/// An `Option` of a `Display` type.
+pub trait PrintOptionDisplay {
+    fn print_to(&self, out: &mut Out);
+}
+
+impl<T: std::fmt::Display> PrintOptionDisplay for &&&Printable<'_, Option<T>> {
+    #[inline]
+    fn print_to(&self, out: &mut Out) {
+        match self.0 {
+            Some(v) => drop(write!(out, "{v}")),
+            None => print_null(out),
+        }
+    }
+}
+
+/// An `Option` of any other `Debug` type.
+pub trait PrintOptionDebug {
+    fn print_to(&self, out: &mut Out);
+}
+
+impl<T: std::fmt::Debug> PrintOptionDebug for &&Printable<'_, Option<T>> {
+    #[inline]
+    fn print_to(&self, out: &mut Out) {
+        match self.0 {
+            Some(v) => drop(write!(out, "{v:?}")),
+            None => print_null(out),
+        }
+    }
+}
+
+/// A `Display` type: its text (a string unquoted, as Java's `toString`).
+pub trait PrintDisplay {
+    fn print_to(&self, out: &mut Out);
+}
+
+impl<T: std::fmt::Display + ?Sized> PrintDisplay for &Printable<'_, T> {
+    #[inline]
+    fn print_to(&self, out: &mut Out) {
+        let _ = write!(out, "{}", self.0);
+    }
+}
+
+/// Any other `Debug` type.
+pub trait PrintDebug {
+    fn print_to(&self, out: &mut Out);
+}
+
+impl<T: std::fmt::Debug + ?Sized> PrintDebug for Printable<'_, T> {
+    #[inline]
+    fn print_to(&self, out: &mut Out) {
+        let _ = write!(out, "{:?}", self.0);
+    }
+}
+
+/// Locks standard output for one record and writes `[label]: `. A failed write (a closed
+/// pipe) is ignored: printing is for watching, and must not fail the record.
+#[inline]
+pub fn print_start(label: &str) -> std::io::StdoutLock<'static> {
+    let mut out = std::io::stdout().lock();
+    let _ = write!(out, "[{label}]: ");
+    out
+}
+
+/// `null`, for a missing key or value.
+#[inline]
+pub fn print_null(out: &mut std::io::StdoutLock<'static>) {
+    let _ = out.write_all(b"null");
+}
+
+/// `, ` between key and value.
+#[inline]
+pub fn print_separator(out: &mut std::io::StdoutLock<'static>) {
+    let _ = out.write_all(b", ");
+}
+
+/// The end of the record's line.
+#[inline]
+pub fn print_end(out: &mut std::io::StdoutLock<'static>) {
+    let _ = out.write_all(b"\n");
+}
+
 #[inline(always)]
 pub fn map<K, V, K2, V2, F: FnOnce(K, V) -> (K2, V2)>(k: K, v: V, f: F) -> (K2, V2) {
     f(k, v)

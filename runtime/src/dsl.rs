@@ -436,7 +436,11 @@
 //! `to("topic", KeySerde, ValueSerde)` writes the stream and ends it. `foreach(|key: &K, value:
 //! &V| ..)` ends it too: it calls the closure for each record and forwards nothing (Kafka
 //! Streams' `KStream#foreach`, a `KSTREAM-FOREACH-n` processor without children), for side
-//! effects at the end of a chain (`peek` is the one that continues it). `on_error(|error| ..)`
+//! effects at the end of a chain (`peek` is the one that continues it). `print()` and
+//! `print("label")` end it as well, writing each record to standard output as Kafka Streams'
+//! `print(Printed.toSysOut())` does: `[label]: key, value`, the label defaulting to the name of
+//! the node the stream comes from, key and value with `Display` (or `Debug` where a type has no
+//! `Display`), `null` for a missing one. `on_error(|error| ..)`
 //! decides per failing record (see [`task`](crate::task#errors-of-one-record)):
 //!
 //! ```

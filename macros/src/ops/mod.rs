@@ -22,6 +22,7 @@ pub(crate) mod join;
 pub(crate) mod map;
 pub(crate) mod merge;
 pub(crate) mod peek;
+pub(crate) mod print;
 pub(crate) mod process;
 pub(crate) mod repartition;
 pub(crate) mod select_key;
@@ -130,6 +131,7 @@ pub(crate) const REGISTRY: &[Operator] = &[
     select_key::SELECT_KEY,
     peek::PEEK,
     foreach::FOREACH,
+    print::PRINT,
     merge::MERGE,
     branch::BRANCH,
     group::GROUP_BY,
