@@ -113,6 +113,37 @@ fn quiet_interval(records: u32, span: Duration, commit_interval: Duration) -> bo
         <= u128::from(IDLE_COMMIT_MAX_RECORDS) * span.as_micros()
 }
 
+/// The loop's count of what it processed, which decides when it looks at the clock and when a
+/// quiet interval commits early.
+struct Pace {
+    /// Records processed since the last look at the clock.
+    since_clock_check: u32,
+    /// Records processed since the last commit of this loop: once the fetched queue runs dry,
+    /// the thread commits after `idle_commit_interval` rather than `commit_interval`.
+    uncommitted: bool,
+    /// How many, and when that commit began.
+    since_commit: u32,
+    interval_start: Instant,
+}
+
+impl Pace {
+    fn new() -> Self {
+        Pace {
+            since_clock_check: 0,
+            uncommitted: false,
+            since_commit: 0,
+            interval_start: Instant::now(),
+        }
+    }
+
+    /// A commit begins: the next interval starts now.
+    fn committing(&mut self) {
+        self.uncommitted = false;
+        self.since_commit = 0;
+        self.interval_start = Instant::now();
+    }
+}
+
 /// The state of one processing thread, in parts each changed by its own module: the clients
 /// ([`clients`](super::clients)), the member ([`membership`](super::membership)), the active
 /// tasks ([`tasks`](super::tasks), changed by [`assignment`](super::assignment)), the commit
@@ -181,18 +212,10 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         result.and(closed)
     }
 
-    /// The loop: assignment changes (1), poll (2), one record through its task (3-7), wall-clock
-    /// punctuation (8) and commit when due (9).
+    /// The loop: assignment changes (1), poll (2), the batch's records through their tasks
+    /// (3-7), then at each look at the clock wall-clock punctuation (8) and commit when due (9).
     fn run_loop(&mut self) -> Result<(), StreamsError> {
-        let mut since_clock_check = 0u32;
-        // Records processed since the last commit of this loop: once the fetched queue runs
-        // dry, the thread commits after `idle_commit_interval` rather than `commit_interval`.
-        let mut uncommitted = false;
-        // Records processed since the last commit of this loop, and when that commit began.
-        let mut since_commit = 0u32;
-        let mut interval_start = Instant::now();
-        let commit_interval = self.ctx.config.commit_interval;
-        let idle_commit = self.ctx.config.idle_commit_interval.min(commit_interval);
+        let mut pace = Pace::new();
         while !self.ctx.stop.load(Ordering::Relaxed) {
             // Back in the loop: the member's bound on this (`max_poll_interval`) starts again.
             self.member.polled();
@@ -204,45 +227,17 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                      dropping the tasks without committing and rejoining"
                 );
                 self.lose_all_and_rejoin()?;
-                uncommitted = false;
-                since_commit = 0;
-                since_clock_check = 0;
-                interval_start = Instant::now();
+                pace = Pace::new();
                 continue;
             }
-            let mut assignment_changed = false;
-            while let Some(event) = self.member.try_event()? {
-                if let MemberEvent::Status(statuses) = &event {
-                    self.on_statuses(statuses);
-                    continue;
-                }
-                assignment_changed = true;
-                self.report(ThreadState::Rebalancing);
-                match event {
-                    MemberEvent::Assigned { active, .. } => {
-                        self.member.doing(Phase::Assigning);
-                        self.add(&active)?
-                    }
-                    MemberEvent::Revoked(tasks) => {
-                        self.member.doing(Phase::Revoking);
-                        self.revoke(&tasks)?
-                    }
-                    MemberEvent::Lost(tasks) => self.lose(Some(&tasks))?,
-                    MemberEvent::Status(_) => {}
-                }
-            }
-            if assignment_changed {
-                self.report_tasks();
-            }
+            let assignment_changed = self.take_member_events()?;
             // Tasks taken on are restored: the thread runs them (or none).
             self.report(ThreadState::Running);
             if self.ctx.lifecycle.paused() {
                 // Paused (`Lifecycle::pause`): no processing, punctuation or standby updates;
                 // what was processed before still commits, and the member goes on.
-                if uncommitted {
-                    uncommitted = false;
-                    since_commit = 0;
-                    interval_start = Instant::now();
+                if pace.uncommitted {
+                    pace.committing();
                     self.commit()?;
                 }
                 self.serve_main_queue()?;
@@ -262,142 +257,197 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             if assignment_changed {
                 self.maintain_standbys(true, STANDBY_BUDGET)?;
             }
-            // With uncommitted work the batch call does not wait: an empty queue means the
-            // thread has caught up with what it fetched. It commits then if `idle_commit` has
-            // passed since the last commit and the thread is not busy: since that commit it
-            // processed at most IDLE_COMMIT_MAX_RECORDS records per commit interval
-            // (`quiet_interval`). Under a backlog more commits would only cost more records
-            // (each cache flush and changelog writes one per changed key), so a busy thread
-            // commits every commit interval. The clock is read around each poll (a batch of up
-            // to 64 records, for the poll metrics) and when the queue is empty, never per
-            // record.
-            let n = match self.reports.poll(
-                &mut self.clients.consumer,
-                if uncommitted { Duration::ZERO } else { POLL },
-            ) {
-                0 if uncommitted
-                    && quiet_interval(
-                        since_commit,
-                        interval_start.elapsed().max(idle_commit),
-                        commit_interval,
-                    ) =>
-                {
-                    // Caught up with what was fetched: held-back records whose wait is over go
-                    // into this commit, not the next one.
-                    self.process_waiting()?;
-                    if self.member.poll_expired() {
-                        // Stuck meanwhile, and no longer in the group: no commit.
-                        continue;
-                    }
-                    let elapsed = self.interval.last_commit.elapsed();
-                    if elapsed >= idle_commit {
-                        since_clock_check = 0;
-                        uncommitted = false;
-                        since_commit = 0;
-                        interval_start = Instant::now();
-                        self.commit()?;
-                        continue;
-                    }
-                    self.reports.poll(
-                        &mut self.clients.consumer,
-                        (idle_commit - elapsed).min(POLL),
-                    )
-                }
-                0 if uncommitted => self.reports.poll(&mut self.clients.consumer, POLL),
-                n => n,
+            let Some(n) = self.poll_or_commit(&mut pace)? else {
+                continue;
             };
-            // The whole batch is routed before anything else happens, and none of it outlives
-            // this turn. What a batch changes against one record per poll (see `kafka::batch`):
-            // - librdkafka moves the consumer's positions past the whole batch when it hands it
-            //   over, and the commit (`advance_past_markers`) and the held-back records
-            //   (`process_waiting`) read those positions as "handed out to the tasks": a commit
-            //   or a caught-up check in the middle of a batch would commit past, or order
-            //   records before, records still in it. Both come only between batches.
-            // - librdkafka drops records fetched before a seek or an unassignment when it hands
-            //   them out, so a batch taken before a rewind still holds them: a rewind in the
-            //   middle (an aborted interval) drops the rest of the batch.
-            // - assignment changes (revoked partitions included), the stop flag, commits and
-            //   punctuation come between batches, as they came between records; a batch holds
-            //   at most RECORDS_PER_CLOCK_CHECK records, so the clock is still looked at after
-            //   at most that many, and a record of a task gone meanwhile finds no route.
-            // - the batch call serves no events: the main queue's errors, logs and token
-            //   refreshes are served below (`next_error`), once per batch.
-            let mut errors = false;
-            let mut transaction_failed = false;
-            for i in 0..n {
-                match self.clients.consumer.entry(i) {
-                    Some(Entry::Record(record)) => {
-                        uncommitted = true;
-                        since_commit = since_commit.saturating_add(1);
-                        since_clock_check += 1;
-                        let eos = self.eos();
-                        let processed = process(
-                            &mut self.tasks,
-                            &self.clients.producer,
-                            &mut self.interval.changelog,
-                            &self.clients.deliveries,
-                            eos.then_some(&mut self.interval.txn_open),
-                            record,
-                            &mut self.header_scratch,
-                        )?;
-                        if processed == Processed::TransactionFailed {
-                            transaction_failed = true;
-                            break;
-                        }
-                    }
-                    Some(Entry::Error(e)) => {
-                        errors = true;
-                        self.consumer_errors.on_error(
-                            e,
-                            &self.clients.consumer,
-                            T::APPLICATION_ID,
-                        )?;
-                    }
-                    None => {}
+            let Some(errors) = self.process_batch(n, &mut pace)? else {
+                continue;
+            };
+            if n > 0 && !errors && pace.since_clock_check < RECORDS_PER_CLOCK_CHECK {
+                continue;
+            }
+            self.at_clock_check(&mut pace)?;
+        }
+        Ok(())
+    }
+
+    /// Takes the member's events (1): statuses, and assignment changes (tasks added, revoked
+    /// or lost). Whether the assignment changed.
+    fn take_member_events(&mut self) -> Result<bool, StreamsError> {
+        let mut assignment_changed = false;
+        while let Some(event) = self.member.try_event()? {
+            if let MemberEvent::Status(statuses) = &event {
+                self.on_statuses(statuses);
+                continue;
+            }
+            assignment_changed = true;
+            self.report(ThreadState::Rebalancing);
+            match event {
+                MemberEvent::Assigned { active, .. } => {
+                    self.member.doing(Phase::Assigning);
+                    self.add(&active)?
                 }
+                MemberEvent::Revoked(tasks) => {
+                    self.member.doing(Phase::Revoking);
+                    self.revoke(&tasks)?
+                }
+                MemberEvent::Lost(tasks) => self.lose(Some(&tasks))?,
+                MemberEvent::Status(_) => {}
             }
-            // Nothing of a batch outlives it: the next assignment change, rewind or commit
-            // finds no record of it left to process.
-            self.clients.consumer.discard();
-            if self.member.poll_expired() {
-                // A record kept the thread away past `max_poll_interval` and the member left the
-                // group: the top of the loop drops the tasks; nothing is committed.
-                continue;
-            }
-            if transaction_failed {
-                // The open transaction failed under the sink (a record timed out while the
-                // cluster or this member stalled): abortable, as at a commit. The rebuild
-                // rewinds the consumer to the committed offsets, so the rest of the batch
-                // (fetched before the rewind) is dropped, not processed: librdkafka's filter
-                // of records from before a seek applied when the batch was taken.
-                tracing::warn!(
-                    "the transaction failed while a record was sent; aborting and redoing the interval"
-                );
-                self.abort_and_rebuild()?;
-            }
-            // Errors on the main queue (authentication, all brokers down), as poll returned them.
-            errors |= self.serve_main_queue()?;
-            if n > 0 && !errors && since_clock_check < RECORDS_PER_CLOCK_CHECK {
-                continue;
-            }
-            since_clock_check = 0;
-            self.process_waiting()?;
-            self.maintain_standbys(false, STANDBY_BUDGET)?;
-            self.member.doing(Phase::Punctuating);
-            self.punctuate_wall_clock()?;
-            self.reports.report_when_due(
-                &mut self.tasks,
-                &self.clients.consumer,
-                &self.metrics,
-                &self.ctx,
-            );
-            if self.interval.last_commit.elapsed() >= commit_interval && !self.member.poll_expired()
+        }
+        if assignment_changed {
+            self.report_tasks();
+        }
+        Ok(assignment_changed)
+    }
+
+    /// Polls the next batch (2), or commits a quiet interval once caught up. `None` when the
+    /// turn ends here (committed, or out of the group).
+    ///
+    /// With uncommitted work the batch call does not wait: an empty queue means the thread has
+    /// caught up with what it fetched. It commits then if `idle_commit` has passed since the
+    /// last commit and the thread is not busy: since that commit it processed at most
+    /// IDLE_COMMIT_MAX_RECORDS records per commit interval (`quiet_interval`). Under a backlog
+    /// more commits would only cost more records (each cache flush and changelog writes one per
+    /// changed key), so a busy thread commits every commit interval. The clock is read around
+    /// each poll (a batch of up to 64 records, for the poll metrics) and when the queue is
+    /// empty, never per record.
+    fn poll_or_commit(&mut self, pace: &mut Pace) -> Result<Option<usize>, StreamsError> {
+        let commit_interval = self.ctx.config.commit_interval;
+        let idle_commit = self.ctx.config.idle_commit_interval.min(commit_interval);
+        let consumer = &mut self.clients.consumer;
+        let n = match self.reports.poll(
+            consumer,
+            if pace.uncommitted {
+                Duration::ZERO
+            } else {
+                POLL
+            },
+        ) {
+            0 if pace.uncommitted
+                && quiet_interval(
+                    pace.since_commit,
+                    pace.interval_start.elapsed().max(idle_commit),
+                    commit_interval,
+                ) =>
             {
-                uncommitted = false;
-                since_commit = 0;
-                interval_start = Instant::now();
-                self.commit()?;
+                // Caught up with what was fetched: held-back records whose wait is over go
+                // into this commit, not the next one.
+                self.process_waiting()?;
+                if self.member.poll_expired() {
+                    // Stuck meanwhile, and no longer in the group: no commit.
+                    return Ok(None);
+                }
+                let elapsed = self.interval.last_commit.elapsed();
+                if elapsed >= idle_commit {
+                    pace.since_clock_check = 0;
+                    pace.committing();
+                    self.commit()?;
+                    return Ok(None);
+                }
+                let wait = (idle_commit - elapsed).min(POLL);
+                self.reports.poll(&mut self.clients.consumer, wait)
             }
+            0 if pace.uncommitted => self.reports.poll(consumer, POLL),
+            n => n,
+        };
+        Ok(Some(n))
+    }
+
+    /// Takes the `n` entries of the batch through their tasks (3-7). Whether the consumer
+    /// reported errors among them; `None` when the turn ends here (out of the group).
+    ///
+    /// The whole batch is routed before anything else happens, and none of it outlives this
+    /// turn. What a batch changes against one record per poll (see `kafka::batch`):
+    /// - librdkafka moves the consumer's positions past the whole batch when it hands it over,
+    ///   and the commit (`advance_past_markers`) and the held-back records (`process_waiting`)
+    ///   read those positions as "handed out to the tasks": a commit or a caught-up check in
+    ///   the middle of a batch would commit past, or order records before, records still in
+    ///   it. Both come only between batches.
+    /// - librdkafka drops records fetched before a seek or an unassignment when it hands them
+    ///   out, so a batch taken before a rewind still holds them: a rewind in the middle (an
+    ///   aborted interval) drops the rest of the batch.
+    /// - assignment changes (revoked partitions included), the stop flag, commits and
+    ///   punctuation come between batches, as they came between records; a batch holds at most
+    ///   RECORDS_PER_CLOCK_CHECK records, so the clock is still looked at after at most that
+    ///   many, and a record of a task gone meanwhile finds no route.
+    /// - the batch call serves no events: the main queue's errors, logs and token refreshes are
+    ///   served below (`serve_main_queue`), once per batch.
+    fn process_batch(&mut self, n: usize, pace: &mut Pace) -> Result<Option<bool>, StreamsError> {
+        let mut errors = false;
+        let mut transaction_failed = false;
+        for i in 0..n {
+            match self.clients.consumer.entry(i) {
+                Some(Entry::Record(record)) => {
+                    pace.uncommitted = true;
+                    pace.since_commit = pace.since_commit.saturating_add(1);
+                    pace.since_clock_check += 1;
+                    let eos = self.eos();
+                    let processed = process(
+                        &mut self.tasks,
+                        &self.clients.producer,
+                        &mut self.interval.changelog,
+                        &self.clients.deliveries,
+                        eos.then_some(&mut self.interval.txn_open),
+                        record,
+                        &mut self.header_scratch,
+                    )?;
+                    if processed == Processed::TransactionFailed {
+                        transaction_failed = true;
+                        break;
+                    }
+                }
+                Some(Entry::Error(e)) => {
+                    errors = true;
+                    self.consumer_errors
+                        .on_error(e, &self.clients.consumer, T::APPLICATION_ID)?;
+                }
+                None => {}
+            }
+        }
+        // Nothing of a batch outlives it: the next assignment change, rewind or commit finds
+        // no record of it left to process.
+        self.clients.consumer.discard();
+        if self.member.poll_expired() {
+            // A record kept the thread away past `max_poll_interval` and the member left the
+            // group: the top of the loop drops the tasks; nothing is committed.
+            return Ok(None);
+        }
+        if transaction_failed {
+            // The open transaction failed under the sink (a record timed out while the cluster
+            // or this member stalled): abortable, as at a commit. The rebuild rewinds the
+            // consumer to the committed offsets, so the rest of the batch (fetched before the
+            // rewind) is dropped, not processed: librdkafka's filter of records from before a
+            // seek applied when the batch was taken.
+            tracing::warn!(
+                "the transaction failed while a record was sent; aborting and redoing the interval"
+            );
+            self.abort_and_rebuild()?;
+        }
+        // Errors on the main queue (authentication, all brokers down), as poll returned them.
+        errors |= self.serve_main_queue()?;
+        Ok(Some(errors))
+    }
+
+    /// A look at the clock: held-back records, standbys, wall-clock punctuation (8), the
+    /// periodic report, and the commit when the commit interval has passed (9).
+    fn at_clock_check(&mut self, pace: &mut Pace) -> Result<(), StreamsError> {
+        pace.since_clock_check = 0;
+        self.process_waiting()?;
+        self.maintain_standbys(false, STANDBY_BUDGET)?;
+        self.member.doing(Phase::Punctuating);
+        self.punctuate_wall_clock()?;
+        self.reports.report_when_due(
+            &mut self.tasks,
+            &self.clients.consumer,
+            &self.metrics,
+            &self.ctx,
+        );
+        if self.interval.last_commit.elapsed() >= self.ctx.config.commit_interval
+            && !self.member.poll_expired()
+        {
+            pace.committing();
+            self.commit()?;
         }
         Ok(())
     }
