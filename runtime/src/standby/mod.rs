@@ -57,6 +57,33 @@
 //! changelog records applied to standbys), `dekaf.streams.tasks.standby` (gauge) and
 //! `dekaf.streams.standby.promotions` (counter).
 
+use std::time::Instant;
+
+use crate::kafka::restore::RestoreConsumer;
+use crate::task::Task;
+
 mod tasks;
 
 pub(crate) use tasks::{ChangelogPosition, StandbyError, StandbyTask, StandbyTasks};
+
+/// A processing thread's standby tasks and what keeps them up to date (changed by the thread's
+/// `streams::standbys`).
+pub(crate) struct Standbys<K: Task> {
+    /// The standby tasks (see the runtime's `standby` module).
+    pub(crate) tasks: StandbyTasks<K>,
+    /// Their consumer, created when the first standby comes.
+    pub(crate) consumer: Option<RestoreConsumer>,
+    /// When the standbys were last matched with the member's assignment.
+    pub(crate) synced: Instant,
+}
+
+impl<K: Task> Standbys<K> {
+    /// No standby yet.
+    pub(crate) fn new() -> Self {
+        Standbys {
+            tasks: StandbyTasks::default(),
+            consumer: None,
+            synced: Instant::now(),
+        }
+    }
+}

@@ -40,7 +40,6 @@ use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::producer::Producer;
 use rdkafka::{Offset, TopicPartitionList};
 
-use super::changelog_buffer::ChangelogBuffer;
 use super::error::StreamsError;
 use super::metrics::TaskCounts;
 use super::offset_commit::OffsetCommitError;
@@ -61,42 +60,6 @@ const OFFSET_COMMIT_PATIENCE: Duration = Duration::from_secs(300);
 /// How often committed repartition records are purged (Kafka Streams'
 /// `repartition.purge.interval.ms`).
 const PURGE_INTERVAL: Duration = Duration::from_secs(30);
-
-/// The commit interval in progress, and how the last commits went: the part of a thread's state
-/// that processing adds to (its transaction, its changelog records) and a commit or an abort
-/// ends.
-pub(super) struct Interval {
-    /// Under exactly-once: the interval's transaction has begun.
-    pub(super) txn_open: bool,
-    /// Changelog records of the interval, one per key.
-    pub(super) changelog: ChangelogBuffer,
-    /// Commits aborted in a row.
-    pub(super) failed_commits: u32,
-    /// When the last commit ended.
-    pub(super) last_commit: Instant,
-    /// When committed repartition records were last purged.
-    pub(super) last_purge: Instant,
-    /// A shutdown came while a transactional call or a restore waited for an unreachable
-    /// cluster, and the thread gave up on it: the interval's outcome is unknown, so the thread
-    /// closes without committing or marking tasks closed (the broker aborts the open transaction
-    /// after `transaction.timeout.ms`; the next producer with this transactional id aborts it at
-    /// once).
-    pub(super) interrupted: bool,
-}
-
-impl Interval {
-    /// The first interval of a thread.
-    pub(super) fn new() -> Self {
-        Interval {
-            txn_open: false,
-            changelog: ChangelogBuffer::default(),
-            failed_commits: 0,
-            last_commit: Instant::now(),
-            last_purge: Instant::now(),
-            interrupted: false,
-        }
-    }
-}
 
 /// The offset metadata that carries a task's stream time.
 pub(crate) fn stream_time_metadata(stream_time: i64) -> String {

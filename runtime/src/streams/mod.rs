@@ -55,6 +55,7 @@ mod consumer_errors;
 mod context;
 mod error;
 mod global_thread;
+mod interval;
 pub mod lifecycle;
 mod membership;
 pub mod metrics;

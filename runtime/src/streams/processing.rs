@@ -59,22 +59,22 @@ use rdkafka::producer::Producer;
 
 use super::changelog_buffer::ChangelogBuffer;
 use super::clients::ThreadClients;
-use super::commit::Interval;
 use super::config::ProcessingGuarantee;
 use super::consumer_errors::ConsumerErrors;
 use super::context::ThreadContext;
 use super::error::StreamsError;
+use super::interval::Interval;
 use super::lifecycle::ThreadState;
 use super::membership::Membership;
 use super::metrics::ThreadMetrics;
 use super::periodic_report::Reports;
-use super::standbys::Standbys;
 use super::tasks::{ActiveTask, ActiveTasks};
 use crate::group::{GroupStatus, MemberEvent, Phase, StatusCode};
 use crate::kafka::batch::{BATCH, Entry, Record};
 use crate::kafka::producer::{self, DeliveryWatch, StreamsProducer};
 use crate::query::registry::Publisher;
 use crate::record::{OutgoingRecord, Partitioning, RecordSink, SinkError, TopicKind};
+use crate::standby::Standbys;
 use crate::store::BackendFactory;
 use crate::task::{Headers, InputRecord, Task, TaskError, Topology};
 

@@ -2,7 +2,7 @@
 //! them as the member's assignment changes, keeping them up to date between records, and
 //! reporting their offsets to the member's heartbeat.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rdkafka::Offset;
 
@@ -13,7 +13,7 @@ use crate::group::TaskId;
 use crate::kafka::restore::RestorePartition;
 use crate::kafka::restore::{RestoreConsumer, restore_consumer, watermarks};
 use crate::kafka::transient::{RetryError, retry};
-use crate::standby::{ChangelogPosition, StandbyError, StandbyTask, StandbyTasks};
+use crate::standby::{ChangelogPosition, StandbyError, StandbyTask};
 use crate::store::{BackendFactory, StoreBackend};
 use crate::task::{Task, Topology};
 
@@ -30,27 +30,6 @@ const WATERMARKS_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The standby task of a thread running `T` with stores from `F`.
 type Standby<T, F> = StandbyTask<<T as Topology>::Task<<F as BackendFactory>::Backend>>;
-
-/// A thread's standby tasks and what keeps them up to date.
-pub(super) struct Standbys<K: Task> {
-    /// The standby tasks (see the runtime's `standby` module).
-    pub(super) tasks: StandbyTasks<K>,
-    /// Their consumer, created when the first standby comes.
-    pub(super) consumer: Option<RestoreConsumer>,
-    /// When the standbys were last matched with the member's assignment.
-    pub(super) synced: Instant,
-}
-
-impl<K: Task> Standbys<K> {
-    /// No standby yet.
-    pub(super) fn new() -> Self {
-        Standbys {
-            tasks: StandbyTasks::default(),
-            consumer: None,
-            synced: Instant::now(),
-        }
-    }
-}
 
 impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     /// Takes on the standby tasks the member owns and drops those it no longer owns. A task

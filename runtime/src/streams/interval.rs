@@ -1,0 +1,43 @@
+//! The commit interval in progress: the part of a processing thread's state that processing adds
+//! to (its transaction, its changelog records) and that a commit ([`commit`](super::commit)) or
+//! an abort ([`abort`](super::abort)) ends.
+
+use std::time::Instant;
+
+use super::changelog_buffer::ChangelogBuffer;
+
+/// The commit interval in progress, and how the last commits went: the part of a thread's state
+/// that processing adds to (its transaction, its changelog records) and a commit or an abort
+/// ends.
+pub(super) struct Interval {
+    /// Under exactly-once: the interval's transaction has begun.
+    pub(super) txn_open: bool,
+    /// Changelog records of the interval, one per key.
+    pub(super) changelog: ChangelogBuffer,
+    /// Commits aborted in a row.
+    pub(super) failed_commits: u32,
+    /// When the last commit ended.
+    pub(super) last_commit: Instant,
+    /// When committed repartition records were last purged.
+    pub(super) last_purge: Instant,
+    /// A shutdown came while a transactional call or a restore waited for an unreachable
+    /// cluster, and the thread gave up on it: the interval's outcome is unknown, so the thread
+    /// closes without committing or marking tasks closed (the broker aborts the open transaction
+    /// after `transaction.timeout.ms`; the next producer with this transactional id aborts it at
+    /// once).
+    pub(super) interrupted: bool,
+}
+
+impl Interval {
+    /// The first interval of a thread.
+    pub(super) fn new() -> Self {
+        Interval {
+            txn_open: false,
+            changelog: ChangelogBuffer::default(),
+            failed_commits: 0,
+            last_commit: Instant::now(),
+            last_purge: Instant::now(),
+            interrupted: false,
+        }
+    }
+}
