@@ -178,7 +178,7 @@ impl<T: Topology> KafkaStreams<T> {
     }
 
     /// [`Self::run`] from the start to the threads' end: the steps before the threads
-    /// ([`startup`](super::startup)), then the threads under their supervisor until they end.
+    /// ([`startup`]), then the threads under their supervisor until they end.
     async fn start<S: Future<Output = ()>>(
         self,
         shutdown: S,

@@ -64,6 +64,7 @@ mod periodic_report;
 mod processing;
 mod punctuate;
 mod queries;
+mod record_path;
 mod record_queues;
 mod refusal;
 mod reset;

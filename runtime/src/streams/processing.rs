@@ -10,7 +10,7 @@
 //!    ([`membership`](super::membership)): new tasks are created, their stores restored from
 //!    the changelogs and their partitions assigned to the consumer at the committed offsets;
 //!    revoked tasks are committed and closed first ([`assignment`](super::assignment)).
-//! 2. **Poll.** [`BatchConsumer::fill`] takes up to [`BATCH`] fetched records from librdkafka
+//! 2. **Poll.** [`BatchConsumer::fill`](crate::kafka::batch::BatchConsumer::fill) takes up to [`BATCH`] fetched records from librdkafka
 //!    in one call ([`crate::kafka::batch`]), borrowed from librdkafka's buffers: the key and
 //!    value bytes are not copied. Steps 3-8 run for each record of the batch; assignment
 //!    changes, commits and wall-clock punctuation come between batches.
@@ -18,13 +18,15 @@
 //!    record's topic and partition, and the record's source index within that task.
 //! 4. **Transaction.** Under exactly-once the first record of a commit interval begins the
 //!    producer's transaction: everything up to the commit is in it.
-//! 5. **Process.** The record becomes an [`InputRecord`] (headers are copied only when it has
-//!    some, into a list the thread reuses) and goes to [`Task::process`]: the code `topology!` generated for the task
+//! 5. **Process.** The record becomes an [`InputRecord`](crate::task::InputRecord) (headers are copied only when it has
+//!    some, into a list the thread reuses) and goes to [`Task::process`](crate::task::Task::process): the code `topology!` generated for the task
 //!    deserializes key and value with the source's serdes and runs the operators, statically
 //!    dispatched, reading and writing the task's stores.
-//! 6. **Sink.** Whatever the task writes goes to the thread's [`ProducerSink`] (below): output
+//! 6. **Sink.** Whatever the task writes goes to the thread's
+//!    [`ProducerSink`](super::record_path::ProducerSink) ([`record_path`](super::record_path),
+//!    where steps 3-7 are): output
 //!    and repartition records are produced at once (into the open transaction); changelog
-//!    records wait in a [`ChangelogBuffer`], only the latest per key, until the commit.
+//!    records wait in a [`ChangelogBuffer`](super::changelog_buffer::ChangelogBuffer), only the latest per key, until the commit.
 //! 7. **Progress.** A processed record moves its task's position past it (`offset + 1`): that
 //!    is the offset the next commit stores for the partition.
 //! 8. **Punctuate.** After each record its task runs the stream-time punctuations now due;
@@ -53,11 +55,6 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use rdkafka::error::{KafkaError, RDKafkaErrorCode};
-use rdkafka::message::{Header, OwnedHeaders};
-use rdkafka::producer::Producer;
-
-use super::changelog_buffer::ChangelogBuffer;
 use super::clients::ThreadClients;
 use super::config::ProcessingGuarantee;
 use super::consumer_errors::ConsumerErrors;
@@ -68,15 +65,14 @@ use super::lifecycle::ThreadState;
 use super::membership::Membership;
 use super::metrics::ThreadMetrics;
 use super::periodic_report::Reports;
-use super::tasks::{ActiveTask, ActiveTasks};
+use super::record_path::{Processed, process};
+use super::tasks::ActiveTasks;
 use crate::group::{GroupStatus, MemberEvent, Phase, StatusCode};
-use crate::kafka::batch::{BATCH, Entry, Record};
-use crate::kafka::producer::{self, DeliveryWatch, StreamsProducer};
+use crate::kafka::batch::{BATCH, Entry};
 use crate::query::registry::Publisher;
-use crate::record::{OutgoingRecord, Partitioning, RecordSink, SinkError, TopicKind};
 use crate::standby::Standbys;
 use crate::store::BackendFactory;
-use crate::task::{Headers, InputRecord, Task, TaskError, Topology};
+use crate::task::{Headers, Topology};
 
 /// How long a poll waits for a record.
 const POLL: Duration = Duration::from_millis(20);
@@ -528,252 +524,6 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         handle.block_on(self.member.leave());
         committed
     }
-}
-
-/// What became of one consumed record (or of a task's punctuations).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Processed {
-    /// Processed (or skipped: its partition was unassigned meanwhile).
-    Done,
-    /// Under exactly-once the sink refused it because the open transaction had already failed
-    /// (not for good: no record was refused permanently); the interval must be aborted and
-    /// redone.
-    TransactionFailed,
-}
-
-/// Runs one consumed record through its task: route (3), transaction (4), process (5) with the
-/// thread's sink (6), progress (7). A task with several sources buffers it instead and
-/// processes what its record queues allow: every record for which no source may still have
-/// an earlier one (see [`super::record_queues`]).
-fn process<T: Topology, F: BackendFactory>(
-    tasks: &mut ActiveTasks<T, F>,
-    producer: &StreamsProducer,
-    changelog: &mut ChangelogBuffer,
-    deliveries: &DeliveryWatch,
-    txn_open: Option<&mut bool>,
-    message: Record<'_>,
-    header_scratch: &mut Headers,
-) -> Result<Processed, StreamsError> {
-    let Some((active, source)) = tasks.route(message.topic(), message.partition()) else {
-        // A record fetched just before its partition was unassigned.
-        return Ok(Processed::Done);
-    };
-    let timestamp = message.timestamp().unwrap_or(0);
-    let mut sink = Sink {
-        producer,
-        changelog,
-        deliveries,
-    };
-    if let Some(queues) = active.queues.as_mut() {
-        queues.push(
-            source,
-            message.offset(),
-            timestamp,
-            message.key(),
-            message.payload(),
-            message.headers(),
-        );
-        // While every source has a record buffered, the smallest head goes without asking the
-        // consumer whether an empty source is caught up.
-        return process_buffered(active, &mut sink, txn_open, |_| false);
-    }
-    let headers = match message.headers() {
-        h if !h.is_empty() => {
-            // Copied into the thread's reused list: no allocation once it has grown.
-            header_scratch.refill(h);
-            &*header_scratch
-        }
-        _ => Headers::empty(),
-    };
-    let record = InputRecord {
-        source,
-        partition: message.partition(),
-        offset: message.offset(),
-        key: message.key(),
-        value: message.payload(),
-        timestamp,
-        headers,
-    };
-    process_record(active, source, &record, &mut sink, txn_open)
-}
-
-/// Where a processed record's output goes.
-pub(super) struct Sink<'a> {
-    pub(super) producer: &'a StreamsProducer,
-    pub(super) changelog: &'a mut ChangelogBuffer,
-    pub(super) deliveries: &'a DeliveryWatch,
-}
-
-/// Processes the buffered records of `active` in timestamp order for as long as its record
-/// queues allow, given which sources are `caught_up`.
-pub(super) fn process_buffered<T: Topology, F: BackendFactory>(
-    active: &mut ActiveTask<T, F>,
-    sink: &mut Sink<'_>,
-    mut txn_open: Option<&mut bool>,
-    mut caught_up: impl FnMut(usize) -> bool,
-) -> Result<Processed, StreamsError> {
-    loop {
-        let Some(queues) = active.queues.as_mut() else {
-            return Ok(Processed::Done);
-        };
-        let Some((source, record)) = queues
-            .next(&mut caught_up)
-            .and_then(|s| queues.pop(s).map(|r| (s, r)))
-        else {
-            return Ok(Processed::Done);
-        };
-        let partition = active.id.partition;
-        let processed = process_record(
-            active,
-            source,
-            &record.input(source, partition),
-            sink,
-            txn_open.as_deref_mut(),
-        );
-        if let Some(queues) = active.queues.as_mut() {
-            queues.recycle(record);
-        }
-        match processed? {
-            Processed::Done => {}
-            failed => return Ok(failed),
-        }
-    }
-}
-
-/// Processes one record of source `source` of `active`: transaction (4), process (5) with the
-/// thread's sink (6), progress (7).
-fn process_record<T: Topology, F: BackendFactory>(
-    active: &mut ActiveTask<T, F>,
-    source: usize,
-    record: &InputRecord<'_>,
-    sink: &mut Sink<'_>,
-    txn_open: Option<&mut bool>,
-) -> Result<Processed, StreamsError> {
-    // Under exactly-once (`txn_open` is the thread's "a transaction is open").
-    let eos = txn_open.is_some();
-    if let Some(open) = txn_open
-        && !*open
-    {
-        sink.producer
-            .begin_transaction()
-            .map_err(StreamsError::kafka("beginning a transaction"))?;
-        *open = true;
-    }
-    let mut producer_sink = ProducerSink::new(sink.producer, &mut *sink.changelog);
-    active
-        .lateness
-        .observe(active.task.stream_time(), record.timestamp);
-    let result = match active.task.process(record, &mut producer_sink) {
-        Ok(()) => {
-            active.positions[source] = Some(record.offset + 1);
-            active.consumed[source] = true;
-            active.processed += 1;
-            // Between this record and the next: the stream-time punctuations now due.
-            active
-                .task
-                .punctuate_stream_time(&mut producer_sink)
-                .map(drop)
-        }
-        Err(e) => Err(e),
-    };
-    match result {
-        Ok(()) => Ok(Processed::Done),
-        Err(source) => task_failure(active.id, source, &producer_sink, sink.deliveries, eos),
-    }
-}
-
-/// What a task's failure while processing or punctuating means for the thread: a permanent
-/// delivery failure or the task's error ends it; under exactly-once a send refused because the
-/// open transaction had already failed aborts and redoes the interval.
-pub(super) fn task_failure(
-    task: crate::group::TaskId,
-    source: TaskError,
-    sink: &ProducerSink<'_>,
-    deliveries: &DeliveryWatch,
-    eos: bool,
-) -> Result<Processed, StreamsError> {
-    // A failed sink may mean the producer hit an unretriable error: report that.
-    if matches!(source, TaskError::Sink(_))
-        && let Some(failure) = deliveries.take_checked(sink.producer.client())
-        && failure.permanent
-    {
-        return Err(failure.into());
-    }
-    if eos && matches!(source, TaskError::Sink(_)) && sink.transaction_failed {
-        return Ok(Processed::TransactionFailed);
-    }
-    Err(StreamsError::task(task, source))
-}
-
-/// The record sink of a processing thread (6): every record a task writes goes to the thread's
-/// producer (inside the open transaction under exactly-once); changelog records wait for the
-/// commit in the thread's [`ChangelogBuffer`], one per key, except those of append-only stores
-/// ([`TopicKind::AppendOnlyChangelog`]: every key is new, so they are produced at once).
-///
-/// Keys are partitioned by librdkafka's `murmur2_random` partitioner, which for a non-null key is
-/// Kafka's default partitioner, so `Partitioning::ByKey` leaves the choice to it. Changelog
-/// records carry an exact partition.
-pub(super) struct ProducerSink<'a> {
-    producer: &'a StreamsProducer,
-    changelog: &'a mut ChangelogBuffer,
-    /// A send found the open transaction already failed (librdkafka's "erroneous state"): the
-    /// interval is aborted and redone rather than the application stopped.
-    pub(super) transaction_failed: bool,
-}
-
-impl<'a> ProducerSink<'a> {
-    /// A sink over `producer`; changelog records wait in `changelog` for the commit.
-    pub(super) fn new(producer: &'a StreamsProducer, changelog: &'a mut ChangelogBuffer) -> Self {
-        ProducerSink {
-            producer,
-            changelog,
-            transaction_failed: false,
-        }
-    }
-}
-
-impl RecordSink for ProducerSink<'_> {
-    #[inline]
-    fn send(&mut self, record: OutgoingRecord<'_>) -> Result<(), SinkError> {
-        if let (TopicKind::Changelog, Partitioning::Exact(partition), Some(key)) =
-            (record.kind, record.partitioning, record.key)
-        {
-            self.changelog
-                .put(record.topic, partition, key, record.value, record.timestamp);
-            return Ok(());
-        }
-        let partition = match record.partitioning {
-            Partitioning::ByKey => None,
-            Partitioning::Exact(p) => Some(p),
-        };
-        producer::send(
-            self.producer,
-            record.topic,
-            partition,
-            record.key,
-            record.value,
-            Some(record.timestamp),
-            owned_headers(record.headers),
-        )
-        .map_err(|e| {
-            if matches!(e, KafkaError::MessageProduction(RDKafkaErrorCode::State)) {
-                self.transaction_failed = true;
-            }
-            SinkError::msg(format_args!("producing to {} failed: {e}", record.topic))
-        })
-    }
-}
-
-/// librdkafka's copy of the headers; only made for records that have some.
-fn owned_headers(headers: &Headers) -> Option<OwnedHeaders> {
-    if headers.is_empty() {
-        return None;
-    }
-    let mut owned = OwnedHeaders::new_with_capacity(headers.len());
-    for (key, value) in headers.iter() {
-        owned = owned.insert(Header { key, value });
-    }
-    Some(owned)
 }
 
 #[cfg(test)]

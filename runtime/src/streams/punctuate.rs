@@ -12,7 +12,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use rdkafka::producer::Producer;
 
 use super::error::StreamsError;
-use super::processing::{Processed, ProducerSink, StreamThread, task_failure};
+use super::processing::StreamThread;
+use super::record_path::{Processed, ProducerSink, task_failure};
 use crate::store::BackendFactory;
 use crate::task::{Task, Topology};
 

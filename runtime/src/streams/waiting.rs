@@ -14,7 +14,8 @@ use rdkafka::TopicPartitionList;
 use rdkafka::consumer::Consumer;
 
 use super::error::StreamsError;
-use super::processing::{Processed, Sink, StreamThread, process_buffered};
+use super::processing::StreamThread;
+use super::record_path::{Processed, Sink, process_buffered};
 use crate::kafka::watermarks::cached_watermarks;
 use crate::store::BackendFactory;
 use crate::task::{Task, Topology};
