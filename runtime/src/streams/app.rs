@@ -192,7 +192,9 @@ impl<T: Topology> KafkaStreams<T> {
         let process_id = state
             .as_ref()
             .map_or_else(uuid::Uuid::new_v4, |s| s.process_id());
-        let _cleaner = (state.clone()).map(|s| StateCleaner::start(s, config.state_cleanup_delay));
+        let _cleaner = state
+            .clone()
+            .map(|s| StateCleaner::start(s, config.state_cleanup_delay));
         tokio::pin!(shutdown);
         if !startup::await_cluster::<T, _>(config, security, shutdown.as_mut()).await? {
             return Ok(());

@@ -82,27 +82,23 @@ pub(super) async fn start_globals<T: Topology, S: Future<Output = ()>>(
         return Ok(Globals::Running(None));
     }
     let (config, shared, flag) = (config.clone(), globals.clone(), stop.clone());
-    let started = tokio::spawn(blocking(move || {
-        GlobalThread::start::<T>(&config, shared, flag, failed_later)
-    }));
+    let started = blocking(move || GlobalThread::start::<T>(&config, shared, flag, failed_later));
     tokio::pin!(started);
-    let started = tokio::select! {
-        started = &mut started => started,
+    let thread = tokio::select! {
+        started = &mut started => started?,
         () = shutdown => {
             tracing::info!("shutdown requested while the global tables were restored");
             stop.store(true, Ordering::Relaxed);
-            let started = started.await;
-            let thread = started.unwrap_or_else(|joined| std::panic::resume_unwind(joined.into_panic()))?;
-            if let Some(thread) = thread {
+            if let Some(thread) = started.await? {
                 thread.join()?;
             }
             return Ok(Globals::Stopped);
         }
     };
-    match started.unwrap_or_else(|joined| std::panic::resume_unwind(joined.into_panic()))? {
-        Some(thread) => Ok(Globals::Running(Some(thread))),
-        None => Ok(Globals::Stopped),
-    }
+    Ok(match thread {
+        Some(thread) => Globals::Running(Some(thread)),
+        None => Globals::Stopped,
+    })
 }
 
 /// Stops the global thread, if any, and waits for it (off the tokio workers): its error, if it
