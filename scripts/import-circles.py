@@ -108,6 +108,10 @@ def paths_of(text, mod):
             if m.group(1) and r:
                 alias = re.search(r"\bas\s+(\w+)\s*$", m.group(2))
                 reexports[alias.group(1) if alias and "{" not in m.group(2) else r[-1]] = r
+    # `use other_crate as name;`: `crate::name::..` is that crate, not this file.
+    for m in re.finditer(r"\buse\s+(\w+)\s+as\s+(\w+)\s*;", text):
+        if m.group(1) not in ("crate", "super", "self"):
+            reexports[m.group(2)] = None
     paths += re.findall(r"\b(?:crate|super|self)(?:::\w+)+", text)
     # paths relative to this module: `filter::FILTER` for a `mod filter;` of this file
     for child in re.findall(r"\bmod\s+(\w+)\s*;", text):
@@ -131,6 +135,9 @@ def edges():
                 if r is None:
                     break
                 t, rest = file_of(r, all_files)
+                if t and rest and rest[0] in parsed[t][1] and parsed[t][1][rest[0]] is None:
+                    r = None  # another crate, named through an alias
+                    break
                 nxt = parsed[t][1].get(rest[0]) if t and rest else None
                 if nxt is None or nxt == r:
                     break
