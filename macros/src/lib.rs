@@ -8,6 +8,8 @@
 //! DSL.
 
 mod args;
+#[cfg(feature = "avro")]
+mod avsc;
 mod build;
 mod check;
 mod codegen;
@@ -44,6 +46,19 @@ use proc_macro::TokenStream;
 #[proc_macro]
 pub fn topology(input: TokenStream) -> TokenStream {
     expand(input.into()).into()
+}
+
+/// Binds a Rust type to a named type of an `.avsc` file and checks, while compiling, that they
+/// fit: `#[derive(Avsc)] #[avsc(file = "schemas/x.avsc", name = "ns.X")]`. Documented in
+/// `dekaf_streams::serdes::registry::avsc` (feature `avro`).
+#[cfg(feature = "avro")]
+#[proc_macro_derive(Avsc, attributes(avsc))]
+pub fn derive_avsc(input: TokenStream) -> TokenStream {
+    // Paths are relative to the deriving file's folder, as `include_str!`'s.
+    let base = proc_macro2::Span::call_site()
+        .local_file()
+        .and_then(|file| file.parent().map(std::path::Path::to_path_buf));
+    avsc::derive(input.into(), base.as_deref()).into()
 }
 
 fn expand(input: proc_macro2::TokenStream) -> proc_macro2::TokenStream {

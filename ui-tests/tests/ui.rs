@@ -9,4 +9,7 @@ fn ui() {
     let t = trybuild::TestCases::new();
     t.compile_fail("tests/fail/*.rs");
     t.pass("tests/pass/*.rs");
+    // `#[derive(Avsc)]`: Rust types checked against `.avsc` files (`tests/avsc/schemas`).
+    t.compile_fail("tests/avsc/fail/*.rs");
+    t.pass("tests/avsc/pass/*.rs");
 }

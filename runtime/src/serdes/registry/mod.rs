@@ -89,6 +89,8 @@
 
 #[cfg(feature = "avro")]
 pub mod avro;
+#[cfg(feature = "avro")]
+pub mod avsc;
 mod cache;
 pub mod client;
 mod config;
@@ -109,6 +111,8 @@ pub use client::{
     RegisteredSchema, RegistryClient, RegistryError, SchemaById, SchemaReference, SchemaText,
 };
 pub use config::{Auth, DEFAULT_RETRY_FOR, RegistryConfig, SchemaChoice};
+#[cfg(feature = "avro")]
+pub use dekaf_streams_macros::Avsc;
 #[cfg(feature = "json-schema")]
 pub use json_schema::{JsonSchema, JsonSchemaGeneric};
 #[cfg(feature = "protobuf")]
