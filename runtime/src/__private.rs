@@ -17,7 +17,9 @@ pub use crate::record_error::{
     RecordError, RecordFailure, cache_key_error, default_on_error, handle_error, panic_message,
     panicked, process_error, store_error, timestamp_error,
 };
-pub use crate::serdes::{Encoded, Serde, SerdeContext, SerdeError, Window, Windowed};
+pub use crate::serdes::{
+    Encoded, Serde, SerdeContext, SerdeError, StartCheckError, Window, Windowed,
+};
 pub use crate::store::{BackendFactory, KeyValueStore, StoreBackend, StoreError};
 pub use crate::table::fk::{
     FkScratch, Resolved, fk_extract, fk_foreign_change, fk_hash, fk_join, fk_left_join, fk_receive,

@@ -266,6 +266,17 @@ pub trait Topology: 'static {
         stores: &mut F,
     ) -> Result<Self::Task<F::Backend>, TaskError>;
 
+    /// Runs [`Serde::check_at_start`] for the serde of every key and value the topology reads
+    /// from or writes to a user topic, and returns the first failure. `KafkaStreams` calls it
+    /// before joining the group, with the instance's serde states entered.
+    ///
+    /// # Errors
+    ///
+    /// The first serde's [`StartCheckError`].
+    fn check_serdes_at_start() -> Result<(), crate::serdes::StartCheckError> {
+        Ok(())
+    }
+
     /// Subtopologies, nodes, topics and stores, in the spirit of Kafka Streams'
     /// `Topology.describe()`; then, for taking over a Kafka Streams application in place, the
     /// topology declared to the coordinator (topics with their configs, copartition groups) and

@@ -167,9 +167,11 @@ fn topology_impl(em: &Emitter<'_>) -> TokenStream {
         let id = sub.protocol_id.to_string();
         quote!(#id => Ok(#task_enum::#variant(#sub_ty::__create(partition, stores)?)),)
     });
+    let serde_checks = serde_checks(m);
     quote! {
         impl #dk::Topology for #name {
             const APPLICATION_ID: &'static str = #app;
+            #serde_checks
             const INFO: &'static #dk::TopologyInfo = &#info;
             const DESCRIPTION: &'static str = #description;
             #global_tables
@@ -186,6 +188,42 @@ fn topology_impl(em: &Emitter<'_>) -> TokenStream {
                     other => Err(#dk::TaskError::UnknownSubtopology(other.to_owned())),
                 }
             }
+        }
+    }
+}
+
+/// `Topology::check_serdes_at_start`: each serde of a user topic's keys or values (once per
+/// topic, role and serde), checked in the order the topology names them.
+fn serde_checks(m: &crate::ir::Model) -> TokenStream {
+    let dk = emitter::dk();
+    let mut seen = Vec::new();
+    let mut checks = Vec::new();
+    for topic in m
+        .topics
+        .iter()
+        .filter(|t| t.role != crate::ir::TopicRole::DeadLetter)
+    {
+        let name = &topic.name;
+        for (serde, role) in [(&topic.key, quote!(key)), (&topic.value, quote!(value))] {
+            let Some(serde) = serde else { continue };
+            let ty = &serde.ty;
+            let id = (name.clone(), role.to_string(), quote!(#ty).to_string());
+            if seen.contains(&id) {
+                continue;
+            }
+            seen.push(id);
+            checks.push(quote! {
+                <#ty as #dk::Serde>::check_at_start(#dk::SerdeContext::#role(#name))?;
+            });
+        }
+    }
+    if checks.is_empty() {
+        return TokenStream::new();
+    }
+    quote! {
+        fn check_serdes_at_start() -> ::core::result::Result<(), #dk::StartCheckError> {
+            #(#checks)*
+            ::core::result::Result::Ok(())
         }
     }
 }

@@ -157,6 +157,20 @@ pub enum SerdeError {
     Custom(String),
 }
 
+/// Why a serde cannot work with a topic as it stands outside the process
+/// ([`Serde::check_at_start`]).
+#[derive(Debug, thiserror::Error)]
+pub enum StartCheckError {
+    /// What the check needs cannot be reached now (a schema registry that is down): the
+    /// instance logs it and checks again, and starts nothing meanwhile.
+    #[error("{0}")]
+    Unavailable(String),
+    /// The serde cannot read or write the topic as it is (a registered schema this serde's is
+    /// not compatible with): the application stops with this message.
+    #[error("{0}")]
+    Incompatible(String),
+}
+
 /// Whether [`Serde::serialize`] wrote bytes or means a null key or value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Encoded {
@@ -218,6 +232,21 @@ pub trait Serde: 'static {
     ) -> Result<Self::Value, SerdeError> {
         let _ = cx;
         Self::deserialize(bytes)
+    }
+
+    /// Checks, once before the instance processes anything, that this serde can read and write
+    /// the topic and role of `cx` as they stand outside the process; the instance's serde states
+    /// are entered (see [`with_state`]). A schema registry serde checks that its schema is
+    /// compatible with the versions registered under its subject, under the subject's
+    /// compatibility mode. The default checks nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`StartCheckError::Unavailable`] to be asked again later, [`StartCheckError::Incompatible`]
+    /// to stop the application.
+    fn check_at_start(cx: SerdeContext<'_>) -> Result<(), StartCheckError> {
+        let _ = cx;
+        Ok(())
     }
 
     /// [`check`](Self::check) where the topic and the role are known. The default ignores the

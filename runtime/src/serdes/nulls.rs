@@ -74,6 +74,11 @@ impl<S: Serde> Serde for Nullable<S> {
         }
     }
     #[inline(always)]
+    /// The inner serde's: `Nullable<Avro<T>>` checks `T`'s schema.
+    fn check_at_start(cx: SerdeContext<'_>) -> Result<(), super::StartCheckError> {
+        S::check_at_start(cx)
+    }
+
     fn serialize_in(
         cx: SerdeContext<'_>,
         value: &Self::Value,

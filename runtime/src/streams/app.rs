@@ -199,6 +199,9 @@ impl<T: Topology> KafkaStreams<T> {
         if !startup::await_cluster::<T, _>(config, security, shutdown.as_mut()).await? {
             return Ok(());
         }
+        if !startup::check_serdes::<T, _>(config, shutdown.as_mut()).await? {
+            return Ok(());
+        }
         // The global tables are complete before any task processes a record. Their stores are
         // the registry's, so queries read what the tasks join with; a restarted run reads them
         // again from empty.

@@ -112,6 +112,14 @@ pub enum StreamsError {
         /// What failed, and what to do.
         reason: String,
     },
+    /// A serde cannot work with one of the topology's topics as it is (a schema registry serde
+    /// whose schema is not compatible with the versions registered under its subject): the
+    /// application stopped before processing anything.
+    #[error("a serde cannot work with its topic: {reason}")]
+    SerdeCheck {
+        /// Which topic and serde, what does not fit, and what to do.
+        reason: String,
+    },
     /// A processing thread ended without reporting (it panicked).
     #[error("processing thread {0} panicked; see the log for the panic message")]
     ThreadPanicked(usize),

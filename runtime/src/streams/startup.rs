@@ -1,6 +1,7 @@
 //! The steps of [`KafkaStreams::run`](super::KafkaStreams::run) before the processing threads
 //! start, each waiting off the tokio workers where it blocks: the state directory opened (and
-//! locked), the cluster reached, the global tables read to their end, and the clients the
+//! locked), the cluster reached, the serdes checked against what they need outside the process
+//! (schema compatibility), the global tables read to their end, and the clients the
 //! instance's threads share created.
 
 use std::pin::Pin;
@@ -15,6 +16,7 @@ use crate::group::coordinator::{CoordinatorConfig, await_coordinator};
 use crate::kafka::admin::Admin;
 use crate::kafka::restore::LogEnds;
 use crate::security::ConnectionSecurity;
+use crate::serdes::StartCheckError;
 use crate::state_dir::StateDirectory;
 use crate::task::{GlobalStores, Topology};
 
@@ -56,6 +58,45 @@ pub(super) async fn await_cluster<T: Topology, S: Future<Output = ()>>(
             tracing::info!("shutdown requested before the cluster answered");
             Ok(false)
         }
+    }
+}
+
+/// Checks every serde of `T`'s user topics against what it needs outside the process (a schema
+/// registry serde: its schema's compatibility with its subject, see
+/// [`Serde::check_at_start`](crate::serdes::Serde::check_at_start)) before anything is read. An
+/// incompatible one stops the application; one that cannot tell yet (its registry is down) is
+/// asked again, with a log line, until it can. `false` when `shutdown` completed first.
+pub(super) async fn check_serdes<T: Topology, S: Future<Output = ()>>(
+    config: &StreamsConfig,
+    mut shutdown: Pin<&mut S>,
+) -> Result<bool, StreamsError> {
+    let mut pause = Duration::from_millis(500);
+    loop {
+        let states = config.serde_states.clone();
+        let checked = blocking(move || {
+            let _entered = states.enter();
+            T::check_serdes_at_start()
+        });
+        tokio::select! {
+            checked = checked => match checked {
+                Ok(()) => return Ok(true),
+                Err(StartCheckError::Incompatible(reason)) => {
+                    return Err(StreamsError::SerdeCheck { reason });
+                }
+                Err(StartCheckError::Unavailable(reason)) => {
+                    tracing::warn!(%reason, retry_in = ?pause, "a serde cannot check its topic at start; checking again");
+                }
+            },
+            () = shutdown.as_mut() => {
+                tracing::info!("shutdown requested while the serdes were checked");
+                return Ok(false);
+            }
+        }
+        tokio::select! {
+            () = tokio::time::sleep(pause) => {}
+            () = shutdown.as_mut() => return Ok(false),
+        }
+        pause = (pause * 2).min(Duration::from_secs(30));
     }
 }
 

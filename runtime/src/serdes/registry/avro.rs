@@ -5,7 +5,9 @@ use std::hash::{Hash, Hasher};
 use std::marker::PhantomData;
 use std::sync::Arc;
 
+use apache_avro::error::CompatibilityError;
 use apache_avro::reader::datum::GenericDatumReader;
+use apache_avro::schema_compatibility::SchemaCompatibility;
 use apache_avro::types::Value;
 use apache_avro::writer::datum::GenericDatumWriter;
 use apache_avro::{AvroSchema, Schema};
@@ -13,8 +15,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::cache::{Caches, SchemaRegistry};
+use super::compatibility::{Mode, check_at_start};
 use super::format::{Format, Own, needs_context, read, write};
-use crate::serdes::{Encoded, Serde, SerdeContext, SerdeError};
+use crate::serdes::{Encoded, Serde, SerdeContext, SerdeError, StartCheckError};
 
 /// Values of the Rust type `T` in Avro, framed in the Confluent wire format, with `T`'s schema
 /// ([`AvroSchema`]: `#[derive(AvroSchema)]`, or an `impl` that parses an `.avsc` file).
@@ -82,6 +85,55 @@ impl Format for AvroFormat {
     fn caches(registry: &SchemaRegistry) -> &Caches<Self> {
         &registry.inner.avro
     }
+
+    /// Avro's resolution rules, as `apache-avro` implements the specification's: the first
+    /// incompatible field, by its path from the record.
+    fn explain(ours: &Known, theirs: &Known, mode: Mode) -> Option<String> {
+        let problem = |writer: &Schema, reader: &Schema| {
+            SchemaCompatibility::can_read(writer, reader)
+                .err()
+                .map(|e| incompatibility(&e))
+        };
+        if mode.backward
+            && let Some(why) = problem(&theirs.schema, &ours.schema)
+        {
+            return Some(format!(
+                "this application's schema cannot read records written with the registered one: {why}"
+            ));
+        }
+        if mode.forward
+            && let Some(why) = problem(&ours.schema, &theirs.schema)
+        {
+            return Some(format!(
+                "the registered schema cannot read records written with this application's: {why}"
+            ));
+        }
+        None
+    }
+}
+
+/// A schema incompatibility in words, naming the first incompatible field by its path
+/// (`address.city`).
+fn incompatibility(e: &CompatibilityError) -> String {
+    let mut path = Vec::new();
+    let mut e = e;
+    while let CompatibilityError::FieldTypeMismatch(field, inner) = e {
+        path.push(field.as_str());
+        e = inner;
+    }
+    let leaf = match e {
+        CompatibilityError::MissingDefaultValue(field) => {
+            path.push(field.as_str());
+            "the reader's schema has it without a default, and the writer's does not have it"
+                .to_owned()
+        }
+        other => other.to_string(),
+    };
+    if path.is_empty() {
+        leaf
+    } else {
+        format!("first incompatible field `{}`: {leaf}", path.join("."))
+    }
 }
 
 /// The own schema of a serde with Avro schema `schema`: registered as its JSON (with defaults
@@ -106,6 +158,10 @@ impl<T: AvroSchema + Serialize + DeserializeOwned + 'static> Serde for Avro<T> {
     type Value = T;
 
     needs_context!(T);
+
+    fn check_at_start(cx: SerdeContext<'_>) -> Result<(), StartCheckError> {
+        check_at_start::<AvroFormat, Self>(cx, || own(T::get_schema()))
+    }
 
     fn serialize_in(
         cx: SerdeContext<'_>,
@@ -158,6 +214,10 @@ impl<S: AvroSchema + 'static> Serde for AvroGeneric<S> {
     type Value = Value;
 
     needs_context!(Value);
+
+    fn check_at_start(cx: SerdeContext<'_>) -> Result<(), StartCheckError> {
+        check_at_start::<AvroFormat, Self>(cx, || own(S::get_schema()))
+    }
 
     fn serialize_in(
         cx: SerdeContext<'_>,

@@ -28,7 +28,9 @@ pub(crate) struct Writer<F: Format> {
     pub id: u32,
     /// The schema the data is encoded with.
     pub schema: Arc<F::Schema>,
-    /// The serde's type in that schema.
+    /// The serde's type in that schema (what Protobuf's message indexes come from; Avro and
+    /// JSON Schema have one type per schema).
+    #[cfg_attr(not(feature = "protobuf"), allow(dead_code))]
     pub target: F::Target,
 }
 
@@ -323,7 +325,7 @@ impl SchemaRegistry {
 
     /// Registers (or, without `register`, looks up) each of `dependencies` under its name as
     /// subject, in order: the references of the schema that depends on them directly.
-    fn dependencies(
+    pub(super) fn dependencies(
         &self,
         dependencies: &[Dependency],
         schema_type: &str,

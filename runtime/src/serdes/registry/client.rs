@@ -255,6 +255,79 @@ impl RegistryClient {
             .and_then(|text| parse::<SchemaById>(&url, &text))
     }
 
+    /// The versions registered under `subject`, oldest first; empty when the subject does not
+    /// exist.
+    pub fn versions(&self, subject: &str) -> Result<Vec<i32>, RegistryError> {
+        let url = format!("{}/subjects/{}/versions", self.config.url, encode(subject));
+        match self.request("GET", &url, None) {
+            Ok(text) => parse::<Vec<i32>>(&url, &text),
+            Err(e) if e.is_not_found() => Ok(Vec::new()),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The compatibility mode `subject` is checked under (`BACKWARD`, `FORWARD_TRANSITIVE`,
+    /// `NONE`, ..): its own, or the registry's global one.
+    pub fn compatibility(&self, subject: &str) -> Result<String, RegistryError> {
+        #[derive(serde::Deserialize)]
+        struct Level {
+            #[serde(rename = "compatibilityLevel", alias = "compatibility")]
+            level: String,
+        }
+        let subject_url = format!(
+            "{}/config/{}?defaultToGlobal=true",
+            self.config.url,
+            encode(subject)
+        );
+        let text = match self.request("GET", &subject_url, None) {
+            Ok(text) => text,
+            Err(e) if e.is_not_found() => {
+                self.request("GET", &format!("{}/config", self.config.url), None)?
+            }
+            Err(e) => return Err(e),
+        };
+        parse::<Level>(&subject_url, &text).map(|l| l.level)
+    }
+
+    /// Whether the registry finds `schema` compatible with version `version` of `subject`
+    /// under the subject's compatibility mode, and its messages where it gives any.
+    pub fn test_compatibility(
+        &self,
+        subject: &str,
+        version: i32,
+        schema: &SchemaText<'_>,
+    ) -> Result<(bool, Vec<String>), RegistryError> {
+        #[derive(serde::Deserialize)]
+        struct Answer {
+            is_compatible: bool,
+            #[serde(default)]
+            messages: Vec<String>,
+        }
+        let url = format!(
+            "{}/compatibility/subjects/{}/versions/{version}?verbose=true",
+            self.config.url,
+            encode(subject)
+        );
+        let body = body(schema);
+        self.request("POST", &url, Some(&body))
+            .and_then(|text| parse::<Answer>(&url, &text))
+            .map(|a| (a.is_compatible, a.messages))
+    }
+
+    /// Deletes `subject` with all its versions, for good (soft, then permanent: what a test or
+    /// a tool resetting a subject does). A subject that does not exist is not an error.
+    pub fn delete_subject(&self, subject: &str) -> Result<(), RegistryError> {
+        let url = format!("{}/subjects/{}", self.config.url, encode(subject));
+        for url in [url.clone(), format!("{url}?permanent=true")] {
+            match self.request("DELETE", &url, None) {
+                Ok(_) => {}
+                Err(e) if e.is_not_found() => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
     /// Sets the compatibility mode of `subject` (`BACKWARD`, `FORWARD`, `FULL`, `NONE`, ..).
     pub fn set_compatibility(&self, subject: &str, level: &str) -> Result<(), RegistryError> {
         let url = format!("{}/config/{}", self.config.url, encode(subject));
@@ -326,6 +399,13 @@ impl RegistryClient {
         let mut response = match (method, body) {
             ("GET", _) => {
                 let mut request = self.agent.get(url).header("Accept", CONTENT_TYPE);
+                if let Some(auth) = &self.authorization {
+                    request = request.header("Authorization", auth);
+                }
+                request.call()?
+            }
+            ("DELETE", _) => {
+                let mut request = self.agent.delete(url).header("Accept", CONTENT_TYPE);
                 if let Some(auth) = &self.authorization {
                     request = request.header("Authorization", auth);
                 }

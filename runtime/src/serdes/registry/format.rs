@@ -11,6 +11,7 @@ use std::fmt::Display;
 use std::sync::Arc;
 
 use super::cache::{Caches, SchemaRegistry, Writer};
+use super::compatibility::Mode;
 use super::wire::{read_header, write_header};
 use crate::serdes::{Encoded, SerdeContext, SerdeError, present, with_state};
 
@@ -36,6 +37,14 @@ pub(crate) trait Format: Sized + 'static {
 
     /// This format's caches in `registry`.
     fn caches(registry: &SchemaRegistry) -> &Caches<Self>;
+
+    /// Why `ours` is not compatible with the registered `theirs` under `mode`, where the format
+    /// can tell (the start-up check asks after the registry said they are not). `None` leaves
+    /// the registry's messages as the reason.
+    fn explain(ours: &Self::Schema, theirs: &Self::Schema, mode: Mode) -> Option<String> {
+        let _ = (ours, theirs, mode);
+        None
+    }
 }
 
 /// A serde's own schema, made once per instance.

@@ -44,8 +44,9 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::cache::{Caches, SchemaRegistry};
+use super::compatibility::check_at_start;
 use super::format::{Format, Own, needs_context, read, write};
-use crate::serdes::{Encoded, Serde, SerdeContext, SerdeError, with_state};
+use crate::serdes::{Encoded, Serde, SerdeContext, SerdeError, StartCheckError, with_state};
 
 /// Values of the Rust type `T` as JSON, framed in the Confluent wire format, with `T`'s derived
 /// JSON Schema (`#[derive(schemars::JsonSchema)]`).
@@ -189,6 +190,10 @@ impl<T: schemars::JsonSchema + Serialize + DeserializeOwned + 'static> Serde for
 
     needs_context!(T);
 
+    fn check_at_start(cx: SerdeContext<'_>) -> Result<(), StartCheckError> {
+        check_at_start::<JsonFormat, Self>(cx, own::<T>)
+    }
+
     fn serialize_in(
         cx: SerdeContext<'_>,
         value: &T,
@@ -216,6 +221,10 @@ impl<S: schemars::JsonSchema + 'static> Serde for JsonSchemaGeneric<S> {
     type Value = Value;
 
     needs_context!(Value);
+
+    fn check_at_start(cx: SerdeContext<'_>) -> Result<(), StartCheckError> {
+        check_at_start::<JsonFormat, Self>(cx, own::<S>)
+    }
 
     fn serialize_in(
         cx: SerdeContext<'_>,

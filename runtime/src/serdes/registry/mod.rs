@@ -81,11 +81,16 @@
 //! writer/reader schema resolution, logical types, serde support for Rust types and a derive
 //! for their schemas.
 //!
+//! - **at start**, before the instance processes anything, each registry serde's schema is
+//!   checked against the versions registered under its subject, under the subject's
+//!   compatibility mode; a mismatch stops the application naming the subject, the version and
+//!   (Avro) the first incompatible field (see [`Serde::check_at_start`](crate::serdes::Serde));
+//! - **at compile time**, [`Avsc`] binds a Rust type to an `.avsc` file and checks that they fit
+//!   ([`avsc`]).
+//!
 //! Not yet: registry serdes in stores (a store has no topic: they fail there with an error
 //! saying so), registering Avro and JSON Schema references (records that reference other
-//! schemas are read; our own Avro and JSON schemas are registered without references), the
-//! compile-time check of a type against an `.avsc` or `.proto`, and the start-up compatibility
-//! check.
+//! schemas are read; our own Avro and JSON schemas are registered without references).
 
 #[cfg(feature = "avro")]
 pub mod avro;
@@ -93,6 +98,7 @@ pub mod avro;
 pub mod avsc;
 mod cache;
 pub mod client;
+mod compatibility;
 mod config;
 pub(crate) mod format;
 #[cfg(feature = "json-schema")]

@@ -70,8 +70,9 @@ use protox::file::{ChainFileResolver, File, FileResolver, GoogleFileResolver};
 
 use self::indexes::{indexes_of, read_message, write_indexes};
 use super::cache::{Caches, SchemaRegistry};
+use super::compatibility::check_at_start;
 use super::format::{Dependency, Format, Own, needs_context, read, write};
-use crate::serdes::{Encoded, Serde, SerdeContext, SerdeError};
+use crate::serdes::{Encoded, Serde, SerdeContext, SerdeError, StartCheckError};
 
 /// Values of the prost type `T` in Protobuf, framed in the Confluent wire format, with the
 /// schema of `T`'s `.proto` file (through [`ReflectMessage`], which gives `T`'s descriptor).
@@ -254,6 +255,10 @@ impl<T: ReflectMessage + Default + 'static> Serde for Protobuf<T> {
 
     needs_context!(T);
 
+    fn check_at_start(cx: SerdeContext<'_>) -> Result<(), StartCheckError> {
+        check_at_start::<ProtobufFormat, Self>(cx, own_of::<T>)
+    }
+
     fn serialize_in(
         cx: SerdeContext<'_>,
         value: &T,
@@ -281,6 +286,10 @@ impl<S: MessageSchema> Serde for ProtobufDynamic<S> {
     type Value = DynamicMessage;
 
     needs_context!(DynamicMessage);
+
+    fn check_at_start(cx: SerdeContext<'_>) -> Result<(), StartCheckError> {
+        check_at_start::<ProtobufFormat, Self>(cx, || own(S::message()))
+    }
 
     fn serialize_in(
         cx: SerdeContext<'_>,
