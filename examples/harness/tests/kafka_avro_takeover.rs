@@ -321,7 +321,13 @@ async fn an_avro_kafka_streams_word_count_is_taken_over_and_handed_back_exactly_
         .until_counts(
             &expected_counts(&all[..2 * THIRD]),
             "dekaf-streams, second third",
-            || Ok(()),
+            || {
+                if dekaf.is_finished() {
+                    Err("dekaf-streams stopped by itself (its log above says why)".into())
+                } else {
+                    Ok(())
+                }
+            },
         )
         .await;
     dekaf.stop().await.expect("dekaf-streams ran without error");
