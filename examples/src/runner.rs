@@ -91,8 +91,17 @@ pub fn builder_from_env<T: Topology>(topology: T) -> Result<Builder<T>, String> 
 
 /// Runs `topology` until SIGINT or SIGTERM; the exit code says whether it failed.
 pub async fn run_on_kafka<T: Topology>(topology: T) -> ExitCode {
+    run_on_kafka_with(topology, |builder| builder).await
+}
+
+/// Runs `topology` as [`run_on_kafka`], with `configure` applied to the builder from the
+/// environment (e.g. to give it serde state: a schema registry).
+pub async fn run_on_kafka_with<T: Topology>(
+    topology: T,
+    configure: impl FnOnce(Builder<T>) -> Builder<T>,
+) -> ExitCode {
     init_logging();
-    let streams = match builder_from_env(topology).map(|b| b.build()) {
+    let streams = match builder_from_env(topology).map(|b| configure(b).build()) {
         Ok(Ok(s)) => s,
         Ok(Err(e)) => {
             eprintln!("error: {e}");

@@ -452,6 +452,11 @@ impl InProcess {
         self.run.await.expect("run() does not panic")
     }
 
+    /// Whether `run` has returned (by itself, unless [`InProcess::stop`] asked it to).
+    pub fn is_finished(&self) -> bool {
+        self.run.is_finished()
+    }
+
     /// Waits for `run` to return by itself (it failed), at most `timeout`.
     pub async fn finished(
         self,

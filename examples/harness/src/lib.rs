@@ -3,6 +3,7 @@
 //!
 //! | module | what |
 //! |---|---|
+//! | `avro_io` | (feature `avro`) Avro records in the Confluent wire format, framed and decoded without our serdes |
 //! | [`e2e`] | the topologies and checks of the end-to-end tests on a real broker |
 //! | [`faults`] | a fault harness for the replicated test cluster (instances, brokers, verifier) |
 //! | [`java_interop`] | the Java side (Apicurio's serdes) of the schema registry interoperability tests |
@@ -10,6 +11,8 @@
 //! | [`http_client`] | a small HTTP client of the query server's tests |
 //! | [`windows_e2e`] | session, sliding and emit-final windows on a real broker, checked against the TestDriver |
 
+#[cfg(feature = "avro")]
+pub mod avro_io;
 // `#[macro_use]`: `word_count_topology!` serves `faults` too.
 #[macro_use]
 pub mod e2e;
