@@ -20,7 +20,13 @@
 # figures of every workload over all runs kept (bench-index). Topics and groups of the run are deleted at
 # its end. The broker is left running (stop it with scripts/kafka.sh stop).
 #
-# Environment: DEKAF_KAFKA_PORT, DEKAF_CACHE_DIR (as scripts/kafka.sh), CARGO_TARGET_DIR,
+# The Avro word count (avro_wordcount, also part of `--workloads all`, the default) needs a schema
+# registry: unless --registry-url names one, this script starts Apicurio Registry with
+# scripts/registry.sh start (port DEKAF_REGISTRY_PORT, default 8480) and stops it at the end if it
+# was the one that started it.
+#
+# Environment: DEKAF_KAFKA_PORT, DEKAF_REGISTRY_PORT, DEKAF_CACHE_DIR (as scripts/kafka.sh and
+# scripts/registry.sh), CARGO_TARGET_DIR,
 # BENCH_PROFILE (cargo profile, default release), BENCH_BIN_DIR (use binaries built elsewhere, no
 # cargo build), BENCH_NO_CHART=1 (skip the chart).
 set -euo pipefail
@@ -47,9 +53,42 @@ else
   bin_dir="$target_dir/$([ "$profile" = dev ] && echo debug || echo "$profile")"
 fi
 
+# The value of a flag among the driver's arguments ($2 when absent).
+flag_value() {
+  local name="$1" value="$2" prev="" a
+  shift 2
+  for a in "$@"; do [ "$prev" = "$name" ] && value="$a"; prev="$a"; done
+  echo "$value"
+}
+
+# A schema registry for the Avro workload, unless the arguments name one.
+registry_args=()
+workloads="$(flag_value --workloads all "$@")"
+case ",$workloads," in
+  *,all,* | *,avro_wordcount,*) needs_registry=1 ;;
+  *) needs_registry="" ;;
+esac
+if [ -n "$needs_registry" ] && [ -z "$(flag_value --registry-url "" "$@")" ]; then
+  registry_port="${DEKAF_REGISTRY_PORT:-8480}"
+  started_registry=""
+  bash scripts/registry.sh status >/dev/null 2>&1 || started_registry=1
+  if bash scripts/registry.sh start; then
+    if [ -n "$started_registry" ]; then
+      trap 'bash "$root/scripts/registry.sh" stop' EXIT
+    fi
+    registry_args=(--registry-url "http://127.0.0.1:$registry_port/apis/ccompat/v7")
+  elif [ "$workloads" = all ]; then
+    say "warning: no schema registry (scripts/registry.sh start failed): the avro_wordcount rows will fail"
+  else
+    say "the Avro workload needs a schema registry; scripts/registry.sh start failed"
+    exit 1
+  fi
+fi
+
 port="${DEKAF_KAFKA_PORT:-9092}"
 out="$("$bin_dir/bench" --bootstrap "127.0.0.1:$port" --kstreams-jar "$jar" --bin-dir "$bin_dir" \
-  --results-dir "$here/results" --broker-version "${broker_version:-4.4.0}" "$@")"
+  --results-dir "$here/results" --broker-version "${broker_version:-4.4.0}" \
+  "${registry_args[@]}" "$@")"
 say "report: $out/report.md"
 
 # The chart needs Python 3 with venv (Debian: python3-venv) and matplotlib (PyPI, into a venv of

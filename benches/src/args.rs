@@ -106,6 +106,9 @@ pub struct SystemArgs {
     pub max_seconds: u64,
     /// `run` (process until stopped) or `restore` (restore the stores, report, exit).
     pub mode: Mode,
+    /// The schema registry's Confluent API (`http://127.0.0.1:8480/apis/ccompat/v7`), for the
+    /// workloads whose values are Avro; `--registry-url`, given only for those.
+    pub registry_url: Option<String>,
 }
 
 /// What a system process does.
@@ -124,6 +127,10 @@ impl SystemArgs {
             Mode::Run => "run",
             Mode::Restore => "restore",
         };
+        let registry = self
+            .registry_url
+            .iter()
+            .map(|url| ("registry-url", url.clone()));
         [
             ("bootstrap", self.bootstrap.clone()),
             ("workload", self.workload.name().to_owned()),
@@ -143,6 +150,7 @@ impl SystemArgs {
             ("mode", mode.to_owned()),
         ]
         .into_iter()
+        .chain(registry)
         .flat_map(|(k, v)| [format!("--{k}"), v])
         .collect()
     }
@@ -173,6 +181,7 @@ impl SystemArgs {
                 "restore" => Mode::Restore,
                 other => bail!("unknown --mode {other:?}; use run or restore"),
             },
+            registry_url: f.get("registry-url").map(str::to_owned),
         })
     }
 }
@@ -218,6 +227,13 @@ mod tests {
             state_dir: "/tmp/x".into(),
             max_seconds: 5,
             mode: Mode::Restore,
+            registry_url: None,
+        };
+        let f = Flags::parse(a.to_args(), "").expect("parses");
+        assert_eq!(SystemArgs::from_flags(&f).expect("valid"), a);
+        let a = SystemArgs {
+            registry_url: Some("http://127.0.0.1:8480/apis/ccompat/v7".into()),
+            ..a
         };
         let f = Flags::parse(a.to_args(), "").expect("parses");
         assert_eq!(SystemArgs::from_flags(&f).expect("valid"), a);

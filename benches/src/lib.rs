@@ -9,9 +9,12 @@
 //! (the ceiling), `bench-measure` (a standalone read_committed measurer), `dekaf-bench-app`
 //! (the slot where dekaf-streams runs the workloads), `bench-recovery` (recovery after a
 //! SIGKILL) and `bench-phases` (an exactly-once commit's phases from a dekaf-streams log).
+//! [`avro`] holds what the Avro word count (`avro_wordcount`) needs beside them: its record
+//! types, the input framing and the reading of its output.
 
 pub mod alloc;
 pub mod args;
+pub mod avro;
 pub mod kafka;
 pub mod measure;
 pub mod procstat;

@@ -2,7 +2,7 @@
 //! per output record, its timestamp (the input timestamp the system carried over) and the time
 //! it became visible, and keeps the final value per key.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
@@ -16,6 +16,31 @@ use rdkafka::{Offset, TopicPartitionList};
 use crate::kafka::client_config;
 use crate::now_micros;
 use crate::workload::FinalValues;
+
+/// How the measurer turns an output value into the value the reference model holds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum OutputDecoding {
+    /// The value as written.
+    #[default]
+    Raw,
+    /// An Avro `WordCount` of its key in the Confluent wire format (the Avro word count): its
+    /// count, 8 bytes big-endian; its schema id is kept in [`Observed::schema_ids`]. A value
+    /// that does not read is kept as a description that matches no expected value.
+    AvroWordCount,
+}
+
+impl OutputDecoding {
+    /// The value to keep for `value` under `key`, and its schema id if it has one.
+    fn decode(self, key: &[u8], value: Vec<u8>) -> (Result<Vec<u8>, String>, Option<u32>) {
+        match self {
+            OutputDecoding::Raw => (Ok(value), None),
+            OutputDecoding::AvroWordCount => match crate::avro::read_word_count(key, &value) {
+                Ok((id, count)) => (Ok(count.to_be_bytes().to_vec()), Some(id)),
+                Err(e) => (Err(format!("not a WordCount: {e:#}")), None),
+            },
+        }
+    }
+}
 
 /// What the measurer has seen so far.
 #[derive(Debug, Default)]
@@ -38,6 +63,12 @@ pub struct Observed {
     mismatched: usize,
     /// When `mismatched` last dropped to zero (µs since the epoch).
     pub matched_at_us: Option<i64>,
+    /// The schema ids of the output values (Avro output only).
+    pub schema_ids: BTreeSet<u32>,
+    /// Output values that did not decode, and the first one's reason.
+    pub undecodable: u64,
+    /// Why the first undecodable value did not decode.
+    pub first_decode_error: Option<String>,
 }
 
 impl Observed {
@@ -142,6 +173,12 @@ pub struct Measurer {
 impl Measurer {
     /// Starts reading `topic` from the beginning with `read_committed`.
     pub fn start(bootstrap: &str, topic: &str) -> Result<Self> {
+        Self::start_decoding(bootstrap, topic, OutputDecoding::Raw)
+    }
+
+    /// Starts reading `topic` from the beginning with `read_committed`, keeping each value as
+    /// `decoding` reads it.
+    pub fn start_decoding(bootstrap: &str, topic: &str, decoding: OutputDecoding) -> Result<Self> {
         let consumer: BaseConsumer = client_config(bootstrap)
             .set("group.id", format!("{topic}-measurer"))
             .set("enable.auto.commit", "false")
@@ -185,7 +222,16 @@ impl Measurer {
                         let key = msg.key().unwrap_or_default().to_vec();
                         let value = msg.payload().unwrap_or_default().to_vec();
                         let ts = msg.timestamp().to_millis();
-                        lock(&s).observe(key, value, ts, visible);
+                        let (value, id) = decoding.decode(&key, value);
+                        let mut o = lock(&s);
+                        o.schema_ids.extend(id);
+                        let value = value.unwrap_or_else(|e| {
+                            o.undecodable += 1;
+                            let reason = format!("<{e}>");
+                            o.first_decode_error.get_or_insert_with(|| reason.clone());
+                            reason.into_bytes()
+                        });
+                        o.observe(key, value, ts, visible);
                     }
                     Ok(())
                 })?;

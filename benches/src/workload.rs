@@ -7,7 +7,7 @@ use std::str::FromStr;
 
 use anyhow::{Result, bail};
 
-/// One of the four benchmark workloads.
+/// One of the benchmark workloads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Workload {
     /// Stateless map/filter: `<p>-numbers` → filter, map values → output.
@@ -24,6 +24,10 @@ pub enum Workload {
     Session,
     /// Table-table inner join: table `<p>-left` ⋈ table `<p>-right`, both updated throughout.
     TableJoin,
+    /// Word count over Avro records through a schema registry: `<p>-sentences` (Avro
+    /// `Sentence`) → split, group by word (repartition), count → Avro `WordCount` (see
+    /// [`crate::avro`]).
+    AvroWordCount,
 }
 
 /// A processing guarantee.
@@ -152,7 +156,7 @@ fn mix(mut z: u64) -> u64 {
 
 impl Workload {
     /// All of them, in report order.
-    pub const ALL: [Workload; 7] = [
+    pub const ALL: [Workload; 8] = [
         Workload::Stateless,
         Workload::WordCount,
         Workload::Window,
@@ -160,9 +164,10 @@ impl Workload {
         Workload::StreamJoin,
         Workload::Session,
         Workload::TableJoin,
+        Workload::AvroWordCount,
     ];
 
-    /// The name used on command lines: `stateless`, `wordcount`, `window`, `join`.
+    /// The name used on command lines: `stateless`, `wordcount`, `window`, `join`, …
     pub fn name(self) -> &'static str {
         match self {
             Workload::Stateless => "stateless",
@@ -172,7 +177,14 @@ impl Workload {
             Workload::StreamJoin => "streamjoin",
             Workload::Session => "session",
             Workload::TableJoin => "tablejoin",
+            Workload::AvroWordCount => "avro_wordcount",
         }
+    }
+
+    /// Whether its values are Avro through a schema registry (the driver registers the input
+    /// schema and frames the input; the systems need the registry's URL).
+    pub fn uses_registry(self) -> bool {
+        matches!(self, Workload::AvroWordCount)
     }
 
     /// Whether the workload keeps state (and so has a restore rate to measure).
@@ -184,7 +196,7 @@ impl Workload {
     pub fn input_suffixes(self) -> &'static [&'static str] {
         match self {
             Workload::Stateless => &["numbers"],
-            Workload::WordCount => &["sentences"],
+            Workload::WordCount | Workload::AvroWordCount => &["sentences"],
             Workload::Window => &["events"],
             Workload::Join => &["users", "clicks"],
             Workload::StreamJoin => &["orders", "payments"],
@@ -198,7 +210,9 @@ impl Workload {
         match self {
             // Tables read from user topics use those topics as their changelogs.
             Workload::Stateless | Workload::Join | Workload::TableJoin => &[],
-            Workload::WordCount => &["counts-changelog", "words-repartition"],
+            Workload::WordCount | Workload::AvroWordCount => {
+                &["counts-changelog", "words-repartition"]
+            }
             Workload::Window => &["window-counts-changelog"],
             Workload::StreamJoin => &[
                 "KSTREAM-JOINOTHER-0000000005-store-changelog",
@@ -208,7 +222,8 @@ impl Workload {
         }
     }
 
-    /// The output value format.
+    /// The output value format, as the measurer keeps it (the Avro word count's `WordCount`
+    /// records are read back into their counts, `I64`).
     pub fn output_format(self) -> ValueFormat {
         match self {
             Workload::Join | Workload::StreamJoin | Workload::TableJoin => ValueFormat::Utf8,
@@ -225,7 +240,8 @@ impl Workload {
                 Some(format!("n-{}", i % STATELESS_KEYS).into_bytes()),
                 ((r % 1_000_000) as i64).to_be_bytes().to_vec(),
             ),
-            Workload::WordCount => {
+            // The Avro word count writes the same sentences, framed as Avro by the driver.
+            Workload::WordCount | Workload::AvroWordCount => {
                 let words: Vec<String> = (0..WORDS_PER_SENTENCE)
                     .map(|w| format!("w{}", mix(r ^ w) % VOCABULARY))
                     .collect();
@@ -323,9 +339,10 @@ impl FromStr for Workload {
             "streamjoin" => Workload::StreamJoin,
             "session" => Workload::Session,
             "tablejoin" => Workload::TableJoin,
+            "avro_wordcount" => Workload::AvroWordCount,
             _ => bail!(
                 "unknown workload {s:?}; use stateless, wordcount, window, join, streamjoin, \
-                 session or tablejoin"
+                 session, tablejoin or avro_wordcount"
             ),
         })
     }
@@ -386,7 +403,7 @@ impl Reference {
                         .insert(k.clone(), (v * 2).to_be_bytes().to_vec());
                 }
             }
-            (Workload::WordCount, _) => {
+            (Workload::WordCount | Workload::AvroWordCount, _) => {
                 for word in r.value.split(|b| *b == b' ') {
                     self.count(word.to_vec());
                 }

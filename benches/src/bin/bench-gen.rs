@@ -1,15 +1,18 @@
 //! Input generator: creates a workload's input topics and writes `--records` records to them
 //! (tables first), stamped so that the last record's timestamp is now. Deterministic: the same
-//! `--records` and `--end-ms` give the same records. Prints a JSON summary.
+//! `--records` and `--end-ms` give the same records. Prints a JSON summary. The Avro word count's
+//! sentences are framed with the id of the `Sentence` schema, registered under
+//! `<input prefix>-sentences-value` at `--registry-url`.
 
 use anyhow::Result;
 use dekaf_streams_benches::args::{Flags, parse_count};
 use dekaf_streams_benches::kafka::{Admin, InputWriter, bootstrap_from_env};
-use dekaf_streams_benches::now_ms;
 use dekaf_streams_benches::workload::{Reference, Workload};
+use dekaf_streams_benches::{avro, now_ms};
 
-const USAGE: &str = "usage: bench-gen --workload stateless|wordcount|window|join|all --input-prefix P \
-[--records 100k] [--partitions 2] [--end-ms <now>] [--bootstrap 127.0.0.1:$DEKAF_KAFKA_PORT]";
+const USAGE: &str = "usage: bench-gen --workload stateless|wordcount|window|join|streamjoin|session|tablejoin|avro_wordcount|all \
+--input-prefix P [--records 100k] [--partitions 2] [--end-ms <now>] [--bootstrap 127.0.0.1:$DEKAF_KAFKA_PORT] \
+[--registry-url $DEKAF_REGISTRY_URL (avro_wordcount)]";
 
 fn main() -> Result<()> {
     let f = Flags::parse(std::env::args().skip(1), USAGE)?;
@@ -33,7 +36,14 @@ fn main() -> Result<()> {
             .collect();
         admin.create_topics(&topics, partitions)?;
         admin.wait_for_topics(&topics, partitions as usize)?;
-        let writer = InputWriter::new(&bootstrap, prefix)?;
+        let mut writer = InputWriter::new(&bootstrap, prefix)?;
+        if w.uses_registry() {
+            let url = f
+                .get("registry-url")
+                .map_or_else(avro::registry_url_from_env, str::to_owned);
+            let subject = format!("{prefix}-sentences-value");
+            writer = writer.avro_sentences(avro::register_sentence(&avro::client(&url), &subject)?);
+        }
         let mut model = Reference::new(w);
         let started = std::time::Instant::now();
         let mut written = 0u64;

@@ -236,6 +236,7 @@ fn recover(kind: SystemKind, launcher: &Launcher, setup: &Setup<'_>) -> Result<F
         state_dir: dir.join("state").display().to_string(),
         max_seconds: timeout.as_secs() * 3,
         mode: Mode::Run,
+        registry_url: None,
     };
     let command = || {
         let mut c = launcher.command(kind, &args);

@@ -10,6 +10,12 @@
 //! 3. stop it (SIGTERM), keep peak RSS and CPU seconds from /proc;
 //! 4. stateful workloads: delete its state directory, start it in restore mode, time the restore.
 //!
+//! The Avro word count (`avro_wordcount`) needs a schema registry (`--registry-url`, its
+//! Confluent API; `run.sh` starts one with `scripts/registry.sh`): the driver registers the input
+//! schema under `<input topic>-value` and frames the input with its id, passes the URL to the
+//! systems, reads every output value back as an Avro `WordCount` of its key, and checks that every
+//! schema id the output names is `WordCount`'s.
+//!
 //! Outputs of the systems are compared (final value per key); a difference is a failure. Writes
 //! `results.json` and `report.md` into a new directory under `--results-dir`, and cleans up its
 //! topics and groups.
@@ -21,20 +27,24 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
 use dekaf_streams_benches::args::{Flags, Knobs, Mode, SystemArgs, parse_count};
+use dekaf_streams_benches::avro;
 use dekaf_streams_benches::kafka::{Admin, InputWriter, bootstrap_from_env, wait_for_stable_group};
-use dekaf_streams_benches::measure::{Measurer, differing_keys, fingerprint, percentiles};
+use dekaf_streams_benches::measure::{
+    Measurer, OutputDecoding, differing_keys, fingerprint, percentiles,
+};
 use dekaf_streams_benches::report::{Report, Restore, RunResult, Status};
 use dekaf_streams_benches::systems::{Launcher, Running, SystemKind};
 use dekaf_streams_benches::workload::{FinalValues, Guarantee, Reference, Workload};
 use dekaf_streams_benches::{now_micros, now_ms, procstat};
 
-const USAGE: &str = "usage: bench [--records 100k] [--workloads all|stateless,wordcount,window,join,streamjoin,session,tablejoin] \
+const USAGE: &str = "usage: bench [--records 100k] [--workloads all|stateless,wordcount,window,join,streamjoin,session,tablejoin,avro_wordcount] \
 [--guarantees all|exactly_once,at_least_once] [--systems dekaf,kstreams,ceiling] \
 [--partitions 2] [--threads 1 or a list: 1,2,4,1x2 (TxI: I instances of T threads)] [--instances 1 or a list: 1,2] [--commit-interval-ms 100] [--linger-ms 5] [--batch-size 16384] \
 [--live-rate 1000] [--live-seconds 5] [--timeout-seconds 300] [--restore true|false] \
 [--results-dir benches/results] [--kstreams-jar benches/kstreams/target/kstreams-bench.jar] \
 [--java java] [--java-opts \"-Xmx1g\"] [--bin-dir <dir of this binary>] [--broker-version 4.4.0] \
-[--keep-topics false] [--purge-stale false] [--fixed-names false] [--repeat 1] [--bootstrap 127.0.0.1:$DEKAF_KAFKA_PORT]";
+[--keep-topics false] [--purge-stale false] [--fixed-names false] [--repeat 1] [--bootstrap 127.0.0.1:$DEKAF_KAFKA_PORT] \
+[--registry-url $DEKAF_REGISTRY_URL, default http://127.0.0.1:8480/apis/ccompat/v7 (avro_wordcount)]";
 
 /// Everything a run needs.
 struct Plan {
@@ -55,6 +65,8 @@ struct Plan {
     fixed_names: bool,
     repeat: u32,
     launcher: Launcher,
+    /// The schema registry's Confluent API (Avro workloads).
+    registry_url: String,
     run_id: String,
     scratch: PathBuf,
 }
@@ -151,6 +163,9 @@ fn main() -> Result<()> {
             ),
             bin_dir: f.get("bin-dir").map_or(exe_dir, PathBuf::from),
         },
+        registry_url: f
+            .get("registry-url")
+            .map_or_else(avro::registry_url_from_env, str::to_owned),
         bootstrap,
         run_id,
         scratch,
@@ -196,6 +211,17 @@ fn main() -> Result<()> {
         ..Default::default()
     };
     report.versions = versions(&plan, f.get("broker-version"));
+    if workloads.iter().any(|w| w.uses_registry()) {
+        report.versions.insert(
+            "schema registry".into(),
+            format!(
+                "Apicurio Registry 3.3.3 (scripts/registry.sh), Confluent API {}; Kafka Streams' \
+                 Avro serde: Apicurio's AvroSerde (apicurio-registry-avro-serde-kafka 3.1.7, \
+                 Confluent framing)",
+                plan.registry_url
+            ),
+        );
+    }
     report.settings = BTreeMap::from([
         ("records".into(), plan.records.to_string()),
         ("partitions".into(), plan.partitions.to_string()),
@@ -514,8 +540,14 @@ fn run_one(
     admin.create_topics(&topics, plan.partitions)?;
     admin.wait_for_topics(&topics, plan.partitions as usize)?;
 
-    // The same backlog for every system: same records, same timestamps.
-    let writer = InputWriter::new(&plan.bootstrap, &sys_prefix)?;
+    // The same backlog for every system: same records, same timestamps. The Avro word count's
+    // sentences are framed with the id of the schema registered under the input's subject.
+    let registry = w.uses_registry().then(|| avro::client(&plan.registry_url));
+    let mut writer = InputWriter::new(&plan.bootstrap, &sys_prefix)?;
+    if let Some(registry) = &registry {
+        let subject = format!("{sys_prefix}-sentences-value");
+        writer = writer.avro_sentences(avro::register_sentence(registry, &subject)?);
+    }
     let mut model = Reference::new(w);
     for r in w.backlog(plan.records, end_ms) {
         writer.send(&r)?;
@@ -524,7 +556,12 @@ fn run_one(
     writer.flush()?;
     let expected_backlog = Arc::new(model.finals().clone());
 
-    let measurer = Measurer::start(&plan.bootstrap, &output)?;
+    let decoding = if w.uses_registry() {
+        OutputDecoding::AvroWordCount
+    } else {
+        OutputDecoding::Raw
+    };
+    let measurer = Measurer::start_decoding(&plan.bootstrap, &output, decoding)?;
     measurer.observed().set_target(expected_backlog.clone());
     // Each instance its own state directory (Kafka Streams locks it, and keeps its process id
     // there).
@@ -543,6 +580,7 @@ fn run_one(
         state_dir: state_dir(0).display().to_string(),
         max_seconds: plan.timeout.as_secs() * 2 + 60,
         mode: Mode::Run,
+        registry_url: registry.as_ref().map(|_| plan.registry_url.clone()),
     };
     let log = |i: u32, what: &str| {
         plan.scratch.join(format!(
@@ -676,6 +714,13 @@ fn run_one(
         .collect();
     internal.sort();
     let observed = measurer.stop()?;
+    // The Avro output: every schema id it names must be WordCount's.
+    if let Some(registry) = &registry {
+        if observed.schema_ids.is_empty() {
+            bail!("no output value named a schema id");
+        }
+        avro::check_word_count_ids(registry, &observed.schema_ids)?;
+    }
     let mut row = RunResult::new(w.name(), g.name(), s.tag(), Status::Ok);
     row.threads = case.threads;
     row.instances = case.instances;
@@ -744,8 +789,14 @@ fn run_one(
 fn mismatch_note(m: &Measurer, w: Workload) -> String {
     let o = m.observed();
     let sample = o.diff_sample(3, |v| w.output_format().render(v));
+    let undecodable = o.first_decode_error.as_ref().map_or_else(String::new, |e| {
+        format!(
+            "; {} output values did not decode, the first: {e}",
+            o.undecodable
+        )
+    });
     format!(
-        "{} keys differ from the reference ({} output records read); e.g. {}",
+        "{} keys differ from the reference ({} output records read); e.g. {}{undecodable}",
         o.mismatched(),
         o.records,
         sample.join("; ")

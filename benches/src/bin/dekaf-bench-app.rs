@@ -11,6 +11,9 @@
 //!
 //! Progress (`running`, `restored`) is read from the runtime's metrics through a small
 //! recorder: tasks owned, records restored and restore time.
+//!
+//! The Avro word count reads and writes through the schema registry at `--registry-url`: one
+//! [`SchemaRegistry`] per instance, given to it as serde state.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -19,18 +22,21 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use dekaf_streams::prelude::*;
+use dekaf_streams::serdes::registry::{Avro, RegistryConfig, SchemaRegistry};
 use dekaf_streams::{KafkaStreams, ProcessingGuarantee, shutdown_signal};
 use dekaf_streams_benches::args::{Flags, Mode, SystemArgs, emit_event};
+use dekaf_streams_benches::avro::{Sentence, WordCount as WordCountRecord};
 use dekaf_streams_benches::workload::{Guarantee, Workload};
 use metrics::{
     Counter, Gauge, Histogram, Key, KeyName, Metadata, Recorder, SharedString, Unit as MetricUnit,
 };
 use serde_json::json;
 
-const USAGE: &str = "usage: dekaf-bench-app --workload stateless|wordcount|window|join|streamjoin|session|tablejoin \
+const USAGE: &str = "usage: dekaf-bench-app --workload stateless|wordcount|window|join|streamjoin|session|tablejoin|avro_wordcount \
 --guarantee exactly_once|at_least_once --app-id ID --input-prefix P --output-topic T \
 [--bootstrap 127.0.0.1:9092] [--threads 1] [--commit-interval-ms 100] [--linger-ms 5] \
-[--batch-size 16384] [--state-dir DIR] [--max-seconds 600] [--mode run|restore]";
+[--batch-size 16384] [--state-dir DIR] [--max-seconds 600] [--mode run|restore] \
+[--registry-url http://127.0.0.1:8480/apis/ccompat/v7 (avro_wordcount)]";
 
 /// The record cache: Kafka Streams' default `statestore.cache.max.bytes`, which the Kafka
 /// Streams application sets explicitly too.
@@ -124,6 +130,23 @@ topology! {
     }
 }
 
+topology! {
+    /// `avro_wordcount`: `wordcount` over Avro `Sentence` records, writing Avro `WordCount`
+    /// records, both through the schema registry (subjects `<topic>-value`); the repartition
+    /// topic and the store stay in `Utf8`/`I64`, as Kafka Streams' side keeps them.
+    pub AvroWordCount = "dkb-avro_wordcount" {
+        stream("dkb-avro_wordcount-sentences", Unit, Avro::<Sentence>)
+            .flat_map_values(|s| s.text.split(' ').map(str::to_owned).collect::<Vec<_>>())
+            .select_key(|_key, word| word.clone())
+            .repartition("words", Utf8, Utf8)
+            .group_by_key()
+            .count("counts")
+            .to_stream()
+            .map(|word, count| (word.clone(), WordCountRecord { word, count }))
+            .to("dkb-avro_wordcount-out", Utf8, Avro::<WordCountRecord>);
+    }
+}
+
 fn main() -> ExitCode {
     let result = Flags::parse(std::env::args().skip(1), USAGE)
         .and_then(|f| SystemArgs::from_flags(&f))
@@ -169,18 +192,32 @@ fn run_workload(args: &SystemArgs) -> Result<()> {
         .context("starting tokio")?;
     runtime.block_on(async {
         match args.workload {
-            Workload::Stateless => run(Stateless, args, &progress).await,
-            Workload::WordCount => run(WordCount, args, &progress).await,
-            Workload::Window => run(WindowCount, args, &progress).await,
-            Workload::Join => run(Join, args, &progress).await,
-            Workload::StreamJoin => run(StreamJoin, args, &progress).await,
-            Workload::Session => run(SessionCount, args, &progress).await,
-            Workload::TableJoin => run(TableJoin, args, &progress).await,
+            Workload::Stateless => run(Stateless, args, &progress, None).await,
+            Workload::WordCount => run(WordCount, args, &progress, None).await,
+            Workload::Window => run(WindowCount, args, &progress, None).await,
+            Workload::Join => run(Join, args, &progress, None).await,
+            Workload::StreamJoin => run(StreamJoin, args, &progress, None).await,
+            Workload::Session => run(SessionCount, args, &progress, None).await,
+            Workload::TableJoin => run(TableJoin, args, &progress, None).await,
+            Workload::AvroWordCount => {
+                let url = args.registry_url.as_deref().context(
+                    "avro_wordcount needs --registry-url (the registry's Confluent API)",
+                )?;
+                let registry = SchemaRegistry::new(RegistryConfig::new(url));
+                run(AvroWordCount, args, &progress, Some(registry)).await
+            }
         }
     })
 }
 
-async fn run<T: Topology>(topology: T, args: &SystemArgs, progress: &Progress) -> Result<()> {
+/// Runs `topology` as the driver asks; `registry` is the instance's schema registry (serde
+/// state) for a topology with registry serdes.
+async fn run<T: Topology>(
+    topology: T,
+    args: &SystemArgs,
+    progress: &Progress,
+    registry: Option<SchemaRegistry>,
+) -> Result<()> {
     let guarantee = match args.guarantee {
         Guarantee::ExactlyOnce => ProcessingGuarantee::ExactlyOnce,
         Guarantee::AtLeastOnce => ProcessingGuarantee::AtLeastOnce,
@@ -195,6 +232,9 @@ async fn run<T: Topology>(topology: T, args: &SystemArgs, progress: &Progress) -
         .property("linger.ms", args.knobs.linger_ms.to_string())
         .property("batch.size", args.knobs.batch_size.to_string())
         .property("log_level", "3");
+    if let Some(registry) = registry {
+        builder = builder.serde_state(registry);
+    }
     // `DEKAF_BENCH_STORE=lmdb`: stores on disk in the driver's state directory, as Kafka
     // Streams keeps them in RocksDB; otherwise in memory (dekaf-streams' default).
     if std::env::var("DEKAF_BENCH_STORE").is_ok_and(|s| s == "lmdb") {

@@ -11,6 +11,10 @@ import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import io.apicurio.registry.serde.avro.AvroSerde;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericRecord;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.TopicPartition;
@@ -40,14 +44,22 @@ import org.apache.kafka.streams.state.SessionStore;
 import org.apache.kafka.streams.state.WindowStore;
 
 /**
- * The Apache Kafka Streams implementation of the four benchmark workloads of
+ * The Apache Kafka Streams implementation of the benchmark workloads of
  * {@code benches/WORKLOADS.md}. It speaks the "system command line" contract of that file:
  * flags {@code --name value}, JSON event lines on stdout, a clean stop on SIGTERM or after
- * {@code --max-seconds}.
+ * {@code --max-seconds}. The Avro word count uses Apicurio's Avro serde
+ * ({@code apicurio-registry-avro-serde-kafka}) in its Confluent-compatible framing against the
+ * registry at {@code --registry-url} (its Confluent API; the serde talks to Apicurio's own API
+ * beside it).
  */
 public final class KStreamsBench {
   private static final Serde<String> UTF8 = Serdes.String();
   private static final Serde<Long> I64 = Serdes.Long();
+  /** The Avro word count's output record (the same as dekaf-streams' {@code WordCount}). */
+  static final Schema WORD_COUNT = new Schema.Parser().parse(
+      "{\"type\":\"record\",\"name\":\"WordCount\",\"namespace\":\"dev.dekaf.bench\","
+          + "\"fields\":[{\"name\":\"word\",\"type\":\"string\"},"
+          + "{\"name\":\"count\",\"type\":\"long\"}]}");
 
   private KStreamsBench() {}
 
@@ -61,7 +73,7 @@ public final class KStreamsBench {
     String mode = args.getOrDefault("mode", "run");
     long maxSeconds = Long.parseLong(args.getOrDefault("max-seconds", "600"));
 
-    Topology topology = topology(workload, inputPrefix, output);
+    Topology topology = topology(workload, inputPrefix, output, args);
     Properties props = config(args, appId, guarantee);
     event("version", "\"kafka_streams\":\"" + AppInfoParser.getVersion() + "\",\"java\":\""
         + System.getProperty("java.version") + "\",\"mode\":\"" + mode + "\"");
@@ -121,7 +133,7 @@ public final class KStreamsBench {
   }
 
   /** The topology of one workload, exactly as specified in WORKLOADS.md. */
-  static Topology topology(String workload, String in, String output) {
+  static Topology topology(String workload, String in, String output, Map<String, String> args) {
     StreamsBuilder b = new StreamsBuilder();
     switch (workload) {
       case "stateless" -> b.stream(in + "-numbers", Consumed.with(UTF8, I64))
@@ -181,13 +193,51 @@ public final class KStreamsBench {
             .toStream()
             .to(output, Produced.with(UTF8, UTF8));
       }
+      case "avro_wordcount" -> {
+        // Values in Avro through the registry (subjects <topic>-value); the repartition topic
+        // and the store stay String/Long, as in dekaf-streams.
+        Serde<GenericRecord> avro = avroSerde(args);
+        b.stream(in + "-sentences", Consumed.with(UTF8, avro))
+            .flatMapValues(s -> Arrays.asList(s.get("text").toString().split(" ")))
+            .groupBy((k, w) -> w, Grouped.with("words", UTF8, UTF8))
+            .count(Materialized.<String, Long, KeyValueStore<Bytes, byte[]>>as("counts")
+                .withKeySerde(UTF8).withValueSerde(I64))
+            .toStream()
+            .mapValues((word, count) -> {
+              GenericRecord r = new GenericData.Record(WORD_COUNT);
+              r.put("word", word);
+              r.put("count", count);
+              return r;
+            })
+            .to(output, Produced.with(UTF8, avro));
+      }
       default -> throw new IllegalArgumentException("unknown --workload " + workload
-          + "; use stateless, wordcount, window, join, streamjoin, session or tablejoin");
+          + "; use stateless, wordcount, window, join, streamjoin, session, tablejoin or "
+          + "avro_wordcount");
     }
     Properties optimize = new Properties();
     // A table read from a user topic uses that topic as its changelog, as dekaf-streams does.
     optimize.put(StreamsConfig.TOPOLOGY_OPTIMIZATION_CONFIG, StreamsConfig.REUSE_KTABLE_SOURCE_TOPICS);
     return b.build(optimize);
+  }
+
+  /**
+   * Apicurio's Avro serde for values, in the Confluent-compatible framing (magic byte 0, the
+   * 4-byte content id, no headers), as runtime/tests/java-avro configures its serializer and
+   * deserializer: schemas registered when missing, under {@code <topic>-value}.
+   */
+  static Serde<GenericRecord> avroSerde(Map<String, String> args) {
+    String url = required(args, "registry-url");
+    Map<String, Object> c = new HashMap<>();
+    // The serde talks to Apicurio's own API, beside the Confluent one the driver names.
+    c.put("apicurio.registry.url", url.replace("/apis/ccompat/v7", "/apis/registry/v3"));
+    c.put("apicurio.registry.auto-register", "true");
+    c.put("apicurio.registry.headers.enabled", "false");
+    c.put("apicurio.registry.id-handler", "io.apicurio.registry.serde.Default4ByteIdHandler");
+    c.put("apicurio.registry.use-id", "contentId");
+    AvroSerde<GenericRecord> serde = new AvroSerde<>();
+    serde.configure(c, false);
+    return serde;
   }
 
   static Properties config(Map<String, String> args, String appId, String guarantee) throws Exception {
