@@ -169,6 +169,9 @@ start() {
     if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then
       die "port $PORT is taken by something that is not a schema registry; set DEKAF_REGISTRY_PORT"
     fi
+    if (exec 3<>"/dev/tcp/127.0.0.1/$((PORT + 1))") 2>/dev/null; then
+      die "port $((PORT + 1)) (the registry's management interface, port + 1) is taken; set DEKAF_REGISTRY_PORT to a port whose next port is free too"
+    fi
     command -v curl >/dev/null || die "curl is needed to see when the registry answers"
     resolve_app
     local java
