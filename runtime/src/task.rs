@@ -272,7 +272,7 @@ pub trait Topology: 'static {
     ///
     /// # Errors
     ///
-    /// The first serde's [`StartCheckError`].
+    /// The first serde's [`StartCheckError`](crate::serdes::StartCheckError).
     fn check_serdes_at_start() -> Result<(), crate::serdes::StartCheckError> {
         Ok(())
     }
