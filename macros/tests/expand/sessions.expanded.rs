@@ -1130,6 +1130,13 @@ const _: () = {
     }
     impl ::dekaf_streams::__private::Topology for Sessions {
         const APPLICATION_ID: &'static str = "sessions";
+        fn check_serdes_at_start()
+        -> ::core::result::Result<(), ::dekaf_streams::__private::StartCheckError> {
+            <SessionWindowed<Utf8> as ::dekaf_streams::__private::Serde>::check_at_start(
+                ::dekaf_streams::__private::SerdeContext::key("session-clicks"),
+            )?;
+            ::core::result::Result::Ok(())
+        }
         const INFO: &'static ::dekaf_streams::__private::TopologyInfo =
             &::dekaf_streams::__private::TopologyInfo {
                 application_id: "sessions",

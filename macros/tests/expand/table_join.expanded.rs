@@ -689,6 +689,13 @@ const _: () = {
     }
     impl ::dekaf_streams::__private::Topology for Chained {
         const APPLICATION_ID: &'static str = "table-joins-chained";
+        fn check_serdes_at_start()
+        -> ::core::result::Result<(), ::dekaf_streams::__private::StartCheckError> {
+            <Nullable<Utf8> as ::dekaf_streams::__private::Serde>::check_at_start(
+                ::dekaf_streams::__private::SerdeContext::value("big-named"),
+            )?;
+            ::core::result::Result::Ok(())
+        }
         const INFO: &'static ::dekaf_streams::__private::TopologyInfo =
             &::dekaf_streams::__private::TopologyInfo {
                 application_id: "table-joins-chained",
