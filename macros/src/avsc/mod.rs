@@ -150,11 +150,8 @@ fn record_checks(
     rule: Option<Rule>,
 ) -> syn::Result<TokenStream> {
     let m = marker::avsc();
-    let mut errors: Option<syn::Error> = None;
-    let mut push = |e: syn::Error| match &mut errors {
-        Some(all) => all.combine(e),
-        None => errors = Some(e),
-    };
+    let mut errors = Errors::default();
+    let mut push = |e| errors.push(e);
     let mut checks = TokenStream::new();
     let mut seen = Vec::new();
     let avro_fields = || {
@@ -248,10 +245,7 @@ fn record_checks(
             ),
         ));
     }
-    match errors {
-        Some(e) => Err(e),
-        None => Ok(checks),
-    }
+    errors.or(checks)
 }
 
 /// `Some("bytes")` or `Some("fixed")` when `schema` (or its non-null branch) is one: serde writes
@@ -277,11 +271,8 @@ fn symbol_checks(
     e: &syn::DataEnum,
     rule: Option<Rule>,
 ) -> syn::Result<()> {
-    let mut errors: Option<syn::Error> = None;
-    let mut push = |e: syn::Error| match &mut errors {
-        Some(all) => all.combine(e),
-        None => errors = Some(e),
-    };
+    let mut errors = Errors::default();
+    let mut push = |e| errors.push(e);
     let mut seen = Vec::new();
     for variant in &e.variants {
         if !matches!(variant.fields, Fields::Unit) {
@@ -328,9 +319,27 @@ fn symbol_checks(
             ),
         ));
     }
-    match errors {
-        Some(e) => Err(e),
-        None => Ok(()),
+    errors.or(())
+}
+
+/// Every error of one item, reported together (one compile shows them all).
+#[derive(Default)]
+struct Errors(Option<syn::Error>);
+
+impl Errors {
+    fn push(&mut self, e: syn::Error) {
+        match &mut self.0 {
+            Some(all) => all.combine(e),
+            None => self.0 = Some(e),
+        }
+    }
+
+    /// `Ok(value)` when nothing was pushed.
+    fn or<T>(self, value: T) -> syn::Result<T> {
+        match self.0 {
+            Some(e) => Err(e),
+            None => Ok(value),
+        }
     }
 }
 
