@@ -9,6 +9,7 @@
 //! (the ceiling), `bench-measure` (a standalone read_committed measurer), `dekaf-bench-app`
 //! (the slot where dekaf-streams runs the workloads), `bench-recovery` (recovery after a
 //! SIGKILL) and `bench-phases` (an exactly-once commit's phases from a dekaf-streams log).
+//! [`readme`] makes the top-level README's figures from `results/latest.md`.
 //! [`avro`] holds what the Avro word count (`avro_wordcount`) needs beside them: its record
 //! types, the input framing and the reading of its output.
 
@@ -18,6 +19,7 @@ pub mod avro;
 pub mod kafka;
 pub mod measure;
 pub mod procstat;
+pub mod readme;
 pub mod report;
 pub mod systems;
 pub mod workload;

@@ -2,6 +2,9 @@
 //! under `RESULTS_DIR` (`<time>-<run>/results.json`), which `benches/run.sh` saves as
 //! `results/latest.md`.
 //!
+//! `bench-index --readme README LATEST`: rewrites README's benchmark block from LATEST (see
+//! `dekaf_streams_benches::readme`); `run.sh` runs it after every run.
+//!
 //! Runs often measure a subset of the workloads (`--workloads wordcount`), so a copy of the
 //! newest report would hide the figures of the others, or leave a stale full run standing. The
 //! index instead takes, for every workload × guarantee × dekaf-streams store × threads ×
@@ -146,10 +149,31 @@ fn collect(dir: &Path) -> Result<BTreeMap<Case, Pair>> {
     Ok(newest)
 }
 
+/// `--readme README LATEST`: README's block made again from LATEST.
+fn rewrite_readme(readme: &str, latest: &str) -> Result<()> {
+    use dekaf_streams_benches::readme;
+    let text = std::fs::read_to_string(readme).with_context(|| format!("reading {readme}"))?;
+    let rows = readme::parse_latest(
+        &std::fs::read_to_string(latest).with_context(|| format!("reading {latest}"))?,
+    );
+    let spliced = readme::splice(&text, &readme::block(&rows))
+        .map_err(|e| anyhow::anyhow!("{readme}: {e}"))?;
+    if spliced != text {
+        std::fs::write(readme, spliced).with_context(|| format!("writing {readme}"))?;
+    }
+    Ok(())
+}
+
 fn main() -> Result<()> {
-    let dir = std::env::args()
-        .nth(1)
-        .context("usage: bench-index RESULTS_DIR")?;
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let [flag, readme, latest] = args.as_slice()
+        && flag == "--readme"
+    {
+        return rewrite_readme(readme, latest);
+    }
+    let dir = args
+        .first()
+        .context("usage: bench-index RESULTS_DIR | bench-index --readme README LATEST")?;
     let pairs = collect(Path::new(&dir))?;
     let mut out = String::new();
     out.push_str(
