@@ -71,7 +71,16 @@
 //!   [`RegistryConfig::retry_for`], then the record fails with an error naming the registry;
 //!   nothing panics;
 //! - **authentication**: basic or bearer ([`RegistryConfig::basic_auth`],
-//!   [`RegistryConfig::bearer_auth`]); `https` URLs use the system's OpenSSL.
+//!   [`RegistryConfig::bearer_auth`]); `https` URLs use the system's OpenSSL;
+//! - **at start**, before the instance processes anything, each registry serde's schema is
+//!   checked against the versions registered under its subject, under the subject's
+//!   compatibility mode; a mismatch stops the application naming the subject, the version and
+//!   (Avro) the first incompatible field (see
+//!   [`Serde::check_at_start`](crate::serdes::Serde::check_at_start)); a registry that cannot
+//!   be reached is asked again until it answers.
+//!
+//! For Avro, [`Avsc`] also binds a Rust type to an `.avsc` file and checks, at compile time,
+//! that they fit ([`avsc`]).
 //!
 //! # Avro
 //!
@@ -80,13 +89,6 @@
 //! maintained against the whole specification: schema parsing and Parsing Canonical Form,
 //! writer/reader schema resolution, logical types, serde support for Rust types and a derive
 //! for their schemas.
-//!
-//! - **at start**, before the instance processes anything, each registry serde's schema is
-//!   checked against the versions registered under its subject, under the subject's
-//!   compatibility mode; a mismatch stops the application naming the subject, the version and
-//!   (Avro) the first incompatible field (see [`Serde::check_at_start`](crate::serdes::Serde));
-//! - **at compile time**, [`Avsc`] binds a Rust type to an `.avsc` file and checks that they fit
-//!   ([`avsc`]).
 //!
 //! Not yet: registry serdes in stores (a store has no topic: they fail there with an error
 //! saying so), registering Avro and JSON Schema references (records that reference other
