@@ -73,12 +73,13 @@ impl<S: Serde> Serde for Nullable<S> {
             None => Ok(()),
         }
     }
-    #[inline(always)]
+
     /// The inner serde's: `Nullable<Avro<T>>` checks `T`'s schema.
     fn check_at_start(cx: SerdeContext<'_>) -> Result<(), super::StartCheckError> {
         S::check_at_start(cx)
     }
 
+    #[inline(always)]
     fn serialize_in(
         cx: SerdeContext<'_>,
         value: &Self::Value,
