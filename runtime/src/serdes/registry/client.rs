@@ -397,15 +397,12 @@ impl RegistryClient {
     ) -> Result<(u16, String), ureq::Error> {
         self.requests.fetch_add(1, Ordering::Relaxed);
         let mut response = match (method, body) {
-            ("GET", _) => {
-                let mut request = self.agent.get(url).header("Accept", CONTENT_TYPE);
-                if let Some(auth) = &self.authorization {
-                    request = request.header("Authorization", auth);
+            ("GET" | "DELETE", _) => {
+                let mut request = match method {
+                    "DELETE" => self.agent.delete(url),
+                    _ => self.agent.get(url),
                 }
-                request.call()?
-            }
-            ("DELETE", _) => {
-                let mut request = self.agent.delete(url).header("Accept", CONTENT_TYPE);
+                .header("Accept", CONTENT_TYPE);
                 if let Some(auth) = &self.authorization {
                     request = request.header("Authorization", auth);
                 }
