@@ -16,6 +16,7 @@ use std::collections::BTreeSet;
 
 use anyhow::{Context, Result, bail, ensure};
 use apache_avro::AvroSchema;
+use dekaf_streams::serdes::registry::wire::{read_header, write_header};
 use dekaf_streams::serdes::registry::{RegistryClient, RegistryConfig, SchemaText};
 use serde::{Deserialize, Serialize};
 
@@ -125,8 +126,7 @@ fn take_string<'a>(data: &mut &'a [u8]) -> Result<&'a str> {
 /// `Sentence { text }` in the Confluent wire format with schema id `id`.
 pub fn frame_sentence(id: u32, text: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(text.len() + 7);
-    out.push(0);
-    out.extend_from_slice(&id.to_be_bytes());
+    write_header(id, &mut out);
     put_long(&mut out, text.len() as i64);
     out.extend_from_slice(text);
     out
@@ -135,13 +135,7 @@ pub fn frame_sentence(id: u32, text: &[u8]) -> Vec<u8> {
 /// The schema id and count of a `WordCount` output record, which must be framed in the Confluent
 /// wire format, name `key` as its word, and have no bytes left over.
 pub fn read_word_count(key: &[u8], value: &[u8]) -> Result<(u32, i64)> {
-    let Some((&magic, rest)) = value.split_first() else {
-        bail!("an empty value");
-    };
-    ensure!(magic == 0, "magic byte {magic}, not 0");
-    ensure!(rest.len() >= 4, "no schema id");
-    let (id, mut data) = rest.split_at(4);
-    let id = u32::from_be_bytes([id[0], id[1], id[2], id[3]]);
+    let (id, mut data) = read_header(value)?;
     let word = take_string(&mut data).with_context(|| format!("schema id {id}: word"))?;
     let count = take_long(&mut data).with_context(|| format!("schema id {id}: count"))?;
     ensure!(

@@ -11,6 +11,7 @@ use dekaf_streams::serdes::registry::apache_avro::Schema;
 use dekaf_streams::serdes::registry::apache_avro::reader::datum::GenericDatumReader;
 use dekaf_streams::serdes::registry::apache_avro::types::Value;
 use dekaf_streams::serdes::registry::apache_avro::writer::datum::GenericDatumWriter;
+use dekaf_streams::serdes::registry::wire::{read_header, write_header};
 use dekaf_streams::serdes::registry::{SchemaRegistry, SchemaText};
 
 use crate::kafka_io::ReadRecord;
@@ -25,8 +26,8 @@ pub fn register(registry: &SchemaRegistry, subject: &str, schema: &str) -> Resul
 
 /// `value` under `schema` (registered with id `id`) in the Confluent wire format.
 pub fn encode(id: u32, schema: &Schema, value: Value) -> Result<Vec<u8>, String> {
-    let mut out = vec![0];
-    out.extend_from_slice(&id.to_be_bytes());
+    let mut out = Vec::new();
+    write_header(id, &mut out);
     let datum = GenericDatumWriter::builder(schema)
         .build()
         .and_then(|w| w.write_value_to_vec(value))
@@ -52,13 +53,7 @@ impl AvroDecoder {
 
     /// The schema id and the value of one record's bytes.
     pub fn decode(&mut self, bytes: &[u8]) -> Result<(u32, Value), String> {
-        let [0, a, b, c, d, data @ ..] = bytes else {
-            return Err(format!(
-                "not the Confluent wire format (magic byte 0, 4-byte id): {bytes:02x?}"
-            ));
-        };
-        let id = u32::from_be_bytes([*a, *b, *c, *d]);
-        let mut data: &[u8] = data;
+        let (id, mut data) = read_header(bytes).map_err(|e| format!("{e}: {bytes:02x?}"))?;
         if !self.schemas.contains_key(&id) {
             let text = self
                 .registry
