@@ -84,24 +84,24 @@ async fn subject_with_v1(registry: &SchemaRegistry, subject: &str) {
     .expect("the registry takes version 1");
 }
 
+/// Application `app`'s topics `<app>-in` and `<app>-out` afresh, its output subject with version
+/// 1 under `BACKWARD`, and `words` (key, value) in its input: the broker and the registry.
+async fn prepare(app: &str, words: &[(&str, &str)]) -> (String, SchemaRegistry) {
+    let servers = bootstrap();
+    let (input, output) = (format!("{app}-in"), format!("{app}-out"));
+    fresh(&servers, app, &[(&input, 1), (&output, 1)]).await;
+    let registry = SchemaRegistry::new(RegistryConfig::new(registry_url()));
+    subject_with_v1(&registry, &format!("{output}-value")).await;
+    let records = words
+        .iter()
+        .map(|(k, v)| (Some(k.as_bytes()), Some(v.as_bytes())));
+    produce(&servers, &input, records).await.expect("produce");
+    (servers, registry)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_incompatible_registered_schema_stops_the_application_at_start() {
-    let servers = bootstrap();
-    fresh(
-        &servers,
-        "compat-careless",
-        &[("compat-careless-in", 1), ("compat-careless-out", 1)],
-    )
-    .await;
-    let registry = SchemaRegistry::new(RegistryConfig::new(registry_url()));
-    subject_with_v1(&registry, "compat-careless-out-value").await;
-    produce(
-        &servers,
-        "compat-careless-in",
-        [(Some(&b"k"[..]), Some(&b"hello"[..]))],
-    )
-    .await
-    .expect("produce");
+    let (servers, registry) = prepare("compat-careless", &[("k", "hello")]).await;
 
     let streams = dekaf_streams::KafkaStreams::builder(Careless)
         .bootstrap_servers(&servers)
@@ -139,25 +139,7 @@ async fn an_incompatible_registered_schema_stops_the_application_at_start() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_compatible_schema_starts_and_writes() {
-    let servers = bootstrap();
-    fresh(
-        &servers,
-        "compat-careful",
-        &[("compat-careful-in", 1), ("compat-careful-out", 1)],
-    )
-    .await;
-    let registry = SchemaRegistry::new(RegistryConfig::new(registry_url()));
-    subject_with_v1(&registry, "compat-careful-out-value").await;
-    produce(
-        &servers,
-        "compat-careful-in",
-        [
-            (Some(&b"k1"[..]), Some(&b"hello"[..])),
-            (Some(&b"k2"[..]), Some(&b"avro"[..])),
-        ],
-    )
-    .await
-    .expect("produce");
+    let (servers, registry) = prepare("compat-careful", &[("k1", "hello"), ("k2", "avro")]).await;
 
     let streams = dekaf_streams::KafkaStreams::builder(Careful)
         .bootstrap_servers(&servers)
