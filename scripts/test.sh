@@ -180,19 +180,41 @@ if [ "$#" -eq 0 ]; then
   if ! cargo test --workspace --features "$FEATURES" --no-run 2>&1 | tee "$build_log" >&2; then
     die "the tests did not build (above)"
   fi
-  cluster_tests="$(sed -n 's|^ *Executable tests/cluster_faults.rs (\(.*\))$|\1|p' "$build_log" | head -n1)"
+  test_binary() { # the executable of examples/harness/tests/$1.rs in this build
+    local path
+    path="$(sed -n "s|^ *Executable tests/$1.rs (\(.*\))\$|\1|p" "$build_log" | head -n1)"
+    [ -n "$path" ] || die "the build named no $1 binary"
+    case "$path" in /*) echo "$path" ;; *) echo "$PWD/$path" ;; esac
+  }
+  cluster_tests="$(test_binary cluster_faults)"
+  proxy_tests="$(test_binary network_faults)"
   rm -f "$build_log"
-  [ -n "$cluster_tests" ] || die "the build named no cluster_faults binary"
-  case "$cluster_tests" in /*) ;; *) cluster_tests="$PWD/$cluster_tests" ;; esac
   cluster_log="$(mktemp)"
   cluster_job "$cluster_tests" >"$cluster_log" 2>&1 &
   cluster_pid=$!
+  # The network-fault tests (examples/harness/tests/network_faults.rs, `on_the_proxy::…`) share
+  # the broker's proxied listener and run one at a time, mostly waiting for timeouts: beside the
+  # others too, instead of adding their minutes to the main run.
+  proxy_log="$(mktemp)"
+  (
+    proxy_started=$SECONDS proxy_status=0
+    (cd examples/harness && "$proxy_tests" --test-threads 1 on_the_proxy::) || proxy_status=$?
+    say "network_faults took $((SECONDS - proxy_started))s (exit $proxy_status)"
+    exit "$proxy_status"
+  ) >"$proxy_log" 2>&1 &
+  proxy_pid=$!
   # --no-fail-fast: one failing test binary does not hide the results of the others.
-  cargo test --workspace --features "$FEATURES" --no-fail-fast -- --skip on_the_cluster:: || status=$?
+  cargo test --workspace --features "$FEATURES" --no-fail-fast -- --skip on_the_cluster:: --skip on_the_proxy:: || status=$?
   # The runtime without its `kafka` feature, as a crate that only unit-tests topologies uses it:
   # its unit tests, the LMDB test and the doctests (a doctest that needs Kafka says so with a cfg).
   cargo test -p dekaf-streams --no-default-features --no-fail-fast || status=$?
-  say "cargo test took $((SECONDS - tests_started))s (exit $status); waiting for the cluster's tests"
+  say "cargo test took $((SECONDS - tests_started))s (exit $status); waiting for the network-fault and cluster tests"
+  proxy_status=0
+  wait "$proxy_pid" || proxy_status=$?
+  say "the network-fault tests (run beside the others) printed:"
+  cat "$proxy_log" >&2
+  rm -f "$proxy_log"
+  [ "$proxy_status" -eq 0 ] || status=$proxy_status
   cluster_status=0
   wait "$cluster_pid" || cluster_status=$?
   say "the cluster's tests and fault loop (run beside the others) printed:"
