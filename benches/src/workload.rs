@@ -1,7 +1,7 @@
 //! The workloads of `benches/WORKLOADS.md`: their topics, a deterministic input generator
 //! and a reference model of each topology's final output (value per key).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::str::FromStr;
 
@@ -24,6 +24,9 @@ pub enum Workload {
     Session,
     /// Table-table inner join: table `<p>-left` ⋈ table `<p>-right`, both updated throughout.
     TableJoin,
+    /// Foreign-key join of tables: table `<p>-orders` (value names a customer) ⋈ table
+    /// `<p>-customers`, both updated throughout.
+    FkJoin,
     /// Word count over Avro records through a schema registry: `<p>-sentences` (Avro
     /// `Sentence`) → split, group by word (repartition), count → Avro `WordCount` (see
     /// [`crate::avro`]).
@@ -133,6 +136,11 @@ pub const LEFT_KEYS: u64 = 10_000;
 /// has no left row (and about every left key has a right one once enough records ran).
 pub const RIGHT_KEYS: u64 = 11_000;
 
+/// Customers of the foreign-key join's table (`c-0` … `c-999`), written before the orders.
+pub const CUSTOMERS: u64 = 1_000;
+/// Keys of the foreign-key join's orders table (`o-0` … `o-9999`).
+pub const ORDERS: u64 = 10_000;
+
 /// One input record, addressed by topic suffix (`numbers`, `users`, …).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InputRecord {
@@ -156,7 +164,7 @@ fn mix(mut z: u64) -> u64 {
 
 impl Workload {
     /// All of them, in report order.
-    pub const ALL: [Workload; 8] = [
+    pub const ALL: [Workload; 9] = [
         Workload::Stateless,
         Workload::WordCount,
         Workload::Window,
@@ -164,6 +172,7 @@ impl Workload {
         Workload::StreamJoin,
         Workload::Session,
         Workload::TableJoin,
+        Workload::FkJoin,
         Workload::AvroWordCount,
     ];
 
@@ -177,6 +186,7 @@ impl Workload {
             Workload::StreamJoin => "streamjoin",
             Workload::Session => "session",
             Workload::TableJoin => "tablejoin",
+            Workload::FkJoin => "fkjoin",
             Workload::AvroWordCount => "avro_wordcount",
         }
     }
@@ -202,6 +212,7 @@ impl Workload {
             Workload::StreamJoin => &["orders", "payments"],
             Workload::Session => &["clicks"],
             Workload::TableJoin => &["left", "right"],
+            Workload::FkJoin => &["customers", "orders"],
         }
     }
 
@@ -219,6 +230,13 @@ impl Workload {
                 "KSTREAM-JOINTHIS-0000000004-store-changelog",
             ],
             Workload::Session => &["session-counts-changelog"],
+            // The join named `by-customer` (Kafka Streams' `TableJoined.as`); the tables'
+            // changelogs are their topics.
+            Workload::FkJoin => &[
+                "by-customer-subscription-registration-topic",
+                "by-customer-subscription-response-topic",
+                "by-customer-subscription-store-changelog",
+            ],
         }
     }
 
@@ -226,7 +244,9 @@ impl Workload {
     /// records are read back into their counts, `I64`).
     pub fn output_format(self) -> ValueFormat {
         match self {
-            Workload::Join | Workload::StreamJoin | Workload::TableJoin => ValueFormat::Utf8,
+            Workload::Join | Workload::StreamJoin | Workload::TableJoin | Workload::FkJoin => {
+                ValueFormat::Utf8
+            }
             _ => ValueFormat::I64,
         }
     }
@@ -279,6 +299,17 @@ impl Workload {
                 Some(format!("k-{}", r % RIGHT_KEYS).into_bytes()),
                 format!("r-{i}").into_bytes(),
             ),
+            // One record in ten updates a customer, the others an order.
+            Workload::FkJoin if i % 10 == 9 => (
+                "customers",
+                Some(format!("c-{}", r % CUSTOMERS).into_bytes()),
+                format!("cust-{}-{i}", r % CUSTOMERS).into_bytes(),
+            ),
+            Workload::FkJoin => (
+                "orders",
+                Some(format!("o-{}", r % ORDERS).into_bytes()),
+                format!("c-{}|{i}", (r >> 24) % CUSTOMERS).into_bytes(),
+            ),
             Workload::StreamJoin => {
                 let p = i / 2;
                 let block = p - p % JOIN_BLOCK;
@@ -303,9 +334,18 @@ impl Workload {
         }
     }
 
-    /// Table records written before the stream input (the join's users), stamped from `ts0`.
+    /// Table records written before the stream input (the join's users, the foreign-key join's
+    /// customers), stamped from `ts0`.
     pub fn table_records(self, ts0: i64) -> Vec<InputRecord> {
         match self {
+            Workload::FkJoin => (0..CUSTOMERS)
+                .map(|j| InputRecord {
+                    topic_suffix: "customers",
+                    key: Some(format!("c-{j}").into_bytes()),
+                    value: format!("cust-{j}").into_bytes(),
+                    timestamp_ms: ts0 + j as i64,
+                })
+                .collect(),
             Workload::Join => (0..USERS)
                 .map(|j| InputRecord {
                     topic_suffix: "users",
@@ -339,10 +379,11 @@ impl FromStr for Workload {
             "streamjoin" => Workload::StreamJoin,
             "session" => Workload::Session,
             "tablejoin" => Workload::TableJoin,
+            "fkjoin" => Workload::FkJoin,
             "avro_wordcount" => Workload::AvroWordCount,
             _ => bail!(
                 "unknown workload {s:?}; use stateless, wordcount, window, join, streamjoin, \
-                 session, tablejoin or avro_wordcount"
+                 session, tablejoin, fkjoin or avro_wordcount"
             ),
         })
     }
@@ -372,6 +413,10 @@ pub struct Reference {
     /// The table-table join's tables.
     left: HashMap<Vec<u8>, Vec<u8>>,
     right: HashMap<Vec<u8>, Vec<u8>>,
+    /// The foreign-key join's customers, orders (value), and orders per customer key.
+    customers: HashMap<Vec<u8>, Vec<u8>>,
+    fk_orders: HashMap<Vec<u8>, Vec<u8>>,
+    subscribers: HashMap<Vec<u8>, HashSet<Vec<u8>>>,
     finals: FinalValues,
 }
 
@@ -387,6 +432,9 @@ impl Reference {
             sessions: HashMap::new(),
             left: HashMap::new(),
             right: HashMap::new(),
+            customers: HashMap::new(),
+            fk_orders: HashMap::new(),
+            subscribers: HashMap::new(),
             finals: HashMap::new(),
         }
     }
@@ -422,6 +470,7 @@ impl Reference {
             (Workload::StreamJoin, _) => self.stream_join(r),
             (Workload::Session, _) => self.session(r),
             (Workload::TableJoin, _) => self.table_join(r),
+            (Workload::FkJoin, _) => self.fk_join(r),
             (Workload::Join, _) => {
                 if let Some(k) = &r.key
                     && let Some(region) = self.users.get(k)
@@ -496,6 +545,55 @@ impl Reference {
             joined.extend_from_slice(rv);
             self.finals.insert(k.clone(), joined);
         }
+    }
+
+    /// One update of the foreign-key join: an order's value names its customer (`c-12|<i>`), the
+    /// result is `order + "+" + customer` while the customer exists (every customer does: the
+    /// table is written first). A customer's update changes the result of every order naming
+    /// it; an order's, its own result. Each key's updates keep their order (one partition), and
+    /// the join answers only for an order's current foreign key, so the final result per order
+    /// is the join of the last values, whatever order the two topics are read in.
+    fn fk_join(&mut self, r: &InputRecord) {
+        let Some(k) = &r.key else { return };
+        let joined = |order: &[u8], customer: &[u8]| {
+            let mut joined = order.to_vec();
+            joined.push(b'+');
+            joined.extend_from_slice(customer);
+            joined
+        };
+        if r.topic_suffix == "customers" {
+            self.customers.insert(k.clone(), r.value.clone());
+            for order in self.subscribers.get(k).into_iter().flatten() {
+                let value = &self.fk_orders[order];
+                self.finals.insert(order.clone(), joined(value, &r.value));
+            }
+            return;
+        }
+        let fk = |value: &[u8]| {
+            value
+                .split(|b| *b == b'|')
+                .next()
+                .unwrap_or_default()
+                .to_vec()
+        };
+        if let Some(old) = self.fk_orders.insert(k.clone(), r.value.clone())
+            && let Some(orders) = self.subscribers.get_mut(&fk(&old))
+        {
+            orders.remove(k);
+        }
+        let customer = fk(&r.value);
+        match self.customers.get(&customer) {
+            Some(c) => {
+                self.finals.insert(k.clone(), joined(&r.value, c));
+            }
+            None => {
+                self.finals.remove(k);
+            }
+        }
+        self.subscribers
+            .entry(customer)
+            .or_default()
+            .insert(k.clone());
     }
 
     fn count(&mut self, key: Vec<u8>) {
@@ -575,5 +673,37 @@ mod tests {
         assert!(n > LEFT_KEYS * 95 / 100 && n <= LEFT_KEYS, "{n} results");
         let v = &in_order.finals()[&b"k-1".to_vec()];
         assert!(v.starts_with(b"l-") && v.windows(3).any(|w| w == b"+r-"));
+    }
+
+    #[test]
+    fn fk_join_result_is_the_join_of_the_last_values_in_any_read_order() {
+        let records: Vec<_> = Workload::FkJoin.backlog(200_000, 0).collect();
+        let mut in_order = Reference::new(Workload::FkJoin);
+        records.iter().for_each(|r| in_order.apply(r));
+        // The customers' updates first, then all orders: the same final results.
+        let mut sides_apart = Reference::new(Workload::FkJoin);
+        records
+            .iter()
+            .filter(|r| r.topic_suffix == "customers")
+            .chain(records.iter().filter(|r| r.topic_suffix == "orders"))
+            .for_each(|r| sides_apart.apply(r));
+        assert_eq!(in_order.finals(), sides_apart.finals());
+        // Every order has a result, with its current customer's last value.
+        assert_eq!(in_order.finals().len() as u64, ORDERS);
+        let v = String::from_utf8(in_order.finals()[&b"o-1".to_vec()].clone()).expect("UTF-8");
+        let (order, customer) = v.split_once('+').expect("order+customer");
+        let fk = order.split('|').next().expect("a customer key");
+        let id = &fk[2..];
+        assert!(
+            customer == format!("cust-{id}") || customer.starts_with(&format!("cust-{id}-")),
+            "{v}"
+        );
+        // Customers changed during the run, and orders saw it.
+        assert!(
+            in_order
+                .finals()
+                .values()
+                .any(|v| v.split(|b| *b == b'-').count() == 4)
+        );
     }
 }

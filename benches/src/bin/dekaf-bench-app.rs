@@ -32,7 +32,7 @@ use metrics::{
 };
 use serde_json::json;
 
-const USAGE: &str = "usage: dekaf-bench-app --workload stateless|wordcount|window|join|streamjoin|session|tablejoin|avro_wordcount \
+const USAGE: &str = "usage: dekaf-bench-app --workload stateless|wordcount|window|join|streamjoin|session|tablejoin|fkjoin|avro_wordcount \
 --guarantee exactly_once|at_least_once --app-id ID --input-prefix P --output-topic T \
 [--bootstrap 127.0.0.1:9092] [--threads 1] [--commit-interval-ms 100] [--linger-ms 5] \
 [--batch-size 16384] [--state-dir DIR] [--max-seconds 600] [--mode run|restore] \
@@ -131,6 +131,24 @@ topology! {
 }
 
 topology! {
+    /// `fkjoin`: the inner foreign-key join of orders (a value `c-12|<i>` names its customer)
+    /// with customers, both tables updated throughout the run (their changelogs are their
+    /// topics); the join is named `by-customer`, as Kafka Streams' `TableJoined.as`.
+    pub FkJoin = "dkb-fkjoin" {
+        let customers = table("dkb-fkjoin-customers", Utf8, Utf8, "customers");
+        table("dkb-fkjoin-orders", Utf8, Utf8, "orders")
+            .join_on_foreign_key(
+                customers,
+                |order: &String| order.split('|').next().unwrap_or_default().to_owned(),
+                |order: &String, customer: &String| format!("{order}+{customer}"),
+                "by-customer",
+            )
+            .to_stream()
+            .to("dkb-fkjoin-out", Utf8, Nullable::<Utf8>);
+    }
+}
+
+topology! {
     /// `avro_wordcount`: `wordcount` over Avro `Sentence` records, writing Avro `WordCount`
     /// records, both through the schema registry (subjects `<topic>-value`); the repartition
     /// topic and the store stay in `Utf8`/`I64`, as Kafka Streams' side keeps them.
@@ -199,6 +217,7 @@ fn run_workload(args: &SystemArgs) -> Result<()> {
             Workload::StreamJoin => run(StreamJoin, args, &progress, None).await,
             Workload::Session => run(SessionCount, args, &progress, None).await,
             Workload::TableJoin => run(TableJoin, args, &progress, None).await,
+            Workload::FkJoin => run(FkJoin, args, &progress, None).await,
             Workload::AvroWordCount => {
                 let url = args.registry_url.as_deref().context(
                     "avro_wordcount needs --registry-url (the registry's Confluent API)",

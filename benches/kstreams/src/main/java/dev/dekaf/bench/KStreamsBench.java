@@ -36,6 +36,7 @@ import org.apache.kafka.streams.kstream.KTable;
 import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.kstream.StreamJoined;
+import org.apache.kafka.streams.kstream.TableJoined;
 import org.apache.kafka.streams.kstream.SessionWindows;
 import org.apache.kafka.streams.kstream.TimeWindows;
 import org.apache.kafka.streams.processor.StateRestoreListener;
@@ -193,6 +194,18 @@ public final class KStreamsBench {
             .toStream()
             .to(output, Produced.with(UTF8, UTF8));
       }
+      case "fkjoin" -> {
+        KTable<String, String> customers = b.table(in + "-customers", Consumed.with(UTF8, UTF8),
+            Materialized.<String, String, KeyValueStore<Bytes, byte[]>>as("customers")
+                .withKeySerde(UTF8).withValueSerde(UTF8));
+        b.table(in + "-orders", Consumed.with(UTF8, UTF8),
+                Materialized.<String, String, KeyValueStore<Bytes, byte[]>>as("orders")
+                    .withKeySerde(UTF8).withValueSerde(UTF8))
+            .join(customers, order -> order.split("\\|", 2)[0], (order, customer) -> order + "+" + customer,
+                TableJoined.as("by-customer"))
+            .toStream()
+            .to(output, Produced.with(UTF8, UTF8));
+      }
       case "avro_wordcount" -> {
         // Values in Avro through the registry (subjects <topic>-value); the repartition topic
         // and the store stay String/Long, as in dekaf-streams.
@@ -212,7 +225,7 @@ public final class KStreamsBench {
             .to(output, Produced.with(UTF8, avro));
       }
       default -> throw new IllegalArgumentException("unknown --workload " + workload
-          + "; use stateless, wordcount, window, join, streamjoin, session, tablejoin or "
+          + "; use stateless, wordcount, window, join, streamjoin, session, tablejoin, fkjoin or "
           + "avro_wordcount");
     }
     Properties optimize = new Properties();
