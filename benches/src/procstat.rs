@@ -9,6 +9,10 @@ pub struct ProcSample {
     pub peak_rss_bytes: u64,
     /// CPU time used so far (user + system), seconds.
     pub cpu_seconds: f64,
+    /// Bytes the process caused to be written to storage so far (`write_bytes` of
+    /// `/proc/<pid>/io`, counted when pages are dirtied: `write()` and shared file mappings
+    /// alike); 0 where the kernel does not account it.
+    pub disk_write_bytes: u64,
 }
 
 /// Reads `/proc/<pid>/status` and `/proc/<pid>/stat`; fails once the process is gone.
@@ -34,9 +38,18 @@ pub fn sample(pid: u32) -> Result<ProcSample> {
     };
     // SAFETY: sysconf has no preconditions.
     let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
+    let disk_write_bytes = std::fs::read_to_string(format!("/proc/{pid}/io"))
+        .ok()
+        .and_then(|io| {
+            io.lines()
+                .find_map(|l| l.strip_prefix("write_bytes:"))
+                .and_then(|v| v.trim().parse::<u64>().ok())
+        })
+        .unwrap_or(0);
     Ok(ProcSample {
         peak_rss_bytes: peak_kib * 1024,
         cpu_seconds: (ticks(11) + ticks(12)) as f64 / hz,
+        disk_write_bytes,
     })
 }
 

@@ -71,6 +71,9 @@ pub struct RunResult {
     /// CPU per backlog input record, µs: `cpu_seconds_backlog` / `input_records` (all
     /// instances together).
     pub cpu_us_per_record: Option<f64>,
+    /// Bytes written to disk per backlog input record, from start until the backlog was done
+    /// (all instances together; `/proc/<pid>/io` `write_bytes`): state on disk, logs.
+    pub disk_bytes_per_record: Option<f64>,
     /// Output records read by the measurer.
     pub output_records: u64,
     /// Keys in the final output of the backlog.
@@ -105,6 +108,7 @@ impl RunResult {
             cpu_seconds_backlog: None,
             cpu_seconds_total: None,
             cpu_us_per_record: None,
+            disk_bytes_per_record: None,
             output_records: 0,
             output_keys: 0,
             fingerprint: None,
@@ -322,6 +326,34 @@ impl Report {
                         x.seconds_to_ready
                     );
                 }
+            }
+        }
+        let disks: Vec<&RunResult> = self
+            .results
+            .iter()
+            .filter(|r| r.disk_bytes_per_record.is_some_and(|b| b > 0.0))
+            .collect();
+        if !disks.is_empty() {
+            let _ = writeln!(
+                m,
+                "\n## Disk writes (bytes the process wrote to storage, start → backlog done)\n"
+            );
+            let _ = writeln!(
+                m,
+                "| workload | guarantee | threads | system | bytes per input record | peak RSS (MiB) |"
+            );
+            let _ = writeln!(m, "|---|---|---:|---|---:|---:|");
+            for r in disks {
+                let _ = writeln!(
+                    m,
+                    "| {} | {} | {} | {} | {} | {} |",
+                    r.workload,
+                    r.guarantee,
+                    r.parallelism(),
+                    r.system,
+                    num(r.disk_bytes_per_record, 0),
+                    num(r.peak_rss_mib, 0)
+                );
             }
         }
         if !self.comparisons.is_empty() {

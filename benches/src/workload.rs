@@ -27,10 +27,62 @@ pub enum Workload {
     /// Foreign-key join of tables: table `<p>-orders` (value names a customer) ⋈ table
     /// `<p>-customers`, both updated throughout.
     FkJoin,
+    /// Counts per key over a large key space, state on disk on both sides (LMDB, RocksDB):
+    /// `<p>-events` → group by key → count. Not part of [`Workload::ALL`]: name it
+    /// (`largestate`, `largestate-zipf-10m`, ..., see [`KeySpace`]).
+    LargeState(KeySpace),
     /// Word count over Avro records through a schema registry: `<p>-sentences` (Avro
     /// `Sentence`) → split, group by word (repartition), count → Avro `WordCount` (see
     /// [`crate::avro`]).
     AvroWordCount,
+}
+
+/// The key space of [`Workload::LargeState`]: how many keys, and how records pick them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct KeySpace {
+    /// Number of distinct keys records draw from (`s-0` … `s-<keys - 1>`).
+    pub keys: u64,
+    /// Zipf-like (exponent 1: key `k` about `1 / (k + 1)` as often as key 0) rather than
+    /// uniform.
+    pub zipf: bool,
+}
+
+impl KeySpace {
+    /// The key index of the record whose mixed bits are `r`. Zipf: the inverse of the
+    /// continuous CDF `ln(1 + x) / ln(1 + keys)`, a close stand-in for a Zipf law of exponent
+    /// 1 that needs no table (10 million keys would need 80 MB of one).
+    pub fn key(self, r: u64) -> u64 {
+        if !self.zipf {
+            return r % self.keys;
+        }
+        let u = (r >> 11) as f64 / (1u64 << 53) as f64;
+        let x = ((1.0 + self.keys as f64).ln() * u).exp() - 1.0;
+        (x as u64).min(self.keys - 1)
+    }
+}
+
+/// `1m`, `10m`, `500k`, `1000`: a count with an optional `k` or `m` suffix.
+fn parse_count(s: &str) -> Result<u64> {
+    let (digits, unit) = match s.as_bytes().last() {
+        Some(b'k' | b'K') => (&s[..s.len() - 1], 1_000),
+        Some(b'm' | b'M') => (&s[..s.len() - 1], 1_000_000),
+        _ => (s, 1),
+    };
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| anyhow::anyhow!("{s:?} is not a count (like 1m, 500k or 1000)"))?;
+    Ok(n * unit)
+}
+
+/// `1m` for a million, `500k`, else the number.
+fn format_count(n: u64) -> String {
+    if n >= 1_000_000 && n.is_multiple_of(1_000_000) {
+        format!("{}m", n / 1_000_000)
+    } else if n >= 1_000 && n.is_multiple_of(1_000) {
+        format!("{}k", n / 1_000)
+    } else {
+        n.to_string()
+    }
 }
 
 /// A processing guarantee.
@@ -187,6 +239,7 @@ impl Workload {
             Workload::Session => "session",
             Workload::TableJoin => "tablejoin",
             Workload::FkJoin => "fkjoin",
+            Workload::LargeState(_) => "largestate",
             Workload::AvroWordCount => "avro_wordcount",
         }
     }
@@ -213,6 +266,7 @@ impl Workload {
             Workload::Session => &["clicks"],
             Workload::TableJoin => &["left", "right"],
             Workload::FkJoin => &["customers", "orders"],
+            Workload::LargeState(_) => &["events"],
         }
     }
 
@@ -230,6 +284,7 @@ impl Workload {
                 "KSTREAM-JOINTHIS-0000000004-store-changelog",
             ],
             Workload::Session => &["session-counts-changelog"],
+            Workload::LargeState(_) => &["big-counts-changelog"],
             // The join named `by-customer` (Kafka Streams' `TableJoined.as`); the tables'
             // changelogs are their topics.
             Workload::FkJoin => &[
@@ -271,6 +326,11 @@ impl Workload {
                 "events",
                 Some(format!("k-{}", r % WINDOW_KEYS).into_bytes()),
                 format!("e{i}").into_bytes(),
+            ),
+            Workload::LargeState(space) => (
+                "events",
+                Some(format!("s-{}", space.key(r)).into_bytes()),
+                b"e".to_vec(),
             ),
             Workload::Session => (
                 "clicks",
@@ -380,18 +440,46 @@ impl FromStr for Workload {
             "session" => Workload::Session,
             "tablejoin" => Workload::TableJoin,
             "fkjoin" => Workload::FkJoin,
+            "largestate" => Workload::LargeState(KeySpace {
+                keys: 1_000_000,
+                zipf: false,
+            }),
+            s if s.starts_with("largestate-") => {
+                let mut parts = s["largestate-".len()..].splitn(2, '-');
+                let zipf = match parts.next() {
+                    Some("zipf") => true,
+                    Some("uniform") => false,
+                    _ => bail!(
+                        "{s:?}: use largestate-<zipf|uniform>-<keys>, e.g. largestate-zipf-10m"
+                    ),
+                };
+                let keys = parse_count(parts.next().unwrap_or("1m"))?;
+                if keys == 0 {
+                    bail!("{s:?}: the key space needs at least one key");
+                }
+                Workload::LargeState(KeySpace { keys, zipf })
+            }
             "avro_wordcount" => Workload::AvroWordCount,
             _ => bail!(
                 "unknown workload {s:?}; use stateless, wordcount, window, join, streamjoin, \
-                 session, tablejoin, fkjoin or avro_wordcount"
+                 session, tablejoin, fkjoin, avro_wordcount or largestate[-zipf|-uniform-<keys>]"
             ),
         })
     }
 }
 
 impl fmt::Display for Workload {
+    /// The name, and for `largestate` its key space: `largestate-zipf-10m`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        match self {
+            Workload::LargeState(space) => write!(
+                f,
+                "largestate-{}-{}",
+                if space.zipf { "zipf" } else { "uniform" },
+                format_count(space.keys)
+            ),
+            _ => f.write_str(self.name()),
+        }
     }
 }
 
@@ -449,6 +537,11 @@ impl Reference {
                 {
                     self.finals
                         .insert(k.clone(), (v * 2).to_be_bytes().to_vec());
+                }
+            }
+            (Workload::LargeState(_), _) => {
+                if let Some(k) = &r.key {
+                    self.count(k.clone());
                 }
             }
             (Workload::WordCount | Workload::AvroWordCount, _) => {
@@ -705,5 +798,45 @@ mod tests {
                 .values()
                 .any(|v| v.split(|b| *b == b'-').count() == 4)
         );
+    }
+
+    #[test]
+    fn large_state_names_key_spaces_and_draws_keys_as_they_say() {
+        let w: Workload = "largestate-zipf-10m".parse().expect("a workload");
+        assert_eq!(
+            w,
+            Workload::LargeState(KeySpace {
+                keys: 10_000_000,
+                zipf: true
+            })
+        );
+        assert_eq!(w.to_string(), "largestate-zipf-10m");
+        assert_eq!(w.name(), "largestate");
+        assert_eq!(
+            "largestate"
+                .parse::<Workload>()
+                .expect("a workload")
+                .to_string(),
+            "largestate-uniform-1m"
+        );
+        assert!("largestate-skewed-1m".parse::<Workload>().is_err());
+        assert!("largestate-zipf-0".parse::<Workload>().is_err());
+        // Uniform: every key about as often. Zipf: key 0 far more often than a key near the
+        // end, about `ln(keys)` times the uniform share for the first key.
+        let draws = |zipf| {
+            let space = KeySpace { keys: 1_000, zipf };
+            let mut n = vec![0u32; 1_000];
+            (0..200_000u64).for_each(|i| n[space.key(mix(i)) as usize] += 1);
+            n
+        };
+        let uniform = draws(false);
+        assert!(
+            uniform.iter().all(|&c| (120..=280).contains(&c)),
+            "{uniform:?}"
+        );
+        let zipf = draws(true);
+        assert!(zipf[0] > 20 * zipf[900], "{} vs {}", zipf[0], zipf[900]);
+        let distinct = zipf.iter().filter(|&&c| c > 0).count();
+        assert!(distinct > 900, "{distinct} keys drawn");
     }
 }

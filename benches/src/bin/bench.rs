@@ -37,7 +37,7 @@ use dekaf_streams_benches::systems::{Launcher, Running, SystemKind};
 use dekaf_streams_benches::workload::{FinalValues, Guarantee, Reference, Workload};
 use dekaf_streams_benches::{now_micros, now_ms, procstat};
 
-const USAGE: &str = "usage: bench [--records 100k] [--workloads all|stateless,wordcount,window,join,streamjoin,session,tablejoin,fkjoin,avro_wordcount] \
+const USAGE: &str = "usage: bench [--records 100k] [--workloads all|stateless,wordcount,window,join,streamjoin,session,tablejoin,fkjoin,avro_wordcount,largestate-<zipf|uniform>-<keys>] \
 [--guarantees all|exactly_once,at_least_once] [--systems dekaf,kstreams,ceiling] \
 [--partitions 2] [--threads 1 or a list: 1,2,4,1x2 (TxI: I instances of T threads)] [--instances 1 or a list: 1,2] [--commit-interval-ms 100] [--linger-ms 5] [--batch-size 16384] \
 [--live-rate 1000] [--live-seconds 5] [--timeout-seconds 300] [--restore true|false] \
@@ -242,8 +242,21 @@ fn main() -> Result<()> {
         // dekaf-bench-app reads DEKAF_BENCH_STORE from the environment it inherits.
         (
             "dekaf store".into(),
+            // `largestate` keeps its store in LMDB whatever the variable says.
             match std::env::var("DEKAF_BENCH_STORE").as_deref() {
                 Ok("lmdb") => "lmdb".into(),
+                _ if workloads
+                    .iter()
+                    .all(|w| matches!(w, Workload::LargeState(_))) =>
+                {
+                    "lmdb".into()
+                }
+                _ if workloads
+                    .iter()
+                    .any(|w| matches!(w, Workload::LargeState(_))) =>
+                {
+                    "memory (largestate: lmdb)".into()
+                }
                 _ => "memory".into(),
             },
         ),
@@ -300,7 +313,7 @@ fn main() -> Result<()> {
             let prefix = format!(
                 "dkb-{}-{}-{}-t{}i{}",
                 plan.run_id,
-                w.name(),
+                w,
                 g.tag(),
                 case.threads,
                 case.instances
@@ -344,7 +357,7 @@ fn main() -> Result<()> {
                         Ok((row, finals)) => (row, Some(finals)),
                         Err(e) => {
                             let mut row = RunResult::new(
-                                w.name(),
+                                &w.to_string(),
                                 g.name(),
                                 s.tag(),
                                 Status::Failed(format!("{e:#}")),
@@ -585,7 +598,7 @@ fn run_one(
     let log = |i: u32, what: &str| {
         plan.scratch.join(format!(
             "{}-{}-{}-t{}-i{i}{what}.log",
-            w.name(),
+            w,
             g.tag(),
             s.tag(),
             case.threads
@@ -628,6 +641,10 @@ fn run_one(
         std::thread::sleep(Duration::from_millis(20));
     };
     let cpu_backlog: f64 = instances.iter().map(|r| r.resources().cpu_seconds).sum();
+    let disk_backlog: u64 = instances
+        .iter()
+        .map(|r| r.resources().disk_write_bytes)
+        .sum();
     let (first_us, backlog_finals, backlog_records) = {
         let o = measurer.observed();
         (
@@ -656,7 +673,7 @@ fn run_one(
     if !settled.stable {
         eprintln!(
             "[bench] {} {} {}: the group did not settle within 30 s (state {}, {} of {members} members); the live phase starts anyway",
-            w.name(),
+            w,
             g.tag(),
             s.tag(),
             settled.state,
@@ -721,7 +738,7 @@ fn run_one(
         }
         avro::check_word_count_ids(registry, &observed.schema_ids)?;
     }
-    let mut row = RunResult::new(w.name(), g.name(), s.tag(), Status::Ok);
+    let mut row = RunResult::new(&w.to_string(), g.name(), s.tag(), Status::Ok);
     row.threads = case.threads;
     row.instances = case.instances;
     row.input_records = plan.records;
@@ -739,6 +756,7 @@ fn run_one(
     row.cpu_seconds_backlog = Some(cpu_backlog);
     row.cpu_seconds_total = Some(samples.iter().map(|x| x.cpu_seconds).sum());
     row.cpu_us_per_record = Some(cpu_backlog * 1e6 / plan.records.max(1) as f64);
+    row.disk_bytes_per_record = Some(disk_backlog as f64 / plan.records.max(1) as f64);
     row.output_records = backlog_records;
     row.output_keys = backlog_finals.len();
     row.fingerprint = Some(format!("{:016x}", fingerprint(&backlog_finals)));

@@ -32,7 +32,7 @@ use metrics::{
 };
 use serde_json::json;
 
-const USAGE: &str = "usage: dekaf-bench-app --workload stateless|wordcount|window|join|streamjoin|session|tablejoin|fkjoin|avro_wordcount \
+const USAGE: &str = "usage: dekaf-bench-app --workload stateless|wordcount|window|join|streamjoin|session|tablejoin|fkjoin|avro_wordcount|largestate[-zipf|-uniform-<keys>] \
 --guarantee exactly_once|at_least_once --app-id ID --input-prefix P --output-topic T \
 [--bootstrap 127.0.0.1:9092] [--threads 1] [--commit-interval-ms 100] [--linger-ms 5] \
 [--batch-size 16384] [--state-dir DIR] [--max-seconds 600] [--mode run|restore] \
@@ -131,6 +131,18 @@ topology! {
 }
 
 topology! {
+    /// `largestate`: counts per key over a large key space (1 or 10 million keys), the store on
+    /// disk (LMDB) whatever `DEKAF_BENCH_STORE` says, as Kafka Streams' is in RocksDB.
+    pub LargeState = "dkb-largestate" {
+        stream("dkb-largestate-events", Utf8, Utf8)
+            .group_by_key()
+            .count("big-counts")
+            .to_stream()
+            .to("dkb-largestate-out", Utf8, I64);
+    }
+}
+
+topology! {
     /// `fkjoin`: the inner foreign-key join of orders (a value `c-12|<i>` names its customer)
     /// with customers, both tables updated throughout the run (their changelogs are their
     /// topics); the join is named `by-customer`, as Kafka Streams' `TableJoined.as`.
@@ -210,32 +222,35 @@ fn run_workload(args: &SystemArgs) -> Result<()> {
         .context("starting tokio")?;
     runtime.block_on(async {
         match args.workload {
-            Workload::Stateless => run(Stateless, args, &progress, None).await,
-            Workload::WordCount => run(WordCount, args, &progress, None).await,
-            Workload::Window => run(WindowCount, args, &progress, None).await,
-            Workload::Join => run(Join, args, &progress, None).await,
-            Workload::StreamJoin => run(StreamJoin, args, &progress, None).await,
-            Workload::Session => run(SessionCount, args, &progress, None).await,
-            Workload::TableJoin => run(TableJoin, args, &progress, None).await,
-            Workload::FkJoin => run(FkJoin, args, &progress, None).await,
+            Workload::Stateless => run(Stateless, args, &progress, None, false).await,
+            Workload::WordCount => run(WordCount, args, &progress, None, false).await,
+            Workload::Window => run(WindowCount, args, &progress, None, false).await,
+            Workload::Join => run(Join, args, &progress, None, false).await,
+            Workload::StreamJoin => run(StreamJoin, args, &progress, None, false).await,
+            Workload::Session => run(SessionCount, args, &progress, None, false).await,
+            Workload::TableJoin => run(TableJoin, args, &progress, None, false).await,
+            Workload::FkJoin => run(FkJoin, args, &progress, None, false).await,
+            Workload::LargeState(_) => run(LargeState, args, &progress, None, true).await,
             Workload::AvroWordCount => {
                 let url = args.registry_url.as_deref().context(
                     "avro_wordcount needs --registry-url (the registry's Confluent API)",
                 )?;
                 let registry = SchemaRegistry::new(RegistryConfig::new(url));
-                run(AvroWordCount, args, &progress, Some(registry)).await
+                run(AvroWordCount, args, &progress, Some(registry), false).await
             }
         }
     })
 }
 
 /// Runs `topology` as the driver asks; `registry` is the instance's schema registry (serde
-/// state) for a topology with registry serdes.
+/// state) for a topology with registry serdes; `on_disk` keeps the stores in LMDB whatever
+/// `DEKAF_BENCH_STORE` says.
 async fn run<T: Topology>(
     topology: T,
     args: &SystemArgs,
     progress: &Progress,
     registry: Option<SchemaRegistry>,
+    on_disk: bool,
 ) -> Result<()> {
     let guarantee = match args.guarantee {
         Guarantee::ExactlyOnce => ProcessingGuarantee::ExactlyOnce,
@@ -256,7 +271,7 @@ async fn run<T: Topology>(
     }
     // `DEKAF_BENCH_STORE=lmdb`: stores on disk in the driver's state directory, as Kafka
     // Streams keeps them in RocksDB; otherwise in memory (dekaf-streams' default).
-    if std::env::var("DEKAF_BENCH_STORE").is_ok_and(|s| s == "lmdb") {
+    if on_disk || std::env::var("DEKAF_BENCH_STORE").is_ok_and(|s| s == "lmdb") {
         builder = builder.state_dir(&args.state_dir);
     }
     // `DEKAF_BENCH_IDLE_COMMIT_MS=<ms>`: the idle commit interval (default 10 ms); the commit

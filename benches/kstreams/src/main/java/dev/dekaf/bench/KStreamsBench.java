@@ -194,6 +194,14 @@ public final class KStreamsBench {
             .toStream()
             .to(output, Produced.with(UTF8, UTF8));
       }
+      // Counts over a large key space; the store in RocksDB (Kafka Streams' default), as
+      // dekaf-streams' is in LMDB for this workload.
+      case "largestate" -> b.stream(in + "-events", Consumed.with(UTF8, UTF8))
+          .groupByKey(Grouped.with(UTF8, UTF8))
+          .count(Materialized.<String, Long, KeyValueStore<Bytes, byte[]>>as("big-counts")
+              .withKeySerde(UTF8).withValueSerde(I64))
+          .toStream()
+          .to(output, Produced.with(UTF8, I64));
       case "fkjoin" -> {
         KTable<String, String> customers = b.table(in + "-customers", Consumed.with(UTF8, UTF8),
             Materialized.<String, String, KeyValueStore<Bytes, byte[]>>as("customers")
@@ -225,7 +233,7 @@ public final class KStreamsBench {
             .to(output, Produced.with(UTF8, avro));
       }
       default -> throw new IllegalArgumentException("unknown --workload " + workload
-          + "; use stateless, wordcount, window, join, streamjoin, session, tablejoin, fkjoin or "
+          + "; use stateless, wordcount, window, join, streamjoin, session, tablejoin, fkjoin, largestate or "
           + "avro_wordcount");
     }
     Properties optimize = new Properties();
