@@ -736,6 +736,36 @@ pub fn process<C, K, V, I: IntoIterator, F: FnOnce(&mut C, K, V) -> Result<I, Pr
     f(ctx, k, v).map_err(|e| process_error(node, e))
 }
 
+/// Calls the closure of a `process_values(..)` node: the key borrowed, values returned.
+#[inline(always)]
+pub fn process_values<
+    C,
+    K,
+    V,
+    I: IntoIterator,
+    F: FnOnce(&mut C, &K, V) -> Result<I, ProcessError>,
+>(
+    ctx: &mut C,
+    k: &K,
+    v: V,
+    node: &'static str,
+    f: F,
+) -> Result<I, RecordError> {
+    f(ctx, k, v).map_err(|e| process_error(node, e))
+}
+
+/// Calls a punctuation callback of a `process_values(..)` node, which forwards nothing (Kafka
+/// Streams' `FixedKeyProcessorContext` forwards only records made from an input record).
+#[inline]
+pub fn punctuate_values<C, F: FnOnce(&mut C, i64) -> Result<(), ProcessError>>(
+    ctx: &mut C,
+    timestamp: i64,
+    node: &'static str,
+    f: F,
+) -> Result<(), RecordError> {
+    f(ctx, timestamp).map_err(|e| process_error(node, e))
+}
+
 /// Calls a punctuation callback of a `process(..)` node with its context and the punctuation's
 /// time.
 #[inline]

@@ -5,29 +5,41 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use crate::codegen::emitter::{Acc, Emitter};
+use crate::codegen::emitter::Emitter;
 use crate::ir::{Model, NodeKind};
 use crate::names::snake;
 
 /// `call` (which uses `__dk_ctx`) with the node's context built from the task and
-/// `__dk_record`, then the node's children on every record it returns: the code of a record
-/// through `process(..)` and of a punctuation callback ([`super::punctuate`]).
-pub(crate) fn with_context(em: &Emitter<'_>, node: usize, call: TokenStream) -> TokenStream {
+/// `__dk_record`, then `children` on every `item` (a pattern binding what they read) it
+/// returns: the code of a record through `process(..)` and of a punctuation callback
+/// ([`super::punctuate`]). A `call` returning `()` (a punctuation of `process_values`) takes
+/// `None`.
+pub(crate) fn with_context(
+    em: &Emitter<'_>,
+    node: usize,
+    call: TokenStream,
+    forward: Option<(TokenStream, TokenStream)>,
+) -> TokenStream {
     let NodeKind::Process { stores, .. } = &em.m.nodes[node].kind else {
         return quote!();
     };
-    let (nk, nv) = (format_ident!("__k{}", node), format_ident!("__v{}", node));
     let ctx = em.ctx_type(node);
     let fields = stores.iter().map(|&i| {
         let f = Emitter::store_field(i);
         quote!(#f: &mut self.#f)
     });
     let out = format_ident!("__out{}", node);
-    let children = em.children(node, &Acc::owned(nk.clone()), &Acc::owned(nv.clone()));
+    let each = match forward {
+        Some((item, children)) => {
+            quote!(for #item in ::core::iter::IntoIterator::into_iter(#out) { #children })
+        }
+        None => quote!(let () = #out;),
+    };
     quote! {
         let #out = {
-            let mut __dk_ctx = #ctx {
+            let mut __dk_ctx = #ctx::<'_, B, S> {
                 #(#fields,)*
+                __backend: ::core::marker::PhantomData,
                 __kbuf: &mut self.__kbuf,
                 __vbuf: &mut self.__vbuf,
                 __sink: &mut *__dk_sink,
@@ -37,7 +49,7 @@ pub(crate) fn with_context(em: &Emitter<'_>, node: usize, call: TokenStream) -> 
             };
             #call
         };
-        for (#nk, #nv) in ::core::iter::IntoIterator::into_iter(#out) { #children }
+        #each
     }
 }
 
@@ -79,6 +91,8 @@ pub(crate) fn contexts(m: &Model, em: &Emitter<'_>) -> TokenStream {
             #[doc = #doc]
             pub struct #ctx<'a, B: #dk::StoreBackend, S: #dk::RecordSink> {
                 #(#fields: &'a mut B,)*
+                // Uses `B` when the node lists no store.
+                __backend: ::core::marker::PhantomData<&'a mut B>,
                 __kbuf: &'a mut ::std::vec::Vec<u8>,
                 __vbuf: &'a mut ::std::vec::Vec<u8>,
                 __sink: &'a mut S,
