@@ -1,5 +1,6 @@
 //! The processor API through the TestDriver: `process_values` (Kafka Streams'
-//! `processValues`), which keeps the key.
+//! `processValues`), which keeps the key; forwarded records' timestamps and headers
+//! (`Forward`); the record's topic and offset.
 
 use std::time::Duration;
 
@@ -66,6 +67,36 @@ topology! {
             .count("per-item")
             .to_stream()
             .to("item-counts", Utf8, I64);
+    }
+}
+
+topology! {
+    /// Each record twice: as read (its timestamp and headers kept), and stamped with where it
+    /// came from, 100 ms later; `process_values` re-stamps values the same way.
+    pub Stamps = "processor-api-stamps" {
+        stream("stamp-in", Utf8, Utf8)
+            .process([], |ctx, key: String, value: String| {
+                let from = format!(
+                    "{}/{}/{}",
+                    ctx.topic().unwrap_or("?"),
+                    ctx.partition(),
+                    ctx.offset().unwrap_or(-1)
+                );
+                let later = ctx.timestamp() + 100;
+                Ok([
+                    Forward::new(key.clone(), value.clone()),
+                    Forward::new(key, value)
+                        .with_timestamp(later)
+                        .with_headers(Headers::new().with("from", from)),
+                ])
+            })
+            .to("stamp-out", Utf8, Utf8);
+        stream("plain-in", Utf8, Utf8)
+            .process([], |_ctx, key: String, value: String| Ok(Some((key, value))))
+            .process_values([], |_ctx, _key: &String, value: String| {
+                Ok([Forward::value(value).with_timestamp(7)])
+            })
+            .to("plain-out", Utf8, Utf8);
     }
 }
 
@@ -143,4 +174,40 @@ fn process_values_after_a_key_change_still_repartitions() {
     items.pipe_input_at("1".into(), "x".into(), 10);
     items.pipe_input_at("2".into(), "x".into(), 20);
     assert_eq!(counts.read_key_values_to_list(), [kv("x", 1), kv("x", 2)]);
+}
+
+#[test]
+fn forwarded_records_keep_or_set_timestamp_and_headers_and_see_topic_and_offset() {
+    let driver = TestDriver::<Stamps>::new();
+    let input = driver.input_topic(Stamps::STAMP_IN);
+    let out = driver.output_topic(Stamps::STAMP_OUT);
+    let trace = Headers::new().with("trace", "t1");
+    input.pipe_record_at("a".into(), "x".into(), 10, trace.clone());
+    input.pipe_record_at("b".into(), "y".into(), 20, Headers::new());
+    let got = out.read_records_to_list();
+    let seen: Vec<_> = got
+        .iter()
+        .map(|r| (r.key.as_str(), r.value.as_str(), r.timestamp, &r.headers))
+        .collect();
+    let from = |o: i64| Headers::new().with("from", format!("stamp-in/0/{o}"));
+    assert_eq!(
+        seen,
+        [
+            ("a", "x", 10, &trace),
+            ("a", "x", 110, &from(0)),
+            ("b", "y", 20, &Headers::new()),
+            ("b", "y", 120, &from(1)),
+        ]
+    );
+
+    // A plain pair keeps the input's timestamp and headers; `Forward::value` sets the timestamp
+    // and keeps the key and headers.
+    let plain = driver.input_topic(Stamps::PLAIN_IN);
+    plain.pipe_record_at("k".into(), "v".into(), 50, trace.clone());
+    let got = driver
+        .output_topic(Stamps::PLAIN_OUT)
+        .read_records_to_list();
+    assert_eq!(got.len(), 1);
+    assert_eq!((got[0].key.as_str(), got[0].value.as_str()), ("k", "v"));
+    assert_eq!((got[0].timestamp, &got[0].headers), (7, &trace));
 }

@@ -736,6 +736,29 @@ pub fn process<C, K, V, I: IntoIterator, F: FnOnce(&mut C, K, V) -> Result<I, Pr
     f(ctx, k, v).map_err(|e| process_error(node, e))
 }
 
+pub use crate::forward::{ForwardRecord, ForwardValue, PlainValue, ValueItem};
+
+/// The record the children of a `process(..)` node see for one forwarded record: the input's,
+/// with the timestamp and headers the forward sets.
+#[inline(always)]
+pub fn forwarded<'b>(
+    record: &InputRecord<'b>,
+    timestamp: Option<i64>,
+    headers: &'b Option<Headers>,
+) -> InputRecord<'b> {
+    InputRecord {
+        timestamp: match timestamp {
+            Some(t) => t,
+            None => record.timestamp,
+        },
+        headers: match headers {
+            Some(h) => h,
+            None => record.headers,
+        },
+        ..*record
+    }
+}
+
 /// Calls the closure of a `process_values(..)` node: the key borrowed, values returned.
 #[inline(always)]
 pub fn process_values<

@@ -176,9 +176,7 @@ pub(crate) fn emit(em: &Emitter<'_>, node: usize, f: &Expr, k: &Acc, v: &Acc) ->
     let (sp, name) = (n.span, &n.name);
     let (ko, vo) = (k.o(sp), v.o(sp));
     let call = quote_spanned!(sp=> #dk::process(&mut __dk_ctx, #ko, #vo, #name, #f)?);
-    let (nk, nv) = (format_ident!("__k{}", node), format_ident!("__v{}", node));
-    let children = em.children(node, &Acc::owned(nk.clone()), &Acc::owned(nv.clone()));
-    context::with_context(em, node, call, Some((quote!((#nk, #nv)), children)))
+    context::with_context(em, node, call, true)
 }
 
 /// `process_values`: the closure borrows the key, every value it returns goes on under it.
@@ -195,16 +193,7 @@ fn emit_values(em: &Emitter<'_>, node: usize, f: &Expr, k: &Acc, v: &Acc) -> Tok
     };
     let vo = v.o(sp);
     let call = quote_spanned!(sp=> #dk::process_values(&mut __dk_ctx, #kb, #vo, #name, #f)?);
-    let nv = format_ident!("__v{}", node);
-    let children = em.children(
-        node,
-        &Acc {
-            ident: kb,
-            is_ref: true,
-        },
-        &Acc::owned(nv.clone()),
-    );
-    let body = context::with_context(em, node, call, Some((quote!(#nv), children)));
+    let body = context::with_context(em, node, call, true);
     quote! { #kdef #body }
 }
 

@@ -10,7 +10,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::Expr;
 
 use crate::args::{closure_arity, duration, err_at};
-use crate::codegen::emitter::{Acc, Emitter, dk};
+use crate::codegen::emitter::{Emitter, dk};
 use crate::codegen::parts::TaskParts;
 pub(crate) use crate::ir::Schedule;
 use crate::ir::{NodeKind, Sub};
@@ -270,11 +270,9 @@ fn callback(em: &Emitter<'_>, node: usize, s: &Schedule) -> TokenStream {
     let f = &s.f;
     if matches!(n.kind, NodeKind::Process { values: true, .. }) {
         let call = quote_spanned!(s.span=> #dk::punctuate_values(&mut __dk_ctx, __dk_record.timestamp, #name, #f)?);
-        return super::context::with_context(em, node, call, None);
+        return super::context::with_context(em, node, call, false);
     }
     let call =
         quote_spanned!(s.span=> #dk::punctuate(&mut __dk_ctx, __dk_record.timestamp, #name, #f)?);
-    let (nk, nv) = (format_ident!("__k{}", node), format_ident!("__v{}", node));
-    let children = em.children(node, &Acc::owned(nk.clone()), &Acc::owned(nv.clone()));
-    super::context::with_context(em, node, call, Some((quote!((#nk, #nv)), children)))
+    super::context::with_context(em, node, call, true)
 }
