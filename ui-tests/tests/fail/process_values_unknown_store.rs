@@ -1,9 +1,8 @@
 use dekaf_streams::prelude::*;
 topology! {
     pub T = "app" {
-        store("seen", Utf8, I64);
         stream("in", Utf8, Utf8)
-            .process_values(["sen"], |_ctx, _key: &String, value: String| Ok(Some(value)))
+            .process_values(["seen"], |_ctx, _key: &String, value: String| Ok(Some(value)))
             .to("out", Utf8, Utf8);
     }
 }

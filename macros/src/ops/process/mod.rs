@@ -139,7 +139,7 @@ fn store_index(b: &Builder, lit: &syn::LitStr, listed: &[usize]) -> syn::Result<
         Some(i) => Err(err_at(
             lit,
             format!(
-                "store `{name}` belongs to {}: process() and process_values() can only use stores declared with store(\"{name}\", KeySerde, ValueSerde); declare one with another name",
+                "store `{name}` belongs to {}: process() can only use stores declared with store(\"{name}\", KeySerde, ValueSerde); declare one with another name",
                 if b.stores[i].owner == StoreOwner::Table {
                     "a table"
                 } else {
