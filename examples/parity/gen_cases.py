@@ -129,6 +129,15 @@ in a z 3
 in b w 0
 """)
 
+case("process_values_count", "process_values_count", """
+in a 1 10
+in a 2 20
+in b 7 5
+in a 3 15
+in b 8 30
+in c 9 31
+""", "processValues keeps key and timestamp; counting after it needs no repartition")
+
 # ---- aggregations ---------------------------------------------------------------------------
 case("count_basic", "count", """
 in a x 10

@@ -736,6 +736,59 @@ pub fn process<C, K, V, I: IntoIterator, F: FnOnce(&mut C, K, V) -> Result<I, Pr
     f(ctx, k, v).map_err(|e| process_error(node, e))
 }
 
+pub use crate::forward::{ForwardRecord, ForwardValue, PlainValue, ValueItem};
+
+/// The record the children of a `process(..)` node see for one forwarded record: the input's,
+/// with the timestamp and headers the forward sets.
+#[inline(always)]
+pub fn forwarded<'b>(
+    record: &InputRecord<'b>,
+    timestamp: Option<i64>,
+    headers: &'b Option<Headers>,
+) -> InputRecord<'b> {
+    InputRecord {
+        timestamp: match timestamp {
+            Some(t) => t,
+            None => record.timestamp,
+        },
+        headers: match headers {
+            Some(h) => h,
+            None => record.headers,
+        },
+        ..*record
+    }
+}
+
+/// Calls the closure of a `process_values(..)` node: the key borrowed, values returned.
+#[inline(always)]
+pub fn process_values<
+    C,
+    K,
+    V,
+    I: IntoIterator,
+    F: FnOnce(&mut C, &K, V) -> Result<I, ProcessError>,
+>(
+    ctx: &mut C,
+    k: &K,
+    v: V,
+    node: &'static str,
+    f: F,
+) -> Result<I, RecordError> {
+    f(ctx, k, v).map_err(|e| process_error(node, e))
+}
+
+/// Calls a punctuation callback of a `process_values(..)` node, which forwards nothing (Kafka
+/// Streams' `FixedKeyProcessorContext` forwards only records made from an input record).
+#[inline]
+pub fn punctuate_values<C, F: FnOnce(&mut C, i64) -> Result<(), ProcessError>>(
+    ctx: &mut C,
+    timestamp: i64,
+    node: &'static str,
+    f: F,
+) -> Result<(), RecordError> {
+    f(ctx, timestamp).map_err(|e| process_error(node, e))
+}
+
 /// Calls a punctuation callback of a `process(..)` node with its context and the punctuation's
 /// time.
 #[inline]

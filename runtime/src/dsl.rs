@@ -401,15 +401,30 @@
 //! Declare key-value stores with `store("name", KeySerde, ValueSerde)` and list the ones a
 //! `process(["name", ..], |ctx, key, value| ..)` closure uses. The closure gets a context with
 //! one accessor per store (the name in snake case) returning a [`KeyValueStore`](crate::store::KeyValueStore) (`get`, `put`,
-//! `delete`, `range`, `all`), and the record's `timestamp()`, `headers()` and `partition()`. It
-//! returns `Ok` with what it forwards — any `IntoIterator` of (key, value) pairs — or `Err` for
-//! `on_error`.
+//! `delete`, `range`, `all`), and the record's `timestamp()`, `headers()`, `partition()`,
+//! `topic()` and `offset()` (the last two `None` in a punctuation, as Kafka Streams'
+//! `recordMetadata()` is empty there). It returns `Ok` with what it forwards — any
+//! `IntoIterator` of (key, value) pairs — or `Err` for `on_error`. A forwarded record carries
+//! the input record's timestamp and headers; to set them, forward
+//! [`Forward`](crate::forward::Forward)s instead of pairs:
+//! `Forward::new(key, value).with_timestamp(ts).with_headers(headers)` (Kafka Streams'
+//! `record.withTimestamp(..)`, `withHeaders(..)`; in `process_values`, `Forward::value(value)`).
+//!
+//! `process_values(["name", ..], |ctx, key: &K, value| ..)` is Kafka Streams' `processValues`
+//! (a `FixedKeyProcessor`, node `KSTREAM-PROCESSVALUES-n`): the closure gets the same context
+//! and borrows the key, and returns `Ok` with any `IntoIterator` of values, each forwarded under
+//! the record's key with its timestamp and headers. The key cannot change, so a later
+//! `group_by_key()` or join does not repartition (after `process(..)`, which may change it, it
+//! does, as after `map`). Returning (key, value) pairs from `process_values` is a type error at
+//! the next operator: use `process(..)` to change keys.
 //!
 //! Punctuations (Kafka Streams' `ProcessorContext#schedule`) follow the closure:
 //! `process([..], |ctx, key, value| .., schedule(Duration::from_secs(10), StreamTime, |ctx,
 //! timestamp| ..))` (or `WallClock`; several `schedule(..)` allowed). A callback gets the same
 //! context and the punctuation's time and returns records as the closure does; see
 //! [`punctuation`](crate::punctuation) for when it runs. An interval of zero is a compile error.
+//! A punctuation of `process_values` forwards nothing (Kafka Streams makes a `FixedKeyRecord`
+//! only from an input record): its callback returns `Ok(())`, for store upkeep.
 //!
 //! ```
 //! use dekaf_streams::prelude::*;
@@ -429,6 +444,33 @@
 //!             .to("unique-events", Utf8, Utf8);
 //!     }
 //! }
+//!
+//! topology! {
+//!     /// Each reading with the one before it, counted per sensor: no repartition topic.
+//!     pub Changes = "changes" {
+//!         store("last", Utf8, Utf8);
+//!         stream("readings", Utf8, Utf8)
+//!             .process_values(
+//!                 ["last"],
+//!                 |ctx, sensor: &String, reading: String| {
+//!                     let before = ctx.last().get(sensor)?;
+//!                     ctx.last().put(sensor, &reading)?;
+//!                     Ok(before.map(|b| format!("{b} -> {reading}")))
+//!                 },
+//!                 schedule(std::time::Duration::from_secs(3600), WallClock, |ctx, _now| {
+//!                     for (sensor, _) in ctx.last().all()? {
+//!                         ctx.last().delete(&sensor)?;
+//!                     }
+//!                     Ok(())
+//!                 })
+//!             )
+//!             .group_by_key()
+//!             .count("changes")
+//!             .to_stream()
+//!             .to("change-counts", Utf8, I64);
+//!     }
+//! }
+//! assert!(Changes::INFO.subtopologies[0].repartition_sink_topics.is_empty());
 //! ```
 //!
 //! # Sinks and errors
@@ -470,7 +512,8 @@
 //! session gap or sliding time difference of zero (Kafka Streams 4.4 accepts a zero gap; a
 //! session of one timestamp is nearly always a mistake), a session `aggregate` without its
 //! merger or a merger without session windows, `suppress_until_window_closes()` on a table that
-//! is not a windowed aggregation, a `process` naming an undeclared store, an invalid dead-letter topic,
+//! is not a windowed aggregation, a `process` or `process_values` naming an undeclared store or
+//! whose closure does not take the context, key and value, an invalid dead-letter topic,
 //! a dead-letter topic that is also an input topic (a failing record would loop forever), two
 //! merged streams whose key types differ, an empty topology body.
 //!

@@ -45,6 +45,7 @@ pub use streams::{
 pub use testing::TestDriver;
 
 pub mod dsl;
+pub mod forward;
 #[cfg(feature = "http")]
 pub mod http;
 pub mod picture;
@@ -85,6 +86,7 @@ pub mod __private;
 
 /// What a topology definition needs in scope: `use dekaf_streams::prelude::*;`.
 pub mod prelude {
+    pub use crate::forward::Forward;
     pub use crate::punctuation::PunctuationType;
     pub use crate::serdes::{
         Bool, Bytes, F32, F64, I16, I32, I64, Json, ListOf, Nullable, Serde, SessionWindowed,

@@ -188,6 +188,23 @@ topology! {
     }
 }
 
+topology! {
+    /// `process_values` with a store: the running sum of each key's amounts, forwarded under
+    /// the key with the amount in a header (`pv-amount`); the processor API's broker test
+    /// (`tests/kafka_punctuation.rs`, run by `punctuate-instance process_values`).
+    pub ProcessValuesEos = "pv-eos" {
+        store("pv-sums", Utf8, I64);
+        stream("pv-amounts", Utf8, I64)
+            .process_values(["pv-sums"], |ctx, key: &String, amount: i64| {
+                let sum = ctx.pv_sums().get(key)?.unwrap_or(0) + amount;
+                ctx.pv_sums().put(key, &sum)?;
+                let headers = Headers::new().with("pv-amount", amount.to_string());
+                Ok([Forward::value(sum).with_headers(headers)])
+            })
+            .to("pv-running", Utf8, I64);
+    }
+}
+
 /// Deletes what an earlier run of `application_id` left (its group, internal topics and the
 /// given topics) and creates the topics afresh; also sends the logs of in-process applications
 /// to the test's output (shown when a test fails).

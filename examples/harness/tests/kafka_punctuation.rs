@@ -13,7 +13,8 @@ use std::path::Path;
 use std::process::Child;
 use std::time::{Duration, Instant};
 
-use dekaf_streams_harness::e2e::{fresh, logged_instance};
+use dekaf_streams::testing::TestDriver;
+use dekaf_streams_harness::e2e::{ProcessValuesEos, fresh, logged_instance};
 use dekaf_streams_harness::kafka_io::{bootstrap, produce, read_all};
 
 const APP: &str = "pt-eos";
@@ -25,7 +26,12 @@ const PARTITIONS: i32 = 3;
 /// killed instance's transaction aborts quickly, and a commit interval of 1 s, five times the
 /// wall-clock punctuation's, so flushes go out between commits; its log goes to `log`.
 fn start(log: &Path, guarantee: &str) -> Child {
+    start_args(log, guarantee, &[])
+}
+
+fn start_args(log: &Path, guarantee: &str, args: &[&str]) -> Child {
     logged_instance(env!("CARGO_BIN_EXE_punctuate-instance"), log)
+        .args(args)
         .env("DEKAF_GUARANTEE", guarantee)
         .env("DEKAF_COMMIT_INTERVAL_MS", "1000")
         .env("DEKAF_TRANSACTION_TIMEOUT_MS", "5000")
@@ -39,10 +45,14 @@ fn amount(i: usize) -> (String, i64) {
 }
 
 async fn send(records: &[(String, i64)]) {
+    send_to(AMOUNTS, records).await;
+}
+
+async fn send_to(topic: &str, records: &[(String, i64)]) {
     let values: Vec<[u8; 8]> = records.iter().map(|(_, a)| a.to_be_bytes()).collect();
     produce(
         &bootstrap(),
-        AMOUNTS,
+        topic,
         records
             .iter()
             .zip(&values)
@@ -166,6 +176,152 @@ async fn punctuated_sums_are_exact_across_a_sigkill() {
     );
     problems.sort();
     eprintln!("{guarantee}: killed while input streamed in: {killed_while_streaming}");
+    assert!(
+        problems.is_empty(),
+        "{} problems (log {}):\n{}",
+        problems.len(),
+        log.display(),
+        problems.join("\n")
+    );
+}
+
+/// Per key, the committed running sums of `pv-running` with their `pv-amount` header.
+async fn running_sums() -> HashMap<String, Vec<(i64, String)>> {
+    let records = read_all(
+        &bootstrap(),
+        "pv-running",
+        Duration::from_secs(2),
+        Duration::from_secs(60),
+    )
+    .await
+    .expect("read the output");
+    let mut out: HashMap<String, Vec<(i64, String)>> = HashMap::new();
+    for r in records {
+        let (Some(k), Some(v)) = (r.key, r.value) else {
+            continue;
+        };
+        let v = <[u8; 8]>::try_from(&v[..]).map_or(i64::MIN, i64::from_be_bytes);
+        let amount = r
+            .headers
+            .iter()
+            .find(|(n, _)| n == "pv-amount")
+            .and_then(|(_, v)| v.as_deref())
+            .map_or_else(
+                || "missing".to_owned(),
+                |v| String::from_utf8_lossy(v).into_owned(),
+            );
+        out.entry(String::from_utf8_lossy(&k).into_owned())
+            .or_default()
+            .push((v, amount));
+    }
+    out
+}
+
+/// `process_values` with a store under exactly-once, the instance SIGKILLed while input
+/// streams in: an independent read_committed reader must see, per key, exactly the
+/// TestDriver's running sums with their headers (a replayed or lost record, or a store not
+/// restored from its changelog, would break a key's sequence).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn process_values_running_sums_and_headers_are_exact_across_a_sigkill() {
+    fresh(
+        &bootstrap(),
+        "pv-eos",
+        &[("pv-amounts", PARTITIONS), ("pv-running", PARTITIONS)],
+    )
+    .await;
+    let log = std::env::temp_dir().join("pv-eos-instance.log");
+    let _ = std::fs::remove_file(&log);
+    let input: Vec<_> = (0..20_000).map(amount).collect();
+
+    let driver = TestDriver::<ProcessValuesEos>::new();
+    let amounts = driver.input_topic(ProcessValuesEos::PV_AMOUNTS);
+    for (k, a) in &input {
+        amounts.pipe_input(k.clone(), *a);
+    }
+    let mut expected: HashMap<String, Vec<(i64, String)>> = HashMap::new();
+    for r in driver
+        .output_topic(ProcessValuesEos::PV_RUNNING)
+        .read_records_to_list()
+    {
+        let amount = r.headers.last("pv-amount").flatten().unwrap_or(b"missing");
+        expected
+            .entry(r.key)
+            .or_default()
+            .push((r.value, String::from_utf8_lossy(amount).into_owned()));
+    }
+
+    send_to("pv-amounts", &input[..2000]).await;
+    let mut instance = start_args(&log, "exactly_once", &["process_values"]);
+    let started = Instant::now();
+    while running_sums().await.is_empty() {
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "no output within 120 s; see {}",
+            log.display()
+        );
+    }
+    // Stream the rest in small chunks and kill the instance halfway through, while it reads
+    // them (counted by the producer, so the kill falls mid-input).
+    let streaming: Vec<_> = input[2000..16_000].to_vec();
+    let chunks_sent = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let sent = chunks_sent.clone();
+    let producer = std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a runtime for the producer");
+        for chunk in streaming.chunks(200) {
+            runtime.block_on(send_to("pv-amounts", chunk));
+            sent.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+    });
+    while chunks_sent.load(std::sync::atomic::Ordering::SeqCst) < 35 && !producer.is_finished() {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let killed_while_streaming = !producer.is_finished();
+    instance.kill().expect("SIGKILL the instance");
+    instance.wait().expect("reap the instance");
+    tokio::task::spawn_blocking(move || producer.join())
+        .await
+        .expect("join the producer thread")
+        .expect("the producer thread");
+    send_to("pv-amounts", &input[16_000..]).await;
+    let mut instance = start_args(&log, "exactly_once", &["process_values"]);
+    let started = Instant::now();
+    let got = loop {
+        let got = running_sums().await;
+        if got == expected || started.elapsed() > Duration::from_secs(180) {
+            break got;
+        }
+    };
+    let _ = instance.kill();
+    let _ = instance.wait();
+    let mut problems: Vec<String> = expected
+        .iter()
+        .filter(|(k, v)| got.get(*k) != Some(v))
+        .map(|(k, v)| {
+            let g = got.get(k).map_or(&[][..], Vec::as_slice);
+            let at = v
+                .iter()
+                .zip(g)
+                .position(|(a, b)| a != b)
+                .unwrap_or(v.len().min(g.len()));
+            format!(
+                "{k}: {} committed, {} expected; first difference at {at}: {:?} vs {:?}",
+                g.len(),
+                v.len(),
+                g.get(at),
+                v.get(at)
+            )
+        })
+        .collect();
+    problems.extend(
+        got.keys()
+            .filter(|k| !expected.contains_key(*k))
+            .map(|k| format!("{k}: written but never sent")),
+    );
+    problems.sort();
+    eprintln!("process_values: killed while input streamed in: {killed_while_streaming}");
     assert!(
         problems.is_empty(),
         "{} problems (log {}):\n{}",

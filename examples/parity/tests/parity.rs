@@ -155,6 +155,20 @@ topology! {
     }
 }
 
+topology! {
+    pub ProcessValuesCount = "parity-process-values-count" {
+        store("last", Utf8, Utf8);
+        let s = stream("in", Utf8, Utf8)
+            .process_values(["last"], |ctx, k: &String, v: String| {
+                let before = ctx.last().get(k)?;
+                ctx.last().put(k, &v)?;
+                Ok(before.map(|b| format!("{b}->{v}")))
+            });
+        s.to("out", Utf8, Utf8);
+        s.group_by_key().count("counts").to_stream().to("out.s.l", Utf8, I64);
+    }
+}
+
 // ---- grouping and aggregation of streams -------------------------------------------------------
 
 topology! {
@@ -577,6 +591,7 @@ fn run_case(case: &Case) -> Option<Vec<Value>> {
         "repartition" => run::<Repartition>(case),
         "loop" => run::<Loop>(case),
         "process_dedup" => run::<ProcessDedup>(case),
+        "process_values_count" => run::<ProcessValuesCount>(case),
         "count" => run::<Count>(case),
         "count_nullable" => run::<CountNullable>(case),
         "count_group_by" => run::<CountGroupBy>(case),

@@ -163,6 +163,9 @@ pub(crate) enum NodeKind {
     Process {
         f: Expr,
         stores: Vec<usize>,
+        /// `process_values(..)`: the closure gets the key by reference and returns values; the
+        /// key is kept (Kafka Streams' `processValues`, a `FixedKeyProcessor`).
+        values: bool,
         /// Its punctuations, `schedule(..)` after the closure.
         schedules: Vec<Schedule>,
     },

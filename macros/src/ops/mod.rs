@@ -140,6 +140,7 @@ pub(crate) const REGISTRY: &[Operator] = &[
     join::LEFT_JOIN,
     stream_join::OUTER_JOIN,
     process::PROCESS,
+    process::PROCESS_VALUES,
     repartition::REPARTITION,
     to::TO,
     group::WINDOWED_BY,

@@ -2,11 +2,14 @@
 //! per key in a store and flushed by punctuations (on stream time every second and on the wall
 //! clock every 200 ms), run on Kafka with settings from the environment (see
 //! [`dekaf_streams_examples::runner`]) until SIGTERM, or a SIGKILL by the test.
+//! `punctuate-instance process_values` runs the processor API's other broker test instead
+//! ([`dekaf_streams_harness::e2e::ProcessValuesEos`]).
 
 use std::process::ExitCode;
 
 use dekaf_streams::prelude::*;
 use dekaf_streams_examples::runner::run_on_kafka;
+use dekaf_streams_harness::e2e::ProcessValuesEos;
 
 topology! {
     /// Sums `pt-amounts` per key into `pt-pending`; each punctuation forwards every pending
@@ -39,5 +42,8 @@ topology! {
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    run_on_kafka(PunctuateEos).await
+    match std::env::args().nth(1).as_deref() {
+        Some("process_values") => run_on_kafka(ProcessValuesEos).await,
+        _ => run_on_kafka(PunctuateEos).await,
+    }
 }

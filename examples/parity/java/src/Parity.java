@@ -50,6 +50,9 @@ import org.apache.kafka.streams.kstream.SlidingWindows;
 import org.apache.kafka.streams.kstream.Suppressed;
 import org.apache.kafka.streams.kstream.TimeWindows;
 import org.apache.kafka.streams.kstream.WindowedSerdes;
+import org.apache.kafka.streams.processor.api.FixedKeyProcessor;
+import org.apache.kafka.streams.processor.api.FixedKeyProcessorContext;
+import org.apache.kafka.streams.processor.api.FixedKeyRecord;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -134,6 +137,31 @@ public final class Parity {
                     context.forward(record);
                 }
             }, "seen").to("out");
+        });
+
+        def("process_values_count", b -> {
+            b.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore("last"), Serdes.String(), Serdes.String()));
+            KStream<String, String> s = in(b).processValues(() -> new FixedKeyProcessor<String, String, String>() {
+                private FixedKeyProcessorContext<String, String> context;
+                private KeyValueStore<String, String> last;
+
+                @Override
+                public void init(FixedKeyProcessorContext<String, String> context) {
+                    this.context = context;
+                    this.last = context.getStateStore("last");
+                }
+
+                @Override
+                public void process(FixedKeyRecord<String, String> record) {
+                    String before = last.get(record.key());
+                    last.put(record.key(), record.value());
+                    if (before != null) {
+                        context.forward(record.withValue(before + "->" + record.value()));
+                    }
+                }
+            }, "last");
+            s.to("out");
+            s.groupByKey().count().toStream().to("out.s.l", Produced.with(Serdes.String(), Serdes.Long()));
         });
 
         // ---- grouping and aggregation of streams -----------------------------------------------

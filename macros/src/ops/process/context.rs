@@ -5,39 +5,87 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use crate::codegen::emitter::{Acc, Emitter};
+use crate::codegen::emitter::{Acc, Emitter, dk};
 use crate::ir::{Model, NodeKind};
 use crate::names::snake;
 
 /// `call` (which uses `__dk_ctx`) with the node's context built from the task and
 /// `__dk_record`, then the node's children on every record it returns: the code of a record
-/// through `process(..)` and of a punctuation callback ([`super::punctuate`]).
-pub(crate) fn with_context(em: &Emitter<'_>, node: usize, call: TokenStream) -> TokenStream {
-    let NodeKind::Process { stores, .. } = &em.m.nodes[node].kind else {
+/// through `process(..)` and of a punctuation callback ([`super::punctuate`]). `forward` is
+/// false for a call returning `()` (a punctuation of `process_values`).
+///
+/// Each returned item is taken apart into key, value and the timestamp and headers it sets
+/// (`dekaf_streams::forward`); the children see `__dk_record` with those.
+pub(crate) fn with_context(
+    em: &Emitter<'_>,
+    node: usize,
+    call: TokenStream,
+    forward: bool,
+) -> TokenStream {
+    let NodeKind::Process { stores, values, .. } = &em.m.nodes[node].kind else {
         return quote!();
     };
-    let (nk, nv) = (format_ident!("__k{}", node), format_ident!("__v{}", node));
+    let dk = dk();
     let ctx = em.ctx_type(node);
     let fields = stores.iter().map(|&i| {
         let f = Emitter::store_field(i);
         quote!(#f: &mut self.#f)
     });
     let out = format_ident!("__out{}", node);
-    let children = em.children(node, &Acc::owned(nk.clone()), &Acc::owned(nv.clone()));
+    let item = format_ident!("__item{}", node);
+    let nv = format_ident!("__v{}", node);
+    let (parts, children) = if *values {
+        // The key stays the input's, borrowed by every value (`process_values`).
+        let kb = format_ident!("__kb{}", node);
+        let parts = quote! {
+            let (_, #nv, __dk_ts, __dk_h) = {
+                use #dk::{ForwardValue as _, PlainValue as _};
+                (&&#dk::ValueItem::new(#item)).value_parts()
+            };
+        };
+        let kacc = Acc {
+            ident: kb,
+            is_ref: true,
+        };
+        (parts, em.children(node, &kacc, &Acc::owned(nv.clone())))
+    } else {
+        let nk = format_ident!("__k{}", node);
+        let parts = quote! {
+            let (#nk, #nv, __dk_ts, __dk_h) = #dk::ForwardRecord::into_parts(#item);
+        };
+        let children = em.children(node, &Acc::owned(nk), &Acc::owned(nv.clone()));
+        (parts, children)
+    };
+    let each = if forward {
+        quote! {
+            for #item in ::core::iter::IntoIterator::into_iter(#out) {
+                #parts
+                let __dk_fwd = #dk::forwarded(__dk_record, __dk_ts, &__dk_h);
+                let __dk_record = &__dk_fwd;
+                #children
+            }
+        }
+    } else {
+        quote!(let () = #out;)
+    };
     quote! {
+        let __dk_topics = #dk::Task::source_topics(self);
         let #out = {
-            let mut __dk_ctx = #ctx {
+            let mut __dk_ctx = #ctx::<'_, B, S> {
                 #(#fields,)*
+                __backend: ::core::marker::PhantomData,
                 __kbuf: &mut self.__kbuf,
                 __vbuf: &mut self.__vbuf,
                 __sink: &mut *__dk_sink,
                 __partition: self.__partition,
                 __timestamp: __dk_record.timestamp,
                 __headers: __dk_record.headers,
+                __topic: __dk_topics.get(__dk_record.source).copied(),
+                __offset: __dk_record.offset,
             };
             #call
         };
-        for (#nk, #nv) in ::core::iter::IntoIterator::into_iter(#out) { #children }
+        #each
     }
 }
 
@@ -79,12 +127,16 @@ pub(crate) fn contexts(m: &Model, em: &Emitter<'_>) -> TokenStream {
             #[doc = #doc]
             pub struct #ctx<'a, B: #dk::StoreBackend, S: #dk::RecordSink> {
                 #(#fields: &'a mut B,)*
+                // Uses `B` when the node lists no store.
+                __backend: ::core::marker::PhantomData<&'a mut B>,
                 __kbuf: &'a mut ::std::vec::Vec<u8>,
                 __vbuf: &'a mut ::std::vec::Vec<u8>,
                 __sink: &'a mut S,
                 __partition: i32,
                 __timestamp: i64,
                 __headers: &'a #dk::Headers,
+                __topic: ::core::option::Option<&'static str>,
+                __offset: i64,
             }
 
             impl<'a, B: #dk::StoreBackend, S: #dk::RecordSink> #ctx<'a, B, S> {
@@ -100,9 +152,22 @@ pub(crate) fn contexts(m: &Model, em: &Emitter<'_>) -> TokenStream {
                     self.__headers
                 }
 
-                /// The task's partition.
+                /// The task's partition (the record's: a task reads one partition of each
+                /// of its topics).
                 pub fn partition(&self) -> i32 {
                     self.__partition
+                }
+
+                /// The topic the record was read from (Kafka Streams'
+                /// `recordMetadata().topic()`); `None` in a punctuation.
+                pub fn topic(&self) -> ::core::option::Option<&'static str> {
+                    self.__topic
+                }
+
+                /// The record's offset in its partition (Kafka Streams'
+                /// `recordMetadata().offset()`); `None` in a punctuation.
+                pub fn offset(&self) -> ::core::option::Option<i64> {
+                    if self.__offset < 0 { None } else { Some(self.__offset) }
                 }
             }
         });

@@ -1,16 +1,22 @@
 //! `process(["store", ..], |ctx, key, value| ..)`: the processor API. The closure gets a
 //! context with one typed accessor per listed store (declared with `store(..)`) and the
 //! record's metadata, and returns the records to pass on.
+//!
+//! `process_values(["store", ..], |ctx, key, value| ..)` is Kafka Streams' `processValues` (a
+//! `FixedKeyProcessor`): the closure borrows the key and returns values, every one forwarded
+//! under the record's key, so the key is unchanged and a later grouping or join does not
+//! repartition. Its punctuations forward nothing (a `FixedKeyRecord` can only be made from an
+//! input record): their callbacks return `Ok(())`.
 
 use proc_macro2::TokenStream;
-use quote::quote_spanned;
+use quote::{format_ident, quote, quote_spanned};
 use syn::Expr;
 
 pub(crate) mod context;
 pub(crate) mod punctuate;
 
 use super::{Emit, Lower, Operator};
-use crate::args::{arity, err_at};
+use crate::args::{arity, closure_arity, err_at};
 use crate::build::{Builder, Flow, Stream};
 use crate::codegen::emitter::{Acc, Emitter, Part, dk};
 use crate::ir::{NodeKind, StoreOwner};
@@ -28,16 +34,37 @@ pub(crate) const PROCESS: Operator = Operator {
     }],
 };
 
+pub(crate) const PROCESS_VALUES: Operator = Operator {
+    name: "process_values",
+    usage: "process_values([\"store\", ..], |ctx, key: &K, value| Ok(Some(new_value))), optionally followed by punctuations: schedule(Duration::from_secs(1), StreamTime | WallClock, |ctx, timestamp| Ok(()))",
+    lower: &[Lower::Stream(process_values)],
+    on_stream: None,
+    // `PROCESS`'s code generation answers for both (one node kind).
+    emit: &[],
+};
+
 fn process(b: &mut Builder, s: Stream, call: &Call) -> syn::Result<Flow> {
-    const USAGE: &str = PROCESS.usage;
+    lower(b, s, call, false)
+}
+
+fn process_values(b: &mut Builder, s: Stream, call: &Call) -> syn::Result<Flow> {
+    lower(b, s, call, true)
+}
+
+fn lower(b: &mut Builder, s: Stream, call: &Call, values: bool) -> syn::Result<Flow> {
+    let (usage, op) = if values {
+        (PROCESS_VALUES.usage, "process_values")
+    } else {
+        (PROCESS.usage, "process")
+    };
     if call.args.len() < 2 {
-        arity(call, 2, USAGE)?;
+        arity(call, 2, usage)?;
     }
     let Expr::Array(arr) = &call.args[0] else {
         return Err(err_at(
             &call.args[0],
             format!(
-                "the first argument names the stores it uses, as an array of string literals: {USAGE}"
+                "the first argument names the stores it uses, as an array of string literals: {usage}"
             ),
         ));
     };
@@ -53,8 +80,14 @@ fn process(b: &mut Builder, s: Stream, call: &Call) -> syn::Result<Flow> {
         stores.push(store_index(b, lit, &stores)?);
     }
     let f = call.args[1].clone();
+    if matches!(f, Expr::Closure(_)) && closure_arity(&f) != Some(3) {
+        return Err(err_at(
+            &f,
+            format!("the closure of {op}(..) takes the context, the key and the value: {usage}"),
+        ));
+    }
     // A bad schedule is reported without dropping the node: its stores stay used.
-    let schedules = punctuate::parse_all(&call.args[2..]).unwrap_or_else(|e| {
+    let schedules = punctuate::parse_all(&call.args[2..], values).unwrap_or_else(|e| {
         b.diagnostics.error(e);
         Vec::new()
     });
@@ -62,14 +95,27 @@ fn process(b: &mut Builder, s: Stream, call: &Call) -> syn::Result<Flow> {
         NodeKind::Process {
             f,
             stores: stores.clone(),
+            values,
             schedules,
         },
-        "KSTREAM-PROCESSOR",
+        if values {
+            "KSTREAM-PROCESSVALUES"
+        } else {
+            "KSTREAM-PROCESSOR"
+        },
         call.span,
         &[s.node],
     );
     for st in stores {
         b.stores[st].users.push(node);
+    }
+    if values {
+        // The key is kept: its serde, whether it changed and its window stay the stream's.
+        return Ok(Flow::Stream(Stream {
+            node,
+            value: None,
+            ..s
+        }));
     }
     Ok(Flow::Stream(Stream {
         node,
@@ -130,20 +176,43 @@ pub(crate) fn emit(em: &Emitter<'_>, node: usize, f: &Expr, k: &Acc, v: &Acc) ->
     let (sp, name) = (n.span, &n.name);
     let (ko, vo) = (k.o(sp), v.o(sp));
     let call = quote_spanned!(sp=> #dk::process(&mut __dk_ctx, #ko, #vo, #name, #f)?);
-    context::with_context(em, node, call)
+    context::with_context(em, node, call, true)
+}
+
+/// `process_values`: the closure borrows the key, every value it returns goes on under it.
+fn emit_values(em: &Emitter<'_>, node: usize, f: &Expr, k: &Acc, v: &Acc) -> TokenStream {
+    let dk = dk();
+    let n = &em.m.nodes[node];
+    let (sp, name) = (n.span, &n.name);
+    let kb = format_ident!("__kb{}", node);
+    let kid = &k.ident;
+    let kdef = if k.is_ref {
+        quote!(let #kb = #kid;)
+    } else {
+        quote!(let #kb = &#kid;)
+    };
+    let vo = v.o(sp);
+    let call = quote_spanned!(sp=> #dk::process_values(&mut __dk_ctx, #kb, #vo, #name, #f)?);
+    let body = context::with_context(em, node, call, true);
+    quote! { #kdef #body }
 }
 
 fn record(em: &Emitter<'_>, node: usize, k: &Acc, v: &Acc) -> Option<TokenStream> {
-    let NodeKind::Process { f, .. } = &em.m.nodes[node].kind else {
+    let NodeKind::Process { f, values, .. } = &em.m.nodes[node].kind else {
         return None;
     };
-    Some(emit(em, node, f, k, v))
+    Some(if *values {
+        emit_values(em, node, f, k, v)
+    } else {
+        emit(em, node, f, k, v)
+    })
 }
 
 /// A null key or value: the closure would take it, the record fails.
 fn null(em: &Emitter<'_>, node: usize, k: &Part, _: &Part) -> Option<TokenStream> {
-    let NodeKind::Process { .. } = &em.m.nodes[node].kind else {
+    let NodeKind::Process { values, .. } = &em.m.nodes[node].kind else {
         return None;
     };
-    Some(em.null_fails(node, "process", k))
+    let op = if *values { "process_values" } else { "process" };
+    Some(em.null_fails(node, op, k))
 }

@@ -18,23 +18,29 @@ use crate::ir::{NodeKind, Sub};
 /// The usage line quoted in errors.
 pub(crate) const USAGE: &str = "schedule(Duration::from_secs(1), StreamTime, |ctx, timestamp| Ok(Some((key, value)))) (or WallClock)";
 
-/// Parses the arguments of `process(..)` after its closure: each a `schedule(..)`.
-pub(crate) fn parse_all(args: &[Expr]) -> syn::Result<Vec<Schedule>> {
-    args.iter().map(parse).collect()
+/// The usage line of `process_values(..)`'s punctuations, which forward nothing.
+const VALUES_USAGE: &str =
+    "schedule(Duration::from_secs(1), StreamTime, |ctx, timestamp| Ok(())) (or WallClock)";
+
+/// Parses the arguments of `process(..)` (or of `process_values(..)`: `values`) after its
+/// closure: each a `schedule(..)`.
+pub(crate) fn parse_all(args: &[Expr], values: bool) -> syn::Result<Vec<Schedule>> {
+    let usage = if values { VALUES_USAGE } else { USAGE };
+    args.iter().map(|e| parse(e, usage)).collect()
 }
 
-fn parse(e: &Expr) -> syn::Result<Schedule> {
+fn parse(e: &Expr, usage: &str) -> syn::Result<Schedule> {
     let Expr::Call(call) = e else {
         return Err(err_at(
             e,
-            format!("after its closure, process(..) takes only punctuation schedules: {USAGE}"),
+            format!("after its closure, process(..) takes only punctuation schedules: {usage}"),
         ));
     };
     let is_schedule = matches!(&*call.func, Expr::Path(p) if p.path.is_ident("schedule"));
     if !is_schedule {
         return Err(err_at(
             &call.func,
-            format!("after its closure, process(..) takes only punctuation schedules: {USAGE}"),
+            format!("after its closure, process(..) takes only punctuation schedules: {usage}"),
         ));
     }
     let args: Vec<&Expr> = call.args.iter().collect();
@@ -42,7 +48,7 @@ fn parse(e: &Expr) -> syn::Result<Schedule> {
         return Err(err_at(
             e,
             format!(
-                "schedule(..) takes an interval, StreamTime or WallClock, and a callback: {USAGE}"
+                "schedule(..) takes an interval, StreamTime or WallClock, and a callback: {usage}"
             ),
         ));
     };
@@ -51,7 +57,7 @@ fn parse(e: &Expr) -> syn::Result<Schedule> {
         return Err(err_at(
             interval,
             format!(
-                "a punctuation interval must be at least 1 ms (Kafka Streams rejects shorter ones; zero would punctuate without end): give a positive interval, e.g. {USAGE}"
+                "a punctuation interval must be at least 1 ms (Kafka Streams rejects shorter ones; zero would punctuate without end): give a positive interval, e.g. {usage}"
             ),
         ));
     }
@@ -59,15 +65,15 @@ fn parse(e: &Expr) -> syn::Result<Schedule> {
         Expr::Path(p) => match p.path.segments.last().map(|s| s.ident.to_string()) {
             Some(s) if s == "StreamTime" => false,
             Some(s) if s == "WallClock" => true,
-            _ => return Err(kind_error(kind)),
+            _ => return Err(kind_error(kind, usage)),
         },
-        _ => return Err(kind_error(kind)),
+        _ => return Err(kind_error(kind, usage)),
     };
     if closure_arity(f) != Some(2) {
         return Err(err_at(
             f,
             format!(
-                "a punctuation callback is a closure of the context and the punctuation's time, returning the records to forward: {USAGE}"
+                "a punctuation callback is a closure of the context and the punctuation's time, returning the records to forward: {usage}"
             ),
         ));
     }
@@ -79,11 +85,11 @@ fn parse(e: &Expr) -> syn::Result<Schedule> {
     })
 }
 
-fn kind_error(kind: &Expr) -> syn::Error {
+fn kind_error(kind: &Expr, usage: &str) -> syn::Error {
     err_at(
         kind,
         format!(
-            "the punctuation type is StreamTime (record timestamps) or WallClock (the system clock): {USAGE}"
+            "the punctuation type is StreamTime (record timestamps) or WallClock (the system clock): {usage}"
         ),
     )
 }
@@ -259,9 +265,14 @@ fn run_due(schedules: &[&(usize, usize, &Schedule)]) -> TokenStream {
 /// record it returns.
 fn callback(em: &Emitter<'_>, node: usize, s: &Schedule) -> TokenStream {
     let dk = dk();
-    let name = &em.m.nodes[node].name;
+    let n = &em.m.nodes[node];
+    let name = &n.name;
     let f = &s.f;
+    if matches!(n.kind, NodeKind::Process { values: true, .. }) {
+        let call = quote_spanned!(s.span=> #dk::punctuate_values(&mut __dk_ctx, __dk_record.timestamp, #name, #f)?);
+        return super::context::with_context(em, node, call, false);
+    }
     let call =
         quote_spanned!(s.span=> #dk::punctuate(&mut __dk_ctx, __dk_record.timestamp, #name, #f)?);
-    super::context::with_context(em, node, call)
+    super::context::with_context(em, node, call, true)
 }
