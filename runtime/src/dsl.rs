@@ -168,9 +168,10 @@
 //!   task fails with [`TaskError::BufferFull`](crate::task::TaskError::BufferFull), which stops
 //!   the instance whatever `on_error` says, as Kafka Streams' `StreamsException`; its message
 //!   names the config to change). A buffer is full when it holds more than `n` records, or more
-//!   than `n` bytes counted as Kafka Streams counts them: per entry 8 + the serialized key + the
-//!   serialized value + 20 for the record's context (Kafka Streams adds the topic name and the
-//!   headers to that context estimate; they are not counted here). `suppress_until_window_closes`
+//!   than `n` bytes, counted per entry as 8 + the serialized key + the serialized value + 20 for
+//!   the record's timestamp, offset and partition. That is the core of Kafka Streams' estimate,
+//!   not all of it: Kafka Streams also counts the record's topic name, its headers and the old
+//!   value it buffers beside the new one, so the same `max_bytes` fills later here. `suppress_until_window_closes`
 //!   takes only strict configs (`unbounded()` or `.shut_down_when_full()`): emitting early would
 //!   forward results that are not final, so the macro refuses it, as Kafka Streams' types do.
 //!
