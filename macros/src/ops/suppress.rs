@@ -163,15 +163,14 @@ pub(crate) fn buffer_spec(e: &Expr) -> syn::Result<BufferSpec> {
     Ok(BufferSpec { text, ..spec })
 }
 
-/// `(buffer)`, `("name")`, `(buffer, "name")` from argument `from` on.
-fn buffer_and_name(
-    call: &Call,
-    from: usize,
-    usage: &str,
-) -> syn::Result<(
+/// A suppression's optional buffer config (as written, and parsed) and optional name.
+type BufferAndName = (
     Option<(Expr, BufferSpec)>,
     Option<(String, proc_macro2::Span)>,
-)> {
+);
+
+/// `(buffer)`, `("name")`, `(buffer, "name")` from argument `from` on.
+fn buffer_and_name(call: &Call, from: usize, usage: &str) -> syn::Result<BufferAndName> {
     let rest = &call.args[from.min(call.args.len())..];
     match rest {
         [] => Ok((None, None)),
