@@ -344,6 +344,54 @@ in a x 25
 in a x 22
 in b x 60
 """)
+case("limit_suppress_basic", "limit_suppress", """
+in a x 0
+in b x 5
+in a x 8
+in a x 10
+in b x 14
+in c x 15
+in a x 30
+""", "until_time_limit: a key's latest count once stream time reaches its first buffered time + 10; updates keep the key's place")
+case("limit_suppress_late", "limit_suppress", """
+in a x 20
+in b x 3
+in c x 25
+in b x 31
+""", "an update older than stream time is buffered at its own time and emitted at once if that is past the limit")
+case("limit_suppress_zero_basic", "limit_suppress_zero", """
+in a x 0
+in a x 1
+in b x 0
+in a x 5
+""", "a zero time limit forwards every update at once")
+case("limit_suppress_early_basic", "limit_suppress_early", """
+in a x 0
+in b x 1
+in a x 2
+in c x 3
+in d x 4
+in c x 5
+in e x 200
+""", "max_records(2) emits the earliest-buffered keys early when a third key arrives")
+case("limit_suppress_shut_down_basic", "limit_suppress_shut_down", """
+in a x 0
+in a x 1
+in b x 2
+""", "max_records(1).shut_down_when_full(): a second key fails the task")
+case("tumbling_limit_suppress_basic", "tumbling_limit_suppress", """
+in a x 0
+in a x 3
+in b x 6
+in a x 8
+in x x 20
+""", "until_time_limit on a windowed count: keyed by window, buffered at the update's time")
+case("tumbling_suppress_shut_down_basic", "tumbling_suppress_shut_down", """
+in a x 0
+in a x 5
+in a x 12
+in b x 13
+""", "until_window_closes(max_records(1).shut_down_when_full()): closed windows leave before the capacity check; two open windows fail the task")
 
 # ---- tables ---------------------------------------------------------------------------------
 case("table_passthrough_basic", "table_passthrough", """

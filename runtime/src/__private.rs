@@ -45,9 +45,9 @@ pub use crate::topology::{
     WindowedSink,
 };
 pub use crate::window::{
-    Base, SessionSpan, SlidingStep, TimeIndex, WindowScratch, buffer_evict_next, buffer_put,
-    session_find, session_key, session_merge, session_merger, sliding_load, sliding_plan,
-    sliding_store, split_session_key,
+    Base, BufferLimits, SessionSpan, SlidingStep, SuppressState, TimeIndex, WindowScratch,
+    buffer_evict_next, buffer_put, limit_evict_next, limit_put, session_find, session_key,
+    session_merge, session_merger, sliding_load, sliding_plan, sliding_store, split_session_key,
 };
 
 /// The windowed stream-stream joins' stores and per-record support.

@@ -92,7 +92,8 @@
 //! | `.windowed_by(sliding(time_difference).grace(g))` | sliding windows ([below](#session-and-sliding-windows-emit-final)) |
 //! | `aggregate("store", \|\| initial, \|key, value, aggregate\| .., \|key: &K, a: A, b: A\| -> A, AggregateSerde)` | after `session(..)`: the fourth argument merges two sessions' aggregates |
 //! | `to_stream()` | the table's updates as a stream (aggregations of streams: plain values) |
-//! | `suppress_until_window_closes()`, `suppress_until_window_closes("name")` | after a windowed aggregation: one final result per window and key, when it closes |
+//! | `suppress_until_window_closes()`, `suppress_until_window_closes("name")`, `suppress_until_window_closes(max_records(n).shut_down_when_full(), "name")` | after a windowed aggregation: one final result per window and key, when it closes |
+//! | `suppress_until_time_limit(Duration, buffer, "name")` (buffer and name optional) | after an aggregation, windowed or not: a key's latest result, once stream time passes the time it was first buffered plus the limit |
 //!
 //! Every store writes its updates to `<app>-<store>-changelog`. An aggregation emits the new
 //! value for each record, or, with the record cache on (`KafkaStreams`' default, 10 MiB), the
@@ -149,6 +150,51 @@
 //!   (`<app>-KTABLE-SUPPRESS-STATE-STORE-<n>-changelog`, or `<app>-<name>-store-changelog`)
 //!   is written in the task's transaction, so under exactly-once each final result is emitted
 //!   once across crashes and rebalances.
+//! - **`suppress_until_time_limit(limit)`** (Kafka Streams'
+//!   `suppress(Suppressed.untilTimeLimit(limit, ..))`), after an aggregation with or without
+//!   time or sliding windows: buffers each key's latest result and forwards it (stamped with
+//!   that result's timestamp) once the suppression's stream time (the largest timestamp that
+//!   reached it) is at least the time the key was *first* buffered plus `limit`; a later update
+//!   replaces the value but keeps the key's place, as in Kafka Streams. A limit of 0 forwards
+//!   every update at once (Kafka Streams allows it too). The buffer is changelogged like the
+//!   one above and restored after a crash; the suppression's stream time starts again with the
+//!   task, as Kafka Streams' processor-local time does. Session-windowed aggregations take
+//!   `suppress_until_window_closes()` only.
+//! - **Buffer configs** (Kafka Streams' `Suppressed.BufferConfig`), the optional argument of
+//!   both: `unbounded()` (the default), `max_records(n)`, `max_bytes(n)`, chained with
+//!   `.with_max_records(n)`, `.with_max_bytes(n)`, `.with_no_bound()` and what a full buffer
+//!   does: `.emit_early_when_full()` (the default of `max_records`/`max_bytes`: the
+//!   earliest-buffered keys are forwarded early until it fits) or `.shut_down_when_full()` (the
+//!   task fails with [`TaskError::BufferFull`](crate::task::TaskError::BufferFull), which stops
+//!   the instance whatever `on_error` says, as Kafka Streams' `StreamsException`; its message
+//!   names the config to change). A buffer is full when it holds more than `n` records, or more
+//!   than `n` bytes, counted per entry as 8 + the serialized key + the serialized value + 20 for
+//!   the record's timestamp, offset and partition. That is the core of Kafka Streams' estimate,
+//!   not all of it: Kafka Streams also counts the record's topic name, its headers and the old
+//!   value it buffers beside the new one, so the same `max_bytes` fills later here. `suppress_until_window_closes`
+//!   takes only strict configs (`unbounded()` or `.shut_down_when_full()`): emitting early would
+//!   forward results that are not final, so the macro refuses it, as Kafka Streams' types do.
+//!
+//! ```
+//! use dekaf_streams::prelude::*;
+//!
+//! topology! {
+//!     pub Settled = "settled" {
+//!         let counts = stream("clicks", Utf8, Utf8).group_by_key().count("clicks");
+//!         counts
+//!             .suppress_until_time_limit(Duration::from_secs(30), max_records(10_000))
+//!             .to_stream()
+//!             .to("clicks-settled", Utf8, I64);
+//!         stream("views", Utf8, Utf8)
+//!             .group_by_key()
+//!             .windowed_by(tumbling(Duration::from_mins(1)))
+//!             .count("views-per-minute")
+//!             .suppress_until_window_closes(max_bytes(64_000_000).shut_down_when_full(), "views-final")
+//!             .to_stream()
+//!             .to("views-per-minute", TimeWindowed::<Utf8>, I64);
+//!     }
+//! }
+//! ```
 //!
 //! Stores keep windows for their retention (time: size + grace; session: gap + grace;
 //! sliding: 2 × difference + grace) and delete older ones with a changelog tombstone, found
@@ -512,8 +558,10 @@
 //! session gap or sliding time difference of zero (Kafka Streams 4.4 accepts a zero gap; a
 //! session of one timestamp is nearly always a mistake), a session `aggregate` without its
 //! merger or a merger without session windows, `suppress_until_window_closes()` on a table that
-//! is not a windowed aggregation, a `process` or `process_values` naming an undeclared store or
-//! whose closure does not take the context, key and value, an invalid dead-letter topic,
+//! is not a windowed aggregation or with a buffer config that emits early,
+//! `suppress_until_time_limit(..)` on a table that is not an aggregation's, a `process` or
+//! `process_values` naming an undeclared store or whose closure does not take the context, key
+//! and value, an invalid dead-letter topic,
 //! a dead-letter topic that is also an input topic (a failing record would loop forever), two
 //! merged streams whose key types differ, an empty topology body.
 //!

@@ -43,6 +43,15 @@ const _: () =
 pub enum RecordFailure {
     /// The sink failed: the task fails, whatever `on_error` says.
     Sink(SinkError),
+    /// A suppression's buffer is over its limits and may not emit early
+    /// (`shut_down_when_full()`): the task fails, whatever `on_error` says, as Kafka Streams'
+    /// `StreamsException` does.
+    BufferFull {
+        /// The suppression's node.
+        node: &'static str,
+        /// What is full and what to change.
+        message: String,
+    },
     /// The record failed: `on_error` decides.
     Record {
         /// What kind of failure (Kafka Streams' exception classes, as `on_error` sees them).
@@ -103,6 +112,27 @@ pub fn store_error(node: &'static str, e: StoreError) -> RecordError {
     }
 }
 
+/// The buffer of suppression `node` holds `records` of at most `max_records` entries and
+/// `bytes` of at most `max_bytes` bytes after a put, and its config (`config`) says
+/// `shut_down_when_full()`.
+#[cold]
+#[inline(never)]
+pub(crate) fn buffer_full(
+    node: &'static str,
+    records: u64,
+    max_records: u64,
+    bytes: u64,
+    max_bytes: u64,
+    config: &'static str,
+) -> RecordError {
+    RecordError(Box::new(RecordFailure::BufferFull {
+        node,
+        message: format!(
+            "{node} buffer exceeded its max capacity. Currently [{records}/{max_records}] records and [{bytes}/{max_bytes}] bytes. Its buffer config `{config}` says shut_down_when_full(): raise its max_records(..)/max_bytes(..), or let it emit early (emit_early_when_full(), suppress_until_time_limit only)"
+        ),
+    }))
+}
+
 /// A user `process(..)` closure of node `node` failed the record.
 #[cold]
 pub fn process_error(node: &'static str, e: ProcessError) -> RecordError {
@@ -159,6 +189,7 @@ pub fn handle_error<S: RecordSink>(
 ) -> Result<(), TaskError> {
     match error.into_failure() {
         RecordFailure::Sink(e) => Err(TaskError::Sink(e)),
+        RecordFailure::BufferFull { node, message } => Err(TaskError::BufferFull { node, message }),
         RecordFailure::Record {
             kind,
             node,

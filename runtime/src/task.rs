@@ -226,6 +226,15 @@ pub enum TaskError {
     /// A store failed while restoring or clearing.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// A suppression's buffer is full and its config says `shut_down_when_full()` (Kafka
+    /// Streams fails the task with a `StreamsException`): the instance stops.
+    #[error("{message}")]
+    BufferFull {
+        /// The suppression's node.
+        node: &'static str,
+        /// What is full and which buffer config to change.
+        message: String,
+    },
     /// [`InputRecord::source`] is not an index of [`Task::source_topics`].
     #[error("source index {0} is not a source of this task")]
     UnknownSource(usize),

@@ -47,7 +47,8 @@ topology! {
 }
 
 topology! {
-    /// Final counts of tumbling windows of 1 s and of sessions (gap 1 s), once each.
+    /// Final counts of tumbling windows of 1 s and of sessions (gap 1 s), once each, and each
+    /// key's count held 30 minutes (`suppress_until_time_limit`).
     pub WinFinal = "e2e-win-final" {
         let events = stream("e2e-win-final-in", Utf8, Utf8);
         events
@@ -64,6 +65,15 @@ topology! {
             .suppress_until_window_closes("per-session-final")
             .to_stream()
             .to("e2e-win-final-sessions", SessionWindowed::<Utf8>, I64);
+        // Held for 30 minutes, longer than the input spans: each key's final count comes out
+        // once, when the flush records an hour later pass the limit, from a buffer that must
+        // survive the SIGKILL.
+        events
+            .group_by_key()
+            .count("per-key")
+            .suppress_until_time_limit(Duration::from_mins(30), unbounded(), "per-key-settled")
+            .to_stream()
+            .to("e2e-win-final-settled", Utf8, I64);
     }
 }
 

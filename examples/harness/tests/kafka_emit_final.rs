@@ -2,7 +2,8 @@
 //! of the instance between the two halves of the input, a restart that restores the buffers
 //! from their changelogs, and an independent read_committed reader that must see exactly one
 //! final result per window and key, equal to the TestDriver's, for tumbling windows and for
-//! sessions (merged-away sessions never come out).
+//! sessions (merged-away sessions never come out), and one settled count per key from
+//! `suppress_until_time_limit(..)`, whose buffer holds every key across the kill.
 //!
 //! Needs a broker at `DEKAF_BOOTSTRAP` (default 127.0.0.1:9092): `scripts/kafka.sh start`.
 
@@ -19,10 +20,11 @@ async fn final_results_are_emitted_exactly_once_across_a_sigkill() {
     let servers = bootstrap();
     let (app, input_topic) = ("e2e-win-final", "e2e-win-final-in");
     let (tumbling, sessions) = ("e2e-win-final-tumbling", "e2e-win-final-sessions");
+    let settled = "e2e-win-final-settled";
     fresh(
         &servers,
         app,
-        &[(input_topic, 4), (tumbling, 4), (sessions, 4)],
+        &[(input_topic, 4), (tumbling, 4), (sessions, 4), (settled, 4)],
     )
     .await;
     let records = with_flush(input(20_000, 200, 13), 4);
@@ -42,8 +44,17 @@ async fn final_results_are_emitted_exactly_once_across_a_sigkill() {
         ),
         16,
     );
-    // One result per window: no window key twice, no tombstone.
-    for want in [&want_tumbling, &want_sessions] {
+    let want_settled = per_key(
+        expected::<WinFinal, _, _>(
+            WinFinal::E2E_WIN_FINAL_IN,
+            WinFinal::E2E_WIN_FINAL_SETTLED,
+            &records,
+        ),
+        0,
+    );
+    assert!(!want_settled.is_empty());
+    // One result per window (per key for the time limit): no key twice, no tombstone.
+    for want in [&want_tumbling, &want_sessions, &want_settled] {
         for results in want.values() {
             let mut keys: Vec<&Vec<u8>> = results.iter().map(|(k, _)| k).collect();
             keys.sort();
@@ -72,6 +83,11 @@ async fn final_results_are_emitted_exactly_once_across_a_sigkill() {
                 topic: sessions,
                 per_key: want_sessions,
                 suffix: 16,
+            },
+            Expected {
+                topic: settled,
+                per_key: want_settled,
+                suffix: 0,
             },
         ],
     )

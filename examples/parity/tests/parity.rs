@@ -343,6 +343,48 @@ topology! {
             .to_stream().to("out.w.l", TimeWindowed::<Utf8>, I64);
     }
 }
+topology! {
+    pub LimitSuppress = "parity-limit-suppress" {
+        stream("in", Utf8, Utf8).group_by_key().count("counts")
+            .suppress_until_time_limit(10, unbounded())
+            .to_stream().to("out.s.l", Utf8, I64);
+    }
+}
+topology! {
+    pub LimitSuppressZero = "parity-limit-suppress-zero" {
+        stream("in", Utf8, Utf8).group_by_key().count("counts")
+            .suppress_until_time_limit(0, unbounded())
+            .to_stream().to("out.s.l", Utf8, I64);
+    }
+}
+topology! {
+    pub LimitSuppressEarly = "parity-limit-suppress-early" {
+        stream("in", Utf8, Utf8).group_by_key().count("counts")
+            .suppress_until_time_limit(100, max_records(2))
+            .to_stream().to("out.s.l", Utf8, I64);
+    }
+}
+topology! {
+    pub LimitSuppressShutDown = "parity-limit-suppress-shut-down" {
+        stream("in", Utf8, Utf8).group_by_key().count("counts")
+            .suppress_until_time_limit(100, max_records(1).shut_down_when_full())
+            .to_stream().to("out.s.l", Utf8, I64);
+    }
+}
+topology! {
+    pub TumblingLimitSuppress = "parity-tumbling-limit-suppress" {
+        stream("in", Utf8, Utf8).group_by_key().windowed_by(tumbling(10).grace(20)).count("counts")
+            .suppress_until_time_limit(5, unbounded())
+            .to_stream().to("out.w.l", TimeWindowed::<Utf8>, I64);
+    }
+}
+topology! {
+    pub TumblingSuppressShutDown = "parity-tumbling-suppress-shut-down" {
+        stream("in", Utf8, Utf8).group_by_key().windowed_by(tumbling(10)).count("counts")
+            .suppress_until_window_closes(max_records(1).shut_down_when_full())
+            .to_stream().to("out.w.l", TimeWindowed::<Utf8>, I64);
+    }
+}
 
 // ---- tables ------------------------------------------------------------------------------------
 
@@ -614,6 +656,12 @@ fn run_case(case: &Case) -> Option<Vec<Value>> {
         "tumbling_suppress" => run::<TumblingSuppress>(case),
         "session_suppress" => run::<SessionSuppress>(case),
         "sliding_suppress" => run::<SlidingSuppress>(case),
+        "limit_suppress" => run::<LimitSuppress>(case),
+        "limit_suppress_zero" => run::<LimitSuppressZero>(case),
+        "limit_suppress_early" => run::<LimitSuppressEarly>(case),
+        "limit_suppress_shut_down" => run::<LimitSuppressShutDown>(case),
+        "tumbling_limit_suppress" => run::<TumblingLimitSuppress>(case),
+        "tumbling_suppress_shut_down" => run::<TumblingSuppressShutDown>(case),
         "table_passthrough" => run::<TablePassthrough>(case),
         "table_filter" => run::<TableFilter>(case),
         "table_filter_not" => run::<TableFilterNot>(case),

@@ -149,11 +149,14 @@ pub(crate) enum NodeKind {
         op: AggOp,
     },
     ToStream,
-    /// `suppress_until_window_closes()`: `buffer` is its store, `windows` the windowed
-    /// aggregation's store.
+    /// `suppress_until_window_closes(..)` (`limit` `None`) or `suppress_until_time_limit(..)`:
+    /// `buffer` is its store, `windows` the aggregation's store (windowed for the first),
+    /// `limits` its buffer config.
     Suppress {
         buffer: usize,
         windows: usize,
+        limit: Option<i64>,
+        limits: BufferSpec,
     },
     Join {
         store: usize,
@@ -252,7 +255,7 @@ pub(crate) enum StoreOwner {
     Aggregate,
     Table,
     Declared,
-    /// The buffer of `suppress_until_window_closes()`.
+    /// The buffer of `suppress_until_window_closes(..)` or `suppress_until_time_limit(..)`.
     Suppress,
     /// One side's window store of a stream-stream join.
     JoinWindow(JoinWindowSpec),
@@ -278,6 +281,29 @@ pub(crate) struct Store {
     pub sub: usize,
     /// The nodes that use it.
     pub users: Vec<usize>,
+}
+
+/// A suppression's buffer config (Kafka Streams' `BufferConfig`): `None` is no bound.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct BufferSpec {
+    pub max_records: Option<u64>,
+    pub max_bytes: Option<u64>,
+    /// `emit_early_when_full()` (`EagerBufferConfig`), else `shut_down_when_full()`.
+    pub emit_early: bool,
+    /// The config as written, for the error of a full buffer.
+    pub text: String,
+}
+
+impl BufferSpec {
+    /// `unbounded()`.
+    pub(crate) fn unbounded() -> Self {
+        BufferSpec {
+            max_records: None,
+            max_bytes: None,
+            emit_early: false,
+            text: "unbounded()".to_owned(),
+        }
+    }
 }
 
 /// A subtopology.

@@ -152,6 +152,7 @@ pub(crate) const REGISTRY: &[Operator] = &[
     fk_join::JOIN_ON_FOREIGN_KEY,
     fk_join::LEFT_JOIN_ON_FOREIGN_KEY,
     suppress::SUPPRESS_UNTIL_WINDOW_CLOSES,
+    suppress::SUPPRESS_UNTIL_TIME_LIMIT,
 ];
 
 /// What the operators add to a subtopology's task beyond their per-record code (state fields,
@@ -162,6 +163,7 @@ pub(crate) const TASK_PARTS: &[TaskFn] = &[
     fk_join::emit::task_parts,
     aggregate::cache::task_parts,
     process::punctuate::task_parts,
+    suppress::task_parts,
 ];
 
 /// The code generation of every operator, in registry order.

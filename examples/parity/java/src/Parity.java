@@ -209,6 +209,24 @@ public final class Parity {
         def("sliding_suppress", b -> in(b).groupByKey().windowedBy(SlidingWindows.ofTimeDifferenceAndGrace(Duration.ofMillis(10), Duration.ofMillis(5))).count(Materialized.with(Serdes.String(), Serdes.Long()))
             .suppress(Suppressed.untilWindowCloses(Suppressed.BufferConfig.unbounded()))
             .toStream().to("out.w.l", Produced.with(WindowedSerdes.timeWindowedSerdeFrom(String.class, 10), Serdes.Long())));
+        def("limit_suppress", b -> in(b).groupByKey().count(Materialized.with(Serdes.String(), Serdes.Long()))
+            .suppress(Suppressed.untilTimeLimit(Duration.ofMillis(10), Suppressed.BufferConfig.unbounded()))
+            .toStream().to("out.s.l", Produced.with(Serdes.String(), Serdes.Long())));
+        def("limit_suppress_zero", b -> in(b).groupByKey().count(Materialized.with(Serdes.String(), Serdes.Long()))
+            .suppress(Suppressed.untilTimeLimit(Duration.ZERO, Suppressed.BufferConfig.unbounded()))
+            .toStream().to("out.s.l", Produced.with(Serdes.String(), Serdes.Long())));
+        def("limit_suppress_early", b -> in(b).groupByKey().count(Materialized.with(Serdes.String(), Serdes.Long()))
+            .suppress(Suppressed.untilTimeLimit(Duration.ofMillis(100), Suppressed.BufferConfig.maxRecords(2)))
+            .toStream().to("out.s.l", Produced.with(Serdes.String(), Serdes.Long())));
+        def("limit_suppress_shut_down", b -> in(b).groupByKey().count(Materialized.with(Serdes.String(), Serdes.Long()))
+            .suppress(Suppressed.untilTimeLimit(Duration.ofMillis(100), Suppressed.BufferConfig.maxRecords(1).shutDownWhenFull()))
+            .toStream().to("out.s.l", Produced.with(Serdes.String(), Serdes.Long())));
+        def("tumbling_limit_suppress", b -> in(b).groupByKey().windowedBy(TimeWindows.ofSizeAndGrace(Duration.ofMillis(10), Duration.ofMillis(20))).count(Materialized.with(Serdes.String(), Serdes.Long()))
+            .suppress(Suppressed.untilTimeLimit(Duration.ofMillis(5), Suppressed.BufferConfig.unbounded()))
+            .toStream().to("out.w.l", Produced.with(WindowedSerdes.timeWindowedSerdeFrom(String.class, 10), Serdes.Long())));
+        def("tumbling_suppress_shut_down", b -> in(b).groupByKey().windowedBy(TimeWindows.ofSizeWithNoGrace(Duration.ofMillis(10))).count(Materialized.with(Serdes.String(), Serdes.Long()))
+            .suppress(Suppressed.untilWindowCloses(Suppressed.BufferConfig.maxRecords(1).shutDownWhenFull()))
+            .toStream().to("out.w.l", Produced.with(WindowedSerdes.timeWindowedSerdeFrom(String.class, 10), Serdes.Long())));
 
         // ---- tables ----------------------------------------------------------------------------
         def("table_passthrough", b -> t(b, "t1").toStream().to("out"));

@@ -1,0 +1,11 @@
+use dekaf_streams::prelude::*;
+topology! {
+    pub T = "app" {
+        table("in", Utf8, I64)
+            .suppress_until_time_limit(Duration::from_secs(10))
+            .to_stream()
+            .to("out", Utf8, Nullable::<I64>);
+    }
+}
+
+fn main() {}
