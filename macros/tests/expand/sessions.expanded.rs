@@ -38,6 +38,7 @@ const _: () = {
         __late: u64,
         __skipped: u64,
         __dropped: u64,
+        __invalid_ts: u64,
         __kbuf: ::std::vec::Vec<u8>,
         __vbuf: ::std::vec::Vec<u8>,
         __win: ::dekaf_streams::__private::WindowScratch,
@@ -57,7 +58,7 @@ const _: () = {
             partition: i32,
             stores: &mut F,
         ) -> ::core::result::Result<Self, ::dekaf_streams::__private::TaskError> {
-            let mut __dk_task = Self { __partition : partition , __stream_time : i64 :: MIN , __late : 0 , __skipped : 0 , __dropped : 0 , __kbuf : :: std :: vec :: Vec :: with_capacity (64) , __vbuf : :: std :: vec :: Vec :: with_capacity (64) , __win : :: dekaf_streams :: __private :: WindowScratch :: new () , __store_0 : stores . open ("sessions" , "0" , partition , & :: dekaf_streams :: __private :: StoreInfo { name : "clicks-per-session" , changelog_topic : "sessions-clicks-per-session-changelog" , kind : :: dekaf_streams :: __private :: StoreKind :: Session { gap_ms : 10i64 , grace_ms : 0i64 } }) ? , __store_1 : stores . open ("sessions" , "0" , partition , & :: dekaf_streams :: __private :: StoreInfo { name : "KTABLE-SUPPRESS-STATE-STORE-0000000003" , changelog_topic : "sessions-KTABLE-SUPPRESS-STATE-STORE-0000000003-changelog" , kind : :: dekaf_streams :: __private :: StoreKind :: KeyValue }) ? , __purge_0 : i64 :: MIN , __max_0 : i64 :: MIN , __index_0 : :: dekaf_streams :: __private :: TimeIndex :: new (16) , __cache_max : 0 , __fkbuf : :: std :: vec :: Vec :: new () , __fvbuf : :: std :: vec :: Vec :: new () , __cache_1 : :: dekaf_streams :: __private :: DirtyKeys :: new () , __marker : :: core :: marker :: PhantomData , } ;
+            let mut __dk_task = Self { __partition : partition , __stream_time : i64 :: MIN , __late : 0 , __skipped : 0 , __dropped : 0 , __invalid_ts : 0 , __kbuf : :: std :: vec :: Vec :: with_capacity (64) , __vbuf : :: std :: vec :: Vec :: with_capacity (64) , __win : :: dekaf_streams :: __private :: WindowScratch :: new () , __store_0 : stores . open ("sessions" , "0" , partition , & :: dekaf_streams :: __private :: StoreInfo { name : "clicks-per-session" , changelog_topic : "sessions-clicks-per-session-changelog" , kind : :: dekaf_streams :: __private :: StoreKind :: Session { gap_ms : 10i64 , grace_ms : 0i64 } }) ? , __store_1 : stores . open ("sessions" , "0" , partition , & :: dekaf_streams :: __private :: StoreInfo { name : "KTABLE-SUPPRESS-STATE-STORE-0000000003" , changelog_topic : "sessions-KTABLE-SUPPRESS-STATE-STORE-0000000003-changelog" , kind : :: dekaf_streams :: __private :: StoreKind :: KeyValue }) ? , __purge_0 : i64 :: MIN , __max_0 : i64 :: MIN , __index_0 : :: dekaf_streams :: __private :: TimeIndex :: new (16) , __cache_max : 0 , __fkbuf : :: std :: vec :: Vec :: new () , __fvbuf : :: std :: vec :: Vec :: new () , __cache_1 : :: dekaf_streams :: __private :: DirtyKeys :: new () , __marker : :: core :: marker :: PhantomData , } ;
             __dk_task.__index_0.rebuild(&__dk_task.__store_0)?;
             __dk_task.__max_0 = __dk_task.__index_0.latest();
             Ok(__dk_task)
@@ -832,17 +833,19 @@ const _: () = {
             __dk_record: &::dekaf_streams::__private::InputRecord<'_>,
             __dk_sink: &mut S,
         ) -> ::core::result::Result<(), ::dekaf_streams::__private::TaskError> {
-            if __dk_record.timestamp > self.__stream_time {
-                self.__stream_time = __dk_record.timestamp;
-            }
             let (__dk_result, __dk_topic, __dk_node) = match __dk_record.source {
-                0usize => (
-                    ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(|| {
-                        self.__source_0(__dk_record, __dk_sink)
-                    })),
-                    "clicks",
-                    "KSTREAM-SOURCE-0000000000",
-                ),
+                0usize => {
+                    if __dk_record.timestamp > self.__stream_time {
+                        self.__stream_time = __dk_record.timestamp;
+                    }
+                    (
+                        ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(|| {
+                            self.__source_0(__dk_record, __dk_sink)
+                        })),
+                        "clicks",
+                        "KSTREAM-SOURCE-0000000000",
+                    )
+                }
                 other => return Err(::dekaf_streams::__private::TaskError::UnknownSource(other)),
             };
             let __dk_result = match __dk_result {
@@ -955,6 +958,9 @@ const _: () = {
         fn null_records_dropped(&self) -> u64 {
             self.__dropped
         }
+        fn invalid_timestamps_dropped(&self) -> u64 {
+            self.__invalid_ts
+        }
         #[allow(unused_variables)]
         fn store(&self, name: &str) -> Option<&B> {
             match name {
@@ -1064,6 +1070,11 @@ const _: () = {
         fn null_records_dropped(&self) -> u64 {
             match self {
                 __SessionsTask::S0(t) => t.null_records_dropped(),
+            }
+        }
+        fn invalid_timestamps_dropped(&self) -> u64 {
+            match self {
+                __SessionsTask::S0(t) => t.invalid_timestamps_dropped(),
             }
         }
         fn store(&self, name: &str) -> Option<&B> {
