@@ -81,7 +81,7 @@ pub(crate) enum AggOp {
 #[derive(Clone)]
 pub(crate) enum Extractor {
     /// `|key: &K, value: &V, record_ts: i64, partition_time: i64| -> i64`.
-    Closure(Expr),
+    Closure(Box<Expr>),
     /// `WallClock`: Kafka Streams' `WallclockTimestampExtractor`.
     WallClock,
     /// `FailOnInvalid`: Kafka Streams' `FailOnInvalidTimestamp`.

@@ -146,7 +146,7 @@ fn extractor(arg: &syn::Expr) -> syn::Result<Extractor> {
                 c.inputs.len()
             ),
         )),
-        other => Ok(Extractor::Closure(other.clone())),
+        other => Ok(Extractor::Closure(Box::new(other.clone()))),
     }
 }
 
