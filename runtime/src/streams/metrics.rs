@@ -222,7 +222,7 @@ mod tests {
             let counts = |processed, dropped| (id, TaskCounts { processed, dropped });
             thread.committed(0.01, [counts(5, [1, 0, 0, 0])].into_iter());
             // Totals since the task started: only what is new is added.
-            thread.committed(0.01, [counts(3, [1, 2, 1, 0])].into_iter());
+            thread.committed(0.01, [counts(3, [1, 2, 1, 3])].into_iter());
         });
         // A snapshot hands out what changed since the last one: read it once.
         let all = recorded(&recorder);
@@ -241,6 +241,7 @@ mod tests {
         assert_eq!(
             dropped,
             vec![
+                (labels("invalid_timestamp"), 3),
                 (labels("late"), 1),
                 (labels("null"), 2),
                 (labels("skipped"), 1)
