@@ -607,6 +607,37 @@ in2 a r3 20
 in2 a r4 21
 """, "before 0, after 10: right records from the left one's time to 10 later")
 
+# ---- sources: timestamp extractors ------------------------------------------------------------
+# `extractor`: Consumed.withTimestampExtractor reading "<ms>|<payload>" from the value, "pt" the
+# partition time, "ts" the record's timestamp, a null value the record's timestamp, -1 otherwise;
+# written to `out` and counted in tumbling windows of 10 ms.
+case("extractor_payload", "extractor", """
+in a 15|x 1
+in a 3|y 2
+in b 25|z 3
+""", "the extracted timestamp stamps the output and places the window")
+case("extractor_negative_skipped", "extractor", """
+in a nope 5
+in a -7|x 6
+in a 4|y 7
+""", "a negative extracted timestamp skips the record, counted in dropped-records (RecordQueue)")
+case("extractor_partition_time", "extractor", """
+in a pt 10
+in a ts 700
+in a 900|x 20
+in a pt 30
+in a 100|y 40
+in a pt 50
+""", "the extractor gets the record's timestamp and the partition time (-1 before the first record: skipped)")
+case("extractor_late", "extractor", """
+in a 100|x 1
+in a 5|y 200
+""", "stream time follows the extracted timestamps: a record extracted into a closed window is late")
+case("extractor_null_value", "extractor", """
+in a null 10
+in a 20|x 5
+""", "a null value: the null-safe Java extractor takes the record's timestamp, as dekaf-streams does for a null its serde cannot hold")
+
 here = os.path.dirname(os.path.abspath(__file__))
 out = os.path.join(here, "cases")
 os.makedirs(out, exist_ok=True)

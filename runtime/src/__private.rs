@@ -12,6 +12,11 @@ use std::io::Write as _;
 use crate::record_error::record;
 
 pub use crate::cache::{DirtyKeys, Update};
+
+/// Timestamp extraction at the sources (`stream(.., timestamp(..))`).
+pub mod event_time {
+    pub use crate::event_time::*;
+}
 pub use crate::punctuation::next_punctuation;
 pub use crate::record_error::{
     RecordError, RecordFailure, cache_key_error, default_on_error, handle_error, panic_message,

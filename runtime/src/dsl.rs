@@ -50,11 +50,53 @@
 //! | | |
 //! |---|---|
 //! | `stream("topic", KeySerde, ValueSerde)` | a record stream |
+//! | `stream("topic", KeySerde, ValueSerde, timestamp(..))` | a record stream stamped by a timestamp extractor (see [Event time](#event-time)) |
 //! | `table("topic", KeySerde, ValueSerde)` | a table; its store (named like the topic, or `table("topic", K, V, "store")`) uses the topic as its changelog, and a null value deletes the key |
 //! | `global_table("topic", KeySerde, ValueSerde)` | a global table, read in full by every instance (see [Global tables](#global-tables)) |
 //!
 //! A topic is read once; bind it with `let` to use it several times. Give a table's topic
 //! `cleanup.policy=compact`.
+//!
+//! ## Event time
+//!
+//! A record's timestamp is Kafka's, unless the stream's source extracts its own:
+//! `stream("topic", K, V, timestamp(..))`, Kafka Streams' `Consumed.withTimestampExtractor`.
+//! The extracted timestamp is the record's for every operator after the source: it moves
+//! stream time, places the record in windows and join windows, and stamps what the record
+//! produces. A record whose extracted timestamp is negative is skipped and counted in
+//! [`Task::invalid_timestamps_dropped`](crate::task::Task::invalid_timestamps_dropped) (Kafka
+//! Streams' `dropped-records`). Details, and what happens to null keys and values, in
+//! [`event_time`](crate::event_time).
+//!
+//! | `timestamp(..)` | Kafka Streams | a record's timestamp |
+//! |---|---|---|
+//! | `\|key: &K, value: &V, record_ts: i64, partition_time: i64\| -> i64` | a `TimestampExtractor`'s `extract(record, partitionTime)` | what the closure returns (`partition_time`: the largest timestamp extracted so far, `-1` before the first) |
+//! | `WallClock` | `WallclockTimestampExtractor` | the system clock when the record is read |
+//! | `FailOnInvalid` | `FailOnInvalidTimestamp` | Kafka's; a negative one fails the record (`on_error`, `ErrorKind::InvalidTimestamp`) |
+//! | `LogAndSkipOnInvalid` | `LogAndSkipOnInvalidTimestamp` | Kafka's; a negative one skips the record (counted) |
+//! | `UsePartitionTimeOnInvalid` | `UsePartitionTimeOnInvalidTimestamp` | Kafka's; a negative one becomes the partition time (fails while that is unknown) |
+//!
+//! ```
+//! use dekaf_streams::prelude::*;
+//!
+//! /// `"<epoch millis>,<reading>"` → the millis; -1 (skipped) when there are none.
+//! fn measured_at(value: &str) -> i64 {
+//!     value.split(',').next().and_then(|t| t.parse().ok()).unwrap_or(-1)
+//! }
+//!
+//! topology! {
+//!     pub Sensors = "sensors" {
+//!         stream("readings", Utf8, Utf8, timestamp(|_sensor, reading: &String, _record_ts, _partition_time| measured_at(reading)))
+//!             .group_by_key()
+//!             .windowed_by(tumbling(Duration::from_mins(1)))
+//!             .count("readings-per-minute")
+//!             .to_stream()
+//!             .to("readings-per-minute", TimeWindowed::<Utf8>, I64);
+//!         stream("heartbeats", Utf8, Utf8, timestamp(WallClock)).to("heartbeats-seen", Utf8, Utf8);
+//!     }
+//! }
+//! # let _ = Sensors::READINGS_PER_MINUTE_STORE;
+//! ```
 //!
 //! # Stateless operators
 //!
@@ -563,7 +605,8 @@
 //! `process_values` naming an undeclared store or whose closure does not take the context, key
 //! and value, an invalid dead-letter topic,
 //! a dead-letter topic that is also an input topic (a failing record would loop forever), two
-//! merged streams whose key types differ, an empty topology body.
+//! merged streams whose key types differ, an empty topology body, an unknown option of `stream(..)`, an unknown built-in timestamp
+//! extractor, a closure extractor without its four parameters, `timestamp(..)` given twice.
 //!
 //! It warns (as a use of a deprecated item, so `#[allow(deprecated)]` silences it) about a
 //! stream or table bound by `let` that nothing uses (a name starting with `_` is exempt), and

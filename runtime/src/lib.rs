@@ -45,6 +45,7 @@ pub use streams::{
 pub use testing::TestDriver;
 
 pub mod dsl;
+pub mod event_time;
 pub mod forward;
 #[cfg(feature = "http")]
 pub mod http;

@@ -458,10 +458,20 @@ pub trait Task {
     fn null_records_dropped(&self) -> u64 {
         0
     }
+    /// Records a source skipped because their extracted timestamp was negative (see
+    /// [`event_time`](crate::event_time)), as Kafka Streams' `RecordQueue` skips them (a
+    /// warning and `dropped-records`).
+    fn invalid_timestamps_dropped(&self) -> u64 {
+        0
+    }
     /// Every record dropped, as Kafka Streams' task metric `dropped-records-total` counts them:
-    /// late ones, those `on_error` skipped, and those dropped for a null key or value.
+    /// late ones, those `on_error` skipped, those dropped for a null key or value, and those
+    /// skipped for a negative extracted timestamp.
     fn records_dropped(&self) -> u64 {
-        self.late_records_dropped() + self.records_skipped() + self.null_records_dropped()
+        self.late_records_dropped()
+            + self.records_skipped()
+            + self.null_records_dropped()
+            + self.invalid_timestamps_dropped()
     }
     /// The backend of a store by name.
     fn store(&self, name: &str) -> Option<&Self::Backend>;

@@ -119,6 +119,28 @@ topology! {
     }
 }
 
+/// `"<epoch millis>|.."` → the millis, -1 (skip the record) otherwise.
+fn payload_millis(value: &str) -> i64 {
+    value
+        .split('|')
+        .next()
+        .and_then(|t| t.parse().ok())
+        .unwrap_or(-1)
+}
+
+topology! {
+    /// Copies records stamped with the time their value starts with (`timestamp(..)`).
+    pub PayloadTime = "e2e-payload-time" {
+        stream(
+            "e2e-payload-time-in",
+            Utf8,
+            Utf8,
+            timestamp(|_key, value: &String, _record_ts, _partition_time| payload_millis(value)),
+        )
+        .to("e2e-payload-time-out", Utf8, Utf8);
+    }
+}
+
 topology! {
     /// Orders (value: item) joined with customers (value: name), both keyed by customer.
     pub Join = "e2e-tablejoin" {

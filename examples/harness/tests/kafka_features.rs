@@ -7,8 +7,8 @@ use std::time::Duration;
 use dekaf_streams::ClientSettings;
 use dekaf_streams::{KafkaStreams, ProcessingGuarantee, StreamsError, reset_application};
 use dekaf_streams_harness::e2e::{
-    BigRecords, DeadLetters, EvolveV1, EvolveV2, FailFast, InProcess, Join, Reader, StallOnce,
-    Windows, fresh, wait_until_caught_up,
+    BigRecords, DeadLetters, EvolveV1, EvolveV2, FailFast, InProcess, Join, PayloadTime, Reader,
+    StallOnce, Windows, fresh, wait_until_caught_up,
 };
 use dekaf_streams_harness::kafka_io::{
     NewRecord, ReadRecord, bootstrap, off_workers, produce, produce_records,
@@ -102,6 +102,57 @@ async fn tumbling_window_counts_close_after_grace_and_drop_late_records() {
             ("b".into(), 0, 1, 5_000),
         ],
         "(key, window start, count, timestamp of the latest update)"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_timestamp_extractor_stamps_the_output_and_skips_negative_timestamps() {
+    let servers = bootstrap();
+    fresh(
+        &servers,
+        "e2e-payload-time",
+        &[("e2e-payload-time-in", 1), ("e2e-payload-time-out", 1)],
+    )
+    .await;
+    let record = |value: &'static str| NewRecord {
+        key: Some(b"k"),
+        value: Some(value.as_bytes()),
+        timestamp: Some(1_000_000),
+        ..NewRecord::default()
+    };
+    produce_records(
+        &servers,
+        "e2e-payload-time-in",
+        [
+            record("5000|a"),
+            record("no time"),
+            record("3000|b"),
+            record("7000|c"),
+        ],
+    )
+    .await
+    .expect("produce");
+    let app = InProcess::start(PayloadTime, &servers, EOS);
+    let mut reader = Reader::new(&servers, "e2e-payload-time-out").await;
+    let done = reader
+        .read_until(Duration::from_secs(60), |r| r.len() >= 3)
+        .await;
+    reader.drain(Duration::from_secs(2)).await;
+    app.stop().await.expect("clean stop");
+    assert!(done, "stamped records missing: {:?}", reader.records);
+    let got: Vec<(String, i64)> = reader
+        .records
+        .iter()
+        .map(|r| (utf8(&r.value), r.timestamp))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("5000|a".to_owned(), 5000),
+            ("3000|b".to_owned(), 3000),
+            ("7000|c".to_owned(), 7000)
+        ],
+        "(value, timestamp): the payload's time, not Kafka's; the record without one skipped"
     );
 }
 

@@ -239,6 +239,30 @@ topology! {
 
 // ---- windows -----------------------------------------------------------------------------------
 
+// ---- sources: timestamp extractors ------------------------------------------------------------
+
+/// The Java side's extractor: "<ms>|.." → ms, "pt" → partition time, "ts" → record timestamp.
+fn payload_time(value: &str, record_ts: i64, partition_time: i64) -> i64 {
+    match value {
+        "ts" => record_ts,
+        "pt" => partition_time,
+        other => other
+            .split('|')
+            .next()
+            .and_then(|t| t.parse().ok())
+            .unwrap_or(-1),
+    }
+}
+
+topology! {
+    pub Extractor = "parity-extractor" {
+        let s = stream("in", Utf8, Utf8, timestamp(|_k: &String, v: &String, ts: i64, pt: i64| payload_time(v, ts, pt)));
+        s.to("out", Utf8, Utf8);
+        s.group_by_key().windowed_by(tumbling(10)).count("counts")
+            .to_stream().to("out.w.l", TimeWindowed::<Utf8>, I64);
+    }
+}
+
 topology! {
     pub TumblingCount = "parity-tumbling-count" {
         stream("in", Utf8, Utf8).group_by_key().windowed_by(tumbling(10)).count("counts")
@@ -641,6 +665,7 @@ fn run_case(case: &Case) -> Option<Vec<Value>> {
         "reduce" => run::<Reduce>(case),
         "aggregate" => run::<Aggregate>(case),
         "aggregate_nullable" => run::<AggregateNullable>(case),
+        "extractor" => run::<Extractor>(case),
         "tumbling_count" => run::<TumblingCount>(case),
         "tumbling_count_grace" => run::<TumblingCountGrace>(case),
         "hopping_count" => run::<HoppingCount>(case),

@@ -102,6 +102,7 @@ fn task_enum(em: &Emitter<'_>) -> (TokenStream, TokenStream) {
     let d_late = delegate(quote!(late_records_dropped()));
     let d_skip = delegate(quote!(records_skipped()));
     let d_null = delegate(quote!(null_records_dropped()));
+    let d_invalid_ts = delegate(quote!(invalid_timestamps_dropped()));
     let d_store = delegate(quote!(store(name)));
     let d_each = delegate(quote!(for_each_store(f)));
     let d_set_cache = delegate(quote!(set_cache_max_bytes(bytes)));
@@ -135,6 +136,7 @@ fn task_enum(em: &Emitter<'_>) -> (TokenStream, TokenStream) {
             fn late_records_dropped(&self) -> u64 { #d_late }
             fn records_skipped(&self) -> u64 { #d_skip }
             fn null_records_dropped(&self) -> u64 { #d_null }
+            fn invalid_timestamps_dropped(&self) -> u64 { #d_invalid_ts }
             fn store(&self, name: &str) -> Option<&B> { #d_store }
             fn for_each_store<E>(&mut self, f: impl FnMut(&'static #dk::StoreInfo, &mut B) -> ::core::result::Result<(), E>) -> ::core::result::Result<(), E> { #d_each }
             fn set_cache_max_bytes(&mut self, bytes: usize) { #d_set_cache }

@@ -52,12 +52,31 @@ fn sources(em: &Emitter<'_>, sub: &Sub) -> (TokenStream, TokenStream) {
         let body = em.source(*node);
         source_fns.extend(record_method(&f, &body));
         let node_name = &em.m.nodes[*node].name;
+        // A source with a timestamp extractor moves stream time itself, with the extracted
+        // timestamp (`ops::sources`); the others with the record's.
+        let extracts = matches!(
+            em.m.nodes[*node].kind,
+            crate::ir::NodeKind::Source {
+                timestamp: Some(_),
+                ..
+            }
+        );
+        let advance = (!extracts).then(|| {
+            quote! {
+                if __dk_record.timestamp > self.__stream_time {
+                    self.__stream_time = __dk_record.timestamp;
+                }
+            }
+        });
         arms.extend(quote! {
-            #i => (
-                ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(|| self.#f(__dk_record, __dk_sink))),
-                #topic,
-                #node_name,
-            ),
+            #i => {
+                #advance
+                (
+                    ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(|| self.#f(__dk_record, __dk_sink))),
+                    #topic,
+                    #node_name,
+                )
+            }
         });
     }
     (source_fns, arms)
@@ -80,6 +99,7 @@ fn task_struct(sub_ty: &Ident, parts: &TaskParts, source_fns: &TokenStream) -> T
             __late: u64,
             __skipped: u64,
             __dropped: u64,
+            __invalid_ts: u64,
             __kbuf: ::std::vec::Vec<u8>,
             __vbuf: ::std::vec::Vec<u8>,
             __win: #dk::WindowScratch,
@@ -98,6 +118,7 @@ fn task_struct(sub_ty: &Ident, parts: &TaskParts, source_fns: &TokenStream) -> T
                     __late: 0,
                     __skipped: 0,
                     __dropped: 0,
+                    __invalid_ts: 0,
                     __kbuf: ::std::vec::Vec::with_capacity(64),
                     __vbuf: ::std::vec::Vec::with_capacity(64),
                     __win: #dk::WindowScratch::new(),
@@ -175,9 +196,6 @@ fn task_impl(
                 __dk_record: &#dk::InputRecord<'_>,
                 __dk_sink: &mut S,
             ) -> ::core::result::Result<(), #dk::TaskError> {
-                if __dk_record.timestamp > self.__stream_time {
-                    self.__stream_time = __dk_record.timestamp;
-                }
                 let (__dk_result, __dk_topic, __dk_node) = match __dk_record.source {
                     #arms
                     other => return Err(#dk::TaskError::UnknownSource(other)),
@@ -236,6 +254,10 @@ fn task_impl(
 
             fn null_records_dropped(&self) -> u64 {
                 self.__dropped
+            }
+
+            fn invalid_timestamps_dropped(&self) -> u64 {
+                self.__invalid_ts
             }
 
             #[allow(unused_variables)]

@@ -76,6 +76,22 @@ pub(crate) enum AggOp {
     },
 }
 
+/// A source's timestamp extractor (`stream(.., timestamp(..))`, see the runtime's
+/// `event_time`).
+#[derive(Clone)]
+pub(crate) enum Extractor {
+    /// `|key: &K, value: &V, record_ts: i64, partition_time: i64| -> i64`.
+    Closure(Box<Expr>),
+    /// `WallClock`: Kafka Streams' `WallclockTimestampExtractor`.
+    WallClock,
+    /// `FailOnInvalid`: Kafka Streams' `FailOnInvalidTimestamp`.
+    FailOnInvalid,
+    /// `LogAndSkipOnInvalid`: Kafka Streams' `LogAndSkipOnInvalidTimestamp`.
+    LogAndSkipOnInvalid,
+    /// `UsePartitionTimeOnInvalid`: Kafka Streams' `UsePartitionTimeOnInvalidTimestamp`.
+    UsePartitionTimeOnInvalid,
+}
+
 /// What a node does.
 #[derive(Clone)]
 pub(crate) enum NodeKind {
@@ -83,6 +99,8 @@ pub(crate) enum NodeKind {
         topic: String,
         key: SerdeTy,
         value: SerdeTy,
+        /// `stream(.., timestamp(..))`: how the source stamps its records.
+        timestamp: Option<Extractor>,
     },
     /// `table(..)`: the node is Kafka Streams' `KTABLE-SOURCE-n` processor; `source` names the
     /// `KSTREAM-SOURCE-(n-1)` node before it, which reads the topic (one node here, two names

@@ -9,12 +9,14 @@ use super::{Emit, Lower, Operator};
 use crate::args::{arity, err, err_at, err_call, name_arg, serde_arg};
 use crate::build::{Builder, Flow, Stream, Table};
 use crate::codegen::emitter::{Acc, Emitter, Part, dk};
-use crate::ir::{AggOp, NodeKind, SerdeTy, Store, StoreOwner, TopicRole, TopicUse, WindowKind};
+use crate::ir::{
+    AggOp, Extractor, NodeKind, SerdeTy, Store, StoreOwner, TopicRole, TopicUse, WindowKind,
+};
 use crate::parse::Call;
 
 pub(crate) const STREAM: Operator = Operator {
     name: "stream",
-    usage: "stream(\"topic\", KeySerde, ValueSerde)",
+    usage: "stream(\"topic\", KeySerde, ValueSerde), or with a timestamp extractor: stream(\"topic\", KeySerde, ValueSerde, timestamp(..))",
     lower: &[Lower::Root(stream)],
     on_stream: None,
     emit: &[EMIT],
@@ -49,7 +51,7 @@ fn stream(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
     let (topic, tspan) = name_arg(call, 0, usage)?;
     let key = serde_arg(call, 1, usage)?;
     let value = serde_arg(call, 2, usage)?;
-    arity(call, 3, usage)?;
+    let timestamp = stream_options(call)?;
     b.topics.push(TopicUse {
         name: topic.clone(),
         span: tspan,
@@ -62,6 +64,7 @@ fn stream(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
             topic,
             key: key.clone(),
             value: value.clone(),
+            timestamp,
         },
         "KSTREAM-SOURCE",
         call.span,
@@ -74,6 +77,77 @@ fn stream(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
         key_changed: false,
         window: None,
     }))
+}
+
+/// What `timestamp(..)` takes, for the errors.
+const TIMESTAMP_USAGE: &str = "timestamp(|key: &K, value: &V, record_ts: i64, partition_time: i64| -> i64), or a built-in extractor: timestamp(WallClock), timestamp(FailOnInvalid), timestamp(LogAndSkipOnInvalid) or timestamp(UsePartitionTimeOnInvalid)";
+
+/// The options of `stream(..)` after its serdes: `timestamp(..)`, at most once.
+fn stream_options(call: &Call) -> syn::Result<Option<Extractor>> {
+    let mut timestamp = None;
+    for arg in call.args.iter().skip(3) {
+        let syn::Expr::Call(option) = arg else {
+            return Err(err_at(
+                arg,
+                format!("stream(..) takes a topic, two serdes and then options: {TIMESTAMP_USAGE}"),
+            ));
+        };
+        let is_timestamp =
+            matches!(&*option.func, syn::Expr::Path(p) if p.path.is_ident("timestamp"));
+        if !is_timestamp {
+            return Err(err_at(
+                &option.func,
+                format!("unknown option of stream(..): the option is {TIMESTAMP_USAGE}"),
+            ));
+        }
+        if timestamp.is_some() {
+            return Err(err_at(
+                arg,
+                "timestamp(..) is given twice: a source has one timestamp extractor, keep one",
+            ));
+        }
+        if option.args.len() != 1 {
+            return Err(err_at(
+                arg,
+                format!("timestamp(..) takes one extractor: {TIMESTAMP_USAGE}"),
+            ));
+        }
+        timestamp = Some(extractor(&option.args[0])?);
+    }
+    Ok(timestamp)
+}
+
+/// The extractor of `timestamp(..)`: a built-in's name, or a closure of four parameters.
+fn extractor(arg: &syn::Expr) -> syn::Result<Extractor> {
+    match arg {
+        syn::Expr::Path(p) if p.path.get_ident().is_some() => {
+            let name = p
+                .path
+                .get_ident()
+                .map(ToString::to_string)
+                .unwrap_or_default();
+            match name.as_str() {
+                "WallClock" => Ok(Extractor::WallClock),
+                "FailOnInvalid" => Ok(Extractor::FailOnInvalid),
+                "LogAndSkipOnInvalid" => Ok(Extractor::LogAndSkipOnInvalid),
+                "UsePartitionTimeOnInvalid" => Ok(Extractor::UsePartitionTimeOnInvalid),
+                _ => Err(err_at(
+                    arg,
+                    format!(
+                        "`{name}` is not a built-in timestamp extractor: write WallClock, FailOnInvalid, LogAndSkipOnInvalid or UsePartitionTimeOnInvalid, or call a function of yours from a closure: timestamp(|key, value, record_ts, partition_time| {name}(key, value, record_ts, partition_time))"
+                    ),
+                )),
+            }
+        }
+        syn::Expr::Closure(c) if c.inputs.len() != 4 => Err(err_at(
+            &c.inputs,
+            format!(
+                "a timestamp extractor takes four parameters, this closure takes {}: |key: &K, value: &V, record_ts: i64, partition_time: i64| -> i64 (record_ts is Kafka's timestamp of the record, partition_time the largest timestamp extracted so far, -1 before the first)",
+                c.inputs.len()
+            ),
+        )),
+        other => Ok(Extractor::Closure(Box::new(other.clone()))),
+    }
 }
 
 /// The arguments of `table(..)` and `global_table(..)`: `("topic", KeySerde, ValueSerde)` and
@@ -245,12 +319,26 @@ fn source(em: &Emitter<'_>, node: usize) -> Option<TokenStream> {
     let name = &n.name;
     let k = format_ident!("__k{}", node);
     let v = format_ident!("__v{}", node);
-    let (NodeKind::Source { key, value, topic }
+    let (NodeKind::Source {
+        key, value, topic, ..
+    }
     | NodeKind::RepartitionSource { key, value, topic }) = &n.kind
     else {
         return None;
     };
+    let extractor = match &n.kind {
+        NodeKind::Source { timestamp, .. } => timestamp.as_ref(),
+        _ => None,
+    };
     let (kt, vt) = (&key.ty, &value.ty);
+    if let Some(Extractor::Closure(f)) = extractor {
+        return Some(closure_source(em, node, topic, kt, vt, f));
+    }
+    // A built-in extractor stamps every record before anything else reads it.
+    let stamped = extractor.map(|e| {
+        let ts = builtin_timestamp(e, name);
+        stamp(topic, &ts)
+    });
     // A value only counted is checked (the same errors), not built.
     let value = if value_unread(em, node) {
         quote!(let #v = #dk::check_value_at::<#vt>(#topic, __dk_record.value, #name)?;)
@@ -270,7 +358,7 @@ fn source(em: &Emitter<'_>, node: usize) -> Option<TokenStream> {
         let key_statement = raw_key::raw_key_source(em, node, kt, *child);
         let child =
             super::aggregate::emit::emit_keyed(em, *child, *store, op, key, &Acc::owned(v.clone()));
-        return Some(em.null_guard(
+        let guarded = em.null_guard(
             node,
             topic,
             kt,
@@ -280,10 +368,11 @@ fn source(em: &Emitter<'_>, node: usize) -> Option<TokenStream> {
                 #value
                 #child
             },
-        ));
+        );
+        return Some(quote!(#stamped #guarded));
     }
     let children = em.children(node, &Acc::owned(k.clone()), &Acc::owned(v.clone()));
-    Some(em.null_guard(
+    let guarded = em.null_guard(
         node,
         topic,
         kt,
@@ -293,7 +382,96 @@ fn source(em: &Emitter<'_>, node: usize) -> Option<TokenStream> {
             #value
             #children
         },
-    ))
+    );
+    Some(quote!(#stamped #guarded))
+}
+
+/// The timestamp a built-in extractor gives the record (`__dk_ts`).
+fn builtin_timestamp(e: &Extractor, node: &str) -> TokenStream {
+    let dk = dk();
+    let ev = quote!(#dk::event_time);
+    match e {
+        Extractor::WallClock => quote!(#ev::wall_clock()),
+        Extractor::FailOnInvalid => quote!(#ev::fail_on_invalid(__dk_record.timestamp, #node)?),
+        Extractor::LogAndSkipOnInvalid => quote!(__dk_record.timestamp),
+        Extractor::UsePartitionTimeOnInvalid => quote! {
+            #ev::use_partition_time_on_invalid(
+                __dk_record.timestamp,
+                #ev::partition_time(self.__stream_time),
+                #node,
+            )?
+        },
+        Extractor::Closure(_) => quote!(__dk_record.timestamp),
+    }
+}
+
+/// Gives the record the extracted timestamp `ts`: a negative one skips the record (counted,
+/// as Kafka Streams' `RecordQueue`), any other moves stream time and becomes the timestamp
+/// every operator after the source sees (`__dk_record` is shadowed).
+fn stamp(topic: &str, ts: &TokenStream) -> TokenStream {
+    let dk = dk();
+    quote! {
+        let __dk_ts: i64 = #ts;
+        if __dk_ts < 0 {
+            self.__invalid_ts += 1;
+            #dk::event_time::skipped(#topic, __dk_record.partition, __dk_record.offset, __dk_ts);
+            return Ok(());
+        }
+        if __dk_ts > self.__stream_time {
+            self.__stream_time = __dk_ts;
+        }
+        let __dk_stamped = #dk::InputRecord { timestamp: __dk_ts, ..*__dk_record };
+        let __dk_record = &__dk_stamped;
+    }
+}
+
+/// A source with a closure extractor: the closure gets the decoded key and value, so both are
+/// always decoded; a record whose key or value is null and whose serde has no value for null
+/// keeps Kafka's timestamp.
+fn closure_source(
+    em: &Emitter<'_>,
+    node: usize,
+    topic: &str,
+    kt: &syn::Type,
+    vt: &syn::Type,
+    f: &syn::Expr,
+) -> TokenStream {
+    let dk = dk();
+    let name = &em.m.nodes[node].name;
+    let k = format_ident!("__k{}", node);
+    let v = format_ident!("__v{}", node);
+    let own = stamp(topic, &quote!(__dk_record.timestamp));
+    let extracted = stamp(
+        topic,
+        &quote! {
+            #dk::event_time::extract(
+                &#k,
+                &#v,
+                __dk_record.timestamp,
+                #dk::event_time::partition_time(self.__stream_time),
+                #f,
+            )
+        },
+    );
+    let children = em.children(node, &Acc::owned(k.clone()), &Acc::owned(v.clone()));
+    let guarded = em.null_guard(
+        node,
+        topic,
+        kt,
+        vt,
+        quote! {
+            let #k = #dk::de_key_at::<#kt>(#topic, __dk_record.key, #name)?;
+            let #v = #dk::de_value_at::<#vt>(#topic, __dk_record.value, #name)?;
+            #extracted
+            #children
+        },
+    );
+    quote! {
+        if #dk::is_absent::<#kt>(__dk_record.key) || #dk::is_absent::<#vt>(__dk_record.value) {
+            #own
+        }
+        #guarded
+    }
 }
 
 /// Sources are where the null path starts (their `null_guard`), not a step of it.

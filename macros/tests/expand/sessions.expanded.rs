@@ -38,6 +38,7 @@ const _: () = {
         __late: u64,
         __skipped: u64,
         __dropped: u64,
+        __invalid_ts: u64,
         __kbuf: ::std::vec::Vec<u8>,
         __vbuf: ::std::vec::Vec<u8>,
         __win: ::dekaf_streams::__private::WindowScratch,
@@ -50,7 +51,6 @@ const _: () = {
         __fkbuf: ::std::vec::Vec<u8>,
         __fvbuf: ::std::vec::Vec<u8>,
         __cache_1: ::dekaf_streams::__private::DirtyKeys,
-        __sup_2: ::dekaf_streams::__private::SuppressState,
         __marker: ::core::marker::PhantomData<fn() -> B>,
     }
     impl<B: ::dekaf_streams::__private::StoreBackend> __SessionsSub0<B> {
@@ -58,7 +58,7 @@ const _: () = {
             partition: i32,
             stores: &mut F,
         ) -> ::core::result::Result<Self, ::dekaf_streams::__private::TaskError> {
-            let mut __dk_task = Self { __partition : partition , __stream_time : i64 :: MIN , __late : 0 , __skipped : 0 , __dropped : 0 , __kbuf : :: std :: vec :: Vec :: with_capacity (64) , __vbuf : :: std :: vec :: Vec :: with_capacity (64) , __win : :: dekaf_streams :: __private :: WindowScratch :: new () , __store_0 : stores . open ("sessions" , "0" , partition , & :: dekaf_streams :: __private :: StoreInfo { name : "clicks-per-session" , changelog_topic : "sessions-clicks-per-session-changelog" , kind : :: dekaf_streams :: __private :: StoreKind :: Session { gap_ms : 10i64 , grace_ms : 0i64 } }) ? , __store_1 : stores . open ("sessions" , "0" , partition , & :: dekaf_streams :: __private :: StoreInfo { name : "KTABLE-SUPPRESS-STATE-STORE-0000000003" , changelog_topic : "sessions-KTABLE-SUPPRESS-STATE-STORE-0000000003-changelog" , kind : :: dekaf_streams :: __private :: StoreKind :: KeyValue }) ? , __purge_0 : i64 :: MIN , __max_0 : i64 :: MIN , __index_0 : :: dekaf_streams :: __private :: TimeIndex :: new (16) , __cache_max : 0 , __fkbuf : :: std :: vec :: Vec :: new () , __fvbuf : :: std :: vec :: Vec :: new () , __cache_1 : :: dekaf_streams :: __private :: DirtyKeys :: new () , __sup_2 : :: dekaf_streams :: __private :: SuppressState :: new () , __marker : :: core :: marker :: PhantomData , } ;
+            let mut __dk_task = Self { __partition : partition , __stream_time : i64 :: MIN , __late : 0 , __skipped : 0 , __dropped : 0 , __invalid_ts : 0 , __kbuf : :: std :: vec :: Vec :: with_capacity (64) , __vbuf : :: std :: vec :: Vec :: with_capacity (64) , __win : :: dekaf_streams :: __private :: WindowScratch :: new () , __store_0 : stores . open ("sessions" , "0" , partition , & :: dekaf_streams :: __private :: StoreInfo { name : "clicks-per-session" , changelog_topic : "sessions-clicks-per-session-changelog" , kind : :: dekaf_streams :: __private :: StoreKind :: Session { gap_ms : 10i64 , grace_ms : 0i64 } }) ? , __store_1 : stores . open ("sessions" , "0" , partition , & :: dekaf_streams :: __private :: StoreInfo { name : "KTABLE-SUPPRESS-STATE-STORE-0000000003" , changelog_topic : "sessions-KTABLE-SUPPRESS-STATE-STORE-0000000003-changelog" , kind : :: dekaf_streams :: __private :: StoreKind :: KeyValue }) ? , __purge_0 : i64 :: MIN , __max_0 : i64 :: MIN , __index_0 : :: dekaf_streams :: __private :: TimeIndex :: new (16) , __cache_max : 0 , __fkbuf : :: std :: vec :: Vec :: new () , __fvbuf : :: std :: vec :: Vec :: new () , __cache_1 : :: dekaf_streams :: __private :: DirtyKeys :: new () , __marker : :: core :: marker :: PhantomData , } ;
             __dk_task.__index_0.rebuild(&__dk_task.__store_0)?;
             __dk_task.__max_0 = __dk_task.__index_0.latest();
             Ok(__dk_task)
@@ -171,7 +171,6 @@ const _: () = {
                                         __dk_e,
                                         None,
                                         __dk_record.timestamp,
-                                        &mut self.__sup_2,
                                         &mut self.__win,
                                         __dk_sink,
                                         "sessions-KTABLE-SUPPRESS-STATE-STORE-0000000003-changelog",
@@ -254,7 +253,6 @@ const _: () = {
                                     (&__k1).window.end,
                                     ::dekaf_streams::__private::bytes(__dk_ve, &self.__vbuf),
                                     __dk_record.timestamp,
-                                    &mut self.__sup_2,
                                     &mut self.__win,
                                     __dk_sink,
                                     "sessions-KTABLE-SUPPRESS-STATE-STORE-0000000003-changelog",
@@ -266,13 +264,6 @@ const _: () = {
                             while let Some(__dk_ts) = ::dekaf_streams::__private::buffer_evict_next(
                                 &mut self.__store_1,
                                 __dk_limit,
-                                &::dekaf_streams::__private::BufferLimits {
-                                    max_records: 18446744073709551615u64,
-                                    max_bytes: 18446744073709551615u64,
-                                    emit_early: false,
-                                    config: "unbounded()",
-                                },
-                                &mut self.__sup_2,
                                 &mut self.__win,
                                 __dk_sink,
                                 "sessions-KTABLE-SUPPRESS-STATE-STORE-0000000003-changelog",
@@ -434,7 +425,6 @@ const _: () = {
                                         __dk_e,
                                         None,
                                         __dk_record.timestamp,
-                                        &mut self.__sup_2,
                                         &mut self.__win,
                                         __dk_sink,
                                         "sessions-KTABLE-SUPPRESS-STATE-STORE-0000000003-changelog",
@@ -517,7 +507,6 @@ const _: () = {
                                     (&__k1).window.end,
                                     ::dekaf_streams::__private::bytes(__dk_ve, &self.__vbuf),
                                     __dk_record.timestamp,
-                                    &mut self.__sup_2,
                                     &mut self.__win,
                                     __dk_sink,
                                     "sessions-KTABLE-SUPPRESS-STATE-STORE-0000000003-changelog",
@@ -529,13 +518,6 @@ const _: () = {
                             while let Some(__dk_ts) = ::dekaf_streams::__private::buffer_evict_next(
                                 &mut self.__store_1,
                                 __dk_limit,
-                                &::dekaf_streams::__private::BufferLimits {
-                                    max_records: 18446744073709551615u64,
-                                    max_bytes: 18446744073709551615u64,
-                                    emit_early: false,
-                                    config: "unbounded()",
-                                },
-                                &mut self.__sup_2,
                                 &mut self.__win,
                                 __dk_sink,
                                 "sessions-KTABLE-SUPPRESS-STATE-STORE-0000000003-changelog",
@@ -663,7 +645,6 @@ const _: () = {
                         (&__k1).window.end,
                         ::dekaf_streams::__private::bytes(__dk_ve, &self.__vbuf),
                         __dk_record.timestamp,
-                        &mut self.__sup_2,
                         &mut self.__win,
                         __dk_sink,
                         "sessions-KTABLE-SUPPRESS-STATE-STORE-0000000003-changelog",
@@ -675,13 +656,6 @@ const _: () = {
                 while let Some(__dk_ts) = ::dekaf_streams::__private::buffer_evict_next(
                     &mut self.__store_1,
                     __dk_limit,
-                    &::dekaf_streams::__private::BufferLimits {
-                        max_records: 18446744073709551615u64,
-                        max_bytes: 18446744073709551615u64,
-                        emit_early: false,
-                        config: "unbounded()",
-                    },
-                    &mut self.__sup_2,
                     &mut self.__win,
                     __dk_sink,
                     "sessions-KTABLE-SUPPRESS-STATE-STORE-0000000003-changelog",
@@ -751,7 +725,6 @@ const _: () = {
                     __dk_e,
                     None,
                     __dk_record.timestamp,
-                    &mut self.__sup_2,
                     &mut self.__win,
                     __dk_sink,
                     "sessions-KTABLE-SUPPRESS-STATE-STORE-0000000003-changelog",
@@ -860,17 +833,19 @@ const _: () = {
             __dk_record: &::dekaf_streams::__private::InputRecord<'_>,
             __dk_sink: &mut S,
         ) -> ::core::result::Result<(), ::dekaf_streams::__private::TaskError> {
-            if __dk_record.timestamp > self.__stream_time {
-                self.__stream_time = __dk_record.timestamp;
-            }
             let (__dk_result, __dk_topic, __dk_node) = match __dk_record.source {
-                0usize => (
-                    ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(|| {
-                        self.__source_0(__dk_record, __dk_sink)
-                    })),
-                    "clicks",
-                    "KSTREAM-SOURCE-0000000000",
-                ),
+                0usize => {
+                    if __dk_record.timestamp > self.__stream_time {
+                        self.__stream_time = __dk_record.timestamp;
+                    }
+                    (
+                        ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(|| {
+                            self.__source_0(__dk_record, __dk_sink)
+                        })),
+                        "clicks",
+                        "KSTREAM-SOURCE-0000000000",
+                    )
+                }
                 other => return Err(::dekaf_streams::__private::TaskError::UnknownSource(other)),
             };
             let __dk_result = match __dk_result {
@@ -945,7 +920,6 @@ const _: () = {
             self.__max_0 = i64::MIN;
             self.__index_0.clear();
             self.__cache_1.clear();
-            self.__sup_2 = ::dekaf_streams::__private::SuppressState::new();
             self.__stream_time = i64::MIN;
             Ok(())
         }
@@ -964,7 +938,6 @@ const _: () = {
             self.__index_0.rebuild(&self.__store_0)?;
             self.__max_0 = self.__index_0.latest();
             self.__cache_1.clear();
-            self.__sup_2 = ::dekaf_streams::__private::SuppressState::new();
             Ok(true)
         }
         fn needs_full_restore(&self) -> bool {
@@ -984,6 +957,9 @@ const _: () = {
         }
         fn null_records_dropped(&self) -> u64 {
             self.__dropped
+        }
+        fn invalid_timestamps_dropped(&self) -> u64 {
+            self.__invalid_ts
         }
         #[allow(unused_variables)]
         fn store(&self, name: &str) -> Option<&B> {
@@ -1094,6 +1070,11 @@ const _: () = {
         fn null_records_dropped(&self) -> u64 {
             match self {
                 __SessionsTask::S0(t) => t.null_records_dropped(),
+            }
+        }
+        fn invalid_timestamps_dropped(&self) -> u64 {
+            match self {
+                __SessionsTask::S0(t) => t.invalid_timestamps_dropped(),
             }
         }
         fn store(&self, name: &str) -> Option<&B> {

@@ -36,6 +36,7 @@ const _: () = {
         __late: u64,
         __skipped: u64,
         __dropped: u64,
+        __invalid_ts: u64,
         __kbuf: ::std::vec::Vec<u8>,
         __vbuf: ::std::vec::Vec<u8>,
         __win: ::dekaf_streams::__private::WindowScratch,
@@ -50,7 +51,7 @@ const _: () = {
             partition: i32,
             stores: &mut F,
         ) -> ::core::result::Result<Self, ::dekaf_streams::__private::TaskError> {
-            let mut __dk_task = Self { __partition : partition , __stream_time : i64 :: MIN , __late : 0 , __skipped : 0 , __dropped : 0 , __kbuf : :: std :: vec :: Vec :: with_capacity (64) , __vbuf : :: std :: vec :: Vec :: with_capacity (64) , __win : :: dekaf_streams :: __private :: WindowScratch :: new () , __store_0 : stores . open ("outer-join" , "0" , partition , & :: dekaf_streams :: __private :: StoreInfo { name : "KSTREAM-OUTERTHIS-0000000004-store" , changelog_topic : "outer-join-KSTREAM-OUTERTHIS-0000000004-store-changelog" , kind : :: dekaf_streams :: __private :: StoreKind :: JoinWindow { before_ms : 10i64 , after_ms : 10i64 , grace_ms : 5i64 } }) ? , __store_1 : stores . open ("outer-join" , "0" , partition , & :: dekaf_streams :: __private :: StoreInfo { name : "KSTREAM-OUTEROTHER-0000000005-store" , changelog_topic : "outer-join-KSTREAM-OUTEROTHER-0000000005-store-changelog" , kind : :: dekaf_streams :: __private :: StoreKind :: JoinWindow { before_ms : 10i64 , after_ms : 10i64 , grace_ms : 5i64 } }) ? , __store_2 : stores . open ("outer-join" , "0" , partition , & :: dekaf_streams :: __private :: StoreInfo { name : "KSTREAM-OUTERSHARED-0000000004-store" , changelog_topic : "outer-join-KSTREAM-OUTERSHARED-0000000004-store-changelog" , kind : :: dekaf_streams :: __private :: StoreKind :: KeyValue }) ? , __join_4 : :: dekaf_streams :: __private :: stream_join :: JoinState :: new (25i64) , __marker : :: core :: marker :: PhantomData , } ;
+            let mut __dk_task = Self { __partition : partition , __stream_time : i64 :: MIN , __late : 0 , __skipped : 0 , __dropped : 0 , __invalid_ts : 0 , __kbuf : :: std :: vec :: Vec :: with_capacity (64) , __vbuf : :: std :: vec :: Vec :: with_capacity (64) , __win : :: dekaf_streams :: __private :: WindowScratch :: new () , __store_0 : stores . open ("outer-join" , "0" , partition , & :: dekaf_streams :: __private :: StoreInfo { name : "KSTREAM-OUTERTHIS-0000000004-store" , changelog_topic : "outer-join-KSTREAM-OUTERTHIS-0000000004-store-changelog" , kind : :: dekaf_streams :: __private :: StoreKind :: JoinWindow { before_ms : 10i64 , after_ms : 10i64 , grace_ms : 5i64 } }) ? , __store_1 : stores . open ("outer-join" , "0" , partition , & :: dekaf_streams :: __private :: StoreInfo { name : "KSTREAM-OUTEROTHER-0000000005-store" , changelog_topic : "outer-join-KSTREAM-OUTEROTHER-0000000005-store-changelog" , kind : :: dekaf_streams :: __private :: StoreKind :: JoinWindow { before_ms : 10i64 , after_ms : 10i64 , grace_ms : 5i64 } }) ? , __store_2 : stores . open ("outer-join" , "0" , partition , & :: dekaf_streams :: __private :: StoreInfo { name : "KSTREAM-OUTERSHARED-0000000004-store" , changelog_topic : "outer-join-KSTREAM-OUTERSHARED-0000000004-store-changelog" , kind : :: dekaf_streams :: __private :: StoreKind :: KeyValue }) ? , __join_4 : :: dekaf_streams :: __private :: stream_join :: JoinState :: new (25i64) , __marker : :: core :: marker :: PhantomData , } ;
             Ok(__dk_task)
         }
         #[allow(unused_variables, unused_mut, unreachable_code, clippy::all)]
@@ -666,24 +667,31 @@ const _: () = {
             __dk_record: &::dekaf_streams::__private::InputRecord<'_>,
             __dk_sink: &mut S,
         ) -> ::core::result::Result<(), ::dekaf_streams::__private::TaskError> {
-            if __dk_record.timestamp > self.__stream_time {
-                self.__stream_time = __dk_record.timestamp;
-            }
             let (__dk_result, __dk_topic, __dk_node) = match __dk_record.source {
-                0usize => (
-                    ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(|| {
-                        self.__source_0(__dk_record, __dk_sink)
-                    })),
-                    "outer-left",
-                    "KSTREAM-SOURCE-0000000000",
-                ),
-                1usize => (
-                    ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(|| {
-                        self.__source_1(__dk_record, __dk_sink)
-                    })),
-                    "outer-right",
-                    "KSTREAM-SOURCE-0000000001",
-                ),
+                0usize => {
+                    if __dk_record.timestamp > self.__stream_time {
+                        self.__stream_time = __dk_record.timestamp;
+                    }
+                    (
+                        ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(|| {
+                            self.__source_0(__dk_record, __dk_sink)
+                        })),
+                        "outer-left",
+                        "KSTREAM-SOURCE-0000000000",
+                    )
+                }
+                1usize => {
+                    if __dk_record.timestamp > self.__stream_time {
+                        self.__stream_time = __dk_record.timestamp;
+                    }
+                    (
+                        ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(|| {
+                            self.__source_1(__dk_record, __dk_sink)
+                        })),
+                        "outer-right",
+                        "KSTREAM-SOURCE-0000000001",
+                    )
+                }
                 other => return Err(::dekaf_streams::__private::TaskError::UnknownSource(other)),
             };
             let __dk_result = match __dk_result {
@@ -770,6 +778,9 @@ const _: () = {
         }
         fn null_records_dropped(&self) -> u64 {
             self.__dropped
+        }
+        fn invalid_timestamps_dropped(&self) -> u64 {
+            self.__invalid_ts
         }
         #[allow(unused_variables)]
         fn store(&self, name: &str) -> Option<&B> {
@@ -886,6 +897,11 @@ const _: () = {
         fn null_records_dropped(&self) -> u64 {
             match self {
                 __OuterJoinTask::S0(t) => t.null_records_dropped(),
+            }
+        }
+        fn invalid_timestamps_dropped(&self) -> u64 {
+            match self {
+                __OuterJoinTask::S0(t) => t.invalid_timestamps_dropped(),
             }
         }
         fn store(&self, name: &str) -> Option<&B> {

@@ -46,6 +46,7 @@ const _: () = {
         __late: u64,
         __skipped: u64,
         __dropped: u64,
+        __invalid_ts: u64,
         __kbuf: ::std::vec::Vec<u8>,
         __vbuf: ::std::vec::Vec<u8>,
         __win: ::dekaf_streams::__private::WindowScratch,
@@ -64,6 +65,7 @@ const _: () = {
                 __late: 0,
                 __skipped: 0,
                 __dropped: 0,
+                __invalid_ts: 0,
                 __kbuf: ::std::vec::Vec::with_capacity(64),
                 __vbuf: ::std::vec::Vec::with_capacity(64),
                 __win: ::dekaf_streams::__private::WindowScratch::new(),
@@ -412,24 +414,31 @@ const _: () = {
             __dk_record: &::dekaf_streams::__private::InputRecord<'_>,
             __dk_sink: &mut S,
         ) -> ::core::result::Result<(), ::dekaf_streams::__private::TaskError> {
-            if __dk_record.timestamp > self.__stream_time {
-                self.__stream_time = __dk_record.timestamp;
-            }
             let (__dk_result, __dk_topic, __dk_node) = match __dk_record.source {
-                0usize => (
-                    ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(|| {
-                        self.__source_0(__dk_record, __dk_sink)
-                    })),
-                    "amounts",
-                    "KTABLE-SOURCE-0000000003",
-                ),
-                1usize => (
-                    ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(|| {
-                        self.__source_1(__dk_record, __dk_sink)
-                    })),
-                    "names",
-                    "KTABLE-SOURCE-0000000001",
-                ),
+                0usize => {
+                    if __dk_record.timestamp > self.__stream_time {
+                        self.__stream_time = __dk_record.timestamp;
+                    }
+                    (
+                        ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(|| {
+                            self.__source_0(__dk_record, __dk_sink)
+                        })),
+                        "amounts",
+                        "KTABLE-SOURCE-0000000003",
+                    )
+                }
+                1usize => {
+                    if __dk_record.timestamp > self.__stream_time {
+                        self.__stream_time = __dk_record.timestamp;
+                    }
+                    (
+                        ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(|| {
+                            self.__source_1(__dk_record, __dk_sink)
+                        })),
+                        "names",
+                        "KTABLE-SOURCE-0000000001",
+                    )
+                }
                 other => return Err(::dekaf_streams::__private::TaskError::UnknownSource(other)),
             };
             let __dk_result = match __dk_result {
@@ -513,6 +522,9 @@ const _: () = {
         }
         fn null_records_dropped(&self) -> u64 {
             self.__dropped
+        }
+        fn invalid_timestamps_dropped(&self) -> u64 {
+            self.__invalid_ts
         }
         #[allow(unused_variables)]
         fn store(&self, name: &str) -> Option<&B> {
@@ -623,6 +635,11 @@ const _: () = {
         fn null_records_dropped(&self) -> u64 {
             match self {
                 __ChainedTask::S0(t) => t.null_records_dropped(),
+            }
+        }
+        fn invalid_timestamps_dropped(&self) -> u64 {
+            match self {
+                __ChainedTask::S0(t) => t.invalid_timestamps_dropped(),
             }
         }
         fn store(&self, name: &str) -> Option<&B> {

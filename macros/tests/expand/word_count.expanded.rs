@@ -39,6 +39,7 @@ const _: () = {
         __late: u64,
         __skipped: u64,
         __dropped: u64,
+        __invalid_ts: u64,
         __kbuf: ::std::vec::Vec<u8>,
         __vbuf: ::std::vec::Vec<u8>,
         __win: ::dekaf_streams::__private::WindowScratch,
@@ -55,6 +56,7 @@ const _: () = {
                 __late: 0,
                 __skipped: 0,
                 __dropped: 0,
+                __invalid_ts: 0,
                 __kbuf: ::std::vec::Vec::with_capacity(64),
                 __vbuf: ::std::vec::Vec::with_capacity(64),
                 __win: ::dekaf_streams::__private::WindowScratch::new(),
@@ -175,17 +177,19 @@ const _: () = {
             __dk_record: &::dekaf_streams::__private::InputRecord<'_>,
             __dk_sink: &mut S,
         ) -> ::core::result::Result<(), ::dekaf_streams::__private::TaskError> {
-            if __dk_record.timestamp > self.__stream_time {
-                self.__stream_time = __dk_record.timestamp;
-            }
             let (__dk_result, __dk_topic, __dk_node) = match __dk_record.source {
-                0usize => (
-                    ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(|| {
-                        self.__source_0(__dk_record, __dk_sink)
-                    })),
-                    "sentences",
-                    "KSTREAM-SOURCE-0000000000",
-                ),
+                0usize => {
+                    if __dk_record.timestamp > self.__stream_time {
+                        self.__stream_time = __dk_record.timestamp;
+                    }
+                    (
+                        ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(|| {
+                            self.__source_0(__dk_record, __dk_sink)
+                        })),
+                        "sentences",
+                        "KSTREAM-SOURCE-0000000000",
+                    )
+                }
                 other => return Err(::dekaf_streams::__private::TaskError::UnknownSource(other)),
             };
             let __dk_result = match __dk_result {
@@ -250,6 +254,9 @@ const _: () = {
         fn null_records_dropped(&self) -> u64 {
             self.__dropped
         }
+        fn invalid_timestamps_dropped(&self) -> u64 {
+            self.__invalid_ts
+        }
         #[allow(unused_variables)]
         fn store(&self, name: &str) -> Option<&B> {
             match name {
@@ -273,6 +280,7 @@ const _: () = {
         __late: u64,
         __skipped: u64,
         __dropped: u64,
+        __invalid_ts: u64,
         __kbuf: ::std::vec::Vec<u8>,
         __vbuf: ::std::vec::Vec<u8>,
         __win: ::dekaf_streams::__private::WindowScratch,
@@ -294,6 +302,7 @@ const _: () = {
                 __late: 0,
                 __skipped: 0,
                 __dropped: 0,
+                __invalid_ts: 0,
                 __kbuf: ::std::vec::Vec::with_capacity(64),
                 __vbuf: ::std::vec::Vec::with_capacity(64),
                 __win: ::dekaf_streams::__private::WindowScratch::new(),
@@ -620,17 +629,19 @@ const _: () = {
             __dk_record: &::dekaf_streams::__private::InputRecord<'_>,
             __dk_sink: &mut S,
         ) -> ::core::result::Result<(), ::dekaf_streams::__private::TaskError> {
-            if __dk_record.timestamp > self.__stream_time {
-                self.__stream_time = __dk_record.timestamp;
-            }
             let (__dk_result, __dk_topic, __dk_node) = match __dk_record.source {
-                0usize => (
-                    ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(|| {
-                        self.__source_0(__dk_record, __dk_sink)
-                    })),
-                    "word-count-counts-repartition",
-                    "counts-repartition-source",
-                ),
+                0usize => {
+                    if __dk_record.timestamp > self.__stream_time {
+                        self.__stream_time = __dk_record.timestamp;
+                    }
+                    (
+                        ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(|| {
+                            self.__source_0(__dk_record, __dk_sink)
+                        })),
+                        "word-count-counts-repartition",
+                        "counts-repartition-source",
+                    )
+                }
                 other => return Err(::dekaf_streams::__private::TaskError::UnknownSource(other)),
             };
             let __dk_result = match __dk_result {
@@ -728,6 +739,9 @@ const _: () = {
         }
         fn null_records_dropped(&self) -> u64 {
             self.__dropped
+        }
+        fn invalid_timestamps_dropped(&self) -> u64 {
+            self.__invalid_ts
         }
         #[allow(unused_variables)]
         fn store(&self, name: &str) -> Option<&B> {
@@ -845,6 +859,12 @@ const _: () = {
             match self {
                 __WordCountTask::S0(t) => t.null_records_dropped(),
                 __WordCountTask::S1(t) => t.null_records_dropped(),
+            }
+        }
+        fn invalid_timestamps_dropped(&self) -> u64 {
+            match self {
+                __WordCountTask::S0(t) => t.invalid_timestamps_dropped(),
+                __WordCountTask::S1(t) => t.invalid_timestamps_dropped(),
             }
         }
         fn store(&self, name: &str) -> Option<&B> {

@@ -396,6 +396,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                         task.late_records_dropped(),
                         task.null_records_dropped(),
                         task.records_skipped(),
+                        task.invalid_timestamps_dropped(),
                     ],
                 },
             ));

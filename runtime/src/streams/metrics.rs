@@ -17,7 +17,7 @@
 //! | `kafka.streams.stream_thread_metrics.poll_latency_avg_seconds`, `_max_seconds` | gauges | `thread_id` | `poll-latency-avg`, `-max` (ms there), over the last second |
 //! | `kafka.streams.stream_task_metrics.record_lateness_avg`, `_max` | gauges | `thread_id`, `task_id` | `record-lateness-avg`, `-max` (ms; Kafka Streams records them at `DEBUG` level only), over the last second |
 //! | `kafka.streams.stream_task_metrics.process_total` | counter | `thread_id`, `task_id` | `stream-task-metrics` `process-total` |
-//! | `kafka.streams.stream_task_metrics.dropped_records_total` | counter | `thread_id`, `task_id`, `reason` | `dropped-records-total` (ours says why: `late`, `null`, `skipped` by `on_error`) |
+//! | `kafka.streams.stream_task_metrics.dropped_records_total` | counter | `thread_id`, `task_id`, `reason` | `dropped-records-total` (ours says why: `late`, `null`, `skipped` by `on_error`, `invalid_timestamp`) |
 //! | `kafka.streams.stream_metrics.alive_stream_threads` | gauge | | `stream-metrics` `alive-stream-threads` |
 //! | `kafka.streams.stream_metrics.failed_stream_threads` | counter | | `failed-stream-threads` |
 //! | `kafka.consumer.consumer_fetch_manager_metrics.records_lag` | gauge | `thread_id`, `topic`, `partition` | the consumer's `consumer-fetch-manager-metrics` `records-lag` (ours: records of the partition the task has not processed, about once a second; see `task_offsets`) |
@@ -55,18 +55,19 @@ pub(crate) struct ThreadMetrics {
 /// A task's instruments, and the dropped-record totals it reported so far.
 struct TaskMetrics {
     process_total: Counter,
-    dropped: [(Counter, u64); 3],
+    dropped: [(Counter, u64); 4],
 }
 
 /// What a task counted until now.
 pub(crate) struct TaskCounts {
     /// Records processed since the last commit.
     pub processed: u64,
-    /// Records dropped since the task started: late, null key or value, skipped by `on_error`.
-    pub dropped: [u64; 3],
+    /// Records dropped since the task started: late, null key or value, skipped by `on_error`,
+    /// skipped for a negative extracted timestamp.
+    pub dropped: [u64; 4],
 }
 
-const DROP_REASONS: [&str; 3] = ["late", "null", "skipped"];
+const DROP_REASONS: [&str; 4] = ["late", "null", "skipped", "invalid_timestamp"];
 
 impl ThreadMetrics {
     /// The thread's name, as its instruments' `thread_id` label carries it.
@@ -219,9 +220,9 @@ mod tests {
             let mut thread = ThreadMetrics::new("app-0".into());
             let id = TaskId::new("0", 1);
             let counts = |processed, dropped| (id, TaskCounts { processed, dropped });
-            thread.committed(0.01, [counts(5, [1, 0, 0])].into_iter());
+            thread.committed(0.01, [counts(5, [1, 0, 0, 0])].into_iter());
             // Totals since the task started: only what is new is added.
-            thread.committed(0.01, [counts(3, [1, 2, 1])].into_iter());
+            thread.committed(0.01, [counts(3, [1, 2, 1, 3])].into_iter());
         });
         // A snapshot hands out what changed since the last one: read it once.
         let all = recorded(&recorder);
@@ -240,6 +241,7 @@ mod tests {
         assert_eq!(
             dropped,
             vec![
+                (labels("invalid_timestamp"), 3),
                 (labels("late"), 1),
                 (labels("null"), 2),
                 (labels("skipped"), 1)

@@ -173,6 +173,28 @@ public final class Parity {
         def("aggregate", b -> in(b).groupByKey().aggregate(() -> "0", (k, v, agg) -> agg + "+" + v).toStream().to("out"));
         def("aggregate_nullable", b -> in(b).groupByKey().aggregate(() -> "0", (k, v, agg) -> agg + "+" + opt(v)).toStream().to("out"));
 
+        // ---- sources: timestamp extractors -----------------------------------------------------
+        def("extractor", b -> {
+            final KStream<String, String> s = b.stream("in", Consumed.with(Serdes.String(), Serdes.String())
+                .withTimestampExtractor((record, partitionTime) -> {
+                    final String v = (String) record.value();
+                    if (v == null || v.equals("ts")) {
+                        return record.timestamp();
+                    }
+                    if (v.equals("pt")) {
+                        return partitionTime;
+                    }
+                    try {
+                        return Long.parseLong(v.split("\\|", -1)[0]);
+                    } catch (final NumberFormatException e) {
+                        return -1L;
+                    }
+                }));
+            s.to("out");
+            s.groupByKey().windowedBy(TimeWindows.ofSizeWithNoGrace(Duration.ofMillis(10))).count()
+                .toStream().to("out.w.l", Produced.with(WindowedSerdes.timeWindowedSerdeFrom(String.class, 10), Serdes.Long()));
+        });
+
         // ---- windows ---------------------------------------------------------------------------
         def("tumbling_count", b -> in(b).groupByKey().windowedBy(TimeWindows.ofSizeWithNoGrace(Duration.ofMillis(10))).count()
             .toStream().to("out.w.l", Produced.with(WindowedSerdes.timeWindowedSerdeFrom(String.class, 10), Serdes.Long())));
