@@ -51,6 +51,7 @@ const _: () = {
         __fkbuf: ::std::vec::Vec<u8>,
         __fvbuf: ::std::vec::Vec<u8>,
         __cache_1: ::dekaf_streams::__private::DirtyKeys,
+        __sup_2: ::dekaf_streams::__private::SuppressState,
         __marker: ::core::marker::PhantomData<fn() -> B>,
     }
     impl<B: ::dekaf_streams::__private::StoreBackend> __SessionsSub0<B> {
@@ -58,7 +59,7 @@ const _: () = {
             partition: i32,
             stores: &mut F,
         ) -> ::core::result::Result<Self, ::dekaf_streams::__private::TaskError> {
-            let mut __dk_task = Self { __partition : partition , __stream_time : i64 :: MIN , __late : 0 , __skipped : 0 , __dropped : 0 , __invalid_ts : 0 , __kbuf : :: std :: vec :: Vec :: with_capacity (64) , __vbuf : :: std :: vec :: Vec :: with_capacity (64) , __win : :: dekaf_streams :: __private :: WindowScratch :: new () , __store_0 : stores . open ("sessions" , "0" , partition , & :: dekaf_streams :: __private :: StoreInfo { name : "clicks-per-session" , changelog_topic : "sessions-clicks-per-session-changelog" , kind : :: dekaf_streams :: __private :: StoreKind :: Session { gap_ms : 10i64 , grace_ms : 0i64 } }) ? , __store_1 : stores . open ("sessions" , "0" , partition , & :: dekaf_streams :: __private :: StoreInfo { name : "KTABLE-SUPPRESS-STATE-STORE-0000000003" , changelog_topic : "sessions-KTABLE-SUPPRESS-STATE-STORE-0000000003-changelog" , kind : :: dekaf_streams :: __private :: StoreKind :: KeyValue }) ? , __purge_0 : i64 :: MIN , __max_0 : i64 :: MIN , __index_0 : :: dekaf_streams :: __private :: TimeIndex :: new (16) , __cache_max : 0 , __fkbuf : :: std :: vec :: Vec :: new () , __fvbuf : :: std :: vec :: Vec :: new () , __cache_1 : :: dekaf_streams :: __private :: DirtyKeys :: new () , __marker : :: core :: marker :: PhantomData , } ;
+            let mut __dk_task = Self { __partition : partition , __stream_time : i64 :: MIN , __late : 0 , __skipped : 0 , __dropped : 0 , __invalid_ts : 0 , __kbuf : :: std :: vec :: Vec :: with_capacity (64) , __vbuf : :: std :: vec :: Vec :: with_capacity (64) , __win : :: dekaf_streams :: __private :: WindowScratch :: new () , __store_0 : stores . open ("sessions" , "0" , partition , & :: dekaf_streams :: __private :: StoreInfo { name : "clicks-per-session" , changelog_topic : "sessions-clicks-per-session-changelog" , kind : :: dekaf_streams :: __private :: StoreKind :: Session { gap_ms : 10i64 , grace_ms : 0i64 } }) ? , __store_1 : stores . open ("sessions" , "0" , partition , & :: dekaf_streams :: __private :: StoreInfo { name : "KTABLE-SUPPRESS-STATE-STORE-0000000003" , changelog_topic : "sessions-KTABLE-SUPPRESS-STATE-STORE-0000000003-changelog" , kind : :: dekaf_streams :: __private :: StoreKind :: KeyValue }) ? , __purge_0 : i64 :: MIN , __max_0 : i64 :: MIN , __index_0 : :: dekaf_streams :: __private :: TimeIndex :: new (16) , __cache_max : 0 , __fkbuf : :: std :: vec :: Vec :: new () , __fvbuf : :: std :: vec :: Vec :: new () , __cache_1 : :: dekaf_streams :: __private :: DirtyKeys :: new () , __sup_2 : :: dekaf_streams :: __private :: SuppressState :: new () , __marker : :: core :: marker :: PhantomData , } ;
             __dk_task.__index_0.rebuild(&__dk_task.__store_0)?;
             __dk_task.__max_0 = __dk_task.__index_0.latest();
             Ok(__dk_task)
@@ -171,6 +172,7 @@ const _: () = {
                                         __dk_e,
                                         None,
                                         __dk_record.timestamp,
+                                        &mut self.__sup_2,
                                         &mut self.__win,
                                         __dk_sink,
                                         "sessions-KTABLE-SUPPRESS-STATE-STORE-0000000003-changelog",
@@ -253,6 +255,7 @@ const _: () = {
                                     (&__k1).window.end,
                                     ::dekaf_streams::__private::bytes(__dk_ve, &self.__vbuf),
                                     __dk_record.timestamp,
+                                    &mut self.__sup_2,
                                     &mut self.__win,
                                     __dk_sink,
                                     "sessions-KTABLE-SUPPRESS-STATE-STORE-0000000003-changelog",
@@ -264,6 +267,13 @@ const _: () = {
                             while let Some(__dk_ts) = ::dekaf_streams::__private::buffer_evict_next(
                                 &mut self.__store_1,
                                 __dk_limit,
+                                &::dekaf_streams::__private::BufferLimits {
+                                    max_records: 18446744073709551615u64,
+                                    max_bytes: 18446744073709551615u64,
+                                    emit_early: false,
+                                    config: "unbounded()",
+                                },
+                                &mut self.__sup_2,
                                 &mut self.__win,
                                 __dk_sink,
                                 "sessions-KTABLE-SUPPRESS-STATE-STORE-0000000003-changelog",
@@ -425,6 +435,7 @@ const _: () = {
                                         __dk_e,
                                         None,
                                         __dk_record.timestamp,
+                                        &mut self.__sup_2,
                                         &mut self.__win,
                                         __dk_sink,
                                         "sessions-KTABLE-SUPPRESS-STATE-STORE-0000000003-changelog",
@@ -507,6 +518,7 @@ const _: () = {
                                     (&__k1).window.end,
                                     ::dekaf_streams::__private::bytes(__dk_ve, &self.__vbuf),
                                     __dk_record.timestamp,
+                                    &mut self.__sup_2,
                                     &mut self.__win,
                                     __dk_sink,
                                     "sessions-KTABLE-SUPPRESS-STATE-STORE-0000000003-changelog",
@@ -518,6 +530,13 @@ const _: () = {
                             while let Some(__dk_ts) = ::dekaf_streams::__private::buffer_evict_next(
                                 &mut self.__store_1,
                                 __dk_limit,
+                                &::dekaf_streams::__private::BufferLimits {
+                                    max_records: 18446744073709551615u64,
+                                    max_bytes: 18446744073709551615u64,
+                                    emit_early: false,
+                                    config: "unbounded()",
+                                },
+                                &mut self.__sup_2,
                                 &mut self.__win,
                                 __dk_sink,
                                 "sessions-KTABLE-SUPPRESS-STATE-STORE-0000000003-changelog",
@@ -645,6 +664,7 @@ const _: () = {
                         (&__k1).window.end,
                         ::dekaf_streams::__private::bytes(__dk_ve, &self.__vbuf),
                         __dk_record.timestamp,
+                        &mut self.__sup_2,
                         &mut self.__win,
                         __dk_sink,
                         "sessions-KTABLE-SUPPRESS-STATE-STORE-0000000003-changelog",
@@ -656,6 +676,13 @@ const _: () = {
                 while let Some(__dk_ts) = ::dekaf_streams::__private::buffer_evict_next(
                     &mut self.__store_1,
                     __dk_limit,
+                    &::dekaf_streams::__private::BufferLimits {
+                        max_records: 18446744073709551615u64,
+                        max_bytes: 18446744073709551615u64,
+                        emit_early: false,
+                        config: "unbounded()",
+                    },
+                    &mut self.__sup_2,
                     &mut self.__win,
                     __dk_sink,
                     "sessions-KTABLE-SUPPRESS-STATE-STORE-0000000003-changelog",
@@ -725,6 +752,7 @@ const _: () = {
                     __dk_e,
                     None,
                     __dk_record.timestamp,
+                    &mut self.__sup_2,
                     &mut self.__win,
                     __dk_sink,
                     "sessions-KTABLE-SUPPRESS-STATE-STORE-0000000003-changelog",
@@ -920,6 +948,7 @@ const _: () = {
             self.__max_0 = i64::MIN;
             self.__index_0.clear();
             self.__cache_1.clear();
+            self.__sup_2 = ::dekaf_streams::__private::SuppressState::new();
             self.__stream_time = i64::MIN;
             Ok(())
         }
@@ -938,6 +967,7 @@ const _: () = {
             self.__index_0.rebuild(&self.__store_0)?;
             self.__max_0 = self.__index_0.latest();
             self.__cache_1.clear();
+            self.__sup_2 = ::dekaf_streams::__private::SuppressState::new();
             Ok(true)
         }
         fn needs_full_restore(&self) -> bool {
