@@ -188,6 +188,32 @@
 //! The stream and the table must have the same key type and be co-partitioned; the topology
 //! declares their copartition group. For joins of two tables, see [Tables](#tables).
 //!
+//! Every joiner may take the key first, as Kafka Streams' `ValueJoinerWithKey`:
+//! `join(table, |key: &K, value: V, table_value: T| ..)`, and likewise for `left_join`, the
+//! stream-stream joins (`|key: &K, l: &L, r: &R|`, `|key, l, r: Option<&R>|`, `|key, l:
+//! Option<&L>, r: Option<&R>|`), the global-table joins (the stream record's key, not the
+//! mapped one), the table-table joins and the foreign-key joins (the left row's key). The macro
+//! tells the two forms apart by the closure's number of parameters, as for `map_values`; a
+//! closure of another arity is a compile error. Kafka Streams has no `ValueJoinerWithKey` for
+//! table-table and foreign-key joins; there the key form is this crate's addition. A joiner
+//! that takes the key cannot take a missing one: where a left or outer join forwards a record
+//! with a null key (see [Null keys and values](#null-keys-and-values)) to such a joiner, the
+//! record fails (`on_error`, kind `KeyDeserialization`) where Kafka Streams would pass `null`;
+//! read the topic with `Nullable::<S>` keys to join those records.
+//!
+//! ```
+//! use dekaf_streams::prelude::*;
+//!
+//! topology! {
+//!     pub Labelled = "labelled" {
+//!         let labels = table("labels", Utf8, Utf8);
+//!         stream("events", Utf8, Utf8)
+//!             .join(labels, |key: &String, event: String, label: String| format!("{key}/{label}: {event}"))
+//!             .to("labelled-events", Utf8, Utf8);
+//!     }
+//! }
+//! ```
+//!
 //! Two streams join over a join window, as Kafka Streams' `JoinWindows`:
 //! `left.join(right, |l: &L, r: &R| -> O, join_window(d))` joins records of equal keys at most
 //! `d` apart, `join_window(before, after)` right records from `before` earlier to `after` later
@@ -242,7 +268,7 @@
 //! | `.count("store")` | rows per new key (`i64`); a count that falls to 0 stays |
 //! | `.reduce("store", \|agg: V2, value: V2\| adder, \|agg: V2, old: V2\| subtractor)` | the first value is the aggregate as it is |
 //! | `.aggregate("store", \|\| init, \|key: &K2, value: V2, agg: A\| adder, \|key: &K2, old: V2, agg: A\| subtractor, AggregateSerde)` | an update subtracts the old value from its old group, then adds the new one to its new group (one change when the group is the same) |
-//! | `table.join_on_foreign_key(other, \|value: &V\| -> FK, \|l: &V, r: &V2\| -> R)` | a result while the other table has the foreign key the row's value names; see [Foreign-key joins](#foreign-key-joins) |
+//! | `table.join_on_foreign_key(other, \|value: &V\| -> FK, \|l: &V, r: &V2\| -> R)` (the extractor may take the key too: `\|key: &K, value: &V\| -> FK`, KIP-1104) | a result while the other table has the foreign key the row's value names; see [Foreign-key joins](#foreign-key-joins) |
 //! | `table.left_join_on_foreign_key(other, \|value: &V\| -> FK, \|l: &V, r: Option<&V2>\| -> R)` | a result for every row, `None` while the other table lacks its foreign key |
 //! | `table.to_stream()` | the updates as a stream of `Option<V>` values, `None` for a delete: write it with `Nullable::<ValueSerde>` so deletes become tombstones |
 //!
@@ -282,6 +308,10 @@
 //! forwards a tombstone) and joins with `None` in the left join. Both tables must be read
 //! through their stores (`table(..)` or `to_table(..)`); the result has no store and no old
 //! values (Kafka Streams does not materialize it either), so continue it with `to_stream()`.
+//!
+//! The extractor may take the row's key first, `|key: &K, value: &V| -> FK` (Kafka Streams
+//! 4.0's `BiFunction` extractor, KIP-1104), for a foreign key that the key holds; the joiner
+//! may take the left row's key first (`|key: &K, l: &V, r: &V2|`).
 //!
 //! A name as fourth argument, `join_on_foreign_key(customers, |o| .., |o, c| .., "by-customer")`,
 //! is Kafka Streams' `TableJoined.as("by-customer")`: the topics are
