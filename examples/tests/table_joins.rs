@@ -324,3 +324,54 @@ fn aggregation_tables_join_directly() {
         [(s("a"), s("q@2")), (s("c"), s("r@0"))]
     );
 }
+
+topology! {
+    /// The same topology as Kafka Streams 4.4's `count()` table joined with a `reduce()` table.
+    pub AggregationJoinDescribe = "table-joins-aggregation-describe" {
+        let c = stream("in", Utf8, Utf8).group_by_key().count("c");
+        let r = stream("in2", Utf8, Utf8).group_by_key().reduce("r", |x: String, v: String| format!("{x},{v}"));
+        c.join(r, |x: &i64, y: &String| format!("{x}+{y}")).to_stream().to("out", Utf8, Nullable::<Utf8>);
+    }
+}
+
+/// Kafka Streams 4.4's `describe()` of the Java topology
+/// `c = stream("in").groupByKey().count(as("c")); r = stream("in2").groupByKey().reduce(.., as("r"));
+/// c.join(r, ..).toStream().to("out")`: no store between the aggregations and the join.
+const AGGREGATION_JOIN_DESCRIBE: &str = "\
+Topologies:
+   Sub-topology: 0
+    Source: KSTREAM-SOURCE-0000000000 (topics: [in])
+      --> KSTREAM-AGGREGATE-0000000001
+    Source: KSTREAM-SOURCE-0000000002 (topics: [in2])
+      --> KSTREAM-REDUCE-0000000003
+    Processor: KSTREAM-AGGREGATE-0000000001 (stores: [c])
+      --> KTABLE-JOINTHIS-0000000005
+      <-- KSTREAM-SOURCE-0000000000
+    Processor: KSTREAM-REDUCE-0000000003 (stores: [r])
+      --> KTABLE-JOINOTHER-0000000006
+      <-- KSTREAM-SOURCE-0000000002
+    Processor: KTABLE-JOINOTHER-0000000006 (stores: [c])
+      --> KTABLE-MERGE-0000000004
+      <-- KSTREAM-REDUCE-0000000003
+    Processor: KTABLE-JOINTHIS-0000000005 (stores: [r])
+      --> KTABLE-MERGE-0000000004
+      <-- KSTREAM-AGGREGATE-0000000001
+    Processor: KTABLE-MERGE-0000000004 (stores: [])
+      --> KTABLE-TOSTREAM-0000000007
+      <-- KTABLE-JOINTHIS-0000000005, KTABLE-JOINOTHER-0000000006
+    Processor: KTABLE-TOSTREAM-0000000007 (stores: [])
+      --> KSTREAM-SINK-0000000008
+      <-- KTABLE-MERGE-0000000004
+    Sink: KSTREAM-SINK-0000000008 (topic: out)
+      <-- KTABLE-TOSTREAM-0000000007
+
+";
+
+#[test]
+fn aggregation_join_describes_as_kafka_streams() {
+    use dekaf_streams::task::Topology;
+    assert_eq!(
+        AggregationJoinDescribe::describe(),
+        AGGREGATION_JOIN_DESCRIBE
+    );
+}

@@ -73,10 +73,29 @@
 //! | `merge(other)` | — both streams continue as one |
 //! | `branch(p1, p2, ..)` | predicates as for `filter`; a record goes to the first branch whose predicate holds, or nowhere; bind the branches: `let [a, b] = s.branch(..);` |
 //! | `repartition("name", KeySerde, ValueSerde)` | — writes the stream to `<app>-<name>-repartition` and reads it back, partitioned by its current key (for example before a join, after `select_key`) |
+//! | `repartition("name", KeySerde, ValueSerde, partitions(n))` | — the same, the topic declared with `n` partitions (Kafka Streams' `Repartitioned.withNumberOfPartitions(n)`): the coordinator creates it with `n` rather than the source topics' count; `n` is an integer literal of 1 or more. The [`TestDriver`](crate::testing::TestDriver) runs every topic with its own partition count |
 //! | `try_map(f)`, `try_map_values(f)` | as `map`/`map_values`, returning `Result<_, ProcessError>`; an `Err` goes to `on_error` |
 //!
 //! A stream used by several operators (fan-out) hands each a reference; operators that need
 //! the key or value by value clone it, so such types must be `Clone`.
+//!
+//! ```
+//! use dekaf_streams::prelude::*;
+//!
+//! topology! {
+//!     pub ByCustomer = "by-customer" {
+//!         stream("orders", Utf8, Utf8)
+//!             .select_key(|_order_id, order| order.split(':').next().unwrap_or_default().to_owned())
+//!             .repartition("by-customer", Utf8, Utf8, partitions(12))
+//!             .group_by_key()
+//!             .count("orders-per-customer")
+//!             .to_stream()
+//!             .to("orders-per-customer", Utf8, I64);
+//!     }
+//! }
+//! let topics = ByCustomer::INFO.subtopologies[1].repartition_source_topics;
+//! assert_eq!((topics[0].name, topics[0].partitions), ("by-customer-by-customer-repartition", 12));
+//! ```
 //!
 //! # Grouping and aggregation
 //!
@@ -282,8 +301,28 @@
 //! the larger of the update's and the aggregate's. Table stores keep each value's timestamp
 //! (Kafka Streams' timestamped stores; their changelogs carry the plain value, stamped), and
 //! restore it from the changelog. The tables of aggregations forward their
-//! results rather than changes: to filter, map or join one, write
-//! `.to_stream().to_table("store")` first.
+//! results rather than changes: to filter, map or re-group one, write
+//! `.to_stream().to_table("store")` first. Joins take them as they are, without that extra
+//! store and changelog: a stream joins a `count`/`reduce`/`aggregate` table through its store,
+//! and `join`, `left_join` and `outer_join` of tables take one on either side (each result a
+//! new value, as an aggregation never deletes). As the aggregation forwards no old values
+//! (Kafka Streams' `sendOldValues` is not enabled for it), such a join's result continues with
+//! `to_stream()` only, and windowed aggregations' tables are not joined.
+//!
+//! ```
+//! use dekaf_streams::prelude::*;
+//!
+//! topology! {
+//!     pub ClicksPerView = "clicks-per-view" {
+//!         let clicks = stream("clicks", Utf8, Utf8).group_by_key().count("clicks-per-page");
+//!         let views = stream("views", Utf8, Utf8).group_by_key().count("views-per-page");
+//!         clicks
+//!             .join(views, |c: &i64, v: &i64| *c as f64 / *v as f64)
+//!             .to_stream()
+//!             .to("click-rates", Utf8, Nullable::<F64>);
+//!     }
+//! }
+//! ```
 //!
 //! ## Foreign-key joins
 //!
@@ -502,7 +541,10 @@
 //! merger or a merger without session windows, `suppress_until_window_closes()` on a table that
 //! is not a windowed aggregation, a `process` naming an undeclared store, an invalid dead-letter topic,
 //! a dead-letter topic that is also an input topic (a failing record would loop forever), two
-//! merged streams whose key types differ, an empty topology body.
+//! merged streams whose key types differ, a joiner of other than 2 or 3 parameters (3: the key
+//! first) or a foreign-key extractor of other than 1 or 2, a windowed aggregation's table in a
+//! table-table join, an operator other than `to_stream()` after a join of an aggregation's
+//! table, a repartition partition count of 0 or not an integer literal, an empty topology body.
 //!
 //! It warns (as a use of a deprecated item, so `#[allow(deprecated)]` silences it) about a
 //! stream or table bound by `let` that nothing uses (a name starting with `_` is exempt), and

@@ -554,7 +554,6 @@ topology! {
     }
 }
 
-/// Runs `case` with the topology it names.
 // ---- joiners with the key, foreign-key extractors with the key --------------------------------
 topology! {
     pub SsJoinKey = "parity-ss-join-key" {
@@ -666,6 +665,7 @@ fn foreign_key_of_key(k: &str) -> String {
     k.split('-').next().unwrap_or_default().to_owned()
 }
 
+/// Runs `case` with the topology it names.
 fn run_case(case: &Case) -> Option<Vec<Value>> {
     Some(match case.topology.as_str() {
         "passthrough" => run::<Passthrough>(case),
