@@ -73,7 +73,7 @@
 //! | `merge(other)` | — both streams continue as one |
 //! | `branch(p1, p2, ..)` | predicates as for `filter`; a record goes to the first branch whose predicate holds, or nowhere; bind the branches: `let [a, b] = s.branch(..);` |
 //! | `repartition("name", KeySerde, ValueSerde)` | — writes the stream to `<app>-<name>-repartition` and reads it back, partitioned by its current key (for example before a join, after `select_key`) |
-//! | `repartition("name", KeySerde, ValueSerde, partitions(n))` | — the same, the topic declared with `n` partitions (Kafka Streams' `Repartitioned.withNumberOfPartitions(n)`): the coordinator creates it with `n` rather than the source topics' count; `n` is an integer literal of 1 or more. The [`TestDriver`](crate::testing::TestDriver) runs every topic with its own partition count |
+//! | `repartition("name", KeySerde, ValueSerde, partitions(n))` | — the same, the topic declared with `n` partitions (Kafka Streams' `Repartitioned.withNumberOfPartitions(n)`): the coordinator creates it with `n` rather than the source topics' count; `n` is an integer literal of 1 or more. The [`TestDriver`](crate::testing::TestDriver) runs this topic, as every other, with the driver's partition count |
 //! | `try_map(f)`, `try_map_values(f)` | as `map`/`map_values`, returning `Result<_, ProcessError>`; an `Err` goes to `on_error` |
 //!
 //! A stream used by several operators (fan-out) hands each a reference; operators that need
