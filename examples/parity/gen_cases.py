@@ -639,6 +639,87 @@ in a 20|x 5
 """, "a null value: the null-safe Java extractor takes the record's timestamp, as dekaf-streams does for a null its serde cannot hold")
 
 here = os.path.dirname(os.path.abspath(__file__))
+# ---- joiners with the key, foreign-key extractors with the key -----------------------------
+case("ss_join_key_basic", "ss_join_key", """
+in a A0 0
+in2 a a5 5
+in2 b b6 6
+in a A10 10
+""", "a stream-stream joiner taking the key (ValueJoinerWithKey) gets the records' key")
+case("ss_left_join_key_basic", "ss_left_join_key", """
+in a A0 0
+in2 a a5 5
+in b B6 6
+in c C40 40
+""", "also for the unmatched left records emitted when their window closes")
+case("ss_outer_join_key_basic", "ss_outer_join_key", """
+in a A0 0
+in2 b b1 1
+in2 a a5 5
+in c C40 40
+""", "and for the unmatched records of both sides of an outer join")
+case("stream_table_join_key_basic", "stream_table_join_key", """
+in a x 1
+t1 a t1 2
+in a y 3
+in b z 4
+""")
+case("stream_table_left_join_key_basic", "stream_table_left_join_key", """
+in a x 1
+t1 a t1 2
+in a y 3
+in b z 4
+""")
+case("global_join_key_basic", "global_join_key", """
+g x gx 1
+in a x 2
+in b y 3
+""", "the joiner of a global-table join gets the stream record's key, not the mapped one")
+case("global_left_join_key_basic", "global_left_join_key", """
+g x gx 1
+in a x 2
+in b y 3
+""")
+case("fk_join_key_extractor_basic", "fk_join_key_extractor", """
+t2 f1 F1 1
+t1 f1-a x 2
+t1 f2-b y 3
+t2 f2 F2 4
+t2 f1 F1b 5
+t1 f1-a z 6
+t1 f2-b null 7
+""", "a foreign-key extractor that takes the key (KIP-1104)")
+case("fk_left_join_key_extractor_basic", "fk_left_join_key_extractor", """
+t1 f1-a x 2
+t2 f1 F1 1
+t1 f2-b y 3
+t2 f1 null 4
+""")
+
+# ---- joins of aggregations' tables --------------------------------------------------------
+AGG_JOIN = """
+in a x 1
+in2 a n1 2
+in a y 3
+in2 b m1 4
+in2 a n2 0
+in b z 5
+in null w 6
+in2 a null 7
+"""
+case("agg_table_join_basic", "agg_table_join", AGG_JOIN,
+     "a count's table joined with a reduce's table directly: every update joins the other's current value")
+case("agg_table_left_join_basic", "agg_table_left_join", AGG_JOIN)
+case("agg_table_outer_join_basic", "agg_table_outer_join", AGG_JOIN)
+case("stream_agg_table_join_basic", "stream_agg_table_join", """
+in2 a q 1
+in a x 2
+in a y 3
+in2 a r 4
+in2 b s 5
+in2 a r 1
+""", "a stream joins a count's table (its store) directly")
+
 out = os.path.join(here, "cases")
 os.makedirs(out, exist_ok=True)
 for f in os.listdir(out):

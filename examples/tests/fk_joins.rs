@@ -312,3 +312,66 @@ fn a_named_join_joins_as_an_unnamed_one() {
         ]
     );
 }
+
+topology! {
+    /// A foreign-key extractor that sees the row's key (KIP-1104) and joiners that take it.
+    pub KeyedOrders = "fk-orders-keyed" {
+        let orders = table("keyed-orders", Utf8, Utf8, "keyed-orders-store");
+        let customers = table("keyed-customers", Utf8, Utf8, "keyed-customers-store");
+        // The order id is `<customer>-<n>`: the foreign key comes from the key.
+        orders
+            .join_on_foreign_key(
+                customers,
+                |id: &String, _order: &String| customer_of_id(id),
+                |id, order, customer| format!("{id}:{order} for {customer}"),
+            )
+            .to_stream()
+            .to("keyed-inner", Utf8, Nullable::<Utf8>);
+        orders
+            .left_join_on_foreign_key(
+                customers,
+                |id, _order| customer_of_id(id),
+                |id: &String, order: &String, customer: Option<&String>| {
+                    format!("{id}:{order} for {}", customer.map_or("?", |c| c.as_str()))
+                },
+            )
+            .to_stream()
+            .to("keyed-left", Utf8, Nullable::<Utf8>);
+    }
+}
+
+/// `"c1-7"` → `"c1"`.
+fn customer_of_id(id: &str) -> String {
+    id.split('-').next().unwrap_or_default().to_owned()
+}
+
+#[test]
+fn extractor_and_joiner_with_the_key() {
+    let driver = TestDriver::<KeyedOrders>::new();
+    let orders = driver.input_topic(KeyedOrders::KEYED_ORDERS);
+    let customers = driver.input_topic(KeyedOrders::KEYED_CUSTOMERS);
+    orders.pipe_input(s("c1-1"), s("book"));
+    customers.pipe_input(s("c1"), s("alice"));
+    orders.pipe_input(s("c2-1"), s("pen"));
+    customers.pipe_input(s("c1"), s("alicia"));
+    assert_eq!(
+        driver
+            .output_topic(KeyedOrders::KEYED_INNER)
+            .read_key_values_to_list(),
+        [
+            (s("c1-1"), some("c1-1:book for alice")),
+            (s("c1-1"), some("c1-1:book for alicia")),
+        ]
+    );
+    assert_eq!(
+        driver
+            .output_topic(KeyedOrders::KEYED_LEFT)
+            .read_key_values_to_list(),
+        [
+            (s("c1-1"), some("c1-1:book for ?")),
+            (s("c1-1"), some("c1-1:book for alice")),
+            (s("c2-1"), some("c2-1:pen for ?")),
+            (s("c1-1"), some("c1-1:book for alicia")),
+        ]
+    );
+}

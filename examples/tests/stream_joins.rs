@@ -322,3 +322,46 @@ fn describe_shows_kafka_streams_join_nodes() {
         assert!(d.contains(line), "missing `{line}` in:\n{d}");
     }
 }
+
+mod with_key {
+    use dekaf_streams::prelude::*;
+    use dekaf_streams::testing::TestDriver;
+
+    topology! {
+        /// Stream-stream joiners that take the key first (`ValueJoinerWithKey`).
+        pub KeyedJoins = "stream-joins-keyed" {
+            let l = stream("keyed-l", Utf8, Utf8);
+            let r = stream("keyed-r", Utf8, Utf8);
+            l.join(r, |k, a, b| format!("{k}:{a}+{b}"), join_window(10))
+                .to("keyed-inner", Utf8, Utf8);
+            l.left_join(r, |k: &String, a: &String, b: Option<&String>| format!("{k}:{a}+{}", b.map_or("-", |x| x.as_str())), join_window(10))
+                .to("keyed-left", Utf8, Utf8);
+            l.outer_join(r, |k, a: Option<&String>, b: Option<&String>| format!("{k}:{}+{}", a.map_or("-", |x| x.as_str()), b.map_or("-", |x| x.as_str())), join_window(10))
+                .to("keyed-outer", Utf8, Utf8);
+        }
+    }
+
+    #[test]
+    fn joiners_with_the_key_see_it_for_matched_and_unmatched_records() {
+        let d = TestDriver::<KeyedJoins>::new();
+        let (l, r) = (
+            d.input_topic(KeyedJoins::KEYED_L),
+            d.input_topic(KeyedJoins::KEYED_R),
+        );
+        l.pipe_input_at("a".into(), "A0".into(), 0);
+        r.pipe_input_at("a".into(), "a5".into(), 5);
+        r.pipe_input_at("b".into(), "b6".into(), 6);
+        // Closes the windows of the records above: the unmatched ones are emitted.
+        l.pipe_input_at("z".into(), "Z100".into(), 100);
+        let kv = |t| {
+            d.output_topic(t)
+                .read_key_values_to_list()
+                .into_iter()
+                .map(|(_, v)| v)
+                .collect::<Vec<String>>()
+        };
+        assert_eq!(kv(KeyedJoins::KEYED_INNER), ["a:A0+a5"]);
+        assert_eq!(kv(KeyedJoins::KEYED_LEFT), ["a:A0+a5"]);
+        assert_eq!(kv(KeyedJoins::KEYED_OUTER), ["a:A0+a5", "b:-+b6"]);
+    }
+}

@@ -102,6 +102,27 @@ pub(crate) fn closure_arity(e: &Expr) -> Option<usize> {
         _ => None,
     }
 }
+/// Whether a joiner closure takes the key first (`|key, left, right|`, Kafka Streams'
+/// `ValueJoinerWithKey`): a closure of 3 parameters. Any other closure than one of 2 or 3
+/// parameters is an error naming both forms (`usage`).
+pub(crate) fn joiner_with_key(f: &Expr, usage: &str) -> syn::Result<bool> {
+    match closure_arity(f) {
+        Some(3) => Ok(true),
+        Some(2) | None => Ok(false),
+        Some(n) => Err(err_at(
+            f,
+            format!(
+                "this joiner takes {n} parameters: a joiner takes the two values, or the key and the two values (Kafka Streams' ValueJoinerWithKey): {usage}"
+            ),
+        )),
+    }
+}
+
+/// Whether a joiner closure (already checked by [`joiner_with_key`]) takes the key first.
+pub(crate) fn takes_key(f: &Expr) -> bool {
+    closure_arity(f) == Some(3)
+}
+
 /// `TimeWindowed::<S>` gets the window size; an explicit size must match.
 pub(crate) fn fill_window_size(mut key: SerdeTy, size: i64) -> syn::Result<SerdeTy> {
     let Type::Path(p) = &mut key.ty else {

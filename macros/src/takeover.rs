@@ -22,9 +22,13 @@ pub(crate) fn declared(m: &Model) -> String {
             let _ = writeln!(out, "    Source topics: [{}]", sources.join(", "));
         }
         for (topic, _) in &sub.repartition_sources {
+            let partitions = match m.repartition_partitions.get(topic) {
+                Some(n) => format!("partitions: {n}"),
+                None => "partitions: unset, the coordinator derives them".to_owned(),
+            };
             let _ = writeln!(
                 out,
-                "    Repartition source topic: {topic} (partitions: unset, the coordinator derives them; {})",
+                "    Repartition source topic: {topic} ({partitions}; {})",
                 configs(&repartition_configs())
             );
         }

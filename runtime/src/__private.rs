@@ -27,8 +27,8 @@ pub use crate::serdes::{
 };
 pub use crate::store::{BackendFactory, KeyValueStore, StoreBackend, StoreError};
 pub use crate::table::fk::{
-    FkScratch, Resolved, fk_extract, fk_foreign_change, fk_hash, fk_join, fk_left_join, fk_receive,
-    fk_resolve, fk_subscribe,
+    FkScratch, Resolved, fk_extract, fk_extract_with_key, fk_foreign_change, fk_hash, fk_join,
+    fk_join_with_key, fk_left_join, fk_left_join_with_key, fk_receive, fk_resolve, fk_subscribe,
 };
 pub use crate::table::global::{
     GlobalStore, GlobalStores, GlobalTableInfo, global_get, global_key,
@@ -37,8 +37,9 @@ pub use crate::table::timestamped::{
     get_timestamped, get_timestamped_bytes, restore_table, source_put,
 };
 pub use crate::table::{
-    Change, Changed, same_key, table_aggregate, table_delete, table_join, table_left_join,
-    table_outer_join, table_put, table_reduce, table_select,
+    Change, Changed, same_key, table_aggregate, table_delete, table_join, table_join_with_key,
+    table_left_join, table_left_join_with_key, table_outer_join, table_outer_join_with_key,
+    table_put, table_reduce, table_select,
 };
 pub use crate::task::{
     ErrorKind, ErrorResponse, Headers, InputRecord, OutgoingRecord, Partitioning, ProcessError,
@@ -729,6 +730,21 @@ pub fn join<V, T, R, F: FnOnce(V, T) -> R>(v: V, t: T, f: F) -> R {
 #[inline(always)]
 pub fn left_join<V, T, R, F: FnOnce(V, Option<T>) -> R>(v: V, t: Option<T>, f: F) -> R {
     f(v, t)
+}
+/// `join` with a joiner that also takes the record's key (Kafka Streams' `ValueJoinerWithKey`).
+#[inline(always)]
+pub fn join_with_key<K, V, T, R, F: FnOnce(&K, V, T) -> R>(k: &K, v: V, t: T, f: F) -> R {
+    f(k, v, t)
+}
+/// `left_join` with a joiner that also takes the record's key.
+#[inline(always)]
+pub fn left_join_with_key<K, V, T, R, F: FnOnce(&K, V, Option<T>) -> R>(
+    k: &K,
+    v: V,
+    t: Option<T>,
+    f: F,
+) -> R {
+    f(k, v, t)
 }
 #[inline(always)]
 pub fn process<C, K, V, I: IntoIterator, F: FnOnce(&mut C, K, V) -> Result<I, ProcessError>>(

@@ -115,10 +115,29 @@
 //! | `merge(other)` | — both streams continue as one |
 //! | `branch(p1, p2, ..)` | predicates as for `filter`; a record goes to the first branch whose predicate holds, or nowhere; bind the branches: `let [a, b] = s.branch(..);` |
 //! | `repartition("name", KeySerde, ValueSerde)` | — writes the stream to `<app>-<name>-repartition` and reads it back, partitioned by its current key (for example before a join, after `select_key`) |
+//! | `repartition("name", KeySerde, ValueSerde, partitions(n))` | — the same, the topic declared with `n` partitions (Kafka Streams' `Repartitioned.withNumberOfPartitions(n)`): the coordinator creates it with `n` rather than the source topics' count; `n` is an integer literal of 1 or more. The [`TestDriver`](crate::testing::TestDriver) runs this topic, as every other, with the driver's partition count |
 //! | `try_map(f)`, `try_map_values(f)` | as `map`/`map_values`, returning `Result<_, ProcessError>`; an `Err` goes to `on_error` |
 //!
 //! A stream used by several operators (fan-out) hands each a reference; operators that need
 //! the key or value by value clone it, so such types must be `Clone`.
+//!
+//! ```
+//! use dekaf_streams::prelude::*;
+//!
+//! topology! {
+//!     pub ByCustomer = "by-customer" {
+//!         stream("orders", Utf8, Utf8)
+//!             .select_key(|_order_id, order| order.split(':').next().unwrap_or_default().to_owned())
+//!             .repartition("by-customer", Utf8, Utf8, partitions(12))
+//!             .group_by_key()
+//!             .count("orders-per-customer")
+//!             .to_stream()
+//!             .to("orders-per-customer", Utf8, I64);
+//!     }
+//! }
+//! let topics = ByCustomer::INFO.subtopologies[1].repartition_source_topics;
+//! assert_eq!((topics[0].name, topics[0].partitions), ("by-customer-by-customer-repartition", 12));
+//! ```
 //!
 //! # Grouping and aggregation
 //!
@@ -276,6 +295,32 @@
 //! The stream and the table must have the same key type and be co-partitioned; the topology
 //! declares their copartition group. For joins of two tables, see [Tables](#tables).
 //!
+//! Every joiner may take the key first, as Kafka Streams' `ValueJoinerWithKey`:
+//! `join(table, |key: &K, value: V, table_value: T| ..)`, and likewise for `left_join`, the
+//! stream-stream joins (`|key: &K, l: &L, r: &R|`, `|key, l, r: Option<&R>|`, `|key, l:
+//! Option<&L>, r: Option<&R>|`), the global-table joins (the stream record's key, not the
+//! mapped one), the table-table joins and the foreign-key joins (the left row's key). The macro
+//! tells the two forms apart by the closure's number of parameters, as for `map_values`; a
+//! closure of another arity is a compile error. Kafka Streams has no `ValueJoinerWithKey` for
+//! table-table and foreign-key joins; there the key form is this crate's addition. A joiner
+//! that takes the key cannot take a missing one: where a left or outer join forwards a record
+//! with a null key (see [Null keys and values](#null-keys-and-values)) to such a joiner, the
+//! record fails (`on_error`, kind `KeyDeserialization`) where Kafka Streams would pass `null`;
+//! read the topic with `Nullable::<S>` keys to join those records.
+//!
+//! ```
+//! use dekaf_streams::prelude::*;
+//!
+//! topology! {
+//!     pub Labelled = "labelled" {
+//!         let labels = table("labels", Utf8, Utf8);
+//!         stream("events", Utf8, Utf8)
+//!             .join(labels, |key: &String, event: String, label: String| format!("{key}/{label}: {event}"))
+//!             .to("labelled-events", Utf8, Utf8);
+//!     }
+//! }
+//! ```
+//!
 //! Two streams join over a join window, as Kafka Streams' `JoinWindows`:
 //! `left.join(right, |l: &L, r: &R| -> O, join_window(d))` joins records of equal keys at most
 //! `d` apart, `join_window(before, after)` right records from `before` earlier to `after` later
@@ -330,7 +375,7 @@
 //! | `.count("store")` | rows per new key (`i64`); a count that falls to 0 stays |
 //! | `.reduce("store", \|agg: V2, value: V2\| adder, \|agg: V2, old: V2\| subtractor)` | the first value is the aggregate as it is |
 //! | `.aggregate("store", \|\| init, \|key: &K2, value: V2, agg: A\| adder, \|key: &K2, old: V2, agg: A\| subtractor, AggregateSerde)` | an update subtracts the old value from its old group, then adds the new one to its new group (one change when the group is the same) |
-//! | `table.join_on_foreign_key(other, \|value: &V\| -> FK, \|l: &V, r: &V2\| -> R)` | a result while the other table has the foreign key the row's value names; see [Foreign-key joins](#foreign-key-joins) |
+//! | `table.join_on_foreign_key(other, \|value: &V\| -> FK, \|l: &V, r: &V2\| -> R)` (the extractor may take the key too: `\|key: &K, value: &V\| -> FK`, KIP-1104) | a result while the other table has the foreign key the row's value names; see [Foreign-key joins](#foreign-key-joins) |
 //! | `table.left_join_on_foreign_key(other, \|value: &V\| -> FK, \|l: &V, r: Option<&V2>\| -> R)` | a result for every row, `None` while the other table lacks its foreign key |
 //! | `table.to_stream()` | the updates as a stream of `Option<V>` values, `None` for a delete: write it with `Nullable::<ValueSerde>` so deletes become tombstones |
 //!
@@ -344,8 +389,28 @@
 //! the larger of the update's and the aggregate's. Table stores keep each value's timestamp
 //! (Kafka Streams' timestamped stores; their changelogs carry the plain value, stamped), and
 //! restore it from the changelog. The tables of aggregations forward their
-//! results rather than changes: to filter, map or join one, write
-//! `.to_stream().to_table("store")` first.
+//! results rather than changes: to filter, map or re-group one, write
+//! `.to_stream().to_table("store")` first. Joins take them as they are, without that extra
+//! store and changelog: a stream joins a `count`/`reduce`/`aggregate` table through its store,
+//! and `join`, `left_join` and `outer_join` of tables take one on either side (each result a
+//! new value, as an aggregation never deletes). As the aggregation forwards no old values
+//! (Kafka Streams' `sendOldValues` is not enabled for it), such a join's result continues with
+//! `to_stream()` only, and windowed aggregations' tables are not joined.
+//!
+//! ```
+//! use dekaf_streams::prelude::*;
+//!
+//! topology! {
+//!     pub ClicksPerView = "clicks-per-view" {
+//!         let clicks = stream("clicks", Utf8, Utf8).group_by_key().count("clicks-per-page");
+//!         let views = stream("views", Utf8, Utf8).group_by_key().count("views-per-page");
+//!         clicks
+//!             .join(views, |c: &i64, v: &i64| *c as f64 / *v as f64)
+//!             .to_stream()
+//!             .to("click-rates", Utf8, Nullable::<F64>);
+//!     }
+//! }
+//! ```
 //!
 //! ## Foreign-key joins
 //!
@@ -370,6 +435,10 @@
 //! forwards a tombstone) and joins with `None` in the left join. Both tables must be read
 //! through their stores (`table(..)` or `to_table(..)`); the result has no store and no old
 //! values (Kafka Streams does not materialize it either), so continue it with `to_stream()`.
+//!
+//! The extractor may take the row's key first, `|key: &K, value: &V| -> FK` (Kafka Streams
+//! 4.0's `BiFunction` extractor, KIP-1104), for a foreign key that the key holds; the joiner
+//! may take the left row's key first (`|key: &K, l: &V, r: &V2|`).
 //!
 //! A name as fourth argument, `join_on_foreign_key(customers, |o| .., |o, c| .., "by-customer")`,
 //! is Kafka Streams' `TableJoined.as("by-customer")`: the topics are
@@ -605,8 +674,12 @@
 //! `process_values` naming an undeclared store or whose closure does not take the context, key
 //! and value, an invalid dead-letter topic,
 //! a dead-letter topic that is also an input topic (a failing record would loop forever), two
-//! merged streams whose key types differ, an empty topology body, an unknown option of `stream(..)`, an unknown built-in timestamp
-//! extractor, a closure extractor without its four parameters, `timestamp(..)` given twice.
+//! merged streams whose key types differ, a joiner of other than 2 or 3 parameters (3: the key
+//! first) or a foreign-key extractor of other than 1 or 2, a windowed aggregation's table in a
+//! table-table join, an operator other than `to_stream()` after a join of an aggregation's
+//! table, a repartition partition count of 0 or not an integer literal, an unknown option of
+//! `stream(..)`, an unknown built-in timestamp extractor, a closure extractor without its four
+//! parameters, `timestamp(..)` given twice, an empty topology body.
 //!
 //! It warns (as a use of a deprecated item, so `#[allow(deprecated)]` silences it) about a
 //! stream or table bound by `let` that nothing uses (a name starting with `_` is exempt), and

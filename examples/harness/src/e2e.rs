@@ -142,6 +142,19 @@ topology! {
 }
 
 topology! {
+    /// Counts values through a repartition topic declared with 3 partitions (the input has 2).
+    pub Repartitioned = "e2e-repartition-count" {
+        stream("e2e-repartition-count-in", Utf8, Utf8)
+            .select_key(|_key, value| value.clone())
+            .repartition("by-value", Utf8, Utf8, partitions(3))
+            .group_by_key()
+            .count("per-value")
+            .to_stream()
+            .to("e2e-repartition-count-out", Utf8, I64);
+    }
+}
+
+topology! {
     /// Orders (value: item) joined with customers (value: name), both keyed by customer.
     pub Join = "e2e-tablejoin" {
         let customers = table("e2e-tablejoin-customers", Utf8, Utf8);

@@ -8,7 +8,7 @@ use dekaf_streams::ClientSettings;
 use dekaf_streams::{KafkaStreams, ProcessingGuarantee, StreamsError, reset_application};
 use dekaf_streams_harness::e2e::{
     BigRecords, DeadLetters, EvolveV1, EvolveV2, FailFast, InProcess, Join, PayloadTime, Reader,
-    StallOnce, Windows, fresh, wait_until_caught_up,
+    Repartitioned, StallOnce, Windows, fresh, wait_until_caught_up,
 };
 use dekaf_streams_harness::kafka_io::{
     NewRecord, ReadRecord, bootstrap, off_workers, produce, produce_records,
@@ -227,6 +227,63 @@ async fn stream_table_join_and_left_join() {
             ("c3".into(), "cup for Cy".into())
         ]
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn repartition_with_a_partition_count_creates_the_topic_with_it() {
+    let servers = bootstrap();
+    let topics = [
+        ("e2e-repartition-count-in", 2),
+        ("e2e-repartition-count-out", 2),
+    ];
+    fresh(&servers, "e2e-repartition-count", &topics).await;
+    produce(
+        &servers,
+        "e2e-repartition-count-in",
+        [
+            (Some(&b"k1"[..]), Some(&b"x"[..])),
+            (Some(b"k2"), Some(b"y")),
+            (Some(b"k3"), Some(b"x")),
+        ],
+    )
+    .await
+    .expect("input");
+    let app = InProcess::start(Repartitioned, &servers, EOS);
+    let mut out = Reader::new(&servers, "e2e-repartition-count-out").await;
+    assert!(
+        out.read_until(Duration::from_secs(60), |r| r.len() >= 3)
+            .await,
+        "counts missing"
+    );
+    app.stop().await.expect("clean stop");
+    let mut counts: Vec<(String, i64)> = out
+        .records
+        .iter()
+        .map(|r| (utf8(&r.key), i64_of(&r.value)))
+        .collect();
+    counts.sort();
+    assert_eq!(
+        counts,
+        [
+            ("x".to_owned(), 1),
+            ("x".to_owned(), 2),
+            ("y".to_owned(), 1)
+        ]
+    );
+    // The coordinator created the repartition topic with the declared count, not the input's.
+    let topic = "e2e-repartition-count-by-value-repartition";
+    let partitions = off_workers(move || {
+        let consumer: BaseConsumer = ClientConfig::new()
+            .set("bootstrap.servers", bootstrap())
+            .create()
+            .expect("consumer");
+        let metadata = consumer
+            .fetch_metadata(Some(topic), Duration::from_secs(10))
+            .expect("metadata");
+        metadata.topics()[0].partitions().len()
+    })
+    .await;
+    assert_eq!(partitions, 3);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

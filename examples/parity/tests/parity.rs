@@ -634,6 +634,117 @@ topology! {
     }
 }
 
+// ---- joiners with the key, foreign-key extractors with the key --------------------------------
+topology! {
+    pub SsJoinKey = "parity-ss-join-key" {
+        let r = stream("in2", Utf8, Utf8);
+        stream("in", Utf8, Utf8)
+            .join(r, |k: &String, l: &String, r: &String| format!("{k}:{l}+{r}"), join_window(10).grace(5))
+            .to("out", Utf8, Utf8);
+    }
+}
+topology! {
+    pub SsLeftJoinKey = "parity-ss-left-join-key" {
+        let r = stream("in2", Utf8, Utf8);
+        stream("in", Utf8, Utf8)
+            .left_join(r, |k, l, r| format!("{k}:{l}+{}", opt(r)), join_window(10).grace(5))
+            .to("out", Utf8, Utf8);
+    }
+}
+topology! {
+    pub SsOuterJoinKey = "parity-ss-outer-join-key" {
+        let r = stream("in2", Utf8, Utf8);
+        stream("in", Utf8, Utf8)
+            .outer_join(r, |k: &String, l: Option<&String>, r: Option<&String>| format!("{k}:{}+{}", opt(l), opt(r)), join_window(10).grace(5))
+            .to("out", Utf8, Utf8);
+    }
+}
+topology! {
+    pub StreamTableJoinKey = "parity-stream-table-join-key" {
+        let t1 = table("t1", Utf8, Utf8);
+        stream("in", Utf8, Utf8).join(t1, |k, v, t| format!("{k}:{v}+{t}")).to("out", Utf8, Utf8);
+    }
+}
+topology! {
+    pub StreamTableLeftJoinKey = "parity-stream-table-left-join-key" {
+        let t1 = table("t1", Utf8, Utf8);
+        stream("in", Utf8, Utf8)
+            .left_join(t1, |k: &String, v: String, t: Option<String>| format!("{k}:{v}+{}", opt(t.as_ref())))
+            .to("out", Utf8, Utf8);
+    }
+}
+topology! {
+    pub GlobalJoinKey = "parity-global-join-key" {
+        let g = global_table("g", Utf8, Utf8);
+        stream("in", Utf8, Utf8)
+            .join(g, |_k: &String, v: &String| v.clone(), |k, v, gv| format!("{k}:{v}+{gv}"))
+            .to("out", Utf8, Utf8);
+    }
+}
+topology! {
+    pub GlobalLeftJoinKey = "parity-global-left-join-key" {
+        let g = global_table("g", Utf8, Utf8);
+        stream("in", Utf8, Utf8)
+            .left_join(g, |_k: &String, v: &String| v.clone(), |k: &String, v: String, gv: Option<String>| format!("{k}:{v}+{}", opt(gv.as_ref())))
+            .to("out", Utf8, Utf8);
+    }
+}
+topology! {
+    pub FkJoinKeyExtractor = "parity-fk-join-key-extractor" {
+        let t1 = table("t1", Utf8, Utf8);
+        let t2 = table("t2", Utf8, Utf8);
+        t1.join_on_foreign_key(t2, |k: &String, _v: &String| foreign_key_of_key(k), |l: &String, r: &String| format!("{l}+{r}"))
+            .to_stream()
+            .to("out", Utf8, Nullable::<Utf8>);
+    }
+}
+topology! {
+    pub FkLeftJoinKeyExtractor = "parity-fk-left-join-key-extractor" {
+        let t1 = table("t1", Utf8, Utf8);
+        let t2 = table("t2", Utf8, Utf8);
+        t1.left_join_on_foreign_key(t2, |k, _v| foreign_key_of_key(k), |l: &String, r: Option<&String>| format!("{l}+{}", opt(r)))
+            .to_stream()
+            .to("out", Utf8, Nullable::<Utf8>);
+    }
+}
+
+topology! {
+    pub AggTableJoin = "parity-agg-table-join" {
+        let c = stream("in", Utf8, Utf8).group_by_key().count("c");
+        let r = stream("in2", Utf8, Utf8).group_by_key().reduce("r", |a: String, v: String| format!("{a},{v}"));
+        c.join(r, |x: &i64, y: &String| format!("{x}+{y}")).to_stream().to("out", Utf8, Nullable::<Utf8>);
+    }
+}
+topology! {
+    pub AggTableLeftJoin = "parity-agg-table-left-join" {
+        let c = stream("in", Utf8, Utf8).group_by_key().count("c");
+        let r = stream("in2", Utf8, Utf8).group_by_key().reduce("r", |a: String, v: String| format!("{a},{v}"));
+        c.left_join(r, |x: &i64, y: Option<&String>| format!("{x}+{}", opt(y))).to_stream().to("out", Utf8, Nullable::<Utf8>);
+    }
+}
+topology! {
+    pub AggTableOuterJoin = "parity-agg-table-outer-join" {
+        let c = stream("in", Utf8, Utf8).group_by_key().count("c");
+        let r = stream("in2", Utf8, Utf8).group_by_key().reduce("r", |a: String, v: String| format!("{a},{v}"));
+        c.outer_join(r, |x: Option<&i64>, y: Option<&String>| format!("{}+{}", x.map_or("null".to_owned(), i64::to_string), opt(y)))
+            .to_stream()
+            .to("out", Utf8, Nullable::<Utf8>);
+    }
+}
+topology! {
+    pub StreamAggTableJoin = "parity-stream-agg-table-join" {
+        let c = stream("in", Utf8, Utf8).group_by_key().count("c");
+        stream("in2", Utf8, Utf8)
+            .left_join(c, |v: String, n: Option<i64>| format!("{v}+{}", n.map_or("null".to_owned(), |n| n.to_string())))
+            .to("out", Utf8, Utf8);
+    }
+}
+
+/// `k.split("-")[0]`.
+fn foreign_key_of_key(k: &str) -> String {
+    k.split('-').next().unwrap_or_default().to_owned()
+}
+
 /// Runs `case` with the topology it names.
 fn run_case(case: &Case) -> Option<Vec<Value>> {
     Some(match case.topology.as_str() {
@@ -712,6 +823,19 @@ fn run_case(case: &Case) -> Option<Vec<Value>> {
         "ss_left_join" => run::<SsLeftJoin>(case),
         "ss_outer_join" => run::<SsOuterJoin>(case),
         "ss_join_asym" => run::<SsJoinAsym>(case),
+        "ss_join_key" => run::<SsJoinKey>(case),
+        "ss_left_join_key" => run::<SsLeftJoinKey>(case),
+        "ss_outer_join_key" => run::<SsOuterJoinKey>(case),
+        "stream_table_join_key" => run::<StreamTableJoinKey>(case),
+        "stream_table_left_join_key" => run::<StreamTableLeftJoinKey>(case),
+        "global_join_key" => run::<GlobalJoinKey>(case),
+        "global_left_join_key" => run::<GlobalLeftJoinKey>(case),
+        "fk_join_key_extractor" => run::<FkJoinKeyExtractor>(case),
+        "fk_left_join_key_extractor" => run::<FkLeftJoinKeyExtractor>(case),
+        "agg_table_join" => run::<AggTableJoin>(case),
+        "agg_table_left_join" => run::<AggTableLeftJoin>(case),
+        "agg_table_outer_join" => run::<AggTableOuterJoin>(case),
+        "stream_agg_table_join" => run::<StreamAggTableJoin>(case),
         _ => return None,
     })
 }

@@ -107,6 +107,8 @@ pub(crate) struct Builder {
     pub arms: BTreeMap<usize, Stream>,
     /// repartition topics of repartition(..) → where named
     pub repartition_names: BTreeMap<String, Span>,
+    /// repartition topics of repartition(.., partitions(n)) → n
+    pub repartition_partitions: BTreeMap<String, u32>,
     /// The global tables (`global_table(..)`), outside the node graph.
     pub globals: Vec<crate::ir::GlobalTable>,
     /// Indexes of Kafka Streams' name generator taken by names that are no node's.
@@ -129,6 +131,7 @@ impl Builder {
             joins: Vec::new(),
             arms: BTreeMap::new(),
             repartition_names: BTreeMap::new(),
+            repartition_partitions: BTreeMap::new(),
             globals: Vec::new(),
             reserved_indexes: 0,
         }

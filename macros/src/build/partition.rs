@@ -142,6 +142,7 @@ pub(crate) fn partition(
         on_error: b.on_error,
         topics: b.topics,
         globals: b.globals,
+        repartition_partitions: b.repartition_partitions,
     }
 }
 

@@ -101,7 +101,10 @@ pub(crate) fn info(m: &Model) -> TokenStream {
         let sources = sub.source_topics.iter().map(|(t, _)| t);
         let rep_conf = configs(&repartition_configs());
         let rep_sources = sub.repartition_sources.iter().map(|(t, _)| {
-            quote!(#dk::InternalTopicInfo { name: #t, partitions: 0, replication_factor: -1, configs: #rep_conf })
+            let partitions = proc_macro2::Literal::i32_unsuffixed(
+                m.repartition_partitions.get(t).map_or(0, |&n| n as i32),
+            );
+            quote!(#dk::InternalTopicInfo { name: #t, partitions: #partitions, replication_factor: -1, configs: #rep_conf })
         });
         let rep_sinks = &sub.repartition_sinks;
         // Every store's changelog, including a table's source topic (which the table's store

@@ -376,6 +376,9 @@ pub(crate) struct Model {
     pub topics: Vec<TopicUse>,
     /// The global tables, outside every subtopology.
     pub globals: Vec<GlobalTable>,
+    /// The partition count of each repartition topic that has one (`partitions(n)`); the
+    /// coordinator derives the others'.
+    pub repartition_partitions: std::collections::BTreeMap<String, u32>,
 }
 
 impl Model {

@@ -23,8 +23,36 @@ pub(crate) fn forwards_changes(kind: &NodeKind) -> bool {
     matches!(kind, NodeKind::TableSource { .. } | NodeKind::Table(_)) || is_result(kind)
 }
 
+/// Whether `node` is an aggregation of a stream without windows, whose table a table-table
+/// join takes as it is: each result is a new value (a change without an old one; an
+/// aggregation never deletes).
+pub(crate) fn plain_aggregation(b: &Builder, node: usize) -> bool {
+    matches!(&b.nodes[node].kind, NodeKind::Aggregate { store, .. } if b.stores[*store].window.is_none())
+}
+
+/// Whether `node` is a table-table join of which a side is an aggregation's table: its changes
+/// have no old values, so only `to_stream()` continues it.
+fn joins_aggregation(b: &Builder, node: usize) -> bool {
+    matches!(b.nodes[node].kind, NodeKind::Table(TableNode::JoinMerge))
+        && b.nodes[node].parents.iter().any(|&side| {
+            b.nodes[side]
+                .parents
+                .first()
+                .is_some_and(|&p| plain_aggregation(b, p))
+        })
+}
+
 /// Refuses a table operation on a table that does not forward changes.
 pub(crate) fn changing(b: &Builder, t: Table, call: &Call) -> syn::Result<()> {
+    if joins_aggregation(b, t.node) {
+        return Err(err_at(
+            &call.name,
+            format!(
+                "`{}` on a join of an aggregation's table is not supported: the aggregation forwards its results without old values, so the join's changes have none; continue it with `.to_stream()`, or write `.to_stream().to_table(\"store\")` first, then `{}(..)`",
+                call.name, call.name
+            ),
+        ));
+    }
     if forwards_changes(&b.nodes[t.node].kind) {
         return Ok(());
     }

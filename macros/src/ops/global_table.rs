@@ -21,7 +21,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 
 use super::{Emit, Lower, Operator};
-use crate::args::{arity, err_at};
+use crate::args::{arity, err_at, joiner_with_key, takes_key};
 use crate::build::{Builder, Flow, Stream};
 use crate::codegen::emitter::{Acc, Emitter, Part, dk};
 use crate::codegen::parts::TaskParts;
@@ -107,6 +107,12 @@ pub(crate) fn lower_join(
         ));
     }
     arity(call, 3, &usage)?;
+    joiner_with_key(
+        &call.args[2],
+        &format!(
+            "{op}({name}, |key, value| global_key, |value, global_value| joined) or |key, value, global_value| joined"
+        ),
+    )?;
     if s.window.is_some() {
         return Err(err_at(
             &call.name,
@@ -241,11 +247,20 @@ fn emit(em: &Emitter<'_>, node: usize, j: &GlobalJoin, k: &Acc, v: &Acc) -> Toke
     };
     let vo = v.o(sp);
     let children = em.children(node, k, &Acc::owned(nv.clone()));
+    let with_key = takes_key(f);
     if j.left {
-        let call = quote_spanned!(sp=> #dk::left_join(#vo, __dk_tv, #f));
+        let call = if with_key {
+            quote_spanned!(sp=> #dk::left_join_with_key(#kr, #vo, __dk_tv, #f))
+        } else {
+            quote_spanned!(sp=> #dk::left_join(#vo, __dk_tv, #f))
+        };
         quote! { #lookup let #nv = #call; #children }
     } else {
-        let call = quote_spanned!(sp=> #dk::join(#vo, __dk_tv, #f));
+        let call = if with_key {
+            quote_spanned!(sp=> #dk::join_with_key(#kr, #vo, __dk_tv, #f))
+        } else {
+            quote_spanned!(sp=> #dk::join(#vo, __dk_tv, #f))
+        };
         quote! { #lookup if let Some(__dk_tv) = __dk_tv { let #nv = #call; #children } }
     }
 }

@@ -9,7 +9,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::Expr;
 
 use super::{Emit, Lower, Operator};
-use crate::args::{arity, bound_name_arg, err, err_at};
+use crate::args::{arity, bound_name_arg, err, err_at, joiner_with_key, takes_key};
 use crate::build::{Builder, Flow, Stream};
 use crate::codegen::emitter::{Acc, Emitter, Part, dk};
 use crate::ir::{JoinKind, NodeKind};
@@ -17,7 +17,7 @@ use crate::parse::Call;
 
 pub(crate) const JOIN: Operator = Operator {
     name: "join",
-    usage: "join(table, |value, table_value| joined) or join(stream, |value, other_value| joined, join_window(..))",
+    usage: "join(table, |value, table_value| joined) or join(stream, |value, other_value| joined, join_window(..)), the joiner optionally taking the key first: |key, value, other_value| joined",
     lower: &[Lower::Stream(join), Lower::Table(super::table_join::join)],
     on_stream: None,
     emit: &[
@@ -29,7 +29,7 @@ pub(crate) const JOIN: Operator = Operator {
 
 pub(crate) const LEFT_JOIN: Operator = Operator {
     name: "left_join",
-    usage: "left_join(table, |value, table_value| joined) or left_join(stream, |value, other_value| joined, join_window(..))",
+    usage: "left_join(table, |value, table_value| joined) or left_join(stream, |value, other_value| joined, join_window(..)), the joiner optionally taking the key first: |key, value, other_value| joined",
     lower: &[
         Lower::Stream(left_join),
         Lower::Table(super::table_join::left_join),
@@ -140,6 +140,7 @@ fn lower(b: &mut Builder, s: Stream, call: &Call, left: bool) -> syn::Result<Flo
         ));
     }
     let f = call.args[1].clone();
+    joiner_with_key(&f, if left { LEFT_JOIN.usage } else { JOIN.usage })?;
     let kind_name = if left {
         "KSTREAM-LEFTJOIN"
     } else {
@@ -182,6 +183,8 @@ fn null(em: &Emitter<'_>, node: usize, k: &Part, v: &Part) -> Option<TokenStream
         return None;
     };
     Some(match (k, v, left) {
+        // A joiner that takes the key cannot take a missing one.
+        (Part::Null, Part::Val(_), true) if takes_key(f) => em.null_fails(node, "left_join", k),
         (Part::Null, Part::Val(va), true) => {
             let sp = n.span;
             let nv = format_ident!("__v{}", node);
@@ -232,11 +235,20 @@ fn emit(
             None
         };
     };
+    let with_key = takes_key(f);
     if left {
-        let call = quote_spanned!(sp=> #dk::left_join(#vo, __dk_tv, #f));
+        let call = if with_key {
+            quote_spanned!(sp=> #dk::left_join_with_key(#kr, #vo, __dk_tv, #f))
+        } else {
+            quote_spanned!(sp=> #dk::left_join(#vo, __dk_tv, #f))
+        };
         quote! { #lookup let #nv = #call; #children }
     } else {
-        let call = quote_spanned!(sp=> #dk::join(#vo, __dk_tv, #f));
+        let call = if with_key {
+            quote_spanned!(sp=> #dk::join_with_key(#kr, #vo, __dk_tv, #f))
+        } else {
+            quote_spanned!(sp=> #dk::join(#vo, __dk_tv, #f))
+        };
         quote! { #lookup if let Some(__dk_tv) = __dk_tv { let #nv = #call; #children } }
     }
 }

@@ -1,5 +1,10 @@
 //! `repartition("name", K, V)`: writes the stream to `<app>-<name>-repartition` and reads it
 //! back, partitioned by its current key (Kafka Streams' `repartition(Repartitioned.as(name))`).
+//! `repartition("name", K, V, partitions(n))` declares the topic with `n` partitions
+//! (`Repartitioned.withNumberOfPartitions(n)`): the coordinator creates it so, rather than
+//! with the partition count of the subtopology's source topics.
+
+use syn::Expr;
 
 use super::{Lower, Operator};
 use crate::args::{arity, err, err_at, name_arg, serde_arg};
@@ -10,7 +15,7 @@ use crate::parse::Call;
 
 pub(crate) const REPARTITION: Operator = Operator {
     name: "repartition",
-    usage: "repartition(\"name\", KeySerde, ValueSerde)",
+    usage: "repartition(\"name\", KeySerde, ValueSerde) or repartition(\"name\", KeySerde, ValueSerde, partitions(n))",
     lower: &[Lower::Stream(repartition)],
     on_stream: None,
     emit: &[],
@@ -21,7 +26,13 @@ fn repartition(b: &mut Builder, s: Stream, call: &Call) -> syn::Result<Flow> {
     let (name, nspan) = name_arg(call, 0, usage)?;
     let key = serde_arg(call, 1, usage)?;
     let value = serde_arg(call, 2, usage)?;
-    arity(call, 3, usage)?;
+    let partitions = match call.args.len() {
+        4 => Some(partitions_arg(&call.args[3])?),
+        _ => {
+            arity(call, 3, usage)?;
+            None
+        }
+    };
     if s.window.is_some() || key.is_windowed() {
         return Err(err_at(
             &call.name,
@@ -48,6 +59,9 @@ fn repartition(b: &mut Builder, s: Stream, call: &Call) -> syn::Result<Flow> {
         );
         e.combine(err(other, "first used here"));
         return Err(e);
+    }
+    if let Some(n) = partitions {
+        b.repartition_partitions.insert(topic.clone(), n);
     }
     let (sink_name, source_name) = names::repartition_node_names(&name);
     let sink = b.push_node(
@@ -78,4 +92,29 @@ fn repartition(b: &mut Builder, s: Stream, call: &Call) -> syn::Result<Flow> {
         key_changed: false,
         window: None,
     }))
+}
+
+/// `partitions(n)`: a partition count of 1 or more (an integer literal).
+fn partitions_arg(e: &Expr) -> syn::Result<u32> {
+    let usage = "the fourth argument of repartition(..) is its partition count: partitions(n), n an integer of 1 or more, e.g. partitions(8)";
+    let Expr::Call(c) = e else {
+        return Err(err_at(e, usage));
+    };
+    if !matches!(&*c.func, Expr::Path(p) if p.path.is_ident("partitions")) || c.args.len() != 1 {
+        return Err(err_at(e, usage));
+    }
+    let n = match &c.args[0] {
+        Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) => i.base10_parse::<u32>().map_err(|_| err_at(i, usage))?,
+        other => return Err(err_at(other, usage)),
+    };
+    if n == 0 || n > i32::MAX as u32 {
+        return Err(err_at(
+            &c.args[0],
+            "a repartition topic needs at least 1 partition: write partitions(n) with n of 1 or more, or leave partitions(..) out to let the coordinator derive the count from the source topics",
+        ));
+    }
+    Ok(n)
 }

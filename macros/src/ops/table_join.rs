@@ -24,7 +24,7 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 
-use crate::args::{arity, bound_name_arg, err, err_at};
+use crate::args::{arity, bound_name_arg, err, err_at, joiner_with_key, takes_key};
 use crate::build::{Builder, Flow, Table};
 use crate::codegen::emitter::{Acc, Emit, Emitter, dk};
 use crate::ir::NodeKind;
@@ -73,8 +73,22 @@ fn lower(b: &mut Builder, t: Table, call: &Call, kind: JoinKind) -> syn::Result<
     else {
         return Ok(Flow::Broken);
     };
-    changing(b, t, call)?;
-    changing(b, o, call)?;
+    // An aggregation's table (without windows) is joined as it is: its results are changes
+    // without old values.
+    for x in [t, o] {
+        if crate::ops::changes::plain_aggregation(b, x.node) {
+            continue;
+        }
+        if matches!(b.nodes[x.node].kind, NodeKind::Aggregate { .. }) {
+            return Err(err_at(
+                &call.name,
+                format!(
+                    "a windowed aggregation's table cannot be joined with `{op}`: join the tables of aggregations without windows, or write `.to_stream()` and join the windowed results as a stream"
+                ),
+            ));
+        }
+        changing(b, x, call)?;
+    }
     if crate::ops::fk_join::is_result(&b.nodes[o.node].kind) {
         return Err(crate::ops::fk_join::result_only_to_stream(call));
     }
@@ -94,6 +108,10 @@ fn lower(b: &mut Builder, t: Table, call: &Call, kind: JoinKind) -> syn::Result<
         return Err(e);
     }
     let f = call.args[1].clone();
+    joiner_with_key(
+        &f,
+        &format!("{usage}, or with the key first: |key, value, other_value| joined"),
+    )?;
     let side = |this: bool, other: usize| {
         NodeKind::Table(TableNode::Join(JoinSide {
             kind,
@@ -186,11 +204,13 @@ fn getter(em: &Emitter<'_>, node: usize, k: &Acc) -> Option<TokenStream> {
             let left = em.getter(this.parents[0], k);
             let right = em.getter(side.other, k);
             let f = &side.f;
+            let (join, left_join, outer_join) = helpers(f);
+            let ka = key_arg(f, k.r(this.span));
             match side.kind {
                 JoinKind::Inner => quote! {
                     match (#left, #right) {
                         (Some((__dk_l, __dk_lt)), Some((__dk_r, __dk_rt))) => Some((
-                            #dk::table_join(&__dk_l, &__dk_r, #f),
+                            #dk::#join(#ka &__dk_l, &__dk_r, #f),
                             ::core::cmp::max(__dk_lt, __dk_rt),
                         )),
                         _ => None,
@@ -200,7 +220,7 @@ fn getter(em: &Emitter<'_>, node: usize, k: &Acc) -> Option<TokenStream> {
                     match (#left, #right) {
                         (Some((__dk_l, __dk_lt)), __dk_r) => {
                             let __dk_t = match &__dk_r { Some((_, __dk_rt)) => ::core::cmp::max(__dk_lt, *__dk_rt), None => __dk_lt };
-                            Some((#dk::table_left_join(&__dk_l, __dk_r.as_ref().map(|(__dk_x, _)| __dk_x), #f), __dk_t))
+                            Some((#dk::#left_join(#ka &__dk_l, __dk_r.as_ref().map(|(__dk_x, _)| __dk_x), #f), __dk_t))
                         }
                         _ => None,
                     }
@@ -214,7 +234,7 @@ fn getter(em: &Emitter<'_>, node: usize, k: &Acc) -> Option<TokenStream> {
                                 __dk_l.as_ref().map_or(-1, |(_, __dk_t)| *__dk_t),
                                 __dk_r.as_ref().map_or(-1, |(_, __dk_t)| *__dk_t),
                             );
-                            Some((#dk::table_outer_join(
+                            Some((#dk::#outer_join(#ka
                                 __dk_l.as_ref().map(|(__dk_x, _)| __dk_x),
                                 __dk_r.as_ref().map(|(__dk_x, _)| __dk_x),
                                 #f,
@@ -237,6 +257,8 @@ fn emit_side(em: &Emitter<'_>, node: usize, side: &JoinSide, k: &Acc, v: &Acc) -
     let vo = v.o(sp);
     let other = em.getter(side.other, k);
     let f = &side.f;
+    let (join, left_join, outer_join) = helpers(f);
+    let ka = key_arg(f, k.r(sp));
     let old = needs_old(em, node);
     let children = em.children(node, k, &Acc::owned(nv.clone()));
     // Forwarded stamped with the result's timestamp (`__dk_ts`).
@@ -262,7 +284,7 @@ fn emit_side(em: &Emitter<'_>, node: usize, side: &JoinSide, k: &Acc, v: &Acc) -
     let body = match side.kind {
         JoinKind::Inner => {
             let (a, b) = pair(quote!(__dk_x), quote!(&__dk_o));
-            let j = quote_spanned!(sp=> #dk::table_join(#a, #b, #f));
+            let j = quote_spanned!(sp=> #dk::#join(#ka #a, #b, #f));
             let old_v = if old {
                 quote!(match &__dk_ch.old { Some(__dk_x) => Some(#j), None => None })
             } else {
@@ -280,7 +302,7 @@ fn emit_side(em: &Emitter<'_>, node: usize, side: &JoinSide, k: &Acc, v: &Acc) -
             }
         }
         JoinKind::Left if side.this => {
-            let j = quote_spanned!(sp=> #dk::table_left_join(__dk_x, __dk_o.as_ref(), #f));
+            let j = quote_spanned!(sp=> #dk::#left_join(#ka __dk_x, __dk_o.as_ref(), #f));
             let old_v = if old {
                 quote!(match &__dk_ch.old { Some(__dk_x) => Some(#j), None => None })
             } else {
@@ -299,8 +321,8 @@ fn emit_side(em: &Emitter<'_>, node: usize, side: &JoinSide, k: &Acc, v: &Acc) -
         }
         JoinKind::Left => {
             // The right side's change: results exist only where the left side has the key.
-            let jn = quote_spanned!(sp=> #dk::table_left_join(&__dk_o, __dk_ch.new.as_ref(), #f));
-            let jo = quote_spanned!(sp=> #dk::table_left_join(&__dk_o, __dk_ch.old.as_ref(), #f));
+            let jn = quote_spanned!(sp=> #dk::#left_join(#ka &__dk_o, __dk_ch.new.as_ref(), #f));
+            let jo = quote_spanned!(sp=> #dk::#left_join(#ka &__dk_o, __dk_ch.old.as_ref(), #f));
             let old_v = if old { quote!(Some(#jo)) } else { quote!(None) };
             quote! {
                 #other_some {
@@ -313,8 +335,8 @@ fn emit_side(em: &Emitter<'_>, node: usize, side: &JoinSide, k: &Acc, v: &Acc) -
         JoinKind::Outer => {
             let (an, bn) = pair(quote!(__dk_ch.new.as_ref()), quote!(__dk_o.as_ref()));
             let (ao, bo) = pair(quote!(__dk_ch.old.as_ref()), quote!(__dk_o.as_ref()));
-            let jn = quote_spanned!(sp=> #dk::table_outer_join(#an, #bn, #f));
-            let jo = quote_spanned!(sp=> #dk::table_outer_join(#ao, #bo, #f));
+            let jn = quote_spanned!(sp=> #dk::#outer_join(#ka #an, #bn, #f));
+            let jo = quote_spanned!(sp=> #dk::#outer_join(#ka #ao, #bo, #f));
             let old_v = if old {
                 quote!(if __dk_o.is_some() || __dk_ch.old.is_some() { Some(#jo) } else { None })
             } else {
@@ -332,10 +354,33 @@ fn emit_side(em: &Emitter<'_>, node: usize, side: &JoinSide, k: &Acc, v: &Acc) -
             }
         }
     };
+    // An aggregation's table forwards its results: each is a new value, without an old one.
+    let parent = &em.m.nodes[n.parents[0]].kind;
+    let change = if super::changes::forwards_changes(parent) {
+        quote!(#vo)
+    } else {
+        quote!(#dk::Change { new: ::core::option::Option::Some(#vo), old: ::core::option::Option::None })
+    };
     quote! {
-        let __dk_ch = #vo;
+        let __dk_ch = #change;
         #body
     }
+}
+
+/// The runtime's join, left join and outer join helpers for joiner `f`: the `_with_key` ones
+/// for a joiner that takes the key first.
+fn helpers(f: &syn::Expr) -> (syn::Ident, syn::Ident, syn::Ident) {
+    let suffix = if takes_key(f) { "_with_key" } else { "" };
+    (
+        format_ident!("table_join{}", suffix),
+        format_ident!("table_left_join{}", suffix),
+        format_ident!("table_outer_join{}", suffix),
+    )
+}
+
+/// The key argument (`k`, a reference) of a joiner that takes it, else nothing.
+fn key_arg(f: &syn::Expr, k: TokenStream) -> TokenStream {
+    if takes_key(f) { quote!(#k,) } else { quote!() }
 }
 
 /// The stores a table operator's node reads or writes, for `describe()`: a join side names

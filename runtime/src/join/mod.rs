@@ -129,6 +129,60 @@ where
     f
 }
 
+/// The joiner of an inner join that also takes the key (`ValueJoinerWithKey`).
+#[doc(hidden)]
+#[inline(always)]
+pub fn join_closure_takes_the_key_and_the_left_and_right_values<
+    K: Serde,
+    L: Serde,
+    R: Serde,
+    O,
+    F,
+>(
+    f: F,
+) -> F
+where
+    F: FnMut(&K::Value, &L::Value, &R::Value) -> O,
+{
+    f
+}
+
+/// The joiner of a left join that also takes the key.
+#[doc(hidden)]
+#[inline(always)]
+pub fn left_join_closure_takes_the_key_the_left_value_and_an_optional_right_value<
+    K: Serde,
+    L: Serde,
+    R: Serde,
+    O,
+    F,
+>(
+    f: F,
+) -> F
+where
+    F: FnMut(&K::Value, &L::Value, Option<&R::Value>) -> O,
+{
+    f
+}
+
+/// The joiner of an outer join that also takes the key.
+#[doc(hidden)]
+#[inline(always)]
+pub fn outer_join_closure_takes_the_key_and_an_optional_left_and_an_optional_right_value<
+    K: Serde,
+    L: Serde,
+    R: Serde,
+    O,
+    F,
+>(
+    f: F,
+) -> F
+where
+    F: FnMut(&K::Value, Option<&L::Value>, Option<&R::Value>) -> O,
+{
+    f
+}
+
 /// A compile-time assertion: both joined streams' key serdes serialize one type (a mismatch is
 /// reported at the join, naming this bound). No code runs.
 #[doc(hidden)]

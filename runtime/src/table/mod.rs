@@ -130,6 +130,34 @@ pub fn table_outer_join<A, B, R, F: FnOnce(Option<&A>, Option<&B>) -> R>(
     f(a, b)
 }
 
+/// `join` of two tables with a joiner that also takes the key.
+#[inline(always)]
+pub fn table_join_with_key<K, A, B, R, F: FnOnce(&K, &A, &B) -> R>(k: &K, a: &A, b: &B, f: F) -> R {
+    f(k, a, b)
+}
+
+/// `left_join` of two tables with a joiner that also takes the key.
+#[inline(always)]
+pub fn table_left_join_with_key<K, A, B, R, F: FnOnce(&K, &A, Option<&B>) -> R>(
+    k: &K,
+    a: &A,
+    b: Option<&B>,
+    f: F,
+) -> R {
+    f(k, a, b)
+}
+
+/// `outer_join` of two tables with a joiner that also takes the key.
+#[inline(always)]
+pub fn table_outer_join_with_key<K, A, B, R, F: FnOnce(&K, Option<&A>, Option<&B>) -> R>(
+    k: &K,
+    a: Option<&A>,
+    b: Option<&B>,
+    f: F,
+) -> R {
+    f(k, a, b)
+}
+
 /// `group_by` of a table: the mapper on one value.
 #[inline(always)]
 pub fn table_select<K, V, K2, V2, F: FnOnce(&K, V) -> (K2, V2)>(k: &K, v: V, f: F) -> (K2, V2) {

@@ -294,6 +294,44 @@ public final class Parity {
         def("ss_outer_join", b -> in(b).outerJoin(b.<String, String>stream("in2"), (l, r) -> opt(l) + "+" + opt(r), w).to("out"));
         def("ss_join_asym", b -> in(b).join(b.stream("in2"), (l, r) -> l + "+" + r,
             JoinWindows.ofTimeDifferenceWithNoGrace(Duration.ofMillis(10)).before(Duration.ZERO)).to("out"));
+
+        // ---- joiners with the key (ValueJoinerWithKey), extractors with the key (KIP-1104) ------
+        def("ss_join_key", b -> in(b).join(b.<String, String>stream("in2"), (k, l, r) -> k + ":" + l + "+" + r, w).to("out"));
+        def("ss_left_join_key", b -> in(b).leftJoin(b.<String, String>stream("in2"), (k, l, r) -> k + ":" + l + "+" + opt(r), w).to("out"));
+        def("ss_outer_join_key", b -> in(b).outerJoin(b.<String, String>stream("in2"), (k, l, r) -> k + ":" + opt(l) + "+" + opt(r), w).to("out"));
+        def("stream_table_join_key", b -> in(b).join(t(b, "t1"), (k, v, t) -> k + ":" + v + "+" + t).to("out"));
+        def("stream_table_left_join_key", b -> in(b).leftJoin(t(b, "t1"), (k, v, t) -> k + ":" + v + "+" + opt(t)).to("out"));
+        def("global_join_key", b -> {
+            GlobalKTable<String, String> g = b.globalTable("g");
+            in(b).join(g, (k, v) -> v, (k, v, gv) -> k + ":" + v + "+" + gv).to("out");
+        });
+        def("global_left_join_key", b -> {
+            GlobalKTable<String, String> g = b.globalTable("g");
+            in(b).leftJoin(g, (k, v) -> v, (k, v, gv) -> k + ":" + v + "+" + opt(gv)).to("out");
+        });
+        def("fk_join_key_extractor", b -> t(b, "t1")
+            .join(t(b, "t2"), (k, v) -> k.split("-")[0], (l, r) -> l + "+" + r).toStream().to("out"));
+        def("agg_table_join", b -> {
+            KTable<String, Long> c = in(b).groupByKey().count();
+            KTable<String, String> r = b.<String, String>stream("in2").groupByKey().reduce((a, v) -> a + "," + v);
+            c.join(r, (x, y) -> x + "+" + y).toStream().to("out");
+        });
+        def("agg_table_left_join", b -> {
+            KTable<String, Long> c = in(b).groupByKey().count();
+            KTable<String, String> r = b.<String, String>stream("in2").groupByKey().reduce((a, v) -> a + "," + v);
+            c.leftJoin(r, (x, y) -> x + "+" + opt(y)).toStream().to("out");
+        });
+        def("agg_table_outer_join", b -> {
+            KTable<String, Long> c = in(b).groupByKey().count();
+            KTable<String, String> r = b.<String, String>stream("in2").groupByKey().reduce((a, v) -> a + "," + v);
+            c.outerJoin(r, (x, y) -> (x == null ? "null" : x.toString()) + "+" + opt(y)).toStream().to("out");
+        });
+        def("stream_agg_table_join", b -> {
+            KTable<String, Long> c = in(b).groupByKey().count();
+            b.<String, String>stream("in2").leftJoin(c, (v, n) -> v + "+" + (n == null ? "null" : n.toString())).to("out");
+        });
+        def("fk_left_join_key_extractor", b -> t(b, "t1")
+            .leftJoin(t(b, "t2"), (k, v) -> k.split("-")[0], (l, r) -> l + "+" + opt(r)).toStream().to("out"));
     }
 
     /// A table's updates as its downstream sees them: every old value subtracted ("-old") and

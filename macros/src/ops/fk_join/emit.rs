@@ -82,7 +82,11 @@ fn emit(em: &Emitter<'_>, node: usize, f: &FkJoin, k: &Acc, v: &Acc) -> TokenStr
             let (lk, lv, fk) = (&left.key.ty, &left.value.ty, &right.key.ty);
             let vo = v.o(sp);
             let extractor = &f.extractor;
-            let extract = quote_spanned!(sp=> #dk::fk_extract(__dk_x, #extractor));
+            let extract = if crate::args::closure_arity(extractor) == Some(2) {
+                quote_spanned!(sp=> #dk::fk_extract_with_key(#kr, __dk_x, #extractor))
+            } else {
+                quote_spanned!(sp=> #dk::fk_extract(__dk_x, #extractor))
+            };
             let topic = &f.subscription_topic;
             let left_join = f.left;
             quote! {
@@ -188,11 +192,20 @@ fn emit_source(em: &Emitter<'_>, node: usize, f: &FkJoin) -> TokenStream {
             let (lk, lv, rv) = (&left.key.ty, &left.value.ty, &right.value.ty);
             let ls = Emitter::store_field(f.left_store);
             let joiner = &f.joiner;
+            let (join, left_join, ka) = if crate::args::takes_key(joiner) {
+                (
+                    quote!(fk_join_with_key),
+                    quote!(fk_left_join_with_key),
+                    quote!(&__dk_k,),
+                )
+            } else {
+                (quote!(fk_join), quote!(fk_left_join), quote!())
+            };
             let joined = if f.left {
-                quote_spanned!(sp=> Some(#dk::fk_left_join(&__dk_l, __dk_f.as_ref(), #joiner)))
+                quote_spanned!(sp=> Some(#dk::#left_join(#ka &__dk_l, __dk_f.as_ref(), #joiner)))
             } else {
                 quote_spanned!(sp=> match &__dk_f {
-                    Some(__dk_f) => Some(#dk::fk_join(&__dk_l, __dk_f, #joiner)),
+                    Some(__dk_f) => Some(#dk::#join(#ka &__dk_l, __dk_f, #joiner)),
                     None => None,
                 })
             };

@@ -143,6 +143,25 @@ fn lower(b: &mut Builder, t: Table, call: &Call, left: bool) -> syn::Result<Flow
             "a foreign-key join joins tables with plain keys, not windowed ones",
         ));
     }
+    match crate::args::closure_arity(&call.args[1]) {
+        Some(1 | 2) | None => {}
+        Some(n) => {
+            return Err(err_at(
+                &call.args[1],
+                format!(
+                    "this foreign-key extractor takes {n} parameters: it takes the row's value, `|value| foreign_key`, or its key and value, `|key, value| foreign_key` (KIP-1104): {}",
+                    op.usage
+                ),
+            ));
+        }
+    }
+    crate::args::joiner_with_key(
+        &call.args[2],
+        &format!(
+            "{}, the joiner optionally taking the left row's key first: |key, value, other_value| joined",
+            op.usage
+        ),
+    )?;
     let span = call.span;
     let app = b.app_id.clone();
     let joined = joined_as.as_ref().map(|(n, _)| n.clone());

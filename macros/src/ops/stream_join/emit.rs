@@ -5,6 +5,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
+use crate::args::takes_key;
 use crate::codegen::emitter::{Acc, Emit, Emitter, Part, dk};
 use crate::codegen::parts::TaskParts;
 use crate::ir::{JoinKind, Model, NodeKind, StoreOwner, StreamJoinSide, Sub};
@@ -73,6 +74,17 @@ fn typed_joiner(j: &StreamJoinSide) -> TokenStream {
     let (vl, vr) = (&j.left_value.ty, &j.right_value.ty);
     let f = &j.f;
     let fspan = f.span();
+    if takes_key(f) {
+        let kt = if j.left { &j.key.ty } else { &j.right_key.ty };
+        return match j.kind {
+            JoinKind::Inner => quote_spanned!(fspan=>
+                ::dekaf_streams::__private::stream_join::join_closure_takes_the_key_and_the_left_and_right_values::<#kt, #vl, #vr, _, _>(#f)),
+            JoinKind::Left => quote_spanned!(fspan=>
+                ::dekaf_streams::__private::stream_join::left_join_closure_takes_the_key_the_left_value_and_an_optional_right_value::<#kt, #vl, #vr, _, _>(#f)),
+            JoinKind::Outer => quote_spanned!(fspan=>
+                ::dekaf_streams::__private::stream_join::outer_join_closure_takes_the_key_and_an_optional_left_and_an_optional_right_value::<#kt, #vl, #vr, _, _>(#f)),
+        };
+    }
     match j.kind {
         JoinKind::Inner => quote_spanned!(fspan=>
             ::dekaf_streams::__private::stream_join::join_closure_takes_the_left_and_right_values::<#vl, #vr, _, _>(#f)),
@@ -83,17 +95,28 @@ fn typed_joiner(j: &StreamJoinSide) -> TokenStream {
     }
 }
 
-/// The joiner `__dk_f` applied to one side's value `x` (a reference) and no partner.
-fn only_one(j: &StreamJoinSide, left: bool, x: TokenStream) -> TokenStream {
+/// The key argument of a joiner that takes the key (`key`, a reference), else nothing.
+fn key_arg(j: &StreamJoinSide, key: &TokenStream) -> TokenStream {
+    if takes_key(&j.f) {
+        quote!(#key,)
+    } else {
+        quote!()
+    }
+}
+
+/// The joiner `__dk_f` applied to one side's value `x` (a reference) and no partner; `key` is
+/// the record's key (a reference), passed to a joiner that takes it.
+fn only_one(j: &StreamJoinSide, left: bool, key: &TokenStream, x: TokenStream) -> TokenStream {
     let fspan = j.f.span();
+    let ka = key_arg(j, key);
     match (j.kind, left) {
         (JoinKind::Outer, true) => {
-            quote_spanned!(fspan=> __dk_f(::core::option::Option::Some(#x), ::core::option::Option::None))
+            quote_spanned!(fspan=> __dk_f(#ka ::core::option::Option::Some(#x), ::core::option::Option::None))
         }
         (JoinKind::Outer, false) => {
-            quote_spanned!(fspan=> __dk_f(::core::option::Option::None, ::core::option::Option::Some(#x)))
+            quote_spanned!(fspan=> __dk_f(#ka ::core::option::Option::None, ::core::option::Option::Some(#x)))
         }
-        _ => quote_spanned!(fspan=> __dk_f(#x, ::core::option::Option::None)),
+        _ => quote_spanned!(fspan=> __dk_f(#ka #x, ::core::option::Option::None)),
     }
 }
 
@@ -108,7 +131,7 @@ fn emits_unmatched(j: &StreamJoinSide) -> bool {
 /// [`emits_unmatched`]: the joiner on the value and no partner.
 fn null_key_result(j: &StreamJoinSide, v: TokenStream) -> TokenStream {
     let typed = typed_joiner(j);
-    let call = only_one(j, j.left, quote!(__dk_vref));
+    let call = only_one(j, j.left, &quote!(), quote!(__dk_vref));
     quote!({
         let mut __dk_f = #typed;
         let __dk_vref = #v;
@@ -143,6 +166,10 @@ fn null(em: &Emitter<'_>, node: usize, k: &Part, v: &Part) -> Option<TokenStream
         _ => return None,
     };
     Some(match (k, v) {
+        // A joiner that takes the key cannot take a missing one.
+        (Part::Null, Part::Val(_)) if emits_unmatched(j) && takes_key(&j.f) => {
+            em.null_fails(node, "a stream-stream join", k)
+        }
         (Part::Null, Part::Val(va)) if emits_unmatched(j) => {
             let nv = format_ident!("__v{}", node);
             let call = null_key_result(j, va.r(sp));
@@ -192,20 +219,22 @@ fn emit(em: &Emitter<'_>, node: usize, j: &StreamJoinSide, k: &Acc, v: &Acc) -> 
     let typed = typed_joiner(j);
     // The joiner applied to this record's value `t` and a partner `o` (references), or to one
     // side only.
+    let kref_t = quote!(__dk_kref);
+    let ka = key_arg(j, &kref_t);
     let both = |t: TokenStream, o: TokenStream| {
         let (l, r) = if j.left { (t, o) } else { (o, t) };
         match j.kind {
-            JoinKind::Inner => quote_spanned!(fspan=> __dk_f(#l, #r)),
+            JoinKind::Inner => quote_spanned!(fspan=> __dk_f(#ka #l, #r)),
             JoinKind::Left => {
-                quote_spanned!(fspan=> __dk_f(#l, ::core::option::Option::Some(#r)))
+                quote_spanned!(fspan=> __dk_f(#ka #l, ::core::option::Option::Some(#r)))
             }
-            JoinKind::Outer => quote_spanned!(fspan=> __dk_f(
+            JoinKind::Outer => quote_spanned!(fspan=> __dk_f(#ka
                 ::core::option::Option::Some(#l),
                 ::core::option::Option::Some(#r)
             )),
         }
     };
-    let only = |left: bool, x: TokenStream| only_one(j, left, x);
+    let only = |left: bool, x: TokenStream| only_one(j, left, &kref_t, x);
     let nv = format_ident!("__v{}", node);
     let kref = Acc {
         ident: format_ident!("__dk_kref"),
@@ -330,7 +359,7 @@ fn flush_expired(em: &Emitter<'_>, node: usize, j: &StreamJoinSide) -> TokenStre
     let (before, after, grace) = (j.window.before, j.window.after, j.window.grace);
     let kt = if j.left { &j.key.ty } else { &j.right_key.ty };
     let (vl, vr) = (&j.left_value.ty, &j.right_value.ty);
-    let only = |left: bool, x: TokenStream| only_one(j, left, x);
+    let only = |left: bool, x: TokenStream| only_one(j, left, &quote!(&__dk_fk), x);
     let nv = format_ident!("__v{}", node);
     let changelog = |topic: &str| quote!(&mut #sj::Changelog { sink: &mut *__dk_sink, topic: #topic, partition: self.__partition });
     let serr = quote!(|e| #dk::store_error(#name, e));

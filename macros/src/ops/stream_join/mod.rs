@@ -151,6 +151,12 @@ pub(crate) fn lower(
         3,
         &format!("{op}(other_stream, |value, other_value| joined, {WINDOW_USAGE})"),
     )?;
+    crate::args::joiner_with_key(
+        &call.args[1],
+        &format!(
+            "{op}(other_stream, |value, other_value| joined, ..) or {op}(other_stream, |key, value, other_value| joined, ..)"
+        ),
+    )?;
     let window = join_window(&call.args[2])?;
     let (key, other_key, left_value, right_value) = sides(&s, &other, other_name, call)?;
 

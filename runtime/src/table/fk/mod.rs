@@ -89,6 +89,37 @@ pub fn fk_left_join<V, VO, R, F: FnOnce(&V, Option<&VO>) -> R>(
     f(left, right)
 }
 
+/// Fixes the type of a foreign-key extractor that also takes the left row's key (KIP-1104):
+/// `|left_key: &K, left_value: &V| foreign_key`.
+#[inline(always)]
+pub fn fk_extract_with_key<K, V, KO, F: FnOnce(&K, &V) -> KO>(key: &K, value: &V, f: F) -> KO {
+    f(key, value)
+}
+
+/// Fixes the type of an inner foreign-key joiner that also takes the left row's key:
+/// `|left_key: &K, left: &V, right: &VO| result`.
+#[inline(always)]
+pub fn fk_join_with_key<K, V, VO, R, F: FnOnce(&K, &V, &VO) -> R>(
+    key: &K,
+    left: &V,
+    right: &VO,
+    f: F,
+) -> R {
+    f(key, left, right)
+}
+
+/// Fixes the type of a left foreign-key joiner that also takes the left row's key:
+/// `|left_key: &K, left: &V, right: Option<&VO>| result`.
+#[inline(always)]
+pub fn fk_left_join_with_key<K, V, VO, R, F: FnOnce(&K, &V, Option<&VO>) -> R>(
+    key: &K,
+    left: &V,
+    right: Option<&VO>,
+    f: F,
+) -> R {
+    f(key, left, right)
+}
+
 /// What one change of a left row sends (Kafka Streams' `SubscriptionSendProcessorSupplier`),
 /// given whether its old and new value have a foreign key (`scratch.old_fk`, `scratch.new_fk`:
 /// no value, or a key that serializes to null, has none), its key (`scratch.pk`) and the hash
