@@ -1,6 +1,6 @@
 //! The processor API through the TestDriver: `process_values` (Kafka Streams'
 //! `processValues`), which keeps the key; forwarded records' timestamps and headers
-//! (`Forward`); the record's topic and offset.
+//! (`Forward`); the record's topic and offset; `ctx.commit()`.
 
 use std::time::Duration;
 
@@ -97,6 +97,24 @@ topology! {
                 Ok([Forward::value(value).with_timestamp(7)])
             })
             .to("plain-out", Utf8, Utf8);
+    }
+}
+
+topology! {
+    /// Orders counted per customer behind the record cache; an order marked urgent asks for a
+    /// commit, so the counts go out at once rather than at the next commit.
+    pub Urgent = "processor-api-urgent" {
+        stream("orders", Utf8, Utf8)
+            .process_values([], |ctx, _customer: &String, order: String| {
+                if order.ends_with('!') {
+                    ctx.commit();
+                }
+                Ok(Some(order))
+            })
+            .group_by_key()
+            .count("orders-per-customer")
+            .to_stream()
+            .to("order-counts", Utf8, I64);
     }
 }
 
@@ -210,4 +228,30 @@ fn forwarded_records_keep_or_set_timestamp_and_headers_and_see_topic_and_offset(
     assert_eq!(got.len(), 1);
     assert_eq!((got[0].key.as_str(), got[0].value.as_str()), ("k", "v"));
     assert_eq!((got[0].timestamp, &got[0].headers), (7, &trace));
+}
+
+#[test]
+fn a_commit_asked_for_flushes_the_caches_after_the_record() {
+    let driver = TestDriver::<Urgent>::with_cache_max_bytes(1 << 20);
+    let orders = driver.input_topic(Urgent::ORDERS);
+    let counts = driver.output_topic(Urgent::ORDER_COUNTS);
+    orders.pipe_input_at("ann".into(), "o1".into(), 10);
+    orders.pipe_input_at("bob".into(), "o2".into(), 20);
+    orders.pipe_input_at("ann".into(), "o3".into(), 30);
+    // Behind the cache until a commit.
+    assert!(counts.read_key_values_to_list().is_empty());
+    assert_eq!(driver.commits_requested(), 0);
+    orders.pipe_input_at("bob".into(), "o4!".into(), 40);
+    assert_eq!(driver.commits_requested(), 1);
+    // The commit the urgent order asked for flushed every key the cache held, the urgent
+    // order's included.
+    assert_eq!(
+        counts.read_key_values_to_list(),
+        [kv("ann", 2), kv("bob", 2)]
+    );
+    orders.pipe_input_at("ann".into(), "o5".into(), 50);
+    assert!(counts.read_key_values_to_list().is_empty());
+    driver.commit();
+    assert_eq!(counts.read_key_values_to_list(), [kv("ann", 3)]);
+    assert_eq!(driver.commits_requested(), 1);
 }

@@ -566,6 +566,11 @@
 //! [`Forward`](crate::forward::Forward)s instead of pairs:
 //! `Forward::new(key, value).with_timestamp(ts).with_headers(headers)` (Kafka Streams'
 //! `record.withTimestamp(..)`, `withHeaders(..)`; in `process_values`, `Forward::value(value)`).
+//! `ctx.commit()` asks for a commit as soon as possible (Kafka Streams'
+//! `ProcessorContext#commit`): the runtime commits once the batch of records in hand is
+//! processed instead of at the end of the commit interval, so under exactly-once what the
+//! record wrote becomes readable then; the [`TestDriver`](crate::testing::TestDriver) counts
+//! the requests (`commits_requested()`) and flushes the record caches after the record.
 //!
 //! `process_values(["name", ..], |ctx, key: &K, value| ..)` is Kafka Streams' `processValues`
 //! (a `FixedKeyProcessor`, node `KSTREAM-PROCESSVALUES-n`): the closure gets the same context

@@ -277,12 +277,24 @@ impl SinkError {
 pub trait RecordSink {
     /// Takes one outgoing record (copy its bytes; they are the task's buffers).
     fn send(&mut self, record: OutgoingRecord<'_>) -> Result<(), SinkError>;
+
+    /// A task asks for a commit as soon as possible (a processor's `ctx.commit()`, Kafka
+    /// Streams' `ProcessorContext#commit`): the Kafka runtime commits once the batch of records
+    /// being processed is done instead of waiting for the commit interval; the TestDriver
+    /// flushes the record caches after the record. Sinks that cannot commit ignore it.
+    #[inline]
+    fn request_commit(&mut self) {}
 }
 
 impl<S: RecordSink + ?Sized> RecordSink for &mut S {
     #[inline]
     fn send(&mut self, record: OutgoingRecord<'_>) -> Result<(), SinkError> {
         (**self).send(record)
+    }
+
+    #[inline]
+    fn request_commit(&mut self) {
+        (**self).request_commit();
     }
 }
 

@@ -142,6 +142,20 @@ topology! {
 }
 
 topology! {
+    /// Copies records; a value ending in `!` asks for a commit (`ctx.commit()`).
+    pub UrgentCommit = "e2e-urgent-commit" {
+        stream("e2e-urgent-commit-in", Utf8, Utf8)
+            .process_values([], |ctx, _key: &String, value: String| {
+                if value.ends_with('!') {
+                    ctx.commit();
+                }
+                Ok(Some(value))
+            })
+            .to("e2e-urgent-commit-out", Utf8, Utf8);
+    }
+}
+
+topology! {
     /// Counts values through a repartition topic declared with 3 partitions (the input has 2).
     pub Repartitioned = "e2e-repartition-count" {
         stream("e2e-repartition-count-in", Utf8, Utf8)

@@ -8,7 +8,8 @@ use dekaf_streams::ClientSettings;
 use dekaf_streams::{KafkaStreams, ProcessingGuarantee, StreamsError, reset_application};
 use dekaf_streams_harness::e2e::{
     BigRecords, DeadLetters, EvolveV1, EvolveV2, FailFast, InProcess, Join, PayloadTime, Reader,
-    Repartitioned, StallOnce, Windows, fresh, wait_until_caught_up,
+    Repartitioned, StallOnce, UrgentCommit, Windows, fresh, wait_for_members_with_tasks,
+    wait_until_caught_up,
 };
 use dekaf_streams_harness::kafka_io::{
     NewRecord, ReadRecord, bootstrap, off_workers, produce, produce_records,
@@ -154,6 +155,59 @@ async fn a_timestamp_extractor_stamps_the_output_and_skips_negative_timestamps()
         ],
         "(value, timestamp): the payload's time, not Kafka's; the record without one skipped"
     );
+}
+
+/// `ctx.commit()`: with a commit interval (and an idle commit interval) of two minutes, the
+/// output of records in front of one that asks for a commit becomes readable under
+/// exactly-once well before that.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_commit_asked_for_makes_the_output_readable_before_the_commit_interval() {
+    let servers = bootstrap();
+    let (app_id, input, output) = (
+        "e2e-urgent-commit",
+        "e2e-urgent-commit-in",
+        "e2e-urgent-commit-out",
+    );
+    fresh(&servers, app_id, &[(input, 1), (output, 1)]).await;
+    let interval = Duration::from_secs(120);
+    let streams = KafkaStreams::builder(UrgentCommit)
+        .bootstrap_servers(&servers)
+        .processing_guarantee(EOS)
+        .commit_interval(interval)
+        .idle_commit_interval(interval)
+        // Longer than the interval, as the builder requires.
+        .transaction_timeout(3 * interval)
+        .build()
+        .expect("valid settings");
+    let app = InProcess::run(streams);
+    assert!(
+        wait_for_members_with_tasks(&servers, app_id, 1, Duration::from_secs(60)).await,
+        "the instance did not get its task"
+    );
+    let mut reader = Reader::new(&servers, output).await;
+    let started = std::time::Instant::now();
+    let record = |value: &'static str| NewRecord {
+        key: Some(b"k"),
+        value: Some(value.as_bytes()),
+        ..NewRecord::default()
+    };
+    produce_records(&servers, input, [record("a"), record("b"), record("now!")])
+        .await
+        .expect("produce");
+    // Bounded well below the commit interval: only the asked-for commit can make them readable.
+    let done = reader
+        .read_until(Duration::from_secs(60), |r| r.len() >= 3)
+        .await;
+    let waited = started.elapsed();
+    app.stop().await.expect("clean stop");
+    assert!(
+        done,
+        "nothing readable {waited:?} after a record asked for a commit (commit interval \
+         {interval:?}): {:?}",
+        reader.records
+    );
+    let values: Vec<String> = reader.records.iter().map(|r| utf8(&r.value)).collect();
+    assert_eq!(values, ["a", "b", "now!"]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

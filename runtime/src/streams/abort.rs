@@ -38,6 +38,8 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         self.abort_open_transaction()?;
         let _ = self.clients.deliveries.take();
         self.interval.changelog.discard();
+        // A commit asked for in the aborted interval is asked for again when it is redone.
+        self.interval.commit_requested = false;
         if self.interval.interrupted {
             // Stopping while the cluster is unreachable: no restore, the thread closes.
             return Ok(());

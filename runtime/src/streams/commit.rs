@@ -149,6 +149,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     /// commit (5).
     pub(crate) fn commit(&mut self) -> Result<(), StreamsError> {
         self.member.doing(crate::group::Phase::Committing);
+        self.interval.commit_requested = false;
         let started = Instant::now();
         self.advance_past_markers();
         let offsets = self.progress();

@@ -26,6 +26,9 @@ pub(super) struct Interval {
     /// after `transaction.timeout.ms`; the next producer with this transactional id aborts it at
     /// once).
     pub(super) interrupted: bool,
+    /// A task asked for a commit (`ctx.commit()` of a processor): the thread commits once the
+    /// batch in hand is done. Cleared when a commit begins or the interval is aborted.
+    pub(super) commit_requested: bool,
 }
 
 impl Interval {
@@ -38,6 +41,7 @@ impl Interval {
             last_commit: Instant::now(),
             last_purge: Instant::now(),
             interrupted: false,
+            commit_requested: false,
         }
     }
 }

@@ -259,7 +259,13 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             let Some(errors) = self.process_batch(n, &mut pace)? else {
                 continue;
             };
-            if n > 0 && !errors && pace.since_clock_check < RECORDS_PER_CLOCK_CHECK {
+            // A task that asked for a commit (`ctx.commit()`) has it at this clock check,
+            // between batches, where the consumer's positions match what the tasks were handed.
+            if n > 0
+                && !errors
+                && pace.since_clock_check < RECORDS_PER_CLOCK_CHECK
+                && !self.interval.commit_requested
+            {
                 continue;
             }
             self.at_clock_check(&mut pace)?;
@@ -387,6 +393,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                         eos.then_some(&mut self.interval.txn_open),
                         record,
                         &mut self.header_scratch,
+                        &mut self.interval.commit_requested,
                     )?;
                     if processed == Processed::TransactionFailed {
                         transaction_failed = true;
@@ -426,7 +433,8 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     }
 
     /// A look at the clock: held-back records, standbys, wall-clock punctuation (8), the
-    /// periodic report, and the commit when the commit interval has passed (9).
+    /// periodic report, and the commit when the commit interval has passed or a task asked for
+    /// one (9).
     fn at_clock_check(&mut self, pace: &mut Pace) -> Result<(), StreamsError> {
         pace.since_clock_check = 0;
         self.process_waiting()?;
@@ -439,7 +447,8 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             &self.metrics,
             &self.ctx,
         );
-        if self.interval.last_commit.elapsed() >= self.ctx.config.commit_interval
+        if (self.interval.commit_requested
+            || self.interval.last_commit.elapsed() >= self.ctx.config.commit_interval)
             && !self.member.poll_expired()
         {
             pace.committing();

@@ -42,7 +42,9 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                 self.interval.txn_open = true;
             }
             let mut sink = ProducerSink::new(&self.clients.producer, &mut self.interval.changelog);
-            if let Err(source) = active.task.punctuate_wall_clock(now, &mut sink) {
+            let punctuated = active.task.punctuate_wall_clock(now, &mut sink);
+            self.interval.commit_requested |= sink.commit_requested;
+            if let Err(source) = punctuated {
                 match task_failure(active.id, source, &sink, &self.clients.deliveries, eos)? {
                     Processed::TransactionFailed => {
                         transaction_failed = true;

@@ -31,6 +31,9 @@ pub(super) enum Processed {
 /// thread's sink (6), progress (7). A task with several sources buffers it instead and
 /// processes what its record queues allow: every record for which no source may still have
 /// an earlier one (see [`super::record_queues`]).
+///
+/// A task that asks for a commit while processing sets `commit_requested`.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn process<T: Topology, F: BackendFactory>(
     tasks: &mut ActiveTasks<T, F>,
     producer: &StreamsProducer,
@@ -39,6 +42,7 @@ pub(super) fn process<T: Topology, F: BackendFactory>(
     txn_open: Option<&mut bool>,
     message: Record<'_>,
     header_scratch: &mut Headers,
+    commit_requested: &mut bool,
 ) -> Result<Processed, StreamsError> {
     let Some((active, source)) = tasks.route(message.topic(), message.partition()) else {
         // A record fetched just before its partition was unassigned.
@@ -49,6 +53,7 @@ pub(super) fn process<T: Topology, F: BackendFactory>(
         producer,
         changelog,
         deliveries,
+        commit_requested,
     };
     if let Some(queues) = active.queues.as_mut() {
         queues.push(
@@ -88,6 +93,8 @@ pub(super) struct Sink<'a> {
     pub(super) producer: &'a StreamsProducer,
     pub(super) changelog: &'a mut ChangelogBuffer,
     pub(super) deliveries: &'a DeliveryWatch,
+    /// Set when a task asks for a commit ([`RecordSink::request_commit`]).
+    pub(super) commit_requested: &'a mut bool,
 }
 
 /// Processes the buffered records of `active` in timestamp order for as long as its record
@@ -162,6 +169,9 @@ fn process_record<T: Topology, F: BackendFactory>(
         }
         Err(e) => Err(e),
     };
+    if producer_sink.commit_requested {
+        *sink.commit_requested = true;
+    }
     match result {
         Ok(()) => Ok(Processed::Done),
         Err(source) => task_failure(active.id, source, &producer_sink, sink.deliveries, eos),
@@ -205,6 +215,8 @@ pub(super) struct ProducerSink<'a> {
     /// A send found the open transaction already failed (librdkafka's "erroneous state"): the
     /// interval is aborted and redone rather than the application stopped.
     pub(super) transaction_failed: bool,
+    /// A task asked for a commit through this sink ([`RecordSink::request_commit`]).
+    pub(super) commit_requested: bool,
 }
 
 impl<'a> ProducerSink<'a> {
@@ -214,6 +226,7 @@ impl<'a> ProducerSink<'a> {
             producer,
             changelog,
             transaction_failed: false,
+            commit_requested: false,
         }
     }
 }
@@ -247,6 +260,11 @@ impl RecordSink for ProducerSink<'_> {
             }
             SinkError::msg(format_args!("producing to {} failed: {e}", record.topic))
         })
+    }
+
+    #[inline]
+    fn request_commit(&mut self) {
+        self.commit_requested = true;
     }
 }
 

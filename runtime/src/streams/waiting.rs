@@ -60,6 +60,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                 producer: &self.clients.producer,
                 changelog: &mut self.interval.changelog,
                 deliveries: &self.clients.deliveries,
+                commit_requested: &mut self.interval.commit_requested,
             };
             let txn_open = eos.then_some(&mut self.interval.txn_open);
             if process_buffered(active, &mut sink, txn_open, |source| caught_up[source])?

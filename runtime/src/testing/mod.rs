@@ -375,6 +375,14 @@ impl<T: Topology> TestDriver<T> {
             .unwrap_or_default()
     }
 
+    /// Commits the topology asked for (`ctx.commit()` in `process`/`process_values`, Kafka
+    /// Streams' `ProcessorContext#commit`). The driver serves each once the record that asked
+    /// is processed, by flushing the record caches as [`TestDriver::commit`] does (Kafka Streams'
+    /// `TopologyTestDriver` commits after every record anyway).
+    pub fn commits_requested(&self) -> u64 {
+        self.inner.borrow().commits_requested
+    }
+
     /// Records dropped as late by windowed operators, over all tasks.
     pub fn late_records_dropped(&self) -> u64 {
         self.inner

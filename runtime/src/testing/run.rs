@@ -33,6 +33,11 @@ pub(super) struct Inner<T: Topology> {
     pub wall_clock: i64,
     /// The global tables' stores, shared by the tasks.
     pub globals: GlobalStores,
+    /// Commits the tasks asked for (`ctx.commit()` of a processor), each served by flushing
+    /// the record caches once the record that asked is through.
+    pub commits_requested: u64,
+    /// A task asked for a commit while the queue ran.
+    commit_pending: bool,
 }
 
 impl<T: Topology> Inner<T> {
@@ -72,6 +77,8 @@ impl<T: Topology> Inner<T> {
             round_robin: HashMap::new(),
             wall_clock,
             globals,
+            commits_requested: 0,
+            commit_pending: false,
         }
     }
 
@@ -129,9 +136,15 @@ impl<T: Topology> Inner<T> {
                 outputs: &mut self.outputs,
                 changelogs: &mut self.changelogs,
                 round_robin: &mut self.round_robin,
+                commit_requested: &mut self.commit_pending,
             };
             task.process(&input, &mut sink)?;
             task.punctuate_stream_time(&mut sink)?;
+        }
+        // A commit a task asked for: the caches flush, as the runtime's commit flushes them.
+        if std::mem::take(&mut self.commit_pending) {
+            self.commits_requested += 1;
+            while self.for_each_task(|task, sink| task.flush_cache(sink))? {}
         }
         Ok(())
     }
@@ -150,6 +163,7 @@ impl<T: Topology> Inner<T> {
                 outputs: &mut self.outputs,
                 changelogs: &mut self.changelogs,
                 round_robin: &mut self.round_robin,
+                commit_requested: &mut self.commit_pending,
             };
             f(task, &mut sink)?;
         }
@@ -184,9 +198,14 @@ pub(super) struct Collect<'a> {
     outputs: &'a mut HashMap<String, VecDeque<(i32, RawRecord)>>,
     changelogs: &'a mut HashMap<String, Vec<(i32, RawRecord)>>,
     round_robin: &'a mut HashMap<String, i32>,
+    commit_requested: &'a mut bool,
 }
 
 impl RecordSink for Collect<'_> {
+    fn request_commit(&mut self) {
+        *self.commit_requested = true;
+    }
+
     fn send(&mut self, r: OutgoingRecord<'_>) -> Result<(), SinkError> {
         let partition = match r.partitioning {
             Partitioning::Exact(p) => p,

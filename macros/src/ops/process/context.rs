@@ -169,6 +169,16 @@ pub(crate) fn contexts(m: &Model, em: &Emitter<'_>) -> TokenStream {
                 pub fn offset(&self) -> ::core::option::Option<i64> {
                     if self.__offset < 0 { None } else { Some(self.__offset) }
                 }
+
+                /// Asks for a commit as soon as possible (Kafka Streams'
+                /// `ProcessorContext#commit`): the runtime commits once the batch of records in
+                /// hand is processed, without waiting for the commit interval (under
+                /// exactly-once: the transaction ends there and its output becomes readable).
+                /// The `TestDriver` counts it (`commits_requested`) and flushes the record
+                /// caches after the record.
+                pub fn commit(&mut self) {
+                    #dk::RecordSink::request_commit(&mut *self.__sink);
+                }
             }
         });
     }
