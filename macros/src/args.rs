@@ -102,6 +102,15 @@ pub(crate) fn closure_arity(e: &Expr) -> Option<usize> {
         _ => None,
     }
 }
+/// `1 parameter`, `0 parameters`, `4 parameters`.
+pub(crate) fn parameters(n: usize) -> String {
+    if n == 1 {
+        "1 parameter".to_owned()
+    } else {
+        format!("{n} parameters")
+    }
+}
+
 /// Whether a joiner closure takes the key first (`|key, left, right|`, Kafka Streams'
 /// `ValueJoinerWithKey`): a closure of 3 parameters. Any other closure than one of 2 or 3
 /// parameters is an error naming both forms (`usage`).
@@ -112,7 +121,8 @@ pub(crate) fn joiner_with_key(f: &Expr, usage: &str) -> syn::Result<bool> {
         Some(n) => Err(err_at(
             f,
             format!(
-                "this joiner takes {n} parameters: a joiner takes the two values, or the key and the two values (Kafka Streams' ValueJoinerWithKey): {usage}"
+                "this joiner takes {}: a joiner takes the two values, or the key and the two values (Kafka Streams' ValueJoinerWithKey): {usage}",
+                parameters(n)
             ),
         )),
     }

@@ -149,7 +149,8 @@ fn lower(b: &mut Builder, t: Table, call: &Call, left: bool) -> syn::Result<Flow
             return Err(err_at(
                 &call.args[1],
                 format!(
-                    "this foreign-key extractor takes {n} parameters: it takes the row's value, `|value| foreign_key`, or its key and value, `|key, value| foreign_key` (KIP-1104): {}",
+                    "this foreign-key extractor takes {}: it takes the row's value, `|value| foreign_key`, or its key and value, `|key, value| foreign_key` (KIP-1104): {}",
+                    crate::args::parameters(n),
                     op.usage
                 ),
             ));
