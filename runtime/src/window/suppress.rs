@@ -221,6 +221,54 @@ pub fn buffer_put<B: StoreBackend, S: RecordSink>(
     Ok(())
 }
 
+/// The step both suppressions' evictions share: the first entry of `buffer` below `upper`,
+/// whose key and value start with `header` bytes (the buffer time as the key's last eight of
+/// them, the record's timestamp as the value's first eight), is taken if its time is at or
+/// before `limit` or the buffer is over `limits` and they say emit early: copied to
+/// `scratch.hi` (key) and `scratch.value` (value), deleted from the store (not from the
+/// changelog: the caller writes its tombstones) and from the buffer's size. Its timestamp, or
+/// `None` when nothing is due.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub(crate) fn take_earliest<B: StoreBackend>(
+    buffer: &mut B,
+    upper: Bound<&[u8]>,
+    header: usize,
+    limit: i64,
+    limits: &BufferLimits,
+    state: &mut SuppressState,
+    scratch: &mut WindowScratch,
+    node: &'static str,
+) -> Result<Option<i64>, RecordError> {
+    {
+        let mut range = buffer
+            .range(Bound::Unbounded, upper)
+            .map_err(|e| store_error(node, e))?;
+        let Some(entry) = range.next() else {
+            return Ok(None);
+        };
+        let (k, v) = entry.map_err(|e| store_error(node, e))?;
+        if k.len() < header || v.len() < header {
+            return Ok(None);
+        }
+        if be_i64(k, header - 8) > limit && !state.check(limits, node)? {
+            return Ok(None);
+        }
+        scratch.hi.clear();
+        scratch.hi.extend_from_slice(k);
+        scratch.value.clear();
+        scratch.value.extend_from_slice(v);
+    }
+    state.remove(entry_bytes(
+        scratch.hi.len() - header,
+        scratch.value.len() - header,
+    ));
+    buffer
+        .delete(&scratch.hi)
+        .map_err(|e| store_error(node, e))?;
+    Ok(Some(be_i64(&scratch.value, 0)))
+}
+
 /// Takes the buffered result of the earliest-ending window if it ends at or before `limit`
 /// (stream time minus the window's grace), or if the buffer is over `limits` (only when they
 /// say `emit_early`: `shutDownWhenFull()` fails the task instead): deletes it (writing the
@@ -239,30 +287,19 @@ pub fn buffer_evict_next<B: StoreBackend, S: RecordSink>(
     node: &'static str,
 ) -> Result<Option<i64>, RecordError> {
     state.count(buffer, node, window_entry)?;
-    {
-        let mut range = buffer
-            .range(Bound::Unbounded, Bound::Unbounded)
-            .map_err(|e| store_error(node, e))?;
-        let Some(entry) = range.next() else {
-            return Ok(None);
-        };
-        let (k, v) = entry.map_err(|e| store_error(node, e))?;
-        if k.len() < 8 || v.len() < 8 {
-            return Ok(None);
-        }
-        if be_i64(k, 0) > limit && !state.check(limits, node)? {
-            return Ok(None);
-        }
-        scratch.hi.clear();
-        scratch.hi.extend_from_slice(k);
-        scratch.value.clear();
-        scratch.value.extend_from_slice(v);
-    }
-    let timestamp = be_i64(&scratch.value, 0);
-    state.remove(entry_bytes(scratch.hi.len() - 8, scratch.value.len() - 8));
-    buffer
-        .delete(&scratch.hi)
-        .map_err(|e| store_error(node, e))?;
+    let Some(timestamp) = take_earliest(
+        buffer,
+        Bound::Unbounded,
+        8,
+        limit,
+        limits,
+        state,
+        scratch,
+        node,
+    )?
+    else {
+        return Ok(None);
+    };
     sink.send(OutgoingRecord::changelog(
         changelog,
         partition,

@@ -15,7 +15,7 @@
 
 use std::ops::Bound;
 
-use super::suppress::{BufferLimits, SuppressState, entry_bytes};
+use super::suppress::{BufferLimits, SuppressState, entry_bytes, take_earliest};
 use super::{WindowScratch, be_i64};
 use crate::record::{OutgoingRecord, RecordSink};
 use crate::record_error::{RecordError, store_error};
@@ -117,30 +117,20 @@ pub fn limit_evict_next<B: StoreBackend, S: RecordSink>(
     node: &'static str,
 ) -> Result<Option<i64>, RecordError> {
     state.count(buffer, node, entry_size)?;
-    {
-        let mut range = buffer
-            .range(Bound::Unbounded, Bound::Excluded(&[INDEX][..]))
-            .map_err(|e| store_error(node, e))?;
-        let Some(entry) = range.next() else {
-            return Ok(None);
-        };
-        let (k, v) = entry.map_err(|e| store_error(node, e))?;
-        if k.len() < 9 || v.len() < 9 {
-            return Ok(None);
-        }
-        if be_i64(k, 1) > limit && !state.check(limits, node)? {
-            return Ok(None);
-        }
-        scratch.hi.clear();
-        scratch.hi.extend_from_slice(k);
-        scratch.value.clear();
-        scratch.value.extend_from_slice(v);
-    }
-    let timestamp = be_i64(&scratch.value, 0);
-    state.remove(entry_bytes(scratch.hi.len() - 9, scratch.value.len() - 9));
-    buffer
-        .delete(&scratch.hi)
-        .map_err(|e| store_error(node, e))?;
+    // Time-ordered entries (`0x00 ‖ time ‖ key`) come before the key index (`0x01 ‖ key`).
+    let Some(timestamp) = take_earliest(
+        buffer,
+        Bound::Excluded(&[INDEX][..]),
+        9,
+        limit,
+        limits,
+        state,
+        scratch,
+        node,
+    )?
+    else {
+        return Ok(None);
+    };
     send(sink, changelog, partition, &scratch.hi, None, timestamp)?;
     let index = &mut scratch.lo;
     index.clear();
