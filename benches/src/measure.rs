@@ -53,8 +53,9 @@ pub struct Observed {
     pub first_visible_us: Option<i64>,
     /// When the last output record became visible (µs since the epoch).
     pub last_visible_us: Option<i64>,
-    /// Latencies (ms) of output records stamped at or after `latency_from_ms`.
-    pub latencies_ms: Vec<f64>,
+    /// Latencies of output records stamped at or after `latency_from_ms`, in the order they
+    /// became visible: the record's timestamp (ms) and its latency (ms).
+    pub latency_samples: Vec<(i64, f64)>,
     /// Only records stamped at or after this (ms) count for latency.
     pub latency_from_ms: i64,
     /// The final values the run expects, if set.
@@ -88,6 +89,11 @@ impl Observed {
         self.matched_at_us = (mismatched == 0).then(now_micros);
     }
 
+    /// The latencies (ms) alone, for [`percentiles`].
+    pub fn latencies(&self) -> Vec<f64> {
+        self.latency_samples.iter().map(|(_, l)| *l).collect()
+    }
+
     /// Keys whose value still differs from the target.
     pub fn mismatched(&self) -> usize {
         self.mismatched
@@ -100,8 +106,8 @@ impl Observed {
         if let Some(ts) = ts_ms
             && ts >= self.latency_from_ms
         {
-            self.latencies_ms
-                .push((visible_us - ts * 1000) as f64 / 1000.0);
+            let latency = (visible_us - ts * 1000) as f64 / 1000.0;
+            self.latency_samples.push((ts, latency));
         }
         let before = self.matches(&key);
         self.finals.insert(key.clone(), value);
@@ -331,6 +337,11 @@ mod tests {
         o.observe(b"a".to_vec(), b"1".to_vec(), Some(1), 4000);
         assert_eq!(o.mismatched(), 1);
         assert!(o.matched_at_us.is_none());
+        assert_eq!(
+            o.latency_samples[0],
+            (1, 1.0),
+            "visible 2 ms after its 1 ms stamp"
+        );
         let (p50, p99) = percentiles(&[1.0, 2.0, 3.0, 4.0]).expect("some");
         assert_eq!((p50, p99), (2.0, 4.0));
     }

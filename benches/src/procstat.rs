@@ -7,6 +7,10 @@ use anyhow::{Context, Result};
 pub struct ProcSample {
     /// Peak resident set size so far (`VmHWM`), bytes.
     pub peak_rss_bytes: u64,
+    /// Anonymous resident memory now (`RssAnon`: heap, stacks, what the process allocated
+    /// itself; not the pages of files it maps, such as LMDB's, which the kernel may drop and
+    /// read again), bytes. [`Running`](crate::systems::Running)'s sampler keeps its peak.
+    pub anon_rss_bytes: u64,
     /// CPU time used so far (user + system), seconds.
     pub cpu_seconds: f64,
     /// Bytes the process caused to be written to storage so far (`write_bytes` of
@@ -19,11 +23,14 @@ pub struct ProcSample {
 pub fn sample(pid: u32) -> Result<ProcSample> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status"))
         .with_context(|| format!("process {pid} is gone"))?;
-    let peak_kib = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        .unwrap_or(0);
+    let kib = |field: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(field))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    let peak_kib = kib("VmHWM:");
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))
         .with_context(|| format!("process {pid} is gone"))?;
     // Fields after the command name (which may hold spaces) start at field 3 (state);
@@ -48,6 +55,7 @@ pub fn sample(pid: u32) -> Result<ProcSample> {
         .unwrap_or(0);
     Ok(ProcSample {
         peak_rss_bytes: peak_kib * 1024,
+        anon_rss_bytes: kib("RssAnon:") * 1024,
         cpu_seconds: (ticks(11) + ticks(12)) as f64 / hz,
         disk_write_bytes,
     })

@@ -30,6 +30,17 @@ pub struct Restore {
     pub seconds_to_ready: f64,
 }
 
+/// The throughput and latency of one run of a row that was run several times (`--repeat`).
+#[derive(Debug, Clone, Copy, Serialize, PartialEq)]
+pub struct RunFigures {
+    /// Input records per second of the backlog.
+    pub throughput_rps: Option<f64>,
+    /// Live-phase latency p50, ms.
+    pub p50_ms: Option<f64>,
+    /// Live-phase latency p99, ms.
+    pub p99_ms: Option<f64>,
+}
+
 /// Figures of one system on one workload × guarantee.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct RunResult {
@@ -64,6 +75,9 @@ pub struct RunResult {
     pub latency_samples: usize,
     /// Peak RSS of the system's process, MiB.
     pub peak_rss_mib: Option<f64>,
+    /// Peak anonymous RSS (`RssAnon`, sampled every 50 ms), MiB: the RSS without the file pages
+    /// the process maps (LMDB's state), which the kernel drops under memory pressure.
+    pub peak_anon_rss_mib: Option<f64>,
     /// CPU seconds of the process from start until the backlog was done.
     pub cpu_seconds_backlog: Option<f64>,
     /// CPU seconds of the process over its whole run.
@@ -84,6 +98,9 @@ pub struct RunResult {
     pub restore: Option<Restore>,
     /// Internal topics the system created (names after `<app id>-`, sorted).
     pub internal_topics: Vec<String>,
+    /// Every run of the row, in the order they ran, when it ran more than once (the row's other
+    /// figures are its median run's): the tail of the worst run is the one a user meets.
+    pub every_run: Vec<RunFigures>,
 }
 
 impl RunResult {
@@ -105,6 +122,7 @@ impl RunResult {
             p99_ms: None,
             latency_samples: 0,
             peak_rss_mib: None,
+            peak_anon_rss_mib: None,
             cpu_seconds_backlog: None,
             cpu_seconds_total: None,
             cpu_us_per_record: None,
@@ -114,6 +132,16 @@ impl RunResult {
             fingerprint: None,
             restore: None,
             internal_topics: Vec::new(),
+            every_run: Vec::new(),
+        }
+    }
+
+    /// The figures of this run alone.
+    pub fn figures(&self) -> RunFigures {
+        RunFigures {
+            throughput_rps: self.throughput_rps,
+            p50_ms: self.p50_ms,
+            p99_ms: self.p99_ms,
         }
     }
 
@@ -172,6 +200,66 @@ fn ratio(a: Option<f64>, b: Option<f64>) -> String {
 }
 
 impl Report {
+    /// "Every run": each run's p50 and p99 of the rows that ran more than once, dekaf-streams
+    /// and Kafka Streams side by side (their runs took turns), and the worst run's ratio.
+    fn every_run_markdown(&self, m: &mut String, cases: &[&RunResult]) {
+        let repeated: Vec<(&RunResult, &RunResult)> = cases
+            .iter()
+            .filter_map(|c| Some((self.find(c, "dekaf")?, self.find(c, "kstreams")?)))
+            .filter(|(d, k)| d.every_run.len() > 1 && d.every_run.len() == k.every_run.len())
+            .collect();
+        if repeated.is_empty() {
+            return;
+        }
+        let _ = writeln!(
+            m,
+            "\n## Every run\n\nLive-phase latency of each run (ms), the two systems' runs taking turns; \
+             the last row of each case is its worst run (the highest p99 ratio).\n"
+        );
+        let _ = writeln!(
+            m,
+            "| workload | guarantee | threads | run | p50 dekaf / KS | p99 dekaf / KS | p99 dekaf/KS |"
+        );
+        let _ = writeln!(m, "|---|---|---:|---:|---:|---:|---:|");
+        for (d, k) in repeated {
+            let mut worst: Option<(usize, f64)> = None;
+            for (i, (dr, kr)) in d.every_run.iter().zip(&k.every_run).enumerate() {
+                let r = match (dr.p99_ms, kr.p99_ms) {
+                    (Some(a), Some(b)) if b > 0.0 => Some(a / b),
+                    _ => None,
+                };
+                if let Some(r) = r
+                    && worst.is_none_or(|(_, w)| r > w)
+                {
+                    worst = Some((i, r));
+                }
+                let _ = writeln!(
+                    m,
+                    "| {} | {} | {} | {} | {} / {} | {} / {} | {} |",
+                    d.workload,
+                    d.guarantee,
+                    d.parallelism(),
+                    i + 1,
+                    num(dr.p50_ms, 1),
+                    num(kr.p50_ms, 1),
+                    num(dr.p99_ms, 1),
+                    num(kr.p99_ms, 1),
+                    ratio(dr.p99_ms, kr.p99_ms),
+                );
+            }
+            if let Some((i, r)) = worst {
+                let _ = writeln!(
+                    m,
+                    "| {} | {} | {} | **worst: run {}** | | | **{r:.2}×** |",
+                    d.workload,
+                    d.guarantee,
+                    d.parallelism(),
+                    i + 1,
+                );
+            }
+        }
+    }
+
     fn find(&self, case: &RunResult, s: &str) -> Option<&RunResult> {
         self.results
             .iter()
@@ -263,7 +351,7 @@ impl Report {
                 cases.push(r);
             }
         }
-        for case in cases {
+        for case in &cases {
             let d = self.find(case, "dekaf");
             let k = self.find(case, "kstreams");
             let c = self.find(case, "ceiling");
@@ -296,6 +384,7 @@ impl Report {
                 ),
             );
         }
+        self.every_run_markdown(&mut m, &cases);
         let restores: Vec<&RunResult> = self
             .results
             .iter()
@@ -340,19 +429,20 @@ impl Report {
             );
             let _ = writeln!(
                 m,
-                "| workload | guarantee | threads | system | bytes per input record | peak RSS (MiB) |"
+                "| workload | guarantee | threads | system | bytes per input record | peak RSS (MiB) | peak anonymous RSS (MiB) |"
             );
-            let _ = writeln!(m, "|---|---|---:|---|---:|---:|");
+            let _ = writeln!(m, "|---|---|---:|---|---:|---:|---:|");
             for r in disks {
                 let _ = writeln!(
                     m,
-                    "| {} | {} | {} | {} | {} | {} |",
+                    "| {} | {} | {} | {} | {} | {} | {} |",
                     r.workload,
                     r.guarantee,
                     r.parallelism(),
                     r.system,
                     num(r.disk_bytes_per_record, 0),
-                    num(r.peak_rss_mib, 0)
+                    num(r.peak_rss_mib, 0),
+                    num(r.peak_anon_rss_mib, 0)
                 );
             }
         }

@@ -180,8 +180,11 @@ impl Running {
             while !s.load(Ordering::Relaxed) {
                 match sample(pid) {
                     // A zombie has no VmHWM: keep the last live sample.
-                    Ok(x) if x.peak_rss_bytes > 0 => {
-                        *p.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = x;
+                    Ok(mut x) if x.peak_rss_bytes > 0 => {
+                        let mut peak = p.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                        // The anonymous part's peak: the highest of the samples.
+                        x.anon_rss_bytes = x.anon_rss_bytes.max(peak.anon_rss_bytes);
+                        *peak = x;
                     }
                     Ok(_) => {}
                     Err(_) => break,
@@ -206,13 +209,15 @@ impl Running {
 
     /// The latest resource sample (peak RSS and CPU seconds so far).
     pub fn resources(&self) -> ProcSample {
-        if let Ok(s) = sample(self.pid())
+        if let Ok(mut s) = sample(self.pid())
             && s.peak_rss_bytes > 0
         {
-            *self
+            let mut peak = self
                 .peak
                 .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner) = s;
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            s.anon_rss_bytes = s.anon_rss_bytes.max(peak.anon_rss_bytes);
+            *peak = s;
             return s;
         }
         *self

@@ -35,7 +35,7 @@ fn main() -> Result<()> {
         }
     }
     let o = m.stop()?;
-    let (p50, p99) = percentiles(&o.latencies_ms).unzip();
+    let (p50, p99) = percentiles(&o.latencies()).unzip();
     let span = match (o.first_visible_us, o.last_visible_us) {
         (Some(a), Some(b)) => Some((b - a) as f64 / 1e6),
         _ => None,

@@ -21,6 +21,7 @@
 //! topics and groups.
 
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -275,7 +276,7 @@ fn main() -> Result<()> {
             "runs per figure".into(),
             if plan.repeat > 1 {
                 format!(
-                    "{} (median by throughput; any failed run fails the row)",
+                    "{} (median by throughput, latency of the worst run; any failed run fails the row)",
                     plan.repeat
                 )
             } else {
@@ -349,7 +350,7 @@ fn main() -> Result<()> {
                     if plan.fixed_names {
                         report.warnings.extend(names.clean(&admin));
                     }
-                    let result = run_one(&plan, &admin, case, *s, &names, end_ms);
+                    let result = run_one(&plan, &admin, case, *s, &names, end_ms, rep);
                     if !plan.keep_topics {
                         report.warnings.extend(names.clean(&admin));
                     }
@@ -457,6 +458,20 @@ impl std::fmt::Display for Case {
     }
 }
 
+/// Writes the live phase's latency samples, one per line: the input record's timestamp (ms since
+/// the epoch) and its latency (ms), tab-separated, in the order the output became visible: when
+/// the tail happened, to set beside the system's log. A file that cannot be written is a note,
+/// not a failed run.
+fn write_latencies(path: &Path, samples: &[(i64, f64)]) {
+    let mut text = String::with_capacity(samples.len() * 24);
+    for (ts, latency) in samples {
+        let _ = writeln!(text, "{ts}\t{latency:.3}");
+    }
+    if let Err(e) = std::fs::write(path, text) {
+        eprintln!("[bench] note: cannot write {}: {e}", path.display());
+    }
+}
+
 /// The run with the median throughput of `runs` (at least one); a failed run wins, so that any
 /// failure is reported.
 fn median_run(mut runs: Vec<(RunResult, Option<FinalValues>)>) -> (RunResult, Option<FinalValues>) {
@@ -470,12 +485,19 @@ fn median_run(mut runs: Vec<(RunResult, Option<FinalValues>)>) -> (RunResult, Op
         }
         return (row, finals);
     }
+    let every_run: Vec<_> = if n > 1 {
+        runs.iter().map(|(r, _)| r.figures()).collect()
+    } else {
+        Vec::new()
+    };
     runs.sort_by(|a, b| {
         a.0.throughput_rps
             .unwrap_or(0.0)
             .total_cmp(&b.0.throughput_rps.unwrap_or(0.0))
     });
-    runs.swap_remove(n / 2)
+    let (mut row, finals) = runs.swap_remove(n / 2);
+    row.every_run = every_run;
+    (row, finals)
 }
 
 /// Topic names and application id of one system's run.
@@ -540,6 +562,7 @@ fn run_one(
     s: SystemKind,
     names: &Names,
     end_ms: i64,
+    rep: u32,
 ) -> Result<(RunResult, FinalValues)> {
     let (w, g) = (case.workload, case.guarantee);
     let sys_prefix = names.input_prefix.clone();
@@ -595,9 +618,16 @@ fn run_one(
         mode: Mode::Run,
         registry_url: registry.as_ref().map(|_| plan.registry_url.clone()),
     };
+    // Each repeat keeps its own log (`-r<n>` when the run repeats): the commit phases of the
+    // run with the worst tail are what `bench-phases` is for.
+    let repeat = if plan.repeat > 1 {
+        format!("-r{rep}")
+    } else {
+        String::new()
+    };
     let log = |i: u32, what: &str| {
         plan.scratch.join(format!(
-            "{}-{}-{}-t{}-i{i}{what}.log",
+            "{}-{}-{}-t{}{repeat}-i{i}{what}.log",
             w,
             g.tag(),
             s.tag(),
@@ -746,13 +776,19 @@ fn run_one(
     row.backlog_seconds = Some(backlog_s);
     row.startup_seconds = Some((running_us - started_us) as f64 / 1e6);
     row.first_output_seconds = Some((first_us - running_us) as f64 / 1e6);
-    let (p50, p99) = percentiles(&observed.latencies_ms).unzip();
+    write_latencies(
+        &log(0, "-latency").with_extension("tsv"),
+        &observed.latency_samples,
+    );
+    let (p50, p99) = percentiles(&observed.latencies()).unzip();
     row.p50_ms = p50;
     row.p99_ms = p99;
-    row.latency_samples = observed.latencies_ms.len();
+    row.latency_samples = observed.latency_samples.len();
     // The instances' peaks added up (each process's own VmHWM).
     let peak_rss: u64 = samples.iter().map(|x| x.peak_rss_bytes).sum();
     row.peak_rss_mib = Some(peak_rss as f64 / (1024.0 * 1024.0));
+    let peak_anon: u64 = samples.iter().map(|x| x.anon_rss_bytes).sum();
+    row.peak_anon_rss_mib = Some(peak_anon as f64 / (1024.0 * 1024.0));
     row.cpu_seconds_backlog = Some(cpu_backlog);
     row.cpu_seconds_total = Some(samples.iter().map(|x| x.cpu_seconds).sum());
     row.cpu_us_per_record = Some(cpu_backlog * 1e6 / plan.records.max(1) as f64);
