@@ -309,6 +309,39 @@ mod tests {
     }
 
     #[test]
+    fn a_buffer_committed_after_every_flush_stays_bounded_whatever_the_keys() {
+        // A state of many more keys than the bound, a new set of keys each interval (the
+        // `largestate-uniform-10m` benchmark): what the buffer keeps between intervals stays
+        // below MAX_CLEAN_KEYS, as long as every successful commit is reported.
+        let mut b = ChangelogBuffer::default();
+        let per_interval = 10_000;
+        for interval in 0..30u32 {
+            for i in 0..per_interval {
+                let key = (interval * per_interval + i).to_be_bytes();
+                b.put("c", 0, &key, Some(b"1"), 1);
+            }
+            b.flush_without_producer();
+            b.committed(|_, _, _, _, _| {});
+            let kept = b.partitions[0].slots.len();
+            assert!(
+                kept <= MAX_CLEAN_KEYS + per_interval as usize,
+                "{kept} keys kept after interval {interval}"
+            );
+        }
+        // Flushed but never reported committed, the same keys are all kept: what the thread did
+        // when nothing was queried.
+        let mut leaky = ChangelogBuffer::default();
+        for k in 0..(MAX_CLEAN_KEYS as u32 + 50_000) {
+            leaky.put("c", 0, &k.to_be_bytes(), Some(b"1"), 1);
+            if k % 10_000 == 0 {
+                leaky.flush_without_producer();
+            }
+        }
+        leaky.flush_without_producer();
+        assert_eq!(leaky.partitions[0].slots.len(), MAX_CLEAN_KEYS + 50_000);
+    }
+
+    #[test]
     fn committed_hands_over_what_was_flushed_once() {
         let mut b = ChangelogBuffer::default();
         b.put("c", 0, b"a", Some(b"1"), 10);
