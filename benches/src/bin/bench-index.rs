@@ -137,16 +137,17 @@ fn collect(dir: &Path) -> Result<BTreeMap<Case, Pair>> {
         let Some(results) = report["results"].as_array() else {
             continue;
         };
+        // The result of `system` on the case of workload `w`, guarantee `g`, parallelism `tp`.
+        let result = |w: &Value, g: &Value, tp: (u64, u64), system: &str| {
+            results.iter().find(|r| {
+                r["workload"] == *w
+                    && r["guarantee"] == *g
+                    && parallelism(r, &report) == tp
+                    && r["system"] == system
+            })
+        };
         let find = |w: &Value, g: &Value, tp: (u64, u64), system: &str| {
-            results
-                .iter()
-                .find(|r| {
-                    r["workload"] == *w
-                        && r["guarantee"] == *g
-                        && parallelism(r, &report) == tp
-                        && r["system"] == system
-                })
-                .and_then(figures)
+            result(w, g, tp, system).and_then(figures)
         };
         for r in results.iter().filter(|r| r["system"] == "dekaf") {
             let (w, g) = (&r["workload"], &r["guarantee"]);
@@ -157,14 +158,7 @@ fn collect(dir: &Path) -> Result<BTreeMap<Case, Pair>> {
                 continue;
             };
             let every_run = |system: &str| {
-                results
-                    .iter()
-                    .find(|r| {
-                        r["workload"] == *w
-                            && r["guarantee"] == *g
-                            && parallelism(r, &report) == tp
-                            && r["system"] == system
-                    })
+                result(w, g, tp, system)
                     .map(|r| latency_of_every_run(&r["every_run"]))
                     .unwrap_or_default()
             };
