@@ -380,6 +380,20 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     /// stores are flushed, the metrics count it, and committed repartition records are purged
     /// when due.
     fn after_commit(&mut self, started: Instant) -> Result<(), StreamsError> {
+        // The changelog buffer learns of every successful commit, queried or not: its flushed
+        // records become clean, and a buffer grown past its bound empties itself, only here.
+        // Told only when interactive queries were on, it kept every key the thread ever wrote
+        // with its last value: 1.4 GiB of anonymous memory at 6.3 million keys of the
+        // `largestate-uniform-10m` benchmark, growing with the state. The records go to the
+        // published state when something queries it.
+        let mut publisher = self.queried().then_some(&mut self.publisher);
+        self.interval
+            .changelog
+            .committed(|topic, partition, key, value, timestamp| {
+                if let Some(publisher) = publisher.as_mut() {
+                    publisher.committed(topic, partition, key, value, timestamp);
+                }
+            });
         self.publish_committed()?;
         let mut processed = 0;
         let mut counts = std::mem::take(&mut self.counts_scratch);
