@@ -141,6 +141,22 @@ pub struct Running {
     pub started: Instant,
 }
 
+/// Samples `pid` into `latest`, keeping the highest anonymous RSS of all its samples: the new
+/// sample, or `None` for a zombie (it has no VmHWM; the last live sample stays). Fails once the
+/// process is gone.
+fn sample_into(latest: &Mutex<ProcSample>, pid: u32) -> Result<Option<ProcSample>> {
+    let mut x = sample(pid)?;
+    if x.peak_rss_bytes == 0 {
+        return Ok(None);
+    }
+    let mut latest = latest
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    x.anon_rss_bytes = x.anon_rss_bytes.max(latest.anon_rss_bytes);
+    *latest = x;
+    Ok(Some(x))
+}
+
 impl Running {
     /// Starts `cmd`; its stderr and non-event stdout go to `log`.
     pub fn spawn(mut cmd: Command, log: &Path) -> Result<Self> {
@@ -178,16 +194,8 @@ impl Running {
         let (p, s, pid) = (peak.clone(), stop_sampler.clone(), child.id());
         std::thread::spawn(move || {
             while !s.load(Ordering::Relaxed) {
-                match sample(pid) {
-                    // A zombie has no VmHWM: keep the last live sample.
-                    Ok(mut x) if x.peak_rss_bytes > 0 => {
-                        let mut peak = p.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-                        // The anonymous part's peak: the highest of the samples.
-                        x.anon_rss_bytes = x.anon_rss_bytes.max(peak.anon_rss_bytes);
-                        *peak = x;
-                    }
-                    Ok(_) => {}
-                    Err(_) => break,
+                if sample_into(&p, pid).is_err() {
+                    break;
                 }
                 std::thread::sleep(Duration::from_millis(50));
             }
@@ -209,15 +217,7 @@ impl Running {
 
     /// The latest resource sample (peak RSS and CPU seconds so far).
     pub fn resources(&self) -> ProcSample {
-        if let Ok(mut s) = sample(self.pid())
-            && s.peak_rss_bytes > 0
-        {
-            let mut peak = self
-                .peak
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            s.anon_rss_bytes = s.anon_rss_bytes.max(peak.anon_rss_bytes);
-            *peak = s;
+        if let Ok(Some(s)) = sample_into(&self.peak, self.pid()) {
             return s;
         }
         *self
