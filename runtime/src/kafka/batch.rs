@@ -210,21 +210,7 @@ impl<C: ConsumerContext + 'static> BatchConsumer<C> {
     /// `read_committed` consumer is the last stable offset). `None` before the first fetch of
     /// the partition.
     pub fn cached_watermarks(&self, topic: &str, partition: i32) -> Option<(i64, i64)> {
-        let topic = CString::new(topic).ok()?;
-        let (mut low, mut high) = (-1_i64, -1_i64);
-        // SAFETY: the handle is live, `topic` is NUL-terminated and outlives the call, and the
-        // out pointers are valid for it; librdkafka only reads its own cached values.
-        let error = unsafe {
-            rd::rd_kafka_get_watermark_offsets(
-                self.consumer.client().native_ptr(),
-                topic.as_ptr(),
-                partition,
-                &mut low,
-                &mut high,
-            )
-        };
-        (error == rd::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_NO_ERROR && high >= 0)
-            .then_some((low, high))
+        super::watermarks::cached_watermarks(&self.consumer, topic, partition)
     }
 
     /// Serves the main queue's events that are there (never waits): logs and statistics go to

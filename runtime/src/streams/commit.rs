@@ -35,7 +35,6 @@
 
 use std::time::{Duration, Instant};
 
-use rdkafka::consumer::Consumer;
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::producer::Producer;
 use rdkafka::{Offset, TopicPartitionList};
@@ -123,19 +122,18 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         if !self.tasks.iter().any(|t| t.consumed.contains(&true)) {
             return;
         }
-        let Ok(positions) = self.clients.consumer.position() else {
-            return;
-        };
         for active in self.tasks.iter_mut() {
-            for (i, topic) in active.task.source_topics().iter().enumerate() {
+            if !active.consumed.contains(&true) {
+                continue;
+            }
+            active.sources.refresh(&self.clients.consumer);
+            for i in 0..active.positions.len() {
                 // Records held back for timestamp order lie between the two.
                 if !active.consumed[i] || active.queues.as_ref().is_some_and(|q| q.holds(i)) {
                     continue;
                 }
-                if let (Some(next), Some(elem)) = (
-                    active.positions[i],
-                    positions.find_partition(topic, active.id.partition),
-                ) && let Offset::Offset(position) = elem.offset()
+                if let (Some(next), Some(position)) =
+                    (active.positions[i], active.sources.position(i))
                     && position > next
                 {
                     active.positions[i] = Some(position);

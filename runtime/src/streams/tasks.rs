@@ -2,6 +2,7 @@
 
 use super::record_queues::RecordQueues;
 pub(crate) use crate::group::TaskId;
+use crate::kafka::watermarks::SourceView;
 use crate::state_dir::TaskDir;
 use crate::store::BackendFactory;
 use crate::task::{Task, TaskError, Topology};
@@ -29,6 +30,9 @@ pub(crate) struct ActiveTask<T: Topology, F: BackendFactory> {
     /// With several sources: their fetched records, waiting to be processed in timestamp order
     /// (see [`super::record_queues`]). `None` for a task with one source.
     pub queues: Option<RecordQueues>,
+    /// The consumer's positions and cached watermarks of the task's source partitions, for the
+    /// caught-up checks and the commit's step past transaction markers.
+    pub sources: SourceView,
     /// The task's locked directory, when stores live on disk. Dropped after the task, so the
     /// stores close before the lock is released.
     pub dir: Option<TaskDir>,
@@ -110,6 +114,7 @@ impl<T: Topology, F: BackendFactory> ActiveTasks<T, F> {
         dir: Option<TaskDir>,
     ) -> ActiveTask<T, F> {
         let n = task.source_topics().len();
+        let sources = SourceView::new(task.source_topics().iter().copied(), id.partition);
         ActiveTask {
             id,
             task,
@@ -120,6 +125,7 @@ impl<T: Topology, F: BackendFactory> ActiveTasks<T, F> {
             processed: 0,
             lateness: Lateness::default(),
             queues: (n > 1).then(|| RecordQueues::new(n)),
+            sources,
             dir,
         }
     }

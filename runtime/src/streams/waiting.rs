@@ -9,16 +9,11 @@
 //! ([`crate::kafka::watermarks`]). A partition not fetched yet is not caught up: its records may
 //! be earlier than those waiting.
 
-use rdkafka::Offset;
-use rdkafka::TopicPartitionList;
-use rdkafka::consumer::Consumer;
-
 use super::error::StreamsError;
 use super::processing::StreamThread;
 use super::record_path::{Processed, Sink, process_buffered};
-use crate::kafka::watermarks::cached_watermarks;
 use crate::store::BackendFactory;
-use crate::task::{Task, Topology};
+use crate::task::Topology;
 
 impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     /// Processes the records tasks hold back whose wait is over.
@@ -30,8 +25,6 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         {
             return Ok(());
         }
-        // One look at every position (local, no network round trip).
-        let positions = self.clients.consumer.position().unwrap_or_default();
         let eos = self.eos();
         let mut transaction_failed = false;
         for active in self.tasks.iter_mut() {
@@ -41,21 +34,17 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             if queues.is_empty() {
                 continue;
             }
+            // One look at the positions of the task's sources (no thread switch, no request).
+            active.sources.refresh(&self.clients.consumer);
             let caught_up = &mut self.caught_up_scratch;
             caught_up.clear();
-            caught_up.extend(
+            caught_up.extend((0..active.positions.len()).map(|i| {
+                let next = active.sources.position(i).or(active.positions[i]);
                 active
-                    .task
-                    .source_topics()
-                    .iter()
-                    .enumerate()
-                    .map(|(i, topic)| {
-                        let next = next_offset(&positions, topic, active.id.partition)
-                            .or(active.positions[i]);
-                        cached_watermarks(&self.clients.consumer, topic, active.id.partition)
-                            .is_some_and(|(low, high)| next.unwrap_or(low) >= high)
-                    }),
-            );
+                    .sources
+                    .watermarks(&self.clients.consumer, i)
+                    .is_some_and(|(low, high)| next.unwrap_or(low) >= high)
+            }));
             let mut sink = Sink {
                 producer: &self.clients.producer,
                 changelog: &mut self.interval.changelog,
@@ -77,14 +66,5 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             self.abort_and_rebuild()?;
         }
         Ok(())
-    }
-}
-
-/// The consumer's next offset of `topic`/`partition`, once it handed out a record or stepped
-/// over a transaction marker of it.
-fn next_offset(positions: &TopicPartitionList, topic: &str, partition: i32) -> Option<i64> {
-    match positions.find_partition(topic, partition)?.offset() {
-        Offset::Offset(o) => Some(o),
-        _ => None,
     }
 }
