@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 use std::ops::Bound;
 use std::sync::Arc;
 
+use super::key_order::{IndexKey, KeyBytes};
 use super::{BackendFactory, Entry, StoreBackend, StoreError, inverted};
 use crate::fast_hash::FastHashMap;
 use crate::topology::{StoreInfo, StoreKind};
@@ -36,7 +37,7 @@ pub struct MemoryBackend {
 enum Layout {
     Indexed {
         map: FastHashMap<Arc<[u8]>, Vec<u8>>,
-        order: BTreeSet<Arc<[u8]>>,
+        order: BTreeSet<IndexKey>,
     },
     Ordered(BTreeSet<Packed>),
 }
@@ -144,7 +145,7 @@ pub struct MemoryRange<'a> {
 enum RangeInner<'a> {
     Empty,
     Indexed {
-        keys: std::collections::btree_set::Range<'a, Arc<[u8]>>,
+        keys: std::collections::btree_set::Range<'a, IndexKey>,
         map: &'a FastHashMap<Arc<[u8]>, Vec<u8>>,
     },
     Ordered(std::collections::btree_set::Range<'a, Packed>),
@@ -158,7 +159,7 @@ impl<'a> Iterator for MemoryRange<'a> {
             RangeInner::Empty => None,
             RangeInner::Ordered(entries) => entries.next().map(|p| Ok((p.key(), p.value()))),
             RangeInner::Indexed { keys, map } => loop {
-                let key = keys.next()?;
+                let key = &keys.next()?.0;
                 // Both indexes hold the same keys; a miss cannot happen, but is skipped, not a
                 // panic.
                 if let Some(value) = map.get(key) {
@@ -211,7 +212,7 @@ impl StoreBackend for MemoryBackend {
                 Some(stored) => overwrite(stored, value),
                 None => {
                     let key: Arc<[u8]> = Arc::from(key);
-                    order.insert(Arc::clone(&key));
+                    order.insert(IndexKey(Arc::clone(&key)));
                     map.insert(key, value.to_vec());
                 }
             },
@@ -266,7 +267,7 @@ impl StoreBackend for MemoryBackend {
         Ok(match &mut self.layout {
             Layout::Indexed { map, order } => {
                 if map.remove(key).is_some() {
-                    order.remove(key);
+                    order.remove(KeyBytes::new(key));
                     true
                 } else {
                     false
@@ -288,7 +289,7 @@ impl StoreBackend for MemoryBackend {
         }
         let inner = match &self.layout {
             Layout::Indexed { map, order } => RangeInner::Indexed {
-                keys: order.range::<[u8], _>((from, to)),
+                keys: order.range::<KeyBytes, _>((from.map(KeyBytes::new), to.map(KeyBytes::new))),
                 map,
             },
             Layout::Ordered(set) => RangeInner::Ordered(set.range::<[u8], _>((from, to))),

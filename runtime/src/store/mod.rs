@@ -43,6 +43,7 @@
 //! task starts, an LMDB store only from the changelog offset it recorded with its last
 //! committed flush on (see [`StoreBackend::flush_at`] and [`crate::state_dir`]).
 
+mod key_order;
 mod lmdb;
 mod memory;
 mod typed;

@@ -325,11 +325,13 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         &mut self,
         offsets: &TopicPartitionList,
     ) -> Result<Outcome, StreamsError> {
+        let started = Instant::now();
         self.flush_caches()?;
         self.interval
             .changelog
             .flush(&self.clients.producer)
             .map_err(StreamsError::kafka("producing changelog records"))?;
+        let flushed = Instant::now();
         // A broker fault (a partition leader down until the controller moves it) holds the
         // records back: wait it out as the exactly-once commit does. Each record is delivered
         // or fails within `message.timeout.ms`; a failed one redoes the interval.
@@ -352,10 +354,20 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             self.abort_and_rebuild()?;
             return Ok(Outcome::NotCommitted);
         }
+        let drained = Instant::now();
         let Some(committed) = self.commit_offsets_waiting_out_faults(offsets) else {
             self.interval.interrupted = true;
             return Ok(Outcome::NotCommitted);
         };
+        let ms = |from: Instant, to: Instant| to.duration_since(from).as_secs_f64() * 1e3;
+        tracing::debug!(
+            target: "dekaf_streams::commit",
+            flush_ms = ms(started, flushed),
+            drain_ms = ms(flushed, drained),
+            offsets_ms = ms(drained, Instant::now()),
+            since_last_ms = ms(self.interval.last_commit, started),
+            "at-least-once commit phases"
+        );
         let Err(e) = committed else {
             return Ok(Outcome::Committed);
         };

@@ -142,6 +142,16 @@ impl Reports {
     /// `poll-latency-avg`/`-max` (seconds here, ms there).
     fn report_polls(&mut self, thread: &str) {
         let polls = std::mem::take(&mut self.polls);
+        // Where a thread's time goes, for a look with `RUST_LOG=dekaf_streams::polls=debug`:
+        // the time spent in polls (waiting for records) out of the report interval.
+        tracing::debug!(
+            target: "dekaf_streams::polls",
+            thread,
+            polls = polls.count,
+            in_polls_ms = polls.total.as_secs_f64() * 1e3,
+            max_ms = polls.max.as_secs_f64() * 1e3,
+            "polls since the last report"
+        );
         let thread = thread.to_owned();
         metrics::counter!("kafka.streams.stream_thread_metrics.poll_total", "thread_id" => thread.clone())
             .increment(polls.count);
