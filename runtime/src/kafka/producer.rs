@@ -247,13 +247,174 @@ fn is_permanent(error: &KafkaError) -> bool {
     )
 }
 
-/// The producer of one processing thread.
-pub type StreamsProducer = ThreadedProducer<DeliveryWatch, SinkPartitioner>;
+/// The producer of one processing thread: rdkafka's `ThreadedProducer` (which it derefs to)
+/// and the topic handles its records are sent through (see [`send`]).
+pub struct StreamsProducer {
+    // Declared (so dropped) first: each handle holds a reference on a topic of the client.
+    topics: TopicHandles,
+    inner: ThreadedProducer<DeliveryWatch, SinkPartitioner>,
+}
+
+impl StreamsProducer {
+    /// Wraps the producer made for a processing thread.
+    pub fn new(inner: ThreadedProducer<DeliveryWatch, SinkPartitioner>) -> Self {
+        StreamsProducer {
+            topics: TopicHandles::default(),
+            inner,
+        }
+    }
+}
+
+impl std::ops::Deref for StreamsProducer {
+    type Target = ThreadedProducer<DeliveryWatch, SinkPartitioner>;
+
+    fn deref(&self) -> &Self::Target {
+        &self.inner
+    }
+}
+
+/// The librdkafka topic handles of one producer, one per topic name it was asked to send to.
+///
+/// `BaseProducer::send` names the topic of every record as a C string: it allocates the string,
+/// and librdkafka looks the topic up by name under the client's lock and takes a reference on
+/// it, for every record. A handle made once per topic (`rd_kafka_topic_new`) and passed with
+/// each record (`RD_KAFKA_VTYPE_RKT`) spares all three. Topic names are the topology's
+/// `&'static str`s, so a name is found by its address and length: a few pointer comparisons.
+///
+/// One of the crate's small `unsafe` wrappers over librdkafka (see `kafka::oauth`): the handles
+/// are valid from `rd_kafka_topic_new` until their `rd_kafka_topic_destroy` on drop, which comes
+/// before the client's (field order of [`StreamsProducer`]); librdkafka's topic handles may be
+/// used from any thread.
+#[derive(Default)]
+struct TopicHandles {
+    handles: std::cell::RefCell<Vec<TopicHandle>>,
+}
+
+/// One topic handle, and the name (address and length) it was made for.
+struct TopicHandle {
+    name: (usize, usize),
+    rkt: std::ptr::NonNull<rdkafka::bindings::rd_kafka_topic_t>,
+}
+
+// SAFETY: a librdkafka topic handle is reference counted and thread-safe; it is only passed to
+// librdkafka calls.
+unsafe impl Send for TopicHandle {}
+
+impl Drop for TopicHandle {
+    fn drop(&mut self) {
+        // SAFETY: the handle came from `rd_kafka_topic_new` and is destroyed once, here.
+        unsafe { rdkafka::bindings::rd_kafka_topic_destroy(self.rkt.as_ptr()) };
+    }
+}
+
+impl TopicHandles {
+    /// The handle of `topic` on client `rk`, made on first use; `None` when librdkafka refuses
+    /// the name (the caller sends by name and reports librdkafka's error).
+    fn get(
+        &self,
+        rk: *mut rdkafka::bindings::rd_kafka_t,
+        topic: &'static str,
+    ) -> Option<*mut rdkafka::bindings::rd_kafka_topic_t> {
+        let name = (topic.as_ptr() as usize, topic.len());
+        let mut handles = self.handles.borrow_mut();
+        if let Some(h) = handles.iter().find(|h| h.name == name) {
+            return Some(h.rkt.as_ptr());
+        }
+        let c_name = std::ffi::CString::new(topic).ok()?;
+        // SAFETY: `rk` is the producer's live client; the name is NUL-terminated and only read
+        // during the call; a null configuration means the client's default topic configuration,
+        // what sending by name uses.
+        let rkt = unsafe {
+            rdkafka::bindings::rd_kafka_topic_new(rk, c_name.as_ptr(), std::ptr::null_mut())
+        };
+        let rkt = std::ptr::NonNull::new(rkt)?;
+        handles.push(TopicHandle { name, rkt });
+        Some(rkt.as_ptr())
+    }
+}
 
 /// Sends one record, waiting while librdkafka's queue is full. `partition` `None` lets the
 /// configured partitioner choose from the key; `timestamp` `None` stamps it now.
+///
+/// A record without headers (nearly all) goes through the producer's handle of `topic`
+/// ([`TopicHandles`]): no allocation of ours, no lookup of the topic by name. librdkafka copies
+/// key and value (`RD_KAFKA_MSG_F_COPY`).
 #[allow(clippy::too_many_arguments)]
-pub fn send<P, C>(
+pub fn send(
+    producer: &StreamsProducer,
+    topic: &'static str,
+    partition: Option<i32>,
+    key: Option<&[u8]>,
+    value: Option<&[u8]>,
+    timestamp: Option<i64>,
+    headers: Option<OwnedHeaders>,
+) -> Result<(), KafkaError> {
+    use rdkafka::bindings::rd_kafka_vtype_t::*;
+    let rk = producer.client().native_ptr();
+    // rdkafka keeps its headers' pointer to itself: a record with headers goes by name.
+    let handle = match headers {
+        None => producer.topics.get(rk, topic),
+        Some(_) => None,
+    };
+    let Some(rkt) = handle else {
+        return send_by_name(
+            &producer.inner,
+            topic,
+            partition,
+            key,
+            value,
+            timestamp,
+            headers,
+        );
+    };
+    let bytes = |b: Option<&[u8]>| {
+        b.map_or((std::ptr::null_mut(), 0), |b| {
+            (b.as_ptr() as *mut std::ffi::c_void, b.len())
+        })
+    };
+    let (value_ptr, value_len) = bytes(value);
+    let (key_ptr, key_len) = bytes(key);
+    loop {
+        // SAFETY: `rk` and `rkt` are live (the producer and its handle outlive the call); key
+        // and value are valid for their lengths during the call and copied by librdkafka
+        // (`RD_KAFKA_MSG_F_COPY`). The argument list is what `BaseProducer::send` passes for a
+        // record without headers, with the topic handle for the topic's name, ended by
+        // `RD_KAFKA_VTYPE_END`.
+        let error = unsafe {
+            rdkafka::bindings::rd_kafka_producev(
+                rk,
+                RD_KAFKA_VTYPE_RKT,
+                rkt,
+                RD_KAFKA_VTYPE_PARTITION,
+                partition.unwrap_or(-1),
+                RD_KAFKA_VTYPE_MSGFLAGS,
+                rdkafka::bindings::RD_KAFKA_MSG_F_COPY,
+                RD_KAFKA_VTYPE_VALUE,
+                value_ptr,
+                value_len,
+                RD_KAFKA_VTYPE_KEY,
+                key_ptr,
+                key_len,
+                RD_KAFKA_VTYPE_OPAQUE,
+                std::ptr::null_mut::<std::ffi::c_void>(),
+                RD_KAFKA_VTYPE_TIMESTAMP,
+                timestamp.unwrap_or(0),
+                RD_KAFKA_VTYPE_END,
+            )
+        };
+        match RDKafkaErrorCode::from(error) {
+            RDKafkaErrorCode::NoError => return Ok(()),
+            RDKafkaErrorCode::QueueFull => {
+                producer.poll(Duration::from_millis(5));
+            }
+            code => return Err(KafkaError::MessageProduction(code)),
+        }
+    }
+}
+
+/// [`send`] through rdkafka's `BaseProducer::send` (the topic named by a C string).
+#[allow(clippy::too_many_arguments)]
+fn send_by_name<P, C>(
     producer: &ThreadedProducer<C, P>,
     topic: &str,
     partition: Option<i32>,

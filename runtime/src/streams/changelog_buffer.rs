@@ -23,7 +23,9 @@
 //! [`committed`](ChangelogBuffer::committed) walks the clean ones. Records are produced in the
 //! order their keys were first updated in the interval, never in hash order.
 
-use crate::fast_hash::FastHashMap;
+use std::hash::BuildHasher;
+
+use crate::fast_hash::FastHash;
 use crate::kafka::producer::{self, StreamsProducer};
 use rdkafka::error::KafkaError;
 
@@ -46,8 +48,10 @@ struct Slot {
 struct PartitionBuffer {
     topic: &'static str,
     partition: i32,
-    /// Key to its index in `slots`.
-    index: FastHashMap<Vec<u8>, usize>,
+    /// The index in `slots` of each key, hashed by `hasher` (the key itself is kept once, in
+    /// its slot: a new key costs one allocation, not two).
+    index: hashbrown::HashTable<usize>,
+    hasher: FastHash,
     slots: Vec<Slot>,
     /// Indexes of the slots updated since the last flush.
     dirty: Vec<usize>,
@@ -56,6 +60,28 @@ struct PartitionBuffer {
 }
 
 impl PartitionBuffer {
+    /// The index of `key`'s slot, added (clean, empty) when the key is new.
+    #[inline]
+    fn slot_of(&mut self, key: &[u8]) -> usize {
+        let PartitionBuffer {
+            index,
+            hasher,
+            slots,
+            ..
+        } = self;
+        let hash = hasher.hash_one(key);
+        if let Some(&at) = index.find(hash, |&j| slots[j].key == key) {
+            return at;
+        }
+        let at = slots.len();
+        slots.push(Slot {
+            key: key.to_vec(),
+            ..Slot::default()
+        });
+        index.insert_unique(hash, at, |&j| hasher.hash_one(slots[j].key.as_slice()));
+        at
+    }
+
     fn new(topic: &'static str, partition: i32) -> Self {
         PartitionBuffer {
             topic,
@@ -72,7 +98,10 @@ impl PartitionBuffer {
         self.slots.retain(|s| !s.dirty && !s.sent);
         self.index.clear();
         for (i, slot) in self.slots.iter().enumerate() {
-            self.index.insert(slot.key.clone(), i);
+            let hash = self.hasher.hash_one(slot.key.as_slice());
+            let slots = &self.slots;
+            self.index
+                .insert_unique(hash, i, |&j| self.hasher.hash_one(slots[j].key.as_slice()));
         }
         self.dirty.clear();
         self.sent.clear();
@@ -105,18 +134,7 @@ impl ChangelogBuffer {
         };
         self.last = i;
         let buffer = &mut self.partitions[i];
-        let at = match buffer.index.get(key) {
-            Some(&at) => at,
-            None => {
-                let at = buffer.slots.len();
-                buffer.slots.push(Slot {
-                    key: key.to_vec(),
-                    ..Slot::default()
-                });
-                buffer.index.insert(key.to_vec(), at);
-                at
-            }
-        };
+        let at = buffer.slot_of(key);
         let slot = &mut buffer.slots[at];
         if !slot.dirty {
             slot.dirty = true;
@@ -245,7 +263,10 @@ mod tests {
                 .partitions
                 .iter()
                 .find(|p| p.topic == topic && p.partition == partition)?;
-            p.index.get(key).map(|&i| &p.slots[i])
+            let hash = p.hasher.hash_one(key);
+            p.index
+                .find(hash, |&j| p.slots[j].key == key)
+                .map(|&i| &p.slots[i])
         }
 
         /// What `flush` does to the slots, without a producer: the keys it would produce, in

@@ -143,9 +143,11 @@ pub(super) fn new_producer<T: Topology>(
         delivered,
         T::WINDOWED_SINKS,
     );
-    let producer: StreamsProducer = producer_config
-        .create_with_context(deliveries.clone())
-        .map_err(StreamsError::kafka("creating the producer"))?;
+    let producer = StreamsProducer::new(
+        producer_config
+            .create_with_context(deliveries.clone())
+            .map_err(StreamsError::kafka("creating the producer"))?,
+    );
     let mut ready = true;
     if eos {
         let init = producer::resume_until_done(

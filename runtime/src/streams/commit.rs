@@ -225,7 +225,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             .flush(producer)
             .map_err(Failure::Commit)?;
         marks[1] = Instant::now();
-        send_offsets_to_transaction(producer, offsets, &identity, COMMIT_TIMEOUT)
+        send_offsets_to_transaction(&**producer, offsets, &identity, COMMIT_TIMEOUT)
             .map_err(Failure::Offsets)?;
         marks[2] = Instant::now();
         producer::drain(producer, COMMIT_TIMEOUT, &self.ctx.stop).map_err(Failure::Commit)?;
