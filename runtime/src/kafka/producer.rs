@@ -333,88 +333,93 @@ impl TopicHandles {
     }
 }
 
-/// Sends one record, waiting while librdkafka's queue is full. `partition` `None` lets the
-/// configured partitioner choose from the key; `timestamp` `None` stamps it now.
-///
-/// A record without headers (nearly all) goes through the producer's handle of `topic`
-/// ([`TopicHandles`]): no allocation of ours, no lookup of the topic by name. librdkafka copies
-/// key and value (`RD_KAFKA_MSG_F_COPY`).
-#[allow(clippy::too_many_arguments)]
-pub fn send(
-    producer: &StreamsProducer,
-    topic: &'static str,
-    partition: Option<i32>,
-    key: Option<&[u8]>,
-    value: Option<&[u8]>,
-    timestamp: Option<i64>,
-    headers: Option<OwnedHeaders>,
-) -> Result<(), KafkaError> {
-    use rdkafka::bindings::rd_kafka_vtype_t::*;
-    let rk = producer.client().native_ptr();
-    // rdkafka keeps its headers' pointer to itself: a record with headers goes by name.
-    let handle = match headers {
-        None => producer.topics.get(rk, topic),
-        Some(_) => None,
-    };
-    let Some(rkt) = handle else {
-        return send_by_name(
-            &producer.inner,
-            topic,
-            partition,
-            key,
-            value,
-            timestamp,
-            headers,
-        );
-    };
-    let bytes = |b: Option<&[u8]>| {
-        b.map_or((std::ptr::null_mut(), 0), |b| {
-            (b.as_ptr() as *mut std::ffi::c_void, b.len())
-        })
-    };
-    let (value_ptr, value_len) = bytes(value);
-    let (key_ptr, key_len) = bytes(key);
-    loop {
-        // SAFETY: `rk` and `rkt` are live (the producer and its handle outlive the call); key
-        // and value are valid for their lengths during the call and copied by librdkafka
-        // (`RD_KAFKA_MSG_F_COPY`). The argument list is what `BaseProducer::send` passes for a
-        // record without headers, with the topic handle for the topic's name, ended by
-        // `RD_KAFKA_VTYPE_END`.
-        let error = unsafe {
-            rdkafka::bindings::rd_kafka_producev(
-                rk,
-                RD_KAFKA_VTYPE_RKT,
-                rkt,
-                RD_KAFKA_VTYPE_PARTITION,
-                partition.unwrap_or(-1),
-                RD_KAFKA_VTYPE_MSGFLAGS,
-                rdkafka::bindings::RD_KAFKA_MSG_F_COPY,
-                RD_KAFKA_VTYPE_VALUE,
-                value_ptr,
-                value_len,
-                RD_KAFKA_VTYPE_KEY,
-                key_ptr,
-                key_len,
-                RD_KAFKA_VTYPE_OPAQUE,
-                std::ptr::null_mut::<std::ffi::c_void>(),
-                RD_KAFKA_VTYPE_TIMESTAMP,
-                timestamp.unwrap_or(0),
-                RD_KAFKA_VTYPE_END,
-            )
+impl StreamsProducer {
+    /// Sends one record, waiting while librdkafka's queue is full. `partition` `None` lets the
+    /// configured partitioner choose from the key; `timestamp` `None` stamps it now.
+    ///
+    /// A record without headers (nearly all) goes through the producer's handle of `topic`
+    /// ([`TopicHandles`]): no allocation of ours, no lookup of the topic by name. librdkafka copies
+    /// key and value (`RD_KAFKA_MSG_F_COPY`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn produce(
+        &self,
+        topic: &'static str,
+        partition: Option<i32>,
+        key: Option<&[u8]>,
+        value: Option<&[u8]>,
+        timestamp: Option<i64>,
+        headers: Option<OwnedHeaders>,
+    ) -> Result<(), KafkaError> {
+        use rdkafka::bindings::rd_kafka_vtype_t::*;
+        let rk = self.client().native_ptr();
+        // rdkafka keeps its headers' pointer to itself: a record with headers goes by name.
+        let handle = match headers {
+            None => self.topics.get(rk, topic),
+            Some(_) => None,
         };
-        match RDKafkaErrorCode::from(error) {
-            RDKafkaErrorCode::NoError => return Ok(()),
-            RDKafkaErrorCode::QueueFull => {
-                producer.poll(Duration::from_millis(5));
+        let Some(rkt) = handle else {
+            return send(
+                &self.inner,
+                topic,
+                partition,
+                key,
+                value,
+                timestamp,
+                headers,
+            );
+        };
+        let bytes = |b: Option<&[u8]>| {
+            b.map_or((std::ptr::null_mut(), 0), |b| {
+                (b.as_ptr() as *mut std::ffi::c_void, b.len())
+            })
+        };
+        let (value_ptr, value_len) = bytes(value);
+        let (key_ptr, key_len) = bytes(key);
+        loop {
+            // SAFETY: `rk` and `rkt` are live (the producer and its handle outlive the call); key
+            // and value are valid for their lengths during the call and copied by librdkafka
+            // (`RD_KAFKA_MSG_F_COPY`). The argument list is what `BaseProducer::send` passes for a
+            // record without headers, with the topic handle for the topic's name, ended by
+            // `RD_KAFKA_VTYPE_END`.
+            let error = unsafe {
+                rdkafka::bindings::rd_kafka_producev(
+                    rk,
+                    RD_KAFKA_VTYPE_RKT,
+                    rkt,
+                    RD_KAFKA_VTYPE_PARTITION,
+                    partition.unwrap_or(-1),
+                    RD_KAFKA_VTYPE_MSGFLAGS,
+                    rdkafka::bindings::RD_KAFKA_MSG_F_COPY,
+                    RD_KAFKA_VTYPE_VALUE,
+                    value_ptr,
+                    value_len,
+                    RD_KAFKA_VTYPE_KEY,
+                    key_ptr,
+                    key_len,
+                    RD_KAFKA_VTYPE_OPAQUE,
+                    std::ptr::null_mut::<std::ffi::c_void>(),
+                    RD_KAFKA_VTYPE_TIMESTAMP,
+                    timestamp.unwrap_or(0),
+                    RD_KAFKA_VTYPE_END,
+                )
+            };
+            match RDKafkaErrorCode::from(error) {
+                RDKafkaErrorCode::NoError => return Ok(()),
+                RDKafkaErrorCode::QueueFull => {
+                    self.poll(Duration::from_millis(5));
+                }
+                code => return Err(KafkaError::MessageProduction(code)),
             }
-            code => return Err(KafkaError::MessageProduction(code)),
         }
     }
 }
 
-/// [`send`] through rdkafka's `BaseProducer::send` (the topic named by a C string).
+/// Sends one record through rdkafka's `BaseProducer::send` (the topic named by a C string),
+/// waiting while librdkafka's queue is full. `partition` `None` lets the configured partitioner
+/// choose from the key; `timestamp` `None` stamps it now. A processing thread's producer sends
+/// with [`StreamsProducer::produce`] instead.
 #[allow(clippy::too_many_arguments)]
-fn send_by_name<P, C>(
+pub fn send<P, C>(
     producer: &ThreadedProducer<C, P>,
     topic: &str,
     partition: Option<i32>,

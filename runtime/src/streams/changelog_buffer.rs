@@ -26,7 +26,7 @@
 use std::hash::BuildHasher;
 
 use crate::fast_hash::FastHash;
-use crate::kafka::producer::{self, StreamsProducer};
+use crate::kafka::producer::StreamsProducer;
 use rdkafka::error::KafkaError;
 
 /// Keys kept per changelog partition between intervals before the map is emptied.
@@ -188,8 +188,7 @@ impl ChangelogBuffer {
             for &at in dirty.iter() {
                 let slot = &mut slots[at];
                 let value = (!slot.tombstone).then_some(slot.value.as_slice());
-                if let Err(e) = producer::send(
-                    producer,
+                if let Err(e) = producer.produce(
                     topic,
                     Some(*partition),
                     Some(&slot.key),

@@ -11,7 +11,7 @@ use super::changelog_buffer::ChangelogBuffer;
 use super::error::StreamsError;
 use super::tasks::{ActiveTask, ActiveTasks};
 use crate::kafka::batch::Record;
-use crate::kafka::producer::{self, DeliveryWatch, StreamsProducer};
+use crate::kafka::producer::{DeliveryWatch, StreamsProducer};
 use crate::record::{OutgoingRecord, Partitioning, RecordSink, SinkError, TopicKind};
 use crate::store::BackendFactory;
 use crate::task::{Headers, InputRecord, Task, TaskError, Topology};
@@ -245,21 +245,21 @@ impl RecordSink for ProducerSink<'_> {
             Partitioning::ByKey => None,
             Partitioning::Exact(p) => Some(p),
         };
-        producer::send(
-            self.producer,
-            record.topic,
-            partition,
-            record.key,
-            record.value,
-            Some(record.timestamp),
-            owned_headers(record.headers),
-        )
-        .map_err(|e| {
-            if matches!(e, KafkaError::MessageProduction(RDKafkaErrorCode::State)) {
-                self.transaction_failed = true;
-            }
-            SinkError::msg(format_args!("producing to {} failed: {e}", record.topic))
-        })
+        self.producer
+            .produce(
+                record.topic,
+                partition,
+                record.key,
+                record.value,
+                Some(record.timestamp),
+                owned_headers(record.headers),
+            )
+            .map_err(|e| {
+                if matches!(e, KafkaError::MessageProduction(RDKafkaErrorCode::State)) {
+                    self.transaction_failed = true;
+                }
+                SinkError::msg(format_args!("producing to {} failed: {e}", record.topic))
+            })
     }
 
     #[inline]
