@@ -240,6 +240,11 @@ pub(crate) fn aggregate(b: &mut Builder, c: Cogrouped, call: &Call) -> syn::Resu
             &store_name,
             &key,
         )?);
+        if p.grouped.repartition {
+            // Kafka Streams' `createRepartitionedSource` takes three names: the sink's, the
+            // null-key filter's (no node here) and the source's.
+            b.reserve_index();
+        }
     }
     let store = b.stores.len();
     let changelog = b.internal(&store_name, "changelog");
