@@ -25,11 +25,7 @@ const PER_SECOND: &str = "e2e-win-cogroup-per-second";
 
 /// Per result key (the key, or the key and the window start for `window`), the input's
 /// `(clicks, views)`.
-fn counts(
-    clicks: &[Input],
-    views: &[Input],
-    window: Option<i64>,
-) -> BTreeMap<Vec<u8>, (i64, i64)> {
+fn counts(clicks: &[Input], views: &[Input], window: Option<i64>) -> BTreeMap<Vec<u8>, (i64, i64)> {
     let mut out: BTreeMap<Vec<u8>, (i64, i64)> = BTreeMap::new();
     for (records, is_click) in [(clicks, true), (views, false)] {
         for r in records {
@@ -50,11 +46,7 @@ fn counts(
 }
 
 /// The problems of `records` (one topic's, read back) against the expected final counts.
-fn check(
-    topic: &str,
-    records: &[ReadRecord],
-    want: &BTreeMap<Vec<u8>, (i64, i64)>,
-) -> Vec<String> {
+fn check(topic: &str, records: &[ReadRecord], want: &BTreeMap<Vec<u8>, (i64, i64)>) -> Vec<String> {
     let mut per_key: BTreeMap<Vec<u8>, Vec<(i64, i64)>> = BTreeMap::new();
     let mut problems = Vec::new();
     for r in records {
@@ -122,7 +114,9 @@ async fn cogrouped_results_are_exactly_once_across_a_sigkill() {
     let want_totals = counts(&clicks, &views, None);
     let want_per_second = counts(&clicks, &views, Some(1_000));
     let total = |want: &BTreeMap<Vec<u8>, (i64, i64)>| -> usize {
-        want.values().map(|(c, v)| usize::try_from(c + v).unwrap_or(0)).sum()
+        want.values()
+            .map(|(c, v)| usize::try_from(c + v).unwrap_or(0))
+            .sum()
     };
     let (n_totals, n_per_second) = (total(&want_totals), total(&want_per_second));
     assert_eq!(n_totals, clicks.len() + views.len());
