@@ -19,6 +19,11 @@
 //! meet in one pass-through node (`COGROUPKSTREAM-MERGE-n`), the table's node. The streams are
 //! copartitioned. Each aggregation keeps its own stream time for lateness, as each of Kafka
 //! Streams' processors does (`observedStreamTime`); they share the store and its record cache.
+//!
+//! Not yet as Kafka Streams: a time window that one stream's aggregation still takes (its own
+//! stream time lags) but that the store's retention passed is hidden and not written by Kafka
+//! Streams' segmented store until then; here it is deleted by the next purge (every half
+//! retention of the task's stream time), so between purges such a window can still be read.
 
 use proc_macro2::TokenStream;
 use quote::{ToTokens, format_ident, quote};
