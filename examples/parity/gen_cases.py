@@ -751,6 +751,13 @@ in a late 0
 in2 b q 30
 in a late2 3
 """, "both streams update each window; late records are dropped")
+case("cogroup_tumbling_expired", "cogroup_tumbling", """
+in a x 1
+in2 a y 20
+in2 a w 21
+in a z 9
+in a q 9
+""", "a window open for one stream's own stream time but past the store's retention reads as absent, every time")
 case("cogroup_sliding_basic", "cogroup_sliding", """
 in a x 10
 in2 a y 14

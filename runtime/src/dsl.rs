@@ -307,7 +307,9 @@
 //! `<app>-<store>-repartition`, so only one of them can need one (Kafka Streams names them all
 //! after the store and refuses two): repartition the others before grouping them. Each stream's
 //! aggregation closes windows by the largest timestamp it has seen itself (Kafka Streams'
-//! processors each keep their own stream time), not by the task's. The table continues with
+//! processors each keep their own stream time), not by the task's; a time window still open for
+//! a lagging stream but older than the store's retention allows reads as absent (the aggregate
+//! starts over from the initializer), as in Kafka Streams. The table continues with
 //! `to_stream()`.
 //!
 //! ```

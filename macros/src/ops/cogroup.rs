@@ -20,10 +20,9 @@
 //! copartitioned. Each aggregation keeps its own stream time for lateness, as each of Kafka
 //! Streams' processors does (`observedStreamTime`); they share the store and its record cache.
 //!
-//! Not yet as Kafka Streams: a time window that one stream's aggregation still takes (its own
-//! stream time lags) but that the store's retention passed is hidden and not written by Kafka
-//! Streams' segmented store until then; here it is deleted by the next purge (every half
-//! retention of the task's stream time), so between purges such a window can still be read.
+//! A time window that one stream's aggregation still takes (its own stream time lags) but that
+//! the store's retention passed reads as absent, as Kafka Streams' segmented store hides a window
+//! older than its largest window start written minus the retention: the aggregate starts over.
 
 use proc_macro2::TokenStream;
 use quote::{ToTokens, format_ident, quote};
@@ -388,8 +387,45 @@ pub(crate) fn stream_time(em: &Emitter<'_>, node: usize) -> (TokenStream, TokenS
     }
 }
 
-/// The stream time of each windowed cogroup aggregation of `sub`: unknown (`i64::MIN`) when
-/// the task is made and when it is cleared, as a Kafka Streams processor's starts over.
+/// The field of time-windowed cogroup store `store` that keeps the largest window start
+/// written (Kafka Streams' segmented store's `observedStreamTime`).
+fn written_field(store: usize) -> proc_macro2::Ident {
+    format_ident!("__written_{}", store)
+}
+
+/// For a cogroup's time-window aggregation `node`: the statement before its store update that
+/// sets `__dk_hidden` (the window `__dk_start` is older than the store's largest window start
+/// written minus the retention, so it reads as absent), and the one after that takes the window
+/// start into that largest start. `None` for any other node.
+pub(crate) fn expired_window(em: &Emitter<'_>, node: usize) -> Option<(TokenStream, TokenStream)> {
+    let NodeKind::Aggregate {
+        store,
+        cogrouped: true,
+        ..
+    } = em.m.nodes[node].kind
+    else {
+        return None;
+    };
+    let w = em.m.stores[store]
+        .window
+        .filter(|w| w.kind == WindowKind::Time)?;
+    let retention = w.retention();
+    let f = written_field(store);
+    Some((
+        quote! {
+            let __dk_hidden = __dk_start < self.#f.saturating_sub(#retention).saturating_add(1);
+        },
+        quote! {
+            if __dk_start > self.#f {
+                self.#f = __dk_start;
+            }
+        },
+    ))
+}
+
+/// The stream time of each windowed cogroup aggregation of `sub`, and the largest window start
+/// written to each time-windowed cogroup store: unknown (`i64::MIN`) when the task is made and
+/// when it is cleared, as a Kafka Streams processor's starts over.
 pub(crate) fn task_parts(em: &Emitter<'_>, sub: &Sub, _: &TaskParts) -> TaskParts {
     let fields: Vec<_> = sub
         .nodes
@@ -404,6 +440,27 @@ pub(crate) fn task_parts(em: &Emitter<'_>, sub: &Sub, _: &TaskParts) -> TaskPart
         })
         .map(|&n| observed_field(n))
         .collect();
+    let mut written: Vec<_> = sub
+        .stores
+        .iter()
+        .filter(|&&s| {
+            em.m.stores[s]
+                .window
+                .is_some_and(|w| w.kind == WindowKind::Time)
+                && em.m.stores[s].users.iter().any(|&u| {
+                    matches!(
+                        em.m.nodes[u].kind,
+                        NodeKind::Aggregate {
+                            cogrouped: true,
+                            ..
+                        }
+                    )
+                })
+        })
+        .map(|&s| written_field(s))
+        .collect();
+    written.dedup();
+    let fields: Vec<_> = fields.into_iter().chain(written).collect();
     if fields.is_empty() {
         return TaskParts::default();
     }

@@ -95,6 +95,14 @@ pub(crate) fn emit_keyed(
         }
     }
     let new = new_value(em, node, store, op, k, v, value_once);
+    // A cogroup's time window that the store's retention passed reads as absent.
+    let new = match crate::ops::cogroup::expired_window(em, node) {
+        Some(_) => quote! {{
+            let __dk_old = if __dk_hidden { None } else { __dk_old };
+            #new
+        }},
+        None => new,
+    };
     // The store is timestamped: the result carries the larger of the record's timestamp and
     // the aggregate's (`KStreamAggregate`, `KStreamReduce`, `KStreamWindowAggregate`), and so
     // does everything downstream of it.
@@ -276,6 +284,7 @@ impl Keyed<'_> {
         let purge = Emitter::purge_field(store);
         let index = Emitter::index_field(store);
         let (observe, now) = crate::ops::cogroup::stream_time(em, node);
+        let (hidden, observed) = crate::ops::cogroup::expired_window(em, node).unwrap_or_default();
         let expire = quote! {
             if self.__stream_time >= self.#purge {
                 // Windows starting at or before stream time − retention: gone.
@@ -311,7 +320,9 @@ impl Keyed<'_> {
                 #kenc
                 if matches!(__dk_kenc, #dk::Encoded::Present) {
                     ::dekaf_streams::store::window_key(&mut self.__kbuf, __dk_start);
+                    #hidden
                     #update
+                    #observed
                     if !__dk_existed && __dk_present {
                         self.#index.insert(&self.__kbuf);
                     }
