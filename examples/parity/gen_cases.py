@@ -720,6 +720,57 @@ in2 b s 5
 in2 a r 1
 """, "a stream joins a count's table (its store) directly")
 
+# ---- cogroup ----------------------------------------------------------------------------------
+case("cogroup_basic", "cogroup", """
+in a x 1
+in2 a y 3
+in b z 2
+in2 b w 0
+in a v 5
+""", "two streams' aggregators update one store; the result keeps the larger timestamp")
+case("cogroup_nulls", "cogroup", """
+in null x 1
+in2 a null 2
+in a y 3
+in2 null z 4
+in2 a w 5
+""", "a null key or value is dropped (and counted) on either stream")
+case("cogroup_rekey_basic", "cogroup_rekey", """
+in a x 1
+in b x 2
+in2 x q 3
+in2 null z 4
+in2 y r 0
+""", "one cogrouped stream is re-keyed through the store's repartition topic")
+case("cogroup_tumbling_basic", "cogroup_tumbling", """
+in a x 1
+in2 a y 7
+in a z 4
+in2 a w 11
+in a late 0
+in2 b q 30
+in a late2 3
+""", "both streams update each window; late records are dropped")
+case("cogroup_tumbling_expired", "cogroup_tumbling", """
+in a x 1
+in2 a y 20
+in2 a w 21
+in a z 9
+in a q 9
+""", "a window open for one stream's own stream time but past the store's retention reads as absent, every time")
+case("cogroup_sliding_basic", "cogroup_sliding", """
+in a x 10
+in2 a y 14
+in a z 25
+in2 a w 16
+""")
+case("cogroup_session_merge", "cogroup_session", """
+in a x 0
+in2 a y 20
+in a z 10
+in2 a w 12
+""", "a record of either stream merges sessions with the merger")
+
 out = os.path.join(here, "cases")
 os.makedirs(out, exist_ok=True)
 for f in os.listdir(out):

@@ -126,6 +126,9 @@ fn apply(b: &mut Builder, flow: Flow, call: &Call) -> syn::Result<Flow> {
         Flow::Table(t) if ops::fk_join::is_result(&b.nodes[t.node].kind) && op != "to_stream" => {
             Err(ops::fk_join::result_only_to_stream(call))
         }
+        Flow::Table(t) if ops::cogroup::is_result(b, t.node) && op != "to_stream" => {
+            Err(ops::cogroup::result_only_to_stream(call))
+        }
         Flow::Table(t) => match ops::find(&op) {
             Some(o) => match o.lower_table() {
                 Some(lower) => lower(b, t, call),
@@ -157,6 +160,16 @@ fn apply(b: &mut Builder, flow: Flow, call: &Call) -> syn::Result<Flow> {
                 None => Err(ops::unknown(call)),
             }
         }
+        Flow::Cogrouped(c) => match ops::find(&op).and_then(|o| o.lower_cogrouped()) {
+            Some(lower) => lower(b, c, call),
+            None => Err(err_at(
+                &call.name,
+                format!(
+                    "`{op}` is not an operation of cogrouped streams: they have {}; aggregate them first with aggregate(\"store\", || initial, AggregateSerde)",
+                    ops::cogrouped_operators()
+                ),
+            )),
+        },
         Flow::Stream(s) => match ops::find(&op) {
             Some(o) => match o.lower_stream() {
                 Some(lower) => lower(b, s, call),

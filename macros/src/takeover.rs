@@ -153,6 +153,16 @@ fn store_origin(m: &Model, s: usize) -> (String, Option<String>) {
     match st.owner {
         StoreOwner::Aggregate => {
             let op = st.users.iter().find_map(|&u| match &m.nodes[u].kind {
+                // A cogroup's: `cogroup(..).cogroup(..)[.windowedBy(..)].aggregate(..)`.
+                NodeKind::Aggregate {
+                    op: AggOp::Aggregate { merger, .. },
+                    cogrouped: true,
+                    ..
+                } => Some(if merger.is_some() {
+                    "aggregate(initializer, merger, "
+                } else {
+                    "aggregate(initializer, "
+                }),
                 NodeKind::Aggregate { op, .. } => Some(match op {
                     AggOp::Count => "count(",
                     AggOp::Reduce(_) => "reduce(reducer, ",
@@ -164,8 +174,23 @@ fn store_origin(m: &Model, s: usize) -> (String, Option<String>) {
             // A table's re-grouping (`table.group_by(..)`): adder and subtractor.
             let op = op.unwrap_or("count/reduce/aggregate(.., ");
             let windows = st.window.map(java_windows).unwrap_or_default();
+            let cogroup = if st.users.iter().any(|&u| {
+                matches!(
+                    m.nodes[u].kind,
+                    NodeKind::Aggregate {
+                        cogrouped: true,
+                        ..
+                    }
+                )
+            }) {
+                "cogroup(aggregator).cogroup(grouped, aggregator)."
+            } else {
+                ""
+            };
             (
-                format!("{windows}{op}Materialized.as(\"{name}\")), logging on (the default)"),
+                format!(
+                    "{cogroup}{windows}{op}Materialized.as(\"{name}\")), logging on (the default)"
+                ),
                 None,
             )
         }

@@ -288,6 +288,48 @@
 //! }
 //! ```
 //!
+//! ## Cogroup
+//!
+//! Several grouped streams aggregated into one store, each with its own aggregator and one
+//! initializer (Kafka Streams' `KGroupedStream#cogroup`, `CogroupedKStream`):
+//!
+//! | | |
+//! |---|---|
+//! | `grouped.cogroup(\|key: &K, value: V1, aggregate: A\| -> A)` | starts a cogroup with a grouped stream and its aggregator |
+//! | `.cogroup(other_grouped, \|key: &K, value: V2, aggregate: A\| -> A)` | adds a grouped stream bound by `let` (same key type, any value type) |
+//! | `.windowed_by(window)` | optional, once, after the last `cogroup(..)`: time, sliding or session windows |
+//! | `.aggregate("store", \|\| initial, AggregateSerde)` | the cogroup's table; after `session(..)`: `.aggregate("store", \|\| initial, \|key, a, b\| merged, AggregateSerde)` |
+//!
+//! As in Kafka Streams, a record of any stream updates the one store with its stream's
+//! aggregator and emits the new aggregate (stamped with the larger of the record's and the
+//! aggregate's timestamps); records with a null key or value are dropped. The cogrouped streams
+//! are copartitioned. A stream grouped after a key change goes through the repartition topic
+//! `<app>-<store>-repartition`, so only one of them can need one (Kafka Streams names them all
+//! after the store and refuses two): repartition the others before grouping them. Each stream's
+//! aggregation closes windows by the largest timestamp it has seen itself (Kafka Streams'
+//! processors each keep their own stream time), not by the task's; a time window still open for
+//! a lagging stream but older than the store's retention allows reads as absent (the aggregate
+//! starts over from the initializer), as in Kafka Streams. The table continues with
+//! `to_stream()`.
+//!
+//! ```
+//! use dekaf_streams::prelude::*;
+//!
+//! topology! {
+//!     pub Customers = "customers" {
+//!         let views = stream("views", Utf8, Utf8).group_by_key();
+//!         stream("clicks", Utf8, Utf8)
+//!             .group_by_key()
+//!             .cogroup(|_key: &String, _click: String, (clicks, views): (i64, i64)| (clicks + 1, views))
+//!             .cogroup(views, |_key: &String, _view: String, (clicks, views): (i64, i64)| (clicks, views + 1))
+//!             .windowed_by(tumbling(Duration::from_mins(1)))
+//!             .aggregate("activity", || (0i64, 0i64), Json::<(i64, i64)>)
+//!             .to_stream()
+//!             .to("activity-per-minute", TimeWindowed::<Utf8>, Json::<(i64, i64)>);
+//!     }
+//! }
+//! ```
+//!
 //! # Joins
 //!
 //! `stream.join(table, |value: V, table_value: T| -> R)` emits for records whose key the table

@@ -1,6 +1,6 @@
 //! Session, sliding and emit-final windows on a real broker, under exactly-once with a SIGKILL
 //! of the instance and a restart (`tests/kafka_session_windows.rs`,
-//! `tests/kafka_sliding_windows.rs`, `tests/kafka_emit_final.rs`).
+//! `tests/kafka_sliding_windows.rs`, `tests/kafka_emit_final.rs`, `tests/kafka_cogroup.rs`).
 //!
 //! The expected output is what the same topology produces through the [`TestDriver`] on the
 //! same input. The input is produced in timestamp order, so every partition sees its keys'
@@ -77,8 +77,39 @@ topology! {
     }
 }
 
+topology! {
+    /// Clicks and views of each key cogrouped into one `(clicks, views)` pair
+    /// (`tests/kafka_cogroup.rs`): in total, and per tumbling window of 1 s.
+    pub WinCogroup = "e2e-win-cogroup" {
+        let clicks = stream("e2e-win-cogroup-clicks", Utf8, Utf8);
+        let views = stream("e2e-win-cogroup-views", Utf8, Utf8);
+        let views_total = views.group_by_key();
+        clicks
+            .group_by_key()
+            .cogroup(|_k, _v: String, (c, v): (i64, i64)| (c + 1, v))
+            .cogroup(views_total, |_k, _v: String, (c, v): (i64, i64)| (c, v + 1))
+            .aggregate("activity", || (0i64, 0i64), Json::<(i64, i64)>)
+            .to_stream()
+            .to("e2e-win-cogroup-totals", Utf8, Json::<(i64, i64)>);
+        let views_per_second = views.group_by_key();
+        clicks
+            .group_by_key()
+            .cogroup(|_k, _v: String, (c, v): (i64, i64)| (c + 1, v))
+            .cogroup(views_per_second, |_k, _v: String, (c, v): (i64, i64)| (c, v + 1))
+            .windowed_by(tumbling(Duration::from_secs(1)))
+            .aggregate("activity-per-second", || (0i64, 0i64), Json::<(i64, i64)>)
+            .to_stream()
+            .to("e2e-win-cogroup-per-second", TimeWindowed::<Utf8>, Json::<(i64, i64)>);
+    }
+}
+
 /// The application ids the `windows-instance` binary runs.
-pub const APPLICATIONS: &[&str] = &["e2e-win-session", "e2e-win-sliding", "e2e-win-final"];
+pub const APPLICATIONS: &[&str] = &[
+    "e2e-win-session",
+    "e2e-win-sliding",
+    "e2e-win-final",
+    "e2e-win-cogroup",
+];
 
 /// One input record: key, value, timestamp, and the partition it must go to (`None`: by key).
 #[derive(Debug, Clone)]

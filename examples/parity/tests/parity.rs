@@ -347,6 +347,59 @@ topology! {
     }
 }
 topology! {
+    pub Cogroup = "parity-cogroup" {
+        let in2 = stream("in2", Utf8, Utf8).group_by_key();
+        stream("in", Utf8, Utf8).group_by_key()
+            .cogroup(|_k, v: String, agg: String| agg + "+" + &v)
+            .cogroup(in2, |_k, v: String, agg: String| agg + "-" + &v)
+            .aggregate("cogroup-store", || "0".to_owned(), Utf8)
+            .to_stream().to("out", Utf8, Utf8);
+    }
+}
+topology! {
+    pub CogroupRekey = "parity-cogroup-rekey" {
+        let in2 = stream("in2", Utf8, Utf8).group_by_key();
+        stream("in", Utf8, Utf8).group_by(|_k, v: &String| v.clone(), Utf8, Utf8)
+            .cogroup(|_k, v: String, agg: String| agg + "+" + &v)
+            .cogroup(in2, |_k, v: String, agg: String| agg + "-" + &v)
+            .aggregate("cogroup-store", || "0".to_owned(), Utf8)
+            .to_stream().to("out", Utf8, Utf8);
+    }
+}
+topology! {
+    pub CogroupTumbling = "parity-cogroup-tumbling" {
+        let in2 = stream("in2", Utf8, Utf8).group_by_key();
+        stream("in", Utf8, Utf8).group_by_key()
+            .cogroup(|_k, v: String, agg: String| agg + "+" + &v)
+            .cogroup(in2, |_k, v: String, agg: String| agg + "-" + &v)
+            .windowed_by(tumbling(10).grace(5))
+            .aggregate("cogroup-store", || "0".to_owned(), Utf8)
+            .to_stream().to("out.w.s", TimeWindowed::<Utf8>, Utf8);
+    }
+}
+topology! {
+    pub CogroupSliding = "parity-cogroup-sliding" {
+        let in2 = stream("in2", Utf8, Utf8).group_by_key();
+        stream("in", Utf8, Utf8).group_by_key()
+            .cogroup(|_k, v: String, agg: String| agg + "+" + &v)
+            .cogroup(in2, |_k, v: String, agg: String| agg + "-" + &v)
+            .windowed_by(sliding(10).grace(5))
+            .aggregate("cogroup-store", || "0".to_owned(), Utf8)
+            .to_stream().to("out.w.s", TimeWindowed::<Utf8>, Utf8);
+    }
+}
+topology! {
+    pub CogroupSession = "parity-cogroup-session" {
+        let in2 = stream("in2", Utf8, Utf8).group_by_key();
+        stream("in", Utf8, Utf8).group_by_key()
+            .cogroup(|_k, v: String, agg: String| agg + "+" + &v)
+            .cogroup(in2, |_k, v: String, agg: String| agg + "-" + &v)
+            .windowed_by(session(10).grace(5))
+            .aggregate("cogroup-store", || "0".to_owned(), |_k, a: String, b: String| a + "|" + &b, Utf8)
+            .to_stream().to("out.sw.s", SessionWindowed::<Utf8>, Utf8);
+    }
+}
+topology! {
     pub TumblingSuppress = "parity-tumbling-suppress" {
         stream("in", Utf8, Utf8).group_by_key().windowed_by(tumbling(10).grace(5)).count("counts")
             .suppress_until_window_closes()
@@ -789,6 +842,11 @@ fn run_case(case: &Case) -> Option<Vec<Value>> {
         "sliding_count" => run::<SlidingCount>(case),
         "sliding_count_grace" => run::<SlidingCountGrace>(case),
         "sliding_reduce" => run::<SlidingReduce>(case),
+        "cogroup" => run::<Cogroup>(case),
+        "cogroup_rekey" => run::<CogroupRekey>(case),
+        "cogroup_tumbling" => run::<CogroupTumbling>(case),
+        "cogroup_sliding" => run::<CogroupSliding>(case),
+        "cogroup_session" => run::<CogroupSession>(case),
         "tumbling_suppress" => run::<TumblingSuppress>(case),
         "session_suppress" => run::<SessionSuppress>(case),
         "sliding_suppress" => run::<SlidingSuppress>(case),

@@ -26,6 +26,8 @@ use crate::parse::Binding;
 pub(crate) enum Flow {
     Stream(Stream),
     Grouped(Grouped),
+    /// Grouped streams cogrouped into one aggregation (`crate::ops::cogroup`).
+    Cogrouped(Cogrouped),
     Table(Table),
     /// A global table (index into `Builder::globals`): joined by streams, never a stream itself.
     Global(usize),
@@ -62,6 +64,23 @@ pub(crate) struct Grouped {
     pub tokens: TokenStream,
     /// The operator that grouped, for messages.
     pub how: &'static str,
+}
+
+/// Grouped streams cogrouped for one aggregation (Kafka Streams' `CogroupedKStream`): each with
+/// its aggregator, in the order they were cogrouped; maybe windowed (after all of them).
+#[derive(Clone)]
+pub(crate) struct Cogrouped {
+    pub parts: Vec<CogroupPart>,
+    pub window: Option<WindowSpec>,
+}
+
+/// One grouped stream of a cogroup and its aggregator `|key, value, aggregate| ..`.
+#[derive(Clone)]
+pub(crate) struct CogroupPart {
+    pub grouped: Grouped,
+    pub f: Expr,
+    /// The `cogroup(..)` call that added it, for errors about it.
+    pub tokens: TokenStream,
 }
 
 /// A table: the node that produces it and its store.
@@ -261,6 +280,25 @@ impl Builder {
         self.bound(name, ("stream", "stream(..)"), stream, not_a_stream)
     }
 
+    /// The grouped stream bound to `name`, as an operator's argument: as
+    /// [`Builder::bound_table`].
+    pub(crate) fn bound_grouped(
+        &mut self,
+        name: &syn::Ident,
+        not_grouped: &str,
+    ) -> syn::Result<Option<Grouped>> {
+        let grouped = |flow| match flow {
+            Flow::Grouped(g) => Some(g),
+            _ => None,
+        };
+        self.bound(
+            name,
+            ("grouped stream", "stream(..).group_by_key()"),
+            grouped,
+            not_grouped,
+        )
+    }
+
     /// What `pick` takes from `name`'s binding (`what`: its kind and how one is made).
     fn bound<T>(
         &mut self,
@@ -287,6 +325,7 @@ impl Builder {
                 Flow::Stream(_) => "stream",
                 Flow::Table(_) => "table",
                 Flow::Grouped(_) => "grouped stream",
+                Flow::Cogrouped(_) => "cogrouped stream",
                 Flow::Global(_) => "global table",
                 _ => continue,
             };

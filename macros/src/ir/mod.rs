@@ -165,6 +165,11 @@ pub(crate) enum NodeKind {
     Aggregate {
         store: usize,
         op: AggOp,
+        /// One of a cogroup's aggregations (`crate::ops::cogroup`): it shares its store (and
+        /// record cache) with the cogroup's others, keeps its own stream time for lateness (Kafka
+        /// Streams' per-processor `observedStreamTime`), and forwards to the cogroup's merge
+        /// node.
+        cogrouped: bool,
     },
     ToStream,
     /// `suppress_until_window_closes(..)` (`limit` `None`) or `suppress_until_time_limit(..)`:

@@ -32,7 +32,10 @@ pub(crate) const GROUP_BY_KEY: Operator = Operator {
 pub(crate) const WINDOWED_BY: Operator = Operator {
     name: "windowed_by",
     usage: "windowed_by(tumbling(Duration::from_secs(60)).grace(Duration::from_secs(10)))",
-    lower: &[Lower::Grouped(windowed_by)],
+    lower: &[
+        Lower::Grouped(windowed_by),
+        Lower::Cogrouped(super::cogroup::windowed_by),
+    ],
     on_stream: Some(
         "windowed_by(..) applies to a grouped stream: call group_by(..) or group_by_key() first",
     ),

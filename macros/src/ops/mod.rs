@@ -12,6 +12,7 @@
 pub(crate) mod aggregate;
 pub(crate) mod branch;
 pub(crate) mod changes;
+pub(crate) mod cogroup;
 pub(crate) mod filter;
 pub(crate) mod fk_join;
 pub(crate) mod flat_map;
@@ -36,7 +37,7 @@ pub(crate) mod to;
 pub(crate) mod to_stream;
 
 use crate::args::err_at;
-use crate::build::{Builder, Flow, Grouped, Stream, Table};
+use crate::build::{Builder, Cogrouped, Flow, Grouped, Stream, Table};
 pub(crate) use crate::codegen::emitter::Emit;
 use crate::codegen::parts::TaskFn;
 use crate::parse::Call;
@@ -47,6 +48,8 @@ pub(crate) type LowerRoot = fn(&mut Builder, &Call) -> syn::Result<Flow>;
 pub(crate) type LowerStream = fn(&mut Builder, Stream, &Call) -> syn::Result<Flow>;
 /// The lowering of an operator of a grouped stream.
 pub(crate) type LowerGrouped = fn(&mut Builder, Grouped, &Call) -> syn::Result<Flow>;
+/// The lowering of an operator of cogrouped streams.
+pub(crate) type LowerCogrouped = fn(&mut Builder, Cogrouped, &Call) -> syn::Result<Flow>;
 /// The lowering of an operator of a table.
 pub(crate) type LowerTable = fn(&mut Builder, Table, &Call) -> syn::Result<Flow>;
 
@@ -58,6 +61,8 @@ pub(crate) enum Lower {
     Stream(LowerStream),
     /// An operator of a grouped (or grouped and windowed) stream.
     Grouped(LowerGrouped),
+    /// An operator of cogrouped streams (`cogroup(..)`, `windowed_by(..)`, `aggregate(..)`).
+    Cogrouped(LowerCogrouped),
     /// An operator of a table.
     Table(LowerTable),
 }
@@ -91,6 +96,14 @@ impl Operator {
     pub(crate) fn lower_grouped(&self) -> Option<LowerGrouped> {
         self.lower.iter().find_map(|l| match l {
             Lower::Grouped(f) => Some(*f),
+            _ => None,
+        })
+    }
+
+    /// Its lowering on cogrouped streams.
+    pub(crate) fn lower_cogrouped(&self) -> Option<LowerCogrouped> {
+        self.lower.iter().find_map(|l| match l {
+            Lower::Cogrouped(f) => Some(*f),
             _ => None,
         })
     }
@@ -143,6 +156,7 @@ pub(crate) const REGISTRY: &[Operator] = &[
     process::PROCESS_VALUES,
     repartition::REPARTITION,
     to::TO,
+    cogroup::COGROUP,
     group::WINDOWED_BY,
     aggregate::COUNT,
     aggregate::REDUCE,
@@ -162,6 +176,7 @@ pub(crate) const TASK_PARTS: &[TaskFn] = &[
     global_table::task_parts,
     fk_join::emit::task_parts,
     aggregate::cache::task_parts,
+    cogroup::task_parts,
     process::punctuate::task_parts,
     suppress::task_parts,
 ];
@@ -213,6 +228,11 @@ pub(crate) fn stream_operators() -> String {
 /// The operators of a grouped stream, comma-separated.
 pub(crate) fn grouped_operators() -> String {
     names(|op| op.lower_grouped().is_some()).join(", ")
+}
+
+/// The operators of cogrouped streams, comma-separated.
+pub(crate) fn cogrouped_operators() -> String {
+    names(|op| op.lower_cogrouped().is_some()).join(", ")
 }
 
 /// The operators of a table, comma-separated.

@@ -349,7 +349,7 @@ fn source(em: &Emitter<'_>, node: usize) -> Option<TokenStream> {
     // aggregation can store its bytes ([`raw_key::KeyIn::Raw`]).
     if let [child] = n.children.as_slice()
         && raw_key::takes_raw_key(em, *child)
-        && let NodeKind::Aggregate { store, op } = &em.m.nodes[*child].kind
+        && let NodeKind::Aggregate { store, op, .. } = &em.m.nodes[*child].kind
     {
         let key = raw_key::KeyIn::Raw {
             source: node,
@@ -492,6 +492,7 @@ fn value_unread(em: &Emitter<'_>, node: usize) -> bool {
             NodeKind::Aggregate {
                 store,
                 op: AggOp::Count,
+                ..
             } => em.m.stores[*store]
                 .window
                 .is_none_or(|w| w.kind == WindowKind::Time),

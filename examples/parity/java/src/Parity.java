@@ -228,6 +228,30 @@ public final class Parity {
         def("session_suppress", b -> in(b).groupByKey().windowedBy(SessionWindows.ofInactivityGapAndGrace(Duration.ofMillis(10), Duration.ofMillis(5))).count(Materialized.with(Serdes.String(), Serdes.Long()))
             .suppress(Suppressed.untilWindowCloses(Suppressed.BufferConfig.unbounded()))
             .toStream().to("out.sw.l", Produced.with(WindowedSerdes.sessionWindowedSerdeFrom(String.class), Serdes.Long())));
+        // cogroup: two grouped streams, each with its aggregator, into one store.
+        def("cogroup", b -> in(b).groupByKey().<String>cogroup((k, v, agg) -> agg + "+" + v)
+            .cogroup(b.<String, String>stream("in2").groupByKey(), (k, v, agg) -> agg + "-" + v)
+            .aggregate(() -> "0", Materialized.as("cogroup-store"))
+            .toStream().to("out"));
+        def("cogroup_rekey", b -> in(b).groupBy((k, v) -> v).<String>cogroup((k, v, agg) -> agg + "+" + v)
+            .cogroup(b.<String, String>stream("in2").groupByKey(), (k, v, agg) -> agg + "-" + v)
+            .aggregate(() -> "0", Materialized.as("cogroup-store"))
+            .toStream().to("out"));
+        def("cogroup_tumbling", b -> in(b).groupByKey().<String>cogroup((k, v, agg) -> agg + "+" + v)
+            .cogroup(b.<String, String>stream("in2").groupByKey(), (k, v, agg) -> agg + "-" + v)
+            .windowedBy(TimeWindows.ofSizeAndGrace(Duration.ofMillis(10), Duration.ofMillis(5)))
+            .aggregate(() -> "0", Materialized.as("cogroup-store"))
+            .toStream().to("out.w.s", Produced.with(WindowedSerdes.timeWindowedSerdeFrom(String.class, 10), Serdes.String())));
+        def("cogroup_sliding", b -> in(b).groupByKey().<String>cogroup((k, v, agg) -> agg + "+" + v)
+            .cogroup(b.<String, String>stream("in2").groupByKey(), (k, v, agg) -> agg + "-" + v)
+            .windowedBy(SlidingWindows.ofTimeDifferenceAndGrace(Duration.ofMillis(10), Duration.ofMillis(5)))
+            .aggregate(() -> "0", Materialized.as("cogroup-store"))
+            .toStream().to("out.w.s", Produced.with(WindowedSerdes.timeWindowedSerdeFrom(String.class, 10), Serdes.String())));
+        def("cogroup_session", b -> in(b).groupByKey().<String>cogroup((k, v, agg) -> agg + "+" + v)
+            .cogroup(b.<String, String>stream("in2").groupByKey(), (k, v, agg) -> agg + "-" + v)
+            .windowedBy(SessionWindows.ofInactivityGapAndGrace(Duration.ofMillis(10), Duration.ofMillis(5)))
+            .aggregate(() -> "0", (k, a1, a2) -> a1 + "|" + a2, Materialized.as("cogroup-store"))
+            .toStream().to("out.sw.s", Produced.with(WindowedSerdes.sessionWindowedSerdeFrom(String.class), Serdes.String())));
         def("sliding_suppress", b -> in(b).groupByKey().windowedBy(SlidingWindows.ofTimeDifferenceAndGrace(Duration.ofMillis(10), Duration.ofMillis(5))).count(Materialized.with(Serdes.String(), Serdes.Long()))
             .suppress(Suppressed.untilWindowCloses(Suppressed.BufferConfig.unbounded()))
             .toStream().to("out.w.l", Produced.with(WindowedSerdes.timeWindowedSerdeFrom(String.class, 10), Serdes.Long())));

@@ -26,6 +26,10 @@ pub(crate) fn task_parts(em: &Emitter<'_>, sub: &Sub, _: &TaskParts) -> TaskPart
         // Every aggregation, session and sliding windows too (Kafka Streams caches session
         // and window stores alike: `CachingSessionStore`, `CachingWindowStore`).
         .filter(|&n| matches!(m.nodes[n].kind, NodeKind::Aggregate { .. }))
+        // A cogroup's aggregations share one store and one cache: its first aggregation's,
+        // whose flush forwards through the cogroup's merge node (Kafka Streams' store has
+        // one cache, and one flush listener).
+        .filter(|&n| crate::ops::cogroup::cache_field(em, n) == Emitter::cache_field(n))
         .collect();
     aggs.sort_unstable();
     if aggs.is_empty() {

@@ -95,6 +95,14 @@ pub(crate) fn emit_keyed(
         }
     }
     let new = new_value(em, node, store, op, k, v, value_once);
+    // A cogroup's time window that the store's retention passed reads as absent.
+    let new = match crate::ops::cogroup::expired_window(em, node) {
+        Some(_) => quote! {{
+            let __dk_old = if __dk_hidden { None } else { __dk_old };
+            #new
+        }},
+        None => new,
+    };
     // The store is timestamped: the result carries the larger of the record's timestamp and
     // the aggregate's (`KStreamAggregate`, `KStreamReduce`, `KStreamWindowAggregate`), and so
     // does everything downstream of it.
@@ -146,7 +154,7 @@ impl Keyed<'_> {
     /// With a record cache the update only marks the key dirty; `__flush_N` forwards it.
     fn cached(&self, children: TokenStream) -> TokenStream {
         let dk = dk();
-        let cache = Emitter::cache_field(self.node);
+        let cache = crate::ops::cogroup::cache_field(self.em, self.node);
         let skey = self.skey;
         quote! {
             if self.__cache_max != 0 {
@@ -248,7 +256,7 @@ impl Keyed<'_> {
         let st = &em.m.stores[store];
         let field = Emitter::store_field(store);
         let changelog = &st.changelog;
-        let cache = Emitter::cache_field(node);
+        let cache = crate::ops::cogroup::cache_field(em, node);
         let (nk, nv) = (format_ident!("__k{}", node), format_ident!("__v{}", node));
         let cached = |children| self.cached(children);
         let direct = |general| self.direct(general);
@@ -275,6 +283,8 @@ impl Keyed<'_> {
         let purge_every = (retention / 2).max(1);
         let purge = Emitter::purge_field(store);
         let index = Emitter::index_field(store);
+        let (observe, now) = crate::ops::cogroup::stream_time(em, node);
+        let (hidden, observed) = crate::ops::cogroup::expired_window(em, node).unwrap_or_default();
         let expire = quote! {
             if self.__stream_time >= self.#purge {
                 // Windows starting at or before stream time − retention: gone.
@@ -310,7 +320,9 @@ impl Keyed<'_> {
                 #kenc
                 if matches!(__dk_kenc, #dk::Encoded::Present) {
                     ::dekaf_streams::store::window_key(&mut self.__kbuf, __dk_start);
+                    #hidden
                     #update
+                    #observed
                     if !__dk_existed && __dk_present {
                         self.#index.insert(&self.__kbuf);
                     }
@@ -321,7 +333,8 @@ impl Keyed<'_> {
         if tumbling {
             quote! {
                 #expire
-                let __dk_close = self.__stream_time.saturating_sub(#grace);
+                #observe
+                let __dk_close = #now.saturating_sub(#grace);
                 let mut __dk_starts = #dk::window_starts(__dk_record.timestamp, #size, #advance);
                 if let Some(__dk_start) = ::core::iter::Iterator::next(&mut __dk_starts) { #body }
             }
@@ -329,7 +342,8 @@ impl Keyed<'_> {
             // In a block: an aggregation downstream in the same task has its own.
             quote! {{
                 #expire
-                let __dk_close = self.__stream_time.saturating_sub(#grace);
+                #observe
+                let __dk_close = #now.saturating_sub(#grace);
                 let mut __dk_key_once: ::core::option::Option<(#dk::Encoded, usize)> = None;
                 for __dk_start in #dk::window_starts(__dk_record.timestamp, #size, #advance) { #body }
             }}

@@ -47,7 +47,10 @@ pub(crate) const REDUCE: Operator = Operator {
 pub(crate) const AGGREGATE: Operator = Operator {
     name: "aggregate",
     usage: "aggregate(\"store\", || initial, |key, value, aggregate| .., AggregateSerde)",
-    lower: &[Lower::Grouped(aggregate)],
+    lower: &[
+        Lower::Grouped(aggregate),
+        Lower::Cogrouped(super::cogroup::aggregate),
+    ],
     on_stream: NEEDS_GROUPING,
     emit: &[EMIT],
 };
@@ -128,36 +131,7 @@ fn aggregate(b: &mut Builder, g: Grouped, call: &Call) -> syn::Result<Flow> {
             ),
         ));
     };
-    let mut upstream = g.node;
-    if g.repartition {
-        let topic = b.internal(&store_name, "repartition");
-        let value = g.value.clone().ok_or_else(|| {
-            err_at(&g.tokens, "the repartition topic needs the value serde: pass it, e.g. group_by_key(KeySerde, ValueSerde)")
-        })?;
-        let (sink_name, source_name) = names::repartition_node_names(&store_name);
-        let sink = b.push_node(
-            NodeKind::RepartitionSink {
-                topic: topic.clone(),
-                key: key.clone(),
-                value: value.clone(),
-            },
-            sink_name,
-            g.span,
-            &[upstream],
-        );
-        let source = b.push_node(
-            NodeKind::RepartitionSource {
-                topic,
-                key: key.clone(),
-                value,
-            },
-            source_name,
-            g.span,
-            &[],
-        );
-        b.repartitions.push((sink, source));
-        upstream = source;
-    }
+    let upstream = repartition(b, &g, &store_name, &key)?;
     let store = b.stores.len();
     let changelog = b.internal(&store_name, "changelog");
     b.stores.push(Store {
@@ -183,13 +157,58 @@ fn aggregate(b: &mut Builder, g: Grouped, call: &Call) -> syn::Result<Flow> {
         (_, Some(WindowKind::Time)) => "KSTREAM-WINDOWED-AGGREGATE",
     };
     let node = b.node(
-        NodeKind::Aggregate { store, op: agg },
+        NodeKind::Aggregate {
+            store,
+            op: agg,
+            cogrouped: false,
+        },
         kind_name,
         call.span,
         &[upstream],
     );
     b.stores[store].users.push(node);
     Ok(Flow::Table(Table { node, store }))
+}
+
+/// The node an aggregation into store `store_name` reads grouped stream `g` from: after a key
+/// change, the source of the repartition topic `<app>-<store>-repartition` that `g` is written
+/// to (Kafka Streams names it after the store); else `g`'s own node.
+pub(crate) fn repartition(
+    b: &mut Builder,
+    g: &Grouped,
+    store_name: &str,
+    key: &SerdeTy,
+) -> syn::Result<usize> {
+    if !g.repartition {
+        return Ok(g.node);
+    }
+    let topic = b.internal(store_name, "repartition");
+    let value = g.value.clone().ok_or_else(|| {
+        err_at(&g.tokens, "the repartition topic needs the value serde: pass it, e.g. group_by_key(KeySerde, ValueSerde)")
+    })?;
+    let (sink_name, source_name) = names::repartition_node_names(store_name);
+    let sink = b.push_node(
+        NodeKind::RepartitionSink {
+            topic: topic.clone(),
+            key: key.clone(),
+            value: value.clone(),
+        },
+        sink_name,
+        g.span,
+        &[g.node],
+    );
+    let source = b.push_node(
+        NodeKind::RepartitionSource {
+            topic,
+            key: key.clone(),
+            value,
+        },
+        source_name,
+        g.span,
+        &[],
+    );
+    b.repartitions.push((sink, source));
+    Ok(source)
 }
 
 const EMIT: Emit = Emit {
@@ -199,7 +218,7 @@ const EMIT: Emit = Emit {
 };
 
 fn record(em: &Emitter<'_>, node: usize, k: &Acc, v: &Acc) -> Option<TokenStream> {
-    let NodeKind::Aggregate { store, op } = &em.m.nodes[node].kind else {
+    let NodeKind::Aggregate { store, op, .. } = &em.m.nodes[node].kind else {
         return None;
     };
     Some(emit::emit(em, node, *store, op, k, v))
@@ -210,7 +229,7 @@ fn record(em: &Emitter<'_>, node: usize, k: &Acc, v: &Acc) -> Option<TokenStream
 /// it to the closure: it fails. Without windows and with sliding windows a null key or value is
 /// dropped.
 fn null(em: &Emitter<'_>, node: usize, k: &Part, v: &Part) -> Option<TokenStream> {
-    let NodeKind::Aggregate { store, op } = &em.m.nodes[node].kind else {
+    let NodeKind::Aggregate { store, op, .. } = &em.m.nodes[node].kind else {
         return None;
     };
     let window = em.m.stores[*store].window.map(|w| w.kind);

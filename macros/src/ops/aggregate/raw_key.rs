@@ -65,6 +65,7 @@ pub(crate) fn takes_raw_key(em: &Emitter<'_>, node: usize) -> bool {
         NodeKind::Aggregate {
             store,
             op: AggOp::Count | AggOp::Reduce(_),
+            ..
         } => em.m.stores[*store]
             .window
             .is_none_or(|w| w.kind == WindowKind::Time),

@@ -12,7 +12,8 @@ use super::window_agg::WindowAgg;
 use crate::codegen::emitter::{Acc, Emitter, dk};
 use crate::ir::{AggOp, NodeKind};
 
-/// The sinks that follow `to_stream()` of aggregation `node` directly: they receive the
+/// The sinks that follow `to_stream()` of aggregation `node` directly (or of its cogroup's
+/// merge node): they receive the
 /// tombstones of merged-away sessions (typed operators in between see only the updates, as a
 /// Rust value cannot be null).
 pub(crate) fn tombstone_sinks<'m>(
@@ -20,7 +21,7 @@ pub(crate) fn tombstone_sinks<'m>(
     node: usize,
 ) -> Vec<(&'m String, &'m syn::Type, &'m syn::Type)> {
     let mut out = Vec::new();
-    for &c in &em.m.nodes[node].children {
+    for &c in crate::ops::cogroup::table_children(em, node) {
         if !matches!(em.m.nodes[c].kind, NodeKind::ToStream) {
             continue;
         }
@@ -190,12 +191,14 @@ pub(crate) fn emit(
         general,
     );
     let prelude = wa.prelude();
+    let (observe, now) = crate::ops::cogroup::stream_time(em, node);
     quote! {
         #prelude
         if matches!(__dk_ke, #dk::Encoded::Present) {
             let __dk_t = __dk_record.timestamp;
             // Kafka Streams: a session closes gap + grace after its end.
-            let __dk_close = self.__stream_time.saturating_sub(#grace).saturating_sub(#gap);
+            #observe
+            let __dk_close = #now.saturating_sub(#grace).saturating_sub(#gap);
             let __dk_span = #dk::session_find(
                 &self.#field, &self.__kbuf, __dk_t, #gap,
                 self.#max.saturating_sub(#retention).saturating_add(1),

@@ -66,11 +66,13 @@ pub(crate) fn emit(
         general,
     );
     let prelude = wa.prelude();
+    let (observe, now) = crate::ops::cogroup::stream_time(em, node);
     quote! {
         #prelude
         if matches!(__dk_ke, #dk::Encoded::Present) {
             let __dk_t = __dk_record.timestamp;
-            let __dk_close = self.__stream_time.saturating_sub(#grace);
+            #observe
+            let __dk_close = #now.saturating_sub(#grace);
             if __dk_t.saturating_add(1 + #d) <= __dk_close {
                 // Even the record's right window closed: late.
                 self.__late += 1;

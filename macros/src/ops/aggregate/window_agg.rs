@@ -61,7 +61,7 @@ impl<'m> WindowAgg<'m> {
             purge: Emitter::purge_field(store),
             max: Emitter::max_field(store),
             index: Emitter::index_field(store),
-            cache: Emitter::cache_field(node),
+            cache: crate::ops::cogroup::cache_field(em, node),
             changelog: &st.changelog,
             nk: format_ident!("__k{}", node),
             nv: format_ident!("__v{}", node),

@@ -1,0 +1,14 @@
+use dekaf_streams::prelude::*;
+topology! {
+    pub T = "app" {
+        stream("clicks", Utf8, Utf8)
+            .group_by_key()
+            .windowed_by(tumbling(Duration::from_mins(1)))
+            .cogroup(|_k, v: String, a: String| a + &v)
+            .aggregate("activity", String::new, Utf8)
+            .to_stream()
+            .to("out", TimeWindowed::<Utf8>, Utf8);
+    }
+}
+
+fn main() {}
