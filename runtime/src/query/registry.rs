@@ -50,10 +50,23 @@ pub(crate) enum Hosted {
     Ready(Snapshot),
 }
 
+/// A standby replica's copy of one (store, partition): the changelog records it applied.
+#[derive(Clone)]
+pub(crate) struct StandbyCopy {
+    /// The store's state as of the last changelog record the standby applied.
+    pub(crate) snapshot: Snapshot,
+    /// Changelog records the standby had not applied, as of its last end-offset lookup
+    /// (`None` before the first one).
+    pub(crate) lag: Option<i64>,
+}
+
 #[derive(Default)]
 struct Local {
-    /// Per (store name, partition).
+    /// Per (store name, partition): the active tasks of this instance.
     stores: HashMap<(&'static str, i32), Hosted>,
+    /// Per (store name, partition): the standby replicas of this instance (read only by
+    /// queries that enable stale stores).
+    standbys: HashMap<(&'static str, i32), StandbyCopy>,
     /// Per subtopology id: the partition count of its input (the number of its tasks).
     partitions: HashMap<&'static str, i32>,
 }
@@ -179,12 +192,32 @@ impl Registry {
         out
     }
 
-    /// Whether some task of `store` is restoring here.
-    pub(crate) fn any_restoring(&self, store: &str) -> bool {
+    /// The standby copy of `store` partition `partition` on this instance, if any.
+    pub(crate) fn standby(&self, store: &'static str, partition: i32) -> Option<StandbyCopy> {
+        read(&self.local).standbys.get(&(store, partition)).cloned()
+    }
+
+    /// The standby copies of `store` on this instance, by partition, in partition order.
+    pub(crate) fn standbys(&self, store: &str) -> Vec<(i32, StandbyCopy)> {
+        let local = read(&self.local);
+        let mut out: Vec<(i32, StandbyCopy)> = local
+            .standbys
+            .iter()
+            .filter(|((s, _), _)| *s == store)
+            .map(|((_, p), c)| (*p, c.clone()))
+            .collect();
+        out.sort_by_key(|(p, _)| *p);
+        out
+    }
+
+    /// The partitions of `store` whose active task is restoring here.
+    pub(crate) fn restoring(&self, store: &str) -> Vec<i32> {
         read(&self.local)
             .stores
             .iter()
-            .any(|((s, _), h)| *s == store && matches!(h, Hosted::Restoring))
+            .filter(|((s, _), h)| *s == store && matches!(h, Hosted::Restoring))
+            .map(|((_, p), _)| *p)
+            .collect()
     }
 
     fn set(&self, store: &'static str, partition: i32, hosted: Hosted) {
@@ -194,6 +227,12 @@ impl Registry {
     fn remove(&self, store: &str, partition: i32) {
         write(&self.local)
             .stores
+            .retain(|(s, p), _| !(*p == partition && *s == store));
+    }
+
+    fn remove_standby(&self, store: &str, partition: i32) {
+        write(&self.local)
+            .standbys
             .retain(|(s, p), _| !(*p == partition && *s == store));
     }
 
@@ -229,6 +268,9 @@ pub(crate) struct Publisher {
     registry: Arc<Registry>,
     /// Snapshots changed by the commit under way, published by [`Publisher::publish`].
     changed: Vec<((&'static str, i32), Snapshot)>,
+    /// Standby copies changed by the changelog records standbys applied since
+    /// [`Publisher::publish_standbys`].
+    standby_changed: Vec<((&'static str, i32), Snapshot)>,
 }
 
 impl Publisher {
@@ -237,6 +279,7 @@ impl Publisher {
         Publisher {
             registry,
             changed: Vec::new(),
+            standby_changed: Vec::new(),
         }
     }
 
@@ -304,21 +347,7 @@ impl Publisher {
                 _ => return,
             },
         };
-        let snapshot = &mut self.changed[i].1;
-        match value {
-            Some(v) if timestamped => {
-                let mut entry = Vec::with_capacity(8 + v.len());
-                entry.extend_from_slice(&timestamp.to_be_bytes());
-                entry.extend_from_slice(v);
-                snapshot.insert(Bytes::copy_from_slice(key), Bytes::from(entry));
-            }
-            Some(v) => {
-                snapshot.insert(Bytes::copy_from_slice(key), Bytes::copy_from_slice(v));
-            }
-            None => {
-                snapshot.remove(key);
-            }
-        }
+        apply(&mut self.changed[i].1, timestamped, key, value, timestamp);
     }
 
     /// Publishes what [`Publisher::committed`] changed: each store's new snapshot replaces the
@@ -333,6 +362,100 @@ impl Publisher {
             if let Some(hosted) = local.stores.get_mut(&key) {
                 *hosted = Hosted::Ready(snapshot);
             }
+        }
+    }
+
+    /// Publishes the whole of `backend` as a standby replica's copy of `store` on `partition`
+    /// (when the standby opens, its stores holding what its directory kept), with `lag` (see
+    /// [`StandbyCopy::lag`]).
+    pub(crate) fn publish_standby_all<B: StoreBackend>(
+        &self,
+        store: &'static StoreInfo,
+        partition: i32,
+        backend: &B,
+        lag: Option<i64>,
+    ) -> Result<(), StoreError> {
+        if !published(store) {
+            return Ok(());
+        }
+        let mut snapshot = Snapshot::new();
+        for entry in backend.range(std::ops::Bound::Unbounded, std::ops::Bound::Unbounded)? {
+            let (k, v) = entry?;
+            snapshot.insert(Bytes::copy_from_slice(k), Bytes::copy_from_slice(v));
+        }
+        write(&self.registry.local)
+            .standbys
+            .insert((store.name, partition), StandbyCopy { snapshot, lag });
+        Ok(())
+    }
+
+    /// Notes one changelog record a standby applied to its stores (as [`Publisher::committed`]
+    /// notes a commit's): the standby copy of its store changes with it at the next
+    /// [`Publisher::publish_standbys`]. Records of stores without a published standby copy
+    /// here are ignored.
+    pub(crate) fn standby_applied(
+        &mut self,
+        changelog: &str,
+        partition: i32,
+        key: &[u8],
+        value: Option<&[u8]>,
+        timestamp: i64,
+    ) {
+        let Some((store, timestamped)) = self.store_of(changelog) else {
+            return;
+        };
+        let i = match self
+            .standby_changed
+            .iter()
+            .position(|((s, p), _)| *p == partition && *s == store)
+        {
+            Some(i) => i,
+            None => match self.registry.standby(store, partition) {
+                Some(copy) => {
+                    self.standby_changed
+                        .push(((store, partition), copy.snapshot));
+                    self.standby_changed.len() - 1
+                }
+                None => return,
+            },
+        };
+        apply(
+            &mut self.standby_changed[i].1,
+            timestamped,
+            key,
+            value,
+            timestamp,
+        );
+    }
+
+    /// Publishes the standby copies [`Publisher::standby_applied`] changed, and each standby's
+    /// lag as `lags` gives it per (subtopology, partition).
+    pub(crate) fn publish_standbys(
+        &mut self,
+        lags: impl Iterator<Item = (&'static SubtopologyInfo, i32, Option<i64>)>,
+    ) {
+        let mut local = write(&self.registry.local);
+        for (key, snapshot) in self.standby_changed.drain(..) {
+            // A standby closed meanwhile is not brought back.
+            if let Some(copy) = local.standbys.get_mut(&key) {
+                copy.snapshot = snapshot;
+            }
+        }
+        for (sub, partition, lag) in lags {
+            for store in sub.stores {
+                if let Some(copy) = local.standbys.get_mut(&(store.name, partition)) {
+                    copy.lag = lag;
+                }
+            }
+        }
+    }
+
+    /// The standby replica of `sub` on `partition` is no longer kept here (closed, or promoted
+    /// and its active task restored). (What [`Publisher::standby_applied`] noted is published
+    /// within the same round of standby updates, so nothing of it is pending here.)
+    pub(crate) fn standby_closed(&self, sub: &'static SubtopologyInfo, partition: i32) {
+        for store in sub.stores {
+            self.registry.remove_standby(store.name, partition);
         }
     }
 
@@ -362,6 +485,32 @@ impl Publisher {
                 );
                 (s.name, timestamped)
             })
+    }
+}
+
+/// Applies one changelog record (`value: None`: a tombstone) written at `timestamp` to
+/// `snapshot`. A timestamped store's entry is the timestamp (8 bytes, big-endian) and the value,
+/// as the store itself holds it and as a restore writes it (`table::timestamped`).
+fn apply(
+    snapshot: &mut Snapshot,
+    timestamped: bool,
+    key: &[u8],
+    value: Option<&[u8]>,
+    timestamp: i64,
+) {
+    match value {
+        Some(v) if timestamped => {
+            let mut entry = Vec::with_capacity(8 + v.len());
+            entry.extend_from_slice(&timestamp.to_be_bytes());
+            entry.extend_from_slice(v);
+            snapshot.insert(Bytes::copy_from_slice(key), Bytes::from(entry));
+        }
+        Some(v) => {
+            snapshot.insert(Bytes::copy_from_slice(key), Bytes::copy_from_slice(v));
+        }
+        None => {
+            snapshot.remove(key);
+        }
     }
 }
 
