@@ -53,6 +53,9 @@ pub(crate) enum Hosted {
 /// A standby replica's copy of one (store, partition): the changelog records it applied.
 #[derive(Clone)]
 pub(crate) struct StandbyCopy {
+    /// The processing thread that keeps the standby (only it removes the copy: a task revoked
+    /// from another thread of the instance may close after this thread opened its standby).
+    owner: usize,
     /// The store's state as of the last changelog record the standby applied.
     pub(crate) snapshot: Snapshot,
     /// Changelog records the standby had not applied, as of its last end-offset lookup
@@ -230,10 +233,10 @@ impl Registry {
             .retain(|(s, p), _| !(*p == partition && *s == store));
     }
 
-    fn remove_standby(&self, store: &str, partition: i32) {
+    fn remove_standby(&self, owner: usize, store: &str, partition: i32) {
         write(&self.local)
             .standbys
-            .retain(|(s, p), _| !(*p == partition && *s == store));
+            .retain(|(s, p), c| !(c.owner == owner && *p == partition && *s == store));
     }
 
     /// Keeps the group's partitions by endpoint from a heartbeat response (the newest epoch
@@ -266,6 +269,8 @@ fn write<T>(lock: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
 /// A processing thread's side of the registry.
 pub(crate) struct Publisher {
     registry: Arc<Registry>,
+    /// The thread's index: the owner of the standby copies it publishes.
+    thread: usize,
     /// Snapshots changed by the commit under way, published by [`Publisher::publish`].
     changed: Vec<((&'static str, i32), Snapshot)>,
     /// Standby copies changed by the changelog records standbys applied since
@@ -274,10 +279,11 @@ pub(crate) struct Publisher {
 }
 
 impl Publisher {
-    /// A publisher into `registry`.
-    pub(crate) fn new(registry: Arc<Registry>) -> Self {
+    /// A publisher into `registry` for processing thread `thread`.
+    pub(crate) fn new(registry: Arc<Registry>, thread: usize) -> Self {
         Publisher {
             registry,
+            thread,
             changed: Vec::new(),
             standby_changed: Vec::new(),
         }
@@ -383,9 +389,14 @@ impl Publisher {
             let (k, v) = entry?;
             snapshot.insert(Bytes::copy_from_slice(k), Bytes::copy_from_slice(v));
         }
-        write(&self.registry.local)
-            .standbys
-            .insert((store.name, partition), StandbyCopy { snapshot, lag });
+        write(&self.registry.local).standbys.insert(
+            (store.name, partition),
+            StandbyCopy {
+                owner: self.thread,
+                snapshot,
+                lag,
+            },
+        );
         Ok(())
     }
 
@@ -455,8 +466,17 @@ impl Publisher {
     /// within the same round of standby updates, so nothing of it is pending here.)
     pub(crate) fn standby_closed(&self, sub: &'static SubtopologyInfo, partition: i32) {
         for store in sub.stores {
-            self.registry.remove_standby(store.name, partition);
+            self.registry
+                .remove_standby(self.thread, store.name, partition);
         }
+    }
+
+    /// The thread ends: none of its standby copies answers any more (a standby promoted but
+    /// not restored when the thread failed included).
+    pub(crate) fn forget_standbys(&self) {
+        write(&self.registry.local)
+            .standbys
+            .retain(|_, c| c.owner != self.thread);
     }
 
     /// The stores of `sub` on `partition` are no longer hosted here (revoked, lost, closed).

@@ -163,7 +163,7 @@ fn setup() -> (Queries<App>, Publisher) {
     let registry = Arc::new(Registry::new(&INFO, None, GlobalStores::default()));
     (
         Queries::new(Arc::clone(&registry)),
-        Publisher::new(registry),
+        Publisher::new(registry, 0),
     )
 }
 
@@ -543,7 +543,7 @@ static JOIN_INFO: TopologyInfo = TopologyInfo {
 fn a_joins_window_stores_are_not_copied_for_queries() {
     // No query reads them; a copy would double the join's memory.
     let registry = Arc::new(Registry::new(&JOIN_INFO, None, GlobalStores::default()));
-    let mut publisher = Publisher::new(Arc::clone(&registry));
+    let mut publisher = Publisher::new(Arc::clone(&registry), 0);
     let store = JOIN_STORES[0].name;
     publisher.restoring(&JOIN_SUBS[0], 0);
     assert!(registry.hosted(store, 0).is_none());
@@ -999,4 +999,32 @@ fn stale_window_and_session_views_read_standby_copies() {
         ),
         [("a".to_owned(), 10, 25, 3)]
     );
+}
+
+#[test]
+fn a_standby_copy_is_removed_only_by_the_thread_that_keeps_it() {
+    let (queries, publisher) = setup();
+    let registry = Arc::clone(publisher.registry());
+    registry.set_partitions("0", PARTITIONS);
+    let other_thread = Publisher::new(Arc::clone(&registry), 1);
+    let a = "a".to_owned();
+    let pa = partition(&a);
+    let stale = queries.store(COUNTS).expect("store").enable_stale_stores();
+    let mut backend = MemoryBackend::new();
+    backend.put(a.as_bytes(), &i64_bytes(1)).expect("put");
+    publisher
+        .publish_standby_all(&STORES[0], pa, &backend, Some(0))
+        .expect("publish");
+    // Another thread's active task of the partition closes after this thread's standby
+    // opened (a revocation and a standby assignment crossing): the copy stays.
+    other_thread.closed(&SUBS[0], pa);
+    other_thread.standby_closed(&SUBS[0], pa);
+    other_thread.forget_standbys();
+    assert_eq!(stale.get(&a).expect("standby"), Some(1));
+    // The keeping thread ends: its copies go.
+    publisher.forget_standbys();
+    assert!(matches!(
+        stale.get(&a),
+        Err(QueryError::NotLocal { stale: true, .. })
+    ));
 }

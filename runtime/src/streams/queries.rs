@@ -55,8 +55,10 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         Ok(())
     }
 
-    /// The task `id` is no longer hosted here, as active task or as standby (a task revoked
-    /// here becomes a standby only after it closed).
+    /// The task `id` is no longer hosted here as active task; nor the copy of its standby if
+    /// this thread promoted it (a promoted standby's copy answers stale reads until its task is
+    /// restored; a task closing before that leaves none behind). Another thread's standby of
+    /// the task is left alone.
     pub(super) fn publish_closed(&self, id: TaskId) {
         if let Some(sub) = T::INFO.subtopology(id.subtopology) {
             self.publisher.closed(sub, id.partition);
