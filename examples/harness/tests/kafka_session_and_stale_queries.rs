@@ -50,8 +50,19 @@ topology! {
     }
 }
 
-/// Event time of the records (recent enough for any retention, fixed for the assertions).
-const BASE: i64 = 28_333_334 * 60_000;
+/// Event time of the records: the test's start, to the minute. Recent on purpose: a session
+/// store's changelog is also deleted by time (retention gap + grace + a day, as Kafka Streams
+/// configures it), so records from long ago may be gone from it before a standby reads them.
+fn base() -> i64 {
+    static BASE: std::sync::OnceLock<i64> = std::sync::OnceLock::new();
+    *BASE.get_or_init(|| {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .expect("after 1970")
+            .as_millis() as i64;
+        now - now % 60_000
+    })
+}
 
 /// One HTTP answer: status and JSON body.
 async fn get(port: u16, path: &str, headers: &str) -> (u16, Value) {
@@ -109,7 +120,7 @@ const OFFSETS: [i64; 5] = [0, 5, 30, 100, 104];
 fn user_sessions(user: &str) -> Vec<(String, i64, i64, i64)> {
     [(0, 5, 2), (30, 30, 1), (100, 104, 2)]
         .into_iter()
-        .map(|(s, e, n)| (user.to_owned(), BASE + s, BASE + e, n))
+        .map(|(s, e, n)| (user.to_owned(), base() + s, base() + e, n))
         .collect()
 }
 
@@ -140,7 +151,7 @@ async fn session_store_queries_return_each_keys_sessions_typed_and_over_http() {
             records.push(NewRecord {
                 key: Some(user.as_bytes()),
                 value: Some(b"click"),
-                timestamp: Some(BASE + offset),
+                timestamp: Some(base() + offset),
                 ..NewRecord::default()
             });
         }
@@ -171,11 +182,11 @@ async fn session_store_queries_return_each_keys_sessions_typed_and_over_http() {
         sessions_of(sessions.backward_fetch(&u3).expect("backward")),
         want.iter().rev().cloned().collect::<Vec<_>>()
     );
-    // findSessions: end >= BASE + 5 and start <= BASE + 30, both inclusive.
+    // findSessions: end >= base + 5 and start <= base + 30, both inclusive.
     assert_eq!(
         sessions_of(
             sessions
-                .find_sessions(&u3, BASE + 5, BASE + 30)
+                .find_sessions(&u3, base() + 5, base() + 30)
                 .expect("find")
         ),
         want[..2]
@@ -183,17 +194,22 @@ async fn session_store_queries_return_each_keys_sessions_typed_and_over_http() {
     assert!(
         sessions_of(
             sessions
-                .find_sessions(&u3, BASE + 6, BASE + 29)
+                .find_sessions(&u3, base() + 6, base() + 29)
                 .expect("find")
         )
         .is_empty()
     );
     assert_eq!(
-        sessions.fetch_session(&u3, BASE, BASE + 5).expect("read"),
+        sessions
+            .fetch_session(&u3, base(), base() + 5)
+            .expect("read"),
         Some(2)
     );
     // The merged-away first session [0, 0] is gone.
-    assert_eq!(sessions.fetch_session(&u3, BASE, BASE).expect("read"), None);
+    assert_eq!(
+        sessions.fetch_session(&u3, base(), base()).expect("read"),
+        None
+    );
     // The whole store (one instance: every partition), each key's sessions oldest first.
     let mut by_key: HashMap<String, Vec<(String, i64, i64, i64)>> = HashMap::new();
     for s in sessions_of(
@@ -219,8 +235,8 @@ async fn session_store_queries_return_each_keys_sessions_typed_and_over_http() {
         port,
         &format!(
             "/stores/sessions/sessions/u3?from={}&to={}",
-            BASE + 5,
-            BASE + 30
+            base() + 5,
+            base() + 30
         ),
         "",
     )
@@ -241,7 +257,7 @@ async fn session_store_queries_return_each_keys_sessions_typed_and_over_http() {
     server.abort();
 }
 
-/// Word `w{i}` is produced `i % 3 + 1` times, all at `BASE`: its count, and its one session's.
+/// Word `w{i}` is produced `i % 3 + 1` times, all at `base()`: its count, and its one session's.
 fn word_counts() -> HashMap<String, i64> {
     (0..20)
         .map(|i| (format!("w{i}"), (i % 3 + 1) as i64))
@@ -290,7 +306,7 @@ async fn a_stale_query_is_answered_by_the_instance_holding_only_a_standby() {
             records.push(NewRecord {
                 key: Some(word.as_bytes()),
                 value: Some(word.as_bytes()),
-                timestamp: Some(BASE),
+                timestamp: Some(base()),
                 ..NewRecord::default()
             });
         }
@@ -343,16 +359,24 @@ async fn a_stale_query_is_answered_by_the_instance_holding_only_a_standby() {
             "{word}: a strict session read on the standby's instance is refused"
         );
         let stale = strict.enable_stale_stores();
+        let mut last = String::new();
         let found = poll_until(Duration::from_secs(30), async || {
-            let it = stale.fetch(word).ok()?;
+            let it = match stale.fetch(word) {
+                Ok(it) => it,
+                Err(e) => {
+                    last = e.to_string();
+                    return None;
+                }
+            };
             let replica = it.replicas().first().map(|(_, r)| *r)?;
             let got = sessions_of(it);
-            (got == [(word.clone(), BASE, BASE, *n)]).then_some(replica)
+            last = format!("{replica:?}: {got:?}");
+            (got == [(word.clone(), base(), base(), *n)]).then_some(replica)
         })
         .await;
         assert!(
             found.is_some_and(|r| r.is_standby()),
-            "{word}: the stale session read answers from the standby"
+            "{word}: the stale session read answers from the standby; last answer: {last}"
         );
     }
     // Over HTTP, asked not to forward (as one instance asks another): the standby's instance
@@ -393,7 +417,7 @@ async fn a_stale_query_is_answered_by_the_instance_holding_only_a_standby() {
     assert_eq!(body["standby"], Value::Bool(true), "{body}");
     assert_eq!(
         body["sessions"],
-        json!([{ "start": BASE, "end": BASE, "value": n }])
+        json!([{ "start": base(), "end": base(), "value": n }])
     );
     // Not forwarded: the strict read is forwarded to the active instance, and says nothing
     // of replicas; a stale read on the active instance says it came from the active task.
@@ -417,8 +441,20 @@ async fn a_stale_query_is_answered_by_the_instance_holding_only_a_standby() {
             .0,
         400
     );
+    // A leaves: B promotes its standbys and answers every word from active tasks.
     a.stop().await.expect("A stops cleanly");
-    b.stop().await.expect("B stops cleanly");
     server_a.abort();
+    let promoted = poll_until(Duration::from_secs(90), async || {
+        counts
+            .iter()
+            .all(|(word, n)| holds(&queries_b, word, *n) == Some(true))
+            .then_some(())
+    })
+    .await;
+    assert!(
+        promoted.is_some(),
+        "B answers every word from its active tasks after A left"
+    );
+    b.stop().await.expect("B stops cleanly");
     server_b.abort();
 }

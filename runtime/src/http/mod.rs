@@ -46,8 +46,9 @@
 //! `enableStaleStores()`): a standby replica may then answer when no active task of the key's
 //! partition is ready (see [`crate::query`]'s "Stale stores"), and the body says which copy
 //! did, `"standby": true|false` and its `"lag"` (changelog records behind, `null` when not
-//! known). Such a read that this instance cannot answer goes to the key's active instance,
-//! then to its standbys, until one answers other than `503`. Scans take no `stale` (`400`).
+//! known). A stale read of a key whose partition this instance keeps neither as active task
+//! nor as standby goes to the key's active instance, then to its standbys, until one answers
+//! other than `503`. Scans take no `stale` (`400`).
 //!
 //! Keys are path segments or query parameters, percent-encoded, parsed with the key type's
 //! `FromStr` (`String`, integers, ...); values are written with the value type's
