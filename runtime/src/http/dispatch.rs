@@ -11,7 +11,7 @@ use hyper::{Request, Response, StatusCode};
 use super::forward::FORWARDED;
 use super::page::Position;
 use super::reply::{self, error_body, not_found_route, query_error, relay, reply, unavailable};
-use super::routes::{Local, StoreRoute};
+use super::routes::{KeyRead, Kind, Local, StoreRoute};
 use super::scan::Scan;
 use super::url::{parse_query, percent_decode};
 use super::{QueryServer, health, status};
@@ -102,21 +102,14 @@ impl<T: Topology> QueryServer<T> {
             return reply(
                 StatusCode::NOT_FOUND,
                 &error_body(&format!(
-                    "no store `{store}` is served here: serve it with QueryServer::store or window_store"
+                    "no store `{store}` is served here: serve it with QueryServer::store, window_store or session_store"
                 )),
             );
         };
-        let wrong_kind = match kind.as_str() {
-            "keys" => route.is_window(),
-            "windows" => !route.is_window(),
-            _ => false,
-        };
+        let wrong_kind = matches!(kind.as_str(), "keys" | "windows" | "sessions")
+            && kind != route.kind().segment();
         if wrong_kind {
-            let (is, use_) = if route.is_window() {
-                ("a window store", "/windows/{key}?from=<ms>&to=<ms>")
-            } else {
-                ("a key-value store", "/keys/{key}")
-            };
+            let (is, use_) = route.kind().usage();
             return reply(
                 StatusCode::BAD_REQUEST,
                 &error_body(&format!(
@@ -124,20 +117,42 @@ impl<T: Topology> QueryServer<T> {
                 )),
             );
         }
+        let stale = match param("stale") {
+            None | Some("false" | "0") => false,
+            Some("" | "true" | "1") => true,
+            Some(other) => {
+                return reply(
+                    StatusCode::BAD_REQUEST,
+                    &error_body(&format!(
+                        "`stale={other}` is not a flag: pass stale=true to let a standby replica answer, or leave it out"
+                    )),
+                );
+            }
+        };
         match (kind.as_str(), rest) {
             ("keys", [key]) => {
-                self.key(route, key, 0, 0, forwarded, &path, raw_query)
-                    .await
+                let read = KeyRead {
+                    key,
+                    from: 0,
+                    to: 0,
+                    stale,
+                };
+                self.key(route, &read, forwarded, &path, raw_query).await
             }
-            ("windows", [key]) => {
+            ("windows" | "sessions", [key]) => {
                 let bound = |name, default| match param(name) {
                     None => Ok(default),
                     Some(v) => v.parse::<i64>().map_err(|_| v.to_owned()),
                 };
                 match (bound("from", 0), bound("to", i64::MAX)) {
                     (Ok(from), Ok(to)) => {
-                        self.key(route, key, from, to, forwarded, &path, raw_query)
-                            .await
+                        let read = KeyRead {
+                            key,
+                            from,
+                            to,
+                            stale,
+                        };
+                        self.key(route, &read, forwarded, &path, raw_query).await
                     }
                     (Err(bad), _) | (_, Err(bad)) => reply(
                         StatusCode::BAD_REQUEST,
@@ -145,6 +160,12 @@ impl<T: Topology> QueryServer<T> {
                     ),
                 }
             }
+            ("all" | "range", []) if stale => reply(
+                StatusCode::BAD_REQUEST,
+                &error_body(
+                    "`stale` is served for a key's reads (/keys, /windows, /sessions): a scan reads the active tasks of every instance, each partition once; leave `stale` out",
+                ),
+            ),
             ("all" | "range", []) => {
                 let (from, to) = if kind == "all" {
                     (None, None)
@@ -219,28 +240,41 @@ impl<T: Topology> QueryServer<T> {
         )
     }
 
-    /// A key query: here, or forwarded to the key's owner.
-    #[allow(clippy::too_many_arguments)]
+    /// A key query: here, or forwarded to the key's owner. A stale read (`stale=true`) that
+    /// this instance cannot answer goes to the active instance, then to the standbys, until
+    /// one answers with other than `503`.
     async fn key(
         &self,
         route: &Arc<dyn StoreRoute<T>>,
-        key: &str,
-        from: i64,
-        to: i64,
+        read: &KeyRead<'_>,
         forwarded: bool,
         path: &str,
         query: Option<&str>,
     ) -> Response<Full<Bytes>> {
-        let local = if route.is_window() {
-            // A key's windows may be many: read them off the runtime's worker threads.
-            let (route, queries, key) = (Arc::clone(route), self.queries.clone(), key.to_owned());
-            match tokio::task::spawn_blocking(move || route.get(&queries, &key, from, to)).await {
+        let local = if route.kind() != Kind::KeyValue {
+            // A key's windows or sessions may be many: read them off the runtime's worker
+            // threads.
+            let (route, queries, key) =
+                (Arc::clone(route), self.queries.clone(), read.key.to_owned());
+            let (from, to, stale) = (read.from, read.to, read.stale);
+            match tokio::task::spawn_blocking(move || {
+                let read = KeyRead {
+                    key: &key,
+                    from,
+                    to,
+                    stale,
+                };
+                route.get(&queries, &read)
+            })
+            .await
+            {
                 Ok(local) => local,
                 Err(e) => return unavailable(&format!("the store read failed: {e}")),
             }
         } else {
-            route.get(&self.queries, key, from, to)
+            route.get(&self.queries, read)
         };
+        let key = read.key;
         let error = match local {
             Local::Found(body) => return reply(StatusCode::OK, &body),
             Local::NoValue => {
@@ -257,11 +291,18 @@ impl<T: Topology> QueryServer<T> {
         if !matches!(error, QueryError::NotLocal { .. }) || forwarded {
             return query_error(&error);
         }
-        let owner = match route.owner(&self.queries, key) {
-            Ok(meta) => meta.active,
+        let (owner, standbys) = match route.owner(&self.queries, key) {
+            Ok(meta) => (meta.active, meta.standbys),
             Err(why) => return unavailable(&format!("{error}; and no owner is known: {why}")),
         };
-        if Some(&owner) == self.queries.this_host() {
+        let this = self.queries.this_host();
+        // A stale read may also be answered by a standby of the key's partition.
+        let mut hosts = vec![owner];
+        if read.stale {
+            hosts.extend(standbys);
+        }
+        hosts.retain(|h| Some(h) != this);
+        if hosts.is_empty() {
             // The group says the key is ours, but its task is not (yet, or any more) here.
             return query_error(&error);
         }
@@ -269,10 +310,20 @@ impl<T: Topology> QueryServer<T> {
             Some(q) => format!("{path}?{q}"),
             None => path.to_owned(),
         };
-        match self.settings.forward.get(&owner, &target).await {
-            Ok(answer) => relay(answer),
-            // The reason (with the peer's address) is logged, not told.
-            Err(_) => unavailable("the instance hosting the key did not answer: retry"),
+        let mut last = None;
+        for host in &hosts {
+            match self.settings.forward.get(host, &target).await {
+                Ok(answer) if answer.status != StatusCode::SERVICE_UNAVAILABLE => {
+                    return relay(answer);
+                }
+                Ok(answer) => last = Some(answer),
+                // The reason (with the peer's address) is logged, not told.
+                Err(_) => {}
+            }
+        }
+        match last {
+            Some(answer) => relay(answer),
+            None => unavailable("the instance hosting the key did not answer: retry"),
         }
     }
 }

@@ -33,6 +33,7 @@
 //! |---|---|
 //! | `GET /stores/{store}/keys/{key}` | `200 {"key": k, "value": v}`; `404` when the key has no value |
 //! | `GET /stores/{store}/windows/{key}?from=<ms>&to=<ms>` | `200 {"key": k, "windows": [{"start", "end", "value"}]}` (window stores; windows starting in `[from, to]`, both optional) |
+//! | `GET /stores/{store}/sessions/{key}?from=<ms>&to=<ms>` | `200 {"key": k, "sessions": [{"start", "end", "value"}]}` (session stores; the key's sessions that overlap `[from, to]`, oldest first: Kafka Streams' `findSessions(key, from, to)`, `end >= from` and `start <= to`; both optional, without them every session of the key; `start` and `end` are the first and last record's timestamps, both inclusive) |
 //! | `GET /stores/{store}/all?limit=<n>&after=<token>` | one page: `200 {"partition_count": n, "partitions": [0..n], "entries": [{"key", "value"}], "next": token or null}` |
 //! | `GET /stores/{store}/range?from=a&to=b&limit=<n>&after=<token>` | as `all`, keys from `a` to `b` inclusive (either optional) |
 //! | `GET /health/live` | `200 {"status": "live", "state": s}`; `503` once the instance is in `ERROR` |
@@ -40,6 +41,14 @@
 //! | `GET /` | `200`, the status page: the topology drawn as SVG, this instance's threads and tasks with their lag, refreshed every 2 s (see below) |
 //! | `GET /status` | `200 {"application_id", "state", "paused", "threads": [{"name", "state", "active_tasks": [{"task", "lag", "partitions": [{"topic", "partition", "position", "end", "lag"}]}], "standby_tasks"}]}` |
 //! | `GET /metrics` | `200`, Prometheus' text format (feature `prometheus`, given `QueryServer::prometheus`); `404` otherwise |
+//!
+//! A key's read (`keys`, `windows`, `sessions`) takes `stale=true` (Kafka Streams'
+//! `enableStaleStores()`): a standby replica may then answer when no active task of the key's
+//! partition is ready (see [`crate::query`]'s "Stale stores"), and the body says which copy
+//! did, `"standby": true|false` and its `"lag"` (changelog records behind, `null` when not
+//! known). A stale read of a key whose partition this instance keeps neither as active task
+//! nor as standby goes to the key's active instance, then to its standbys, until one answers
+//! other than `503`. Scans take no `stale` (`400`).
 //!
 //! Keys are path segments or query parameters, percent-encoded, parsed with the key type's
 //! `FromStr` (`String`, integers, ...); values are written with the value type's
@@ -233,11 +242,11 @@ pub use prometheus::{
 
 use auth::Auth;
 use forward::Forwarder;
-use routes::{KeyValueRoute, StoreRoute, WindowRoute};
+use routes::{KeyValueRoute, SessionRoute, StoreRoute, WindowRoute};
 
 use crate::query::Queries;
 use crate::streams::Lifecycle;
-use crate::task::{StoreRef, Topology, WindowStoreRef};
+use crate::task::{SessionStoreRef, StoreRef, Topology, WindowStoreRef};
 
 /// Default of [`QueryServer::header_read_timeout`].
 pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
@@ -383,6 +392,16 @@ impl<T: Topology> QueryServer<T> {
         V: Serialize + 'static,
     {
         self.routes.push(Arc::new(WindowRoute(store, PhantomData)));
+        self
+    }
+
+    /// Serves the session store `store` (`GET /stores/{store}/sessions/{key}`).
+    pub fn session_store<K, V>(mut self, store: SessionStoreRef<K, V>) -> Self
+    where
+        K: FromStr + Serialize + 'static,
+        V: Serialize + 'static,
+    {
+        self.routes.push(Arc::new(SessionRoute(store)));
         self
     }
 

@@ -9,8 +9,49 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::page::Position;
-use crate::query::{KeyQueryMetadata, Queries, QueryError};
-use crate::task::{StoreRef, Topology, WindowStoreRef};
+use crate::query::{KeyQueryMetadata, Queries, QueryError, Replica};
+use crate::task::{SessionStoreRef, StoreRef, Topology, WindowStoreRef};
+
+/// What kind of store a route serves: which path reads a key of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// `/keys/{key}`, and the scans.
+    KeyValue,
+    /// `/windows/{key}`.
+    Window,
+    /// `/sessions/{key}`.
+    Session,
+}
+
+impl Kind {
+    /// The path segment that reads a key of this kind of store.
+    pub(crate) fn segment(self) -> &'static str {
+        match self {
+            Kind::KeyValue => "keys",
+            Kind::Window => "windows",
+            Kind::Session => "sessions",
+        }
+    }
+
+    /// How to query a key of this kind of store, for error messages.
+    pub(crate) fn usage(self) -> (&'static str, &'static str) {
+        match self {
+            Kind::KeyValue => ("a key-value store", "/keys/{key}"),
+            Kind::Window => ("a window store", "/windows/{key}?from=<ms>&to=<ms>"),
+            Kind::Session => ("a session store", "/sessions/{key}?from=<ms>&to=<ms>"),
+        }
+    }
+}
+
+/// What a key's read is asked: the key, the time bounds (window stores: window starts;
+/// session stores: the earliest session end and the latest session start), and whether a
+/// standby replica may answer.
+pub(crate) struct KeyRead<'a> {
+    pub key: &'a str,
+    pub from: i64,
+    pub to: i64,
+    pub stale: bool,
+}
 
 /// What a store answered locally.
 pub(crate) enum Local {
@@ -52,11 +93,12 @@ pub(crate) struct PageEntry {
 pub(crate) trait StoreRoute<T: Topology>: Send + Sync {
     /// The store's name.
     fn name(&self) -> &'static str;
-    /// Whether it is a window store (queried by `/windows/{key}`, not `/keys/{key}`).
-    fn is_window(&self) -> bool;
-    /// The value of `key` (key-value stores) or its windows between `from` and `to` (window
-    /// stores).
-    fn get(&self, queries: &Queries<T>, key: &str, from: i64, to: i64) -> Local;
+    /// What kind of store it is.
+    fn kind(&self) -> Kind;
+    /// The value of the key (key-value stores), its windows starting between `from` and `to`
+    /// (window stores), or its sessions ending at or after `from` and starting at or before
+    /// `to` (session stores).
+    fn get(&self, queries: &Queries<T>, read: &KeyRead<'_>) -> Local;
     /// Where `key` lives.
     fn owner(&self, queries: &Queries<T>, key: &str) -> Result<KeyQueryMetadata, String>;
     /// At most `limit` entries between `from` and `to` of this instance after the position
@@ -81,6 +123,20 @@ fn json<T: Serialize>(value: &T) -> Result<Value, Local> {
         .map_err(|e| Local::BadRequest(format!("the value does not convert to JSON: {e}")))
 }
 
+/// Adds which copy answered to a stale read's body: `"standby"` and its `"lag"` (`null`
+/// when not known, and for an active task).
+fn with_replica(mut body: Value, stale: bool, replica: Replica) -> Value {
+    if stale && let Value::Object(fields) = &mut body {
+        let (standby, lag) = match replica {
+            Replica::Active => (false, None),
+            Replica::Standby { lag } => (true, lag),
+        };
+        fields.insert("standby".to_owned(), Value::Bool(standby));
+        fields.insert("lag".to_owned(), lag.map_or(Value::Null, Value::from));
+    }
+    body
+}
+
 /// A key-value store.
 pub(crate) struct KeyValueRoute<K, V>(pub StoreRef<K, V>);
 
@@ -94,19 +150,24 @@ where
         self.0.name
     }
 
-    fn is_window(&self) -> bool {
-        false
+    fn kind(&self) -> Kind {
+        Kind::KeyValue
     }
 
-    fn get(&self, queries: &Queries<T>, key: &str, _: i64, _: i64) -> Local {
+    fn get(&self, queries: &Queries<T>, read: &KeyRead<'_>) -> Local {
         let run = || -> Result<Local, Local> {
-            let k: K = parse(key)?;
-            let store = queries.store(self.0).map_err(Local::Failed)?;
-            match store.get(&k).map_err(Local::Failed)? {
-                Some(v) => Ok(Local::Found(
+            let k: K = parse(read.key)?;
+            let mut store = queries.store(self.0).map_err(Local::Failed)?;
+            if read.stale {
+                store = store.enable_stale_stores();
+            }
+            match store.get_with_replica(&k).map_err(Local::Failed)? {
+                (Some(v), replica) => Ok(Local::Found(with_replica(
                     json!({ "key": json(&k)?, "value": json(&v)? }),
-                )),
-                None => Ok(Local::NoValue),
+                    read.stale,
+                    replica,
+                ))),
+                (None, _) => Ok(Local::NoValue),
             }
         };
         run().unwrap_or_else(|e| e)
@@ -175,22 +236,29 @@ where
         self.0.name
     }
 
-    fn is_window(&self) -> bool {
-        true
+    fn kind(&self) -> Kind {
+        Kind::Window
     }
 
-    fn get(&self, queries: &Queries<T>, key: &str, from: i64, to: i64) -> Local {
+    fn get(&self, queries: &Queries<T>, read: &KeyRead<'_>) -> Local {
         let run = || -> Result<Local, Local> {
-            let k: K = parse(key)?;
-            let store = queries.window_store(self.0).map_err(Local::Failed)?;
+            let k: K = parse(read.key)?;
+            let mut store = queries.window_store(self.0).map_err(Local::Failed)?;
+            if read.stale {
+                store = store.enable_stale_stores();
+            }
+            let fetched = store.fetch(&k, read.from, read.to).map_err(Local::Failed)?;
+            let replica = fetched.replica();
             let mut windows = Vec::new();
-            for window in store.fetch(&k, from, to).map_err(Local::Failed)? {
+            for window in fetched {
                 let (start, v) = window.map_err(Local::Failed)?;
                 windows.push(json!({ "start": start, "end": start.saturating_add(self.0.size_ms), "value": json(&v)? }));
             }
-            Ok(Local::Found(
+            Ok(Local::Found(with_replica(
                 json!({ "key": json(&k)?, "windows": windows }),
-            ))
+                read.stale,
+                replica,
+            )))
         };
         run().unwrap_or_else(|e| e)
     }
@@ -214,6 +282,79 @@ where
     ) -> Result<LocalRange, Local> {
         Err(Local::BadRequest(format!(
             "`{}` is a window store: query a key's windows with /stores/{}/windows/{{key}}?from=<ms>&to=<ms>",
+            self.0.name, self.0.name
+        )))
+    }
+}
+
+/// A session store.
+pub(crate) struct SessionRoute<K, V>(pub SessionStoreRef<K, V>);
+
+impl<T, K, V> StoreRoute<T> for SessionRoute<K, V>
+where
+    T: Topology,
+    K: FromStr + Serialize + 'static,
+    V: Serialize + 'static,
+{
+    fn name(&self) -> &'static str {
+        self.0.name
+    }
+
+    fn kind(&self) -> Kind {
+        Kind::Session
+    }
+
+    fn get(&self, queries: &Queries<T>, read: &KeyRead<'_>) -> Local {
+        let run = || -> Result<Local, Local> {
+            let k: K = parse(read.key)?;
+            let mut store = queries.session_store(self.0).map_err(Local::Failed)?;
+            if read.stale {
+                store = store.enable_stale_stores();
+            }
+            let found = store
+                .find_sessions(&k, read.from, read.to)
+                .map_err(Local::Failed)?;
+            let replica = found
+                .replicas()
+                .first()
+                .map_or(Replica::Active, |(_, r)| *r);
+            let mut sessions = Vec::new();
+            for session in found {
+                let (window, v) = session.map_err(Local::Failed)?;
+                sessions.push(json!({
+                    "start": window.window.start,
+                    "end": window.window.end,
+                    "value": json(&v)?,
+                }));
+            }
+            Ok(Local::Found(with_replica(
+                json!({ "key": json(&k)?, "sessions": sessions }),
+                read.stale,
+                replica,
+            )))
+        };
+        run().unwrap_or_else(|e| e)
+    }
+
+    fn owner(&self, queries: &Queries<T>, key: &str) -> Result<KeyQueryMetadata, String> {
+        let k: K = key
+            .parse()
+            .map_err(|_| format!("`{key}` is not a key of this store"))?;
+        queries
+            .metadata_for_session_key(self.0, &k)
+            .map_err(|e| e.to_string())
+    }
+
+    fn range(
+        &self,
+        _: &Queries<T>,
+        _: Option<&str>,
+        _: Option<&str>,
+        _: Option<&Position>,
+        _: usize,
+    ) -> Result<LocalRange, Local> {
+        Err(Local::BadRequest(format!(
+            "`{}` is a session store: query a key's sessions with /stores/{}/sessions/{{key}}?from=<ms>&to=<ms>",
             self.0.name, self.0.name
         )))
     }

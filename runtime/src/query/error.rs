@@ -15,7 +15,7 @@ pub enum QueryError {
     UnknownStore {
         /// The store asked for.
         store: String,
-        /// `key-value` or `window`.
+        /// `key-value`, `window` or `session`.
         kind: &'static str,
     },
     /// The application is not running yet, or its processing threads have not yet learned the
@@ -28,18 +28,18 @@ pub enum QueryError {
         /// The store.
         store: String,
     },
-    /// The key's task (the store's partition) is not an active task of this instance: it runs
-    /// elsewhere, or is moving here or away during a rebalance.
-    #[error(
-        "partition {partition} of store `{store}` is not hosted by this instance (it runs on \
-         another instance, or is moving during a rebalance): ask the instance that \
-         `metadata_for_key` names, or retry"
-    )]
+    /// The key's task (the store's partition) is not an active task of this instance (nor, for
+    /// a view with stale stores enabled, a standby replica of it): it runs elsewhere, or is
+    /// moving here or away during a rebalance. (Kafka Streams throws
+    /// `InvalidStateStoreException` here, and `queryMetadataForKey` names the right host.)
+    #[error("{}", not_local(store, *partition, *stale))]
     NotLocal {
         /// The store.
         store: String,
         /// The store's partition (the key's task).
         partition: i32,
+        /// Whether the view read standby replicas too (stale stores enabled).
+        stale: bool,
     },
     /// The key's task is assigned to this instance but still restores its state from the
     /// changelog.
@@ -69,6 +69,24 @@ pub enum QueryError {
     /// A key or value did not (de)serialize with the store's serdes.
     #[error("store serde: {0}")]
     Serde(#[from] SerdeError),
+}
+
+fn not_local(store: &str, partition: i32, stale: bool) -> String {
+    if stale {
+        format!(
+            "partition {partition} of store `{store}` is neither an active task nor a standby \
+             replica on this instance (it runs on other instances, or is moving during a \
+             rebalance): ask an instance that `metadata_for_key` names (its active or one of its \
+             standbys), or retry"
+        )
+    } else {
+        format!(
+            "partition {partition} of store `{store}` is not hosted by this instance (it runs on \
+             another instance, or is moving during a rebalance): ask the instance that \
+             `metadata_for_key` names, or retry (or enable stale stores to read a standby \
+             replica of it here, if this instance keeps one)"
+        )
+    }
 }
 
 impl QueryError {

@@ -48,9 +48,8 @@ pub struct KeyQueryMetadata {
     /// The instance whose active task hosts the key.
     pub active: HostInfo,
     /// Instances with a standby (or warm-up) copy of the key's task, as the coordinator reports
-    /// them. dekaf-streams acknowledges standby tasks but does not maintain them yet, so a
-    /// dekaf-streams standby cannot answer for the key (only its active host can); the field
-    /// is there for groups whose standbys are maintained, and for when ours are.
+    /// them: a view with stale stores enabled (`enable_stale_stores`) answers the key there
+    /// from the standby's copy, which may lag behind the active task.
     pub standbys: Vec<HostInfo>,
     /// The key's partition (its task's partition).
     pub partition: i32,

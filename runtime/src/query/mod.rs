@@ -45,6 +45,43 @@
 //! answered with a missing or stale value. A task that is revoked stops answering when it is
 //! closed; a task assigned here answers once its restore is done.
 //!
+//! # Stale stores: reading standby replicas
+//!
+//! By default only active tasks answer. A caller that accepts stale data opts in per view,
+//! as with Kafka Streams' `StoreQueryParameters.enableStaleStores()`:
+//!
+//! ```no_run
+//! # use dekaf_streams::prelude::*;
+//! # use dekaf_streams::query::{Queries, QueryError, Replica};
+//! # topology! { pub WordCount = "word-count" {
+//! #     stream("sentences", Utf8, Utf8)
+//! #         .flat_map_values(|sentence| sentence.split(' ').map(str::to_owned))
+//! #         .group_by(|_key, word| word.clone(), Utf8, Utf8)
+//! #         .count("counts").to_stream().to("word-counts", Utf8, I64);
+//! # } }
+//! # fn demo(queries: Queries<WordCount>) -> Result<(), QueryError> {
+//! let counts = queries.store(WordCount::COUNTS)?.enable_stale_stores();
+//! let (count, replica) = counts.get_with_replica(&"kafka".to_owned())?;
+//! if let Replica::Standby { lag } = replica {
+//!     println!("from a standby, {lag:?} changelog records behind");
+//! }
+//! # let _ = count;
+//! # Ok(()) }
+//! ```
+//!
+//! Such a view answers a key from the active task when it is ready here, else from this
+//! instance's **standby replica** of the key's task (standbys are kept when the group's
+//! `streams.num.standby.replicas` is above 0: `group::set_standby_replicas`), else refuses as before
+//! ([`QueryError::Restoring`], or [`QueryError::NotLocal`] when the instance keeps neither).
+//! A standby's copy is the state of the changelog records it applied (committed ones only under
+//! exactly-once), published after each round of standby updates; it may lag behind the active
+//! task, by the [`Replica::Standby`] `lag` the answer carries (changelog records not applied
+//! yet, as of the standby's last look at the changelog ends, about every 2 s). A standby that
+//! is promoted keeps answering stale reads while its active task restores the rest. Kafka
+//! Streams also lets a stale query read an active task mid-restore; here a restoring task has
+//! no published state, so that read is refused unless a standby copy answers. Standby copies,
+//! like the active snapshots, are kept only by an application that made a query handle.
+//!
 //! # How, and what it costs
 //!
 //! Each task's stores are published, at the end of each successful commit, as a persistent
@@ -73,6 +110,7 @@
 mod error;
 pub mod metadata;
 pub(crate) mod registry;
+pub mod session;
 mod view;
 
 use std::marker::PhantomData;
@@ -80,9 +118,10 @@ use std::sync::Arc;
 
 pub use error::QueryError;
 pub use metadata::{HostInfo, KeyQueryMetadata};
-pub use view::{KeyValueIter, ReadOnlyKeyValueStore, ReadOnlyWindowStore, WindowIter};
+pub use session::{ReadOnlySessionStore, SessionIter};
+pub use view::{KeyValueIter, ReadOnlyKeyValueStore, ReadOnlyWindowStore, Replica, WindowIter};
 
-use crate::task::{StoreRef, Topology, WindowStoreRef};
+use crate::task::{SessionStoreRef, StoreRef, Topology, WindowStoreRef};
 use crate::topology::StoreKind;
 use registry::Registry;
 
@@ -135,6 +174,7 @@ impl<T: Topology> Queries<T> {
             return Ok(ReadOnlyKeyValueStore {
                 registry: Arc::clone(&self.registry),
                 handle: store,
+                stale: false,
             });
         }
         self.check(store.name, "key-value", |k| {
@@ -143,6 +183,7 @@ impl<T: Topology> Queries<T> {
         Ok(ReadOnlyKeyValueStore {
             registry: Arc::clone(&self.registry),
             handle: store,
+            stale: false,
         })
     }
 
@@ -161,6 +202,27 @@ impl<T: Topology> Queries<T> {
         Ok(ReadOnlyWindowStore {
             registry: Arc::clone(&self.registry),
             handle: store,
+            stale: false,
+        })
+    }
+
+    /// A read-only view of the session store `store` (a generated handle,
+    /// `Activity::CLICKS_PER_SESSION`); see [`session`] for its reads.
+    ///
+    /// # Errors
+    ///
+    /// [`QueryError::UnknownStore`] when the topology has no session store of that name.
+    pub fn session_store<K, V>(
+        &self,
+        store: SessionStoreRef<K, V>,
+    ) -> Result<ReadOnlySessionStore<K, V>, QueryError> {
+        self.check(store.name, "session", |k| {
+            matches!(k, StoreKind::Session { .. })
+        })?;
+        Ok(ReadOnlySessionStore {
+            registry: Arc::clone(&self.registry),
+            handle: store,
+            stale: false,
         })
     }
 
@@ -211,6 +273,17 @@ impl<T: Topology> Queries<T> {
         self.metadata_for_key_bytes(store.name, &bytes)
     }
 
+    /// [`Self::metadata_for_key`] for a session store.
+    pub fn metadata_for_session_key<K, V>(
+        &self,
+        store: SessionStoreRef<K, V>,
+        key: &K,
+    ) -> Result<KeyQueryMetadata, QueryError> {
+        let mut bytes = Vec::new();
+        (store.key_ser)(key, &mut bytes)?;
+        self.metadata_for_key_bytes(store.name, &bytes)
+    }
+
     /// [`Self::metadata_for_key`] for a serialized key.
     pub fn metadata_for_key_bytes(
         &self,
@@ -222,7 +295,7 @@ impl<T: Topology> Queries<T> {
             .store(store)
             .ok_or_else(|| QueryError::UnknownStore {
                 store: store.to_owned(),
-                kind: "key-value or window",
+                kind: "key-value, window or session",
             })?;
         let partitions =
             self.registry

@@ -50,10 +50,26 @@ pub(crate) enum Hosted {
     Ready(Snapshot),
 }
 
+/// A standby replica's copy of one (store, partition): the changelog records it applied.
+#[derive(Clone)]
+pub(crate) struct StandbyCopy {
+    /// The processing thread that keeps the standby (only it removes the copy: a task revoked
+    /// from another thread of the instance may close after this thread opened its standby).
+    owner: usize,
+    /// The store's state as of the last changelog record the standby applied.
+    pub(crate) snapshot: Snapshot,
+    /// Changelog records the standby had not applied, as of its last end-offset lookup
+    /// (`None` before the first one).
+    pub(crate) lag: Option<i64>,
+}
+
 #[derive(Default)]
 struct Local {
-    /// Per (store name, partition).
+    /// Per (store name, partition): the active tasks of this instance.
     stores: HashMap<(&'static str, i32), Hosted>,
+    /// Per (store name, partition): the standby replicas of this instance (read only by
+    /// queries that enable stale stores).
+    standbys: HashMap<(&'static str, i32), StandbyCopy>,
     /// Per subtopology id: the partition count of its input (the number of its tasks).
     partitions: HashMap<&'static str, i32>,
 }
@@ -179,12 +195,32 @@ impl Registry {
         out
     }
 
-    /// Whether some task of `store` is restoring here.
-    pub(crate) fn any_restoring(&self, store: &str) -> bool {
+    /// The standby copy of `store` partition `partition` on this instance, if any.
+    pub(crate) fn standby(&self, store: &'static str, partition: i32) -> Option<StandbyCopy> {
+        read(&self.local).standbys.get(&(store, partition)).cloned()
+    }
+
+    /// The standby copies of `store` on this instance, by partition, in partition order.
+    pub(crate) fn standbys(&self, store: &str) -> Vec<(i32, StandbyCopy)> {
+        let local = read(&self.local);
+        let mut out: Vec<(i32, StandbyCopy)> = local
+            .standbys
+            .iter()
+            .filter(|((s, _), _)| *s == store)
+            .map(|((_, p), c)| (*p, c.clone()))
+            .collect();
+        out.sort_by_key(|(p, _)| *p);
+        out
+    }
+
+    /// The partitions of `store` whose active task is restoring here.
+    pub(crate) fn restoring(&self, store: &str) -> Vec<i32> {
         read(&self.local)
             .stores
             .iter()
-            .any(|((s, _), h)| *s == store && matches!(h, Hosted::Restoring))
+            .filter(|((s, _), h)| *s == store && matches!(h, Hosted::Restoring))
+            .map(|((_, p), _)| *p)
+            .collect()
     }
 
     fn set(&self, store: &'static str, partition: i32, hosted: Hosted) {
@@ -195,6 +231,12 @@ impl Registry {
         write(&self.local)
             .stores
             .retain(|(s, p), _| !(*p == partition && *s == store));
+    }
+
+    fn remove_standby(&self, owner: usize, store: &str, partition: i32) {
+        write(&self.local)
+            .standbys
+            .retain(|(s, p), c| !(c.owner == owner && *p == partition && *s == store));
     }
 
     /// Keeps the group's partitions by endpoint from a heartbeat response (the newest epoch
@@ -227,16 +269,23 @@ fn write<T>(lock: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
 /// A processing thread's side of the registry.
 pub(crate) struct Publisher {
     registry: Arc<Registry>,
+    /// The thread's index: the owner of the standby copies it publishes.
+    thread: usize,
     /// Snapshots changed by the commit under way, published by [`Publisher::publish`].
     changed: Vec<((&'static str, i32), Snapshot)>,
+    /// Standby copies changed by the changelog records standbys applied since
+    /// [`Publisher::publish_standbys`].
+    standby_changed: Vec<((&'static str, i32), Snapshot)>,
 }
 
 impl Publisher {
-    /// A publisher into `registry`.
-    pub(crate) fn new(registry: Arc<Registry>) -> Self {
+    /// A publisher into `registry` for processing thread `thread`.
+    pub(crate) fn new(registry: Arc<Registry>, thread: usize) -> Self {
         Publisher {
             registry,
+            thread,
             changed: Vec::new(),
+            standby_changed: Vec::new(),
         }
     }
 
@@ -304,21 +353,7 @@ impl Publisher {
                 _ => return,
             },
         };
-        let snapshot = &mut self.changed[i].1;
-        match value {
-            Some(v) if timestamped => {
-                let mut entry = Vec::with_capacity(8 + v.len());
-                entry.extend_from_slice(&timestamp.to_be_bytes());
-                entry.extend_from_slice(v);
-                snapshot.insert(Bytes::copy_from_slice(key), Bytes::from(entry));
-            }
-            Some(v) => {
-                snapshot.insert(Bytes::copy_from_slice(key), Bytes::copy_from_slice(v));
-            }
-            None => {
-                snapshot.remove(key);
-            }
-        }
+        apply(&mut self.changed[i].1, timestamped, key, value, timestamp);
     }
 
     /// Publishes what [`Publisher::committed`] changed: each store's new snapshot replaces the
@@ -334,6 +369,114 @@ impl Publisher {
                 *hosted = Hosted::Ready(snapshot);
             }
         }
+    }
+
+    /// Publishes the whole of `backend` as a standby replica's copy of `store` on `partition`
+    /// (when the standby opens, its stores holding what its directory kept), with `lag` (see
+    /// [`StandbyCopy::lag`]).
+    pub(crate) fn publish_standby_all<B: StoreBackend>(
+        &self,
+        store: &'static StoreInfo,
+        partition: i32,
+        backend: &B,
+        lag: Option<i64>,
+    ) -> Result<(), StoreError> {
+        if !published(store) {
+            return Ok(());
+        }
+        let mut snapshot = Snapshot::new();
+        for entry in backend.range(std::ops::Bound::Unbounded, std::ops::Bound::Unbounded)? {
+            let (k, v) = entry?;
+            snapshot.insert(Bytes::copy_from_slice(k), Bytes::copy_from_slice(v));
+        }
+        write(&self.registry.local).standbys.insert(
+            (store.name, partition),
+            StandbyCopy {
+                owner: self.thread,
+                snapshot,
+                lag,
+            },
+        );
+        Ok(())
+    }
+
+    /// Notes one changelog record a standby applied to its stores (as [`Publisher::committed`]
+    /// notes a commit's): the standby copy of its store changes with it at the next
+    /// [`Publisher::publish_standbys`]. Records of stores without a published standby copy
+    /// here are ignored.
+    pub(crate) fn standby_applied(
+        &mut self,
+        changelog: &str,
+        partition: i32,
+        key: &[u8],
+        value: Option<&[u8]>,
+        timestamp: i64,
+    ) {
+        let Some((store, timestamped)) = self.store_of(changelog) else {
+            return;
+        };
+        let i = match self
+            .standby_changed
+            .iter()
+            .position(|((s, p), _)| *p == partition && *s == store)
+        {
+            Some(i) => i,
+            None => match self.registry.standby(store, partition) {
+                Some(copy) => {
+                    self.standby_changed
+                        .push(((store, partition), copy.snapshot));
+                    self.standby_changed.len() - 1
+                }
+                None => return,
+            },
+        };
+        apply(
+            &mut self.standby_changed[i].1,
+            timestamped,
+            key,
+            value,
+            timestamp,
+        );
+    }
+
+    /// Publishes the standby copies [`Publisher::standby_applied`] changed, and each standby's
+    /// lag as `lags` gives it per (subtopology, partition).
+    pub(crate) fn publish_standbys(
+        &mut self,
+        lags: impl Iterator<Item = (&'static SubtopologyInfo, i32, Option<i64>)>,
+    ) {
+        let mut local = write(&self.registry.local);
+        for (key, snapshot) in self.standby_changed.drain(..) {
+            // A standby closed meanwhile is not brought back.
+            if let Some(copy) = local.standbys.get_mut(&key) {
+                copy.snapshot = snapshot;
+            }
+        }
+        for (sub, partition, lag) in lags {
+            for store in sub.stores {
+                if let Some(copy) = local.standbys.get_mut(&(store.name, partition)) {
+                    copy.lag = lag;
+                }
+            }
+        }
+    }
+
+    /// The standby replica of `sub` on `partition` is no longer kept here (closed, or promoted
+    /// and its active task restored). (What [`Publisher::standby_applied`] noted is published
+    /// within the same round of standby updates, so nothing of it is pending here.)
+    pub(crate) fn standby_closed(&self, sub: &'static SubtopologyInfo, partition: i32) {
+        for store in sub.stores {
+            self.registry
+                .remove_standby(self.thread, store.name, partition);
+        }
+    }
+
+    /// The thread ends: none of its standby copies answers any more (a standby promoted but
+    /// not restored when the thread failed included).
+    pub(crate) fn forget_standbys(&self) {
+        write(&self.registry.local)
+            .standbys
+            .retain(|_, c| c.owner != self.thread);
     }
 
     /// The stores of `sub` on `partition` are no longer hosted here (revoked, lost, closed).
@@ -362,6 +505,32 @@ impl Publisher {
                 );
                 (s.name, timestamped)
             })
+    }
+}
+
+/// Applies one changelog record (`value: None`: a tombstone) written at `timestamp` to
+/// `snapshot`. A timestamped store's entry is the timestamp (8 bytes, big-endian) and the value,
+/// as the store itself holds it and as a restore writes it (`table::timestamped`).
+fn apply(
+    snapshot: &mut Snapshot,
+    timestamped: bool,
+    key: &[u8],
+    value: Option<&[u8]>,
+    timestamp: i64,
+) {
+    match value {
+        Some(v) if timestamped => {
+            let mut entry = Vec::with_capacity(8 + v.len());
+            entry.extend_from_slice(&timestamp.to_be_bytes());
+            entry.extend_from_slice(v);
+            snapshot.insert(Bytes::copy_from_slice(key), Bytes::from(entry));
+        }
+        Some(v) => {
+            snapshot.insert(Bytes::copy_from_slice(key), Bytes::copy_from_slice(v));
+        }
+        None => {
+            snapshot.remove(key);
+        }
     }
 }
 

@@ -6,13 +6,14 @@ use std::sync::Arc;
 
 use super::registry::{Publisher, Registry};
 use super::*;
+use crate::serdes::Windowed;
 use crate::serdes::{I64, Serde, Utf8};
 use crate::store::{MemoryBackend, StoreBackend};
 use crate::table::global::GlobalStores;
-use crate::task::{StoreRef, Task, TaskError, WindowStoreRef};
+use crate::task::{SessionStoreRef, StoreRef, Task, TaskError, WindowStoreRef};
 use crate::topology::{StoreInfo, StoreKind, SubtopologyInfo, TopologyInfo};
 
-static STORES: [StoreInfo; 3] = [
+static STORES: [StoreInfo; 4] = [
     StoreInfo {
         name: "counts",
         changelog_topic: "app-counts-changelog",
@@ -36,6 +37,14 @@ static STORES: [StoreInfo; 3] = [
             advance_ms: 60_000,
             grace_ms: 0,
             timestamped: true,
+        },
+    },
+    StoreInfo {
+        name: "sessions",
+        changelog_topic: "app-sessions-changelog",
+        kind: StoreKind::Session {
+            gap_ms: 10,
+            grace_ms: 0,
         },
     },
 ];
@@ -125,6 +134,7 @@ impl<B: StoreBackend> Task for NoTask<B> {
 
 const COUNTS: StoreRef<String, i64> = StoreRef::new::<Utf8, I64>("counts");
 const VIEWS: WindowStoreRef<String, i64> = WindowStoreRef::new::<Utf8, I64>("views", 60_000);
+const SESSIONS: SessionStoreRef<String, i64> = SessionStoreRef::new::<Utf8, I64>("sessions");
 const PARTITIONS: i32 = 4;
 
 fn partition(key: &str) -> i32 {
@@ -153,7 +163,7 @@ fn setup() -> (Queries<App>, Publisher) {
     let registry = Arc::new(Registry::new(&INFO, None, GlobalStores::default()));
     (
         Queries::new(Arc::clone(&registry)),
-        Publisher::new(registry),
+        Publisher::new(registry, 0),
     )
 }
 
@@ -533,7 +543,7 @@ static JOIN_INFO: TopologyInfo = TopologyInfo {
 fn a_joins_window_stores_are_not_copied_for_queries() {
     // No query reads them; a copy would double the join's memory.
     let registry = Arc::new(Registry::new(&JOIN_INFO, None, GlobalStores::default()));
-    let mut publisher = Publisher::new(Arc::clone(&registry));
+    let mut publisher = Publisher::new(Arc::clone(&registry), 0);
     let store = JOIN_STORES[0].name;
     publisher.restoring(&JOIN_SUBS[0], 0);
     assert!(registry.hosted(store, 0).is_none());
@@ -605,4 +615,416 @@ fn a_global_store_answers_every_key_from_the_instances_copy_once_read() {
     // A tombstone of the topic deletes the key for queries too.
     globals.apply("regions", Some(b"us"), None);
     assert_eq!(regions.get(&"us".to_owned()).expect("read"), None);
+}
+
+/// The sessions of the Kafka Streams 4.4 check (gap 10 ms): a: [0,5]=2, [30,30]=1,
+/// [100,104]=2; aa: [3,3]=1; b: [2,2]=1, [50,50]=1; c: [7,7]=1.
+const KS_SESSIONS: [(&str, i64, i64, i64); 7] = [
+    ("a", 0, 5, 2),
+    ("a", 30, 30, 1),
+    ("a", 100, 104, 2),
+    ("aa", 3, 3, 1),
+    ("b", 2, 2, 1),
+    ("b", 50, 50, 1),
+    ("c", 7, 7, 1),
+];
+
+fn session_entry(key: &str, start: i64, end: i64) -> Vec<u8> {
+    let mut bytes = key.as_bytes().to_vec();
+    crate::window::session_key(&mut bytes, start, end);
+    bytes
+}
+
+fn shown(iter: SessionIter<String, i64>) -> Vec<(String, i64, i64, i64)> {
+    iter.map(|e| {
+        let (w, v): (Windowed<String>, i64) = e.expect("session");
+        (w.key, w.window.start, w.window.end, v)
+    })
+    .collect()
+}
+
+fn ks(picked: &[usize]) -> Vec<(String, i64, i64, i64)> {
+    picked
+        .iter()
+        .map(|&i| {
+            let (k, s, e, v) = KS_SESSIONS[i];
+            (k.to_owned(), s, e, v)
+        })
+        .collect()
+}
+
+#[test]
+fn session_reads_return_what_kafka_streams_4_4_returns_in_its_order() {
+    let (queries, publisher) = setup();
+    // One partition: the whole store is one task, as in Kafka Streams' TopologyTestDriver,
+    // whose RocksDB session store gave the orders asserted here.
+    publisher.registry().set_partitions("0", 1);
+    let sessions = queries.session_store(SESSIONS).expect("a session store");
+    let mut backend = MemoryBackend::new();
+    for (k, start, end, v) in KS_SESSIONS {
+        backend
+            .put(&session_entry(k, start, end), &i64_bytes(v))
+            .expect("put");
+    }
+    publisher
+        .publish_all(&STORES[3], 0, &backend)
+        .expect("publish");
+    let a = "a".to_owned();
+    let (from, to) = ("a".to_owned(), "c".to_owned());
+    // fetch(a): oldest first, and not "aa"'s sessions; backwardFetch(a): newest first.
+    assert_eq!(shown(sessions.fetch(&a).expect("fetch")), ks(&[0, 1, 2]));
+    assert_eq!(
+        shown(sessions.backward_fetch(&a).expect("fetch")),
+        ks(&[2, 1, 0])
+    );
+    // fetch(a, c): key after key by bytes, each key's sessions oldest first.
+    let range = || (Bound::Included(&from), Bound::Included(&to));
+    assert_eq!(
+        shown(sessions.fetch_range(range().0, range().1).expect("range")),
+        ks(&[0, 1, 2, 3, 4, 5, 6])
+    );
+    assert_eq!(
+        shown(
+            sessions
+                .backward_fetch_range(range().0, range().1)
+                .expect("range")
+        ),
+        ks(&[6, 5, 4, 3, 2, 1, 0])
+    );
+    assert_eq!(
+        shown(
+            sessions
+                .fetch_range(Bound::Unbounded, Bound::Unbounded)
+                .expect("range")
+        ),
+        ks(&[0, 1, 2, 3, 4, 5, 6])
+    );
+    assert_eq!(
+        shown(
+            sessions
+                .fetch_range(Bound::Excluded(&a), Bound::Excluded(&to))
+                .expect("range")
+        ),
+        ks(&[3, 4, 5])
+    );
+    // findSessions: end >= earliest end and start <= latest start, both inclusive.
+    assert_eq!(
+        shown(sessions.find_sessions(&a, 5, 30).expect("find")),
+        ks(&[0, 1])
+    );
+    assert!(shown(sessions.find_sessions(&a, 6, 29).expect("find")).is_empty());
+    assert!(shown(sessions.find_sessions(&a, 50, 10).expect("find")).is_empty());
+    assert_eq!(
+        shown(sessions.find_sessions(&a, 0, i64::MAX).expect("find")),
+        ks(&[0, 1, 2])
+    );
+    assert_eq!(
+        shown(
+            sessions
+                .backward_find_sessions(&a, 0, i64::MAX)
+                .expect("find")
+        ),
+        ks(&[2, 1, 0])
+    );
+    assert_eq!(
+        shown(
+            sessions
+                .find_sessions_range(range().0, range().1, 5, 50)
+                .expect("find")
+        ),
+        ks(&[0, 1, 5, 6])
+    );
+    assert_eq!(
+        shown(
+            sessions
+                .backward_find_sessions_range(range().0, range().1, 5, 50)
+                .expect("find")
+        ),
+        ks(&[6, 5, 1, 0])
+    );
+    // fetchSession: exactly those bounds.
+    assert_eq!(sessions.fetch_session(&a, 0, 5).expect("session"), Some(2));
+    assert_eq!(sessions.fetch_session(&a, 0, 4).expect("session"), None);
+    // A session store is none of the other kinds, and the other stores are not session stores.
+    let as_kv = StoreRef::<String, i64>::new::<Utf8, I64>("sessions");
+    assert!(matches!(
+        queries.store(as_kv),
+        Err(QueryError::UnknownStore { .. })
+    ));
+    let as_session = SessionStoreRef::<String, i64>::new::<Utf8, I64>("counts");
+    assert!(matches!(
+        queries.session_store(as_session),
+        Err(QueryError::UnknownStore {
+            kind: "session",
+            ..
+        })
+    ));
+}
+
+#[test]
+fn session_reads_cover_many_batches_forward_and_backward_and_see_commits() {
+    let (queries, mut publisher) = setup();
+    publisher.registry().set_partitions("0", PARTITIONS);
+    let sessions = queries.session_store(SESSIONS).expect("a session store");
+    let key = "user".to_owned();
+    let p = partition(&key);
+    assert!(matches!(
+        sessions.fetch(&key),
+        Err(QueryError::NotLocal { partition, stale: false, .. }) if partition == p
+    ));
+    // 300 sessions of the key (more than a batch of 64), and a longer key sharing its bytes.
+    let mut backend = MemoryBackend::new();
+    for i in 0..300i64 {
+        backend
+            .put(&session_entry("user", i * 100, i * 100 + 5), &i64_bytes(i))
+            .expect("put");
+    }
+    backend
+        .put(&session_entry("users", 0, 0), &i64_bytes(-1))
+        .expect("put");
+    publisher
+        .publish_all(&STORES[3], p, &backend)
+        .expect("publish");
+    let forward: Vec<i64> = shown(sessions.fetch(&key).expect("fetch"))
+        .into_iter()
+        .map(|(_, _, _, v)| v)
+        .collect();
+    assert_eq!(forward, (0..300).collect::<Vec<_>>());
+    let backward: Vec<i64> = shown(sessions.backward_fetch(&key).expect("fetch"))
+        .into_iter()
+        .map(|(_, _, _, v)| v)
+        .collect();
+    assert_eq!(backward, (0..300).rev().collect::<Vec<_>>());
+    // The sessions overlapping [1_000, 1_500]: ends 1_005 .. 1_405 and the one starting there.
+    let found: Vec<(i64, i64)> = shown(sessions.find_sessions(&key, 1_000, 1_500).expect("find"))
+        .into_iter()
+        .map(|(_, s, e, _)| (s, e))
+        .collect();
+    assert_eq!(found.first(), Some(&(1_000, 1_005)));
+    assert_eq!(found.last(), Some(&(1_500, 1_505)));
+    assert_eq!(found.len(), 6);
+    // A commit's merge: two sessions deleted, one merged session written.
+    publisher.committed(
+        "app-sessions-changelog",
+        p,
+        &session_entry("user", 0, 5),
+        None,
+        0,
+    );
+    publisher.committed(
+        "app-sessions-changelog",
+        p,
+        &session_entry("user", 100, 105),
+        None,
+        0,
+    );
+    publisher.committed(
+        "app-sessions-changelog",
+        p,
+        &session_entry("user", 0, 105),
+        Some(&i64_bytes(7)),
+        0,
+    );
+    publisher.publish();
+    assert_eq!(
+        shown(sessions.find_sessions(&key, 0, 150).expect("find")),
+        [("user".to_owned(), 0, 105, 7)]
+    );
+    assert_eq!(sessions.fetch_session(&key, 0, 5).expect("read"), None);
+}
+
+#[test]
+fn stale_views_answer_from_a_standby_copy_and_say_so() {
+    let (queries, mut publisher) = setup();
+    publisher.registry().set_partitions("0", PARTITIONS);
+    let ((a, pa), (b, pb)) = words_in_two_partitions();
+    let counts = queries.store(COUNTS).expect("store");
+    let stale = counts.clone().enable_stale_stores();
+    assert!(stale.stale_stores_enabled() && !counts.stale_stores_enabled());
+    // Neither active nor standby here: refused either way, and the error says which.
+    assert!(matches!(
+        stale.get(&a),
+        Err(QueryError::NotLocal { stale: true, .. })
+    ));
+    // A standby of pa (state from its directory), the active task of pb.
+    let mut standby = MemoryBackend::new();
+    standby.put(a.as_bytes(), &i64_bytes(1)).expect("put");
+    publisher
+        .publish_standby_all(&STORES[0], pa, &standby, None)
+        .expect("publish");
+    let mut active = MemoryBackend::new();
+    active.put(b.as_bytes(), &i64_bytes(10)).expect("put");
+    publisher
+        .publish_all(&STORES[0], pb, &active)
+        .expect("publish");
+    // Without the opt-in a standby never answers.
+    let err = counts.get(&a).expect_err("not active here");
+    assert!(matches!(err, QueryError::NotLocal { stale: false, .. }));
+    assert!(err.to_string().contains("enable stale stores"), "{err}");
+    assert_eq!(
+        stale.get_with_replica(&a).expect("standby"),
+        (Some(1), Replica::Standby { lag: None })
+    );
+    assert_eq!(
+        stale.get_with_replica(&b).expect("active"),
+        (Some(10), Replica::Active)
+    );
+    // A range reads the active tasks, and with the opt-in the standby copies too.
+    assert_eq!(counts.all().expect("all").count(), 1);
+    let all = stale.all().expect("all");
+    let mut replicas = vec![(pa, Replica::Standby { lag: None }), (pb, Replica::Active)];
+    replicas.sort_by_key(|(p, _)| *p);
+    assert_eq!(all.replicas(), replicas.as_slice());
+    assert_eq!(all.count(), 2);
+    assert_eq!(stale.approximate_len().expect("len"), 2);
+    // Changelog records the standby applied show after the round's publish, with its lag.
+    publisher.standby_applied(
+        "app-counts-changelog",
+        pa,
+        a.as_bytes(),
+        Some(&i64_bytes(2)),
+        0,
+    );
+    assert_eq!(stale.get(&a).expect("standby"), Some(1));
+    publisher.publish_standbys([(&SUBS[0], pa, Some(3))].into_iter());
+    assert_eq!(
+        stale.get_with_replica(&a).expect("standby"),
+        (Some(2), Replica::Standby { lag: Some(3) })
+    );
+    // Promoted: while the active task restores, the standby copy still answers stale reads
+    // (and the strict view says restoring); once restored, the active task answers.
+    publisher.restoring(&SUBS[0], pa);
+    assert!(matches!(counts.get(&a), Err(QueryError::Restoring { .. })));
+    assert!(matches!(counts.all(), Err(QueryError::Restoring { .. })));
+    assert!(stale.get_with_replica(&a).expect("standby").1.is_standby());
+    assert_eq!(stale.all().expect("all").count(), 2);
+    let mut restored = MemoryBackend::new();
+    restored.put(a.as_bytes(), &i64_bytes(5)).expect("put");
+    publisher
+        .publish_all(&STORES[0], pa, &restored)
+        .expect("publish");
+    publisher.standby_closed(&SUBS[0], pa);
+    assert_eq!(
+        stale.get_with_replica(&a).expect("active"),
+        (Some(5), Replica::Active)
+    );
+    // A closed standby answers no more; records applied after are ignored.
+    publisher.closed(&SUBS[0], pa);
+    publisher.standby_applied(
+        "app-counts-changelog",
+        pa,
+        a.as_bytes(),
+        Some(&i64_bytes(9)),
+        0,
+    );
+    publisher.publish_standbys(std::iter::empty());
+    assert!(matches!(
+        stale.get(&a),
+        Err(QueryError::NotLocal { stale: true, .. })
+    ));
+}
+
+#[test]
+fn stale_window_and_session_views_read_standby_copies() {
+    let (queries, mut publisher) = setup();
+    publisher.registry().set_partitions("0", PARTITIONS);
+    let key = "a".to_owned();
+    let p = partition(&key);
+    let mut windows = MemoryBackend::new();
+    let mut bytes = key.as_bytes().to_vec();
+    crate::store::window_key(&mut bytes, 60_000);
+    windows.put(&bytes, &i64_bytes(4)).expect("put");
+    publisher
+        .publish_standby_all(&STORES[1], p, &windows, Some(0))
+        .expect("publish");
+    let mut sessions = MemoryBackend::new();
+    sessions
+        .put(&session_entry("a", 10, 20), &i64_bytes(2))
+        .expect("put");
+    publisher
+        .publish_standby_all(&STORES[3], p, &sessions, Some(0))
+        .expect("publish");
+    let views = queries.window_store(VIEWS).expect("window store");
+    assert!(matches!(
+        views.fetch(&key, 0, i64::MAX),
+        Err(QueryError::NotLocal { .. })
+    ));
+    let views = views.enable_stale_stores();
+    let fetched = views.fetch(&key, 0, i64::MAX).expect("standby");
+    assert_eq!(
+        (fetched.key_partition(), fetched.replica()),
+        (p, Replica::Standby { lag: Some(0) })
+    );
+    assert_eq!(
+        fetched.map(|w| w.expect("window")).collect::<Vec<_>>(),
+        [(60_000, 4)]
+    );
+
+    let store = queries.session_store(SESSIONS).expect("session store");
+    assert!(matches!(
+        store.fetch(&key),
+        Err(QueryError::NotLocal { .. })
+    ));
+    let store = store.enable_stale_stores();
+    let fetched = store.fetch(&key).expect("standby");
+    assert_eq!(fetched.replicas(), [(p, Replica::Standby { lag: Some(0) })]);
+    assert_eq!(shown(fetched), [("a".to_owned(), 10, 20, 2)]);
+    // The standby applies a merge from the changelog.
+    publisher.standby_applied(
+        "app-sessions-changelog",
+        p,
+        &session_entry("a", 10, 20),
+        None,
+        0,
+    );
+    publisher.standby_applied(
+        "app-sessions-changelog",
+        p,
+        &session_entry("a", 10, 25),
+        Some(&i64_bytes(3)),
+        0,
+    );
+    publisher.publish_standbys(std::iter::empty());
+    assert_eq!(
+        store
+            .fetch_session_with_replica(&key, 10, 25)
+            .expect("standby"),
+        (Some(3), Replica::Standby { lag: Some(0) })
+    );
+    assert_eq!(
+        shown(
+            store
+                .fetch_range(Bound::Unbounded, Bound::Unbounded)
+                .expect("range")
+        ),
+        [("a".to_owned(), 10, 25, 3)]
+    );
+}
+
+#[test]
+fn a_standby_copy_is_removed_only_by_the_thread_that_keeps_it() {
+    let (queries, publisher) = setup();
+    let registry = Arc::clone(publisher.registry());
+    registry.set_partitions("0", PARTITIONS);
+    let other_thread = Publisher::new(Arc::clone(&registry), 1);
+    let a = "a".to_owned();
+    let pa = partition(&a);
+    let stale = queries.store(COUNTS).expect("store").enable_stale_stores();
+    let mut backend = MemoryBackend::new();
+    backend.put(a.as_bytes(), &i64_bytes(1)).expect("put");
+    publisher
+        .publish_standby_all(&STORES[0], pa, &backend, Some(0))
+        .expect("publish");
+    // Another thread's active task of the partition closes after this thread's standby
+    // opened (a revocation and a standby assignment crossing): the copy stays.
+    other_thread.closed(&SUBS[0], pa);
+    other_thread.standby_closed(&SUBS[0], pa);
+    other_thread.forget_standbys();
+    assert_eq!(stale.get(&a).expect("standby"), Some(1));
+    // The keeping thread ends: its copies go.
+    publisher.forget_standbys();
+    assert!(matches!(
+        stale.get(&a),
+        Err(QueryError::NotLocal { stale: true, .. })
+    ));
 }

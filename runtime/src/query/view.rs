@@ -15,10 +15,10 @@ use crate::task::{StoreRef, WindowStoreRef};
 /// Entries fetched from a snapshot per step of an iterator.
 const BATCH: usize = 64;
 
-type Ser<T> = fn(&T, &mut Vec<u8>) -> Result<Encoded, SerdeError>;
+pub(super) type Ser<T> = fn(&T, &mut Vec<u8>) -> Result<Encoded, SerdeError>;
 
 /// The key bytes of `key`; a key that serializes to null has no bytes.
-fn key_bytes<K>(ser: Ser<K>, key: &K) -> Result<Vec<u8>, QueryError> {
+pub(super) fn key_bytes<K>(ser: Ser<K>, key: &K) -> Result<Vec<u8>, QueryError> {
     let mut out = Vec::new();
     ser(key, &mut out)?;
     Ok(out)
@@ -32,17 +32,47 @@ pub(crate) fn partition_of(key: &[u8], partitions: i32) -> i32 {
         .unwrap_or(0)
 }
 
-/// The snapshot of the partition of `key` bytes of `store`, or why there is none.
-fn snapshot_for(
+/// Which copy of a task's state answered a query.
+///
+/// Without stale stores (the default) every answer comes from an active task. A view made with
+/// `enable_stale_stores()` (Kafka Streams' `StoreQueryParameters.enableStaleStores()`) may also
+/// answer from this instance's standby replica of the key's task: a copy kept up to date from
+/// the task's changelog, which may lag behind the active task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Replica {
+    /// The active task of this instance, as of its last commit.
+    Active,
+    /// A standby replica of this instance, as of the last changelog record it applied
+    /// (committed records only under exactly-once).
+    Standby {
+        /// Changelog records the standby had not applied yet, as of its last look at the
+        /// changelogs' end offsets (about every 2 s); `None` before the first look.
+        lag: Option<i64>,
+    },
+}
+
+impl Replica {
+    /// Whether a standby replica answered.
+    pub fn is_standby(&self) -> bool {
+        matches!(self, Replica::Standby { .. })
+    }
+}
+
+/// The snapshot of the partition of `key` bytes of `store`, which copy it is, or why there is
+/// none. With `stale`, a standby copy answers when no active task of the partition is ready
+/// here.
+pub(super) fn snapshot_for(
     registry: &Registry,
     store: &'static str,
+    kind: &'static str,
     key: &[u8],
-) -> Result<(i32, Snapshot), QueryError> {
+    stale: bool,
+) -> Result<(i32, Replica, Snapshot), QueryError> {
     let (sub, _) = registry
         .store(store)
         .ok_or_else(|| QueryError::UnknownStore {
             store: store.to_owned(),
-            kind: "key-value",
+            kind,
         })?;
     let partitions = registry
         .partitions(sub.id)
@@ -50,15 +80,22 @@ fn snapshot_for(
             store: store.to_owned(),
         })?;
     let partition = partition_of(key, partitions);
-    match registry.hosted(store, partition) {
-        Some(Hosted::Ready(snapshot)) => Ok((partition, snapshot)),
+    let hosted = registry.hosted(store, partition);
+    if let Some(Hosted::Ready(snapshot)) = hosted {
+        return Ok((partition, Replica::Active, snapshot));
+    }
+    if stale && let Some(copy) = registry.standby(store, partition) {
+        return Ok((partition, Replica::Standby { lag: copy.lag }, copy.snapshot));
+    }
+    match hosted {
         Some(Hosted::Restoring) => Err(QueryError::Restoring {
             store: store.to_owned(),
             partition,
         }),
-        None => Err(QueryError::NotLocal {
+        _ => Err(QueryError::NotLocal {
             store: store.to_owned(),
             partition,
+            stale,
         }),
     }
 }
@@ -85,6 +122,8 @@ fn snapshot_for(
 pub struct ReadOnlyKeyValueStore<K, V> {
     pub(crate) registry: Arc<Registry>,
     pub(crate) handle: StoreRef<K, V>,
+    /// Whether standby replicas answer too (see [`Self::enable_stale_stores`]).
+    pub(crate) stale: bool,
 }
 
 impl<K, V> Clone for ReadOnlyKeyValueStore<K, V> {
@@ -92,6 +131,7 @@ impl<K, V> Clone for ReadOnlyKeyValueStore<K, V> {
         ReadOnlyKeyValueStore {
             registry: Arc::clone(&self.registry),
             handle: self.handle,
+            stale: self.stale,
         }
     }
 }
@@ -106,6 +146,23 @@ impl<K, V> ReadOnlyKeyValueStore<K, V> {
     /// The store's name.
     pub fn name(&self) -> &'static str {
         self.handle.name
+    }
+
+    /// This view, also answering from this instance's standby replicas (Kafka Streams'
+    /// `StoreQueryParameters.enableStaleStores()`): a key whose task is not active here is
+    /// read from the standby copy this instance keeps of it, if any, and so is a task of a
+    /// range whose active task is not ready here (restoring). A standby copy may lag behind the
+    /// active task; [`Self::get_with_replica`] and [`KeyValueIter::replicas`] say which copy
+    /// answered. Active tasks still answer first.
+    #[must_use]
+    pub fn enable_stale_stores(mut self) -> Self {
+        self.stale = true;
+        self
+    }
+
+    /// Whether this view reads standby replicas too ([`Self::enable_stale_stores`]).
+    pub fn stale_stores_enabled(&self) -> bool {
+        self.stale
     }
 
     /// The committed value of `key`, `None` when the key's task (hosted here) has none.
@@ -123,10 +180,46 @@ impl<K, V> ReadOnlyKeyValueStore<K, V> {
                 None => Ok(None),
             });
         }
-        let (_, snapshot) = snapshot_for(&self.registry, self.handle.name, &bytes)?;
+        self.get_with_replica(key).map(|(value, _)| value)
+    }
+
+    /// [`Self::get`], with the copy that answered: [`Replica::Active`] unless stale stores are
+    /// enabled and a standby replica answered (a global table's store answers as
+    /// [`Replica::Active`]: every instance holds all of it).
+    ///
+    /// ```no_run
+    /// # use dekaf_streams::query::{ReadOnlyKeyValueStore, Replica};
+    /// # fn demo(counts: ReadOnlyKeyValueStore<String, i64>) -> Result<(), Box<dyn std::error::Error>> {
+    /// let counts = counts.enable_stale_stores();
+    /// match counts.get_with_replica(&"kafka".to_owned())? {
+    ///     (count, Replica::Active) => println!("kafka: {count:?}"),
+    ///     (count, Replica::Standby { lag }) => println!("kafka: {count:?} (standby, lag {lag:?})"),
+    /// }
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::get`]; with stale stores enabled [`QueryError::NotLocal`] only when this
+    /// instance keeps neither the active task nor a standby of the key's partition.
+    pub fn get_with_replica(&self, key: &K) -> Result<(Option<V>, Replica), QueryError> {
+        let bytes = key_bytes(self.handle.key_ser, key)?;
+        if let Some(global) = self.global()? {
+            return global.with(&bytes, |value| match value {
+                Some(value) => Ok((Some(self.handle.decode_value(value)?), Replica::Active)),
+                None => Ok((None, Replica::Active)),
+            });
+        }
+        let (_, replica, snapshot) = snapshot_for(
+            &self.registry,
+            self.handle.name,
+            "key-value",
+            &bytes,
+            self.stale,
+        )?;
         match snapshot.get(bytes.as_slice()) {
-            Some(value) => Ok(Some(self.handle.decode_value(value)?)),
-            None => Ok(None),
+            Some(value) => Ok((Some(self.handle.decode_value(value)?), replica)),
+            None => Ok((None, replica)),
         }
     }
 
@@ -168,18 +261,19 @@ impl<K, V> ReadOnlyKeyValueStore<K, V> {
                 KeyValueIter {
                     scan: Scan::new(vec![snapshot], from, to),
                     handle: self.handle,
+                    replicas: Vec::new(),
                 },
             ));
         }
-        let (partitions, snapshots) =
-            local_snapshots(&self.registry, self.handle.name, "key-value")?
-                .into_iter()
-                .unzip();
+        let sources = local_snapshots(&self.registry, self.handle.name, "key-value", self.stale)?;
+        let replicas: Vec<(i32, Replica)> = sources.iter().map(|(p, r, _)| (*p, *r)).collect();
+        let snapshots = sources.into_iter().map(|(_, _, s)| s).collect();
         Ok((
-            partitions,
+            replicas.iter().map(|(p, _)| *p).collect(),
             KeyValueIter {
                 scan: Scan::new(snapshots, from, to),
                 handle: self.handle,
+                replicas,
             },
         ))
     }
@@ -217,8 +311,12 @@ impl<K, V> ReadOnlyKeyValueStore<K, V> {
                 .collect();
             (Vec::new(), vec![(0, snapshot)])
         } else {
-            let sources = local_snapshots(&self.registry, self.handle.name, "key-value")?;
-            (sources.iter().map(|(p, _)| *p).collect(), sources)
+            let sources =
+                local_snapshots(&self.registry, self.handle.name, "key-value", self.stale)?;
+            (
+                sources.iter().map(|(p, _, _)| *p).collect(),
+                sources.into_iter().map(|(p, _, s)| (p, s)).collect(),
+            )
         };
         let mut page = KeyValuePage {
             partitions,
@@ -288,19 +386,22 @@ impl<K, V> ReadOnlyKeyValueStore<K, V> {
             return Ok(global.len() as u64);
         }
         Ok(
-            local_snapshots(&self.registry, self.handle.name, "key-value")?
+            local_snapshots(&self.registry, self.handle.name, "key-value", self.stale)?
                 .iter()
-                .map(|(_, s)| s.len() as u64)
+                .map(|(_, _, s)| s.len() as u64)
                 .sum(),
         )
     }
 }
 
-fn local_snapshots(
+/// The snapshots of every partition of `store` this instance can answer for, in partition
+/// order: its ready active tasks, and with `stale` its standby copies of the other partitions.
+pub(super) fn local_snapshots(
     registry: &Registry,
     store: &'static str,
     kind: &'static str,
-) -> Result<Vec<(i32, Snapshot)>, QueryError> {
+    stale: bool,
+) -> Result<Vec<(i32, Replica, Snapshot)>, QueryError> {
     let (sub, _) = registry
         .store(store)
         .ok_or_else(|| QueryError::UnknownStore {
@@ -312,33 +413,69 @@ fn local_snapshots(
             store: store.to_owned(),
         });
     }
-    if registry.any_restoring(store) {
+    let mut out: Vec<(i32, Replica, Snapshot)> = registry
+        .ready(store)
+        .into_iter()
+        .map(|(p, snapshot)| (p, Replica::Active, snapshot))
+        .collect();
+    if stale {
+        for (p, copy) in registry.standbys(store) {
+            if !out.iter().any(|(q, _, _)| *q == p) {
+                out.push((p, Replica::Standby { lag: copy.lag }, copy.snapshot));
+            }
+        }
+        out.sort_by_key(|(p, _, _)| *p);
+    }
+    // A range would miss the keys of a task restoring here (unless its standby copy answers).
+    if let Some(partition) = registry
+        .restoring(store)
+        .into_iter()
+        .find(|p| !out.iter().any(|(q, _, _)| q == p))
+    {
         return Err(QueryError::Restoring {
             store: store.to_owned(),
-            partition: -1,
+            partition,
         });
     }
-    Ok(registry.ready(store))
+    Ok(out)
 }
 
 /// A scan over snapshots (each an O(1) clone of a published version): entries between two
-/// bounds, fetched [`BATCH`] at a time, snapshot after snapshot.
-struct Scan {
+/// bounds, fetched [`BATCH`] at a time, snapshot after snapshot, forward (ascending key bytes)
+/// or backward (descending).
+pub(super) struct Scan {
     snapshots: VecDeque<Snapshot>,
-    /// Where the next batch of the current snapshot starts.
+    /// Where the next batch of the current snapshot starts (forward: its lower bound;
+    /// backward: its upper bound).
     next: Bound<Bytes>,
     from: Bound<Bytes>,
     to: Bound<Bytes>,
+    backward: bool,
     batch: VecDeque<(Bytes, Bytes)>,
 }
 
 impl Scan {
-    fn new(snapshots: Vec<Snapshot>, from: Bound<Bytes>, to: Bound<Bytes>) -> Self {
+    /// A forward scan of `snapshots`, one after the other.
+    pub(super) fn new(snapshots: Vec<Snapshot>, from: Bound<Bytes>, to: Bound<Bytes>) -> Self {
         Scan {
             snapshots: snapshots.into(),
             next: from.clone(),
             from,
             to,
+            backward: false,
+            batch: VecDeque::with_capacity(BATCH),
+        }
+    }
+
+    /// A backward scan of `snapshots`, one after the other (in the order given), each from
+    /// its largest key down.
+    pub(super) fn backward(snapshots: Vec<Snapshot>, from: Bound<Bytes>, to: Bound<Bytes>) -> Self {
+        Scan {
+            snapshots: snapshots.into(),
+            next: to.clone(),
+            from,
+            to,
+            backward: true,
             batch: VecDeque::with_capacity(BATCH),
         }
     }
@@ -358,7 +495,7 @@ impl Scan {
                     && matches!(self.to, Bound::Included(_))))
     }
 
-    fn next_entry(&mut self) -> Option<(Bytes, Bytes)> {
+    pub(super) fn next_entry(&mut self) -> Option<(Bytes, Bytes)> {
         loop {
             if let Some(entry) = self.batch.pop_front() {
                 return Some(entry);
@@ -367,21 +504,28 @@ impl Scan {
                 return None;
             }
             let snapshot = self.snapshots.front()?;
-            let range = (as_ref(&self.next), as_ref(&self.to));
-            self.batch.extend(
-                snapshot
-                    .range::<_, [u8]>(range)
-                    .take(BATCH)
-                    .map(|(k, v)| (k.clone(), v.clone())),
-            );
+            let copy = |(k, v): (&Bytes, &Bytes)| (k.clone(), v.clone());
+            if self.backward {
+                let range = (as_ref(&self.from), as_ref(&self.next));
+                self.batch
+                    .extend(snapshot.range::<_, [u8]>(range).rev().take(BATCH).map(copy));
+            } else {
+                let range = (as_ref(&self.next), as_ref(&self.to));
+                self.batch
+                    .extend(snapshot.range::<_, [u8]>(range).take(BATCH).map(copy));
+            }
             match self.batch.back() {
                 Some((last, _)) if self.batch.len() == BATCH => {
                     self.next = Bound::Excluded(last.clone());
                 }
                 _ => {
-                    // This snapshot is done: the next one starts from the beginning.
+                    // This snapshot is done: the next one starts from its beginning (or end).
                     self.snapshots.pop_front();
-                    self.next = self.from.clone();
+                    self.next = if self.backward {
+                        self.to.clone()
+                    } else {
+                        self.from.clone()
+                    };
                     if self.batch.is_empty() && self.snapshots.is_empty() {
                         return None;
                     }
@@ -391,7 +535,7 @@ impl Scan {
     }
 }
 
-fn as_ref(bound: &Bound<Bytes>) -> Bound<&[u8]> {
+pub(super) fn as_ref(bound: &Bound<Bytes>) -> Bound<&[u8]> {
     match bound {
         Bound::Included(b) => Bound::Included(b.as_ref()),
         Bound::Excluded(b) => Bound::Excluded(b.as_ref()),
@@ -415,6 +559,15 @@ pub(crate) struct KeyValuePage<K, V> {
 pub struct KeyValueIter<K, V> {
     scan: Scan,
     handle: StoreRef<K, V>,
+    replicas: Vec<(i32, Replica)>,
+}
+
+impl<K, V> KeyValueIter<K, V> {
+    /// The partitions the iterator reads, in its order, each with the copy it reads
+    /// ([`Replica::Standby`] only with stale stores enabled); empty for a global table's store.
+    pub fn replicas(&self) -> &[(i32, Replica)] {
+        &self.replicas
+    }
 }
 
 impl<K, V> Iterator for KeyValueIter<K, V> {
@@ -442,6 +595,8 @@ impl<K, V> std::fmt::Debug for KeyValueIter<K, V> {
 pub struct ReadOnlyWindowStore<K, V> {
     pub(crate) registry: Arc<Registry>,
     pub(crate) handle: WindowStoreRef<K, V>,
+    /// Whether standby replicas answer too (see [`Self::enable_stale_stores`]).
+    pub(crate) stale: bool,
 }
 
 impl<K, V> Clone for ReadOnlyWindowStore<K, V> {
@@ -449,6 +604,7 @@ impl<K, V> Clone for ReadOnlyWindowStore<K, V> {
         ReadOnlyWindowStore {
             registry: Arc::clone(&self.registry),
             handle: self.handle,
+            stale: self.stale,
         }
     }
 }
@@ -460,6 +616,20 @@ impl<K, V> std::fmt::Debug for ReadOnlyWindowStore<K, V> {
 }
 
 impl<K, V> ReadOnlyWindowStore<K, V> {
+    /// This view, also answering from this instance's standby replicas, as
+    /// [`ReadOnlyKeyValueStore::enable_stale_stores`]; [`WindowIter::replica`] says which copy
+    /// answered.
+    #[must_use]
+    pub fn enable_stale_stores(mut self) -> Self {
+        self.stale = true;
+        self
+    }
+
+    /// Whether this view reads standby replicas too ([`Self::enable_stale_stores`]).
+    pub fn stale_stores_enabled(&self) -> bool {
+        self.stale
+    }
+
     /// The windows of `key` that start between `from_ms` and `to_ms` (both inclusive, as Kafka
     /// Streams' `fetch(key, timeFrom, timeTo)`), as (window start, value), by window start.
     ///
@@ -468,7 +638,13 @@ impl<K, V> ReadOnlyWindowStore<K, V> {
     /// As [`ReadOnlyKeyValueStore::get`].
     pub fn fetch(&self, key: &K, from_ms: i64, to_ms: i64) -> Result<WindowIter<V>, QueryError> {
         let bytes = key_bytes(self.handle.key_ser, key)?;
-        let (_, snapshot) = snapshot_for(&self.registry, self.handle.name, &bytes)?;
+        let (partition, replica, snapshot) = snapshot_for(
+            &self.registry,
+            self.handle.name,
+            "window",
+            &bytes,
+            self.stale,
+        )?;
         let bound = |start: i64| {
             let mut k = bytes.clone();
             crate::store::window_key(&mut k, start);
@@ -487,6 +663,8 @@ impl<K, V> ReadOnlyWindowStore<K, V> {
             key_len: bytes.len(),
             value_de: self.handle.value_de,
             value_offset: self.handle.value_offset,
+            partition,
+            replica,
         })
     }
 
@@ -503,6 +681,21 @@ pub struct WindowIter<V> {
     value_de: fn(Option<&[u8]>) -> Result<V, SerdeError>,
     /// Bytes before the value (a sliding-window store's timestamp).
     value_offset: usize,
+    partition: i32,
+    replica: Replica,
+}
+
+impl<V> WindowIter<V> {
+    /// The key's partition (its task). (Not `partition`: that is `Iterator::partition`.)
+    pub fn key_partition(&self) -> i32 {
+        self.partition
+    }
+
+    /// The copy the windows are read from ([`Replica::Standby`] only with stale stores
+    /// enabled).
+    pub fn replica(&self) -> Replica {
+        self.replica
+    }
 }
 
 impl<V> Iterator for WindowIter<V> {

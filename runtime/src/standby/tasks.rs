@@ -219,6 +219,11 @@ impl<K: Task> StandbyTasks<K> {
         std::mem::take(&mut self.tasks)
     }
 
+    /// Each standby's task and lag (see [`StandbyTask::lag`]).
+    pub(crate) fn lags(&self) -> impl Iterator<Item = (TaskId, Option<i64>)> + '_ {
+        self.tasks.iter().map(|t| (t.id, t.lag()))
+    }
+
     /// Per task: offset sums and end-offset sums, for the heartbeat.
     pub(crate) fn task_offsets(&self) -> TaskOffsets {
         TaskOffsets {
@@ -233,11 +238,14 @@ impl<K: Task> StandbyTasks<K> {
 
     /// Applies the committed changelog records `consumer` has ready, for at most `budget`
     /// (then the processing loop goes on), and returns how many it applied. Points `consumer`
-    /// at the standbys' positions first when they changed.
+    /// at the standbys' positions first when they changed. `applied` sees each record once its
+    /// store took it (topic, partition, key, value, timestamp): how queries of stale stores
+    /// learn of it.
     pub(crate) fn poll(
         &mut self,
         consumer: &RestoreConsumer,
         budget: Duration,
+        mut applied_to: impl FnMut(&str, i32, &[u8], Option<&[u8]>, i64),
     ) -> Result<u64, StandbyError> {
         if !self.assigned {
             let mut tpl = TopicPartitionList::new();
@@ -285,13 +293,13 @@ impl<K: Task> StandbyTasks<K> {
             if task.changelogs[i].next.is_some_and(|next| offset < next) {
                 continue;
             }
+            let (key, value, timestamp) = (
+                m.key().unwrap_or_default(),
+                m.payload(),
+                record_timestamp(&m),
+            );
             task.task
-                .restore(
-                    topic,
-                    m.key().unwrap_or_default(),
-                    m.payload(),
-                    record_timestamp(&m),
-                )
+                .restore(topic, key, value, timestamp)
                 .map_err(|source| StandbyError::Apply {
                     task: task.id,
                     topic: topic.to_owned(),
@@ -299,6 +307,7 @@ impl<K: Task> StandbyTasks<K> {
                     offset,
                     source: Box::new(source),
                 })?;
+            applied_to(topic, partition, key, value, timestamp);
             task.changelogs[i].next = Some(offset + 1);
             task.unflushed += 1;
             applied += 1;

@@ -221,7 +221,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             tasks,
             interval: Interval::new(),
             consumer_errors: ConsumerErrors::default(),
-            publisher: Publisher::new(Arc::clone(&ctx.queries)),
+            publisher: Publisher::new(Arc::clone(&ctx.queries), ctx.index),
             standby: Standbys::new(),
             metrics: ThreadMetrics::new(format!("{}-{}", T::APPLICATION_ID, ctx.index)),
             reports: Reports::new(),
@@ -559,6 +559,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         // A standby's stores hold committed changelog records only: checkpointing them is
         // right whatever became of the active tasks' last interval.
         self.close_standbys(!self.interval.interrupted);
+        self.publisher.forget_standbys();
         let handle = self.ctx.handle.clone();
         handle.block_on(self.member.leave());
         committed

@@ -48,13 +48,47 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                     .map_err(|e| StreamsError::store(active.id, e))?;
             }
         }
+        // A promoted standby's copy answered stale queries while the task restored; the
+        // active task's state replaces it.
+        self.publisher
+            .standby_closed(active.task.subtopology(), active.id.partition);
         Ok(())
     }
 
-    /// The task `id` is no longer hosted here.
+    /// The task `id` is no longer hosted here as active task; nor the copy of its standby if
+    /// this thread promoted it (a promoted standby's copy answers stale reads until its task is
+    /// restored; a task closing before that leaves none behind). Another thread's standby of
+    /// the task is left alone.
     pub(super) fn publish_closed(&self, id: TaskId) {
         if let Some(sub) = T::INFO.subtopology(id.subtopology) {
             self.publisher.closed(sub, id.partition);
+            self.publisher.standby_closed(sub, id.partition);
+        }
+    }
+
+    /// The standby `standby` opened: its stores' state (what its directory kept, or nothing)
+    /// becomes its published copy, read by queries that enable stale stores.
+    pub(super) fn publish_standby_opened<K: Task>(
+        &self,
+        standby: &crate::standby::StandbyTask<K>,
+    ) -> Result<(), StreamsError> {
+        if !self.queried() {
+            return Ok(());
+        }
+        for store in standby.task.subtopology().stores {
+            if let Some(backend) = standby.task.store(store.name) {
+                self.publisher
+                    .publish_standby_all(store, standby.id.partition, backend, standby.lag())
+                    .map_err(|e| StreamsError::store(standby.id, e))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The standby `id` closed: stale queries no longer read it.
+    pub(super) fn publish_standby_closed(&self, id: TaskId) {
+        if let Some(sub) = T::INFO.subtopology(id.subtopology) {
+            self.publisher.standby_closed(sub, id.partition);
         }
     }
 

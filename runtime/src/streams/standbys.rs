@@ -44,6 +44,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                 continue;
             }
             if let Some(standby) = self.standby.tasks.take(*id) {
+                self.publish_standby_closed(*id);
                 self.close_standby(standby, true);
             }
         }
@@ -57,6 +58,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             let Some(standby) = self.open_standby(*id)? else {
                 break;
             };
+            self.publish_standby_opened(&standby)?;
             self.standby.tasks.insert(standby);
             opened += 1;
         }
@@ -88,11 +90,21 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         }
         // With no standbys left this empties the consumer's assignment once.
         self.standby_consumer()?;
+        let queried = self.queried();
         let consumer = self.standby.consumer.as_ref().expect("created above");
+        let publisher = &mut self.publisher;
         let result = self
             .standby
             .tasks
-            .poll(consumer, budget)
+            .poll(
+                consumer,
+                budget,
+                |topic, partition, key, value, timestamp| {
+                    if queried {
+                        publisher.standby_applied(topic, partition, key, value, timestamp);
+                    }
+                },
+            )
             .and_then(|applied| {
                 self.standby
                     .tasks
@@ -100,14 +112,21 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                     .map(|()| applied)
             });
         let applied = result.map_err(standby_error)?;
-        if !self.standby.tasks.is_empty()
+        let refreshed = !self.standby.tasks.is_empty()
             && self
                 .standby
                 .tasks
-                .refresh_ends(consumer, END_REFRESH_INTERVAL)
-        {
+                .refresh_ends(consumer, END_REFRESH_INTERVAL);
+        if refreshed {
             self.member
                 .report_task_offsets(self.standby.tasks.task_offsets());
+        }
+        if queried && (applied > 0 || refreshed) {
+            // What the standbys applied becomes their copies for stale queries, with their lag.
+            self.publisher
+                .publish_standbys(self.standby.tasks.lags().filter_map(|(id, lag)| {
+                    Some((T::INFO.subtopology(id.subtopology)?, id.partition, lag))
+                }));
         }
         Ok(applied)
     }
@@ -123,6 +142,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     /// Closes every standby (the thread ends); `clean` flushes their stores with their positions.
     pub(super) fn close_standbys(&mut self, clean: bool) {
         for standby in self.standby.tasks.drain() {
+            self.publish_standby_closed(standby.id);
             self.close_standby(standby, clean);
         }
         metrics::gauge!("dekaf.streams.tasks.standby").set(0.0);
