@@ -338,7 +338,7 @@ impl StreamsProducer {
     /// configured partitioner choose from the key; `timestamp` `None` stamps it now.
     ///
     /// A record without headers (nearly all) goes through the producer's handle of `topic`
-    /// ([`TopicHandles`]): no allocation of ours, no lookup of the topic by name. librdkafka copies
+    /// (one made per topic): no allocation of ours, no lookup of the topic by name. librdkafka copies
     /// key and value (`RD_KAFKA_MSG_F_COPY`).
     #[allow(clippy::too_many_arguments)]
     pub fn produce(
