@@ -27,6 +27,9 @@ pub enum Workload {
     /// Foreign-key join of tables: table `<p>-orders` (value names a customer) ⋈ table
     /// `<p>-customers`, both updated throughout.
     FkJoin,
+    /// Cogrouped aggregation: `<p>-clicks` and `<p>-views`, each grouped by key, cogrouped into
+    /// one engagement score per user (a click adds 1, a view its duration in seconds).
+    Cogroup,
     /// Counts per key over a large key space, state on disk on both sides (LMDB, RocksDB):
     /// `<p>-events` → group by key → count. Not part of [`Workload::ALL`]: name it
     /// (`largestate`, `largestate-zipf-10m`, ..., see [`KeySpace`]).
@@ -192,6 +195,8 @@ pub const RIGHT_KEYS: u64 = 11_000;
 pub const CUSTOMERS: u64 = 1_000;
 /// Keys of the foreign-key join's orders table (`o-0` … `o-9999`).
 pub const ORDERS: u64 = 10_000;
+/// Users of the cogroup workload's clicks and views.
+pub const COGROUP_USERS: u64 = 10_000;
 
 /// One input record, addressed by topic suffix (`numbers`, `users`, …).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -216,7 +221,7 @@ fn mix(mut z: u64) -> u64 {
 
 impl Workload {
     /// All of them, in report order.
-    pub const ALL: [Workload; 9] = [
+    pub const ALL: [Workload; 10] = [
         Workload::Stateless,
         Workload::WordCount,
         Workload::Window,
@@ -225,6 +230,7 @@ impl Workload {
         Workload::Session,
         Workload::TableJoin,
         Workload::FkJoin,
+        Workload::Cogroup,
         Workload::AvroWordCount,
     ];
 
@@ -239,6 +245,7 @@ impl Workload {
             Workload::Session => "session",
             Workload::TableJoin => "tablejoin",
             Workload::FkJoin => "fkjoin",
+            Workload::Cogroup => "cogroup",
             Workload::LargeState(_) => "largestate",
             Workload::AvroWordCount => "avro_wordcount",
         }
@@ -266,6 +273,7 @@ impl Workload {
             Workload::Session => &["clicks"],
             Workload::TableJoin => &["left", "right"],
             Workload::FkJoin => &["customers", "orders"],
+            Workload::Cogroup => &["clicks", "views"],
             Workload::LargeState(_) => &["events"],
         }
     }
@@ -285,6 +293,8 @@ impl Workload {
             ],
             Workload::Session => &["session-counts-changelog"],
             Workload::LargeState(_) => &["big-counts-changelog"],
+            // Both streams are grouped by their key: no repartition topic.
+            Workload::Cogroup => &["scores-changelog"],
             // The join named `by-customer` (Kafka Streams' `TableJoined.as`); the tables'
             // changelogs are their topics.
             Workload::FkJoin => &[
@@ -370,6 +380,17 @@ impl Workload {
                 Some(format!("o-{}", r % ORDERS).into_bytes()),
                 format!("c-{}|{i}", (r >> 24) % CUSTOMERS).into_bytes(),
             ),
+            // Even records are clicks, odd ones views lasting 1 to 100 s.
+            Workload::Cogroup if i.is_multiple_of(2) => (
+                "clicks",
+                Some(format!("u-{}", r % COGROUP_USERS).into_bytes()),
+                format!("page-{}", (r >> 32) % 100).into_bytes(),
+            ),
+            Workload::Cogroup => (
+                "views",
+                Some(format!("u-{}", r % COGROUP_USERS).into_bytes()),
+                (1 + (r >> 32) % 100).to_string().into_bytes(),
+            ),
             Workload::StreamJoin => {
                 let p = i / 2;
                 let block = p - p % JOIN_BLOCK;
@@ -440,6 +461,7 @@ impl FromStr for Workload {
             "session" => Workload::Session,
             "tablejoin" => Workload::TableJoin,
             "fkjoin" => Workload::FkJoin,
+            "cogroup" => Workload::Cogroup,
             "largestate" => Workload::LargeState(KeySpace {
                 keys: 1_000_000,
                 zipf: false,
@@ -462,7 +484,8 @@ impl FromStr for Workload {
             "avro_wordcount" => Workload::AvroWordCount,
             _ => bail!(
                 "unknown workload {s:?}; use stateless, wordcount, window, join, streamjoin, \
-                 session, tablejoin, fkjoin, avro_wordcount or largestate[-zipf|-uniform-<keys>]"
+                 session, tablejoin, fkjoin, cogroup, avro_wordcount or \
+                 largestate[-zipf|-uniform-<keys>]"
             ),
         })
     }
@@ -564,6 +587,18 @@ impl Reference {
             (Workload::Session, _) => self.session(r),
             (Workload::TableJoin, _) => self.table_join(r),
             (Workload::FkJoin, _) => self.fk_join(r),
+            (Workload::Cogroup, suffix) => {
+                if let Some(k) = &r.key {
+                    let points = match suffix {
+                        "clicks" => 1,
+                        _ => std::str::from_utf8(&r.value)
+                            .ok()
+                            .and_then(|v| v.parse().ok())
+                            .unwrap_or(0),
+                    };
+                    self.add(k.clone(), points);
+                }
+            }
             (Workload::Join, _) => {
                 if let Some(k) = &r.key
                     && let Some(region) = self.users.get(k)
@@ -690,8 +725,12 @@ impl Reference {
     }
 
     fn count(&mut self, key: Vec<u8>) {
+        self.add(key, 1);
+    }
+
+    fn add(&mut self, key: Vec<u8>, n: i64) {
         let c = self.counts.entry(key.clone()).or_insert(0);
-        *c += 1;
+        *c += n;
         self.finals.insert(key, c.to_be_bytes().to_vec());
     }
 

@@ -32,7 +32,7 @@ use metrics::{
 };
 use serde_json::json;
 
-const USAGE: &str = "usage: dekaf-bench-app --workload stateless|wordcount|window|join|streamjoin|session|tablejoin|fkjoin|avro_wordcount|largestate[-zipf|-uniform-<keys>] \
+const USAGE: &str = "usage: dekaf-bench-app --workload stateless|wordcount|window|join|streamjoin|session|tablejoin|fkjoin|cogroup|avro_wordcount|largestate[-zipf|-uniform-<keys>] \
 --guarantee exactly_once|at_least_once --app-id ID --input-prefix P --output-topic T \
 [--bootstrap 127.0.0.1:9092] [--threads 1] [--commit-interval-ms 100] [--linger-ms 5] \
 [--batch-size 16384] [--state-dir DIR] [--max-seconds 600] [--mode run|restore] \
@@ -161,6 +161,23 @@ topology! {
 }
 
 topology! {
+    /// `cogroup`: clicks and views of each user, both grouped by key, cogrouped into one
+    /// engagement score (a click adds 1, a view its duration in seconds) in store `scores`.
+    pub Cogroup = "dkb-cogroup" {
+        let views = stream("dkb-cogroup-views", Utf8, Utf8).group_by_key();
+        stream("dkb-cogroup-clicks", Utf8, Utf8)
+            .group_by_key()
+            .cogroup(|_user, _page: String, score: i64| score + 1)
+            .cogroup(views, |_user, seconds: String, score: i64| {
+                score + seconds.parse::<i64>().unwrap_or(0)
+            })
+            .aggregate("scores", || 0i64, I64)
+            .to_stream()
+            .to("dkb-cogroup-out", Utf8, I64);
+    }
+}
+
+topology! {
     /// `avro_wordcount`: `wordcount` over Avro `Sentence` records, writing Avro `WordCount`
     /// records, both through the schema registry (subjects `<topic>-value`); the repartition
     /// topic and the store stay in `Utf8`/`I64`, as Kafka Streams' side keeps them.
@@ -230,6 +247,7 @@ fn run_workload(args: &SystemArgs) -> Result<()> {
             Workload::Session => run(SessionCount, args, &progress, None, false).await,
             Workload::TableJoin => run(TableJoin, args, &progress, None, false).await,
             Workload::FkJoin => run(FkJoin, args, &progress, None, false).await,
+            Workload::Cogroup => run(Cogroup, args, &progress, None, false).await,
             Workload::LargeState(_) => run(LargeState, args, &progress, None, true).await,
             Workload::AvroWordCount => {
                 let url = args.registry_url.as_deref().context(

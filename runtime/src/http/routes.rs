@@ -114,8 +114,21 @@ pub(crate) trait StoreRoute<T: Topology>: Send + Sync {
 }
 
 fn parse<K: FromStr>(text: &str) -> Result<K, Local> {
+    parse_key(text).map_err(Local::BadRequest)
+}
+
+/// `text` as a key of the store, or what to tell the caller.
+fn parse_key<K: FromStr>(text: &str) -> Result<K, String> {
     text.parse()
-        .map_err(|_| Local::BadRequest(format!("`{text}` is not a key of this store")))
+        .map_err(|_| format!("`{text}` is not a key of this store"))
+}
+
+/// The answer to a range query on a store that has none: `kind` (`window`, `session`) and the
+/// route (`windows`, `sessions`) that queries it by key.
+fn no_range(kind: &str, name: &str, route: &str) -> Local {
+    Local::BadRequest(format!(
+        "`{name}` is a {kind} store: query a key's {route} with /stores/{name}/{route}/{{key}}?from=<ms>&to=<ms>"
+    ))
 }
 
 fn json<T: Serialize>(value: &T) -> Result<Value, Local> {
@@ -174,9 +187,7 @@ where
     }
 
     fn owner(&self, queries: &Queries<T>, key: &str) -> Result<KeyQueryMetadata, String> {
-        let k: K = key
-            .parse()
-            .map_err(|_| format!("`{key}` is not a key of this store"))?;
+        let k: K = parse_key(key)?;
         queries
             .metadata_for_key(self.0, &k)
             .map_err(|e| e.to_string())
@@ -264,9 +275,7 @@ where
     }
 
     fn owner(&self, queries: &Queries<T>, key: &str) -> Result<KeyQueryMetadata, String> {
-        let k: K = key
-            .parse()
-            .map_err(|_| format!("`{key}` is not a key of this store"))?;
+        let k: K = parse_key(key)?;
         queries
             .metadata_for_window_key(self.0, &k)
             .map_err(|e| e.to_string())
@@ -280,10 +289,7 @@ where
         _: Option<&Position>,
         _: usize,
     ) -> Result<LocalRange, Local> {
-        Err(Local::BadRequest(format!(
-            "`{}` is a window store: query a key's windows with /stores/{}/windows/{{key}}?from=<ms>&to=<ms>",
-            self.0.name, self.0.name
-        )))
+        Err(no_range("window", self.0.name, "windows"))
     }
 }
 
@@ -337,9 +343,7 @@ where
     }
 
     fn owner(&self, queries: &Queries<T>, key: &str) -> Result<KeyQueryMetadata, String> {
-        let k: K = key
-            .parse()
-            .map_err(|_| format!("`{key}` is not a key of this store"))?;
+        let k: K = parse_key(key)?;
         queries
             .metadata_for_session_key(self.0, &k)
             .map_err(|e| e.to_string())
@@ -353,9 +357,6 @@ where
         _: Option<&Position>,
         _: usize,
     ) -> Result<LocalRange, Local> {
-        Err(Local::BadRequest(format!(
-            "`{}` is a session store: query a key's sessions with /stores/{}/sessions/{{key}}?from=<ms>&to=<ms>",
-            self.0.name, self.0.name
-        )))
+        Err(no_range("session", self.0.name, "sessions"))
     }
 }

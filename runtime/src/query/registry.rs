@@ -339,21 +339,16 @@ impl Publisher {
         let Some((store, timestamped)) = self.store_of(changelog) else {
             return;
         };
-        let i = match self
-            .changed
-            .iter()
-            .position(|((s, p), _)| *p == partition && *s == store)
-        {
-            Some(i) => i,
-            None => match self.registry.hosted(store, partition) {
-                Some(Hosted::Ready(snapshot)) => {
-                    self.changed.push(((store, partition), snapshot));
-                    self.changed.len() - 1
-                }
-                _ => return,
-            },
+        let registry = &self.registry;
+        let Some(snapshot) = changing(&mut self.changed, store, partition, || {
+            match registry.hosted(store, partition) {
+                Some(Hosted::Ready(snapshot)) => Some(snapshot),
+                _ => None,
+            }
+        }) else {
+            return;
         };
-        apply(&mut self.changed[i].1, timestamped, key, value, timestamp);
+        apply(snapshot, timestamped, key, value, timestamp);
     }
 
     /// Publishes what [`Publisher::committed`] changed: each store's new snapshot replaces the
@@ -415,28 +410,13 @@ impl Publisher {
         let Some((store, timestamped)) = self.store_of(changelog) else {
             return;
         };
-        let i = match self
-            .standby_changed
-            .iter()
-            .position(|((s, p), _)| *p == partition && *s == store)
-        {
-            Some(i) => i,
-            None => match self.registry.standby(store, partition) {
-                Some(copy) => {
-                    self.standby_changed
-                        .push(((store, partition), copy.snapshot));
-                    self.standby_changed.len() - 1
-                }
-                None => return,
-            },
+        let registry = &self.registry;
+        let Some(snapshot) = changing(&mut self.standby_changed, store, partition, || {
+            registry.standby(store, partition).map(|copy| copy.snapshot)
+        }) else {
+            return;
         };
-        apply(
-            &mut self.standby_changed[i].1,
-            timestamped,
-            key,
-            value,
-            timestamp,
-        );
+        apply(snapshot, timestamped, key, value, timestamp);
     }
 
     /// Publishes the standby copies [`Publisher::standby_applied`] changed, and each standby's
@@ -506,6 +486,28 @@ impl Publisher {
                 (s.name, timestamped)
             })
     }
+}
+
+/// The snapshot of `store` on `partition` among the `changed` ones of this round, taken from
+/// `current` (the published one, copy-on-write) the first time the round changes it; `None`
+/// when there is none to change.
+fn changing<'a>(
+    changed: &'a mut Vec<((&'static str, i32), Snapshot)>,
+    store: &'static str,
+    partition: i32,
+    current: impl FnOnce() -> Option<Snapshot>,
+) -> Option<&'a mut Snapshot> {
+    let i = match changed
+        .iter()
+        .position(|((s, p), _)| *p == partition && *s == store)
+    {
+        Some(i) => i,
+        None => {
+            changed.push(((store, partition), current()?));
+            changed.len() - 1
+        }
+    };
+    Some(&mut changed[i].1)
 }
 
 /// Applies one changelog record (`value: None`: a tombstone) written at `timestamp` to

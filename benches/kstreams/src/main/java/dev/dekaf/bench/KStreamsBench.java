@@ -31,6 +31,7 @@ import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.Grouped;
 import org.apache.kafka.streams.kstream.JoinWindows;
+import org.apache.kafka.streams.kstream.KGroupedStream;
 import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.KTable;
 import org.apache.kafka.streams.kstream.Materialized;
@@ -214,6 +215,20 @@ public final class KStreamsBench {
             .toStream()
             .to(output, Produced.with(UTF8, UTF8));
       }
+      case "cogroup" -> {
+        // Clicks and views per user, cogrouped into one engagement score (a click adds 1, a view
+        // its duration in seconds), as dekaf-streams' `cogroup` workload.
+        KGroupedStream<String, String> views = b.stream(in + "-views", Consumed.with(UTF8, UTF8))
+            .groupByKey(Grouped.with(UTF8, UTF8));
+        b.stream(in + "-clicks", Consumed.with(UTF8, UTF8))
+            .groupByKey(Grouped.with(UTF8, UTF8))
+            .<Long>cogroup((user, page, score) -> score + 1)
+            .cogroup(views, (user, seconds, score) -> score + Long.parseLong(seconds))
+            .aggregate(() -> 0L, Materialized.<String, Long, KeyValueStore<Bytes, byte[]>>as("scores")
+                .withKeySerde(UTF8).withValueSerde(I64))
+            .toStream()
+            .to(output, Produced.with(UTF8, I64));
+      }
       case "avro_wordcount" -> {
         // Values in Avro through the registry (subjects <topic>-value); the repartition topic
         // and the store stay String/Long, as in dekaf-streams.
@@ -233,7 +248,7 @@ public final class KStreamsBench {
             .to(output, Produced.with(UTF8, avro));
       }
       default -> throw new IllegalArgumentException("unknown --workload " + workload
-          + "; use stateless, wordcount, window, join, streamjoin, session, tablejoin, fkjoin, largestate or "
+          + "; use stateless, wordcount, window, join, streamjoin, session, tablejoin, fkjoin, cogroup, largestate or "
           + "avro_wordcount");
     }
     Properties optimize = new Properties();
