@@ -10,6 +10,7 @@ pub mod partitioner;
 pub mod producer;
 pub mod restore;
 pub mod settings;
+mod topic_handles;
 pub mod transient;
 pub(crate) mod txn_fence;
 pub mod txn_offsets;
