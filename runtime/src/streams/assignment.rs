@@ -172,8 +172,46 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                 warned = Some(Instant::now());
                 tracing::warn!(%error, waited = ?started.elapsed(), "reading the committed offsets failed; asking again (is the group coordinator reachable?)");
             }
+            // librdkafka's consumer can keep a group coordinator it found before an outage of
+            // every broker and never look it up again (CI, `every_broker_down_for_30s..`: both
+            // remaining instances waited here for four minutes with the cluster back). A consumer
+            // made for this one read looks the coordinator up afresh; same group, same isolation.
+            match self.committed_by_new_consumer(&tpl) {
+                Ok(committed) if partition_error(&committed).is_none() => {
+                    tracing::info!(waited = ?started.elapsed(), "committed offsets read through a new consumer after the thread's own failed");
+                    return Ok(Some(committed));
+                }
+                Ok(committed) => {
+                    tracing::debug!(error = ?partition_error(&committed), "a new consumer could not read the committed offsets either")
+                }
+                Err(e) => {
+                    tracing::debug!(error = %e, "a new consumer could not read the committed offsets either")
+                }
+            }
+            if self.ctx.stop.load(Ordering::Relaxed) {
+                self.interval.interrupted = true;
+                return Ok(None);
+            }
             std::thread::sleep(Duration::from_millis(200));
         }
+    }
+
+    /// The committed offsets of `tpl`, read by a consumer made for this call from the thread's
+    /// consumer settings (same group, same isolation, so the same answer), which looks the group
+    /// coordinator up afresh.
+    fn committed_by_new_consumer(
+        &self,
+        tpl: &TopicPartitionList,
+    ) -> Result<TopicPartitionList, rdkafka::error::KafkaError> {
+        let settings = &self.ctx.config.settings;
+        let consumer: rdkafka::consumer::BaseConsumer<crate::kafka::oauth::StreamsConsumerContext> =
+            settings
+                .consumer(T::APPLICATION_ID, self.eos())
+                .create_with_context(crate::kafka::oauth::StreamsConsumerContext::new(
+                    settings.oauth_refresh(),
+                ))?;
+        crate::kafka::oauth::fetch_first_token(&consumer, &settings.oauth_refresh());
+        consumer.committed_offsets(tpl.clone(), FETCH_TIMEOUT)
     }
 
     /// Restores every store of `active` from its changelog: after the offsets its stores
