@@ -153,16 +153,18 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         let started = Instant::now();
         let mut warned: Option<Instant> = None;
         loop {
-            let error = match self
+            // Whether the thread's consumer got no answer at all (a partition's error, such as
+            // offsets of a transaction still pending, is an answer: asked again shortly).
+            let (error, unanswered) = match self
                 .clients
                 .consumer
                 .committed_offsets(tpl.clone(), FETCH_TIMEOUT)
             {
                 Ok(committed) => match partition_error(&committed) {
                     None => return Ok(Some(committed)),
-                    Some(e) => e,
+                    Some(e) => (e, false),
                 },
-                Err(e) => e.to_string(),
+                Err(e) => (e.to_string(), true),
             };
             if self.ctx.stop.load(Ordering::Relaxed) {
                 self.interval.interrupted = true;
@@ -176,21 +178,23 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             // every broker and never look it up again (CI, `every_broker_down_for_30s..`: both
             // remaining instances waited here for four minutes with the cluster back). A consumer
             // made for this one read looks the coordinator up afresh; same group, same isolation.
-            match self.committed_by_new_consumer(&tpl) {
-                Ok(committed) if partition_error(&committed).is_none() => {
-                    tracing::info!(waited = ?started.elapsed(), "committed offsets read through a new consumer after the thread's own failed");
-                    return Ok(Some(committed));
+            if unanswered {
+                match self.committed_by_new_consumer(&tpl) {
+                    Ok(committed) if partition_error(&committed).is_none() => {
+                        tracing::info!(waited = ?started.elapsed(), "committed offsets read through a new consumer after the thread's own failed");
+                        return Ok(Some(committed));
+                    }
+                    Ok(committed) => {
+                        tracing::debug!(error = ?partition_error(&committed), "a new consumer could not read the committed offsets either")
+                    }
+                    Err(e) => {
+                        tracing::debug!(error = %e, "a new consumer could not read the committed offsets either")
+                    }
                 }
-                Ok(committed) => {
-                    tracing::debug!(error = ?partition_error(&committed), "a new consumer could not read the committed offsets either")
+                if self.ctx.stop.load(Ordering::Relaxed) {
+                    self.interval.interrupted = true;
+                    return Ok(None);
                 }
-                Err(e) => {
-                    tracing::debug!(error = %e, "a new consumer could not read the committed offsets either")
-                }
-            }
-            if self.ctx.stop.load(Ordering::Relaxed) {
-                self.interval.interrupted = true;
-                return Ok(None);
             }
             std::thread::sleep(Duration::from_millis(200));
         }

@@ -63,23 +63,36 @@ impl PartitionBuffer {
     /// The index of `key`'s slot, added (clean, empty) when the key is new.
     #[inline]
     fn slot_of(&mut self, key: &[u8]) -> usize {
+        let hash = self.hasher.hash_one(key);
+        if let Some(at) = self.find(hash, key) {
+            return at;
+        }
+        let at = self.slots.len();
+        self.slots.push(Slot {
+            key: key.to_vec(),
+            ..Slot::default()
+        });
+        self.index_slot(hash, at);
+        at
+    }
+
+    /// The slot of `key`, whose hash is `hash`.
+    #[inline]
+    fn find(&self, hash: u64, key: &[u8]) -> Option<usize> {
+        self.index
+            .find(hash, |&j| self.slots[j].key == key)
+            .copied()
+    }
+
+    /// Indexes slot `at`, whose key's hash is `hash` (a key not indexed yet).
+    fn index_slot(&mut self, hash: u64, at: usize) {
         let PartitionBuffer {
             index,
             hasher,
             slots,
             ..
         } = self;
-        let hash = hasher.hash_one(key);
-        if let Some(&at) = index.find(hash, |&j| slots[j].key == key) {
-            return at;
-        }
-        let at = slots.len();
-        slots.push(Slot {
-            key: key.to_vec(),
-            ..Slot::default()
-        });
         index.insert_unique(hash, at, |&j| hasher.hash_one(slots[j].key.as_slice()));
-        at
     }
 
     fn new(topic: &'static str, partition: i32) -> Self {
@@ -97,11 +110,9 @@ impl PartitionBuffer {
         }
         self.slots.retain(|s| !s.dirty && !s.sent);
         self.index.clear();
-        for (i, slot) in self.slots.iter().enumerate() {
-            let hash = self.hasher.hash_one(slot.key.as_slice());
-            let slots = &self.slots;
-            self.index
-                .insert_unique(hash, i, |&j| self.hasher.hash_one(slots[j].key.as_slice()));
+        for at in 0..self.slots.len() {
+            let hash = self.hasher.hash_one(self.slots[at].key.as_slice());
+            self.index_slot(hash, at);
         }
         self.dirty.clear();
         self.sent.clear();
@@ -262,10 +273,7 @@ mod tests {
                 .partitions
                 .iter()
                 .find(|p| p.topic == topic && p.partition == partition)?;
-            let hash = p.hasher.hash_one(key);
-            p.index
-                .find(hash, |&j| p.slots[j].key == key)
-                .map(|&i| &p.slots[i])
+            p.find(p.hasher.hash_one(key), key).map(|i| &p.slots[i])
         }
 
         /// What `flush` does to the slots, without a producer: the keys it would produce, in

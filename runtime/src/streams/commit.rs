@@ -119,9 +119,6 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     /// the consumer was last assigned take its position: before that, it may still hold a
     /// position from before a rewind.
     fn advance_past_markers(&mut self) {
-        if !self.tasks.iter().any(|t| t.consumed.contains(&true)) {
-            return;
-        }
         for active in self.tasks.iter_mut() {
             if !active.consumed.contains(&true) {
                 continue;
@@ -190,7 +187,6 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             return self.transaction_failed(failure);
         }
         self.interval.txn_open = false;
-        let ms = |from: Instant, to: Instant| to.duration_since(from).as_secs_f64() * 1e3;
         tracing::debug!(
             target: "dekaf_streams::commit",
             caches_ms = ms(started, marks[0]),
@@ -359,7 +355,6 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             self.interval.interrupted = true;
             return Ok(Outcome::NotCommitted);
         };
-        let ms = |from: Instant, to: Instant| to.duration_since(from).as_secs_f64() * 1e3;
         tracing::debug!(
             target: "dekaf_streams::commit",
             flush_ms = ms(started, flushed),
@@ -555,6 +550,11 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             }
         });
     }
+}
+
+/// Milliseconds from `from` to `to`, for the commit phases' debug lines.
+fn ms(from: Instant, to: Instant) -> f64 {
+    to.duration_since(from).as_secs_f64() * 1e3
 }
 
 #[cfg(test)]
