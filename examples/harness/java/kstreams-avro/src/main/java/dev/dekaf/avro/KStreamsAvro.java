@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import io.apicurio.registry.serde.avro.AvroKafkaSerializer;
 import io.apicurio.registry.serde.avro.AvroSerde;
@@ -154,9 +155,16 @@ public final class KStreamsAvro {
                 done.countDown();
             }
         });
+        // close() returns as soon as the state is NOT_RUNNING, before the close thread calls the
+        // listener; the JVM halts when this hook returns, so the hook waits for the listener's
+        // `state PENDING_SHUTDOWN -> NOT_RUNNING` line (the test looks for it) to be printed.
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             streams.close(Duration.ofSeconds(30));
-            done.countDown();
+            try {
+                done.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }, "kstreams-avro-shutdown"));
         streams.start();
         done.await();
