@@ -16,9 +16,15 @@
 //! and runs the aggregation's downstream operators on it (see
 //! [`Task::flush_cache`](crate::task::Task::flush_cache)).
 //!
-//! [`DirtyKeys`] keeps the key bytes in one arena and indexes them with a hash table of entry
-//! numbers; both keep their capacity across flushes, so once the cache has held its largest set
-//! of keys, marking a key allocates nothing.
+//! A table read from a topic (`table(..)`) is cached the same way: Kafka Streams materializes it
+//! (its store is named) and puts the cache in front of its store, so a key updated several
+//! times between two flushes is forwarded once, as the change from its value at the last flush
+//! to its latest one. That old value is the one thing the store no longer has at the flush, so
+//! the cache keeps it, from the moment the key became dirty ([`DirtyKeys::mark_with_old`]).
+//!
+//! [`DirtyKeys`] keeps the key bytes (and old values) in arenas and indexes them with a hash
+//! table of entry numbers; all keep their capacity across flushes, so once the cache has held its
+//! largest set of keys, marking a key allocates nothing.
 
 use std::hash::BuildHasher;
 
@@ -46,6 +52,9 @@ pub struct DirtyEntry {
     /// has none at the flush (created and deleted in one interval) forwards nothing, as in Kafka
     /// Streams.
     pub existed: bool,
+    /// Where the key's value as of the last flush is in the old-value arena, if it was kept
+    /// ([`DirtyKeys::mark_with_old`]).
+    old: Option<(usize, usize)>,
 }
 
 /// The dirty keys of one aggregation, in first-dirty order. Not thread-safe; one per task and
@@ -53,6 +62,7 @@ pub struct DirtyEntry {
 #[derive(Debug, Default, Clone)]
 pub struct DirtyKeys {
     arena: Vec<u8>,
+    olds: Vec<u8>,
     entries: Vec<DirtyEntry>,
     index: HashTable<usize>,
     hasher: DefaultHashBuilder,
@@ -84,9 +94,18 @@ impl DirtyKeys {
     /// place in the order and whether it existed before; the rest of its context is replaced.
     #[inline]
     pub fn mark(&mut self, key: &[u8], update: Update) {
+        self.mark_with_old(key, update, None);
+    }
+
+    /// [`mark`](Self::mark), keeping `old` (the key's value before this update) if the key was
+    /// not dirty yet: the value forwarded at the flush as the change's old value. A key already
+    /// dirty keeps the old value it had.
+    #[inline]
+    pub fn mark_with_old(&mut self, key: &[u8], update: Update, old: Option<&[u8]>) {
         let hash = self.hasher.hash_one(key);
         let DirtyKeys {
             arena,
+            olds,
             entries,
             index,
             hasher,
@@ -110,6 +129,11 @@ impl DirtyKeys {
         }
         let start = arena.len();
         arena.extend_from_slice(key);
+        let old = old.map(|old| {
+            let at = olds.len();
+            olds.extend_from_slice(old);
+            (at, old.len())
+        });
         let i = entries.len();
         entries.push(DirtyEntry {
             start,
@@ -119,6 +143,7 @@ impl DirtyKeys {
             timestamp: update.timestamp,
             offset: update.offset,
             existed: update.existed,
+            old,
         });
         index.insert_unique(hash, i, |&j| {
             let key = entries
@@ -127,7 +152,15 @@ impl DirtyKeys {
                 .unwrap_or_default();
             hasher.hash_one(key)
         });
-        *bytes += key.len() + update.value_len + ENTRY_OVERHEAD;
+        *bytes += key.len() + old.map_or(0, |(_, len)| len) + update.value_len + ENTRY_OVERHEAD;
+    }
+
+    /// The value `entry`'s key had at the last flush, if it was kept
+    /// ([`mark_with_old`](Self::mark_with_old)).
+    #[inline]
+    pub fn old(&self, entry: &DirtyEntry) -> Option<&[u8]> {
+        let (at, len) = entry.old?;
+        self.olds.get(at..at + len)
     }
 
     /// Whether `key` is dirty.
@@ -172,6 +205,7 @@ impl DirtyKeys {
     /// Forgets every key, keeping the memory for the next interval.
     pub fn clear(&mut self) {
         self.arena.clear();
+        self.olds.clear();
         self.entries.clear();
         self.index.clear();
         self.bytes = 0;
@@ -211,6 +245,26 @@ mod tests {
         assert_eq!(d.bytes(), 2 + 4 + 8 + 2 * ENTRY_OVERHEAD);
         d.clear();
         assert!(d.is_empty() && d.bytes() == 0 && !d.contains(b"a"));
+    }
+
+    #[test]
+    fn keeps_the_old_value_of_the_first_update_only() {
+        let mut d = DirtyKeys::new();
+        d.mark_with_old(b"a", update(2, 1, true), Some(b"v0"));
+        d.mark_with_old(b"b", update(2, 2, false), None);
+        d.mark_with_old(b"a", update(2, 3, true), Some(b"v1"));
+        let (k, e) = d.get(0).expect("a");
+        assert_eq!(
+            (k, d.old(&e), e.timestamp),
+            (&b"a"[..], Some(&b"v0"[..]), 3)
+        );
+        let (_, e) = d.get(1).expect("b");
+        assert_eq!(d.old(&e), None);
+        assert_eq!(d.bytes(), 2 + 2 + 2 + 2 + 2 * ENTRY_OVERHEAD);
+        d.clear();
+        d.mark_with_old(b"c", update(1, 4, true), Some(b"w"));
+        let (_, e) = d.get(0).expect("c");
+        assert_eq!(d.old(&e), Some(&b"w"[..]));
     }
 
     #[test]

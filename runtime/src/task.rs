@@ -15,7 +15,8 @@
 //!    what they write goes to the same sink and commits with the task's records;
 //! 4. at every commit, **flushes the record cache** with [`Task::flush_cache`] (after
 //!    [`Task::set_cache_max_bytes`] turned it on): each aggregation forwards the latest result
-//!    of every key it changed since the last flush;
+//!    of every key it changed since the last flush, each table read from a topic the change of
+//!    every such key;
 //! 5. on an aborted transaction, **drops uncommitted state** with [`Task::clear`] (or drops the
 //!    task and creates a new one), sets the committed stream time with
 //!    [`Task::set_stream_time`], restores again and re-reads its input from the committed
@@ -344,8 +345,9 @@ pub trait Task {
     /// Sets the budget of the task's record cache in bytes; `0` (a new task's setting) turns
     /// caching off: every update of an aggregation is forwarded downstream as it happens.
     ///
-    /// With a budget, an update of a `count`/`reduce`/`aggregate` (windowed or not) is written
-    /// to the store (and its changelog) at once, but its result is only forwarded downstream
+    /// With a budget, an update of a `count`/`reduce`/`aggregate` (windowed or not), or of a
+    /// table read from a topic, is written to the store (and its changelog) at once, but its
+    /// result (the table's change) is only forwarded downstream
     /// when the cache is flushed: by [`Task::flush_cache`], which the runner calls at every
     /// commit, or by [`Task::process`] itself as soon as the dirty keys count more than the
     /// budget ([`Task::cache_bytes`]). Lowering the budget does not flush: call
@@ -353,11 +355,11 @@ pub trait Task {
     fn set_cache_max_bytes(&mut self, bytes: usize) {
         let _ = bytes;
     }
-    /// Forwards what the record cache holds back: for every aggregation, upstream ones first,
-    /// each key that changed since the last flush, in the order keys first changed, once, with
-    /// its current value read from the store, runs through the aggregation's downstream
-    /// operators; repeats until no key is dirty (a downstream aggregation of the same task may
-    /// have become dirty).
+    /// Forwards what the record cache holds back: for every aggregation and table source,
+    /// upstream ones first, each key that changed since the last flush, in the order keys first
+    /// changed, once, with its current value read from the store (a table's change also with
+    /// the value the key had at the last flush), runs through its downstream operators; repeats
+    /// until no key is dirty (a downstream aggregation of the same task may have become dirty).
     ///
     /// A forwarded result carries the timestamp of the key's last update and no headers. A key
     /// whose value was deleted since it became dirty forwards a tombstone, unless it had no

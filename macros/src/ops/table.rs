@@ -11,6 +11,11 @@
 //! `map_values` are not materialized (as in Kafka Streams without `Materialized`): a join
 //! reads them through their parent's store ([`super::table_join`]'s value getters).
 //!
+//! A table source's store is named, as with Kafka Streams' `Materialized.as`, and so cached as
+//! Kafka Streams caches it: with the record cache on, a record updates the store and marks its
+//! key dirty, and the cache's flush ([`super::aggregate::cache`]) forwards one change per key,
+//! from its value at the previous flush (which the cache keeps) to its latest.
+//!
 //! The tables of aggregations (`count`, `reduce`, `aggregate`) forward plain results (with the
 //! record cache), not changes: table operations on them are refused with the way around.
 
@@ -110,9 +115,19 @@ fn store_types(em: &Emitter<'_>, store: usize) -> (Type, Type) {
     (st.key.ty.clone(), st.value.ty.clone())
 }
 
+/// Whether table source `node` is cached (when the record cache is on): whenever something
+/// reads its changes. Its store is named (the topic's name or the one given), as a Kafka Streams
+/// table with `Materialized.as(..)`, which Kafka Streams materializes with a caching store.
+pub(crate) fn cached(em: &Emitter<'_>, node: usize) -> bool {
+    let n = &em.m.nodes[node];
+    matches!(n.kind, NodeKind::TableSource { .. }) && !n.children.is_empty()
+}
+
 /// A table source: the record is applied to the store (a null value deletes the key) and
 /// forwarded as a change, its old value read first where downstream needs it. As Kafka
-/// Streams' `KTableSource`, a delete of an absent key is forwarded too.
+/// Streams' `KTableSource`, a delete of an absent key is forwarded too. With the record cache
+/// on, the record only updates the store and marks its key dirty; the flush forwards the
+/// key's change (`__forward_N`, [`forward_methods`]).
 fn emit_source(em: &Emitter<'_>, node: usize) -> TokenStream {
     let dk = dk();
     let n = &em.m.nodes[node];
@@ -129,17 +144,19 @@ fn emit_source(em: &Emitter<'_>, node: usize) -> TokenStream {
     };
     let (kt, vt) = (&key.ty, &value.ty);
     let field = Emitter::store_field(*store);
-    let (k, v) = (format_ident!("__k{}", node), format_ident!("__v{}", node));
+    let key_bytes = quote! {
+        // A table record without a key cannot be stored: Kafka Streams drops it too.
+        let __dk_kb = match __dk_record.key {
+            Some(b) => b,
+            None => {
+                self.__dropped += 1;
+                return Ok(());
+            }
+        };
+    };
     if n.children.is_empty() {
         return quote! {
-            // A table record without a key cannot be stored: Kafka Streams drops it too.
-            let __dk_kb = match __dk_record.key {
-                Some(b) => b,
-                None => {
-                    self.__dropped += 1;
-                    return Ok(());
-                }
-            };
+            #key_bytes
             let _ = #dk::de_key_at::<#kt>(#topic, Some(__dk_kb), #name)?;
             if let Some(__dk_vb) = __dk_record.value {
                 let _ = #dk::de_value_at::<#vt>(#topic, Some(__dk_vb), #name)?;
@@ -147,21 +164,29 @@ fn emit_source(em: &Emitter<'_>, node: usize) -> TokenStream {
             #dk::source_put(&mut self.#field, __dk_kb, __dk_record.value, __dk_record.timestamp, &mut self.__vbuf, #name)?;
         };
     }
-    let old = if needs_old(em, node) {
+    let want_old = needs_old(em, node);
+    let old = if want_old {
         quote!(#dk::get_timestamped::<#vt, _>(&self.#field, __dk_kb, #name)?.map(|(__dk_x, _)| __dk_x))
     } else {
         quote!(None)
     };
-    let children = em.children(node, &Acc::owned(k.clone()), &Acc::owned(v.clone()));
+    let cache = Emitter::cache_field(node);
+    let changed = format_ident!("__changed_{}", node);
     quote! {
-        let __dk_kb = match __dk_record.key {
-                Some(b) => b,
-                None => {
-                    self.__dropped += 1;
-                    return Ok(());
-                }
-            };
-        let #k = #dk::de_key_at::<#kt>(#topic, Some(__dk_kb), #name)?;
+        #key_bytes
+        if self.__cache_max != 0 {
+            // Decoded here, so a record that does not deserialize fails at its source, as in
+            // Kafka Streams, rather than at the flush.
+            let _ = #dk::de_key_at::<#kt>(#topic, Some(__dk_kb), #name)?;
+            if let Some(__dk_vb) = __dk_record.value {
+                let _ = #dk::de_value_at::<#vt>(#topic, Some(__dk_vb), #name)?;
+            }
+            return #dk::cached_source_put(
+                &mut self.#field, &mut self.#cache, __dk_record, __dk_kb, #want_old,
+                &mut self.__vbuf, &mut self.__obuf, #name,
+            );
+        }
+        let __dk_k = #dk::de_key_at::<#kt>(#topic, Some(__dk_kb), #name)?;
         let __dk_old: Option<<#vt as #dk::Serde>::Value> = #old;
         let __dk_new = match __dk_record.value {
             None => None,
@@ -169,8 +194,58 @@ fn emit_source(em: &Emitter<'_>, node: usize) -> TokenStream {
         };
         // Stored with the record's timestamp, as Kafka Streams' timestamped store keeps it.
         #dk::source_put(&mut self.#field, __dk_kb, __dk_record.value, __dk_record.timestamp, &mut self.__vbuf, #name)?;
-        let #v = #dk::Change { new: __dk_new, old: __dk_old };
-        #children
+        self.#changed(__dk_record, __dk_k, #dk::Change { new: __dk_new, old: __dk_old }, __dk_sink)?;
+    }
+}
+
+/// The methods of a table source with children: `__changed_N` (its downstream code on one
+/// change, for the record without a cache and for the flush) and `__forward_N` (the flush's:
+/// the change of one dirty key, from its stored value and the old value the cache kept).
+pub(crate) fn forward_methods(em: &Emitter<'_>, node: usize) -> TokenStream {
+    let dk = dk();
+    let n = &em.m.nodes[node];
+    let name = &n.name;
+    let NodeKind::TableSource { key, value, .. } = &n.kind else {
+        return quote!();
+    };
+    let (kt, vt) = (&key.ty, &value.ty);
+    let (k, v) = (format_ident!("__k{}", node), format_ident!("__v{}", node));
+    let children = em.children(node, &Acc::owned(k.clone()), &Acc::owned(v.clone()));
+    let changed = format_ident!("__changed_{}", node);
+    let forward = format_ident!("__forward_{}", node);
+    quote! {
+        #[allow(unused_variables, unused_mut, unreachable_code, clippy::all)]
+        #[inline]
+        fn #changed<S: #dk::RecordSink>(
+            &mut self,
+            __dk_record: &#dk::InputRecord<'_>,
+            #k: <#kt as #dk::Serde>::Value,
+            #v: #dk::Change<<#vt as #dk::Serde>::Value>,
+            __dk_sink: &mut S,
+        ) -> ::core::result::Result<(), #dk::RecordError> {
+            #children
+            Ok(())
+        }
+
+        #[allow(clippy::all)]
+        #[inline]
+        fn #forward<S: #dk::RecordSink>(
+            &mut self,
+            __dk_record: &#dk::InputRecord<'_>,
+            __dk_old: Option<&[u8]>,
+            __dk_sink: &mut S,
+        ) -> ::core::result::Result<(), #dk::RecordError> {
+            let __dk_k = #dk::de_key::<#kt>(__dk_record.key, #name)?;
+            let __dk_new = match __dk_record.value {
+                None => None,
+                Some(__dk_vb) => Some(#dk::de_value::<#vt>(Some(__dk_vb), #name)?),
+            };
+            let __dk_old = match __dk_old {
+                None => None,
+                Some(__dk_ob) => Some(#dk::de_value::<#vt>(Some(__dk_ob), #name)?),
+            };
+            self.#changed(__dk_record, __dk_k, #dk::Change { new: __dk_new, old: __dk_old }, __dk_sink)
+        }
     }
 }
 

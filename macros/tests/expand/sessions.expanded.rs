@@ -50,6 +50,8 @@ const _: () = {
         __cache_max: usize,
         __fkbuf: ::std::vec::Vec<u8>,
         __fvbuf: ::std::vec::Vec<u8>,
+        __fobuf: ::std::vec::Vec<u8>,
+        __obuf: ::std::vec::Vec<u8>,
         __cache_1: ::dekaf_streams::__private::DirtyKeys,
         __sup_2: ::dekaf_streams::__private::SuppressState,
         __marker: ::core::marker::PhantomData<fn() -> B>,
@@ -59,7 +61,7 @@ const _: () = {
             partition: i32,
             stores: &mut F,
         ) -> ::core::result::Result<Self, ::dekaf_streams::__private::TaskError> {
-            let mut __dk_task = Self { __partition : partition , __stream_time : i64 :: MIN , __late : 0 , __skipped : 0 , __dropped : 0 , __invalid_ts : 0 , __kbuf : :: std :: vec :: Vec :: with_capacity (64) , __vbuf : :: std :: vec :: Vec :: with_capacity (64) , __win : :: dekaf_streams :: __private :: WindowScratch :: new () , __store_0 : stores . open ("sessions" , "0" , partition , & :: dekaf_streams :: __private :: StoreInfo { name : "clicks-per-session" , changelog_topic : "sessions-clicks-per-session-changelog" , kind : :: dekaf_streams :: __private :: StoreKind :: Session { gap_ms : 10i64 , grace_ms : 0i64 } }) ? , __store_1 : stores . open ("sessions" , "0" , partition , & :: dekaf_streams :: __private :: StoreInfo { name : "KTABLE-SUPPRESS-STATE-STORE-0000000003" , changelog_topic : "sessions-KTABLE-SUPPRESS-STATE-STORE-0000000003-changelog" , kind : :: dekaf_streams :: __private :: StoreKind :: KeyValue }) ? , __purge_0 : i64 :: MIN , __max_0 : i64 :: MIN , __index_0 : :: dekaf_streams :: __private :: TimeIndex :: new (16) , __cache_max : 0 , __fkbuf : :: std :: vec :: Vec :: new () , __fvbuf : :: std :: vec :: Vec :: new () , __cache_1 : :: dekaf_streams :: __private :: DirtyKeys :: new () , __sup_2 : :: dekaf_streams :: __private :: SuppressState :: new () , __marker : :: core :: marker :: PhantomData , } ;
+            let mut __dk_task = Self { __partition : partition , __stream_time : i64 :: MIN , __late : 0 , __skipped : 0 , __dropped : 0 , __invalid_ts : 0 , __kbuf : :: std :: vec :: Vec :: with_capacity (64) , __vbuf : :: std :: vec :: Vec :: with_capacity (64) , __win : :: dekaf_streams :: __private :: WindowScratch :: new () , __store_0 : stores . open ("sessions" , "0" , partition , & :: dekaf_streams :: __private :: StoreInfo { name : "clicks-per-session" , changelog_topic : "sessions-clicks-per-session-changelog" , kind : :: dekaf_streams :: __private :: StoreKind :: Session { gap_ms : 10i64 , grace_ms : 0i64 } }) ? , __store_1 : stores . open ("sessions" , "0" , partition , & :: dekaf_streams :: __private :: StoreInfo { name : "KTABLE-SUPPRESS-STATE-STORE-0000000003" , changelog_topic : "sessions-KTABLE-SUPPRESS-STATE-STORE-0000000003-changelog" , kind : :: dekaf_streams :: __private :: StoreKind :: KeyValue }) ? , __purge_0 : i64 :: MIN , __max_0 : i64 :: MIN , __index_0 : :: dekaf_streams :: __private :: TimeIndex :: new (16) , __cache_max : 0 , __fkbuf : :: std :: vec :: Vec :: new () , __fvbuf : :: std :: vec :: Vec :: new () , __fobuf : :: std :: vec :: Vec :: new () , __obuf : :: std :: vec :: Vec :: new () , __cache_1 : :: dekaf_streams :: __private :: DirtyKeys :: new () , __sup_2 : :: dekaf_streams :: __private :: SuppressState :: new () , __marker : :: core :: marker :: PhantomData , } ;
             __dk_task.__index_0.rebuild(&__dk_task.__store_0)?;
             __dk_task.__max_0 = __dk_task.__index_0.latest();
             Ok(__dk_task)
@@ -776,12 +778,21 @@ const _: () = {
             }
             let mut __dk_fk = ::core::mem::take(&mut self.__fkbuf);
             let mut __dk_fv = ::core::mem::take(&mut self.__fvbuf);
+            let mut __dk_fo = ::core::mem::take(&mut self.__fobuf);
             let mut __dk_out = Ok(());
             let mut __dk_i = 0usize;
             while let Some((__dk_key, __dk_entry)) = self.__cache_1.get(__dk_i) {
                 __dk_i += 1;
                 __dk_fk.clear();
                 __dk_fk.extend_from_slice(__dk_key);
+                __dk_fo.clear();
+                let __dk_has_old = match self.__cache_1.old(&__dk_entry) {
+                    Some(__dk_o) => {
+                        __dk_fo.extend_from_slice(__dk_o);
+                        true
+                    }
+                    None => false,
+                };
                 __dk_fv.clear();
                 let __dk_present = match ::dekaf_streams::__private::StoreBackend::get(
                     &self.__store_0,
@@ -840,6 +851,7 @@ const _: () = {
             self.__cache_1.clear();
             self.__fkbuf = __dk_fk;
             self.__fvbuf = __dk_fv;
+            self.__fobuf = __dk_fo;
             __dk_out
         }
     }

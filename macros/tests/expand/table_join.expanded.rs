@@ -52,6 +52,13 @@ const _: () = {
         __win: ::dekaf_streams::__private::WindowScratch,
         __store_0: B,
         __store_1: B,
+        __cache_max: usize,
+        __fkbuf: ::std::vec::Vec<u8>,
+        __fvbuf: ::std::vec::Vec<u8>,
+        __fobuf: ::std::vec::Vec<u8>,
+        __obuf: ::std::vec::Vec<u8>,
+        __cache_0: ::dekaf_streams::__private::DirtyKeys,
+        __cache_1: ::dekaf_streams::__private::DirtyKeys,
         __marker: ::core::marker::PhantomData<fn() -> B>,
     }
     impl<B: ::dekaf_streams::__private::StoreBackend> __ChainedSub0<B> {
@@ -89,6 +96,13 @@ const _: () = {
                         kind: ::dekaf_streams::__private::StoreKind::TimestampedKeyValue,
                     },
                 )?,
+                __cache_max: 0,
+                __fkbuf: ::std::vec::Vec::new(),
+                __fvbuf: ::std::vec::Vec::new(),
+                __fobuf: ::std::vec::Vec::new(),
+                __obuf: ::std::vec::Vec::new(),
+                __cache_0: ::dekaf_streams::__private::DirtyKeys::new(),
+                __cache_1: ::dekaf_streams::__private::DirtyKeys::new(),
                 __marker: ::core::marker::PhantomData,
             };
             Ok(__dk_task)
@@ -107,7 +121,31 @@ const _: () = {
                     return Ok(());
                 }
             };
-            let __k1 = ::dekaf_streams::__private::de_key_at::<Utf8>(
+            if self.__cache_max != 0 {
+                let _ = ::dekaf_streams::__private::de_key_at::<Utf8>(
+                    "amounts",
+                    Some(__dk_kb),
+                    "KTABLE-SOURCE-0000000003",
+                )?;
+                if let Some(__dk_vb) = __dk_record.value {
+                    let _ = ::dekaf_streams::__private::de_value_at::<I64>(
+                        "amounts",
+                        Some(__dk_vb),
+                        "KTABLE-SOURCE-0000000003",
+                    )?;
+                }
+                return ::dekaf_streams::__private::cached_source_put(
+                    &mut self.__store_1,
+                    &mut self.__cache_1,
+                    __dk_record,
+                    __dk_kb,
+                    true,
+                    &mut self.__vbuf,
+                    &mut self.__obuf,
+                    "KTABLE-SOURCE-0000000003",
+                );
+            }
+            let __dk_k = ::dekaf_streams::__private::de_key_at::<Utf8>(
                 "amounts",
                 Some(__dk_kb),
                 "KTABLE-SOURCE-0000000003",
@@ -135,10 +173,340 @@ const _: () = {
                 &mut self.__vbuf,
                 "KTABLE-SOURCE-0000000003",
             )?;
-            let __v1 = ::dekaf_streams::__private::Change {
-                new: __dk_new,
-                old: __dk_old,
+            self.__changed_1(
+                __dk_record,
+                __dk_k,
+                ::dekaf_streams::__private::Change {
+                    new: __dk_new,
+                    old: __dk_old,
+                },
+                __dk_sink,
+            )?;
+            Ok(())
+        }
+        #[allow(unused_variables, unused_mut, unreachable_code, clippy::all)]
+        #[inline]
+        fn __source_1<S: ::dekaf_streams::__private::RecordSink>(
+            &mut self,
+            __dk_record: &::dekaf_streams::__private::InputRecord<'_>,
+            __dk_sink: &mut S,
+        ) -> ::core::result::Result<(), ::dekaf_streams::__private::RecordError> {
+            let __dk_kb = match __dk_record.key {
+                Some(b) => b,
+                None => {
+                    self.__dropped += 1;
+                    return Ok(());
+                }
             };
+            if self.__cache_max != 0 {
+                let _ = ::dekaf_streams::__private::de_key_at::<Utf8>(
+                    "names",
+                    Some(__dk_kb),
+                    "KTABLE-SOURCE-0000000001",
+                )?;
+                if let Some(__dk_vb) = __dk_record.value {
+                    let _ = ::dekaf_streams::__private::de_value_at::<Utf8>(
+                        "names",
+                        Some(__dk_vb),
+                        "KTABLE-SOURCE-0000000001",
+                    )?;
+                }
+                return ::dekaf_streams::__private::cached_source_put(
+                    &mut self.__store_0,
+                    &mut self.__cache_0,
+                    __dk_record,
+                    __dk_kb,
+                    true,
+                    &mut self.__vbuf,
+                    &mut self.__obuf,
+                    "KTABLE-SOURCE-0000000001",
+                );
+            }
+            let __dk_k = ::dekaf_streams::__private::de_key_at::<Utf8>(
+                "names",
+                Some(__dk_kb),
+                "KTABLE-SOURCE-0000000001",
+            )?;
+            let __dk_old: Option<<Utf8 as ::dekaf_streams::__private::Serde>::Value> =
+                ::dekaf_streams::__private::get_timestamped::<Utf8, _>(
+                    &self.__store_0,
+                    __dk_kb,
+                    "KTABLE-SOURCE-0000000001",
+                )?
+                .map(|(__dk_x, _)| __dk_x);
+            let __dk_new = match __dk_record.value {
+                None => None,
+                Some(__dk_vb) => Some(::dekaf_streams::__private::de_value_at::<Utf8>(
+                    "names",
+                    Some(__dk_vb),
+                    "KTABLE-SOURCE-0000000001",
+                )?),
+            };
+            ::dekaf_streams::__private::source_put(
+                &mut self.__store_0,
+                __dk_kb,
+                __dk_record.value,
+                __dk_record.timestamp,
+                &mut self.__vbuf,
+                "KTABLE-SOURCE-0000000001",
+            )?;
+            self.__changed_0(
+                __dk_record,
+                __dk_k,
+                ::dekaf_streams::__private::Change {
+                    new: __dk_new,
+                    old: __dk_old,
+                },
+                __dk_sink,
+            )?;
+            Ok(())
+        }
+        #[allow(unused_variables, unused_mut, unreachable_code, clippy::all)]
+        #[inline]
+        fn __changed_0<S: ::dekaf_streams::__private::RecordSink>(
+            &mut self,
+            __dk_record: &::dekaf_streams::__private::InputRecord<'_>,
+            __k0: <Utf8 as ::dekaf_streams::__private::Serde>::Value,
+            __v0: ::dekaf_streams::__private::Change<
+                <Utf8 as ::dekaf_streams::__private::Serde>::Value,
+            >,
+            __dk_sink: &mut S,
+        ) -> ::core::result::Result<(), ::dekaf_streams::__private::RecordError> {
+            let __dk_ch = __v0;
+            if let Some((__dk_o, __dk_ot)) = match match ::dekaf_streams::__private::ser::<Utf8>(
+                &__k0,
+                &mut self.__kbuf,
+                "KTABLE-SOURCE-0000000003",
+            )? {
+                ::dekaf_streams::__private::Encoded::Present => {
+                    ::dekaf_streams::__private::get_timestamped::<I64, _>(
+                        &self.__store_1,
+                        &self.__kbuf,
+                        "KTABLE-SOURCE-0000000003",
+                    )?
+                }
+                ::dekaf_streams::__private::Encoded::Null => None,
+            } {
+                Some((__dk_g, __dk_t))
+                    if ::dekaf_streams::__private::filter(&__k0, &__dk_g, |_k, n| *n >= 10) =>
+                {
+                    Some((__dk_g, __dk_t))
+                }
+                _ => None,
+            } {
+                let __dk_ts = ::core::cmp::max(__dk_record.timestamp, __dk_ot);
+                let __v4 = ::dekaf_streams::__private::Change {
+                    new: match &__dk_ch.new {
+                        Some(__dk_x) => Some(::dekaf_streams::__private::table_join(
+                            __dk_x,
+                            &__dk_o,
+                            |name: &String, n: &i64| format!("{name}:{n}"),
+                        )),
+                        None => None,
+                    },
+                    old: match &__dk_ch.old {
+                        Some(__dk_x) => Some(::dekaf_streams::__private::table_join(
+                            __dk_x,
+                            &__dk_o,
+                            |name: &String, n: &i64| format!("{name}:{n}"),
+                        )),
+                        None => None,
+                    },
+                };
+                let __dk_jrec = ::dekaf_streams::__private::InputRecord {
+                    timestamp: __dk_ts,
+                    ..*__dk_record
+                };
+                let __dk_record = &__dk_jrec;
+                let __dk_ch = __v4;
+                let __v6 = ::dekaf_streams::__private::Change {
+                    new: match __dk_ch.new {
+                        Some(__dk_x)
+                            if !::dekaf_streams::__private::filter(&__k0, &__dk_x, |_k, v| {
+                                v.starts_with("skip")
+                            }) =>
+                        {
+                            Some(__dk_x)
+                        }
+                        _ => None,
+                    },
+                    old: match __dk_ch.old {
+                        Some(__dk_x)
+                            if !::dekaf_streams::__private::filter(&__k0, &__dk_x, |_k, v| {
+                                v.starts_with("skip")
+                            }) =>
+                        {
+                            Some(__dk_x)
+                        }
+                        _ => None,
+                    },
+                };
+                if !__v6.is_empty() {
+                    let __v7 = (__v6).new;
+                    let __dk_ke = ::dekaf_streams::__private::ser_key_at::<Utf8>(
+                        "big-named",
+                        &__k0,
+                        &mut self.__kbuf,
+                        "KSTREAM-SINK-0000000010",
+                    )?;
+                    let __dk_ve = ::dekaf_streams::__private::ser_value_at::<Nullable<Utf8>>(
+                        "big-named",
+                        &__v7,
+                        &mut self.__vbuf,
+                        "KSTREAM-SINK-0000000010",
+                    )?;
+                    ::dekaf_streams::__private::send(
+                        __dk_sink,
+                        "big-named",
+                        ::dekaf_streams::__private::TopicKind::Sink,
+                        ::dekaf_streams::__private::bytes(__dk_ke, &self.__kbuf),
+                        ::dekaf_streams::__private::bytes(__dk_ve, &self.__vbuf),
+                        __dk_record.timestamp,
+                        __dk_record.headers,
+                    )?;
+                }
+            }
+            Ok(())
+        }
+        #[allow(clippy::all)]
+        #[inline]
+        fn __forward_0<S: ::dekaf_streams::__private::RecordSink>(
+            &mut self,
+            __dk_record: &::dekaf_streams::__private::InputRecord<'_>,
+            __dk_old: Option<&[u8]>,
+            __dk_sink: &mut S,
+        ) -> ::core::result::Result<(), ::dekaf_streams::__private::RecordError> {
+            let __dk_k = ::dekaf_streams::__private::de_key::<Utf8>(
+                __dk_record.key,
+                "KTABLE-SOURCE-0000000001",
+            )?;
+            let __dk_new = match __dk_record.value {
+                None => None,
+                Some(__dk_vb) => Some(::dekaf_streams::__private::de_value::<Utf8>(
+                    Some(__dk_vb),
+                    "KTABLE-SOURCE-0000000001",
+                )?),
+            };
+            let __dk_old = match __dk_old {
+                None => None,
+                Some(__dk_ob) => Some(::dekaf_streams::__private::de_value::<Utf8>(
+                    Some(__dk_ob),
+                    "KTABLE-SOURCE-0000000001",
+                )?),
+            };
+            self.__changed_0(
+                __dk_record,
+                __dk_k,
+                ::dekaf_streams::__private::Change {
+                    new: __dk_new,
+                    old: __dk_old,
+                },
+                __dk_sink,
+            )
+        }
+        #[doc = r" Forwards the current result of every dirty key of this aggregation, then"]
+        #[doc = r" forgets the keys (also when it fails)."]
+        #[inline(never)]
+        fn __flush_0<S: ::dekaf_streams::__private::RecordSink>(
+            &mut self,
+            __dk_sink: &mut S,
+        ) -> ::core::result::Result<(), ::dekaf_streams::__private::TaskError> {
+            if self.__cache_0.is_empty() {
+                return Ok(());
+            }
+            let mut __dk_fk = ::core::mem::take(&mut self.__fkbuf);
+            let mut __dk_fv = ::core::mem::take(&mut self.__fvbuf);
+            let mut __dk_fo = ::core::mem::take(&mut self.__fobuf);
+            let mut __dk_out = Ok(());
+            let mut __dk_i = 0usize;
+            while let Some((__dk_key, __dk_entry)) = self.__cache_0.get(__dk_i) {
+                __dk_i += 1;
+                __dk_fk.clear();
+                __dk_fk.extend_from_slice(__dk_key);
+                __dk_fo.clear();
+                let __dk_has_old = match self.__cache_0.old(&__dk_entry) {
+                    Some(__dk_o) => {
+                        __dk_fo.extend_from_slice(__dk_o);
+                        true
+                    }
+                    None => false,
+                };
+                __dk_fv.clear();
+                let __dk_present = match ::dekaf_streams::__private::StoreBackend::get(
+                    &self.__store_0,
+                    &__dk_fk,
+                ) {
+                    Ok(Some(__dk_v)) => {
+                        __dk_fv.extend_from_slice(__dk_v.get(8..).unwrap_or_default());
+                        true
+                    }
+                    Ok(None) => false,
+                    Err(e) => {
+                        __dk_out = Err(::dekaf_streams::__private::TaskError::Store(e));
+                        break;
+                    }
+                };
+                if !__dk_present && !__dk_entry.existed {
+                    continue;
+                }
+                let __dk_record = ::dekaf_streams::__private::InputRecord {
+                    source: __dk_entry.source,
+                    partition: self.__partition,
+                    offset: __dk_entry.offset,
+                    key: Some(&__dk_fk),
+                    value: if __dk_present { Some(&__dk_fv) } else { None },
+                    timestamp: __dk_entry.timestamp,
+                    headers: ::dekaf_streams::__private::Headers::empty(),
+                };
+                let __dk_result =
+                    match ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(|| {
+                        self.__forward_0(
+                            &__dk_record,
+                            __dk_has_old.then_some(&__dk_fo[..]),
+                            __dk_sink,
+                        )
+                    })) {
+                        Ok(r) => r,
+                        Err(payload) => Err(::dekaf_streams::__private::panicked(
+                            "KTABLE-SOURCE-0000000001",
+                            payload,
+                        )),
+                    };
+                if let Err(e) = __dk_result {
+                    let __dk_topic = ::dekaf_streams::__private::Task::source_topics(self)
+                        .get(__dk_entry.source)
+                        .copied()
+                        .unwrap_or("");
+                    if let Err(e) = ::dekaf_streams::__private::handle_error(
+                        e,
+                        __dk_topic,
+                        &__dk_record,
+                        Chained::__on_error,
+                        &mut self.__skipped,
+                        __dk_sink,
+                    ) {
+                        __dk_out = Err(e);
+                        break;
+                    }
+                }
+            }
+            self.__cache_0.clear();
+            self.__fkbuf = __dk_fk;
+            self.__fvbuf = __dk_fv;
+            self.__fobuf = __dk_fo;
+            __dk_out
+        }
+        #[allow(unused_variables, unused_mut, unreachable_code, clippy::all)]
+        #[inline]
+        fn __changed_1<S: ::dekaf_streams::__private::RecordSink>(
+            &mut self,
+            __dk_record: &::dekaf_streams::__private::InputRecord<'_>,
+            __k1: <Utf8 as ::dekaf_streams::__private::Serde>::Value,
+            __v1: ::dekaf_streams::__private::Change<
+                <I64 as ::dekaf_streams::__private::Serde>::Value,
+            >,
+            __dk_sink: &mut S,
+        ) -> ::core::result::Result<(), ::dekaf_streams::__private::RecordError> {
             let __dk_ch = __v1;
             let __v2 = ::dekaf_streams::__private::Change {
                 new: match __dk_ch.new {
@@ -253,147 +621,133 @@ const _: () = {
             }
             Ok(())
         }
-        #[allow(unused_variables, unused_mut, unreachable_code, clippy::all)]
+        #[allow(clippy::all)]
         #[inline]
-        fn __source_1<S: ::dekaf_streams::__private::RecordSink>(
+        fn __forward_1<S: ::dekaf_streams::__private::RecordSink>(
             &mut self,
             __dk_record: &::dekaf_streams::__private::InputRecord<'_>,
+            __dk_old: Option<&[u8]>,
             __dk_sink: &mut S,
         ) -> ::core::result::Result<(), ::dekaf_streams::__private::RecordError> {
-            let __dk_kb = match __dk_record.key {
-                Some(b) => b,
-                None => {
-                    self.__dropped += 1;
-                    return Ok(());
-                }
-            };
-            let __k0 = ::dekaf_streams::__private::de_key_at::<Utf8>(
-                "names",
-                Some(__dk_kb),
-                "KTABLE-SOURCE-0000000001",
+            let __dk_k = ::dekaf_streams::__private::de_key::<Utf8>(
+                __dk_record.key,
+                "KTABLE-SOURCE-0000000003",
             )?;
-            let __dk_old: Option<<Utf8 as ::dekaf_streams::__private::Serde>::Value> =
-                ::dekaf_streams::__private::get_timestamped::<Utf8, _>(
-                    &self.__store_0,
-                    __dk_kb,
-                    "KTABLE-SOURCE-0000000001",
-                )?
-                .map(|(__dk_x, _)| __dk_x);
             let __dk_new = match __dk_record.value {
                 None => None,
-                Some(__dk_vb) => Some(::dekaf_streams::__private::de_value_at::<Utf8>(
-                    "names",
+                Some(__dk_vb) => Some(::dekaf_streams::__private::de_value::<I64>(
                     Some(__dk_vb),
-                    "KTABLE-SOURCE-0000000001",
+                    "KTABLE-SOURCE-0000000003",
                 )?),
             };
-            ::dekaf_streams::__private::source_put(
-                &mut self.__store_0,
-                __dk_kb,
-                __dk_record.value,
-                __dk_record.timestamp,
-                &mut self.__vbuf,
-                "KTABLE-SOURCE-0000000001",
-            )?;
-            let __v0 = ::dekaf_streams::__private::Change {
-                new: __dk_new,
-                old: __dk_old,
+            let __dk_old = match __dk_old {
+                None => None,
+                Some(__dk_ob) => Some(::dekaf_streams::__private::de_value::<I64>(
+                    Some(__dk_ob),
+                    "KTABLE-SOURCE-0000000003",
+                )?),
             };
-            let __dk_ch = __v0;
-            if let Some((__dk_o, __dk_ot)) = match match ::dekaf_streams::__private::ser::<Utf8>(
-                &__k0,
-                &mut self.__kbuf,
-                "KTABLE-SOURCE-0000000003",
-            )? {
-                ::dekaf_streams::__private::Encoded::Present => {
-                    ::dekaf_streams::__private::get_timestamped::<I64, _>(
-                        &self.__store_1,
-                        &self.__kbuf,
-                        "KTABLE-SOURCE-0000000003",
-                    )?
+            self.__changed_1(
+                __dk_record,
+                __dk_k,
+                ::dekaf_streams::__private::Change {
+                    new: __dk_new,
+                    old: __dk_old,
+                },
+                __dk_sink,
+            )
+        }
+        #[doc = r" Forwards the current result of every dirty key of this aggregation, then"]
+        #[doc = r" forgets the keys (also when it fails)."]
+        #[inline(never)]
+        fn __flush_1<S: ::dekaf_streams::__private::RecordSink>(
+            &mut self,
+            __dk_sink: &mut S,
+        ) -> ::core::result::Result<(), ::dekaf_streams::__private::TaskError> {
+            if self.__cache_1.is_empty() {
+                return Ok(());
+            }
+            let mut __dk_fk = ::core::mem::take(&mut self.__fkbuf);
+            let mut __dk_fv = ::core::mem::take(&mut self.__fvbuf);
+            let mut __dk_fo = ::core::mem::take(&mut self.__fobuf);
+            let mut __dk_out = Ok(());
+            let mut __dk_i = 0usize;
+            while let Some((__dk_key, __dk_entry)) = self.__cache_1.get(__dk_i) {
+                __dk_i += 1;
+                __dk_fk.clear();
+                __dk_fk.extend_from_slice(__dk_key);
+                __dk_fo.clear();
+                let __dk_has_old = match self.__cache_1.old(&__dk_entry) {
+                    Some(__dk_o) => {
+                        __dk_fo.extend_from_slice(__dk_o);
+                        true
+                    }
+                    None => false,
+                };
+                __dk_fv.clear();
+                let __dk_present = match ::dekaf_streams::__private::StoreBackend::get(
+                    &self.__store_1,
+                    &__dk_fk,
+                ) {
+                    Ok(Some(__dk_v)) => {
+                        __dk_fv.extend_from_slice(__dk_v.get(8..).unwrap_or_default());
+                        true
+                    }
+                    Ok(None) => false,
+                    Err(e) => {
+                        __dk_out = Err(::dekaf_streams::__private::TaskError::Store(e));
+                        break;
+                    }
+                };
+                if !__dk_present && !__dk_entry.existed {
+                    continue;
                 }
-                ::dekaf_streams::__private::Encoded::Null => None,
-            } {
-                Some((__dk_g, __dk_t))
-                    if ::dekaf_streams::__private::filter(&__k0, &__dk_g, |_k, n| *n >= 10) =>
-                {
-                    Some((__dk_g, __dk_t))
-                }
-                _ => None,
-            } {
-                let __dk_ts = ::core::cmp::max(__dk_record.timestamp, __dk_ot);
-                let __v4 = ::dekaf_streams::__private::Change {
-                    new: match &__dk_ch.new {
-                        Some(__dk_x) => Some(::dekaf_streams::__private::table_join(
-                            __dk_x,
-                            &__dk_o,
-                            |name: &String, n: &i64| format!("{name}:{n}"),
+                let __dk_record = ::dekaf_streams::__private::InputRecord {
+                    source: __dk_entry.source,
+                    partition: self.__partition,
+                    offset: __dk_entry.offset,
+                    key: Some(&__dk_fk),
+                    value: if __dk_present { Some(&__dk_fv) } else { None },
+                    timestamp: __dk_entry.timestamp,
+                    headers: ::dekaf_streams::__private::Headers::empty(),
+                };
+                let __dk_result =
+                    match ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(|| {
+                        self.__forward_1(
+                            &__dk_record,
+                            __dk_has_old.then_some(&__dk_fo[..]),
+                            __dk_sink,
+                        )
+                    })) {
+                        Ok(r) => r,
+                        Err(payload) => Err(::dekaf_streams::__private::panicked(
+                            "KTABLE-SOURCE-0000000003",
+                            payload,
                         )),
-                        None => None,
-                    },
-                    old: match &__dk_ch.old {
-                        Some(__dk_x) => Some(::dekaf_streams::__private::table_join(
-                            __dk_x,
-                            &__dk_o,
-                            |name: &String, n: &i64| format!("{name}:{n}"),
-                        )),
-                        None => None,
-                    },
-                };
-                let __dk_jrec = ::dekaf_streams::__private::InputRecord {
-                    timestamp: __dk_ts,
-                    ..*__dk_record
-                };
-                let __dk_record = &__dk_jrec;
-                let __dk_ch = __v4;
-                let __v6 = ::dekaf_streams::__private::Change {
-                    new: match __dk_ch.new {
-                        Some(__dk_x)
-                            if !::dekaf_streams::__private::filter(&__k0, &__dk_x, |_k, v| {
-                                v.starts_with("skip")
-                            }) =>
-                        {
-                            Some(__dk_x)
-                        }
-                        _ => None,
-                    },
-                    old: match __dk_ch.old {
-                        Some(__dk_x)
-                            if !::dekaf_streams::__private::filter(&__k0, &__dk_x, |_k, v| {
-                                v.starts_with("skip")
-                            }) =>
-                        {
-                            Some(__dk_x)
-                        }
-                        _ => None,
-                    },
-                };
-                if !__v6.is_empty() {
-                    let __v7 = (__v6).new;
-                    let __dk_ke = ::dekaf_streams::__private::ser_key_at::<Utf8>(
-                        "big-named",
-                        &__k0,
-                        &mut self.__kbuf,
-                        "KSTREAM-SINK-0000000010",
-                    )?;
-                    let __dk_ve = ::dekaf_streams::__private::ser_value_at::<Nullable<Utf8>>(
-                        "big-named",
-                        &__v7,
-                        &mut self.__vbuf,
-                        "KSTREAM-SINK-0000000010",
-                    )?;
-                    ::dekaf_streams::__private::send(
+                    };
+                if let Err(e) = __dk_result {
+                    let __dk_topic = ::dekaf_streams::__private::Task::source_topics(self)
+                        .get(__dk_entry.source)
+                        .copied()
+                        .unwrap_or("");
+                    if let Err(e) = ::dekaf_streams::__private::handle_error(
+                        e,
+                        __dk_topic,
+                        &__dk_record,
+                        Chained::__on_error,
+                        &mut self.__skipped,
                         __dk_sink,
-                        "big-named",
-                        ::dekaf_streams::__private::TopicKind::Sink,
-                        ::dekaf_streams::__private::bytes(__dk_ke, &self.__kbuf),
-                        ::dekaf_streams::__private::bytes(__dk_ve, &self.__vbuf),
-                        __dk_record.timestamp,
-                        __dk_record.headers,
-                    )?;
+                    ) {
+                        __dk_out = Err(e);
+                        break;
+                    }
                 }
             }
-            Ok(())
+            self.__cache_1.clear();
+            self.__fkbuf = __dk_fk;
+            self.__fvbuf = __dk_fv;
+            self.__fobuf = __dk_fo;
+            __dk_out
         }
     }
     impl<B: ::dekaf_streams::__private::StoreBackend> ::dekaf_streams::__private::Task
@@ -456,7 +810,30 @@ const _: () = {
                     __dk_sink,
                 )?,
             }
+            if self.__cache_max != 0
+                && ::dekaf_streams::__private::Task::cache_bytes(self) > self.__cache_max
+            {
+                ::dekaf_streams::__private::Task::flush_cache(self, __dk_sink)?;
+            }
             Ok(())
+        }
+        fn set_cache_max_bytes(&mut self, bytes: usize) {
+            self.__cache_max = bytes;
+        }
+        fn flush_cache<S: ::dekaf_streams::__private::RecordSink>(
+            &mut self,
+            __dk_sink: &mut S,
+        ) -> ::core::result::Result<(), ::dekaf_streams::__private::TaskError> {
+            loop {
+                self.__flush_0(__dk_sink)?;
+                self.__flush_1(__dk_sink)?;
+                if self.__cache_0.is_empty() && self.__cache_1.is_empty() {
+                    return Ok(());
+                }
+            }
+        }
+        fn cache_bytes(&self) -> usize {
+            0 + self.__cache_0.bytes() + self.__cache_1.bytes()
         }
         #[allow(unused_variables)]
         fn restore(
@@ -489,6 +866,8 @@ const _: () = {
         fn clear(&mut self) -> ::core::result::Result<(), ::dekaf_streams::__private::TaskError> {
             ::dekaf_streams::__private::StoreBackend::clear(&mut self.__store_0)?;
             ::dekaf_streams::__private::StoreBackend::clear(&mut self.__store_1)?;
+            self.__cache_0.clear();
+            self.__cache_1.clear();
             self.__stream_time = i64::MIN;
             Ok(())
         }
@@ -503,6 +882,8 @@ const _: () = {
             if !__dk_kept {
                 return Ok(false);
             }
+            self.__cache_0.clear();
+            self.__cache_1.clear();
             Ok(true)
         }
         fn needs_full_restore(&self) -> bool {

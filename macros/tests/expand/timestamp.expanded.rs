@@ -52,6 +52,8 @@ const _: () = {
         __cache_max: usize,
         __fkbuf: ::std::vec::Vec<u8>,
         __fvbuf: ::std::vec::Vec<u8>,
+        __fobuf: ::std::vec::Vec<u8>,
+        __obuf: ::std::vec::Vec<u8>,
         __cache_1: ::dekaf_streams::__private::DirtyKeys,
         __marker: ::core::marker::PhantomData<fn() -> B>,
     }
@@ -83,6 +85,8 @@ const _: () = {
                 __cache_max: 0,
                 __fkbuf: ::std::vec::Vec::new(),
                 __fvbuf: ::std::vec::Vec::new(),
+                __fobuf: ::std::vec::Vec::new(),
+                __obuf: ::std::vec::Vec::new(),
                 __cache_1: ::dekaf_streams::__private::DirtyKeys::new(),
                 __marker: ::core::marker::PhantomData,
             };
@@ -255,12 +259,21 @@ const _: () = {
             }
             let mut __dk_fk = ::core::mem::take(&mut self.__fkbuf);
             let mut __dk_fv = ::core::mem::take(&mut self.__fvbuf);
+            let mut __dk_fo = ::core::mem::take(&mut self.__fobuf);
             let mut __dk_out = Ok(());
             let mut __dk_i = 0usize;
             while let Some((__dk_key, __dk_entry)) = self.__cache_1.get(__dk_i) {
                 __dk_i += 1;
                 __dk_fk.clear();
                 __dk_fk.extend_from_slice(__dk_key);
+                __dk_fo.clear();
+                let __dk_has_old = match self.__cache_1.old(&__dk_entry) {
+                    Some(__dk_o) => {
+                        __dk_fo.extend_from_slice(__dk_o);
+                        true
+                    }
+                    None => false,
+                };
                 __dk_fv.clear();
                 let __dk_present = match ::dekaf_streams::__private::StoreBackend::get(
                     &self.__store_0,
@@ -319,6 +332,7 @@ const _: () = {
             self.__cache_1.clear();
             self.__fkbuf = __dk_fk;
             self.__fvbuf = __dk_fv;
+            self.__fobuf = __dk_fo;
             __dk_out
         }
     }

@@ -403,15 +403,18 @@ impl<T: Topology> Builder<T> {
     }
 
     /// The record cache of this instance in bytes: 10 MiB by default (Kafka Streams'
-    /// `statestore.cache.max.bytes`); 0 forwards every update of every aggregation.
+    /// `statestore.cache.max.bytes`); 0 forwards every update of every aggregation and table.
     ///
     /// With a cache, a `count`, `reduce` or `aggregate` forwards its result for a key only when
     /// the cache is flushed: at every commit, or when it is full. So a key updated many times in
     /// one commit interval produces one output record, with its latest value and the timestamp
-    /// of its last update (no headers). The budget is split evenly over the processing threads
+    /// of its last update (no headers). A table read from a topic (`table(..)`, whose store is
+    /// named, as a Kafka Streams table with `Materialized.as`) does the same: its downstream
+    /// operators (joins, foreign-key joins, re-groupings, `to_stream()`) see one change per key
+    /// and flush, from the key's value at the previous flush to its latest one. The budget is split evenly over the processing threads
     /// and, within a thread, evenly over its tasks (recomputed whenever its tasks change); a
-    /// task whose dirty keys count more than its share flushes at once. Stores, changelogs and
-    /// joins always see every update. See [`Task::flush_cache`](crate::task::Task::flush_cache).
+    /// task whose dirty keys count more than its share flushes at once. Stores, changelogs,
+    /// lookups in a store (a stream-table join) and queries always see every update. See [`Task::flush_cache`](crate::task::Task::flush_cache).
     pub fn cache_max_bytes(mut self, bytes: usize) -> Self {
         self.config.cache_max_bytes = bytes;
         self

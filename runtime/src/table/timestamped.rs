@@ -10,6 +10,8 @@
 //! byte-compatible with Kafka Streams' and a table read from its source topic restores the same
 //! way. Interactive queries and the TestDriver's store handles return the plain value.
 
+use crate::cache::{DirtyKeys, Update};
+use crate::record::InputRecord;
 use crate::record_error::{RecordError, record, store_error};
 use crate::serdes::Serde;
 use crate::store::{StoreBackend, StoreError};
@@ -91,6 +93,47 @@ pub fn source_put<B: StoreBackend>(
     node: &'static str,
 ) -> Result<(), RecordError> {
     restore_timestamped(store, key, value, timestamp, buf).map_err(|e| store_error(node, e))
+}
+
+/// A table source's record with the record cache on ([`crate::cache`]): if the key is not dirty
+/// yet, its value as of the last flush is read first and, when downstream needs old values
+/// (`keep_old`), kept by the cache; then the store is updated (a null value deletes) and the key
+/// marked dirty with the record's context. Nothing is forwarded: the cache's flush forwards the
+/// key's change once, whatever the number of updates in between, as Kafka Streams' caching
+/// store in front of a materialized `KTableSource` does.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub fn cached_source_put<B: StoreBackend>(
+    store: &mut B,
+    cache: &mut DirtyKeys,
+    record: &InputRecord<'_>,
+    key: &[u8],
+    keep_old: bool,
+    buf: &mut Vec<u8>,
+    old: &mut Vec<u8>,
+    node: &'static str,
+) -> Result<(), RecordError> {
+    let first = !cache.contains(key);
+    let mut existed = false;
+    old.clear();
+    if first && let Some(entry) = store.get(key).map_err(|e| store_error(node, e))? {
+        existed = true;
+        if keep_old {
+            let (_, value) = split_timestamped(entry).map_err(|e| store_error(node, e))?;
+            old.extend_from_slice(value);
+        }
+    }
+    restore_timestamped(store, key, record.value, record.timestamp, buf)
+        .map_err(|e| store_error(node, e))?;
+    let update = Update {
+        value_len: record.value.map_or(0, <[u8]>::len),
+        source: record.source,
+        timestamp: record.timestamp,
+        offset: record.offset,
+        existed,
+    };
+    cache.mark_with_old(key, update, (existed && keep_old).then_some(&old[..]));
+    Ok(())
 }
 
 /// Applies a changelog record of a table's store: the value stamped with the record's

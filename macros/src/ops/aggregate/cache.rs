@@ -1,7 +1,7 @@
-//! The record cache in a generated task (runtime: `dekaf_streams::cache`): per aggregation a
-//! set of dirty keys, the flush that forwards their current results downstream, and the budget
-//! check after each record. The per-record side (marking a key dirty instead of forwarding) is in
-//! [`super`].
+//! The record cache in a generated task (runtime: `dekaf_streams::cache`): per aggregation, and
+//! per table read from a topic, a set of dirty keys, the flush that forwards their current
+//! results (or changes) downstream, and the budget check after each record. The per-record side
+//! (marking a key dirty instead of forwarding) is in [`super`] and in [`crate::ops::table`].
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -25,11 +25,17 @@ pub(crate) fn task_parts(em: &Emitter<'_>, sub: &Sub, _: &TaskParts) -> TaskPart
         .copied()
         // Every aggregation, session and sliding windows too (Kafka Streams caches session
         // and window stores alike: `CachingSessionStore`, `CachingWindowStore`).
-        .filter(|&n| matches!(m.nodes[n].kind, NodeKind::Aggregate { .. }))
-        // A cogroup's aggregations share one store and one cache: its first aggregation's,
-        // whose flush forwards through the cogroup's merge node (Kafka Streams' store has
-        // one cache, and one flush listener).
-        .filter(|&n| crate::ops::cogroup::cache_field(em, n) == Emitter::cache_field(n))
+        .filter(|&n| match m.nodes[n].kind {
+            // A cogroup's aggregations share one store and one cache: its first
+            // aggregation's, whose flush forwards through the cogroup's merge node (Kafka
+            // Streams' store has one cache, and one flush listener).
+            NodeKind::Aggregate { .. } => {
+                crate::ops::cogroup::cache_field(em, n) == Emitter::cache_field(n)
+            }
+            // A table read from a topic, as Kafka Streams caches a materialized source table.
+            NodeKind::TableSource { .. } => crate::ops::table::cached(em, n),
+            _ => false,
+        })
         .collect();
     aggs.sort_unstable();
     if aggs.is_empty() {
@@ -49,12 +55,16 @@ pub(crate) fn task_parts(em: &Emitter<'_>, sub: &Sub, _: &TaskParts) -> TaskPart
             __cache_max: usize,
             __fkbuf: ::std::vec::Vec<u8>,
             __fvbuf: ::std::vec::Vec<u8>,
+            __fobuf: ::std::vec::Vec<u8>,
+            __obuf: ::std::vec::Vec<u8>,
             #(#caches: #dk::DirtyKeys,)*
         },
         inits: quote! {
             __cache_max: 0,
             __fkbuf: ::std::vec::Vec::new(),
             __fvbuf: ::std::vec::Vec::new(),
+            __fobuf: ::std::vec::Vec::new(),
+            __obuf: ::std::vec::Vec::new(),
             #(#caches: #dk::DirtyKeys::new(),)*
         },
         methods,
@@ -95,8 +105,8 @@ pub(crate) fn task_parts(em: &Emitter<'_>, sub: &Sub, _: &TaskParts) -> TaskPart
     }
 }
 
-/// `__forward_N` (the aggregation's downstream code on one key's current result) and
-/// `__flush_N` (forwards every dirty key of the aggregation, then forgets them) of aggregation
+/// `__forward_N` (the downstream code on one key's current result, or a table's change) and
+/// `__flush_N` (forwards every dirty key, then forgets them) of aggregation or table source
 /// `node`, whose dirty keys are in field `cache`.
 fn flush_methods(
     em: &Emitter<'_>,
@@ -108,25 +118,43 @@ fn flush_methods(
     let dk = quote!(::dekaf_streams::__private);
     let topo = &em.topo;
     let mut methods = TokenStream::new();
-    let NodeKind::Aggregate { store, .. } = &m.nodes[node].kind else {
-        return methods;
+    let forward = format_ident!("__forward_{}", node);
+    let (store, stamped, call) = match &m.nodes[node].kind {
+        NodeKind::Aggregate { store, .. } => {
+            let body = super::emit::emit_forward(em, node);
+            methods.extend(crate::codegen::emitter::record_method(&forward, &body));
+            // A stream aggregation over no or time windows keeps Kafka Streams' timestamped
+            // entries (timestamp ‖ value, `__private::store_update_stamped`): the value
+            // follows the stamp. Session and sliding stores' forwards read their entries
+            // themselves.
+            let stamped = m.stores[*store]
+                .window
+                .is_none_or(|w| w.kind == crate::ir::WindowKind::Time);
+            (
+                *store,
+                stamped,
+                quote!(self.#forward(&__dk_record, __dk_sink)),
+            )
+        }
+        NodeKind::TableSource { store, .. } => {
+            methods.extend(crate::ops::table::forward_methods(em, node));
+            // The change's old value: the key's value at the last flush, which the cache kept.
+            let call = quote!(self.#forward(
+                &__dk_record,
+                __dk_has_old.then_some(&__dk_fo[..]),
+                __dk_sink,
+            ));
+            (*store, true, call)
+        }
+        _ => return methods,
     };
-    let store_field = Emitter::store_field(*store);
-    // A stream aggregation over no or time windows keeps Kafka Streams' timestamped entries
-    // (timestamp ‖ value, `__private::store_update_stamped`): the value follows the stamp.
-    // Session and sliding stores' forwards read their entries themselves.
-    let stamped = m.stores[*store]
-        .window
-        .is_none_or(|w| w.kind == crate::ir::WindowKind::Time);
+    let store_field = Emitter::store_field(store);
     let entry_value = if stamped {
         quote!(__dk_v.get(8..).unwrap_or_default())
     } else {
         quote!(__dk_v)
     };
-    let forward = format_ident!("__forward_{}", node);
     let node_name = &m.nodes[node].name;
-    let body = super::emit::emit_forward(em, node);
-    methods.extend(crate::codegen::emitter::record_method(&forward, &body));
     methods.extend(quote! {
         /// Forwards the current result of every dirty key of this aggregation, then
         /// forgets the keys (also when it fails).
@@ -142,12 +170,21 @@ fn flush_methods(
             // code needs the task mutably. The buffers keep their capacity across flushes.
             let mut __dk_fk = ::core::mem::take(&mut self.__fkbuf);
             let mut __dk_fv = ::core::mem::take(&mut self.__fvbuf);
+            let mut __dk_fo = ::core::mem::take(&mut self.__fobuf);
             let mut __dk_out = Ok(());
             let mut __dk_i = 0usize;
             while let Some((__dk_key, __dk_entry)) = self.#cache.get(__dk_i) {
                 __dk_i += 1;
                 __dk_fk.clear();
                 __dk_fk.extend_from_slice(__dk_key);
+                __dk_fo.clear();
+                let __dk_has_old = match self.#cache.old(&__dk_entry) {
+                    Some(__dk_o) => {
+                        __dk_fo.extend_from_slice(__dk_o);
+                        true
+                    }
+                    None => false,
+                };
                 __dk_fv.clear();
                 let __dk_present = match #dk::StoreBackend::get(&self.#store_field, &__dk_fk) {
                     Ok(Some(__dk_v)) => {
@@ -174,7 +211,7 @@ fn flush_methods(
                     headers: #dk::Headers::empty(),
                 };
                 let __dk_result = match ::std::panic::catch_unwind(
-                    ::std::panic::AssertUnwindSafe(|| self.#forward(&__dk_record, __dk_sink)),
+                    ::std::panic::AssertUnwindSafe(|| #call),
                 ) {
                     Ok(r) => r,
                     Err(payload) => Err(#dk::panicked(#node_name, payload)),
@@ -195,6 +232,7 @@ fn flush_methods(
             self.#cache.clear();
             self.__fkbuf = __dk_fk;
             self.__fvbuf = __dk_fv;
+            self.__fobuf = __dk_fo;
             __dk_out
         }
     });
