@@ -22,6 +22,20 @@ topology! {
             .count("per-value")
             .to_stream()
             .to("ct-counts", Utf8, Nullable::<I64>);
+        // The same, with caching disabled on both stores.
+        let raw = table("ct-raw-in", Utf8, Utf8, "ct-raw-table").with_caching_disabled();
+        raw.to_stream().to("ct-raw-out", Utf8, Nullable::<Utf8>);
+        raw.group_by(|_k: &String, v: String| (v.clone(), v), Utf8, Utf8)
+            .count("raw-per-value")
+            .with_caching_disabled()
+            .to_stream()
+            .to("ct-raw-counts", Utf8, Nullable::<I64>);
+        stream("ct-words", Utf8, Utf8)
+            .group_by_key()
+            .count("raw-words")
+            .with_caching_disabled()
+            .to_stream()
+            .to("ct-raw-words", Utf8, I64);
     }
 }
 
@@ -116,4 +130,32 @@ fn a_full_cache_forwards_before_the_commit() {
         out.read_key_values_to_list(),
         [(s("k1"), Some(s("a"))), (s("k1"), Some(s("b")))]
     );
+}
+
+#[test]
+fn with_caching_disabled_a_store_forwards_every_update_whatever_the_budget() {
+    let driver = TestDriver::<Tables>::with_cache_max_bytes(10 * MIB);
+    let input = driver.input_topic(Tables::CT_RAW_IN);
+    let out = driver.output_topic(Tables::CT_RAW_OUT);
+    let counts = driver.output_topic(Tables::CT_RAW_COUNTS);
+    input.pipe_input(s("k1"), s("a"));
+    input.pipe_input(s("k1"), s("b"));
+    assert_eq!(
+        out.read_key_values_to_list(),
+        [(s("k1"), Some(s("a"))), (s("k1"), Some(s("b")))]
+    );
+    assert_eq!(
+        counts.read_key_values_to_list(),
+        [(s("a"), Some(1)), (s("a"), Some(0)), (s("b"), Some(1))]
+    );
+    let words = driver.input_topic(Tables::CT_WORDS);
+    let word_counts = driver.output_topic(Tables::CT_RAW_WORDS);
+    words.pipe_input(s("w"), s("x"));
+    words.pipe_input(s("w"), s("y"));
+    assert_eq!(
+        word_counts.read_key_values_to_list(),
+        [(s("w"), 1), (s("w"), 2)]
+    );
+    driver.commit();
+    assert!(out.is_empty() && counts.is_empty() && word_counts.is_empty());
 }

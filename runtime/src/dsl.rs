@@ -420,6 +420,15 @@
 //! | `table.join_on_foreign_key(other, \|value: &V\| -> FK, \|l: &V, r: &V2\| -> R)` (the extractor may take the key too: `\|key: &K, value: &V\| -> FK`, KIP-1104) | a result while the other table has the foreign key the row's value names; see [Foreign-key joins](#foreign-key-joins) |
 //! | `table.left_join_on_foreign_key(other, \|value: &V\| -> FK, \|l: &V, r: Option<&V2>\| -> R)` | a result for every row, `None` while the other table lacks its foreign key |
 //! | `table.to_stream()` | the updates as a stream of `Option<V>` values, `None` for a delete: write it with `Nullable::<ValueSerde>` so deletes become tombstones |
+//! | `.with_caching_disabled()` | right after `table(..)`, `count`/`reduce`/`aggregate` or `to_table(..)`: that store's updates skip the record cache (Kafka Streams' `Materialized.withCachingDisabled()`), so every update is forwarded as it happens |
+//!
+//! With the record cache on (`cache_max_bytes`, 10 MiB by default), a table read from a topic
+//! forwards as Kafka Streams forwards a materialized source table (our table stores are named,
+//! as with `Materialized.as`): one change per key and flush (every commit, or a full cache), from
+//! the key's value at the previous flush to its latest, stamped with its last update's
+//! timestamp; a key created and deleted in between forwards nothing. Lookups in its store (a
+//! stream-table join, queries) see every update at once. `with_caching_disabled()` forwards
+//! every record.
 //!
 //! `filter`, `map_values` and joins are not materialized: a join reads them through their
 //! parent's store, applying the filter or mapper on the fly. Both tables of a join must have

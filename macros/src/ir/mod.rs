@@ -304,6 +304,9 @@ pub(crate) struct Store {
     pub sub: usize,
     /// The nodes that use it.
     pub users: Vec<usize>,
+    /// Whether the record cache holds back its updates (where the store has one: aggregations
+    /// and tables read from a topic); `with_caching_disabled()` turns it off.
+    pub cached: bool,
 }
 
 /// A suppression's buffer config (Kafka Streams' `BufferConfig`): `None` is no bound.

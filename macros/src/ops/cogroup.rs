@@ -263,6 +263,7 @@ pub(crate) fn aggregate(b: &mut Builder, c: Cogrouped, call: &Call) -> syn::Resu
         owner: StoreOwner::Aggregate,
         sub: 0,
         users: Vec::new(),
+        cached: true,
     });
     let mut aggs = Vec::with_capacity(c.parts.len());
     for (p, upstream) in c.parts.iter().zip(upstreams) {

@@ -11,6 +11,7 @@
 
 pub(crate) mod aggregate;
 pub(crate) mod branch;
+pub(crate) mod caching;
 pub(crate) mod changes;
 pub(crate) mod cogroup;
 pub(crate) mod filter;
@@ -163,6 +164,7 @@ pub(crate) const REGISTRY: &[Operator] = &[
     aggregate::AGGREGATE,
     to_stream::TO_STREAM,
     table::TO_TABLE,
+    caching::WITH_CACHING_DISABLED,
     fk_join::JOIN_ON_FOREIGN_KEY,
     fk_join::LEFT_JOIN_ON_FOREIGN_KEY,
     suppress::SUPPRESS_UNTIL_WINDOW_CLOSES,

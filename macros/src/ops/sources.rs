@@ -213,6 +213,7 @@ fn table(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
         owner: StoreOwner::Table,
         sub: 0,
         users: Vec::new(),
+        cached: true,
     });
     // Kafka Streams' `InternalStreamsBuilder#table` names the topic's source node first
     // (`KSTREAM-SOURCE-n`), then the table's processor (`KTABLE-SOURCE-n+1`); a store named
@@ -253,6 +254,7 @@ fn store(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
         owner: StoreOwner::Declared,
         sub: 0,
         users: Vec::new(),
+        cached: true,
     });
     Ok(Flow::Decl)
 }

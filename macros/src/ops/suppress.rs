@@ -301,6 +301,7 @@ fn add(
         owner: StoreOwner::Suppress,
         sub: 0,
         users: vec![node],
+        cached: true,
     });
     debug_assert!(
         matches!(b.nodes[node].kind, NodeKind::Suppress { buffer: x, .. } if x == buffer)

@@ -98,6 +98,7 @@ fn to_table(b: &mut Builder, s: Stream, call: &Call) -> syn::Result<Flow> {
         owner: StoreOwner::Aggregate,
         sub: 0,
         users: Vec::new(),
+        cached: true,
     });
     let node = b.node(
         NodeKind::Table(TableNode::ToTable { store }),
@@ -171,10 +172,11 @@ fn emit_source(em: &Emitter<'_>, node: usize) -> TokenStream {
         quote!(None)
     };
     let cache = Emitter::cache_field(node);
+    let cache_on = super::aggregate::cache::enabled(em, *store);
     let changed = format_ident!("__changed_{}", node);
     quote! {
         #key_bytes
-        if self.__cache_max != 0 {
+        if #cache_on {
             // Decoded here, so a record that does not deserialize fails at its source, as in
             // Kafka Streams, rather than at the flush.
             let _ = #dk::de_key_at::<#kt>(#topic, Some(__dk_kb), #name)?;

@@ -179,6 +179,7 @@ pub(crate) fn aggregate(b: &mut Builder, g: Grouped, call: &Call) -> syn::Result
         owner: StoreOwner::Aggregate,
         sub: 0,
         users: Vec::new(),
+        cached: true,
     });
     let kind_name = if op == "reduce" {
         "KTABLE-REDUCE"

@@ -105,6 +105,17 @@ pub(crate) fn task_parts(em: &Emitter<'_>, sub: &Sub, _: &TaskParts) -> TaskPart
     }
 }
 
+/// The condition under which an update of `store` goes to the record cache: the task's budget
+/// is not 0, unless the store's caching was disabled (`with_caching_disabled()`), then never
+/// (the dirty-key set and its flush stay, always empty).
+pub(crate) fn enabled(em: &Emitter<'_>, store: usize) -> TokenStream {
+    if em.m.stores[store].cached {
+        quote!(self.__cache_max != 0)
+    } else {
+        quote!(false)
+    }
+}
+
 /// `__forward_N` (the downstream code on one key's current result, or a table's change) and
 /// `__flush_N` (forwards every dirty key, then forgets them) of aggregation or table source
 /// `node`, whose dirty keys are in field `cache`.

@@ -156,8 +156,9 @@ impl Keyed<'_> {
         let dk = dk();
         let cache = crate::ops::cogroup::cache_field(self.em, self.node);
         let skey = self.skey;
+        let cache_on = super::cache::enabled(self.em, self.store);
         quote! {
-            if self.__cache_max != 0 {
+            if #cache_on {
                 self.#cache.mark(#skey, #dk::Update {
                     value_len: if __dk_present { self.__vbuf.len() } else { 0 },
                     source: __dk_record.source,

@@ -145,6 +145,7 @@ fn aggregate(b: &mut Builder, g: Grouped, call: &Call) -> syn::Result<Flow> {
         owner: StoreOwner::Aggregate,
         sub: 0,
         users: Vec::new(),
+        cached: true,
     });
     let kind_name = match (op.as_str(), g.window.map(|w| w.kind)) {
         ("reduce", None) => "KSTREAM-REDUCE",

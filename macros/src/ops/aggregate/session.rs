@@ -125,6 +125,7 @@ pub(crate) fn emit(
     v: &Acc,
 ) -> TokenStream {
     let dk = dk();
+    let cache_on = super::cache::enabled(em, store);
     let Some(wa) = WindowAgg::new(em, node, store, k) else {
         return quote!();
     };
@@ -218,7 +219,7 @@ pub(crate) fn emit(
                     let __dk_klen = self.__kbuf.len();
                     for __dk_i in 0..self.__win.sessions.len() {
                         let (__dk_s, __dk_e) = self.__win.sessions[__dk_i];
-                        if self.__cache_max != 0 {
+                        if #cache_on {
                             // With a record cache the deletion waits for the flush: a session
                             // created and merged away in one interval is never forwarded.
                             #dk::session_key(&mut self.__kbuf, __dk_s, __dk_e);
@@ -246,7 +247,7 @@ pub(crate) fn emit(
                     // Indexed once (a session replaced in place keeps its entry).
                     self.#index.insert(&self.__kbuf);
                 }
-                if self.__cache_max != 0 {
+                if #cache_on {
                     // The flush forwards the session's latest value (`__forward_N`), stamped
                     // with its end. It existed before only if it was replaced in place.
                     self.#cache.mark(&self.__kbuf, #dk::Update {

@@ -22,6 +22,7 @@ pub(crate) fn emit(
     v: &Acc,
 ) -> TokenStream {
     let dk = dk();
+    let cache_on = super::cache::enabled(em, store);
     let Some(wa) = WindowAgg::new(em, node, store, k) else {
         return quote!();
     };
@@ -109,7 +110,7 @@ pub(crate) fn emit(
                     if __dk_present && __dk_step.base != #dk::Base::Stored {
                         self.#index.insert(&self.__kbuf);
                     }
-                    if self.__cache_max != 0 {
+                    if #cache_on {
                         // The flush forwards the window's latest value (`__forward_N`).
                         self.#cache.mark(&self.__kbuf, #dk::Update {
                             value_len: if __dk_present { self.__vbuf.len() } else { 0 },

@@ -197,6 +197,7 @@ fn lower(b: &mut Builder, t: Table, call: &Call, left: bool) -> syn::Result<Flow
         owner: StoreOwner::FkSubscription,
         sub: 0,
         users: Vec::new(),
+        cached: true,
     });
     let base = FkJoin {
         role: FkRole::Send,

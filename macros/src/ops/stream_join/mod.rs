@@ -182,6 +182,7 @@ pub(crate) fn lower(
             owner,
             sub: 0,
             users: Vec::new(),
+            cached: true,
         });
         b.stores.len() - 1
     };
