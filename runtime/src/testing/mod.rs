@@ -35,8 +35,8 @@
 //!
 //! # The record cache
 //!
-//! A new driver forwards every update of an aggregation or table at once (no record cache), so tests
-//! see every intermediate result. [`TestDriver::with_cache_max_bytes`] gives every task a
+//! A new driver forwards every update of an aggregation or table at once (no record cache), so
+//! tests see every intermediate result. [`TestDriver::with_cache_max_bytes`] gives every task a
 //! record cache as the Kafka runtime does ([`KafkaStreams`](crate::streams::KafkaStreams)
 //! caches by default): updates are then forwarded only by [`TestDriver::commit`] (what the
 //! runtime does at every commit), or when a task's dirty keys exceed the budget, one record
