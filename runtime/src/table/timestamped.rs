@@ -96,9 +96,9 @@ pub fn source_put<B: StoreBackend>(
 }
 
 /// A table source's record with the record cache on (see `Task::flush_cache`): if the key is
-/// not dirty yet, its value as of the last flush is read first and, when downstream needs old values
-/// (`keep_old`), kept by the cache; then the store is updated (a null value deletes) and the key
-/// marked dirty with the record's context. Nothing is forwarded: the cache's flush forwards the
+/// not dirty yet, its value as of the last flush is read first and, when downstream needs old
+/// values (`keep_old`), kept by the cache; then the store is updated (a null value deletes) and
+/// the key marked dirty with the record's context. Nothing is forwarded: the cache's flush forwards the
 /// key's change once, whatever the number of updates in between, as Kafka Streams' caching
 /// store in front of a materialized `KTableSource` does.
 #[allow(clippy::too_many_arguments)]
