@@ -355,16 +355,30 @@ async fn while_tasks_move_answers_are_the_committed_value_or_a_retry_status() {
     server_a.abort();
 }
 
-/// A minute-aligned base time for the windowed records.
-const BASE: i64 = 28_333_334 * 60_000;
+/// A minute-aligned base time for the windowed records: ten minutes before the first call.
+/// Recent on purpose: the broker deletes records by their timestamps (7 days for the inputs),
+/// and with a fixed time from 2023 a retention check (30 s after the broker starts, then every
+/// 5 minutes) between the produce and the application's first fetch deleted the sliding test's
+/// whole input, so its windows never came.
+fn base() -> i64 {
+    static BASE: std::sync::OnceLock<i64> = std::sync::OnceLock::new();
+    *BASE.get_or_init(|| {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .expect("after 1970")
+            .as_millis() as i64;
+        now - now % 60_000 - 600_000
+    })
+}
 
-/// Word `v{i}` counts `(i + k) % 3 + 1` in window `k` (0..3) starting at `BASE + k` minutes.
+/// Word `v{i}` counts `(i + k) % 3 + 1` in window `k` (0..3) starting at `base() + k` minutes.
 fn window_count(i: usize, k: usize) -> i64 {
     ((i + k) % 3 + 1) as i64
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn windows_of_a_key_hosted_by_the_other_instance_are_fetched_over_http() {
+    let base = base();
     let servers = bootstrap();
     fresh(
         &servers,
@@ -380,7 +394,7 @@ async fn windows_of_a_key_hosted_by_the_other_instance_are_fetched_over_http() {
                 records.push(NewRecord {
                     key: Some(word.as_bytes()),
                     value: Some(word.as_bytes()),
-                    timestamp: Some(BASE + k as i64 * 60_000 + 1_000),
+                    timestamp: Some(base + k as i64 * 60_000 + 1_000),
                     ..NewRecord::default()
                 });
             }
@@ -398,7 +412,7 @@ async fn windows_of_a_key_hosted_by_the_other_instance_are_fetched_over_http() {
         wait_for_members_with_tasks(&servers, "iq-windows", 2, Duration::from_secs(60)).await,
         "both instances run tasks"
     );
-    let all_windows = format!("?from={BASE}&to={}", BASE + 120_000);
+    let all_windows = format!("?from={base}&to={}", base + 120_000);
     let deadline = Instant::now() + Duration::from_secs(60);
     let this_b = HostInfo {
         host: "127.0.0.1".into(),
@@ -416,7 +430,7 @@ async fn windows_of_a_key_hosted_by_the_other_instance_are_fetched_over_http() {
             .await;
             let want: Vec<Value> = (0..3)
                 .map(|k| {
-                    let start = BASE + k as i64 * 60_000;
+                    let start = base + k as i64 * 60_000;
                     serde_json::json!({ "start": start, "end": start + 60_000, "value": window_count(i, k) })
                 })
                 .collect();
@@ -453,7 +467,7 @@ async fn windows_of_a_key_hosted_by_the_other_instance_are_fetched_over_http() {
             port_b,
             &format!(
                 "/stores/per-window/windows/v0?from={0}&to={0}",
-                BASE + 60_000
+                base + 60_000
             ),
         )
         .await;
@@ -480,6 +494,7 @@ async fn windows_of_a_key_hosted_by_the_other_instance_are_fetched_over_http() {
 /// first windows start at 0 and are one).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_sliding_window_store_is_queried_locally_and_over_http() {
+    let base = base();
     let servers = bootstrap();
     fresh(
         &servers,
@@ -494,7 +509,7 @@ async fn a_sliding_window_store_is_queried_locally_and_over_http() {
             records.push(NewRecord {
                 key: Some(word.as_bytes()),
                 value: Some(word.as_bytes()),
-                timestamp: Some(BASE + offset),
+                timestamp: Some(base + offset),
                 ..NewRecord::default()
             });
         }
@@ -506,11 +521,11 @@ async fn a_sliding_window_store_is_queried_locally_and_over_http() {
     let (app, port, server, queries) =
         start_serving(IqSliding, |s| s.window_store(IqSliding::PER_SLIDING_WINDOW)).await;
     let want: Vec<(i64, i64)> = vec![
-        (BASE - 7, 1),
-        (BASE - 3, 2),
-        (BASE + 2, 3),
-        (BASE + 4, 2),
-        (BASE + 8, 1),
+        (base - 7, 1),
+        (base - 3, 2),
+        (base + 2, 3),
+        (base + 4, 2),
+        (base + 8, 1),
     ];
     let want_json = Value::from(
         want.iter()
@@ -525,13 +540,13 @@ async fn a_sliding_window_store_is_queried_locally_and_over_http() {
         for word in &words {
             let local: Result<Vec<(i64, i64)>, QueryError> = queries
                 .window_store(IqSliding::PER_SLIDING_WINDOW)
-                .and_then(|store| store.fetch(word, BASE - 10, BASE + 20)?.collect());
+                .and_then(|store| store.fetch(word, base - 10, base + 20)?.collect());
             let http = get(
                 port,
                 &format!(
                     "/stores/per-sliding-window/windows/{word}?from={}&to={}",
-                    BASE - 10,
-                    BASE + 20
+                    base - 10,
+                    base + 20
                 ),
             )
             .await;
@@ -558,11 +573,11 @@ async fn a_sliding_window_store_is_queried_locally_and_over_http() {
     let one: Vec<(i64, i64)> = queries
         .window_store(IqSliding::PER_SLIDING_WINDOW)
         .expect("a window store")
-        .fetch(&words[0], BASE + 1, BASE + 4)
+        .fetch(&words[0], base + 1, base + 4)
         .expect("fetch")
         .collect::<Result<_, _>>()
         .expect("values");
-    assert_eq!(one, vec![(BASE + 2, 3), (BASE + 4, 2)]);
+    assert_eq!(one, vec![(base + 2, 3), (base + 4, 2)]);
     app.stop().await.expect("stops cleanly");
     server.abort();
 }
