@@ -34,7 +34,8 @@ pub use crate::table::global::{
     GlobalStore, GlobalStores, GlobalTableInfo, global_get, global_key,
 };
 pub use crate::table::timestamped::{
-    cached_source_put, get_timestamped, get_timestamped_bytes, restore_table, source_put,
+    Prior, cache_mark, cache_prior, cached_source_put, get_timestamped, get_timestamped_bytes,
+    restore_table, source_put,
 };
 pub use crate::table::{
     Change, Changed, same_key, table_aggregate, table_delete, table_join, table_join_with_key,

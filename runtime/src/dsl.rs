@@ -422,9 +422,10 @@
 //! | `table.to_stream()` | the updates as a stream of `Option<V>` values, `None` for a delete: write it with `Nullable::<ValueSerde>` so deletes become tombstones |
 //! | `.with_caching_disabled()` | right after `table(..)`, `count`/`reduce`/`aggregate` or `to_table(..)`: that store's updates skip the record cache (Kafka Streams' `Materialized.withCachingDisabled()`), so every update is forwarded as it happens |
 //!
-//! With the record cache on (`cache_max_bytes`, 10 MiB by default), a table read from a topic
-//! forwards as Kafka Streams forwards a materialized source table (our table stores are named,
-//! as with `Materialized.as`): one change per key and flush (every commit, or a full cache), from
+//! With the record cache on (`cache_max_bytes`, 10 MiB by default), a table read from a topic,
+//! a `to_table(..)` and a re-grouped table's `count`/`reduce`/`aggregate` forward as Kafka
+//! Streams forwards its materialized tables (our table stores are named, as with
+//! `Materialized.as`): one change per key and flush (every commit, or a full cache), from
 //! the key's value at the previous flush to its latest, stamped with its last update's
 //! timestamp; a key created and deleted in between forwards nothing. Lookups in its store (a
 //! stream-table join, queries) see every update at once. `with_caching_disabled()` forwards

@@ -15,8 +15,8 @@
 //!    what they write goes to the same sink and commits with the task's records;
 //! 4. at every commit, **flushes the record cache** with [`Task::flush_cache`] (after
 //!    [`Task::set_cache_max_bytes`] turned it on): each aggregation forwards the latest result
-//!    of every key it changed since the last flush, each table read from a topic the change of
-//!    every such key;
+//!    of every key it changed since the last flush, each table (read from a topic, made by
+//!    `to_table`, or a re-grouped table's aggregation) the change of every such key;
 //! 5. on an aborted transaction, **drops uncommitted state** with [`Task::clear`] (or drops the
 //!    task and creates a new one), sets the committed stream time with
 //!    [`Task::set_stream_time`], restores again and re-reads its input from the committed
@@ -346,7 +346,7 @@ pub trait Task {
     /// caching off: every update of an aggregation is forwarded downstream as it happens.
     ///
     /// With a budget, an update of a `count`/`reduce`/`aggregate` (windowed or not), or of a
-    /// table read from a topic, is written to the store (and its changelog) at once, but its
+    /// table (read from a topic, `to_table`, a re-grouped aggregation), is written to the store (and its changelog) at once, but its
     /// result (the table's change) is only forwarded downstream
     /// when the cache is flushed: by [`Task::flush_cache`], which the runner calls at every
     /// commit, or by [`Task::process`] itself as soon as the dirty keys count more than the
@@ -355,7 +355,7 @@ pub trait Task {
     fn set_cache_max_bytes(&mut self, bytes: usize) {
         let _ = bytes;
     }
-    /// Forwards what the record cache holds back: for every aggregation and table source,
+    /// Forwards what the record cache holds back: for every aggregation and cached table,
     /// upstream ones first, each key that changed since the last flush, in the order keys first
     /// changed, once, with its current value read from the store (a table's change also with
     /// the value the key had at the last flush), runs through its downstream operators; repeats

@@ -12,9 +12,11 @@
 //! reads them through their parent's store ([`super::table_join`]'s value getters).
 //!
 //! A table source's store is named, as with Kafka Streams' `Materialized.as`, and so cached as
-//! Kafka Streams caches it: with the record cache on, a record updates the store and marks its
-//! key dirty, and the cache's flush ([`super::aggregate::cache`]) forwards one change per key,
-//! from its value at the previous flush (which the cache keeps) to its latest.
+//! Kafka Streams caches it (so are `to_table(..)` and a re-grouped table's aggregation,
+//! [`super::table_group`]): with the record cache on, a record updates the store (and its
+//! changelog) and marks its key dirty, and the cache's flush ([`super::aggregate::cache`])
+//! forwards one change per key, from its value at the previous flush (which the cache keeps) to
+//! its latest. The downstream code is one method, `__changed_N`, for both paths.
 //!
 //! The tables of aggregations (`count`, `reduce`, `aggregate`) forward plain results (with the
 //! record cache), not changes: table operations on them are refused with the way around.
@@ -121,7 +123,19 @@ fn store_types(em: &Emitter<'_>, store: usize) -> (Type, Type) {
 /// table with `Materialized.as(..)`, which Kafka Streams materializes with a caching store.
 pub(crate) fn cached(em: &Emitter<'_>, node: usize) -> bool {
     let n = &em.m.nodes[node];
-    matches!(n.kind, NodeKind::TableSource { .. }) && !n.children.is_empty()
+    changes_store(&n.kind).is_some() && !n.children.is_empty()
+}
+
+/// The store of a node that keeps a table's timestamped values and forwards its changes, and so
+/// may be cached: a table source, `to_table(..)`, a re-grouped table's aggregation.
+pub(crate) fn changes_store(kind: &NodeKind) -> Option<usize> {
+    match kind {
+        NodeKind::TableSource { store, .. }
+        | NodeKind::Table(TableNode::ToTable { store } | TableNode::Aggregate { store, .. }) => {
+            Some(*store)
+        }
+        _ => None,
+    }
 }
 
 /// A table source: the record is applied to the store (a null value deletes the key) and
@@ -200,17 +214,45 @@ fn emit_source(em: &Emitter<'_>, node: usize) -> TokenStream {
     }
 }
 
-/// The methods of a table source with children: `__changed_N` (its downstream code on one
+/// The condition under which cached table node `node` (of `store`) sends its updates to the
+/// record cache; `false` for a node without children (nothing to forward, no cache field).
+pub(crate) fn cached_on(em: &Emitter<'_>, node: usize, store: usize) -> TokenStream {
+    if cached(em, node) {
+        super::aggregate::cache::enabled(em, store)
+    } else {
+        quote!(false)
+    }
+}
+
+/// The call of `__changed_N` ([`forward_methods`]) on key `k` and change `v` with record
+/// `record`: the downstream code of a cached table node, once in the task.
+pub(crate) fn changed_call(
+    em: &Emitter<'_>,
+    node: usize,
+    k: &Acc,
+    v: &Acc,
+    record: TokenStream,
+) -> TokenStream {
+    let n = &em.m.nodes[node];
+    if n.children.is_empty() {
+        return quote!();
+    }
+    let changed = format_ident!("__changed_{}", node);
+    let (ko, vo) = (k.o(n.span), v.o(n.span));
+    quote!(self.#changed(#record, #ko, #vo, __dk_sink)?;)
+}
+
+/// The methods of a cached table node ([`cached`]): `__changed_N` (its downstream code on one
 /// change, for the record without a cache and for the flush) and `__forward_N` (the flush's:
 /// the change of one dirty key, from its stored value and the old value the cache kept).
 pub(crate) fn forward_methods(em: &Emitter<'_>, node: usize) -> TokenStream {
     let dk = dk();
     let n = &em.m.nodes[node];
     let name = &n.name;
-    let NodeKind::TableSource { key, value, .. } = &n.kind else {
+    let Some(store) = changes_store(&n.kind) else {
         return quote!();
     };
-    let (kt, vt) = (&key.ty, &value.ty);
+    let (kt, vt) = store_types(em, store);
     let (k, v) = (format_ident!("__k{}", node), format_ident!("__v{}", node));
     let children = em.children(node, &Acc::owned(k.clone()), &Acc::owned(v.clone()));
     let changed = format_ident!("__changed_{}", node);
@@ -290,16 +332,27 @@ fn record(em: &Emitter<'_>, node: usize, k: &Acc, v: &Acc) -> Option<TokenStream
         let kr = k.r(st.key.span);
         let vo = v.o(st.value.span);
         let want_old = needs_old(em, node);
-        let children = em.children(node, k, &out);
+        let changed = changed_call(em, node, k, &out, quote!(__dk_record));
+        let cache = Emitter::cache_field(node);
+        let cache_on = cached_on(em, node, *store);
         quote! {
             // Records whose key serializes to null are dropped, as Kafka Streams does.
             let __dk_ke = #dk::ser::<#kt>(#kr, &mut self.__kbuf, #name)?;
             if matches!(__dk_ke, #dk::Encoded::Present) {
-                let #nv = #dk::table_put::<#vt, _, _>(
-                    &mut self.#field, &self.__kbuf, #vo, #want_old, &mut self.__vbuf, __dk_sink,
-                    #changelog, self.__partition, __dk_record.timestamp, #name,
-                )?;
-                #children
+                if #cache_on {
+                    let __dk_prior = #dk::cache_prior(&self.#field, &self.#cache, &self.__kbuf, #want_old, &mut self.__obuf, #name)?;
+                    let _ = #dk::table_put::<#vt, _, _>(
+                        &mut self.#field, &self.__kbuf, #vo, false, &mut self.__vbuf, __dk_sink,
+                        #changelog, self.__partition, __dk_record.timestamp, #name,
+                    )?;
+                    #dk::cache_mark(&mut self.#cache, &self.__kbuf, __dk_prior, &self.__obuf, self.__vbuf.len(), __dk_record, __dk_record.timestamp);
+                } else {
+                    let #nv = #dk::table_put::<#vt, _, _>(
+                        &mut self.#field, &self.__kbuf, #vo, #want_old, &mut self.__vbuf, __dk_sink,
+                        #changelog, self.__partition, __dk_record.timestamp, #name,
+                    )?;
+                    #changed
+                }
             } else {
                 self.__dropped += 1;
             }
@@ -324,15 +377,26 @@ fn null(em: &Emitter<'_>, node: usize, k: &Part, v: &Part) -> Option<TokenStream
             let kr = ka.r(st.key.span);
             let want_old = needs_old(em, node);
             let nv = format_ident!("__v{}", node);
-            let children = em.children(node, ka, &Acc::owned(nv.clone()));
+            let changed = changed_call(em, node, ka, &Acc::owned(nv.clone()), quote!(__dk_record));
+            let cache = Emitter::cache_field(node);
+            let cache_on = cached_on(em, node, *store);
             quote! {
                 let __dk_ke = #dk::ser::<#kt>(#kr, &mut self.__kbuf, #name)?;
                 if matches!(__dk_ke, #dk::Encoded::Present) {
-                    let #nv = #dk::table_delete::<#vt, _, _>(
-                        &mut self.#field, &self.__kbuf, #want_old, __dk_sink,
-                        #changelog, self.__partition, __dk_record.timestamp, #name,
-                    )?;
-                    #children
+                    if #cache_on {
+                        let __dk_prior = #dk::cache_prior(&self.#field, &self.#cache, &self.__kbuf, #want_old, &mut self.__obuf, #name)?;
+                        let _ = #dk::table_delete::<#vt, _, _>(
+                            &mut self.#field, &self.__kbuf, false, __dk_sink,
+                            #changelog, self.__partition, __dk_record.timestamp, #name,
+                        )?;
+                        #dk::cache_mark(&mut self.#cache, &self.__kbuf, __dk_prior, &self.__obuf, 0, __dk_record, __dk_record.timestamp);
+                    } else {
+                        let #nv = #dk::table_delete::<#vt, _, _>(
+                            &mut self.#field, &self.__kbuf, #want_old, __dk_sink,
+                            #changelog, self.__partition, __dk_record.timestamp, #name,
+                        )?;
+                        #changed
+                    }
                 } else {
                     self.__dropped += 1;
                 }

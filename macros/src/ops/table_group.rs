@@ -272,11 +272,49 @@ fn emit_aggregate(
     let kr = k.r(sp);
     let vo = v.o(sp);
     let want_old = needs_old(em, node);
-    let args = quote! {
-        &mut self.#field, &self.__kbuf, &mut self.__vbuf, __dk_sink, #changelog,
-        self.__partition, __dk_record.timestamp, #name, #want_old,
+    let call = |want_old: bool| {
+        let args = quote! {
+            &mut self.#field, &self.__kbuf, &mut self.__vbuf, __dk_sink, #changelog,
+            self.__partition, __dk_record.timestamp, #name, #want_old,
+        };
+        aggregate_call(&dk, sp, at, op, &args, &kr, &vo)
     };
-    let call = match op {
+    let (uncached, cached) = (call(want_old), call(false));
+    let changed =
+        crate::ops::table::changed_call(em, node, k, &Acc::owned(nv.clone()), quote!(__dk_record));
+    let cache = Emitter::cache_field(node);
+    let cache_on = crate::ops::table::cached_on(em, node, store);
+    quote! {
+        let __dk_ke = #dk::ser::<#kt>(#kr, &mut self.__kbuf, #name)?;
+        if matches!(__dk_ke, #dk::Encoded::Present) {
+            if #cache_on {
+                // The store and changelog at once; the change waits for the cache's flush.
+                let __dk_prior = #dk::cache_prior(&self.#field, &self.#cache, &self.__kbuf, #want_old, &mut self.__obuf, #name)?;
+                let (_, __dk_ts) = #cached;
+                #dk::cache_mark(&mut self.#cache, &self.__kbuf, __dk_prior, &self.__obuf, self.__vbuf.len(), __dk_record, __dk_ts);
+            } else {
+                // Stamped as `KTableAggregate`/`KTableReduce` stamp the result.
+                let (#nv, __dk_ts) = #uncached;
+                let __dk_arec = #dk::InputRecord { timestamp: __dk_ts, ..*__dk_record };
+                let __dk_record = &__dk_arec;
+                #changed
+            }
+        }
+    }
+}
+
+/// The call of the runtime's `table_aggregate`/`table_reduce` for `op`, with `args` (the store,
+/// buffers and whether old values are read) before the key and the change.
+fn aggregate_call(
+    dk: &TokenStream,
+    sp: proc_macro2::Span,
+    at: &syn::Type,
+    op: &TableAgg,
+    args: &TokenStream,
+    kr: &TokenStream,
+    vo: &TokenStream,
+) -> TokenStream {
+    match op {
         TableAgg::Count => quote_spanned! {sp=>
             #dk::table_aggregate::<_, _, #at, _, _, _, _, _>(
                 #args #kr, #vo, || 0i64,
@@ -294,16 +332,5 @@ fn emit_aggregate(
         } => quote_spanned! {sp=>
             #dk::table_aggregate::<_, _, #at, _, _, _, _, _>(#args #kr, #vo, #init, #add, #subtract)?
         },
-    };
-    let children = em.children(node, k, &Acc::owned(nv.clone()));
-    quote! {
-        let __dk_ke = #dk::ser::<#kt>(#kr, &mut self.__kbuf, #name)?;
-        if matches!(__dk_ke, #dk::Encoded::Present) {
-            // Stamped as `KTableAggregate`/`KTableReduce` stamp the result.
-            let (#nv, __dk_ts) = #call;
-            let __dk_arec = #dk::InputRecord { timestamp: __dk_ts, ..*__dk_record };
-            let __dk_record = &__dk_arec;
-            #children
-        }
     }
 }

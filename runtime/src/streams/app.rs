@@ -409,9 +409,10 @@ impl<T: Topology> Builder<T> {
     /// the cache is flushed: at every commit, or when it is full. So a key updated many times in
     /// one commit interval produces one output record, with its latest value and the timestamp
     /// of its last update (no headers). A table read from a topic (`table(..)`, whose store is
-    /// named, as a Kafka Streams table with `Materialized.as`) does the same: its downstream
-    /// operators (joins, foreign-key joins, re-groupings, `to_stream()`) see one change per key
-    /// and flush, from the key's value at the previous flush to its latest one. The budget is split evenly over the processing threads
+    /// named, as a Kafka Streams table with `Materialized.as`), `to_table(..)` and a re-grouped
+    /// table's aggregation do the same: their downstream operators (joins, foreign-key joins,
+    /// re-groupings, `to_stream()`) see one change per key and flush, from the key's value at
+    /// the previous flush to its latest one. `with_caching_disabled()` turns it off per store. The budget is split evenly over the processing threads
     /// and, within a thread, evenly over its tasks (recomputed whenever its tasks change); a
     /// task whose dirty keys count more than its share flushes at once. Stores, changelogs,
     /// lookups in a store (a stream-table join) and queries always see every update. See [`Task::flush_cache`](crate::task::Task::flush_cache).

@@ -95,12 +95,70 @@ pub fn source_put<B: StoreBackend>(
     restore_timestamped(store, key, value, timestamp, buf).map_err(|e| store_error(node, e))
 }
 
-/// A table source's record with the record cache on (see `Task::flush_cache`): if the key is
-/// not dirty yet, its value as of the last flush is read first and, when downstream needs old
-/// values (`keep_old`), kept by the cache; then the store is updated (a null value deletes) and
-/// the key marked dirty with the record's context. Nothing is forwarded: the cache's flush forwards the
-/// key's change once, whatever the number of updates in between, as Kafka Streams' caching
-/// store in front of a materialized `KTableSource` does.
+/// What a table's store held under a key before an update, for the record cache: whether the
+/// key was dirty already, and whether it had a value ([`cache_prior`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Prior {
+    existed: bool,
+    /// The key was not dirty, had a value, and downstream needs it: the cache keeps it.
+    keep: bool,
+}
+
+/// Reads what `store` holds under `key` before an update when the key is not dirty yet in
+/// `cache`: whether it has a value and, if downstream needs old values (`keep_old`), the value's
+/// bytes into `old` (cleared first). A key already dirty keeps the old value it had, so nothing is
+/// read. Pass the result to [`cache_mark`] after the update.
+#[inline]
+pub fn cache_prior<B: StoreBackend>(
+    store: &B,
+    cache: &DirtyKeys,
+    key: &[u8],
+    keep_old: bool,
+    old: &mut Vec<u8>,
+    node: &'static str,
+) -> Result<Prior, RecordError> {
+    old.clear();
+    let first = !cache.contains(key);
+    let mut existed = false;
+    if first && let Some(entry) = store.get(key).map_err(|e| store_error(node, e))? {
+        existed = true;
+        if keep_old {
+            let (_, value) = split_timestamped(entry).map_err(|e| store_error(node, e))?;
+            old.extend_from_slice(value);
+        }
+    }
+    Ok(Prior {
+        existed,
+        keep: first && existed && keep_old,
+    })
+}
+
+/// Marks `key` dirty after an update that left `value_len` bytes in the store, stamped
+/// `timestamp`, from `record`; `prior` and `old` are [`cache_prior`]'s. The cache's flush forwards
+/// the key's change once, whatever the number of updates in between, as Kafka Streams' caching
+/// store in front of a table's processor does.
+#[inline]
+pub fn cache_mark(
+    cache: &mut DirtyKeys,
+    key: &[u8],
+    prior: Prior,
+    old: &[u8],
+    value_len: usize,
+    record: &InputRecord<'_>,
+    timestamp: i64,
+) {
+    let update = Update {
+        value_len,
+        source: record.source,
+        timestamp,
+        offset: record.offset,
+        existed: prior.existed,
+    };
+    cache.mark_with_old(key, update, prior.keep.then_some(old));
+}
+
+/// A table source's record with the record cache on (see `Task::flush_cache`): [`cache_prior`],
+/// then the store updated (a null value deletes), then [`cache_mark`]. Nothing is forwarded.
 #[allow(clippy::too_many_arguments)]
 #[inline]
 pub fn cached_source_put<B: StoreBackend>(
@@ -113,26 +171,11 @@ pub fn cached_source_put<B: StoreBackend>(
     old: &mut Vec<u8>,
     node: &'static str,
 ) -> Result<(), RecordError> {
-    let first = !cache.contains(key);
-    let mut existed = false;
-    old.clear();
-    if first && let Some(entry) = store.get(key).map_err(|e| store_error(node, e))? {
-        existed = true;
-        if keep_old {
-            let (_, value) = split_timestamped(entry).map_err(|e| store_error(node, e))?;
-            old.extend_from_slice(value);
-        }
-    }
+    let prior = cache_prior(store, cache, key, keep_old, old, node)?;
     restore_timestamped(store, key, record.value, record.timestamp, buf)
         .map_err(|e| store_error(node, e))?;
-    let update = Update {
-        value_len: record.value.map_or(0, <[u8]>::len),
-        source: record.source,
-        timestamp: record.timestamp,
-        offset: record.offset,
-        existed,
-    };
-    cache.mark_with_old(key, update, (existed && keep_old).then_some(&old[..]));
+    let value_len = record.value.map_or(0, <[u8]>::len);
+    cache_mark(cache, key, prior, old, value_len, record, record.timestamp);
     Ok(())
 }
 

@@ -32,9 +32,9 @@ pub(crate) fn task_parts(em: &Emitter<'_>, sub: &Sub, _: &TaskParts) -> TaskPart
             NodeKind::Aggregate { .. } => {
                 crate::ops::cogroup::cache_field(em, n) == Emitter::cache_field(n)
             }
-            // A table read from a topic, as Kafka Streams caches a materialized source table.
-            NodeKind::TableSource { .. } => crate::ops::table::cached(em, n),
-            _ => false,
+            // A table read from a topic, `to_table(..)`, a re-grouped table's aggregation, as
+            // Kafka Streams caches their materialized stores.
+            _ => crate::ops::table::cached(em, n),
         })
         .collect();
     aggs.sort_unstable();
@@ -147,7 +147,10 @@ fn flush_methods(
                 quote!(self.#forward(&__dk_record, __dk_sink)),
             )
         }
-        NodeKind::TableSource { store, .. } => {
+        kind => {
+            let Some(store) = crate::ops::table::changes_store(kind) else {
+                return methods;
+            };
             methods.extend(crate::ops::table::forward_methods(em, node));
             // The change's old value: the key's value at the last flush, which the cache kept.
             let call = quote!(self.#forward(
@@ -155,9 +158,8 @@ fn flush_methods(
                 __dk_has_old.then_some(&__dk_fo[..]),
                 __dk_sink,
             ));
-            (*store, true, call)
+            (store, true, call)
         }
-        _ => return methods,
     };
     let store_field = Emitter::store_field(store);
     let entry_value = if stamped {
