@@ -8,7 +8,7 @@
 //! | `DEKAF_COMMIT_INTERVAL_MS` | commit interval | `100` |
 //! | `DEKAF_TRANSACTION_TIMEOUT_MS` | transaction timeout | `10000` |
 //! | `DEKAF_STATE_DIR` | keep stores on disk (LMDB) under this directory | unset: in memory |
-//! | `DEKAF_CACHE_MAX_BYTES` | record cache of aggregations (`0`: forward every update) | `10485760` (10 MiB) |
+//! | `DEKAF_CACHE_MAX_BYTES` | record cache of aggregations and tables (`0`: forward every update) | `10485760` (10 MiB) |
 //! | `DEKAF_GROUP_INSTANCE_ID` | static membership: this instance's `group.instance.id` | unset: dynamic |
 //! | `DEKAF_RDKAFKA_DEBUG` | librdkafka's `debug` property (e.g. `broker,eos,metadata`) | unset |
 //! | `DEKAF_PROPERTIES` | more client properties, one `name=value` a line (e.g. `security.protocol=SASL_SSL`, `sasl.mechanism`, `sasl.username`, `sasl.password`, `ssl.ca.location`) | unset |

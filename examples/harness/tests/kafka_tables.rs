@@ -22,14 +22,15 @@ const JOINED: &str = "kt-joined";
 const COUNTS: &str = "kt-plan-counts";
 const PARTITIONS: i32 = 3;
 
-/// Starts `table-instance` under exactly-once, without a record cache (every update is
-/// forwarded) and with a short transaction timeout, so a killed instance's transaction aborts
-/// quickly; its log goes to `log`.
-fn start(log: &Path) -> Child {
+/// Starts `table-instance` under exactly-once, with a record cache of `cache` bytes (0: every
+/// update is forwarded; else the tables and the count forward one change per key and commit)
+/// and a short transaction timeout, so a killed instance's transaction aborts quickly; its log
+/// goes to `log`.
+fn start(log: &Path, cache: usize) -> Child {
     logged_instance(env!("CARGO_BIN_EXE_table-instance"), log)
         .env("DEKAF_GUARANTEE", "exactly_once")
         .env("DEKAF_TRANSACTION_TIMEOUT_MS", "5000")
-        .env("DEKAF_CACHE_MAX_BYTES", "0")
+        .env("DEKAF_CACHE_MAX_BYTES", cache.to_string())
         .spawn()
         .expect("start table-instance")
 }
@@ -99,6 +100,14 @@ async fn last_values(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn table_join_and_regrouped_count_are_exact_across_a_sigkill() {
+    // Without a record cache, then with the default one (10 MiB): the cached tables and count
+    // hold changes back until the commit, and an aborted transaction must drop what they hold.
+    // One after the other: the topology's application id and topics are fixed.
+    run_with_cache(0).await;
+    run_with_cache(10 * 1024 * 1024).await;
+}
+
+async fn run_with_cache(cache: usize) {
     let topics = [
         (ACCOUNTS, PARTITIONS),
         (OWNERS, PARTITIONS),
@@ -106,7 +115,7 @@ async fn table_join_and_regrouped_count_are_exact_across_a_sigkill() {
         (COUNTS, PARTITIONS),
     ];
     fresh(&bootstrap(), APP, &topics).await;
-    let log = std::env::temp_dir().join("kt-eos-instance.log");
+    let log = std::env::temp_dir().join(format!("kt-eos-instance-cache-{cache}.log"));
     let _ = std::fs::remove_file(&log);
 
     let owners: Vec<_> = (0..400).map(owner_update).collect();
@@ -115,7 +124,7 @@ async fn table_join_and_regrouped_count_are_exact_across_a_sigkill() {
     send(OWNERS, &owners).await;
     send(ACCOUNTS, first).await;
 
-    let mut instance = start(&log);
+    let mut instance = start(&log, cache);
     // Kill it while it works: once some results are committed, before all are.
     let started = Instant::now();
     loop {
@@ -141,7 +150,7 @@ async fn table_join_and_regrouped_count_are_exact_across_a_sigkill() {
     instance.kill().expect("SIGKILL the instance");
     instance.wait().expect("reap the instance");
     send(ACCOUNTS, &second[500..]).await;
-    let mut instance = start(&log);
+    let mut instance = start(&log, cache);
 
     // The expected final tables.
     let mut plan_of: HashMap<String, String> = HashMap::new();
@@ -228,7 +237,7 @@ async fn table_join_and_regrouped_count_are_exact_across_a_sigkill() {
     }
     assert!(
         problems.is_empty(),
-        "{} problems (log {}):\n{}",
+        "{} problems with a record cache of {cache} bytes (log {}):\n{}",
         problems.len(),
         log.display(),
         problems.join("\n")
