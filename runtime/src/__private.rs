@@ -48,8 +48,8 @@ pub use crate::task::{
     TopicRef, Topology, WindowStoreRef,
 };
 pub use crate::topology::{
-    CopartitionGroup, InternalTopicInfo, StoreInfo, StoreKind, SubtopologyInfo, TopologyInfo,
-    WindowedSink,
+    CopartitionGroup, InternalTopicInfo, OffsetReset, SourceOffsetReset, StoreInfo, StoreKind,
+    SubtopologyInfo, TopologyInfo, WindowedSink,
 };
 pub use crate::window::{
     Base, BufferLimits, SessionSpan, SlidingStep, SuppressState, TimeIndex, WindowScratch,

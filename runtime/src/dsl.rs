@@ -51,11 +51,30 @@
 //! |---|---|
 //! | `stream("topic", KeySerde, ValueSerde)` | a record stream |
 //! | `stream("topic", KeySerde, ValueSerde, timestamp(..))` | a record stream stamped by a timestamp extractor (see [Event time](#event-time)) |
+//! | `stream("topic", KeySerde, ValueSerde, offset_reset(..))` | a record stream that starts elsewhere than at the beginning when its group has no committed offset (see [Offset reset](#offset-reset)) |
 //! | `table("topic", KeySerde, ValueSerde)` | a table; its store (named like the topic, or `table("topic", K, V, "store")`) uses the topic as its changelog, and a null value deletes the key |
 //! | `global_table("topic", KeySerde, ValueSerde)` | a global table, read in full by every instance (see [Global tables](#global-tables)) |
 //!
 //! A topic is read once; bind it with `let` to use it several times. Give a table's topic
 //! `cleanup.policy=compact`.
+//!
+//! ## Offset reset
+//!
+//! Where a stream starts reading a partition for which its group has no committed offset (a new
+//! application, or one reset), per source, as Kafka Streams' `Consumed.withOffsetResetPolicy`
+//! (`AutoOffsetReset`, KIP-1106). A committed offset always wins; both options of `stream(..)`
+//! combine (`timestamp(..)` and `offset_reset(..)`, in any order).
+//!
+//! | | |
+//! |---|---|
+//! | (none), `offset_reset(earliest)` | the partition's beginning, as Kafka Streams' default `auto.offset.reset` |
+//! | `offset_reset(latest)` | its end when the task starts (the last stable offset under exactly-once): only what is written afterwards |
+//! | `offset_reset(by_duration(Duration::from_secs(3600)))` | the first record stamped at most that long before the task starts (by the records' timestamps; the end if none is that recent); the duration is a const expression |
+//! | `offset_reset(none)` | no start: the application stops with `StreamsError::NoCommittedOffset`, which names the partition |
+//!
+//! The start is looked up once, when the task is created, and kept: if the interval's work is
+//! dropped before the first commit (an aborted transaction), the task goes back to that same
+//! offset rather than looking again, so nothing written meanwhile is skipped.
 //!
 //! ## Event time
 //!

@@ -264,6 +264,10 @@ pub trait Topology: 'static {
     /// does.
     const WINDOWED_SINKS: &'static [WindowedSink] = &[];
 
+    /// The source topics that do not start at their beginning when the group has no committed
+    /// offset for a partition (`stream(.., offset_reset(..))`); every other source does.
+    const OFFSET_RESETS: &'static [crate::topology::SourceOffsetReset] = &[];
+
     /// The task type (one variant per subtopology) over store backend `B`.
     type Task<B: StoreBackend>: Task<Backend = B>;
 

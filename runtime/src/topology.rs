@@ -18,6 +18,33 @@ pub struct WindowedSink {
     pub window_bytes: usize,
 }
 
+/// Where a source starts reading a partition for which the group has no committed offset
+/// (Kafka Streams' `AutoOffsetReset`, KIP-1106, set per source with `Consumed`); the default
+/// is [`OffsetReset::Earliest`], as Kafka Streams' `auto.offset.reset`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OffsetReset {
+    /// The partition's first offset.
+    Earliest,
+    /// The partition's end (the last stable offset under exactly-once): only records written
+    /// after the task started are read.
+    Latest,
+    /// The first record whose timestamp is at most this long before the task started (the end
+    /// if there is none).
+    ByDuration(std::time::Duration),
+    /// No start without a committed offset: the application stops with
+    /// [`StreamsError::NoCommittedOffset`](crate::streams::StreamsError::NoCommittedOffset).
+    None,
+}
+
+/// A source topic with its own [`OffsetReset`] (`stream(.., offset_reset(..))`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SourceOffsetReset {
+    /// The topic.
+    pub topic: &'static str,
+    /// Where its partitions start without a committed offset.
+    pub reset: OffsetReset,
+}
+
 /// The static description of a topology: its application id and its subtopologies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TopologyInfo {

@@ -162,6 +162,7 @@ fn topology_impl(em: &Emitter<'_>) -> TokenStream {
     let description = crate::describe::describe(m);
     let info = info::info(m);
     let windowed_sinks = info::windowed_sinks(m);
+    let offset_resets = crate::ops::sources::offset_resets(m);
     let global_tables = crate::ops::global_table::infos(m);
     let creates = m.subs.iter().map(|sub| {
         let variant = format_ident!("S{}", sub.id);
@@ -178,6 +179,7 @@ fn topology_impl(em: &Emitter<'_>) -> TokenStream {
             const DESCRIPTION: &'static str = #description;
             #global_tables
             const WINDOWED_SINKS: &'static [#dk::WindowedSink] = #windowed_sinks;
+            const OFFSET_RESETS: &'static [#dk::SourceOffsetReset] = #offset_resets;
             type Task<B: #dk::StoreBackend> = #task_enum<B>;
 
             fn create_task<F: #dk::BackendFactory>(

@@ -92,6 +92,16 @@ pub(crate) enum Extractor {
     UsePartitionTimeOnInvalid,
 }
 
+/// A source's offset reset (`stream(.., offset_reset(..))`, the runtime's `OffsetReset`).
+#[derive(Clone)]
+pub(crate) enum ResetSpec {
+    Earliest,
+    Latest,
+    None,
+    /// `by_duration(expr)`: a `Duration` expression, evaluated in a const.
+    ByDuration(Box<Expr>),
+}
+
 /// What a node does.
 #[derive(Clone)]
 pub(crate) enum NodeKind {
@@ -101,6 +111,8 @@ pub(crate) enum NodeKind {
         value: SerdeTy,
         /// `stream(.., timestamp(..))`: how the source stamps its records.
         timestamp: Option<Extractor>,
+        /// `stream(.., offset_reset(..))`: where it starts without a committed offset.
+        reset: Option<ResetSpec>,
     },
     /// `table(..)`: the node is Kafka Streams' `KTABLE-SOURCE-n` processor; `source` names the
     /// `KSTREAM-SOURCE-(n-1)` node before it, which reads the topic (one node here, two names

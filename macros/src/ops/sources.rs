@@ -2,7 +2,7 @@
 //! declares a store for `process(..)`, `on_error(..)` sets the error handler.
 
 use proc_macro2::{Span, TokenStream, TokenTree};
-use quote::{ToTokens, format_ident, quote};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 
 use super::aggregate::raw_key;
 use super::{Emit, Lower, Operator};
@@ -10,13 +10,14 @@ use crate::args::{arity, err, err_at, err_call, name_arg, serde_arg};
 use crate::build::{Builder, Flow, Stream, Table};
 use crate::codegen::emitter::{Acc, Emitter, Part, dk};
 use crate::ir::{
-    AggOp, Extractor, NodeKind, SerdeTy, Store, StoreOwner, TopicRole, TopicUse, WindowKind,
+    AggOp, Extractor, NodeKind, ResetSpec, SerdeTy, Store, StoreOwner, TopicRole, TopicUse,
+    WindowKind,
 };
 use crate::parse::Call;
 
 pub(crate) const STREAM: Operator = Operator {
     name: "stream",
-    usage: "stream(\"topic\", KeySerde, ValueSerde), or with a timestamp extractor: stream(\"topic\", KeySerde, ValueSerde, timestamp(..))",
+    usage: "stream(\"topic\", KeySerde, ValueSerde), with options after the serdes: stream(\"topic\", KeySerde, ValueSerde, timestamp(..), offset_reset(..))",
     lower: &[Lower::Root(stream)],
     on_stream: None,
     emit: &[EMIT],
@@ -51,7 +52,7 @@ fn stream(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
     let (topic, tspan) = name_arg(call, 0, usage)?;
     let key = serde_arg(call, 1, usage)?;
     let value = serde_arg(call, 2, usage)?;
-    let timestamp = stream_options(call)?;
+    let StreamOptions { timestamp, reset } = stream_options(call)?;
     b.topics.push(TopicUse {
         name: topic.clone(),
         span: tspan,
@@ -65,6 +66,7 @@ fn stream(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
             key: key.clone(),
             value: value.clone(),
             timestamp,
+            reset,
         },
         "KSTREAM-SOURCE",
         call.span,
@@ -82,22 +84,52 @@ fn stream(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
 /// What `timestamp(..)` takes, for the errors.
 const TIMESTAMP_USAGE: &str = "timestamp(|key: &K, value: &V, record_ts: i64, partition_time: i64| -> i64), or a built-in extractor: timestamp(WallClock), timestamp(FailOnInvalid), timestamp(LogAndSkipOnInvalid) or timestamp(UsePartitionTimeOnInvalid)";
 
-/// The options of `stream(..)` after its serdes: `timestamp(..)`, at most once.
-fn stream_options(call: &Call) -> syn::Result<Option<Extractor>> {
+/// What `offset_reset(..)` takes, for the errors.
+const RESET_USAGE: &str = "offset_reset(earliest), offset_reset(latest), offset_reset(none) or offset_reset(by_duration(Duration::from_secs(..))) (Kafka Streams' AutoOffsetReset: where the source starts when the group has no committed offset for a partition)";
+
+/// The options of `stream(..)` after its serdes.
+struct StreamOptions {
+    timestamp: Option<Extractor>,
+    reset: Option<ResetSpec>,
+}
+
+/// The options of `stream(..)` after its serdes: `timestamp(..)` and `offset_reset(..)`, each
+/// at most once.
+fn stream_options(call: &Call) -> syn::Result<StreamOptions> {
     let mut timestamp = None;
+    let mut reset = None;
     for arg in call.args.iter().skip(3) {
         let syn::Expr::Call(option) = arg else {
             return Err(err_at(
                 arg,
-                format!("stream(..) takes a topic, two serdes and then options: {TIMESTAMP_USAGE}"),
+                format!(
+                    "stream(..) takes a topic, two serdes and then options: {TIMESTAMP_USAGE}; {RESET_USAGE}"
+                ),
             ));
         };
-        let is_timestamp =
-            matches!(&*option.func, syn::Expr::Path(p) if p.path.is_ident("timestamp"));
-        if !is_timestamp {
+        let is = |name: &str| matches!(&*option.func, syn::Expr::Path(p) if p.path.is_ident(name));
+        if is("offset_reset") {
+            if reset.is_some() {
+                return Err(err_at(
+                    arg,
+                    "offset_reset(..) is given twice: a source has one offset reset, keep one",
+                ));
+            }
+            if option.args.len() != 1 {
+                return Err(err_at(
+                    arg,
+                    format!("offset_reset(..) takes one policy: {RESET_USAGE}"),
+                ));
+            }
+            reset = Some(reset_spec(&option.args[0])?);
+            continue;
+        }
+        if !is("timestamp") {
             return Err(err_at(
                 &option.func,
-                format!("unknown option of stream(..): the option is {TIMESTAMP_USAGE}"),
+                format!(
+                    "unknown option of stream(..): the options are {TIMESTAMP_USAGE}; and {RESET_USAGE}"
+                ),
             ));
         }
         if timestamp.is_some() {
@@ -114,7 +146,54 @@ fn stream_options(call: &Call) -> syn::Result<Option<Extractor>> {
         }
         timestamp = Some(extractor(&option.args[0])?);
     }
-    Ok(timestamp)
+    Ok(StreamOptions { timestamp, reset })
+}
+
+/// The policy of `offset_reset(..)`.
+fn reset_spec(arg: &syn::Expr) -> syn::Result<ResetSpec> {
+    match arg {
+        syn::Expr::Path(p) if p.path.is_ident("earliest") => Ok(ResetSpec::Earliest),
+        syn::Expr::Path(p) if p.path.is_ident("latest") => Ok(ResetSpec::Latest),
+        syn::Expr::Path(p) if p.path.is_ident("none") => Ok(ResetSpec::None),
+        syn::Expr::Call(c) if matches!(&*c.func, syn::Expr::Path(p) if p.path.is_ident("by_duration")) => {
+            match c.args.first() {
+                Some(d) if c.args.len() == 1 => Ok(ResetSpec::ByDuration(Box::new(d.clone()))),
+                _ => Err(err_at(
+                    arg,
+                    "by_duration(..) takes one std::time::Duration (a const expression, such as Duration::from_secs(3600)): the source starts at the first record at most that old",
+                )),
+            }
+        }
+        other => Err(err_at(
+            other,
+            format!("unknown offset reset: {RESET_USAGE}"),
+        )),
+    }
+}
+
+/// `Topology::OFFSET_RESETS`: every source with its own offset reset.
+pub(crate) fn offset_resets(m: &crate::ir::Model) -> TokenStream {
+    let dk = dk();
+    let items = m.nodes.iter().filter_map(|n| {
+        let NodeKind::Source {
+            topic,
+            reset: Some(reset),
+            ..
+        } = &n.kind
+        else {
+            return None;
+        };
+        let reset = match reset {
+            ResetSpec::Earliest => quote!(#dk::OffsetReset::Earliest),
+            ResetSpec::Latest => quote!(#dk::OffsetReset::Latest),
+            ResetSpec::None => quote!(#dk::OffsetReset::None),
+            ResetSpec::ByDuration(d) => {
+                quote_spanned!(syn::spanned::Spanned::span(&**d)=> #dk::OffsetReset::ByDuration(#d))
+            }
+        };
+        Some(quote!(#dk::SourceOffsetReset { topic: #topic, reset: #reset }))
+    });
+    quote!(&[#(#items),*])
 }
 
 /// The extractor of `timestamp(..)`: a built-in's name, or a closure of four parameters.

@@ -1244,6 +1244,7 @@ const _: () = {
                 topic: "session-clicks",
                 window_bytes: 16usize,
             }];
+        const OFFSET_RESETS: &'static [::dekaf_streams::__private::SourceOffsetReset] = &[];
         type Task<B: ::dekaf_streams::__private::StoreBackend> = __SessionsTask<B>;
         fn create_task<F: ::dekaf_streams::__private::BackendFactory>(
             subtopology: &str,

@@ -110,6 +110,9 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             };
             active.task.attach_global_stores(&self.ctx.globals);
             take_committed(&mut active, &committed);
+            if !self.apply_offset_resets(&mut active)? {
+                return Ok(());
+            }
             self.restore_task(&mut active, false, standby.as_deref())?;
             active.task.set_stream_time(active.committed_stream_time);
             self.publish_restored(&active)?;
@@ -443,7 +446,7 @@ pub(super) fn take_committed<T: Topology, F: BackendFactory>(
             _ => None,
         };
         active.committed[i] = offset;
-        active.positions[i] = offset;
+        active.positions[i] = offset.or(active.starts[i]);
         if let Some(st) = elem.as_ref().and_then(|e| parse_stream_time(e.metadata())) {
             active.committed_stream_time = active.committed_stream_time.max(st);
         }

@@ -134,6 +134,19 @@ pub enum StreamsError {
         /// The coordinator's status detail (it names the member that asked).
         detail: String,
     },
+    /// A source declared `offset_reset(none)` has a partition without a committed offset (Kafka
+    /// Streams' `NoOffsetForPartitionException`).
+    #[error(
+        "{topic}-{partition} has no committed offset in this application's group and its source \
+         says offset_reset(none): commit a start offset for the group first, or give the source \
+         offset_reset(earliest), offset_reset(latest) or offset_reset(by_duration(..))"
+    )]
+    NoCommittedOffset {
+        /// The topic.
+        topic: String,
+        /// The partition.
+        partition: i32,
+    },
 }
 
 impl StreamsError {

@@ -60,6 +60,7 @@ pub mod lifecycle;
 mod membership;
 pub mod metrics;
 mod offset_commit;
+mod offset_reset;
 mod periodic_report;
 mod processing;
 mod punctuate;

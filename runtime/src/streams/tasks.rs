@@ -17,6 +17,9 @@ pub(crate) struct ActiveTask<T: Topology, F: BackendFactory> {
     pub positions: Vec<Option<i64>>,
     /// Per source: the next offset as of the last commit (where a rebuild resumes).
     pub committed: Vec<Option<i64>>,
+    /// Per source: where it started without a committed offset, when its offset reset is not
+    /// `earliest` (see `offset_reset`); a rebuild before the first commit goes back there.
+    pub starts: Vec<Option<i64>>,
     /// Per source: whether a record was consumed since the consumer was last assigned. Only
     /// then is the consumer's position (which steps over transaction markers) this task's.
     pub consumed: Vec<bool>,
@@ -120,6 +123,7 @@ impl<T: Topology, F: BackendFactory> ActiveTasks<T, F> {
             task,
             positions: vec![None; n],
             committed: vec![None; n],
+            starts: vec![None; n],
             consumed: vec![false; n],
             committed_stream_time: i64::MIN,
             processed: 0,

@@ -1,0 +1,8 @@
+use dekaf_streams::prelude::*;
+topology! {
+    pub T = "app" {
+        stream("in", Utf8, Utf8, offset_reset(newest)).to("out", Utf8, Utf8);
+    }
+}
+
+fn main() {}
