@@ -3,6 +3,8 @@
 //! `latest` reads only what is written after its task started, `by_duration(1 h)` skips the
 //! records stamped more than an hour before the start, a source without a policy reads from the
 //! beginning, and `none` stops the application with an error that says what to do.
+//! (Kafka Streams 4.4 on a broker, the same input and `Consumed.withOffsetResetPolicy(
+//! AutoOffsetReset.latest())` / `byDuration(Duration.ofHours(1))`: the same outputs.)
 //!
 //! Needs a broker (`DEKAF_BOOTSTRAP`, see `scripts/kafka.sh`).
 
