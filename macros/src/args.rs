@@ -251,6 +251,7 @@ pub(crate) fn window_spec(e: &Expr) -> syn::Result<WindowSpec> {
         advance,
         grace,
         kind,
+        retention_ms: None,
     })
 }
 

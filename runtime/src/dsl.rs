@@ -439,6 +439,7 @@
 //! | `table.join_on_foreign_key(other, \|value: &V\| -> FK, \|l: &V, r: &V2\| -> R)` (the extractor may take the key too: `\|key: &K, value: &V\| -> FK`, KIP-1104) | a result while the other table has the foreign key the row's value names; see [Foreign-key joins](#foreign-key-joins) |
 //! | `table.left_join_on_foreign_key(other, \|value: &V\| -> FK, \|l: &V, r: Option<&V2>\| -> R)` | a result for every row, `None` while the other table lacks its foreign key |
 //! | `table.to_stream()` | the updates as a stream of `Option<V>` values, `None` for a delete: write it with `Nullable::<ValueSerde>` so deletes become tombstones |
+//! | `.with_retention(Duration::from_hours(1))` | right after a windowed `count`/`reduce`/`aggregate`: its store keeps windows that long instead of the least it needs (size + grace; gap + grace; 2 × difference + grace), so queries see older windows (Kafka Streams' `Materialized.withRetention`; the changelog's `retention.ms` is the retention plus a day, as Kafka Streams declares it; a shorter one is refused at the call) |
 //! | `.with_caching_disabled()` | right after `table(..)`, `count`/`reduce`/`aggregate` or `to_table(..)`: that store's updates skip the record cache (Kafka Streams' `Materialized.withCachingDisabled()`), so every update is forwarded as it happens |
 //!
 //! With the record cache on (`cache_max_bytes`, 10 MiB by default), a table read from a topic,

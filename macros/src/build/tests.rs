@@ -139,6 +139,7 @@ fn windows_and_durations() {
             advance: 60_000,
             grace: 30_000,
             kind: WindowKind::Time,
+            retention_ms: None,
         })
     );
 }

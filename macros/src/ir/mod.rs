@@ -21,6 +21,9 @@ pub(crate) struct WindowSpec {
     pub advance: i64,
     pub grace: i64,
     pub kind: WindowKind,
+    /// `with_retention(..)` on the aggregation's table (Kafka Streams' `Materialized.withRetention`):
+    /// how long its store keeps windows, instead of the default.
+    pub retention_ms: Option<i64>,
 }
 
 /// The kinds of windows.
@@ -50,9 +53,16 @@ impl WindowSpec {
         }
     }
 
-    /// The store's retention as Kafka Streams' defaults: size + grace for time windows,
-    /// gap + grace for sessions, 2 × difference + grace for sliding windows.
+    /// The store's retention: the one given with `with_retention(..)`, else Kafka Streams'
+    /// default ([`WindowSpec::default_retention`]).
     pub(crate) fn retention(&self) -> i64 {
+        self.retention_ms
+            .unwrap_or_else(|| self.default_retention())
+    }
+
+    /// Kafka Streams' default retention, also the least it accepts: size + grace for time
+    /// windows, gap + grace for sessions, 2 × difference + grace for sliding windows.
+    pub(crate) fn default_retention(&self) -> i64 {
         match self.kind {
             WindowKind::Sliding => self.size.saturating_mul(2).saturating_add(self.grace),
             _ => self.size.saturating_add(self.grace),

@@ -23,15 +23,7 @@ pub(crate) const WITH_CACHING_DISABLED: Operator = Operator {
 
 fn with_caching_disabled(b: &mut Builder, t: Table, call: &Call) -> syn::Result<Flow> {
     arity(call, 0, WITH_CACHING_DISABLED.usage)?;
-    let owns = match &b.nodes[t.node].kind {
-        NodeKind::TableSource { store, .. }
-        | NodeKind::Aggregate { store, .. }
-        | NodeKind::Table(TableNode::ToTable { store } | TableNode::Aggregate { store, .. }) => {
-            *store == t.store
-        }
-        _ => false,
-    };
-    if !owns {
+    if !owns_store(b, t) {
         return Err(err_at(
             &call.name,
             format!(
@@ -42,4 +34,17 @@ fn with_caching_disabled(b: &mut Builder, t: Table, call: &Call) -> syn::Result<
     }
     b.stores[t.store].cached = false;
     Ok(Flow::Table(t))
+}
+
+/// Whether table `t` is the one its store was made for (so a store option applies to it), not a
+/// filter's, mapper's or join's reading it.
+pub(crate) fn owns_store(b: &Builder, t: Table) -> bool {
+    match &b.nodes[t.node].kind {
+        NodeKind::TableSource { store, .. }
+        | NodeKind::Aggregate { store, .. }
+        | NodeKind::Table(TableNode::ToTable { store } | TableNode::Aggregate { store, .. }) => {
+            *store == t.store
+        }
+        _ => false,
+    }
 }

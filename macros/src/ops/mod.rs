@@ -27,6 +27,7 @@ pub(crate) mod peek;
 pub(crate) mod print;
 pub(crate) mod process;
 pub(crate) mod repartition;
+pub(crate) mod retention;
 pub(crate) mod select_key;
 pub(crate) mod sources;
 pub(crate) mod stream_join;
@@ -165,6 +166,7 @@ pub(crate) const REGISTRY: &[Operator] = &[
     to_stream::TO_STREAM,
     table::TO_TABLE,
     caching::WITH_CACHING_DISABLED,
+    retention::WITH_RETENTION,
     fk_join::JOIN_ON_FOREIGN_KEY,
     fk_join::LEFT_JOIN_ON_FOREIGN_KEY,
     suppress::SUPPRESS_UNTIL_WINDOW_CLOSES,

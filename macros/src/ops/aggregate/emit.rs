@@ -279,8 +279,8 @@ impl Keyed<'_> {
             #general
             #reset
         }));
-        // Retention as Kafka Streams' default: size + grace, counted from the window start.
-        let retention = size.saturating_add(grace);
+        // Retention (Kafka Streams' default: size + grace), counted from the window start.
+        let retention = w.retention();
         let purge_every = (retention / 2).max(1);
         let purge = Emitter::purge_field(store);
         let index = Emitter::index_field(store);
