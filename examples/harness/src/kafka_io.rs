@@ -21,6 +21,19 @@ use rdkafka::producer::{BaseRecord, DefaultProducerContext, Producer, ThreadedPr
 use rdkafka::types::RDKafkaErrorCode;
 use rdkafka::{Offset, TopicPartitionList};
 
+/// A recent event time for a test's records, to the minute and `minutes_back` minutes before
+/// the current minute. Tests stamp records recently on purpose: the broker deletes records by
+/// their timestamps (inputs: 7 days; window changelogs: the store's retention and a day), and
+/// a retention check (30 s after the broker starts, then every 5 minutes) between a produce and
+/// the application's first fetch deleted the input of a test stamped in 2023 (its windows never
+/// came).
+pub fn recent_minute(minutes_back: i64) -> i64 {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64);
+    now - now % 60_000 - minutes_back * 60_000
+}
+
 /// The bootstrap servers from `DEKAF_BOOTSTRAP` (default `127.0.0.1:9092`).
 pub fn bootstrap() -> String {
     std::env::var("DEKAF_BOOTSTRAP").unwrap_or_else(|_| "127.0.0.1:9092".to_owned())

@@ -13,7 +13,9 @@ use dekaf_streams::query::{HostInfo, QueryError};
 use dekaf_streams::{KafkaStreams, ProcessingGuarantee};
 use dekaf_streams_harness::e2e::{InProcess, fresh, wait_for_members_with_tasks};
 use dekaf_streams_harness::http_client;
-use dekaf_streams_harness::kafka_io::{NewRecord, bootstrap, produce, produce_records};
+use dekaf_streams_harness::kafka_io::{
+    NewRecord, bootstrap, produce, produce_records, recent_minute,
+};
 use serde_json::Value;
 use tokio::net::TcpListener;
 
@@ -355,20 +357,11 @@ async fn while_tasks_move_answers_are_the_committed_value_or_a_retry_status() {
     server_a.abort();
 }
 
-/// A minute-aligned base time for the windowed records: ten minutes before the first call.
-/// Recent on purpose: the broker deletes records by their timestamps (7 days for the inputs),
-/// and with a fixed time from 2023 a retention check (30 s after the broker starts, then every
-/// 5 minutes) between the produce and the application's first fetch deleted the sliding test's
-/// whole input, so its windows never came.
+/// A minute-aligned base time for the windowed records, ten minutes before the first call
+/// (see [`recent_minute`]: a fixed time from 2023 let the broker delete the input).
 fn base() -> i64 {
     static BASE: std::sync::OnceLock<i64> = std::sync::OnceLock::new();
-    *BASE.get_or_init(|| {
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .expect("after 1970")
-            .as_millis() as i64;
-        now - now % 60_000 - 600_000
-    })
+    *BASE.get_or_init(|| recent_minute(10))
 }
 
 /// Word `v{i}` counts `(i + k) % 3 + 1` in window `k` (0..3) starting at `base() + k` minutes.

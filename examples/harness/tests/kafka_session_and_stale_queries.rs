@@ -20,7 +20,7 @@ use dekaf_streams::query::{Queries, QueryError, Replica};
 use dekaf_streams::{KafkaStreams, ProcessingGuarantee};
 use dekaf_streams_harness::e2e::{InProcess, fresh, wait_for_members_with_tasks};
 use dekaf_streams_harness::http_client;
-use dekaf_streams_harness::kafka_io::{NewRecord, bootstrap, produce_records};
+use dekaf_streams_harness::kafka_io::{NewRecord, bootstrap, produce_records, recent_minute};
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 
@@ -55,13 +55,7 @@ topology! {
 /// configures it), so records from long ago may be gone from it before a standby reads them.
 fn base() -> i64 {
     static BASE: std::sync::OnceLock<i64> = std::sync::OnceLock::new();
-    *BASE.get_or_init(|| {
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .expect("after 1970")
-            .as_millis() as i64;
-        now - now % 60_000
-    })
+    *BASE.get_or_init(|| recent_minute(0))
 }
 
 /// One HTTP answer: status and JSON body.
