@@ -109,22 +109,28 @@ fn stream_options(call: &Call) -> syn::Result<StreamOptions> {
         };
         let is = |name: &str| matches!(&*option.func, syn::Expr::Path(p) if p.path.is_ident(name));
         if is("offset_reset") {
-            if reset.is_some() {
-                return Err(err_at(
-                    arg,
-                    "offset_reset(..) is given twice: a source has one offset reset, keep one",
-                ));
-            }
-            if option.args.len() != 1 {
-                return Err(err_at(
-                    arg,
-                    format!("offset_reset(..) takes one policy: {RESET_USAGE}"),
-                ));
-            }
-            reset = Some(reset_spec(&option.args[0])?);
-            continue;
-        }
-        if !is("timestamp") {
+            let policy = single_option(
+                arg,
+                option,
+                reset.is_some(),
+                "offset_reset",
+                "offset reset",
+                "policy",
+                RESET_USAGE,
+            )?;
+            reset = Some(reset_spec(policy)?);
+        } else if is("timestamp") {
+            let e = single_option(
+                arg,
+                option,
+                timestamp.is_some(),
+                "timestamp",
+                "timestamp extractor",
+                "extractor",
+                TIMESTAMP_USAGE,
+            )?;
+            timestamp = Some(extractor(e)?);
+        } else {
             return Err(err_at(
                 &option.func,
                 format!(
@@ -132,21 +138,34 @@ fn stream_options(call: &Call) -> syn::Result<StreamOptions> {
                 ),
             ));
         }
-        if timestamp.is_some() {
-            return Err(err_at(
-                arg,
-                "timestamp(..) is given twice: a source has one timestamp extractor, keep one",
-            ));
-        }
-        if option.args.len() != 1 {
-            return Err(err_at(
-                arg,
-                format!("timestamp(..) takes one extractor: {TIMESTAMP_USAGE}"),
-            ));
-        }
-        timestamp = Some(extractor(&option.args[0])?);
     }
     Ok(StreamOptions { timestamp, reset })
+}
+
+/// The one argument of option `name(..)` of `stream(..)` (`arg` is the whole option), refused
+/// when the option was `given` before or has another number of arguments.
+fn single_option<'a>(
+    arg: &syn::Expr,
+    option: &'a syn::ExprCall,
+    given: bool,
+    name: &str,
+    what: &str,
+    takes: &str,
+    usage: &str,
+) -> syn::Result<&'a syn::Expr> {
+    if given {
+        return Err(err_at(
+            arg,
+            format!("{name}(..) is given twice: a source has one {what}, keep one"),
+        ));
+    }
+    match option.args.first() {
+        Some(first) if option.args.len() == 1 => Ok(first),
+        _ => Err(err_at(
+            arg,
+            format!("{name}(..) takes one {takes}: {usage}"),
+        )),
+    }
 }
 
 /// The policy of `offset_reset(..)`.
