@@ -169,13 +169,18 @@ fn emit_source(em: &Emitter<'_>, node: usize) -> TokenStream {
             }
         };
     };
+    // Decoded where nothing else decodes the record, so a record that does not deserialize fails
+    // at its source, as in Kafka Streams (with a cache: not at the flush).
+    let check = quote! {
+        let _ = #dk::de_key_at::<#kt>(#topic, Some(__dk_kb), #name)?;
+        if let Some(__dk_vb) = __dk_record.value {
+            let _ = #dk::de_value_at::<#vt>(#topic, Some(__dk_vb), #name)?;
+        }
+    };
     if n.children.is_empty() {
         return quote! {
             #key_bytes
-            let _ = #dk::de_key_at::<#kt>(#topic, Some(__dk_kb), #name)?;
-            if let Some(__dk_vb) = __dk_record.value {
-                let _ = #dk::de_value_at::<#vt>(#topic, Some(__dk_vb), #name)?;
-            }
+            #check
             #dk::source_put(&mut self.#field, __dk_kb, __dk_record.value, __dk_record.timestamp, &mut self.__vbuf, #name)?;
         };
     }
@@ -186,17 +191,12 @@ fn emit_source(em: &Emitter<'_>, node: usize) -> TokenStream {
         quote!(None)
     };
     let cache = Emitter::cache_field(node);
-    let cache_on = super::aggregate::cache::enabled(em, *store);
+    let cache_on = cached_on(em, node, *store);
     let changed = format_ident!("__changed_{}", node);
     quote! {
         #key_bytes
         if #cache_on {
-            // Decoded here, so a record that does not deserialize fails at its source, as in
-            // Kafka Streams, rather than at the flush.
-            let _ = #dk::de_key_at::<#kt>(#topic, Some(__dk_kb), #name)?;
-            if let Some(__dk_vb) = __dk_record.value {
-                let _ = #dk::de_value_at::<#vt>(#topic, Some(__dk_vb), #name)?;
-            }
+            #check
             return #dk::cached_source_put(
                 &mut self.#field, &mut self.#cache, __dk_record, __dk_kb, #want_old,
                 &mut self.__vbuf, &mut self.__obuf, #name,
@@ -221,6 +221,30 @@ pub(crate) fn cached_on(em: &Emitter<'_>, node: usize, store: usize) -> TokenStr
         super::aggregate::cache::enabled(em, store)
     } else {
         quote!(false)
+    }
+}
+
+/// The cached path of table node `node` (of `store`): what the store holds under the key in
+/// `__kbuf` before `update` is read for the cache (its bytes kept when downstream needs old
+/// values), `update` writes the store and changelog, then the key is marked dirty with
+/// `value_len` bytes and `timestamp`. The change is forwarded by the cache's flush.
+pub(crate) fn cached_update(
+    em: &Emitter<'_>,
+    node: usize,
+    store: usize,
+    update: TokenStream,
+    value_len: TokenStream,
+    timestamp: TokenStream,
+) -> TokenStream {
+    let dk = dk();
+    let name = &em.m.nodes[node].name;
+    let field = Emitter::store_field(store);
+    let cache = Emitter::cache_field(node);
+    let want_old = needs_old(em, node);
+    quote! {
+        let __dk_prior = #dk::cache_prior(&self.#field, &self.#cache, &self.__kbuf, #want_old, &mut self.__obuf, #name)?;
+        #update
+        #dk::cache_mark(&mut self.#cache, &self.__kbuf, __dk_prior, &self.__obuf, #value_len, __dk_record, #timestamp);
     }
 }
 
@@ -333,19 +357,26 @@ fn record(em: &Emitter<'_>, node: usize, k: &Acc, v: &Acc) -> Option<TokenStream
         let vo = v.o(st.value.span);
         let want_old = needs_old(em, node);
         let changed = changed_call(em, node, k, &out, quote!(__dk_record));
-        let cache = Emitter::cache_field(node);
         let cache_on = cached_on(em, node, *store);
+        let cached = cached_update(
+            em,
+            node,
+            *store,
+            quote! {
+                let _ = #dk::table_put::<#vt, _, _>(
+                    &mut self.#field, &self.__kbuf, #vo, false, &mut self.__vbuf, __dk_sink,
+                    #changelog, self.__partition, __dk_record.timestamp, #name,
+                )?;
+            },
+            quote!(self.__vbuf.len()),
+            quote!(__dk_record.timestamp),
+        );
         quote! {
             // Records whose key serializes to null are dropped, as Kafka Streams does.
             let __dk_ke = #dk::ser::<#kt>(#kr, &mut self.__kbuf, #name)?;
             if matches!(__dk_ke, #dk::Encoded::Present) {
                 if #cache_on {
-                    let __dk_prior = #dk::cache_prior(&self.#field, &self.#cache, &self.__kbuf, #want_old, &mut self.__obuf, #name)?;
-                    let _ = #dk::table_put::<#vt, _, _>(
-                        &mut self.#field, &self.__kbuf, #vo, false, &mut self.__vbuf, __dk_sink,
-                        #changelog, self.__partition, __dk_record.timestamp, #name,
-                    )?;
-                    #dk::cache_mark(&mut self.#cache, &self.__kbuf, __dk_prior, &self.__obuf, self.__vbuf.len(), __dk_record, __dk_record.timestamp);
+                    #cached
                 } else {
                     let #nv = #dk::table_put::<#vt, _, _>(
                         &mut self.#field, &self.__kbuf, #vo, #want_old, &mut self.__vbuf, __dk_sink,
@@ -378,18 +409,25 @@ fn null(em: &Emitter<'_>, node: usize, k: &Part, v: &Part) -> Option<TokenStream
             let want_old = needs_old(em, node);
             let nv = format_ident!("__v{}", node);
             let changed = changed_call(em, node, ka, &Acc::owned(nv.clone()), quote!(__dk_record));
-            let cache = Emitter::cache_field(node);
             let cache_on = cached_on(em, node, *store);
+            let cached = cached_update(
+                em,
+                node,
+                *store,
+                quote! {
+                    let _ = #dk::table_delete::<#vt, _, _>(
+                        &mut self.#field, &self.__kbuf, false, __dk_sink,
+                        #changelog, self.__partition, __dk_record.timestamp, #name,
+                    )?;
+                },
+                quote!(0),
+                quote!(__dk_record.timestamp),
+            );
             quote! {
                 let __dk_ke = #dk::ser::<#kt>(#kr, &mut self.__kbuf, #name)?;
                 if matches!(__dk_ke, #dk::Encoded::Present) {
                     if #cache_on {
-                        let __dk_prior = #dk::cache_prior(&self.#field, &self.#cache, &self.__kbuf, #want_old, &mut self.__obuf, #name)?;
-                        let _ = #dk::table_delete::<#vt, _, _>(
-                            &mut self.#field, &self.__kbuf, false, __dk_sink,
-                            #changelog, self.__partition, __dk_record.timestamp, #name,
-                        )?;
-                        #dk::cache_mark(&mut self.#cache, &self.__kbuf, __dk_prior, &self.__obuf, 0, __dk_record, __dk_record.timestamp);
+                        #cached
                     } else {
                         let #nv = #dk::table_delete::<#vt, _, _>(
                             &mut self.#field, &self.__kbuf, #want_old, __dk_sink,

@@ -282,16 +282,21 @@ fn emit_aggregate(
     let (uncached, cached) = (call(want_old), call(false));
     let changed =
         crate::ops::table::changed_call(em, node, k, &Acc::owned(nv.clone()), quote!(__dk_record));
-    let cache = Emitter::cache_field(node);
     let cache_on = crate::ops::table::cached_on(em, node, store);
+    // The store and changelog at once; the change waits for the cache's flush.
+    let cached = crate::ops::table::cached_update(
+        em,
+        node,
+        store,
+        quote!(let (_, __dk_ts) = #cached;),
+        quote!(self.__vbuf.len()),
+        quote!(__dk_ts),
+    );
     quote! {
         let __dk_ke = #dk::ser::<#kt>(#kr, &mut self.__kbuf, #name)?;
         if matches!(__dk_ke, #dk::Encoded::Present) {
             if #cache_on {
-                // The store and changelog at once; the change waits for the cache's flush.
-                let __dk_prior = #dk::cache_prior(&self.#field, &self.#cache, &self.__kbuf, #want_old, &mut self.__obuf, #name)?;
-                let (_, __dk_ts) = #cached;
-                #dk::cache_mark(&mut self.#cache, &self.__kbuf, __dk_prior, &self.__obuf, self.__vbuf.len(), __dk_record, __dk_ts);
+                #cached
             } else {
                 // Stamped as `KTableAggregate`/`KTableReduce` stamp the result.
                 let (#nv, __dk_ts) = #uncached;
