@@ -350,9 +350,9 @@ pub trait Task {
     /// caching off: every update of an aggregation is forwarded downstream as it happens.
     ///
     /// With a budget, an update of a `count`/`reduce`/`aggregate` (windowed or not), or of a
-    /// table (read from a topic, `to_table`, a re-grouped aggregation), is written to the store (and its changelog) at once, but its
-    /// result (the table's change) is only forwarded downstream
-    /// when the cache is flushed: by [`Task::flush_cache`], which the runner calls at every
+    /// table (read from a topic, `to_table`, a re-grouped aggregation), is written to the store
+    /// (and its changelog) at once, but its result (the table's change) is only forwarded
+    /// downstream when the cache is flushed: by [`Task::flush_cache`], which the runner calls at every
     /// commit, or by [`Task::process`] itself as soon as the dirty keys count more than the
     /// budget ([`Task::cache_bytes`]). Lowering the budget does not flush: call
     /// [`Task::flush_cache`] to forward what waits.

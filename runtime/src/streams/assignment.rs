@@ -169,8 +169,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                 },
                 Err(e) => (e.to_string(), true),
             };
-            if self.ctx.stop.load(Ordering::Relaxed) {
-                self.interval.interrupted = true;
+            if self.interrupted_by_stop() {
                 return Ok(None);
             }
             if warned.is_none_or(|at| at.elapsed() >= Duration::from_secs(30)) {
@@ -194,13 +193,22 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                         tracing::debug!(error = %e, "a new consumer could not read the committed offsets either")
                     }
                 }
-                if self.ctx.stop.load(Ordering::Relaxed) {
-                    self.interval.interrupted = true;
+                if self.interrupted_by_stop() {
                     return Ok(None);
                 }
             }
             std::thread::sleep(Duration::from_millis(200));
         }
+    }
+
+    /// Whether the instance is stopping; if so the thread is marked interrupted, for the
+    /// lookups that wait on the cluster (committed offsets, a source's start) to give up.
+    pub(super) fn interrupted_by_stop(&mut self) -> bool {
+        let stopping = self.ctx.stop.load(Ordering::Relaxed);
+        if stopping {
+            self.interval.interrupted = true;
+        }
+        stopping
     }
 
     /// The committed offsets of `tpl`, read by a consumer made for this call from the thread's

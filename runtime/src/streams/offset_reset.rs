@@ -8,8 +8,7 @@
 //! after a moment (`by_duration(d)`: now − d, by the records' timestamps; the end if none is that
 //! recent), or an error (`none`). A committed offset always wins.
 
-use std::sync::atomic::Ordering;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use rdkafka::consumer::Consumer;
 use rdkafka::{Offset, TopicPartitionList};
@@ -18,6 +17,7 @@ use rdkafka::error::KafkaError;
 
 use super::error::StreamsError;
 use super::processing::StreamThread;
+use super::punctuate::wall_clock_ms;
 use super::tasks::ActiveTask;
 use crate::kafka::batch::BatchConsumer;
 use crate::kafka::oauth::StreamsConsumerContext;
@@ -57,7 +57,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                 }
                 OffsetReset::Latest => self.lookup(|c| end_offset(c, topic, partition))?,
                 OffsetReset::ByDuration(back) => {
-                    let since = now_ms()
+                    let since = wall_clock_ms()
                         .saturating_sub(i64::try_from(back.as_millis()).unwrap_or(i64::MAX));
                     self.lookup(|c| offset_since(c, topic, partition, since))?
                 }
@@ -89,8 +89,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                     }
                 }
             }
-            if self.ctx.stop.load(Ordering::Relaxed) {
-                self.interval.interrupted = true;
+            if self.interrupted_by_stop() {
                 return Ok(None);
             }
             std::thread::sleep(Duration::from_millis(200));
@@ -128,10 +127,4 @@ fn offset_since(
         Some((_, Err(e))) => Err(e),
         _ => end_offset(consumer, topic, partition),
     }
-}
-
-fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }

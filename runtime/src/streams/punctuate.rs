@@ -18,7 +18,7 @@ use crate::store::BackendFactory;
 use crate::task::{Task, Topology};
 
 /// Milliseconds since the epoch, as Kafka Streams' `Time#milliseconds`.
-fn wall_clock_ms() -> i64 {
+pub(super) fn wall_clock_ms() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
