@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use crate::codegen::info::{changelog_configs, join_changelog_configs, repartition_configs};
+use crate::codegen::info::{repartition_configs, store_changelog_configs};
 use crate::ir::{AggOp, Model, NodeKind, Store, StoreOwner, WindowKind, WindowSpec};
 
 /// "Declared to the coordinator" with every subtopology's topics, configs and copartition
@@ -42,10 +42,7 @@ pub(crate) fn declared(m: &Model) -> String {
         let mut stores: Vec<&Store> = sub.stores.iter().map(|&s| &m.stores[s]).collect();
         stores.sort_by(|a, b| a.changelog.cmp(&b.changelog));
         for st in stores {
-            let conf = match st.owner {
-                StoreOwner::JoinWindow(w) => join_changelog_configs(w),
-                _ => changelog_configs(st.window),
-            };
+            let conf = store_changelog_configs(st);
             let _ = writeln!(
                 out,
                 "    Changelog topic: {} ({})",

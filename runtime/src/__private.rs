@@ -37,6 +37,10 @@ pub use crate::table::timestamped::{
     Prior, cache_mark, cache_prior, cached_source_put, get_timestamped, get_timestamped_bytes,
     restore_table, source_put,
 };
+pub use crate::table::versioned::{
+    PutOutcome, VersionHistory, get_as_of, put_versioned, restore_versioned, versioned_put,
+    versioned_table_put,
+};
 pub use crate::table::{
     Change, Changed, same_key, table_aggregate, table_delete, table_join, table_join_with_key,
     table_left_join, table_left_join_with_key, table_outer_join, table_outer_join_with_key,

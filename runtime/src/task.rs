@@ -481,6 +481,12 @@ pub trait Task {
     }
     /// The backend of a store by name.
     fn store(&self, name: &str) -> Option<&Self::Backend>;
+    /// The past versions of versioned table store `name` (`versioned(..)`); `None` for every
+    /// other store.
+    fn history(&self, name: &str) -> Option<&crate::table::versioned::VersionHistory> {
+        let _ = name;
+        None
+    }
     /// Calls `f` with every store of the task and its description, in the order of
     /// `SubtopologyInfo::stores`: how the runtime flushes stores after a commit and syncs them
     /// when a task closes.

@@ -170,6 +170,11 @@ impl Emitter<'_> {
         format_ident!("__store_{}", i)
     }
 
+    /// The past versions of versioned table store `i` (`dekaf_streams::table::versioned`).
+    pub(crate) fn history_field(i: usize) -> Ident {
+        format_ident!("__history_{}", i)
+    }
+
     /// The stream time at which a window store next drops expired windows.
     pub(crate) fn purge_field(i: usize) -> Ident {
         format_ident!("__purge_{}", i)

@@ -3,7 +3,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::ir::{JoinWindowSpec, Model, StoreOwner};
+use crate::ir::{JoinWindowSpec, Model, Store, StoreOwner};
 
 const DAY_MS: i64 = 86_400_000;
 
@@ -24,10 +24,24 @@ pub(crate) fn repartition_configs() -> Vec<(&'static str, String)> {
     ]
 }
 
+/// Kafka Streams' configuration of store `st`'s changelog topic.
+pub(crate) fn store_changelog_configs(st: &Store) -> Vec<(&'static str, String)> {
+    match (st.owner, st.versioned) {
+        (StoreOwner::JoinWindow(w), _) => join_changelog_configs(w),
+        // A versioned store's changelog keeps every version its history may still need: not
+        // compacted before the history retention plus a day (Kafka Streams'
+        // `VersionedChangelogTopicConfig`).
+        (_, Some(history)) => vec![
+            ("cleanup.policy", "compact".to_owned()),
+            ("message.timestamp.type", "CreateTime".to_owned()),
+            ("min.compaction.lag.ms", (history + DAY_MS).to_string()),
+        ],
+        _ => changelog_configs(st.window),
+    }
+}
+
 /// Kafka Streams' configuration of a changelog topic.
-pub(crate) fn changelog_configs(
-    window: Option<crate::ir::WindowSpec>,
-) -> Vec<(&'static str, String)> {
+fn changelog_configs(window: Option<crate::ir::WindowSpec>) -> Vec<(&'static str, String)> {
     match window {
         None => vec![
             ("cleanup.policy", "compact".to_owned()),
@@ -115,10 +129,7 @@ pub(crate) fn info(m: &Model) -> TokenStream {
         changelogs.sort_by(|a, b| a.changelog.cmp(&b.changelog));
         let changelogs = changelogs.iter().map(|st| {
             let name = &st.changelog;
-            let conf = configs(&match st.owner {
-                StoreOwner::JoinWindow(w) => join_changelog_configs(w),
-                _ => changelog_configs(st.window),
-            });
+            let conf = configs(&store_changelog_configs(st));
             quote!(#dk::InternalTopicInfo { name: #name, partitions: 0, replication_factor: -1, configs: #conf })
         });
         let sinks = &sub.sink_topics;

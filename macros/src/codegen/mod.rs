@@ -104,6 +104,7 @@ fn task_enum(em: &Emitter<'_>) -> (TokenStream, TokenStream) {
     let d_null = delegate(quote!(null_records_dropped()));
     let d_invalid_ts = delegate(quote!(invalid_timestamps_dropped()));
     let d_store = delegate(quote!(store(name)));
+    let d_history = delegate(quote!(history(name)));
     let d_each = delegate(quote!(for_each_store(f)));
     let d_set_cache = delegate(quote!(set_cache_max_bytes(bytes)));
     let d_flush_cache = delegate(quote!(flush_cache(sink)));
@@ -138,6 +139,7 @@ fn task_enum(em: &Emitter<'_>) -> (TokenStream, TokenStream) {
             fn null_records_dropped(&self) -> u64 { #d_null }
             fn invalid_timestamps_dropped(&self) -> u64 { #d_invalid_ts }
             fn store(&self, name: &str) -> Option<&B> { #d_store }
+            fn history(&self, name: &str) -> Option<&#dk::VersionHistory> { #d_history }
             fn for_each_store<E>(&mut self, f: impl FnMut(&'static #dk::StoreInfo, &mut B) -> ::core::result::Result<(), E>) -> ::core::result::Result<(), E> { #d_each }
             fn set_cache_max_bytes(&mut self, bytes: usize) { #d_set_cache }
             fn flush_cache<S: #dk::RecordSink>(&mut self, sink: &mut S) -> ::core::result::Result<(), #dk::TaskError> { #d_flush_cache }

@@ -59,14 +59,38 @@ pub(super) fn task_parts(m: &Model, sub: &Sub, id: &str) -> TaskParts {
         .map(|&s| Emitter::index_field(s))
         .collect();
     let store_infos = sub.stores.iter().map(|&s| info::store_info(m, s));
+    // A versioned table's past versions, next to its store (rebuilt by a full restore).
+    let versioned: Vec<(usize, i64)> = sub
+        .stores
+        .iter()
+        .filter_map(|&s| m.stores[s].versioned.map(|h| (s, h)))
+        .collect();
+    let history_fields: Vec<_> = versioned
+        .iter()
+        .map(|&(s, _)| Emitter::history_field(s))
+        .collect();
+    let history_retentions = versioned.iter().map(|&(_, h)| h);
+    // Scratch space of `to_table(..)` into a versioned table (the stamped value).
+    let (hbuf_field, hbuf_init) = if versioned.is_empty() {
+        (TokenStream::new(), TokenStream::new())
+    } else {
+        (
+            quote!(__hbuf: ::std::vec::Vec<u8>,),
+            quote!(__hbuf: ::std::vec::Vec::new(),),
+        )
+    };
     TaskParts {
         fields: quote! {
+            #(#history_fields: #dk::VersionHistory,)*
+            #hbuf_field
             #(#store_fields: B,)*
             #(#purge_fields: i64,)*
             #(#max_fields: i64,)*
             #(#index_fields: #dk::TimeIndex,)*
         },
         inits: quote! {
+            #(#history_fields: #dk::VersionHistory::new(#history_retentions),)*
+            #hbuf_init
             #(#store_fields: stores.open(#app, #id, partition, &#store_infos)?,)*
             #(#purge_fields: i64::MIN,)*
             #(#max_fields: i64::MIN,)*
@@ -79,6 +103,7 @@ pub(super) fn task_parts(m: &Model, sub: &Sub, id: &str) -> TaskParts {
         },
         restores: sub.stores.iter().map(|&s| restore(m, s)).collect(),
         clear: quote! {
+            #(self.#history_fields.clear();)*
             #(#dk::StoreBackend::clear(&mut self.#store_fields)?;)*
             #(self.#purge_fields = i64::MIN;)*
             #(self.#max_fields = i64::MIN;)*
@@ -94,6 +119,20 @@ pub(super) fn task_parts(m: &Model, sub: &Sub, id: &str) -> TaskParts {
             #(self.#index_fields.rebuild(&self.#indexed_stores)?;)*
             #(self.#max_fields = self.#max_index_fields.latest();)*
         },
+        trait_items: if versioned.is_empty() {
+            TokenStream::new()
+        } else {
+            let names = versioned.iter().map(|&(s, _)| &m.stores[s].name);
+            quote! {
+                fn history(&self, name: &str) -> Option<&#dk::VersionHistory> {
+                    match name {
+                        #(#names => Some(&self.#history_fields),)*
+                        _ => None,
+                    }
+                }
+            }
+        },
+        full_restore: !versioned.is_empty(),
         ..TaskParts::default()
     }
 }
@@ -136,6 +175,10 @@ fn restore(m: &Model, s: usize) -> TokenStream {
             self.#index.restored(key, value);
             #put
         })
+    } else if st.versioned.is_some() {
+        // A versioned table's restore replays its puts, so its history comes back.
+        let h = Emitter::history_field(s);
+        quote!(#topic => #dk::restore_versioned(&mut self.#f, &mut self.#h, key, value, timestamp, &mut self.__vbuf),)
     } else if m.timestamped(s) {
         // A table's store keeps the changelog record's timestamp with the value.
         quote!(#topic => #dk::restore_table(&mut self.#f, key, value, timestamp, &mut self.__vbuf),)

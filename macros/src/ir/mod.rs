@@ -329,6 +329,9 @@ pub(crate) struct Store {
     /// Whether the record cache holds back its updates (where the store has one: aggregations
     /// and tables read from a topic); `with_caching_disabled()` turns it off.
     pub cached: bool,
+    /// A versioned table's history retention in milliseconds (`versioned(..)`): the store keeps
+    /// past values that long, and a stream-table join reads it as of the stream record's time.
+    pub versioned: Option<i64>,
 }
 
 /// A suppression's buffer config (Kafka Streams' `BufferConfig`): `None` is no bound.

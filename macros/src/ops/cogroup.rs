@@ -264,6 +264,7 @@ pub(crate) fn aggregate(b: &mut Builder, c: Cogrouped, call: &Call) -> syn::Resu
         sub: 0,
         users: Vec::new(),
         cached: true,
+        versioned: None,
     });
     let mut aggs = Vec::with_capacity(c.parts.len());
     for (p, upstream) in c.parts.iter().zip(upstreams) {

@@ -222,7 +222,11 @@ fn emit(
     let children = em.children(node, k, &Acc::owned(nv.clone()));
     // The result carries the stream record's timestamp (`KStreamKTableJoinProcessor`), so a
     // table's stored timestamp is not needed.
-    let get = if em.m.timestamped(store) {
+    let get = if st.versioned.is_some() {
+        // A versioned table is read as of the stream record's timestamp (KIP-914).
+        let history = Emitter::history_field(store);
+        quote!(#dk::get_as_of::<#vt, _>(&self.#field, &self.#history, &self.__kbuf, __dk_record.timestamp, #name)?.map(|(__dk_x, _)| __dk_x))
+    } else if em.m.timestamped(store) {
         quote!(#dk::get_timestamped::<#vt, _>(&self.#field, &self.__kbuf, #name)?.map(|(__dk_x, _)| __dk_x))
     } else {
         quote!(#dk::store_get::<#vt, _>(&self.#field, &self.__kbuf, #name)?)

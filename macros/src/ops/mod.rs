@@ -37,6 +37,7 @@ pub(crate) mod table_group;
 pub(crate) mod table_join;
 pub(crate) mod to;
 pub(crate) mod to_stream;
+pub(crate) mod versioned;
 
 use crate::args::err_at;
 use crate::build::{Builder, Cogrouped, Flow, Grouped, Stream, Table};
@@ -167,6 +168,7 @@ pub(crate) const REGISTRY: &[Operator] = &[
     table::TO_TABLE,
     caching::WITH_CACHING_DISABLED,
     retention::WITH_RETENTION,
+    versioned::VERSIONED,
     fk_join::JOIN_ON_FOREIGN_KEY,
     fk_join::LEFT_JOIN_ON_FOREIGN_KEY,
     suppress::SUPPRESS_UNTIL_WINDOW_CLOSES,

@@ -312,6 +312,7 @@ fn table(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
         sub: 0,
         users: Vec::new(),
         cached: true,
+        versioned: None,
     });
     // Kafka Streams' `InternalStreamsBuilder#table` names the topic's source node first
     // (`KSTREAM-SOURCE-n`), then the table's processor (`KTABLE-SOURCE-n+1`); a store named
@@ -353,6 +354,7 @@ fn store(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
         sub: 0,
         users: Vec::new(),
         cached: true,
+        versioned: None,
     });
     Ok(Flow::Decl)
 }

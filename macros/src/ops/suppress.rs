@@ -302,6 +302,7 @@ fn add(
         sub: 0,
         users: vec![node],
         cached: true,
+        versioned: None,
     });
     debug_assert!(
         matches!(b.nodes[node].kind, NodeKind::Suppress { buffer: x, .. } if x == buffer)

@@ -101,6 +101,7 @@ fn to_table(b: &mut Builder, s: Stream, call: &Call) -> syn::Result<Flow> {
         sub: 0,
         users: Vec::new(),
         cached: true,
+        versioned: None,
     });
     let node = b.node(
         NodeKind::Table(TableNode::ToTable { store }),
@@ -177,11 +178,27 @@ fn emit_source(em: &Emitter<'_>, node: usize) -> TokenStream {
             let _ = #dk::de_value_at::<#vt>(#topic, Some(__dk_vb), #name)?;
         }
     };
+    // A versioned table keeps the record in its history when it is not the key's latest, and
+    // forwards it only when it is (Kafka Streams' `KTableSource` on a versioned store).
+    let put = match em.m.stores[*store].versioned {
+        Some(_) => {
+            let history = Emitter::history_field(*store);
+            quote! {
+                let __dk_put = #dk::versioned_put(&mut self.#field, &mut self.#history, __dk_kb, __dk_record.value, __dk_record.timestamp, &mut self.__vbuf, #name)?;
+                if __dk_put != #dk::PutOutcome::Latest {
+                    return Ok(());
+                }
+            }
+        }
+        None => quote! {
+            #dk::source_put(&mut self.#field, __dk_kb, __dk_record.value, __dk_record.timestamp, &mut self.__vbuf, #name)?;
+        },
+    };
     if n.children.is_empty() {
         return quote! {
             #key_bytes
             #check
-            #dk::source_put(&mut self.#field, __dk_kb, __dk_record.value, __dk_record.timestamp, &mut self.__vbuf, #name)?;
+            #put
         };
     }
     let want_old = needs_old(em, node);
@@ -209,7 +226,7 @@ fn emit_source(em: &Emitter<'_>, node: usize) -> TokenStream {
             Some(__dk_vb) => Some(#dk::de_value_at::<#vt>(#topic, Some(__dk_vb), #name)?),
         };
         // Stored with the record's timestamp, as Kafka Streams' timestamped store keeps it.
-        #dk::source_put(&mut self.#field, __dk_kb, __dk_record.value, __dk_record.timestamp, &mut self.__vbuf, #name)?;
+        #put
         self.#changed(__dk_record, __dk_k, #dk::Change { new: __dk_new, old: __dk_old }, __dk_sink)?;
     }
 }
@@ -371,6 +388,9 @@ fn record(em: &Emitter<'_>, node: usize, k: &Acc, v: &Acc) -> Option<TokenStream
             quote!(self.__vbuf.len()),
             quote!(__dk_record.timestamp),
         );
+        if st.versioned.is_some() {
+            return Some(versioned_to_table(em, node, *store, k, quote!(Some(#vo))));
+        }
         quote! {
             // Records whose key serializes to null are dropped, as Kafka Streams does.
             let __dk_ke = #dk::ser::<#kt>(#kr, &mut self.__kbuf, #name)?;
@@ -391,6 +411,43 @@ fn record(em: &Emitter<'_>, node: usize, k: &Acc, v: &Acc) -> Option<TokenStream
     })
 }
 
+/// `to_table(..)` into a versioned table: key `k` and `value` (an
+/// `Option` of the owned value) put at the record's timestamp, the change forwarded only when it
+/// made the key's latest value (`versioned_table_put`).
+fn versioned_to_table(
+    em: &Emitter<'_>,
+    node: usize,
+    store: usize,
+    k: &Acc,
+    value: TokenStream,
+) -> TokenStream {
+    let dk = dk();
+    let name = &em.m.nodes[node].name;
+    let st = &em.m.stores[store];
+    let (kt, vt) = (&st.key.ty, &st.value.ty);
+    let changelog = &st.changelog;
+    let field = Emitter::store_field(store);
+    let history = Emitter::history_field(store);
+    let want_old = needs_old(em, node);
+    let kr = k.r(st.key.span);
+    let nv = format_ident!("__v{}", node);
+    let changed = changed_call(em, node, k, &Acc::owned(nv.clone()), quote!(__dk_record));
+    quote! {
+        let __dk_ke = #dk::ser::<#kt>(#kr, &mut self.__kbuf, #name)?;
+        if matches!(__dk_ke, #dk::Encoded::Present) {
+            if let Some(#nv) = #dk::versioned_table_put::<#vt, _, _>(
+                &mut self.#field, &mut self.#history, &self.__kbuf, #value, #want_old,
+                &mut self.__vbuf, &mut self.__hbuf, __dk_sink,
+                #changelog, self.__partition, __dk_record.timestamp, #name,
+            )? {
+                #changed
+            }
+        } else {
+            self.__dropped += 1;
+        }
+    }
+}
+
 /// `KStreamToTable` (a `KTableSource`): a null value deletes the key; a null key is dropped.
 fn null(em: &Emitter<'_>, node: usize, k: &Part, v: &Part) -> Option<TokenStream> {
     let dk = dk();
@@ -409,6 +466,9 @@ fn null(em: &Emitter<'_>, node: usize, k: &Part, v: &Part) -> Option<TokenStream
             let want_old = needs_old(em, node);
             let nv = format_ident!("__v{}", node);
             let changed = changed_call(em, node, ka, &Acc::owned(nv.clone()), quote!(__dk_record));
+            if st.versioned.is_some() {
+                return Some(versioned_to_table(em, node, *store, ka, quote!(None)));
+            }
             let cache_on = cached_on(em, node, *store);
             let cached = cached_update(
                 em,

@@ -180,6 +180,7 @@ pub(crate) fn aggregate(b: &mut Builder, g: Grouped, call: &Call) -> syn::Result
         sub: 0,
         users: Vec::new(),
         cached: true,
+        versioned: None,
     });
     let kind_name = if op == "reduce" {
         "KTABLE-REDUCE"

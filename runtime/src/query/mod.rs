@@ -125,6 +125,18 @@ use crate::task::{SessionStoreRef, StoreRef, Topology, WindowStoreRef};
 use crate::topology::StoreKind;
 use registry::Registry;
 
+/// One version of a key of a versioned table (Kafka Streams' `VersionedRecord`): what a read as
+/// of a time answers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VersionedRecord<V> {
+    /// The key's value in this version.
+    pub value: V,
+    /// When the version began: the timestamp of the record that put it.
+    pub timestamp: i64,
+    /// When the next version replaced it; `None` while it is the latest.
+    pub valid_to: Option<i64>,
+}
+
 /// A handle for querying the stores of a running application, from any thread. Cloning it is
 /// cheap; every clone sees the same application. Made by `KafkaStreams::queries` (before `run`
 /// takes the application).

@@ -13,6 +13,7 @@ mod changed;
 pub(crate) mod fk;
 pub(crate) mod global;
 pub(crate) mod timestamped;
+pub(crate) mod versioned;
 
 pub use changed::Changed;
 

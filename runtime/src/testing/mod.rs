@@ -116,6 +116,7 @@ mod run;
 mod stores;
 mod topics;
 
+use crate::query::VersionedRecord;
 use run::Inner;
 pub use stores::{TestKeyValueStore, TestSessionStore, TestWindowStore};
 pub use topics::{TestInputTopic, TestOutputTopic};
@@ -525,6 +526,39 @@ impl<T: Topology> TestDriver<T> {
             .iter()
             .filter_map(|t| t.store(name))
             .find_map(|b: &MemoryBackend| b.get(key).ok().flatten().map(<[u8]>::to_vec))
+    }
+
+    /// The version of `key` as of `as_of` in versioned store `name`, as owned bytes.
+    fn versioned_get(
+        &self,
+        name: &str,
+        key: &[u8],
+        as_of: i64,
+    ) -> Option<VersionedRecord<Vec<u8>>> {
+        let inner = self.inner.borrow();
+        let mut versioned = false;
+        for t in inner.tasks.iter() {
+            let (Some(store), Some(history)) = (t.store(name), t.history(name)) else {
+                continue;
+            };
+            versioned = true;
+            match crate::table::versioned::get_as_of_bytes(store, history, key, as_of) {
+                Ok(Some(v)) => {
+                    return Some(VersionedRecord {
+                        value: v.value.to_vec(),
+                        timestamp: v.timestamp,
+                        valid_to: v.valid_to,
+                    });
+                }
+                Ok(None) => {}
+                Err(e) => panic!("store {name}: {e}"),
+            }
+        }
+        assert!(
+            versioned || inner.tasks.is_empty(),
+            "store {name} is not versioned: get_as_of reads a table made with .versioned(..)"
+        );
+        None
     }
 
     /// Every entry of store `name` over all partitions, in key-byte order.

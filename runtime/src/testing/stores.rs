@@ -2,6 +2,7 @@
 //! session stores, read through the handles the `topology!` macro generates.
 
 use super::TestDriver;
+use crate::query::VersionedRecord;
 use crate::serdes::Windowed;
 use crate::store::split_window_key;
 use crate::task::{SessionStoreRef, StoreRef, Topology, WindowStoreRef};
@@ -58,6 +59,35 @@ impl<T: Topology, K, V> TestKeyValueStore<'_, T, K, V> {
                 self.store.name
             ),
         }
+    }
+}
+
+impl<T: Topology, K, V> TestKeyValueStore<'_, T, K, V> {
+    /// The version of `key` valid at `as_of` in a versioned table's store (`versioned(..)`):
+    /// Kafka Streams' `VersionedKeyValueStore#get(key, asOfTimestamp)`. `None` when the key had
+    /// no value then, or `as_of` is older than the history retention reaches.
+    ///
+    /// # Panics
+    ///
+    /// When the store is not versioned, or the key does not serialize.
+    pub fn get_as_of(&self, key: &K, as_of: i64) -> Option<VersionedRecord<V>> {
+        let mut buf = Vec::new();
+        if let Err(e) = (self.store.key_ser)(key, &mut buf) {
+            panic!("the key does not serialize: {e}");
+        }
+        let found = self.driver.versioned_get(self.store.name, &buf, as_of)?;
+        let value = match (self.store.value_de)(Some(&found.value)) {
+            Ok(v) => v,
+            Err(e) => panic!(
+                "a value of store {} does not deserialize: {e}",
+                self.store.name
+            ),
+        };
+        Some(VersionedRecord {
+            value,
+            timestamp: found.timestamp,
+            valid_to: found.valid_to,
+        })
     }
 }
 

@@ -146,6 +146,7 @@ fn aggregate(b: &mut Builder, g: Grouped, call: &Call) -> syn::Result<Flow> {
         sub: 0,
         users: Vec::new(),
         cached: true,
+        versioned: None,
     });
     let kind_name = match (op.as_str(), g.window.map(|w| w.kind)) {
         ("reduce", None) => "KSTREAM-REDUCE",

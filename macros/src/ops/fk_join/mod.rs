@@ -198,6 +198,7 @@ fn lower(b: &mut Builder, t: Table, call: &Call, left: bool) -> syn::Result<Flow
         sub: 0,
         users: Vec::new(),
         cached: true,
+        versioned: None,
     });
     let base = FkJoin {
         role: FkRole::Send,

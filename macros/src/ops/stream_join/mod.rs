@@ -183,6 +183,7 @@ pub(crate) fn lower(
             sub: 0,
             users: Vec::new(),
             cached: true,
+            versioned: None,
         });
         b.stores.len() - 1
     };

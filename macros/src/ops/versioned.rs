@@ -1,0 +1,62 @@
+//! `versioned(D)`: the table just made (by `table(..)` or `to_table(..)`) keeps its values'
+//! history for `D`, as Kafka Streams' `Materialized.as(Stores.persistentVersionedKeyValueStore(
+//! name, D))` (KIP-889). A stream-table join then reads the table **as of the stream record's
+//! timestamp** (KIP-914), and a record older than the key's latest one updates only the history:
+//! it is not forwarded downstream. Versioned stores are never cached (Kafka Streams does not
+//! cache them either), and their changelog keeps every version for the history retention plus a
+//! day (`min.compaction.lag.ms`). The runtime side is `VersionHistory` and its functions in `dekaf_streams::__private`.
+
+use super::{Lower, Operator};
+use crate::args::{duration, err_at};
+use crate::build::{Builder, Flow, Table};
+use crate::ir::{NodeKind, TableNode};
+use crate::parse::Call;
+
+pub(crate) const VERSIONED: Operator = Operator {
+    name: "versioned",
+    usage: "versioned(Duration::from_secs(..)) right after table(..) or to_table(..): the history retention",
+    lower: &[Lower::Table(versioned)],
+    on_stream: Some(
+        "a stream has no store to version: versioned(..) applies to the table of `table(..)` or `to_table(..)`, right after it",
+    ),
+    emit: &[],
+};
+
+fn versioned(b: &mut Builder, t: Table, call: &Call) -> syn::Result<Flow> {
+    let usage = VERSIONED.usage;
+    let [arg] = call.args.iter().collect::<Vec<_>>()[..] else {
+        return Err(err_at(
+            &call.name,
+            format!("versioned takes one duration, the history retention: {usage}"),
+        ));
+    };
+    let retention = duration(arg)?;
+    let own = match &b.nodes[t.node].kind {
+        NodeKind::TableSource { store, .. } | NodeKind::Table(TableNode::ToTable { store }) => {
+            *store == t.store
+        }
+        _ => false,
+    };
+    if !own {
+        return Err(err_at(
+            &call.name,
+            format!(
+                "versioned(..) applies to the store of a `table(..)` or `to_table(..)`, right after it; this table is not (Kafka Streams keeps aggregations, filters and joins in unversioned stores): version the table `{}` is read from where it is made",
+                b.stores[t.store].name
+            ),
+        ));
+    }
+    let store = &mut b.stores[t.store];
+    if store.versioned.is_some() {
+        return Err(err_at(
+            &call.name,
+            format!(
+                "the store `{}` is versioned already: give versioned(..) once",
+                store.name
+            ),
+        ));
+    }
+    store.versioned = Some(retention);
+    store.cached = false;
+    Ok(Flow::Table(t))
+}
