@@ -440,6 +440,7 @@
 //! | `table.left_join_on_foreign_key(other, \|value: &V\| -> FK, \|l: &V, r: Option<&V2>\| -> R)` | a result for every row, `None` while the other table lacks its foreign key |
 //! | `table.to_stream()` | the updates as a stream of `Option<V>` values, `None` for a delete: write it with `Nullable::<ValueSerde>` so deletes become tombstones |
 //! | `.with_retention(Duration::from_hours(1))` | right after a windowed `count`/`reduce`/`aggregate`: its store keeps windows that long instead of the least it needs (size + grace; gap + grace; 2 × difference + grace), so queries see older windows (Kafka Streams' `Materialized.withRetention`; the changelog's `retention.ms` is the retention plus a day, as Kafka Streams declares it; a shorter one is refused at the call) |
+//! | `.versioned(Duration::from_mins(10))` | right after `table(..)` or `to_table(..)`: the table keeps its values' history that long (Kafka Streams' versioned store, KIP-889); see [Versioned tables](#versioned-tables) |
 //! | `.with_caching_disabled()` | right after `table(..)`, `count`/`reduce`/`aggregate` or `to_table(..)`: that store's updates skip the record cache (Kafka Streams' `Materialized.withCachingDisabled()`), so every update is forwarded as it happens |
 //!
 //! With the record cache on (`cache_max_bytes`, 10 MiB by default), a table read from a topic,
@@ -483,6 +484,45 @@
 //!     }
 //! }
 //! ```
+//!
+//! ## Versioned tables
+//!
+//! `.versioned(history)` right after `table(..)` or `to_table(..)` makes the table keep, besides
+//! each key's latest value, the values it had over the last `history` (Kafka Streams'
+//! `Materialized.as(Stores.persistentVersionedKeyValueStore(name, history))`, KIP-889):
+//!
+//! ```
+//! # use dekaf_streams::prelude::*;
+//! topology! {
+//!     pub Totals = "order-totals" {
+//!         let prices = table("prices", Utf8, I64, "price-store").versioned(Duration::from_mins(10));
+//!         stream("orders", Utf8, I64)
+//!             // The price valid when the order was placed, not the latest one.
+//!             .join(prices, |quantity: i64, price: i64| quantity * price)
+//!             .to("totals", Utf8, I64);
+//!     }
+//! }
+//! ```
+//!
+//! - A **stream-table join** reads the table as of the stream record's timestamp (KIP-914): the
+//!   version valid then, or none (a left join gets `None`) when the key had no value then or
+//!   the time lies before the table's history (its largest timestamp minus `history`).
+//! - An update **older than the key's latest** goes into the history, where later joins and
+//!   reads as of its time see it, and is **not forwarded** downstream: the table's changes
+//!   (`to_stream()`, table joins, aggregations) stay in timestamp order per key. An update older
+//!   than the history reaches is dropped. A delete is a version too (the key is absent from
+//!   its timestamp on).
+//! - Versioned tables are **not cached**: every update that becomes a key's latest is forwarded
+//!   when it happens (Kafka Streams does not cache versioned stores either).
+//! - Reads as of a time: `TestDriver::key_value_store(..).get_as_of(&key, time)` answers a
+//!   [`VersionedRecord`](crate::query::VersionedRecord) (value, timestamp, valid-to); a plain
+//!   `get` reads the latest value.
+//! - **State:** the latest values live in the table's store (memory or LMDB), the history in
+//!   memory next to it; a task with a versioned table rebuilds both from the changelog's start
+//!   when it starts (an LMDB store is not reused across restarts). The changelog (of
+//!   `to_table(..)`; a `table(..)` restores from its topic) is declared with
+//!   `min.compaction.lag.ms` = history + 1 day, as Kafka Streams declares it, so compaction
+//!   keeps the versions the history needs.
 //!
 //! ## Foreign-key joins
 //!

@@ -909,6 +909,11 @@ const _: () = {
                 __OuterJoinTask::S0(t) => t.store(name),
             }
         }
+        fn history(&self, name: &str) -> Option<&::dekaf_streams::__private::VersionHistory> {
+            match self {
+                __OuterJoinTask::S0(t) => t.history(name),
+            }
+        }
         fn for_each_store<E>(
             &mut self,
             f: impl FnMut(

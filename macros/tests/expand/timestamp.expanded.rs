@@ -857,6 +857,12 @@ const _: () = {
                 __StampsTask::S1(t) => t.store(name),
             }
         }
+        fn history(&self, name: &str) -> Option<&::dekaf_streams::__private::VersionHistory> {
+            match self {
+                __StampsTask::S0(t) => t.history(name),
+                __StampsTask::S1(t) => t.history(name),
+            }
+        }
         fn for_each_store<E>(
             &mut self,
             f: impl FnMut(

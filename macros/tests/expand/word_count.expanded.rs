@@ -887,6 +887,12 @@ const _: () = {
                 __WordCountTask::S1(t) => t.store(name),
             }
         }
+        fn history(&self, name: &str) -> Option<&::dekaf_streams::__private::VersionHistory> {
+            match self {
+                __WordCountTask::S0(t) => t.history(name),
+                __WordCountTask::S1(t) => t.history(name),
+            }
+        }
         fn for_each_store<E>(
             &mut self,
             f: impl FnMut(
