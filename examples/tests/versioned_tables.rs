@@ -1,7 +1,10 @@
 //! Versioned tables (`versioned(..)`, Kafka Streams' versioned key-value stores, KIP-889): a
-//! stream-table join reads the table as it was at the stream record's timestamp (KIP-914), an
-//! update older than the key's latest changes only the history (it is not forwarded), an update
-//! older than the history retention is dropped, and the history comes back from the changelog.
+//! stream-table join reads the table as it was at the stream record's timestamp (KIP-914); an
+//! update older than the key's latest goes into the history and is forwarded marked "not latest"
+//! (`to_stream()` shows it, table-table joins drop and count it, a re-grouping skips it); an
+//! update older than the history retention is dropped and counted; the history comes back from
+//! the changelog. The expected outputs of the join and count tests are what Kafka Streams 4.4's
+//! TopologyTestDriver printed for the same topology and input.
 
 use dekaf_streams::prelude::*;
 use dekaf_streams::query::VersionedRecord;
@@ -43,7 +46,7 @@ fn prices(driver: &TestDriver<Prices>) {
 }
 
 #[test]
-fn an_out_of_order_update_is_kept_but_not_forwarded() {
+fn an_out_of_order_update_is_kept_and_forwarded_by_to_stream() {
     let driver = TestDriver::<Prices>::new();
     prices(&driver);
     let changes = driver
@@ -53,7 +56,14 @@ fn an_out_of_order_update_is_kept_but_not_forwarded() {
         .into_iter()
         .map(|r| (r.key, r.value, r.timestamp))
         .collect();
-    assert_eq!(changes, [(s("a"), Some(100), 10), (s("a"), Some(200), 20)]);
+    assert_eq!(
+        changes,
+        [
+            (s("a"), Some(100), 10),
+            (s("a"), Some(200), 20),
+            (s("a"), Some(150), 15)
+        ]
+    );
     let store = driver.key_value_store(Prices::VP_PRICE_STORE);
     assert_eq!(store.get(&s("a")), Some(200), "the latest value");
     assert_eq!(
@@ -126,7 +136,8 @@ fn updates_older_than_the_history_retention_are_dropped_and_unreadable() {
     assert_eq!(store.get_as_of(&s("a"), 40_000).map(|v| v.value), Some(150));
     assert_eq!(store.get_as_of(&s("a"), 99_999).map(|v| v.value), Some(150));
     let orders = driver.input_topic(Prices::VP_ORDERS);
-    orders.pipe_input_at(s("a"), 1, 30_000); // older than the history: no price
+    // Older than the history, and the latest value (at 100 s) is newer: no price.
+    orders.pipe_input_at(s("a"), 1, 30_000);
     orders.pipe_input_at(s("a"), 1, 50_000);
     orders.pipe_input_at(s("a"), 1, 100_001);
     let left = driver
@@ -136,7 +147,20 @@ fn updates_older_than_the_history_retention_are_dropped_and_unreadable() {
     let changes = driver
         .output_topic(Prices::VP_PRICE_CHANGES)
         .read_values_to_list();
-    assert_eq!(changes, [Some(100), Some(200)], "only latest updates");
+    assert_eq!(
+        changes,
+        [Some(100), Some(200), Some(150)],
+        "all but the expired"
+    );
+    assert_eq!(driver.records_dropped(), 1, "the expired update");
+    // Older than the history but not older than the latest value: the latest answers.
+    orders.pipe_input_at(s("a"), 1, 100_000);
+    assert_eq!(
+        driver
+            .output_topic(Prices::VP_LEFT_TOTALS)
+            .read_values_to_list(),
+        [200]
+    );
 }
 
 #[test]
@@ -161,7 +185,7 @@ fn tombstones_are_versions_too() {
 }
 
 #[test]
-fn a_versioned_to_table_logs_every_put_and_forwards_the_latest_only() {
+fn a_versioned_to_table_logs_and_forwards_every_put() {
     let driver = TestDriver::<Prices>::new();
     let updates = driver.input_topic(Prices::VP_RATE_UPDATES);
     updates.pipe_input_at(s("eur"), s("1.10"), 100);
@@ -178,7 +202,13 @@ fn a_versioned_to_table_logs_every_put_and_forwards_the_latest_only() {
         .collect();
     assert_eq!(
         changes,
-        [(Some(s("1.10")), 100), (Some(s("1.20")), 300), (None, 400)]
+        [
+            (Some(s("1.10")), 100),
+            (Some(s("1.20")), 300),
+            (Some(s("1.15")), 200),
+            (None, 400),
+            (Some(s("0.90")), 10)
+        ]
     );
     let changelog = driver.changelog("versioned-prices-vp-rates-changelog");
     assert_eq!(changelog.len(), 5, "every put is logged");
@@ -215,4 +245,95 @@ fn the_history_comes_back_from_the_changelog() {
     assert_eq!(rates.get(&s("eur")), Some(s("1.20")));
     let prices = driver.key_value_store(Prices::VP_PRICE_STORE);
     assert_eq!(prices.get_as_of(&s("a"), 17).map(|v| v.value), Some(150));
+}
+
+topology! {
+    /// Kafka Streams 4.4's probe topology: two versioned tables (history 1 s) joined, and one
+    /// re-grouped and counted.
+    pub Joined = "versioned-joined" {
+        let left = table("vj-left", Utf8, Utf8, "vj-left-store").versioned(Duration::from_millis(1_000));
+        let right = table("vj-right", Utf8, Utf8, "vj-right-store").versioned(Duration::from_millis(1_000));
+        left.join(right, |l: &String, r: &String| format!("{l}+{r}"))
+            .to_stream()
+            .to("vj-out", Utf8, Nullable::<Utf8>);
+        table("vj-in", Utf8, Utf8, "vj-in-store")
+            .versioned(Duration::from_millis(1_000))
+            .group_by(|_k: &String, v: String| (v.clone(), v), Utf8, Utf8)
+            .count("vj-counts")
+            .with_caching_disabled()
+            .to_stream()
+            .to("vj-counts-out", Utf8, Nullable::<I64>);
+    }
+}
+
+#[test]
+fn a_table_join_drops_and_counts_out_of_order_updates_of_versioned_tables() {
+    let driver = TestDriver::<Joined>::new();
+    let left = driver.input_topic(Joined::VJ_LEFT);
+    let right = driver.input_topic(Joined::VJ_RIGHT);
+    right.pipe_input_at(s("k"), s("R10"), 10);
+    left.pipe_input_at(s("k"), s("L10"), 10);
+    left.pipe_input_at(s("k"), s("L20"), 20);
+    left.pipe_input_at(s("k"), s("L15"), 15); // out of order: dropped (1)
+    right.pipe_input_at(s("k"), s("R5"), 5); // dropped (2)
+    right.pipe_input_at(s("k"), s("R30"), 30);
+    left.pipe_tombstone(s("k"), 40);
+    left.pipe_tombstone(s("k"), 35); // dropped (3)
+    left.pipe_input_at(s("k"), s("L50"), 50);
+    right.pipe_tombstone(s("k"), 45);
+    right.pipe_input_at(s("k"), s("R42"), 42); // dropped (4)
+    left.pipe_input_at(s("j"), s("J5000"), 5_000);
+    left.pipe_input_at(s("k"), s("L100"), 100); // expired in the store (5)
+    let out: Vec<_> = driver
+        .output_topic(Joined::VJ_OUT)
+        .read_records_to_list()
+        .into_iter()
+        .map(|r| (r.key, r.value, r.timestamp))
+        .collect();
+    assert_eq!(
+        out,
+        [
+            (s("k"), Some(s("L10+R10")), 10),
+            (s("k"), Some(s("L20+R10")), 20),
+            (s("k"), Some(s("L20+R30")), 30),
+            (s("k"), None, 40),
+            (s("k"), Some(s("L50+R30")), 50),
+            (s("k"), None, 50),
+        ]
+    );
+    assert_eq!(driver.records_dropped(), 5);
+}
+
+#[test]
+fn a_regrouping_skips_out_of_order_updates_of_a_versioned_table_silently() {
+    let driver = TestDriver::<Joined>::new();
+    let input = driver.input_topic(Joined::VJ_IN);
+    input.pipe_input_at(s("a"), s("x"), 10);
+    input.pipe_input_at(s("a"), s("y"), 20);
+    input.pipe_input_at(s("a"), s("z"), 15); // out of order: skipped
+    input.pipe_input_at(s("b"), s("x"), 30);
+    input.pipe_tombstone(s("a"), 40);
+    input.pipe_input_at(s("a"), s("w"), 35); // out of order
+    input.pipe_tombstone(s("b"), 25); // out of order
+    input.pipe_tombstone(s("c"), 50);
+    input.pipe_input_at(s("d"), s("x"), 3_000);
+    input.pipe_input_at(s("b"), s("q"), 100); // expired: dropped at the source (counted)
+    let out: Vec<_> = driver
+        .output_topic(Joined::VJ_COUNTS_OUT)
+        .read_records_to_list()
+        .into_iter()
+        .map(|r| (r.key, r.value, r.timestamp))
+        .collect();
+    assert_eq!(
+        out,
+        [
+            (s("x"), Some(1), 10),
+            (s("x"), Some(0), 20),
+            (s("y"), Some(1), 20),
+            (s("x"), Some(1), 30),
+            (s("y"), Some(0), 40),
+            (s("x"), Some(2), 3_000),
+        ]
+    );
+    assert_eq!(driver.records_dropped(), 1);
 }

@@ -250,10 +250,26 @@ impl Emitter<'_> {
 
     /// The code of a non-source node (and, through it, of its children).
     pub(crate) fn emit(&self, node: usize, k: &Acc, v: &Acc) -> TokenStream {
-        self.ops
+        let code = self
+            .ops
             .iter()
             .find_map(|e| (e.record)(self, node, k, v))
-            .unwrap_or_default()
+            .unwrap_or_default();
+        match crate::ops::versioned::out_of_order_gate(self.m, node) {
+            None => code,
+            // A change of a versioned table that is not the key's latest (`__latest`, set by the
+            // table's source or `to_table`) goes no further here.
+            Some(counted) => {
+                let drop = counted.then(|| quote!(self.__dropped += 1;));
+                quote! {
+                    if self.__latest {
+                        #code
+                    } else {
+                        #drop
+                    }
+                }
+            }
+        }
     }
 
     /// The code of `node` for a record whose key or value (or both) is null.

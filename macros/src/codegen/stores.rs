@@ -70,13 +70,15 @@ pub(super) fn task_parts(m: &Model, sub: &Sub, id: &str) -> TaskParts {
         .map(|&(s, _)| Emitter::history_field(s))
         .collect();
     let history_retentions = versioned.iter().map(|&(_, h)| h);
-    // Scratch space of `to_table(..)` into a versioned table (the stamped value).
+    // Scratch space of `to_table(..)` into a versioned table (the stamped value), and whether
+    // the change being forwarded is its key's latest (`ops::versioned::out_of_order_gate`).
     let (hbuf_field, hbuf_init) = if versioned.is_empty() {
         (TokenStream::new(), TokenStream::new())
     } else {
         (
-            quote!(__hbuf: ::std::vec::Vec<u8>,),
-            quote!(__hbuf: ::std::vec::Vec::new(),),
+            // Whether the versioned table change being forwarded is its key's latest.
+            quote!(__hbuf: ::std::vec::Vec<u8>, __latest: bool,),
+            quote!(__hbuf: ::std::vec::Vec::new(), __latest: true,),
         )
     };
     TaskParts {

@@ -178,16 +178,18 @@ fn emit_source(em: &Emitter<'_>, node: usize) -> TokenStream {
             let _ = #dk::de_value_at::<#vt>(#topic, Some(__dk_vb), #name)?;
         }
     };
-    // A versioned table keeps the record in its history when it is not the key's latest, and
-    // forwards it only when it is (Kafka Streams' `KTableSource` on a versioned store).
+    // A versioned table forwards every put but an expired one (dropped, counted), marked latest
+    // or not (Kafka Streams' `KTableSource` on a versioned store).
     let put = match em.m.stores[*store].versioned {
         Some(_) => {
             let history = Emitter::history_field(*store);
             quote! {
                 let __dk_put = #dk::versioned_put(&mut self.#field, &mut self.#history, __dk_kb, __dk_record.value, __dk_record.timestamp, &mut self.__vbuf, #name)?;
-                if __dk_put != #dk::PutOutcome::Latest {
+                if __dk_put == #dk::PutOutcome::Expired {
+                    self.__dropped += 1;
                     return Ok(());
                 }
+                self.__latest = __dk_put == #dk::PutOutcome::Latest;
             }
         }
         None => quote! {
@@ -412,8 +414,8 @@ fn record(em: &Emitter<'_>, node: usize, k: &Acc, v: &Acc) -> Option<TokenStream
 }
 
 /// `to_table(..)` into a versioned table: key `k` and `value` (an
-/// `Option` of the owned value) put at the record's timestamp, the change forwarded only when it
-/// made the key's latest value (`versioned_table_put`).
+/// `Option` of the owned value) put at the record's timestamp, the change forwarded unless the
+/// put expired (`versioned_table_put`), marked latest or not.
 fn versioned_to_table(
     em: &Emitter<'_>,
     node: usize,
@@ -435,11 +437,15 @@ fn versioned_to_table(
     quote! {
         let __dk_ke = #dk::ser::<#kt>(#kr, &mut self.__kbuf, #name)?;
         if matches!(__dk_ke, #dk::Encoded::Present) {
-            if let Some(#nv) = #dk::versioned_table_put::<#vt, _, _>(
+            let (#nv, __dk_put) = #dk::versioned_table_put::<#vt, _, _>(
                 &mut self.#field, &mut self.#history, &self.__kbuf, #value, #want_old,
                 &mut self.__vbuf, &mut self.__hbuf, __dk_sink,
                 #changelog, self.__partition, __dk_record.timestamp, #name,
-            )? {
+            )?;
+            if __dk_put == #dk::PutOutcome::Expired {
+                self.__dropped += 1;
+            } else {
+                self.__latest = __dk_put == #dk::PutOutcome::Latest;
                 #changed
             }
         } else {

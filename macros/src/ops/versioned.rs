@@ -9,7 +9,7 @@
 use super::{Lower, Operator};
 use crate::args::{duration, err_at};
 use crate::build::{Builder, Flow, Table};
-use crate::ir::{NodeKind, TableNode};
+use crate::ir::{FkRole, Model, NodeKind, TableNode};
 use crate::parse::Call;
 
 pub(crate) const VERSIONED: Operator = Operator {
@@ -59,4 +59,38 @@ fn versioned(b: &mut Builder, t: Table, call: &Call) -> syn::Result<Flow> {
     store.versioned = Some(retention);
     store.cached = false;
     Ok(Flow::Table(t))
+}
+
+/// Whether table node `node` forwards changes of a versioned table: it is one, or a filter or
+/// mapper of one (which pass the changes on as they are, `isLatest` included).
+fn versioned_upstream(m: &Model, node: usize) -> bool {
+    let n = &m.nodes[node];
+    match &n.kind {
+        NodeKind::TableSource { store, .. } | NodeKind::Table(TableNode::ToTable { store }) => {
+            m.stores[*store].versioned.is_some()
+        }
+        NodeKind::Table(TableNode::Filter { .. } | TableNode::MapValues { .. }) => {
+            n.parents.first().is_some_and(|&p| versioned_upstream(m, p))
+        }
+        _ => false,
+    }
+}
+
+/// Whether `node` drops the changes of a versioned table that are not the key's latest
+/// (`Some`), and whether it counts them as dropped records: Kafka Streams' table-table joins
+/// and foreign-key joins skip such a change and count it (`KTableKTableJoin`: "Skipping
+/// out-of-order record from versioned table"), a re-grouping skips it silently
+/// (`KTableRepartitionMap`). Other nodes pass it on.
+pub(crate) fn out_of_order_gate(m: &Model, node: usize) -> Option<bool> {
+    let n = &m.nodes[node];
+    let counted = match &n.kind {
+        NodeKind::Table(TableNode::Join(_)) => true,
+        NodeKind::FkJoin(f) if matches!(f.role, FkRole::Send | FkRole::ForeignChange) => true,
+        NodeKind::Table(TableNode::Select { .. }) => false,
+        _ => return None,
+    };
+    n.parents
+        .first()
+        .is_some_and(|&p| versioned_upstream(m, p))
+        .then_some(counted)
 }

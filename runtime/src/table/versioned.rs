@@ -17,14 +17,17 @@
 //! # Semantics (Kafka Streams' `RocksDBVersionedStore`)
 //!
 //! - The store's *observed stream time* is the largest timestamp put into it. A put older than
-//!   that minus the history retention is not stored ([`PutOutcome::Expired`]), and a read as of
-//!   such a time answers nothing.
+//!   that minus the history retention is not stored ([`PutOutcome::Expired`]; the table counts
+//!   it dropped), and a read as of such a time answers the latest value if it is not newer,
+//!   else nothing.
 //! - A put at or after the key's latest timestamp becomes the latest value
 //!   ([`PutOutcome::Latest`]); the previous latest moves to the history, valid until the new
 //!   timestamp. A put at the same timestamp replaces the value.
 //! - A put before the key's latest timestamp is inserted in the history
 //!   ([`PutOutcome::OutOfOrder`]), valid until the next version's timestamp. A table forwards
-//!   only latest puts downstream; out-of-order ones change only what past reads see.
+//!   it downstream too, marked not latest (Kafka Streams' `Change.isLatest`): `to_stream()`,
+//!   filters and mappers pass it on, table-table and foreign-key joins drop it (counted) and a
+//!   re-grouping drops it silently.
 //! - A null value is a tombstone: a version that says "absent from here on".
 //!
 //! Versions no read can reach any more (valid only before the observed stream time minus the
@@ -289,8 +292,9 @@ pub(crate) struct Version<'a> {
 
 /// A versioned table's version of `key` as of `as_of` (Kafka Streams'
 /// `VersionedKeyValueStore#get(key, asOfTimestamp)`): the latest value if it is not newer than
-/// `as_of`, else the past version valid then. `None` when the key had no value then (absent,
-/// deleted) or `as_of` lies before the observed stream time minus the history retention.
+/// `as_of` (whatever the history retention), else the past version valid then. `None` when the
+/// key had no value then (absent, deleted), or no latest value old enough and `as_of` lies
+/// before the observed stream time minus the history retention.
 ///
 /// # Errors
 ///
@@ -301,9 +305,6 @@ pub(crate) fn get_as_of_bytes<'a, B: StoreBackend>(
     key: &[u8],
     as_of: i64,
 ) -> Result<Option<Version<'a>>, StoreError> {
-    if as_of < history.horizon() {
-        return Ok(None);
-    }
     let latest = match store.get(key)? {
         Some(entry) => Some(split_timestamped(entry)?),
         None => None,
@@ -316,6 +317,9 @@ pub(crate) fn get_as_of_bytes<'a, B: StoreBackend>(
             timestamp: ts,
             valid_to: None,
         }));
+    }
+    if as_of < history.horizon() {
+        return Ok(None);
     }
     let Some(versions) = history.keys.get(key) else {
         return Ok(None);
@@ -370,9 +374,9 @@ pub fn versioned_put<B: StoreBackend>(
 
 /// `to_table(..)` into a versioned table: `value` (`None`, or a value that encodes as null:
 /// a tombstone) put at `timestamp`, the changelog record sent whatever the put did (as Kafka
-/// Streams' `ChangeLoggingVersionedKeyValueBytesStore` logs every put), and the change to
-/// forward: `Some` only when the value became the key's latest (its old value the previous
-/// latest, read when `want_old`).
+/// Streams' `ChangeLoggingVersionedKeyValueBytesStore` logs every put, expired ones too), and
+/// the change (its old value the latest before the put, read when `want_old`) with what the put
+/// did: a table forwards it unless it expired.
 #[allow(clippy::too_many_arguments)]
 #[inline]
 pub fn versioned_table_put<VS: Serde, B: StoreBackend, S: RecordSink>(
@@ -388,7 +392,7 @@ pub fn versioned_table_put<VS: Serde, B: StoreBackend, S: RecordSink>(
     partition: i32,
     timestamp: i64,
     node: &'static str,
-) -> Result<Option<Change<VS::Value>>, RecordError> {
+) -> Result<(Change<VS::Value>, PutOutcome), RecordError> {
     let old = if want_old {
         get_timestamped::<VS, B>(store, key, node)?.map(|(v, _)| v)
     } else {
@@ -409,7 +413,7 @@ pub fn versioned_table_put<VS: Serde, B: StoreBackend, S: RecordSink>(
     sink.send(OutgoingRecord::changelog(
         changelog, partition, key, present, timestamp,
     ))?;
-    Ok((outcome == PutOutcome::Latest).then_some(Change { new, old }))
+    Ok((Change { new, old }, outcome))
 }
 
 /// Applies a changelog record of a versioned table (the generated `Task::restore`): the same
@@ -525,7 +529,8 @@ mod tests {
         let mut t = Table::new(100);
         t.put("k", Some("a"), 10);
         t.put("k", Some("b"), 500);
-        // Observed stream time 500: reads before 400 answer nothing, puts before it are dropped.
+        // Observed stream time 500: reads before 400 answer nothing (but the latest value when it
+        // is not newer), puts before it are dropped.
         assert_eq!(t.get("k", 399), None);
         assert_eq!(t.get("k", 400), at("a", 10));
         assert_eq!(t.put("k", Some("late"), 399), PutOutcome::Expired);
@@ -533,7 +538,8 @@ mod tests {
         assert_eq!(t.get("k", 450), at("ok", 400));
         // A put to another key moves the stream time for all keys.
         t.put("other", Some("x"), 5_000);
-        assert_eq!(t.get("k", 4_899), None);
+        assert_eq!(t.get("k", 4_899), at("b", 500), "the latest is not newer");
+        assert_eq!(t.get("k", 499), None, "before the horizon, not the latest");
         assert_eq!(t.get("k", 4_900), at("b", 500));
         assert_eq!(t.put("k", Some("late"), 4_000), PutOutcome::Expired);
     }
