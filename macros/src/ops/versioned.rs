@@ -38,13 +38,17 @@ fn versioned(b: &mut Builder, t: Table, call: &Call) -> syn::Result<Flow> {
         _ => false,
     };
     if !own {
-        return Err(err_at(
-            &call.name,
+        let store = &b.stores[t.store].name;
+        let message = if super::caching::owns_store(b, t) {
             format!(
-                "versioned(..) applies to the store of a `table(..)` or `to_table(..)`, right after it; this table is not (Kafka Streams keeps aggregations, filters and joins in unversioned stores): version the table `{}` is read from where it is made",
-                b.stores[t.store].name
-            ),
-        ));
+                "the aggregation's store `{store}` cannot be versioned: versioned(..) applies to a `table(..)` or `to_table(..)`; to keep the aggregate's history write .to_stream().to_table(\"store\").versioned(..)"
+            )
+        } else {
+            format!(
+                "this table reads `{store}` through the operators before it and has no store of its own: write versioned(..) right after the `table(..)` or `to_table(..)` that made `{store}`; filters and mappers of a versioned table pass its versions on"
+            )
+        };
+        return Err(err_at(&call.name, message));
     }
     let store = &mut b.stores[t.store];
     if store.versioned.is_some() {
