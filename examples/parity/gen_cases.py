@@ -497,6 +497,80 @@ t2 a null 3
 t1 a null 4
 t1 b l2 5
 """)
+case("versioned_table_basic", "versioned_table", """
+t1 a v1 10
+t1 a v2 20
+t1 a v3 15
+t1 a v2b 20
+t1 b x 2000
+t1 a v4 999
+t1 a v4b 1000
+t1 a v5 2100
+t1 a null 2200
+t1 a null 2150
+t1 a v6 2180
+t1 c null 2300
+t1 c null 1500
+t1 d null 100
+t1 a null 2400
+t1 a v7 500
+""", "a versioned table (history 1 s) forwards out-of-order updates too; puts older than its history are dropped and counted")
+case("versioned_to_table_basic", "versioned_to_table", """
+in a v1 10
+in a v2 20
+in a v3 15
+in b x 2000
+in a v4 999
+in a null 2200
+in a v5 2100
+in null x 2300
+""", "to_table into a versioned store: as a versioned table source")
+case("versioned_stream_table_left_join_basic", "versioned_stream_table_left_join", """
+t1 k A10 10
+t1 k A20 20
+in k s15 15
+in k s5 5
+in k s25 25
+in k s20 20
+in k s10 10
+t1 k A15 15
+in k s17 17
+t1 z Z3000 3000
+in k s1500 1500
+in k s18 18
+t1 k A2500 2500
+in k s2100 2100
+in k s1999 1999
+in k null 3000
+in null nk 3000
+""", "a stream record joins the table's version valid at its timestamp; before the history, only a latest value not newer")
+case("versioned_table_join_basic", "versioned_table_join", """
+t2 k R10 10
+t1 k L10 10
+t1 k L20 20
+t1 k L15 15
+t2 k R5 5
+t2 k R30 30
+t1 k null 40
+t1 k null 35
+t1 k L50 50
+t2 k null 45
+t2 k R42 42
+t1 j J5000 5000
+t1 k L100 100
+""", "a join of versioned tables drops and counts out-of-order updates")
+case("versioned_group_count_basic", "versioned_group_count", """
+t1 a x 10
+t1 a y 20
+t1 a z 15
+t1 b x 30
+t1 a null 40
+t1 a w 35
+t1 b null 25
+t1 c null 50
+t1 d x 3000
+t1 b q 100
+""", "a re-grouping skips out-of-order updates of a versioned table silently")
 case("stream_table_join_basic", "stream_table_join", """
 in a x 1
 t1 a t1 2

@@ -547,6 +547,45 @@ topology! {
     }
 }
 topology! {
+    pub VersionedTable = "parity-versioned-table" {
+        table("t1", Utf8, Utf8).versioned(Duration::from_millis(1_000)).to_stream().to("out", Utf8, Nullable::<Utf8>);
+    }
+}
+topology! {
+    pub VersionedToTable = "parity-versioned-to-table" {
+        stream("in", Utf8, Nullable::<Utf8>)
+            .to_table("st")
+            .versioned(Duration::from_millis(1_000))
+            .to_stream()
+            .to("out", Utf8, Nullable::<Nullable<Utf8>>);
+    }
+}
+topology! {
+    pub VersionedStreamTableLeftJoin = "parity-versioned-stream-table-left-join" {
+        let t1 = table("t1", Utf8, Utf8).versioned(Duration::from_millis(1_000));
+        stream("in", Utf8, Utf8)
+            .left_join(t1, |v, t| format!("{v}+{}", t.unwrap_or_else(|| "null".to_owned())))
+            .to("out", Utf8, Utf8);
+    }
+}
+topology! {
+    pub VersionedTableJoin = "parity-versioned-table-join" {
+        let t1 = table("t1", Utf8, Utf8).versioned(Duration::from_millis(1_000));
+        let t2 = table("t2", Utf8, Utf8).versioned(Duration::from_millis(1_000));
+        t1.join(t2, |l: &String, r: &String| format!("{l}+{r}")).to_stream().to("out", Utf8, Nullable::<Utf8>);
+    }
+}
+topology! {
+    pub VersionedGroupCount = "parity-versioned-group-count" {
+        table("t1", Utf8, Utf8)
+            .versioned(Duration::from_millis(1_000))
+            .group_by(|_k: &String, v: String| (v.clone(), v), Utf8, Utf8)
+            .count("counts")
+            .to_stream()
+            .to("out.s.l", Utf8, Nullable::<I64>);
+    }
+}
+topology! {
     pub TableGroupCount = "parity-table-group-count" {
         table("t1", Utf8, Utf8)
             .group_by(|_k: &String, v: String| (v.clone(), v), Utf8, Utf8)
@@ -873,6 +912,11 @@ fn run_case(case: &Case) -> Option<Vec<Value>> {
         "table_outer_join" => run::<TableOuterJoin>(case),
         "stream_table_join" => run::<StreamTableJoin>(case),
         "stream_table_left_join" => run::<StreamTableLeftJoin>(case),
+        "versioned_table" => run::<VersionedTable>(case),
+        "versioned_to_table" => run::<VersionedToTable>(case),
+        "versioned_stream_table_left_join" => run::<VersionedStreamTableLeftJoin>(case),
+        "versioned_table_join" => run::<VersionedTableJoin>(case),
+        "versioned_group_count" => run::<VersionedGroupCount>(case),
         "global_join" => run::<GlobalJoin>(case),
         "global_left_join" => run::<GlobalLeftJoin>(case),
         "fk_join" => run::<FkJoin>(case),

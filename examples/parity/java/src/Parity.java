@@ -80,6 +80,12 @@ public final class Parity {
         return b.table(topic, Materialized.as(topic + "-store"));
     }
 
+    /** A versioned table (history 1 s), as `table(topic, ..).versioned(Duration::from_millis(1_000))`. */
+    private static KTable<String, String> vt(StreamsBuilder b, String topic) {
+        return b.table(topic, Materialized.<String, String>as(
+            Stores.persistentVersionedKeyValueStore(topic + "-store", Duration.ofMillis(1000))));
+    }
+
     private static String opt(String s) {
         return s == null ? "null" : s;
     }
@@ -284,6 +290,13 @@ public final class Parity {
         def("table_map_values_changes", b -> changes(t(b, "t1").mapValues(v -> v.toUpperCase())));
         def("to_table", b -> in(b).toTable(Materialized.as("st")).toStream().to("out"));
         def("to_table_nullable", b -> in(b).toTable(Materialized.as("st")).toStream().to("out"));
+        def("versioned_table", b -> vt(b, "t1").toStream().to("out"));
+        def("versioned_to_table", b -> in(b).toTable(Materialized.<String, String>as(
+            Stores.persistentVersionedKeyValueStore("st", Duration.ofMillis(1000)))).toStream().to("out"));
+        def("versioned_stream_table_left_join", b -> in(b).leftJoin(vt(b, "t1"), (v, t) -> v + "+" + opt(t)).to("out"));
+        def("versioned_table_join", b -> vt(b, "t1").join(vt(b, "t2"), (l, r) -> l + "+" + r).toStream().to("out"));
+        def("versioned_group_count", b -> vt(b, "t1").groupBy((k, v) -> KeyValue.pair(v, v)).count()
+            .toStream().to("out.s.l", Produced.with(Serdes.String(), Serdes.Long())));
         def("table_group_count", b -> t(b, "t1").groupBy((k, v) -> KeyValue.pair(v, v)).count()
             .toStream().to("out.s.l", Produced.with(Serdes.String(), Serdes.Long())));
         def("table_group_reduce", b -> t(b, "t1")
