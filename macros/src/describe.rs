@@ -50,6 +50,14 @@ pub(crate) fn describe(m: &Model) -> String {
                 NodeKind::Sink { topic, .. } | NodeKind::RepartitionSink { topic, .. } => {
                     format!("Sink: {name} (topic: {topic})")
                 }
+                NodeKind::Join {
+                    store,
+                    grace: Some(g),
+                    ..
+                } => format!(
+                    "Processor: {name} (stores: [{}])",
+                    stores(&[g.buffer, *store])
+                ),
                 NodeKind::Aggregate { store, .. } | NodeKind::Join { store, .. } => {
                     format!("Processor: {name} (stores: [{}])", m.stores[*store].name)
                 }

@@ -236,6 +236,18 @@ fn store_origin(m: &Model, s: usize) -> (String, Option<String>) {
                 ),
             }
         }
+        StoreOwner::JoinBuffer => (
+            "join/leftJoin(table, .., Joined.with(..).withGracePeriod(..)) without Joined.withName"
+                .to_owned(),
+            Some(format!(
+                "stream-table join with a grace period: its buffer `{name}` is named after the \
+                 join's node number, and Kafka Streams' numbering of the nodes before it need \
+                 not be ours (repartitions, named operators); its changelog records are not \
+                 Kafka Streams' `BufferValue`s, so a Java application's buffer must be empty \
+                 (stopped with no record waiting) when it is taken over. Check the Java \
+                 application's Topology.describe() for `{name}` before migrating"
+            )),
+        ),
         StoreOwner::JoinWindow(_) | StoreOwner::JoinShared => (
             "join/leftJoin/outerJoin(.., JoinWindows..) without StreamJoined.withName or \
              withStoreName"

@@ -61,6 +61,8 @@ pub use crate::window::{
     session_merge, session_merger, sliding_load, sliding_plan, sliding_store, split_session_key,
 };
 
+pub use crate::join::GraceBuffer;
+
 /// The windowed stream-stream joins' stores and per-record support.
 pub mod stream_join {
     pub use crate::join::*;

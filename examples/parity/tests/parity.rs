@@ -569,6 +569,22 @@ topology! {
     }
 }
 topology! {
+    pub VersionedGraceLeftJoin = "parity-versioned-grace-left-join" {
+        let t1 = table("t1", Utf8, Utf8).versioned(Duration::from_millis(1_000));
+        stream("in", Utf8, Utf8)
+            .left_join(t1, |v, t| format!("{v}+{}", t.unwrap_or_else(|| "null".to_owned())), grace(Duration::from_millis(100)))
+            .to("out", Utf8, Utf8);
+    }
+}
+topology! {
+    pub VersionedGraceJoin = "parity-versioned-grace-join" {
+        let t1 = table("t1", Utf8, Utf8).versioned(Duration::from_millis(1_000));
+        stream("in", Utf8, Utf8)
+            .join(t1, |v: String, t: String| format!("{v}+{t}"), grace(Duration::from_millis(100)))
+            .to("out", Utf8, Utf8);
+    }
+}
+topology! {
     pub VersionedTableJoin = "parity-versioned-table-join" {
         let t1 = table("t1", Utf8, Utf8).versioned(Duration::from_millis(1_000));
         let t2 = table("t2", Utf8, Utf8).versioned(Duration::from_millis(1_000));
@@ -916,6 +932,8 @@ fn run_case(case: &Case) -> Option<Vec<Value>> {
         "versioned_to_table" => run::<VersionedToTable>(case),
         "versioned_stream_table_left_join" => run::<VersionedStreamTableLeftJoin>(case),
         "versioned_table_join" => run::<VersionedTableJoin>(case),
+        "versioned_grace_left_join" => run::<VersionedGraceLeftJoin>(case),
+        "versioned_grace_join" => run::<VersionedGraceJoin>(case),
         "versioned_group_count" => run::<VersionedGroupCount>(case),
         "global_join" => run::<GlobalJoin>(case),
         "global_left_join" => run::<GlobalLeftJoin>(case),

@@ -39,7 +39,10 @@ pub(super) fn handles(m: &Model) -> TokenStream {
         // A join's stores hold its internal layout: no typed handle.
         if matches!(
             st.owner,
-            StoreOwner::JoinWindow(_) | StoreOwner::JoinShared | StoreOwner::FkSubscription
+            StoreOwner::JoinWindow(_)
+                | StoreOwner::JoinShared
+                | StoreOwner::FkSubscription
+                | StoreOwner::JoinBuffer
         ) {
             continue;
         }

@@ -82,3 +82,16 @@ impl FkJoin {
         }
     }
 }
+
+/// The grace period of a stream-table join (`join(table, f, grace(..))`, Kafka Streams'
+/// `Joined.withGracePeriod`, KIP-923).
+#[derive(Clone)]
+pub(crate) struct JoinGrace {
+    /// The grace period in milliseconds.
+    pub ms: i64,
+    /// The buffer store (`<join node>-Buffer`).
+    pub buffer: usize,
+    /// The stream's key and value serdes, to buffer its records.
+    pub key: SerdeTy,
+    pub value: SerdeTy,
+}

@@ -9,7 +9,7 @@ pub(crate) mod joins;
 mod serde_ty;
 pub(crate) mod table;
 
-pub(crate) use joins::{FkJoin, FkRole, GlobalJoin, GlobalTable};
+pub(crate) use joins::{FkJoin, FkRole, GlobalJoin, GlobalTable, JoinGrace};
 pub(crate) use serde_ty::SerdeTy;
 pub(crate) use table::TableNode;
 
@@ -207,6 +207,9 @@ pub(crate) enum NodeKind {
         store: usize,
         f: Expr,
         left: bool,
+        /// `grace(..)`: stream records wait in a buffer until that much stream time passed
+        /// (KIP-923), for a versioned table.
+        grace: Option<Box<JoinGrace>>,
     },
     Process {
         f: Expr,
@@ -308,6 +311,8 @@ pub(crate) enum StoreOwner {
     JoinShared,
     /// The subscription store of a foreign-key join (its internal layout: no typed handle).
     FkSubscription,
+    /// The buffer of a stream-table join with a grace period (`<join>-Buffer`).
+    JoinBuffer,
 }
 
 /// A state store.

@@ -72,15 +72,21 @@ fn lower(b: &mut Builder, s: Stream, call: &Call, left: bool) -> syn::Result<Flo
         };
         return super::stream_join::lower(b, s, other, name, call, kind);
     }
-    if call.args.len() == 3 {
-        return Err(err_at(
-            &call.args[2],
-            format!(
-                "a stream-table join has no join window (the table holds the latest value per key): write `s.{op}({name}, |value, table_value| ..)`, or read `{name}` with stream(..) for a windowed stream-stream join"
-            ),
-        ));
-    }
-    arity(call, 2, if left { LEFT_JOIN.usage } else { JOIN.usage })?;
+    let grace = match call.args.get(2).map(|a| (a, super::join_grace::parse(a))) {
+        Some((_, Some(grace))) if call.args.len() == 3 => Some(grace?),
+        Some((arg, _)) if call.args.len() == 3 => {
+            return Err(err_at(
+                arg,
+                format!(
+                    "a stream-table join has no join window (the table holds the latest value per key): write `s.{op}({name}, |value, table_value| ..)`, with grace(Duration::..) as a third argument for a versioned table, or read `{name}` with stream(..) for a windowed stream-stream join"
+                ),
+            ));
+        }
+        _ => {
+            arity(call, 2, if left { LEFT_JOIN.usage } else { JOIN.usage })?;
+            None
+        }
+    };
     let Some(crate::build::Table { node: tnode, store }) =
         b.bound_table(name, "a stream joins a table, a stream or a global table")?
     else {
@@ -141,17 +147,34 @@ fn lower(b: &mut Builder, s: Stream, call: &Call, left: bool) -> syn::Result<Flo
     }
     let f = call.args[1].clone();
     joiner_with_key(&f, if left { LEFT_JOIN.usage } else { JOIN.usage })?;
+    let grace = match grace {
+        Some(g) => Some(Box::new(super::join_grace::add(
+            b,
+            &s,
+            store,
+            name,
+            &call.args[2],
+            g,
+        )?)),
+        None => None,
+    };
     let kind_name = if left {
         "KSTREAM-LEFTJOIN"
     } else {
         "KSTREAM-JOIN"
     };
     let node = b.node(
-        NodeKind::Join { store, f, left },
+        NodeKind::Join {
+            store,
+            f,
+            left,
+            grace,
+        },
         kind_name,
         call.span,
         &[s.node],
     );
+    super::join_grace::add_buffer(b, node);
     b.stores[store].users.push(node);
     b.joins.push((node, tnode));
     Ok(Flow::Stream(Stream {
@@ -168,10 +191,19 @@ const EMIT: Emit = Emit {
 };
 
 fn record(em: &Emitter<'_>, node: usize, k: &Acc, v: &Acc) -> Option<TokenStream> {
-    let NodeKind::Join { store, f, left } = &em.m.nodes[node].kind else {
+    let NodeKind::Join {
+        store,
+        f,
+        left,
+        grace,
+    } = &em.m.nodes[node].kind
+    else {
         return None;
     };
-    Some(emit(em, node, *store, f, *left, k, v))
+    Some(match grace {
+        Some(g) => super::join_grace::record(em, node, g, k, v),
+        None => emit(em, node, *store, f, *left, k, v),
+    })
 }
 
 /// KIP-962: a left join forwards a record with a null key, joined with no table value; the
@@ -179,7 +211,7 @@ fn record(em: &Emitter<'_>, node: usize, k: &Acc, v: &Acc) -> Option<TokenStream
 fn null(em: &Emitter<'_>, node: usize, k: &Part, v: &Part) -> Option<TokenStream> {
     let dk = dk();
     let n = &em.m.nodes[node];
-    let NodeKind::Join { f, left, store } = &n.kind else {
+    let NodeKind::Join { f, left, store, .. } = &n.kind else {
         return None;
     };
     Some(match (k, v, left) {
@@ -200,7 +232,7 @@ fn null(em: &Emitter<'_>, node: usize, k: &Part, v: &Part) -> Option<TokenStream
 }
 
 /// The table lookup by the serialized key, then `join`/`left_join` and the children.
-fn emit(
+pub(crate) fn emit(
     em: &Emitter<'_>,
     node: usize,
     store: usize,

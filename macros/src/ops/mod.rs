@@ -21,6 +21,7 @@ pub(crate) mod foreach;
 pub(crate) mod global_table;
 pub(crate) mod group;
 pub(crate) mod join;
+pub(crate) mod join_grace;
 pub(crate) mod map;
 pub(crate) mod merge;
 pub(crate) mod peek;
@@ -185,6 +186,7 @@ pub(crate) const TASK_PARTS: &[TaskFn] = &[
     cogroup::task_parts,
     process::punctuate::task_parts,
     suppress::task_parts,
+    join_grace::task_parts,
 ];
 
 /// The code generation of every operator, in registry order.

@@ -23,9 +23,11 @@
 //! the shared stream time, and the buffers every record reuses (no allocation of ours per record
 //! once warm; the stores allocate for the records they keep).
 
+pub mod grace;
 pub mod outer;
 pub mod window;
 
+pub use grace::GraceBuffer;
 pub use outer::{Changelog, ExpiredRecord, OuterBuffers, TimeTracker};
 pub use window::{WindowBuffers, WindowState};
 

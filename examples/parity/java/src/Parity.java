@@ -40,6 +40,7 @@ import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.GlobalKTable;
 import org.apache.kafka.streams.kstream.Grouped;
 import org.apache.kafka.streams.kstream.JoinWindows;
+import org.apache.kafka.streams.kstream.Joined;
 import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.KTable;
 import org.apache.kafka.streams.kstream.Materialized;
@@ -294,6 +295,12 @@ public final class Parity {
         def("versioned_to_table", b -> in(b).toTable(Materialized.<String, String>as(
             Stores.persistentVersionedKeyValueStore("st", Duration.ofMillis(1000)))).toStream().to("out"));
         def("versioned_stream_table_left_join", b -> in(b).leftJoin(vt(b, "t1"), (v, t) -> v + "+" + opt(t)).to("out"));
+        def("versioned_grace_left_join", b -> in(b).leftJoin(vt(b, "t1"), (v, t) -> v + "+" + opt(t),
+            Joined.<String, String, String>with(Serdes.String(), Serdes.String(), Serdes.String())
+                .withGracePeriod(Duration.ofMillis(100))).to("out"));
+        def("versioned_grace_join", b -> in(b).join(vt(b, "t1"), (v, t) -> v + "+" + t,
+            Joined.<String, String, String>with(Serdes.String(), Serdes.String(), Serdes.String())
+                .withGracePeriod(Duration.ofMillis(100))).to("out"));
         def("versioned_table_join", b -> vt(b, "t1").join(vt(b, "t2"), (l, r) -> l + "+" + r).toStream().to("out"));
         def("versioned_group_count", b -> vt(b, "t1").groupBy((k, v) -> KeyValue.pair(v, v)).count()
             .toStream().to("out.s.l", Produced.with(Serdes.String(), Serdes.Long())));
