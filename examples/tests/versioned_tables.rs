@@ -337,3 +337,52 @@ fn a_regrouping_skips_out_of_order_updates_of_a_versioned_table_silently() {
     );
     assert_eq!(driver.records_dropped(), 1);
 }
+
+topology! {
+    /// A join with a grace period after a value change (so the buffer's value serde is named).
+    pub Graced = "versioned-graced" {
+        let rates = table("vg-rates", Utf8, I64, "vg-rate-store").versioned(Duration::from_secs(10));
+        stream("vg-orders", Utf8, Utf8)
+            .map_values(|v: String| v.len() as i64)
+            .left_join(rates, |n: i64, r: Option<i64>| n * r.unwrap_or(-1), grace(Duration::from_millis(100), I64))
+            .to("vg-out", Utf8, I64);
+    }
+}
+
+#[test]
+fn a_grace_join_waits_for_late_table_updates_and_survives_a_restore() {
+    let driver = TestDriver::<Graced>::new();
+    let rates = driver.input_topic(Graced::VG_RATES);
+    let orders = driver.input_topic(Graced::VG_ORDERS);
+    rates.pipe_input_at(s("k"), 10, 0);
+    orders.pipe_input_at(s("k"), s("xx"), 50); // waits until stream time 150
+    rates.pipe_input_at(s("k"), 20, 40); // arrives late, but within the grace
+    orders.pipe_input_at(s("k"), s("xxx"), 120);
+    let out = driver.output_topic(Graced::VG_OUT);
+    assert!(out.is_empty(), "both records wait");
+    // The buffer comes back from its changelog.
+    driver.clear_and_restore().expect("restores");
+    orders.pipe_input_at(s("k"), s("x"), 160);
+    assert_eq!(
+        out.read_records_to_list()
+            .into_iter()
+            .map(|r| (r.value, r.timestamp))
+            .collect::<Vec<_>>(),
+        [(40, 50)],
+        "joined with the rate valid at 50, which came after the order"
+    );
+    // Late (older than 160 - 100): joined at once.
+    orders.pipe_input_at(s("k"), s("xxxx"), 30);
+    assert_eq!(out.read_values_to_list(), [40]);
+    let changelog =
+        driver.changelog("versioned-graced-KSTREAM-LEFTJOIN-0000000004-Buffer-changelog");
+    let values: Vec<_> = changelog
+        .iter()
+        .map(|r| r.value.as_deref().map(<[u8]>::len))
+        .collect();
+    assert_eq!(
+        values,
+        [Some(8), Some(8), Some(8), None],
+        "three puts (the i64 values), one eviction's tombstone; the late record is not buffered"
+    );
+}

@@ -507,11 +507,23 @@
 //! - A **stream-table join** reads the table as of the stream record's timestamp (KIP-914): the
 //!   version valid then, or none (a left join gets `None`) when the key had no value then or
 //!   the time lies before the table's history (its largest timestamp minus `history`).
+//! - With **`grace(D)`** as a third argument (`s.join(prices, f, grace(Duration::from_secs(5)))`,
+//!   Kafka Streams' `Joined.withGracePeriod`, KIP-923) stream records wait in a buffer until the
+//!   buffer's stream time (its largest record timestamp) passes their timestamp plus `D`, then
+//!   join as of their timestamp: a table update that arrives up to `D` late still reaches the
+//!   records it belongs to. They leave in timestamp order, then key order. A record older than
+//!   the buffer's stream time minus `D` joins at once. The buffer is a store `<join node>-Buffer`
+//!   with a changelog, so under exactly-once each record joins once across crashes. The table
+//!   must be versioned with a history of at least `D` (checked at compile time); where an
+//!   operator changed the stream's values, name their serde: `grace(D, ValueSerde)`. A buffered
+//!   record's headers are not kept.
 //! - An update **older than the key's latest** goes into the history, where later joins and
-//!   reads as of its time see it, and is **not forwarded** downstream: the table's changes
-//!   (`to_stream()`, table joins, aggregations) stay in timestamp order per key. An update older
-//!   than the history reaches is dropped. A delete is a version too (the key is absent from
-//!   its timestamp on).
+//!   reads as of its time see it. It is still forwarded, marked as not the latest (Kafka
+//!   Streams' `Change.isLatest`): `to_stream()`, `filter` and `map_values` pass it on,
+//!   table-table and foreign-key joins drop it (counted as dropped records), a re-grouping
+//!   (`group_by(..).count()`, ..) skips it. An update older than the history reaches (the
+//!   table's largest timestamp minus `history`) is dropped and counted. A delete is a version
+//!   too (the key is absent from its timestamp on).
 //! - Versioned tables are **not cached**: every update that becomes a key's latest is forwarded
 //!   when it happens (Kafka Streams does not cache versioned stores either).
 //! - Reads as of a time: `TestDriver::key_value_store(..).get_as_of(&key, time)` answers a

@@ -17,7 +17,7 @@ use crate::parse::Call;
 
 pub(crate) const JOIN: Operator = Operator {
     name: "join",
-    usage: "join(table, |value, table_value| joined) or join(stream, |value, other_value| joined, join_window(..)), the joiner optionally taking the key first: |key, value, other_value| joined",
+    usage: "join(table, |value, table_value| joined) (with grace(Duration::..) as a third argument for a versioned table) or join(stream, |value, other_value| joined, join_window(..)), the joiner optionally taking the key first: |key, value, other_value| joined",
     lower: &[Lower::Stream(join), Lower::Table(super::table_join::join)],
     on_stream: None,
     emit: &[
@@ -29,7 +29,7 @@ pub(crate) const JOIN: Operator = Operator {
 
 pub(crate) const LEFT_JOIN: Operator = Operator {
     name: "left_join",
-    usage: "left_join(table, |value, table_value| joined) or left_join(stream, |value, other_value| joined, join_window(..)), the joiner optionally taking the key first: |key, value, other_value| joined",
+    usage: "left_join(table, |value, table_value| joined) (with grace(Duration::..) as a third argument for a versioned table) or left_join(stream, |value, other_value| joined, join_window(..)), the joiner optionally taking the key first: |key, value, other_value| joined",
     lower: &[
         Lower::Stream(left_join),
         Lower::Table(super::table_join::left_join),
