@@ -671,6 +671,21 @@ t1 a f2:x 6
 t2 f2 null 7
 t1 b null 8
 """)
+case("versioned_fk_left_join_basic", "versioned_fk_left_join", """
+t2 f1 F1 10
+t1 a f1:x 10
+t1 a f2:y 20
+t1 a f1:z 15
+t2 f2 F2 30
+t2 f2 F2old 25
+t2 f1 F1b 40
+t1 b f1:w 50
+t1 b f2:v 45
+t1 a null 60
+t2 f2 null 70
+t1 c f2:u 3000
+t1 a f1:late 100
+""", "a foreign-key join of versioned tables drops and counts out-of-order updates on both sides")
 case("fk_left_join_basic", "fk_left_join", """
 t1 a f1:x 2
 t2 f1 F1 1

@@ -699,6 +699,14 @@ topology! {
     }
 }
 topology! {
+    pub VersionedFkLeftJoin = "parity-versioned-fk-left-join" {
+        let t1 = table("t1", Utf8, Utf8).versioned(Duration::from_millis(1_000));
+        let t2 = table("t2", Utf8, Utf8).versioned(Duration::from_millis(1_000));
+        t1.left_join_on_foreign_key(t2, |v: &String| foreign_key(v), |l: &String, r: Option<&String>| format!("{l}+{}", opt(r)))
+            .to_stream().to("out", Utf8, Nullable::<Utf8>);
+    }
+}
+topology! {
     pub FkLeftJoin = "parity-fk-left-join" {
         let t1 = table("t1", Utf8, Utf8);
         let t2 = table("t2", Utf8, Utf8);
@@ -939,6 +947,7 @@ fn run_case(case: &Case) -> Option<Vec<Value>> {
         "global_left_join" => run::<GlobalLeftJoin>(case),
         "fk_join" => run::<FkJoin>(case),
         "fk_left_join" => run::<FkLeftJoin>(case),
+        "versioned_fk_left_join" => run::<VersionedFkLeftJoin>(case),
         "ss_join" => run::<SsJoin>(case),
         "ss_left_join" => run::<SsLeftJoin>(case),
         "ss_outer_join" => run::<SsOuterJoin>(case),

@@ -328,6 +328,8 @@ public final class Parity {
         });
         def("fk_join", b -> t(b, "t1")
             .join(t(b, "t2"), v -> v.split(":")[0], (l, r) -> l + "+" + r).toStream().to("out"));
+        def("versioned_fk_left_join", b -> vt(b, "t1")
+            .leftJoin(vt(b, "t2"), v -> v.split(":")[0], (l, r) -> l + "+" + opt(r)).toStream().to("out"));
         def("fk_left_join", b -> t(b, "t1")
             .leftJoin(t(b, "t2"), v -> v.split(":")[0], (l, r) -> l + "+" + opt(r)).toStream().to("out"));
 
