@@ -111,6 +111,7 @@ mod error;
 pub mod metadata;
 pub(crate) mod registry;
 pub mod session;
+mod versioned;
 mod view;
 
 use std::marker::PhantomData;
@@ -119,6 +120,7 @@ use std::sync::Arc;
 pub use error::QueryError;
 pub use metadata::{HostInfo, KeyQueryMetadata};
 pub use session::{ReadOnlySessionStore, SessionIter};
+pub use versioned::ReadOnlyVersionedKeyValueStore;
 pub use view::{KeyValueIter, ReadOnlyKeyValueStore, ReadOnlyWindowStore, Replica, WindowIter};
 
 use crate::task::{SessionStoreRef, StoreRef, Topology, WindowStoreRef};
@@ -196,6 +198,28 @@ impl<T: Topology> Queries<T> {
             registry: Arc::clone(&self.registry),
             handle: store,
             stale: false,
+        })
+    }
+
+    /// A read-only view of the store of a versioned table (`table(..)` or `to_table(..)` with
+    /// `.versioned(..)`, a generated handle): its values as of a time and its versions (Kafka
+    /// Streams' `VersionedKeyQuery` and `MultiVersionedKeyQuery`). Its latest values can also
+    /// be read with [`Self::store`].
+    ///
+    /// # Errors
+    ///
+    /// [`QueryError::UnknownStore`] when the topology has no key-value store of that name; a
+    /// store that is not versioned is refused with it at the first read.
+    pub fn versioned_store<K, V>(
+        &self,
+        store: StoreRef<K, V>,
+    ) -> Result<ReadOnlyVersionedKeyValueStore<K, V>, QueryError> {
+        self.check(store.name, "versioned key-value", |k| {
+            matches!(k, StoreKind::TimestampedKeyValue)
+        })?;
+        Ok(ReadOnlyVersionedKeyValueStore {
+            registry: Arc::clone(&self.registry),
+            handle: store,
         })
     }
 

@@ -50,6 +50,32 @@ pub(crate) enum Hosted {
     Ready(Snapshot),
 }
 
+/// A versioned table's state as of a commit (one partition): every version of every key it
+/// keeps, latest included, keyed by the key bytes and then the version's timestamp
+/// ([`versioned_key`]), valued `[1] ‖ value` or `[0]` for a tombstone; with the table's observed
+/// stream time and history retention (which decide how far back a read reaches).
+#[derive(Clone)]
+pub(crate) struct VersionedSnapshot {
+    pub(crate) versions: Snapshot,
+    pub(crate) observed: i64,
+    pub(crate) retention: i64,
+}
+
+/// The key of one version in a [`VersionedSnapshot`]: the key bytes, then the timestamp as 8
+/// bytes big-endian with the sign bit flipped (so the versions of one key sort by time).
+pub(crate) fn versioned_key(out: &mut Vec<u8>, key: &[u8], timestamp: i64) {
+    out.clear();
+    out.extend_from_slice(key);
+    out.extend_from_slice(&((timestamp as u64) ^ (1 << 63)).to_be_bytes());
+}
+
+/// The timestamp of a [`versioned_key`] whose key bytes are `key_len` long; `None` for a key of
+/// another length (another key sharing the prefix).
+pub(crate) fn versioned_time(stored: &[u8], key_len: usize) -> Option<i64> {
+    let ts: [u8; 8] = stored.get(key_len..)?.try_into().ok()?;
+    Some((u64::from_be_bytes(ts) ^ (1 << 63)) as i64)
+}
+
 /// A standby replica's copy of one (store, partition): the changelog records it applied.
 #[derive(Clone)]
 pub(crate) struct StandbyCopy {
@@ -72,6 +98,8 @@ struct Local {
     standbys: HashMap<(&'static str, i32), StandbyCopy>,
     /// Per subtopology id: the partition count of its input (the number of its tasks).
     partitions: HashMap<&'static str, i32>,
+    /// Per (store name, partition): the versions of the versioned tables of the active tasks.
+    versioned: HashMap<(&'static str, i32), VersionedSnapshot>,
 }
 
 /// The state queries read: local snapshots, partition counts, the group's endpoints.
@@ -179,6 +207,18 @@ impl Registry {
         read(&self.local).stores.get(&(store, partition)).cloned()
     }
 
+    /// The versions of versioned table `store` on `partition` as of its task's last commit.
+    pub(crate) fn versioned(
+        &self,
+        store: &'static str,
+        partition: i32,
+    ) -> Option<VersionedSnapshot> {
+        read(&self.local)
+            .versioned
+            .get(&(store, partition))
+            .cloned()
+    }
+
     /// The ready snapshots of `store` on this instance, by partition, in partition order.
     pub(crate) fn ready(&self, store: &str) -> Vec<(i32, Snapshot)> {
         let local = read(&self.local);
@@ -228,8 +268,12 @@ impl Registry {
     }
 
     fn remove(&self, store: &str, partition: i32) {
-        write(&self.local)
+        let mut local = write(&self.local);
+        local
             .stores
+            .retain(|(s, p), _| !(*p == partition && *s == store));
+        local
+            .versioned
             .retain(|(s, p), _| !(*p == partition && *s == store));
     }
 
@@ -320,6 +364,49 @@ impl Publisher {
         }
         self.registry
             .set(store.name, partition, Hosted::Ready(snapshot));
+        Ok(())
+    }
+
+    /// Publishes every version of versioned table `store` on `partition`: the latest values in
+    /// `backend` (timestamped entries) and the past ones in `history`. Whole, at each commit of
+    /// a task that processed records (the versions a commit moved are not in the changelog
+    /// buffer's one record per key).
+    pub(crate) fn publish_versioned<B: StoreBackend>(
+        &self,
+        store: &'static StoreInfo,
+        partition: i32,
+        backend: &B,
+        history: &crate::table::versioned::VersionHistory,
+    ) -> Result<(), StoreError> {
+        let mut versions = Snapshot::new();
+        let mut key = Vec::new();
+        for entry in backend.range(std::ops::Bound::Unbounded, std::ops::Bound::Unbounded)? {
+            let (k, v) = entry?;
+            let (ts, value) = crate::table::timestamped::split_timestamped(v)?;
+            versioned_key(&mut key, k, ts);
+            let mut stored = Vec::with_capacity(value.len() + 1);
+            stored.push(1);
+            stored.extend_from_slice(value);
+            versions.insert(Bytes::copy_from_slice(&key), Bytes::from(stored));
+        }
+        for k in history.keys() {
+            for (ts, value) in history.versions(k) {
+                versioned_key(&mut key, k, ts);
+                let stored = match value {
+                    Some(v) => [&[1u8][..], v].concat(),
+                    None => vec![0],
+                };
+                versions.insert(Bytes::copy_from_slice(&key), Bytes::from(stored));
+            }
+        }
+        write(&self.registry.local).versioned.insert(
+            (store.name, partition),
+            VersionedSnapshot {
+                versions,
+                observed: history.observed_stream_time(),
+                retention: history.retention_ms(),
+            },
+        );
         Ok(())
     }
 

@@ -46,6 +46,11 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                 self.publisher
                     .publish_all(store, active.id.partition, backend)
                     .map_err(|e| StreamsError::store(active.id, e))?;
+                if let Some(history) = active.task.history(store.name) {
+                    self.publisher
+                        .publish_versioned(store, active.id.partition, backend, history)
+                        .map_err(|e| StreamsError::store(active.id, e))?;
+                }
             }
         }
         // A promoted standby's copy answered stale queries while the task restored; the
@@ -95,8 +100,8 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     /// A commit succeeded: its changelog records (handed over by the changelog buffer as it
     /// learned of the commit, see `commit::after_commit`) become the stores' published state; a
     /// table read from its source topic (whose updates write no changelog records) is
-    /// republished whole when its task processed records. Call before the tasks' `processed`
-    /// counts reset.
+    /// republished whole when its task processed records, and so is a versioned table (with its
+    /// past versions). Call before the tasks' `processed` counts reset.
     pub(super) fn publish_committed(&mut self) -> Result<(), StreamsError> {
         if !self.queried() {
             return Ok(());
@@ -107,12 +112,20 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                 continue;
             }
             for store in active.task.subtopology().stores {
-                if active.task.source_index(store.changelog_topic).is_some()
+                let history = active.task.history(store.name);
+                // A versioned table's changelog holds out-of-order puts too, so its latest
+                // values are republished whole, with its versions.
+                if (active.task.source_index(store.changelog_topic).is_some() || history.is_some())
                     && let Some(backend) = active.task.store(store.name)
                 {
                     self.publisher
                         .publish_all(store, active.id.partition, backend)
                         .map_err(|e| StreamsError::store(active.id, e))?;
+                    if let Some(history) = history {
+                        self.publisher
+                            .publish_versioned(store, active.id.partition, backend, history)
+                            .map_err(|e| StreamsError::store(active.id, e))?;
+                    }
                 }
             }
         }

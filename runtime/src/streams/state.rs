@@ -103,7 +103,8 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         });
         let mut starts = Vec::with_capacity(partitions.len());
         let mut rebuild = active.task.needs_full_restore().then_some(
-            "a stream-stream join's window state is rebuilt only by a restore from the start",
+            "the task keeps state in memory that only a restore from the start rebuilds (a \
+             stream-stream join's windows, a versioned table's history)",
         );
         for p in partitions.iter().filter(|_| rebuild.is_none()) {
             let offset = recorded

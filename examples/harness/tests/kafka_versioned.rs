@@ -1,0 +1,187 @@
+//! A versioned table joined as of each order's time, through a grace buffer, on a real broker
+//! under exactly-once, with a SIGKILL of the instance (a child process, `versioned-instance`)
+//! while orders wait in the buffer: an independent read_committed reader (no consumer group)
+//! checks that every order was priced exactly once, with the price valid at its timestamp. A
+//! lost buffered order, a duplicate, or a history not rebuilt after the restart (an order
+//! priced with the latest price, or none) shows as a wrong or missing line.
+//!
+//! Needs a broker: `DEKAF_KAFKA_PORT=9900 bash scripts/kafka.sh start` and
+//! `DEKAF_BOOTSTRAP=127.0.0.1:9900`.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::process::Child;
+use std::time::{Duration, Instant};
+
+use dekaf_streams_harness::e2e::{fresh, logged_instance};
+use dekaf_streams_harness::kafka_io::{
+    NewRecord, ReadRecord, bootstrap, produce_records, read_all, recent_minute,
+};
+
+const APP: &str = "kv-eos";
+const PRICES: &str = "kv-prices";
+const CHANGES: &str = "kv-price-changes";
+const ORDERS: &str = "kv-orders";
+const PRICED: &str = "kv-priced";
+const PARTITIONS: i32 = 3;
+const PRODUCTS: i64 = 12;
+const VERSIONS: i64 = 20;
+/// Event time between two price versions of a product.
+const STEP: i64 = 10_000;
+const ORDERS_N: i64 = 3_000;
+
+fn start(log: &Path) -> Child {
+    logged_instance(env!("CARGO_BIN_EXE_versioned-instance"), log)
+        .env("DEKAF_GUARANTEE", "exactly_once")
+        .env("DEKAF_TRANSACTION_TIMEOUT_MS", "5000")
+        .spawn()
+        .expect("start versioned-instance")
+}
+
+/// The price of product `p` from version `v` on.
+fn price(p: i64, v: i64) -> i64 {
+    v * 1_000 + p
+}
+
+/// Order `i`: its product and timestamp (offset from the base), the orders' times shuffled
+/// within a few seconds, so some are late for the 2 s grace and join at once.
+fn order(i: i64) -> (i64, i64) {
+    let product = i % PRODUCTS;
+    let spread = VERSIONS * STEP - 1;
+    let t = (i * (VERSIONS * STEP) / ORDERS_N + (i * 7_919) % 5_000).min(spread);
+    (product, t)
+}
+
+async fn send(topic: &str, records: &[(String, Vec<u8>, i64)]) {
+    produce_records(
+        &bootstrap(),
+        topic,
+        records.iter().map(|(k, v, ts)| NewRecord {
+            key: Some(k.as_bytes()),
+            value: Some(v),
+            timestamp: Some(*ts),
+            ..NewRecord::default()
+        }),
+    )
+    .await
+    .expect("produce");
+}
+
+async fn wait_for(topic: &str, n: usize, limit: Duration, log: &Path) -> Vec<ReadRecord> {
+    let started = Instant::now();
+    loop {
+        let records = read_all(
+            &bootstrap(),
+            topic,
+            Duration::from_millis(500),
+            Duration::from_secs(30),
+        )
+        .await
+        .expect("read");
+        if records.len() >= n {
+            return records;
+        }
+        assert!(
+            started.elapsed() < limit,
+            "{} of {n} records on {topic} within {limit:?}; see {}",
+            records.len(),
+            log.display()
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn orders_are_priced_as_of_their_time_exactly_once_across_a_sigkill() {
+    let topics = [
+        (PRICES, PARTITIONS),
+        (CHANGES, PARTITIONS),
+        (ORDERS, PARTITIONS),
+        (PRICED, PARTITIONS),
+    ];
+    fresh(&bootstrap(), APP, &topics).await;
+    let log = std::env::temp_dir().join("kv-eos-instance.log");
+    let _ = std::fs::remove_file(&log);
+    // Recent event times: the broker's retention check would delete older ones.
+    let base = recent_minute(30);
+
+    // Every price version, a later one of each product sent before an earlier one (an
+    // out-of-order update, which only the history keeps).
+    let mut prices = Vec::new();
+    for v in 0..VERSIONS {
+        for p in 0..PRODUCTS {
+            let v = if v % 2 == 0 { v + 1 } else { v - 1 };
+            prices.push((
+                format!("product-{p}"),
+                price(p, v).to_be_bytes().to_vec(),
+                base + v * STEP,
+            ));
+        }
+    }
+    send(PRICES, &prices).await;
+    let mut instance = start(&log);
+    wait_for(CHANGES, prices.len(), Duration::from_secs(120), &log).await;
+
+    let orders: Vec<_> = (0..ORDERS_N)
+        .map(|i| {
+            let (p, t) = order(i);
+            (format!("product-{p}"), i.to_be_bytes().to_vec(), base + t)
+        })
+        .collect();
+    let (first, second) = orders.split_at(orders.len() / 2);
+    send(ORDERS, first).await;
+    // Kill it once some orders are priced and committed, with others waiting in its buffer.
+    wait_for(PRICED, 100, Duration::from_secs(120), &log).await;
+    instance.kill().expect("SIGKILL the instance");
+    instance.wait().expect("reap the instance");
+    send(ORDERS, second).await;
+    // An order far later on every partition pushes the buffers' stream time past the grace, so
+    // every real order leaves its buffer.
+    let flush: Vec<_> = (0..PRODUCTS)
+        .map(|p| {
+            (
+                format!("product-{p}"),
+                (-1i64).to_be_bytes().to_vec(),
+                base + VERSIONS * STEP + 60_000,
+            )
+        })
+        .collect();
+    send(ORDERS, &flush).await;
+    let mut instance = start(&log);
+    let priced = wait_for(PRICED, ORDERS_N as usize, Duration::from_secs(180), &log).await;
+    let _ = instance.kill();
+    let _ = instance.wait();
+
+    let mut seen: HashMap<i64, Vec<i64>> = HashMap::new();
+    for r in &priced {
+        let text = String::from_utf8_lossy(r.value.as_deref().unwrap_or_default()).into_owned();
+        let (order, price) = text.split_once(':').expect("order:price");
+        let (order, price): (i64, i64) =
+            (order.parse().expect("order"), price.parse().expect("price"));
+        seen.entry(order).or_default().push(price);
+    }
+    let mut problems = Vec::new();
+    for i in 0..ORDERS_N {
+        let (p, t) = order(i);
+        let expected = price(p, t / STEP);
+        match seen.get(&i).map(Vec::as_slice) {
+            Some([got]) if *got == expected => {}
+            other => problems.push(format!(
+                "order {i} (product {p}, t {t}): {other:?}, expected [{expected}]"
+            )),
+        }
+    }
+    let flushes = seen.get(&-1).map_or(0, Vec::len);
+    assert!(
+        problems.is_empty() && priced.len() == ORDERS_N as usize + flushes,
+        "{} problems, {} records for {ORDERS_N} orders (log {}):\n{}",
+        problems.len(),
+        priced.len(),
+        log.display(),
+        problems
+            .iter()
+            .take(30)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
