@@ -125,8 +125,9 @@ pub enum TopicKind {
     Changelog,
     /// The changelog of a store whose every write has a key of its own (a stream-stream join's
     /// window store: key, timestamp and sequence number), so keeping only the latest record per
-    /// key until the commit would save nothing: the runtime produces these records at once, as
-    /// Kafka Streams' uncached stores do.
+    /// key until the commit would save nothing, or whose every write matters (a versioned
+    /// table's: each put is a version): the runtime produces these records at once, as Kafka
+    /// Streams' uncached stores do.
     AppendOnlyChangelog,
     /// A dead-letter topic chosen by `on_error`.
     DeadLetter,

@@ -13,6 +13,8 @@ use std::path::Path;
 use std::process::Child;
 use std::time::{Duration, Instant};
 
+use dekaf_streams::prelude::*;
+use dekaf_streams::serdes::Nullable;
 use dekaf_streams_harness::e2e::{fresh, logged_instance};
 use dekaf_streams_harness::kafka_io::{
     NewRecord, ReadRecord, bootstrap, produce_records, read_all, recent_minute,
@@ -184,4 +186,114 @@ async fn orders_are_priced_as_of_their_time_exactly_once_across_a_sigkill() {
             .collect::<Vec<_>>()
             .join("\n")
     );
+}
+
+topology! {
+    /// A versioned rate table (history one hour), queried as of a time.
+    pub VersionedIq = "kv-iq" {
+        stream("kv-iq-updates", Utf8, I64)
+            .to_table("kv-iq-rates", Utf8, I64)
+            .versioned(Duration::from_mins(60))
+            .to_stream()
+            .to("kv-iq-changes", Utf8, Nullable::<I64>);
+    }
+}
+
+/// A versioned table's versions are queried on the instance that hosts them: the latest value,
+/// the value as of a time (an out-of-order update included), the versions over a range; and
+/// they are still there after the instance restarts (the history rebuilt from the changelog).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_versioned_table_is_queried_as_of_a_time() {
+    use dekaf_streams::query::{QueryError, VersionedRecord};
+    use dekaf_streams::{KafkaStreams, ProcessingGuarantee};
+    use dekaf_streams_harness::e2e::InProcess;
+
+    fresh(
+        &bootstrap(),
+        "kv-iq",
+        &[("kv-iq-updates", 2), ("kv-iq-changes", 2)],
+    )
+    .await;
+    let base = recent_minute(20);
+    let updates: Vec<(String, Vec<u8>, i64)> = [
+        ("eur", 110, 0),
+        ("eur", 120, 20_000),
+        ("eur", 115, 10_000), // out of order
+        ("usd", 100, 5_000),
+    ]
+    .iter()
+    .map(|(k, v, t)| {
+        (
+            (*k).to_owned(),
+            (*v as i64).to_be_bytes().to_vec(),
+            base + t,
+        )
+    })
+    .collect();
+    send("kv-iq-updates", &updates).await;
+
+    for round in ["first start", "after a restart"] {
+        let streams = KafkaStreams::builder(VersionedIq)
+            .bootstrap_servers(bootstrap())
+            .processing_guarantee(ProcessingGuarantee::ExactlyOnce)
+            .build()
+            .expect("valid settings");
+        let queries = streams.queries();
+        let rates = queries
+            .versioned_store(VersionedIq::KV_IQ_RATES)
+            .expect("a versioned store");
+        let instance = InProcess::run(streams);
+        let eur = "eur".to_owned();
+        let deadline = Instant::now() + Duration::from_secs(90);
+        let latest = loop {
+            match rates.get(&eur) {
+                Ok(Some(v)) if v.value == 120 => break v,
+                Ok(_)
+                | Err(
+                    QueryError::NotRunning { .. }
+                    | QueryError::Restoring { .. }
+                    | QueryError::NotLocal { .. },
+                ) if Instant::now() < deadline => {
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+                other => panic!("{round}: no latest value: {other:?}"),
+            }
+        };
+        assert_eq!(
+            latest,
+            VersionedRecord {
+                value: 120,
+                timestamp: base + 20_000,
+                valid_to: None
+            },
+            "{round}"
+        );
+        assert_eq!(
+            rates.get_as_of(&eur, base + 15_000).expect("read"),
+            Some(VersionedRecord {
+                value: 115,
+                timestamp: base + 10_000,
+                valid_to: Some(base + 20_000)
+            }),
+            "{round}: the out-of-order version"
+        );
+        assert_eq!(
+            rates.get_as_of(&eur, base - 1).expect("read"),
+            None,
+            "{round}: before the first version"
+        );
+        let versions: Vec<i64> = rates
+            .versions(&eur, base + 5_000, base + 30_000)
+            .expect("read")
+            .into_iter()
+            .map(|v| v.value)
+            .collect();
+        assert_eq!(versions, [110, 115, 120], "{round}");
+        // The latest values answer plain reads too.
+        let plain = queries
+            .store(VersionedIq::KV_IQ_RATES)
+            .expect("a key-value store");
+        assert_eq!(plain.get(&eur).expect("read"), Some(120), "{round}");
+        instance.stop().await.expect("clean stop");
+    }
 }

@@ -410,7 +410,9 @@ pub fn versioned_table_put<VS: Serde, B: StoreBackend, S: RecordSink>(
     let present = new.is_some().then_some(&value_buf[..]);
     let outcome = put_versioned(store, history, key, present, timestamp, scratch)
         .map_err(|e| store_error(node, e))?;
-    sink.send(OutgoingRecord::changelog(
+    // Every put, not the last one per key and commit: a restore replays the versions in
+    // order, and an out-of-order put last in a commit would otherwise be all it sees of the key.
+    sink.send(OutgoingRecord::append_only_changelog(
         changelog, partition, key, present, timestamp,
     ))?;
     Ok((Change { new, old }, outcome))
