@@ -34,6 +34,10 @@ pub enum Workload {
     /// `<p>-events` → group by key → count. Not part of [`Workload::ALL`]: name it
     /// (`largestate`, `largestate-zipf-10m`, ..., see [`KeySpace`]).
     LargeState(KeySpace),
+    /// Stream-table join against a versioned table (KIP-889/914): `<p>-orders` ⋈ the table
+    /// `<p>-prices` (history one hour), each order joined with the price valid at its
+    /// timestamp; the prices' versions are written out of timestamp order first.
+    VersionedJoin,
     /// Word count over Avro records through a schema registry: `<p>-sentences` (Avro
     /// `Sentence`) → split, group by word (repartition), count → Avro `WordCount` (see
     /// [`crate::avro`]).
@@ -197,6 +201,10 @@ pub const CUSTOMERS: u64 = 1_000;
 pub const ORDERS: u64 = 10_000;
 /// Users of the cogroup workload's clicks and views.
 pub const COGROUP_USERS: u64 = 10_000;
+/// Products of the versioned join's price table (`p-<0..PRODUCTS>`).
+pub const PRODUCTS: u64 = 1_000;
+/// Price versions per product in the versioned join's table.
+pub const PRICE_VERSIONS: u64 = 5;
 
 /// One input record, addressed by topic suffix (`numbers`, `users`, …).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -221,7 +229,7 @@ fn mix(mut z: u64) -> u64 {
 
 impl Workload {
     /// All of them, in report order.
-    pub const ALL: [Workload; 10] = [
+    pub const ALL: [Workload; 11] = [
         Workload::Stateless,
         Workload::WordCount,
         Workload::Window,
@@ -231,6 +239,7 @@ impl Workload {
         Workload::TableJoin,
         Workload::FkJoin,
         Workload::Cogroup,
+        Workload::VersionedJoin,
         Workload::AvroWordCount,
     ];
 
@@ -246,6 +255,7 @@ impl Workload {
             Workload::TableJoin => "tablejoin",
             Workload::FkJoin => "fkjoin",
             Workload::Cogroup => "cogroup",
+            Workload::VersionedJoin => "versionedjoin",
             Workload::LargeState(_) => "largestate",
             Workload::AvroWordCount => "avro_wordcount",
         }
@@ -274,6 +284,7 @@ impl Workload {
             Workload::TableJoin => &["left", "right"],
             Workload::FkJoin => &["customers", "orders"],
             Workload::Cogroup => &["clicks", "views"],
+            Workload::VersionedJoin => &["prices", "orders"],
             Workload::LargeState(_) => &["events"],
         }
     }
@@ -282,7 +293,10 @@ impl Workload {
     pub fn internal_topics(self) -> &'static [&'static str] {
         match self {
             // Tables read from user topics use those topics as their changelogs.
-            Workload::Stateless | Workload::Join | Workload::TableJoin => &[],
+            Workload::Stateless
+            | Workload::Join
+            | Workload::TableJoin
+            | Workload::VersionedJoin => &[],
             Workload::WordCount | Workload::AvroWordCount => {
                 &["counts-changelog", "words-repartition"]
             }
@@ -309,9 +323,11 @@ impl Workload {
     /// records are read back into their counts, `I64`).
     pub fn output_format(self) -> ValueFormat {
         match self {
-            Workload::Join | Workload::StreamJoin | Workload::TableJoin | Workload::FkJoin => {
-                ValueFormat::Utf8
-            }
+            Workload::Join
+            | Workload::StreamJoin
+            | Workload::TableJoin
+            | Workload::FkJoin
+            | Workload::VersionedJoin => ValueFormat::Utf8,
             _ => ValueFormat::I64,
         }
     }
@@ -346,6 +362,11 @@ impl Workload {
                 "clicks",
                 Some(format!("k-{}", r % SESSION_KEYS).into_bytes()),
                 format!("c{i}").into_bytes(),
+            ),
+            Workload::VersionedJoin => (
+                "orders",
+                Some(format!("p-{}", r % PRODUCTS).into_bytes()),
+                format!("order-{i}").into_bytes(),
             ),
             Workload::Join => (
                 "clicks",
@@ -427,6 +448,18 @@ impl Workload {
                     timestamp_ms: ts0 + j as i64,
                 })
                 .collect(),
+            // Each product's versions, the newest second (so the last written is not the
+            // latest): only a versioned table keeps the latest by timestamp.
+            Workload::VersionedJoin => (0..PRODUCTS)
+                .flat_map(|j| {
+                    [1u64, 4, 0, 2, 3].into_iter().map(move |v| InputRecord {
+                        topic_suffix: "prices",
+                        key: Some(format!("p-{j}").into_bytes()),
+                        value: format!("price-{j}-{v}").into_bytes(),
+                        timestamp_ms: ts0 + (v * 100 + j % 100) as i64,
+                    })
+                })
+                .collect(),
             Workload::Join => (0..USERS)
                 .map(|j| InputRecord {
                     topic_suffix: "users",
@@ -462,6 +495,7 @@ impl FromStr for Workload {
             "tablejoin" => Workload::TableJoin,
             "fkjoin" => Workload::FkJoin,
             "cogroup" => Workload::Cogroup,
+            "versionedjoin" => Workload::VersionedJoin,
             "largestate" => Workload::LargeState(KeySpace {
                 keys: 1_000_000,
                 zipf: false,
@@ -484,7 +518,7 @@ impl FromStr for Workload {
             "avro_wordcount" => Workload::AvroWordCount,
             _ => bail!(
                 "unknown workload {s:?}; use stateless, wordcount, window, join, streamjoin, \
-                 session, tablejoin, fkjoin, cogroup, avro_wordcount or \
+                 session, tablejoin, fkjoin, cogroup, versionedjoin, avro_wordcount or \
                  largestate[-zipf|-uniform-<keys>]"
             ),
         })
@@ -528,6 +562,8 @@ pub struct Reference {
     customers: HashMap<Vec<u8>, Vec<u8>>,
     fk_orders: HashMap<Vec<u8>, Vec<u8>>,
     subscribers: HashMap<Vec<u8>, HashSet<Vec<u8>>>,
+    /// The versioned join's latest price per product by timestamp: (timestamp, value).
+    prices: HashMap<Vec<u8>, (i64, Vec<u8>)>,
     finals: FinalValues,
 }
 
@@ -546,6 +582,7 @@ impl Reference {
             customers: HashMap::new(),
             fk_orders: HashMap::new(),
             subscribers: HashMap::new(),
+            prices: HashMap::new(),
             finals: HashMap::new(),
         }
     }
@@ -597,6 +634,29 @@ impl Reference {
                             .unwrap_or(0),
                     };
                     self.add(k.clone(), points);
+                }
+            }
+            // The orders come after every price and are stamped later: each joins its
+            // product's price with the largest timestamp.
+            (Workload::VersionedJoin, "prices") => {
+                if let Some(k) = &r.key {
+                    let entry = self
+                        .prices
+                        .entry(k.clone())
+                        .or_insert((i64::MIN, Vec::new()));
+                    if r.timestamp_ms >= entry.0 {
+                        *entry = (r.timestamp_ms, r.value.clone());
+                    }
+                }
+            }
+            (Workload::VersionedJoin, _) => {
+                if let Some(k) = &r.key
+                    && let Some((_, price)) = self.prices.get(k)
+                {
+                    let mut v = r.value.clone();
+                    v.push(b'@');
+                    v.extend_from_slice(price);
+                    self.finals.insert(k.clone(), v);
                 }
             }
             (Workload::Join, _) => {
@@ -805,6 +865,33 @@ mod tests {
         assert!(n > LEFT_KEYS * 95 / 100 && n <= LEFT_KEYS, "{n} results");
         let v = &in_order.finals()[&b"k-1".to_vec()];
         assert!(v.starts_with(b"l-") && v.windows(3).any(|w| w == b"+r-"));
+    }
+
+    #[test]
+    fn versioned_join_uses_the_newest_price_by_timestamp_not_the_last_written() {
+        let records: Vec<_> = Workload::VersionedJoin.backlog(50_000, 0).collect();
+        assert_eq!(
+            records
+                .iter()
+                .filter(|r| r.topic_suffix == "prices")
+                .count() as u64,
+            PRODUCTS * PRICE_VERSIONS
+        );
+        let first_order = records
+            .iter()
+            .filter(|r| r.topic_suffix == "orders")
+            .map(|r| r.timestamp_ms)
+            .min();
+        let last_price = records
+            .iter()
+            .filter(|r| r.topic_suffix == "prices")
+            .map(|r| r.timestamp_ms)
+            .max();
+        assert!(last_price < first_order, "every price before every order");
+        let mut m = Reference::new(Workload::VersionedJoin);
+        records.iter().for_each(|r| m.apply(r));
+        let v = String::from_utf8(m.finals()[&b"p-7".to_vec()].clone()).expect("utf-8");
+        assert!(v.starts_with("order-") && v.ends_with("@price-7-4"), "{v}");
     }
 
     #[test]

@@ -10,7 +10,7 @@ use dekaf_streams_benches::kafka::{Admin, InputWriter, bootstrap_from_env};
 use dekaf_streams_benches::workload::{Reference, Workload};
 use dekaf_streams_benches::{avro, now_ms};
 
-const USAGE: &str = "usage: bench-gen --workload stateless|wordcount|window|join|streamjoin|session|tablejoin|fkjoin|cogroup|avro_wordcount|largestate-<zipf|uniform>-<keys>|all \
+const USAGE: &str = "usage: bench-gen --workload stateless|wordcount|window|join|streamjoin|session|tablejoin|fkjoin|cogroup|versionedjoin|avro_wordcount|largestate-<zipf|uniform>-<keys>|all \
 --input-prefix P [--records 100k] [--partitions 2] [--end-ms <now>] [--bootstrap 127.0.0.1:$DEKAF_KAFKA_PORT] \
 [--registry-url $DEKAF_REGISTRY_URL (avro_wordcount)]";
 

@@ -38,7 +38,7 @@ use dekaf_streams_benches::systems::{Launcher, Running, SystemKind};
 use dekaf_streams_benches::workload::{FinalValues, Guarantee, Reference, Workload};
 use dekaf_streams_benches::{now_micros, now_ms, procstat};
 
-const USAGE: &str = "usage: bench [--records 100k] [--workloads all|stateless,wordcount,window,join,streamjoin,session,tablejoin,fkjoin,cogroup,avro_wordcount,largestate-<zipf|uniform>-<keys>] \
+const USAGE: &str = "usage: bench [--records 100k] [--workloads all|stateless,wordcount,window,join,streamjoin,session,tablejoin,fkjoin,cogroup,versionedjoin,avro_wordcount,largestate-<zipf|uniform>-<keys>] \
 [--guarantees all|exactly_once,at_least_once] [--systems dekaf,kstreams,ceiling] \
 [--partitions 2] [--threads 1 or a list: 1,2,4,1x2 (TxI: I instances of T threads)] [--instances 1 or a list: 1,2] [--commit-interval-ms 100] [--linger-ms 5] [--batch-size 16384] \
 [--live-rate 1000] [--live-seconds 5] [--timeout-seconds 300] [--restore true|false] \

@@ -32,7 +32,7 @@ use metrics::{
 };
 use serde_json::json;
 
-const USAGE: &str = "usage: dekaf-bench-app --workload stateless|wordcount|window|join|streamjoin|session|tablejoin|fkjoin|cogroup|avro_wordcount|largestate[-zipf|-uniform-<keys>] \
+const USAGE: &str = "usage: dekaf-bench-app --workload stateless|wordcount|window|join|streamjoin|session|tablejoin|fkjoin|cogroup|versionedjoin|avro_wordcount|largestate[-zipf|-uniform-<keys>] \
 --guarantee exactly_once|at_least_once --app-id ID --input-prefix P --output-topic T \
 [--bootstrap 127.0.0.1:9092] [--threads 1] [--commit-interval-ms 100] [--linger-ms 5] \
 [--batch-size 16384] [--state-dir DIR] [--max-seconds 600] [--mode run|restore] \
@@ -86,6 +86,18 @@ topology! {
         stream("dkb-join-clicks", Utf8, Utf8)
             .join(users, |page, region| format!("{page}@{region}"))
             .to("dkb-join-out", Utf8, Utf8);
+    }
+}
+
+topology! {
+    /// `versionedjoin`: orders joined with the price valid at their timestamp, from a versioned
+    /// table (history one hour; its changelog is its topic).
+    pub VersionedJoin = "dkb-versionedjoin" {
+        let prices = table("dkb-versionedjoin-prices", Utf8, Utf8, "prices")
+            .versioned(Duration::from_hours(1));
+        stream("dkb-versionedjoin-orders", Utf8, Utf8)
+            .join(prices, |order, price| format!("{order}@{price}"))
+            .to("dkb-versionedjoin-out", Utf8, Utf8);
     }
 }
 
@@ -248,6 +260,7 @@ fn run_workload(args: &SystemArgs) -> Result<()> {
             Workload::TableJoin => run(TableJoin, args, &progress, None, false).await,
             Workload::FkJoin => run(FkJoin, args, &progress, None, false).await,
             Workload::Cogroup => run(Cogroup, args, &progress, None, false).await,
+            Workload::VersionedJoin => run(VersionedJoin, args, &progress, None, false).await,
             Workload::LargeState(_) => run(LargeState, args, &progress, None, true).await,
             Workload::AvroWordCount => {
                 let url = args.registry_url.as_deref().context(

@@ -42,6 +42,7 @@ import org.apache.kafka.streams.kstream.SessionWindows;
 import org.apache.kafka.streams.kstream.TimeWindows;
 import org.apache.kafka.streams.processor.StateRestoreListener;
 import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.Stores;
 import org.apache.kafka.streams.state.SessionStore;
 import org.apache.kafka.streams.state.WindowStore;
 
@@ -165,6 +166,16 @@ public final class KStreamsBench {
             .join(users, (page, region) -> page + "@" + region)
             .to(output, Produced.with(UTF8, UTF8));
       }
+      case "versionedjoin" -> {
+        // The price table in a versioned store (history one hour): each order joins the price
+        // valid at its timestamp (KIP-914).
+        KTable<String, String> prices = b.table(in + "-prices", Consumed.with(UTF8, UTF8),
+            Materialized.<String, String>as(Stores.persistentVersionedKeyValueStore("prices", Duration.ofHours(1)))
+                .withKeySerde(UTF8).withValueSerde(UTF8));
+        b.stream(in + "-orders", Consumed.with(UTF8, UTF8))
+            .join(prices, (order, price) -> order + "@" + price)
+            .to(output, Produced.with(UTF8, UTF8));
+      }
       case "streamjoin" -> {
         KStream<String, String> payments = b.stream(in + "-payments", Consumed.with(UTF8, UTF8));
         b.stream(in + "-orders", Consumed.with(UTF8, UTF8))
@@ -248,7 +259,7 @@ public final class KStreamsBench {
             .to(output, Produced.with(UTF8, avro));
       }
       default -> throw new IllegalArgumentException("unknown --workload " + workload
-          + "; use stateless, wordcount, window, join, streamjoin, session, tablejoin, fkjoin, cogroup, largestate or "
+          + "; use stateless, wordcount, window, join, streamjoin, session, tablejoin, fkjoin, cogroup, versionedjoin, largestate or "
           + "avro_wordcount");
     }
     Properties optimize = new Properties();
