@@ -139,6 +139,19 @@ in c 9 31
 """, "processValues keeps key and timestamp; counting after it needs no repartition")
 
 # ---- aggregations ---------------------------------------------------------------------------
+case("multi_source_count_basic", "multi_source_count", """
+in a x 10
+in2 a y 11
+in2 b z 5
+in b w 12
+in2 a null 13
+""", "a source of two topics (stream([..])): both feed one count")
+case("multi_source_map_basic", "multi_source_map", """
+in a x 10
+in2 b y 11
+in2 c z 12
+in a w 9
+""", "a source of two topics keeps each record's own timestamp")
 case("count_basic", "count", """
 in a x 10
 in b x 11

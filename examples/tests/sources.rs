@@ -210,3 +210,46 @@ fn wall_clock_stamps_records_with_the_system_time_also_null_values() {
         );
     }
 }
+
+topology! {
+    /// One source of two topics (`stream([..])`, Kafka Streams' `builder.stream(List)`): both
+    /// feed one count; the process step sees each record's own topic.
+    pub TwoTopics = "two-topic-source" {
+        let both = stream(["tt-web", "tt-app"], Utf8, Utf8);
+        both.group_by_key().count("tt-counts").to_stream().to("tt-out", Utf8, I64);
+        both.process_values([], |ctx, _k: &String, v: String| {
+            Ok(Some(format!("{v}@{}", ctx.topic().unwrap_or("?"))))
+        })
+        .to("tt-topics", Utf8, Utf8);
+    }
+}
+
+#[test]
+fn a_source_of_two_topics_reads_both_into_one_stream() {
+    let driver = TestDriver::<TwoTopics>::new();
+    driver
+        .input_topic(TwoTopics::TT_WEB)
+        .pipe_input_at("u".into(), "a".into(), 10);
+    driver
+        .input_topic(TwoTopics::TT_APP)
+        .pipe_input_at("u".into(), "b".into(), 11);
+    driver
+        .input_topic(TwoTopics::TT_APP)
+        .pipe_input_at("v".into(), "c".into(), 12);
+    assert_eq!(
+        driver
+            .output_topic(TwoTopics::TT_OUT)
+            .read_key_values_to_list(),
+        [
+            ("u".to_owned(), 1),
+            ("u".to_owned(), 2),
+            ("v".to_owned(), 1)
+        ]
+    );
+    assert_eq!(
+        driver
+            .output_topic(TwoTopics::TT_TOPICS)
+            .read_values_to_list(),
+        ["a@tt-web", "b@tt-app", "c@tt-app"]
+    );
+}

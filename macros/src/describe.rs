@@ -30,7 +30,14 @@ pub(crate) fn describe(m: &Model) -> String {
                     .join(", ")
             };
             let text = match &n.kind {
-                NodeKind::Source { topic, .. } | NodeKind::RepartitionSource { topic, .. } => {
+                NodeKind::Source { topic, also, .. } => {
+                    let topics: Vec<&str> = std::iter::once(topic)
+                        .chain(also)
+                        .map(String::as_str)
+                        .collect();
+                    format!("Source: {name} (topics: [{}])", topics.join(", "))
+                }
+                NodeKind::RepartitionSource { topic, .. } => {
                     format!("Source: {name} (topics: [{topic}])")
                 }
                 // Kafka Streams' two nodes of a table: the topic's source, then the table's

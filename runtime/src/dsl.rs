@@ -52,6 +52,7 @@
 //! | `stream("topic", KeySerde, ValueSerde)` | a record stream |
 //! | `stream("topic", KeySerde, ValueSerde, timestamp(..))` | a record stream stamped by a timestamp extractor (see [Event time](#event-time)) |
 //! | `stream("topic", KeySerde, ValueSerde, offset_reset(..))` | a record stream that starts elsewhere than at the beginning when its group has no committed offset (see [Offset reset](#offset-reset)) |
+//! | `stream(["web-clicks", "app-clicks"], KeySerde, ValueSerde)` | one record stream of several topics (Kafka Streams' `builder.stream(List.of(..))`: one source node); each record keeps its own topic, partition and offset; the topics' partition `n` go to task `n`, so give them the same partition count when a key must meet itself (an aggregation) |
 //! | `table("topic", KeySerde, ValueSerde)` | a table; its store (named like the topic, or `table("topic", K, V, "store")`) uses the topic as its changelog, and a null value deletes the key |
 //! | `global_table("topic", KeySerde, ValueSerde)` | a global table, read in full by every instance (see [Global tables](#global-tables)) |
 //!

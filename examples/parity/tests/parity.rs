@@ -172,6 +172,16 @@ topology! {
 // ---- grouping and aggregation of streams -------------------------------------------------------
 
 topology! {
+    pub MultiSourceCount = "parity-multi-source-count" {
+        stream(["in", "in2"], Utf8, Utf8).group_by_key().count("counts").to_stream().to("out.s.l", Utf8, I64);
+    }
+}
+topology! {
+    pub MultiSourceMap = "parity-multi-source-map" {
+        stream(["in", "in2"], Utf8, Utf8).map_values(|v: String| format!("{v}!")).to("out", Utf8, Utf8);
+    }
+}
+topology! {
     pub Count = "parity-count" {
         stream("in", Utf8, Utf8).group_by_key().count("counts").to_stream().to("out.s.l", Utf8, I64);
     }
@@ -886,6 +896,8 @@ fn run_case(case: &Case) -> Option<Vec<Value>> {
         "process_dedup" => run::<ProcessDedup>(case),
         "process_values_count" => run::<ProcessValuesCount>(case),
         "count" => run::<Count>(case),
+        "multi_source_count" => run::<MultiSourceCount>(case),
+        "multi_source_map" => run::<MultiSourceMap>(case),
         "count_nullable" => run::<CountNullable>(case),
         "count_group_by" => run::<CountGroupBy>(case),
         "count_select_key" => run::<CountSelectKey>(case),

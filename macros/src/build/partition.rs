@@ -77,9 +77,12 @@ pub(crate) fn partition(
         let sub = &mut subs[sub_of[i]];
         sub.nodes.push(i);
         match &b.nodes[i].kind {
-            NodeKind::Source { topic, .. } | NodeKind::TableSource { topic, .. } => {
-                sub.source_topics.push((topic.clone(), i))
+            NodeKind::Source { topic, also, .. } => {
+                for t in std::iter::once(topic).chain(also) {
+                    sub.source_topics.push((t.clone(), i));
+                }
             }
+            NodeKind::TableSource { topic, .. } => sub.source_topics.push((topic.clone(), i)),
             NodeKind::RepartitionSource { topic, .. } => {
                 sub.repartition_sources.push((topic.clone(), i))
             }
@@ -149,7 +152,11 @@ pub(crate) fn partition(
 /// The source topics upstream of `node`.
 fn origins(nodes: &[Node], node: usize, user: &mut BTreeSet<String>, rep: &mut BTreeSet<String>) {
     match &nodes[node].kind {
-        NodeKind::Source { topic, .. } | NodeKind::TableSource { topic, .. } => {
+        NodeKind::Source { topic, also, .. } => {
+            user.insert(topic.clone());
+            user.extend(also.iter().cloned());
+        }
+        NodeKind::TableSource { topic, .. } => {
             user.insert(topic.clone());
         }
         NodeKind::RepartitionSource { topic, .. } => {

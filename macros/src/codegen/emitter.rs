@@ -36,7 +36,8 @@ pub(crate) type RecordFn = fn(&Emitter<'_>, usize, &Acc, &Acc) -> Option<TokenSt
 /// The code of one node on the null path, or `None` if the node is not the operator's.
 pub(crate) type NullFn = fn(&Emitter<'_>, usize, &Part, &Part) -> Option<TokenStream>;
 /// The start of a source node's code, or `None` if the node is not the operator's.
-pub(crate) type SourceFn = fn(&Emitter<'_>, usize) -> Option<TokenStream>;
+/// A source node's code for its records of `topic` (a source may read several topics).
+pub(crate) type SourceFn = fn(&Emitter<'_>, usize, &str) -> Option<TokenStream>;
 /// A table node's value getter for the key in an [`Acc`] (an `Option<(V, i64)>` expression), or
 /// `None` if the node is not the operator's.
 pub(crate) type GetterFn = fn(&Emitter<'_>, usize, &Acc) -> Option<TokenStream>;
@@ -64,7 +65,7 @@ fn no_null(_: &Emitter<'_>, _: usize, _: &Part, _: &Part) -> Option<TokenStream>
     None
 }
 
-fn no_source(_: &Emitter<'_>, _: usize) -> Option<TokenStream> {
+fn no_source(_: &Emitter<'_>, _: usize, _: &str) -> Option<TokenStream> {
     None
 }
 
@@ -240,11 +241,12 @@ impl Emitter<'_> {
         }
     }
 
-    /// The code of a source node (the start of a `__source_N` function).
-    pub(crate) fn source(&self, node: usize) -> TokenStream {
+    /// The code of a source node for its records of `topic` (the start of a `__source_N`
+    /// function).
+    pub(crate) fn source(&self, node: usize, topic: &str) -> TokenStream {
         self.ops
             .iter()
-            .find_map(|e| (e.source)(self, node))
+            .find_map(|e| (e.source)(self, node, topic))
             .unwrap_or_default()
     }
 

@@ -49,7 +49,7 @@ fn sources(em: &Emitter<'_>, sub: &Sub) -> (TokenStream, TokenStream) {
     let mut arms = TokenStream::new();
     for (i, (topic, node)) in source_list(sub).iter().enumerate() {
         let f = format_ident!("__source_{}", i);
-        let body = em.source(*node);
+        let body = em.source(*node, topic);
         source_fns.extend(record_method(&f, &body));
         let node_name = &em.m.nodes[*node].name;
         // A source with a timestamp extractor moves stream time itself, with the extracted

@@ -116,7 +116,11 @@ pub(crate) enum ResetSpec {
 #[derive(Clone)]
 pub(crate) enum NodeKind {
     Source {
+        /// The first topic it reads.
         topic: String,
+        /// The others, for `stream(["a", "b"], ..)` (Kafka Streams' `builder.stream(List)`): one
+        /// node reading them all, as there.
+        also: Vec<String>,
         key: SerdeTy,
         value: SerdeTy,
         /// `stream(.., timestamp(..))`: how the source stamps its records.

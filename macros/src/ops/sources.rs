@@ -17,7 +17,7 @@ use crate::parse::Call;
 
 pub(crate) const STREAM: Operator = Operator {
     name: "stream",
-    usage: "stream(\"topic\", KeySerde, ValueSerde), with options after the serdes: stream(\"topic\", KeySerde, ValueSerde, timestamp(..), offset_reset(..))",
+    usage: "stream(\"topic\", KeySerde, ValueSerde) or stream([\"topic-a\", \"topic-b\"], KeySerde, ValueSerde), with options after the serdes: stream(\"topic\", KeySerde, ValueSerde, timestamp(..), offset_reset(..))",
     lower: &[Lower::Root(stream)],
     on_stream: None,
     emit: &[EMIT],
@@ -49,20 +49,25 @@ pub(crate) const ON_ERROR: Operator = Operator {
 
 fn stream(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
     let usage = STREAM.usage;
-    let (topic, tspan) = name_arg(call, 0, usage)?;
+    let topics = source_topics(call, usage)?;
     let key = serde_arg(call, 1, usage)?;
     let value = serde_arg(call, 2, usage)?;
     let StreamOptions { timestamp, reset } = stream_options(call)?;
-    b.topics.push(TopicUse {
-        name: topic.clone(),
-        span: tspan,
-        role: TopicRole::Source,
-        key: Some(key.clone()),
-        value: Some(value.clone()),
-    });
+    for (topic, span) in &topics {
+        b.topics.push(TopicUse {
+            name: topic.clone(),
+            span: *span,
+            role: TopicRole::Source,
+            key: Some(key.clone()),
+            value: Some(value.clone()),
+        });
+    }
+    let mut topics = topics.into_iter().map(|(t, _)| t);
+    let topic = topics.next().unwrap_or_default();
     let node = b.node(
         NodeKind::Source {
             topic,
+            also: topics.collect(),
             key: key.clone(),
             value: value.clone(),
             timestamp,
@@ -79,6 +84,47 @@ fn stream(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
         key_changed: false,
         window: None,
     }))
+}
+
+/// The topics of `stream(..)`: one literal, or several in brackets (`stream(["a", "b"], ..)`,
+/// Kafka Streams' `builder.stream(List.of("a", "b"))`: one source node reading all of them,
+/// each record keeping its own topic), each once.
+fn source_topics(call: &Call, usage: &str) -> syn::Result<Vec<(String, Span)>> {
+    let Some(syn::Expr::Array(array)) = call.arg(0) else {
+        return Ok(vec![name_arg(call, 0, usage)?]);
+    };
+    let mut topics: Vec<(String, Span)> = Vec::new();
+    for e in &array.elems {
+        let syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(s),
+            ..
+        }) = e
+        else {
+            return Err(err_at(
+                e,
+                format!(
+                    "expected a topic name as a string literal (names are known while compiling): {usage}"
+                ),
+            ));
+        };
+        if topics.iter().any(|(t, _)| *t == s.value()) {
+            return Err(err_at(
+                s,
+                format!(
+                    "`{}` is listed twice: a source reads each topic once",
+                    s.value()
+                ),
+            ));
+        }
+        topics.push((s.value(), s.span()));
+    }
+    if topics.is_empty() {
+        return Err(err_at(
+            array,
+            format!("a source reads at least one topic: {usage}"),
+        ));
+    }
+    Ok(topics)
 }
 
 /// What `timestamp(..)` takes, for the errors.
@@ -196,6 +242,7 @@ pub(crate) fn offset_resets(m: &crate::ir::Model) -> TokenStream {
     let items = m.nodes.iter().filter_map(|n| {
         let NodeKind::Source {
             topic,
+            also,
             reset: Some(reset),
             ..
         } = &n.kind
@@ -210,9 +257,14 @@ pub(crate) fn offset_resets(m: &crate::ir::Model) -> TokenStream {
                 quote_spanned!(syn::spanned::Spanned::span(&**d)=> #dk::OffsetReset::ByDuration(#d))
             }
         };
-        Some(quote!(#dk::SourceOffsetReset { topic: #topic, reset: #reset }))
+        let items: Vec<TokenStream> = std::iter::once(topic)
+            .chain(also)
+            .map(|topic| quote!(#dk::SourceOffsetReset { topic: #topic, reset: #reset },))
+            .collect();
+        Some(items)
     });
-    quote!(&[#(#items),*])
+    let items = items.flatten();
+    quote!(&[#(#items)*])
 }
 
 /// The extractor of `timestamp(..)`: a built-in's name, or a closure of four parameters.
@@ -415,16 +467,14 @@ pub(crate) const EMIT: Emit = Emit {
 
 /// A source's children get the record's key and value decoded; a null key or value the serde
 /// cannot hold takes the null path ([`Emitter::null_guard`]).
-fn source(em: &Emitter<'_>, node: usize) -> Option<TokenStream> {
+fn source(em: &Emitter<'_>, node: usize, topic: &str) -> Option<TokenStream> {
     let dk = dk();
     let n = &em.m.nodes[node];
     let name = &n.name;
     let k = format_ident!("__k{}", node);
     let v = format_ident!("__v{}", node);
-    let (NodeKind::Source {
-        key, value, topic, ..
-    }
-    | NodeKind::RepartitionSource { key, value, topic }) = &n.kind
+    let (NodeKind::Source { key, value, .. } | NodeKind::RepartitionSource { key, value, .. }) =
+        &n.kind
     else {
         return None;
     };
@@ -449,7 +499,10 @@ fn source(em: &Emitter<'_>, node: usize) -> Option<TokenStream> {
     };
     // A key going straight into a count or reduce is checked, not decoded, when the
     // aggregation can store its bytes ([`raw_key::KeyIn::Raw`]).
+    // (Not for a source of several topics: the key's errors would name one of them.)
+    let one_topic = !matches!(&n.kind, NodeKind::Source { also, .. } if !also.is_empty());
     if let [child] = n.children.as_slice()
+        && one_topic
         && raw_key::takes_raw_key(em, *child)
         && let NodeKind::Aggregate { store, op, .. } = &em.m.nodes[*child].kind
     {

@@ -349,7 +349,7 @@ pub(crate) const SOURCE_EMIT: Emit = Emit {
     ..Emit::NONE
 };
 
-fn source(em: &Emitter<'_>, node: usize) -> Option<TokenStream> {
+fn source(em: &Emitter<'_>, node: usize, _: &str) -> Option<TokenStream> {
     matches!(em.m.nodes[node].kind, NodeKind::TableSource { .. }).then(|| emit_source(em, node))
 }
 

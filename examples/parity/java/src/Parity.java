@@ -172,6 +172,9 @@ public final class Parity {
         });
 
         // ---- grouping and aggregation of streams -----------------------------------------------
+        def("multi_source_count", b -> b.<String, String>stream(List.of("in", "in2")).groupByKey().count()
+            .toStream().to("out.s.l", Produced.with(Serdes.String(), Serdes.Long())));
+        def("multi_source_map", b -> b.<String, String>stream(List.of("in", "in2")).mapValues(v -> v + "!").to("out"));
         def("count", b -> in(b).groupByKey().count().toStream().to("out.s.l", Produced.with(Serdes.String(), Serdes.Long())));
         def("count_nullable", b -> in(b).groupByKey().count().toStream().to("out.s.l", Produced.with(Serdes.String(), Serdes.Long())));
         def("count_group_by", b -> in(b).groupBy((k, v) -> v).count().toStream().to("out.s.l", Produced.with(Serdes.String(), Serdes.Long())));

@@ -31,7 +31,7 @@ fn record(em: &Emitter<'_>, node: usize, k: &Acc, v: &Acc) -> Option<TokenStream
     Some(emit(em, node, f, k, v))
 }
 
-fn source(em: &Emitter<'_>, node: usize) -> Option<TokenStream> {
+fn source(em: &Emitter<'_>, node: usize, _: &str) -> Option<TokenStream> {
     let NodeKind::FkJoin(f) = &em.m.nodes[node].kind else {
         return None;
     };
