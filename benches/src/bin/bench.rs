@@ -370,11 +370,12 @@ fn main() -> Result<()> {
                         }
                     };
                     eprintln!(
-                        "[bench] {w} {g} {}: {:?} {:?} rec/s p99 {:?} ms",
+                        "[bench] {w} {g} {}: {:?} {:?} rec/s p99 {:?} ms, {} output records by the backlog's end",
                         s.tag(),
                         row.status,
                         row.throughput_rps.map(|x| x.round()),
-                        row.p99_ms
+                        row.p99_ms,
+                        row.output_records
                     );
                     runs.push((row, finals));
                 }

@@ -366,7 +366,27 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     pub(crate) fn assign_consumer(&mut self) -> Result<(), StreamsError> {
         let wanted = self.task_positions()?;
         reassign(&self.clients.consumer, &wanted)
-            .map_err(StreamsError::kafka("assigning partitions"))
+            .map_err(StreamsError::kafka("assigning partitions"))?;
+        self.resume_unpaused()
+    }
+
+    /// Resumes every partition of the tasks that their record queues do not hold paused: a
+    /// partition paused for a task that is gone (revoked, or rewound) fetches again when it
+    /// comes back. Resuming a partition that is not paused does nothing.
+    fn resume_unpaused(&mut self) -> Result<(), StreamsError> {
+        let mut tpl = TopicPartitionList::new();
+        for active in self.tasks.iter() {
+            if active.queues.as_ref().is_some_and(|q| q.any_paused()) {
+                continue;
+            }
+            for topic in active.task.source_topics() {
+                tpl.add_partition(topic, active.id.partition);
+            }
+        }
+        self.clients
+            .consumer
+            .resume(&tpl)
+            .map_err(StreamsError::kafka("resuming partitions"))
     }
 
     /// Moves the consumer back to every task's next offset after a rebuild dropped the
@@ -381,7 +401,8 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         }
         let positions = self.task_positions()?;
         rewind(&self.clients.consumer, &positions, FETCH_TIMEOUT)
-            .map_err(StreamsError::kafka("rewinding the consumer"))
+            .map_err(StreamsError::kafka("rewinding the consumer"))?;
+        self.resume_unpaused()
     }
 
     /// Every task's sources, each at its next offset.

@@ -441,6 +441,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         // Nothing of a batch outlives it: the next assignment change, rewind or commit finds
         // no record of it left to process.
         self.clients.consumer.discard();
+        self.pace_partitions()?;
         if self.member.poll_expired() {
             // A record kept the thread away past `max_poll_interval` and the member left the
             // group: the top of the loop drops the tasks; nothing is committed.
@@ -468,6 +469,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     fn at_clock_check(&mut self, pace: &mut Pace) -> Result<(), StreamsError> {
         pace.since_clock_check = 0;
         self.process_waiting()?;
+        self.pace_partitions()?;
         self.maintain_standbys(false, STANDBY_BUDGET)?;
         self.member.doing(Phase::Punctuating);
         self.punctuate_wall_clock()?;

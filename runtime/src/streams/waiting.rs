@@ -2,20 +2,71 @@
 //! sources their task waits for are known to be caught up.
 //!
 //! A task with several sources processes a buffered record right away only while every source
-//! has one. When a source is empty, the thread asks at its next look at the clock (every 64
+//! has one; a source whose queue fills up is paused meanwhile ([`StreamThread::pace_partitions`]). When a source is empty, the thread asks at its next look at the clock (every 64
 //! records, or after a poll that came back empty) whether that source is caught up: the
 //! consumer's position, or the task's own next offset before the consumer handed out anything
 //! of it, at or past the high watermark of the partition's last fetch response
 //! ([`crate::kafka::watermarks`]). A partition not fetched yet is not caught up: its records may
 //! be earlier than those waiting.
 
+use rdkafka::TopicPartitionList;
+use rdkafka::consumer::Consumer;
+
 use super::error::StreamsError;
 use super::processing::StreamThread;
 use super::record_path::{Processed, Sink, process_buffered};
 use crate::store::BackendFactory;
+use crate::task::Task;
 use crate::task::Topology;
 
 impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
+    /// Pauses the partitions whose record queue is full and resumes those whose queue drained
+    /// to half, as Kafka Streams pauses a partition holding `buffered.records.per.partition`
+    /// records: the queues stay bounded while a task waits for a lagging source, and no record
+    /// jumps ahead of one that may be earlier. Nothing is built unless a partition changes.
+    pub(super) fn pace_partitions(&mut self) -> Result<(), StreamsError> {
+        let changes = self.tasks.iter().any(|t| {
+            t.queues
+                .as_ref()
+                .is_some_and(|q| q.to_pause().next().is_some() || q.to_resume().next().is_some())
+        });
+        if !changes {
+            return Ok(());
+        }
+        let (mut pause, mut resume) = (TopicPartitionList::new(), TopicPartitionList::new());
+        for active in self.tasks.iter_mut() {
+            let topics = active.task.source_topics();
+            let partition = active.id.partition;
+            let Some(queues) = active.queues.as_mut() else {
+                continue;
+            };
+            let (full, drained): (Vec<usize>, Vec<usize>) =
+                (queues.to_pause().collect(), queues.to_resume().collect());
+            for source in full {
+                pause.add_partition(topics[source], partition);
+                queues.set_paused(source, true);
+            }
+            for source in drained {
+                resume.add_partition(topics[source], partition);
+                queues.set_paused(source, false);
+            }
+        }
+        if pause.count() > 0 {
+            tracing::debug!(partitions = ?pause, "paused: their records wait for a lagging source of the same task");
+            self.clients
+                .consumer
+                .pause(&pause)
+                .map_err(StreamsError::kafka("pausing partitions whose records wait"))?;
+        }
+        if resume.count() > 0 {
+            self.clients
+                .consumer
+                .resume(&resume)
+                .map_err(StreamsError::kafka("resuming partitions"))?;
+        }
+        Ok(())
+    }
+
     /// Processes the records tasks hold back whose wait is over.
     pub(super) fn process_waiting(&mut self) -> Result<(), StreamsError> {
         if !self

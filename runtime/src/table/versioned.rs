@@ -61,7 +61,7 @@ pub enum PutOutcome {
 /// this value (`None`: it was absent, a tombstone).
 type Past = (i64, Option<Box<[u8]>>);
 
-/// The past versions of a versioned table's keys, of one task (see the [module](self)). The
+/// The past versions of a versioned table's keys, of one task (see the module `table::versioned`). The
 /// latest value of each key is not here but in the table's store.
 #[derive(Debug)]
 pub struct VersionHistory {
@@ -211,7 +211,7 @@ impl VersionHistory {
 
 /// Puts `value` (`None`: a tombstone) for `key` at `timestamp` into a versioned table: its
 /// latest value in `store` (stamped, as every table store), older versions in `history`. See
-/// the [module](self) for what [`PutOutcome`] says. `buf` is scratch space.
+/// the module `table::versioned` for what [`PutOutcome`] says. `buf` is scratch space.
 ///
 /// # Errors
 ///
@@ -339,7 +339,7 @@ pub(crate) fn get_as_of_bytes<'a, B: StoreBackend>(
     }))
 }
 
-/// [`get_as_of_bytes`] deserialized with `VS`, for a stream-table join on a versioned table
+/// `get_as_of_bytes` deserialized with `VS`, for a stream-table join on a versioned table
 /// (`node` names the operator in errors).
 #[inline]
 pub fn get_as_of<VS: Serde, B: StoreBackend>(
