@@ -557,7 +557,7 @@ in k s1999 1999
 in k null 3000
 in null nk 3000
 """, "a stream record joins the table's version valid at its timestamp; before the history, only a latest value not newer")
-case("versioned_grace_left_join_basic", "versioned_grace_left_join", """
+GRACE_STEPS = """
 t1 k A10 10
 in k s15 15
 t1 k A20 20
@@ -581,32 +581,9 @@ in k null 500
 in k s150 150
 in k s300 300
 in k s400 400
-""", "with a grace period (100 ms) stream records wait until the buffer's stream time passes them plus the grace, then join as of their time, in timestamp then key order; late ones join at once")
-case("versioned_grace_join_basic", "versioned_grace_join", """
-t1 k A10 10
-in k s15 15
-t1 k A20 20
-in k s12 12
-in k s30 30
-in j j30 30
-in b b30 30
-in a a30 30
-in k s20 20
-t1 k A25 25
-in k s114 114
-in k s115 115
-in k s125 125
-in k s10 10
-in k s24 24
-in k s25 25
-t1 k A200 200
-in q q126 126
-in k s130 130
-in k null 500
-in k s150 150
-in k s300 300
-in k s400 400
-""", "the inner join with a grace period")
+"""
+case("versioned_grace_left_join_basic", "versioned_grace_left_join", GRACE_STEPS, "with a grace period (100 ms) stream records wait until the buffer's stream time passes them plus the grace, then join as of their time, in timestamp then key order; late ones join at once")
+case("versioned_grace_join_basic", "versioned_grace_join", GRACE_STEPS, "the inner join with a grace period")
 case("versioned_table_join_basic", "versioned_table_join", """
 t2 k R10 10
 t1 k L10 10

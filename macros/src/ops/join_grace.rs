@@ -137,6 +137,30 @@ fn state_field(node: usize) -> proc_macro2::Ident {
     format_ident!("__grace_{}", node)
 }
 
+/// The names the code of grace join `node` uses: its two methods, its state field, its buffer
+/// store's field and changelog, and the grace.
+struct Idents<'m> {
+    join: proc_macro2::Ident,
+    evict: proc_macro2::Ident,
+    state: proc_macro2::Ident,
+    buffer: proc_macro2::Ident,
+    changelog: &'m str,
+    ms: i64,
+}
+
+impl<'m> Idents<'m> {
+    fn of(em: &Emitter<'m>, node: usize, grace: &JoinGrace) -> Self {
+        Idents {
+            join: format_ident!("__join_{}", node),
+            evict: format_ident!("__evict_{}", node),
+            state: state_field(node),
+            buffer: Emitter::store_field(grace.buffer),
+            changelog: &em.m.stores[grace.buffer].changelog,
+            ms: grace.ms,
+        }
+    }
+}
+
 /// The buffer state of each grace join of the task (its stream time, counted again from the
 /// store after a restore or rollback), and the scratch buffers of its evictions.
 pub(crate) fn task_parts(em: &Emitter<'_>, sub: &Sub, _: &TaskParts) -> TaskParts {
@@ -190,12 +214,14 @@ fn methods(em: &Emitter<'_>, node: usize) -> TokenStream {
         &Acc::owned(k.clone()),
         &Acc::owned(v.clone()),
     );
-    let join = format_ident!("__join_{}", node);
-    let evict = format_ident!("__evict_{}", node);
-    let state = state_field(node);
-    let buffer = Emitter::store_field(grace.buffer);
-    let changelog = &em.m.stores[grace.buffer].changelog;
-    let ms = grace.ms;
+    let Idents {
+        join,
+        evict,
+        state,
+        buffer,
+        changelog,
+        ms,
+    } = Idents::of(em, node, grace);
     quote! {
         #[allow(unused_variables, unused_mut, unreachable_code, clippy::all)]
         #[inline]
@@ -278,12 +304,14 @@ pub(crate) fn record(
     let (kt, vt) = (&grace.key.ty, &grace.value.ty);
     let (kr, vr) = (k.r(n.span), v.r(n.span));
     let (ko, vo) = (k.o(n.span), v.o(n.span));
-    let join = format_ident!("__join_{}", node);
-    let evict = format_ident!("__evict_{}", node);
-    let state = state_field(node);
-    let buffer = Emitter::store_field(grace.buffer);
-    let changelog = &em.m.stores[grace.buffer].changelog;
-    let ms = grace.ms;
+    let Idents {
+        join,
+        evict,
+        state,
+        buffer,
+        changelog,
+        ms,
+    } = Idents::of(em, node, grace);
     quote! {
         let __dk_ke = #dk::ser::<#kt>(#kr, &mut self.__gk, #name)?;
         let __dk_ve = #dk::ser::<#vt>(#vr, &mut self.__gv, #name)?;
