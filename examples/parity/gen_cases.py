@@ -152,6 +152,12 @@ in2 b y 11
 in2 c z 12
 in a w 9
 """, "a source of two topics keeps each record's own timestamp")
+case("chosen_topic_basic", "chosen_topic", """
+in k apple 1
+in k banana 2
+in j avocado 3
+in null apricot 4
+""", "to(TopicNameExtractor): each record to the topic its value names; a null key is sent as is")
 case("count_basic", "count", """
 in a x 10
 in b x 11

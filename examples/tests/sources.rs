@@ -253,3 +253,47 @@ fn a_source_of_two_topics_reads_both_into_one_stream() {
         ["a@tt-web", "b@tt-app", "c@tt-app"]
     );
 }
+
+topology! {
+    /// Each order to its region's topic (`to([..], chooser, ..)`, Kafka Streams'
+    /// `TopicNameExtractor`).
+    pub Routed = "routed-orders" {
+        stream("ro-orders", Utf8, Utf8)
+            .to(
+                ["ro-orders-eu", "ro-orders-us"],
+                |_key: &String, order: &String| format!("ro-orders-{}", &order[..2]),
+                Utf8,
+                Utf8,
+            );
+    }
+}
+
+#[test]
+fn a_chooser_sends_each_record_to_its_topic_and_fails_an_undeclared_one() {
+    let driver = TestDriver::<Routed>::new();
+    let orders = driver.input_topic(Routed::RO_ORDERS);
+    orders.pipe_input_at("o1".into(), "eu:book".into(), 1);
+    orders.pipe_input_at("o2".into(), "us:pen".into(), 2);
+    orders.pipe_input_at("o3".into(), "eu:ink".into(), 3);
+    assert_eq!(
+        driver
+            .output_topic(Routed::RO_ORDERS_EU)
+            .read_values_to_list(),
+        ["eu:book", "eu:ink"]
+    );
+    assert_eq!(
+        driver
+            .output_topic(Routed::RO_ORDERS_US)
+            .read_values_to_list(),
+        ["us:pen"]
+    );
+    // A topic the list does not declare: the record fails (on_error's default is Fail).
+    let failed = orders
+        .try_pipe_record_at("o4".into(), "jp:cup".into(), 4, Headers::new())
+        .expect_err("an undeclared topic");
+    let message = failed.to_string();
+    assert!(
+        message.contains("ro-orders-jp") && message.contains("ro-orders-eu"),
+        "{message}"
+    );
+}

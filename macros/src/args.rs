@@ -62,6 +62,38 @@ pub(crate) fn name_arg(call: &Call, i: usize, usage: &str) -> syn::Result<(Strin
     }
 }
 
+/// Topic names in brackets (`["a", "b"]`): string literals, each once, at least one. A source
+/// of several topics (`stream([..])`) and a sink that chooses among several (`to([..], ..)`)
+/// take them.
+pub(crate) fn topic_list(array: &syn::ExprArray, usage: &str) -> syn::Result<Vec<(String, Span)>> {
+    let mut topics: Vec<(String, Span)> = Vec::new();
+    for e in &array.elems {
+        let Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(s),
+            ..
+        }) = e
+        else {
+            return Err(err_at(
+                e,
+                format!(
+                    "expected a topic name as a string literal (names are known while compiling): {usage}"
+                ),
+            ));
+        };
+        if topics.iter().any(|(t, _)| *t == s.value()) {
+            return Err(err_at(
+                s,
+                format!("`{}` is listed twice: name each topic once", s.value()),
+            ));
+        }
+        topics.push((s.value(), s.span()));
+    }
+    if topics.is_empty() {
+        return Err(err_at(array, format!("name at least one topic: {usage}")));
+    }
+    Ok(topics)
+}
+
 /// Argument `i`, a serde type (`Utf8`, `Json::<T>`).
 pub(crate) fn serde_arg(call: &Call, i: usize, usage: &str) -> syn::Result<SerdeTy> {
     match call.arg(i) {

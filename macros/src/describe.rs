@@ -54,6 +54,10 @@ pub(crate) fn describe(m: &Model) -> String {
                     );
                     format!("Processor: {name} (stores: [{}])", m.stores[*store].name)
                 }
+                // Kafka Streams names the extractor's class; ours is a closure.
+                NodeKind::Sink {
+                    chosen: Some(_), ..
+                } => format!("Sink: {name} (extractor class: TopicNameExtractor)"),
                 NodeKind::Sink { topic, .. } | NodeKind::RepartitionSink { topic, .. } => {
                     format!("Sink: {name} (topic: {topic})")
                 }

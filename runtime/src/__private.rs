@@ -68,6 +68,33 @@ pub mod stream_join {
     pub use crate::join::*;
 }
 
+/// The topic a sink's chooser names for a record (`to(["a", "b"], |key, value| .., ..)`); the
+/// closure's parameter types come from here.
+#[inline(always)]
+pub fn topic_named_by<K, V, R, F: FnOnce(&K, &V) -> R>(key: &K, value: &V, f: F) -> R {
+    f(key, value)
+}
+
+/// The declared topic (of `topics`) the chooser of sink `node` named; a name it does not declare
+/// fails the record, with the declared ones in the message.
+#[inline]
+pub fn chosen_topic(
+    topics: &[&'static str],
+    named: &impl AsRef<str>,
+    node: &'static str,
+) -> Result<&'static str, RecordError> {
+    let named = named.as_ref();
+    topics.iter().copied().find(|t| *t == named).ok_or_else(|| {
+        RecordError::new(
+            ErrorKind::Processing,
+            node,
+            format!(
+                "the topic chooser named `{named}`, which is not one of the topics {topics:?} its `to([..], ..)` declares (and the application checked at start): add it to the list, or return one of them"
+            ),
+        )
+    })
+}
+
 #[inline(always)]
 pub fn on_error<F: FnOnce(&ProcessingError) -> ErrorResponse>(
     e: &ProcessingError,

@@ -762,7 +762,13 @@
 //!
 //! # Sinks and errors
 //!
-//! `to("topic", KeySerde, ValueSerde)` writes the stream and ends it. `foreach(|key: &K, value:
+//! `to("topic", KeySerde, ValueSerde)` writes the stream and ends it. `to(["orders-eu",
+//! "orders-us"], |key: &K, value: &V| -> topic, KeySerde, ValueSerde)` chooses each record's
+//! topic (Kafka Streams' `TopicNameExtractor`) among the topics it lists: the closure returns a
+//! `&str` or a `String`; the application checks at start that every listed topic exists
+//! (`StreamsError::MissingChosenTopics` names the missing ones), and a record whose closure names
+//! a topic not listed fails (`on_error`, `ErrorKind::Processing`, the list in the message).
+//! `foreach(|key: &K, value:
 //! &V| ..)` ends it too: it calls the closure for each record and forwards nothing (Kafka
 //! Streams' `KStream#foreach`, a `KSTREAM-FOREACH-n` processor without children), for side
 //! effects at the end of a chain (`peek` is the one that continues it). `print()` and

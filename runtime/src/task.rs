@@ -268,6 +268,10 @@ pub trait Topology: 'static {
     /// offset for a partition (`stream(.., offset_reset(..))`); every other source does.
     const OFFSET_RESETS: &'static [crate::topology::SourceOffsetReset] = &[];
 
+    /// The topics sinks choose among per record (`to(["a", "b"], chooser, ..)`): the
+    /// application checks that each exists before it starts.
+    const CHOSEN_TOPICS: &'static [&'static str] = &[];
+
     /// The task type (one variant per subtopology) over store backend `B`.
     type Task<B: StoreBackend>: Task<Backend = B>;
 

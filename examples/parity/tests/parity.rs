@@ -182,6 +182,17 @@ topology! {
     }
 }
 topology! {
+    pub ChosenTopic = "parity-chosen-topic" {
+        // The Java chooser ignores the key, so a null key is fine: a Nullable key serde here.
+        stream("in", Nullable::<Utf8>, Utf8).to(
+            ["out-a", "out-b"],
+            |_k: &Option<String>, v: &String| if v.starts_with('a') { "out-a" } else { "out-b" },
+            Nullable::<Utf8>,
+            Utf8,
+        );
+    }
+}
+topology! {
     pub Count = "parity-count" {
         stream("in", Utf8, Utf8).group_by_key().count("counts").to_stream().to("out.s.l", Utf8, I64);
     }
@@ -896,6 +907,7 @@ fn run_case(case: &Case) -> Option<Vec<Value>> {
         "process_dedup" => run::<ProcessDedup>(case),
         "process_values_count" => run::<ProcessValuesCount>(case),
         "count" => run::<Count>(case),
+        "chosen_topic" => run::<ChosenTopic>(case),
         "multi_source_count" => run::<MultiSourceCount>(case),
         "multi_source_map" => run::<MultiSourceMap>(case),
         "count_nullable" => run::<CountNullable>(case),

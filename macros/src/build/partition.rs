@@ -90,7 +90,12 @@ pub(crate) fn partition(
             NodeKind::FkJoin(f) if f.source_topic().is_some() => sub
                 .repartition_sources
                 .push((f.source_topic().unwrap_or_default().to_owned(), i)),
-            NodeKind::Sink { topic, .. } => sub.sink_topics.push(topic.clone()),
+            NodeKind::Sink { topic, chosen, .. } => {
+                sub.sink_topics.push(topic.clone());
+                if let Some(c) = chosen {
+                    sub.sink_topics.extend(c.also.iter().cloned());
+                }
+            }
             _ => {}
         }
     }

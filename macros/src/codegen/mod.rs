@@ -165,6 +165,7 @@ fn topology_impl(em: &Emitter<'_>) -> TokenStream {
     let info = info::info(m);
     let windowed_sinks = info::windowed_sinks(m);
     let offset_resets = crate::ops::sources::offset_resets(m);
+    let chosen_topics = crate::ops::to::chosen_topics(m);
     let global_tables = crate::ops::global_table::infos(m);
     let creates = m.subs.iter().map(|sub| {
         let variant = format_ident!("S{}", sub.id);
@@ -182,6 +183,7 @@ fn topology_impl(em: &Emitter<'_>) -> TokenStream {
             #global_tables
             const WINDOWED_SINKS: &'static [#dk::WindowedSink] = #windowed_sinks;
             const OFFSET_RESETS: &'static [#dk::SourceOffsetReset] = #offset_resets;
+            const CHOSEN_TOPICS: &'static [&'static str] = #chosen_topics;
             type Task<B: #dk::StoreBackend> = #task_enum<B>;
 
             fn create_task<F: #dk::BackendFactory>(

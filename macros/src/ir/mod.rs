@@ -235,6 +235,9 @@ pub(crate) enum NodeKind {
         topic: String,
         key: SerdeTy,
         value: SerdeTy,
+        /// `to(["a", "b"], chooser, ..)` (Kafka Streams' `TopicNameExtractor`): the closure
+        /// that names each record's topic, and the declared topics after `topic` (the first).
+        chosen: Option<Box<ChosenTopics>>,
     },
     /// A table operator (`crate::ops::table`).
     Table(TableNode),
@@ -341,6 +344,15 @@ pub(crate) struct Store {
     /// A versioned table's history retention in milliseconds (`versioned(..)`): the store keeps
     /// past values that long, and a stream-table join reads it as of the stream record's time.
     pub versioned: Option<i64>,
+}
+
+/// The topics a sink chooses among per record (`to(["a", "b"], |key, value| .., ..)`).
+#[derive(Clone)]
+pub(crate) struct ChosenTopics {
+    /// The declared topics after the sink's first.
+    pub also: Vec<String>,
+    /// `|key: &K, value: &V| -> impl AsRef<str>`.
+    pub f: Expr,
 }
 
 /// A suppression's buffer config (Kafka Streams' `BufferConfig`): `None` is no bound.

@@ -6,7 +6,7 @@ use quote::{ToTokens, format_ident, quote, quote_spanned};
 
 use super::aggregate::raw_key;
 use super::{Emit, Lower, Operator};
-use crate::args::{arity, err, err_at, err_call, name_arg, serde_arg};
+use crate::args::{arity, err, err_at, err_call, name_arg, serde_arg, topic_list};
 use crate::build::{Builder, Flow, Stream, Table};
 use crate::codegen::emitter::{Acc, Emitter, Part, dk};
 use crate::ir::{
@@ -90,41 +90,10 @@ fn stream(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
 /// Kafka Streams' `builder.stream(List.of("a", "b"))`: one source node reading all of them,
 /// each record keeping its own topic), each once.
 fn source_topics(call: &Call, usage: &str) -> syn::Result<Vec<(String, Span)>> {
-    let Some(syn::Expr::Array(array)) = call.arg(0) else {
-        return Ok(vec![name_arg(call, 0, usage)?]);
-    };
-    let mut topics: Vec<(String, Span)> = Vec::new();
-    for e in &array.elems {
-        let syn::Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Str(s),
-            ..
-        }) = e
-        else {
-            return Err(err_at(
-                e,
-                format!(
-                    "expected a topic name as a string literal (names are known while compiling): {usage}"
-                ),
-            ));
-        };
-        if topics.iter().any(|(t, _)| *t == s.value()) {
-            return Err(err_at(
-                s,
-                format!(
-                    "`{}` is listed twice: a source reads each topic once",
-                    s.value()
-                ),
-            ));
-        }
-        topics.push((s.value(), s.span()));
+    match call.arg(0) {
+        Some(syn::Expr::Array(array)) => topic_list(array, usage),
+        _ => Ok(vec![name_arg(call, 0, usage)?]),
     }
-    if topics.is_empty() {
-        return Err(err_at(
-            array,
-            format!("a source reads at least one topic: {usage}"),
-        ));
-    }
-    Ok(topics)
 }
 
 /// What `timestamp(..)` takes, for the errors.

@@ -1,19 +1,24 @@
 //! `to("topic", K, V)` writes the stream to a topic and ends it. Windowed keys are written
 //! with `TimeWindowed::<S>`, whose window size the macro fills in.
+//!
+//! `to(["orders-eu", "orders-us"], |key, value| .., K, V)` chooses each record's topic (Kafka
+//! Streams' `TopicNameExtractor`) among the topics it declares: the application checks at start
+//! that every one exists (`Topology::CHOSEN_TOPICS`), and a record whose closure names another
+//! topic fails (`on_error`) with the list in the message.
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 
 use super::{Emit, Lower, Operator};
-use crate::args::{arity, err, fill_window_size, name_arg, serde_arg};
+use crate::args::{arity, err, err_at, fill_window_size, name_arg, serde_arg, topic_list};
 use crate::build::{Builder, Flow, Stream};
 use crate::codegen::emitter::{Acc, Emitter, Part, dk};
-use crate::ir::{NodeKind, SerdeTy, TopicRole, TopicUse};
+use crate::ir::{ChosenTopics, NodeKind, SerdeTy, TopicRole, TopicUse};
 use crate::parse::Call;
 
 pub(crate) const TO: Operator = Operator {
     name: "to",
-    usage: "to(\"topic\", KeySerde, ValueSerde)",
+    usage: "to(\"topic\", KeySerde, ValueSerde), or to([\"topic-a\", \"topic-b\"], |key, value| topic, KeySerde, ValueSerde) to choose each record's topic among those",
     lower: &[Lower::Stream(to)],
     on_stream: None,
     emit: &[EMIT],
@@ -21,10 +26,34 @@ pub(crate) const TO: Operator = Operator {
 
 fn to(b: &mut Builder, s: Stream, call: &Call) -> syn::Result<Flow> {
     let usage = TO.usage;
-    let (topic, tspan) = name_arg(call, 0, usage)?;
-    let mut key = serde_arg(call, 1, usage)?;
-    let value = serde_arg(call, 2, usage)?;
-    arity(call, 3, usage)?;
+    // `to([..], chooser, K, V)`: the serdes come after the closure.
+    let (topics, chooser, at) = match call.arg(0) {
+        Some(syn::Expr::Array(array)) => {
+            let topics = topic_list(array, usage)?;
+            let f = call.arg(1).cloned().ok_or_else(|| {
+                err_at(
+                    &call.name,
+                    format!("missing the closure that names each record's topic: {usage}"),
+                )
+            })?;
+            if let syn::Expr::Closure(c) = &f
+                && c.inputs.len() != 2
+            {
+                return Err(err_at(
+                    &c.inputs,
+                    format!(
+                        "the topic chooser takes the key and the value, this closure takes {}: |key: &K, value: &V| -> one of the declared topics (a &str or String)",
+                        c.inputs.len()
+                    ),
+                ));
+            }
+            (topics, Some(f), 2)
+        }
+        _ => (vec![name_arg(call, 0, usage)?], None, 1),
+    };
+    let mut key = serde_arg(call, at, usage)?;
+    let value = serde_arg(call, at + 1, usage)?;
+    arity(call, at + 2, usage)?;
     let session = key.is_session_windowed();
     match (s.window, key.is_windowed() || session) {
         (None, true) => {
@@ -77,15 +106,30 @@ fn to(b: &mut Builder, s: Stream, call: &Call) -> syn::Result<Flow> {
     }
     b.check_key_serde(&s, &key);
     b.check_value_serde(&s, &value);
-    b.topics.push(TopicUse {
-        name: topic.clone(),
-        span: tspan,
-        role: TopicRole::Sink,
-        key: Some(key.clone()),
-        value: Some(value.clone()),
+    for (topic, span) in &topics {
+        b.topics.push(TopicUse {
+            name: topic.clone(),
+            span: *span,
+            role: TopicRole::Sink,
+            key: Some(key.clone()),
+            value: Some(value.clone()),
+        });
+    }
+    let mut names = topics.into_iter().map(|(t, _)| t);
+    let topic = names.next().unwrap_or_default();
+    let chosen = chooser.map(|f| {
+        Box::new(ChosenTopics {
+            also: names.collect(),
+            f,
+        })
     });
     b.node(
-        NodeKind::Sink { topic, key, value },
+        NodeKind::Sink {
+            topic,
+            key,
+            value,
+            chosen,
+        },
         "KSTREAM-SINK",
         call.span,
         &[s.node],
@@ -103,10 +147,47 @@ pub(crate) const EMIT: Emit = Emit {
 
 fn record(em: &Emitter<'_>, node: usize, k: &Acc, v: &Acc) -> Option<TokenStream> {
     match &em.m.nodes[node].kind {
-        NodeKind::Sink { topic, key, value } | NodeKind::RepartitionSink { topic, key, value } => {
-            Some(emit_send(em, node, topic, key, value, k, v))
+        NodeKind::Sink {
+            topic,
+            key,
+            value,
+            chosen: Some(chosen),
+        } => {
+            let choose = choose(em, node, topic, chosen, &k.r(key.span), &v.r(value.span));
+            let send = emit_send(em, node, quote!(__dk_topic), key, value, k, v);
+            Some(quote!(#choose #send))
+        }
+        NodeKind::Sink {
+            topic, key, value, ..
+        }
+        | NodeKind::RepartitionSink { topic, key, value } => {
+            Some(emit_send(em, node, quote!(#topic), key, value, k, v))
         }
         _ => None,
+    }
+}
+
+/// `__dk_topic`: the topic the chooser of sink `node` names for key `kr` and value `vr` (both
+/// references), one of the declared ones (`first`, then `chosen.also`), or the record fails.
+fn choose(
+    em: &Emitter<'_>,
+    node: usize,
+    first: &str,
+    chosen: &ChosenTopics,
+    kr: &TokenStream,
+    vr: &TokenStream,
+) -> TokenStream {
+    let dk = dk();
+    let name = &em.m.nodes[node].name;
+    let topics = std::iter::once(first).chain(chosen.also.iter().map(String::as_str));
+    let f = &chosen.f;
+    let span = syn::spanned::Spanned::span(f);
+    // Spanned at the closure, so a return type that names no topic is reported there.
+    let named = quote_spanned!(span=> __dk_named);
+    let chosen_topic = quote_spanned!(span=> #dk::chosen_topic(&[#(#topics),*], &#named, #name));
+    quote! {
+        let #named = #dk::topic_named_by(#kr, #vr, #f);
+        let __dk_topic: &'static str = #chosen_topic?;
     }
 }
 
@@ -115,11 +196,20 @@ fn null(em: &Emitter<'_>, node: usize, k: &Part, v: &Part) -> Option<TokenStream
     let dk = dk();
     let n = &em.m.nodes[node];
     let name = &n.name;
-    let (NodeKind::Sink { topic, key, value } | NodeKind::RepartitionSink { topic, key, value }) =
-        &n.kind
+    let (NodeKind::Sink {
+        topic, key, value, ..
+    }
+    | NodeKind::RepartitionSink { topic, key, value }) = &n.kind
     else {
         return None;
     };
+    if let NodeKind::Sink {
+        chosen: Some(_), ..
+    } = &n.kind
+    {
+        // The chooser takes the key and value: a missing one cannot be given to it.
+        return Some(em.null_fails(node, "to([..], chooser, ..)", k));
+    }
     let kind = if matches!(n.kind, NodeKind::Sink { .. }) {
         quote!(Sink)
     } else {
@@ -161,7 +251,7 @@ fn null(em: &Emitter<'_>, node: usize, k: &Part, v: &Part) -> Option<TokenStream
 fn emit_send(
     em: &Emitter<'_>,
     node: usize,
-    topic: &str,
+    topic: TokenStream,
     key: &SerdeTy,
     value: &SerdeTy,
     k: &Acc,
@@ -194,4 +284,18 @@ fn emit_send(
             __dk_record.headers,
         )?;
     }
+}
+
+/// `Topology::CHOSEN_TOPICS`: every topic a sink may choose per record.
+pub(crate) fn chosen_topics(m: &crate::ir::Model) -> TokenStream {
+    let topics = m.nodes.iter().filter_map(|n| match &n.kind {
+        NodeKind::Sink {
+            topic,
+            chosen: Some(c),
+            ..
+        } => Some(std::iter::once(topic).chain(&c.also)),
+        _ => None,
+    });
+    let topics = topics.flatten();
+    quote!(&[#(#topics),*])
 }

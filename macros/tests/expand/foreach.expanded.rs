@@ -471,6 +471,7 @@ const _: () = {
         const DESCRIPTION: &'static str = "Topology: Audit (application id foreach-audit)\nTopologies:\n   Sub-topology: 0\n    Source: KSTREAM-SOURCE-0000000000 (topics: [amounts])\n      --> KSTREAM-FOREACH-0000000001, KSTREAM-FILTER-0000000002\n    Processor: KSTREAM-FOREACH-0000000001 (stores: [])\n      --> none\n      <-- KSTREAM-SOURCE-0000000000\n    Processor: KSTREAM-FILTER-0000000002 (stores: [])\n      --> KSTREAM-SINK-0000000003\n      <-- KSTREAM-SOURCE-0000000000\n    Sink: KSTREAM-SINK-0000000003 (topic: big-amounts)\n      <-- KSTREAM-FILTER-0000000002\n\nDeclared to the coordinator (compare with kafka-streams-groups.sh --describe --group <application id> of the Java application):\n   Sub-topology: 0\n    Source topics: [amounts]\n\nKafka Streams equivalent (the Java DSL that declares the same internal topics):\n  Every internal topic is named after a name given in this topology: a Java application declaring the above matches.\n";
         const WINDOWED_SINKS: &'static [::dekaf_streams::__private::WindowedSink] = &[];
         const OFFSET_RESETS: &'static [::dekaf_streams::__private::SourceOffsetReset] = &[];
+        const CHOSEN_TOPICS: &'static [&'static str] = &[];
         type Task<B: ::dekaf_streams::__private::StoreBackend> = __AuditTask<B>;
         fn create_task<F: ::dekaf_streams::__private::BackendFactory>(
             subtopology: &str,

@@ -1250,6 +1250,7 @@ const _: () = {
                 window_bytes: 16usize,
             }];
         const OFFSET_RESETS: &'static [::dekaf_streams::__private::SourceOffsetReset] = &[];
+        const CHOSEN_TOPICS: &'static [&'static str] = &[];
         type Task<B: ::dekaf_streams::__private::StoreBackend> = __SessionsTask<B>;
         fn create_task<F: ::dekaf_streams::__private::BackendFactory>(
             subtopology: &str,

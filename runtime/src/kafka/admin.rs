@@ -93,6 +93,32 @@ pub(crate) async fn purge(
         .map(|_| ())
 }
 
+/// Which of `topics` the cluster does not have (one metadata request, on tokio's blocking pool).
+pub(crate) async fn missing_topics(
+    admin: &std::sync::Arc<Admin>,
+    topics: &'static [&'static str],
+    timeout: Duration,
+) -> Result<Vec<String>, KafkaError> {
+    admin.refresh_token().await;
+    let admin = std::sync::Arc::clone(admin);
+    let metadata = tokio::task::spawn_blocking(move || {
+        admin.inner().fetch_metadata(None, timeout).map(|m| {
+            m.topics()
+                .iter()
+                .filter(|t| t.error().is_none())
+                .map(|t| t.name().to_owned())
+                .collect::<Vec<String>>()
+        })
+    })
+    .await
+    .unwrap_or_else(|joined| std::panic::resume_unwind(joined.into_panic()))?;
+    Ok(topics
+        .iter()
+        .filter(|t| !metadata.iter().any(|m| m == *t))
+        .map(|t| (*t).to_owned())
+        .collect())
+}
+
 /// The suffixes of Kafka Streams' internal topics: `<application id>-<name><suffix>`.
 const INTERNAL_SUFFIXES: [&str; 4] = [
     "-repartition",

@@ -234,6 +234,10 @@ impl<T: Topology> KafkaStreams<T> {
                 return Err(e);
             }
         };
+        if let Err(e) = startup::check_chosen_topics::<T>(&admin).await {
+            let _ = startup::stop_globals(global_thread, &stop).await;
+            return Err(e);
+        }
         let threads = config.threads;
         tracing::info!(application_id = T::APPLICATION_ID, %process_id, threads, "starting");
         let template = ThreadTemplate {

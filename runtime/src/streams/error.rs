@@ -147,6 +147,16 @@ pub enum StreamsError {
         /// The partition.
         partition: i32,
     },
+    /// Topics a sink may choose per record (`to(["a", "b"], chooser, ..)`) do not exist: the
+    /// application stopped before processing anything.
+    #[error(
+        "the topics {topics:?} do not exist, and a `to([..], chooser, ..)` of the topology may \
+         send records to them: create them, or take them out of its list"
+    )]
+    MissingChosenTopics {
+        /// The missing topics.
+        topics: Vec<String>,
+    },
 }
 
 impl StreamsError {

@@ -100,6 +100,28 @@ pub(super) async fn check_serdes<T: Topology, S: Future<Output = ()>>(
     }
 }
 
+/// Checks that every topic a sink may choose per record exists (`Topology::CHOSEN_TOPICS`,
+/// from `to(["a", "b"], chooser, ..)`), as the issue of the chooser's topics is better found
+/// before the first record than at the first record sent to a missing one.
+pub(super) async fn check_chosen_topics<T: Topology>(
+    admin: &Arc<Admin>,
+) -> Result<(), StreamsError> {
+    if T::CHOSEN_TOPICS.is_empty() {
+        return Ok(());
+    }
+    let missing =
+        crate::kafka::admin::missing_topics(admin, T::CHOSEN_TOPICS, Duration::from_secs(30))
+            .await
+            .map_err(StreamsError::kafka(
+                "looking up the topics sinks choose among",
+            ))?;
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(StreamsError::MissingChosenTopics { topics: missing })
+    }
+}
+
 /// Where the global tables stand once [`start_globals`] returns.
 pub(super) enum Globals {
     /// Every global table is read to its end; the thread (if there are global tables) keeps

@@ -28,7 +28,12 @@ pub(crate) fn direct_sink<'m>(
         return None;
     };
     match &em.m.nodes[*sink].kind {
-        NodeKind::Sink { topic, key, value } => Some((topic, &key.ty, &value.ty)),
+        NodeKind::Sink {
+            topic,
+            key,
+            value,
+            chosen: None,
+        } => Some((topic, &key.ty, &value.ty)),
         _ => None,
     }
 }

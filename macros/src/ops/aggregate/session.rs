@@ -26,7 +26,13 @@ pub(crate) fn tombstone_sinks<'m>(
             continue;
         }
         for &s in &em.m.nodes[c].children {
-            if let NodeKind::Sink { topic, key, value } = &em.m.nodes[s].kind {
+            if let NodeKind::Sink {
+                topic,
+                key,
+                value,
+                chosen: None,
+            } = &em.m.nodes[s].kind
+            {
                 out.push((topic, &key.ty, &value.ty));
             }
         }
