@@ -369,6 +369,21 @@ impl Reader {
     }
 }
 
+/// The values (UTF-8, lossy) of `topic` as an independent read_committed reader sees them once
+/// it has `want` records or a minute passed, and two quiet seconds after.
+pub async fn read_values(topic: &str, want: usize) -> Vec<String> {
+    let mut reader = Reader::new(&bootstrap(), topic).await;
+    reader
+        .read_until(Duration::from_secs(60), |r| r.len() >= want)
+        .await;
+    reader.drain(Duration::from_secs(2)).await;
+    reader
+        .records
+        .iter()
+        .map(|r| String::from_utf8_lossy(r.value.as_deref().unwrap_or_default()).into_owned())
+        .collect()
+}
+
 impl Drop for Reader {
     fn drop(&mut self) {
         if let Some(consumer) = self.consumer.take() {

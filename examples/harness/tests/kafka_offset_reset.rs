@@ -12,7 +12,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use dekaf_streams::prelude::*;
 use dekaf_streams::{ProcessingGuarantee, StreamsError};
-use dekaf_streams_harness::e2e::{InProcess, Reader, fresh};
+use dekaf_streams_harness::e2e::{InProcess, fresh, read_values};
 use dekaf_streams_harness::kafka_io::{NewRecord, bootstrap, produce_records};
 
 const EOS: ProcessingGuarantee = ProcessingGuarantee::ExactlyOnce;
@@ -63,19 +63,6 @@ fn values(prefix: &str, n: usize) -> Vec<String> {
     (0..n).map(|i| format!("{prefix}-{i}")).collect()
 }
 
-async fn read(topic: &str, want: usize) -> Vec<String> {
-    let mut reader = Reader::new(&bootstrap(), topic).await;
-    reader
-        .read_until(Duration::from_secs(60), |r| r.len() >= want)
-        .await;
-    reader.drain(Duration::from_secs(2)).await;
-    reader
-        .records
-        .iter()
-        .map(|r| String::from_utf8_lossy(r.value.as_deref().unwrap_or_default()).into_owned())
-        .collect()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_source_starts_where_its_offset_reset_says() {
     let servers = bootstrap();
@@ -107,11 +94,11 @@ async fn each_source_starts_where_its_offset_reset_says() {
 
     let app = InProcess::start(Resets, &servers, EOS);
     // Once the sources that start at the beginning have produced, every task has its start.
-    assert_eq!(read("or-earliest-out", 4).await, values("old", 4));
-    assert_eq!(read("or-default-out", 2).await, values("old", 2));
+    assert_eq!(read_values("or-earliest-out", 4).await, values("old", 4));
+    assert_eq!(read_values("or-default-out", 2).await, values("old", 2));
     send("or-latest-in", &values("after", 3), now_ms()).await;
-    let latest = read("or-latest-out", 3).await;
-    let recent = read("or-recent-out", 3).await;
+    let latest = read_values("or-latest-out", 3).await;
+    let recent = read_values("or-recent-out", 3).await;
     app.stop().await.expect("clean stop");
     assert_eq!(
         latest,
@@ -127,7 +114,7 @@ async fn each_source_starts_where_its_offset_reset_says() {
     // Committed offsets win over the policy: a restart reads the rest, not from the end.
     send("or-latest-in", &values("while-stopped", 2), now_ms()).await;
     let app = InProcess::start(Resets, &servers, EOS);
-    let latest = read("or-latest-out", 5).await;
+    let latest = read_values("or-latest-out", 5).await;
     app.stop().await.expect("clean stop");
     let mut want = values("after", 3);
     want.extend(values("while-stopped", 2));

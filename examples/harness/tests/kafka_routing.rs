@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use dekaf_streams::prelude::*;
 use dekaf_streams::{ProcessingGuarantee, StreamsError};
-use dekaf_streams_harness::e2e::{InProcess, Reader, fresh};
+use dekaf_streams_harness::e2e::{InProcess, fresh, read_values};
 use dekaf_streams_harness::kafka_io::{bootstrap, produce};
 
 const EOS: ProcessingGuarantee = ProcessingGuarantee::ExactlyOnce;
@@ -38,19 +38,6 @@ topology! {
     }
 }
 
-async fn read(topic: &str, want: usize) -> Vec<String> {
-    let mut reader = Reader::new(&bootstrap(), topic).await;
-    reader
-        .read_until(Duration::from_secs(60), |r| r.len() >= want)
-        .await;
-    reader.drain(Duration::from_secs(2)).await;
-    reader
-        .records
-        .iter()
-        .map(|r| String::from_utf8_lossy(r.value.as_deref().unwrap_or_default()).into_owned())
-        .collect()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_record_reaches_the_topic_its_chooser_names() {
     let servers = bootstrap();
@@ -77,8 +64,8 @@ async fn each_record_reaches_the_topic_its_chooser_names() {
     .await
     .expect("produce");
     let app = InProcess::start(Routing, &servers, EOS);
-    let mut eu = read("rt-orders-eu", 3).await;
-    let mut us = read("rt-orders-us", 2).await;
+    let mut eu = read_values("rt-orders-eu", 3).await;
+    let mut us = read_values("rt-orders-us", 2).await;
     app.stop().await.expect("clean stop");
     eu.sort();
     us.sort();
