@@ -228,18 +228,20 @@ pub fn put_versioned<B: StoreBackend>(
         return Ok(PutOutcome::Expired);
     }
     history.observe(store, timestamp)?;
+    // One lookup of the latest value: it becomes a past one, valid until `timestamp`, when the
+    // put is newer.
     let latest = match store.get(key)? {
-        Some(entry) => Some(split_timestamped(entry)?.0),
+        Some(entry) => {
+            let (latest_ts, latest_value) = split_timestamped(entry)?;
+            if timestamp > latest_ts {
+                history.insert(key, latest_ts, Some(latest_value));
+            }
+            Some(latest_ts)
+        }
         None => None,
     };
     match latest {
         Some(latest_ts) if timestamp >= latest_ts => {
-            if timestamp > latest_ts
-                && let Some(entry) = store.get(key)?
-            {
-                // The latest value becomes a past one, valid until `timestamp`.
-                history.insert(key, latest_ts, Some(split_timestamped(entry)?.1));
-            }
             if value.is_none() {
                 history.insert(key, timestamp, None);
             }
