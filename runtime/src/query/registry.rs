@@ -347,66 +347,63 @@ impl Publisher {
 
     /// Publishes the whole of `backend` as the committed state of `store` on `partition`
     /// (after a restore, or for a table read from its source topic, whose changes do not pass
-    /// through the changelog buffer).
-    pub(crate) fn publish_all<B: StoreBackend>(
+    /// through the changelog buffer); for a versioned table (`history`) every version it keeps
+    /// too: the latest values in `backend` (timestamped entries) and the past ones in
+    /// `history`, read in the same pass over the store and swapped in under the same lock.
+    /// Whole, at each commit of a task that processed records: the versions a commit moved are
+    /// not in the changelog buffer's one record per key.
+    pub(crate) fn publish_whole<B: StoreBackend>(
         &self,
         store: &'static StoreInfo,
         partition: i32,
         backend: &B,
+        history: Option<&crate::table::versioned::VersionHistory>,
     ) -> Result<(), StoreError> {
         if !published(store) {
             return Ok(());
         }
         let mut snapshot = Snapshot::new();
-        for entry in backend.range(std::ops::Bound::Unbounded, std::ops::Bound::Unbounded)? {
-            let (k, v) = entry?;
-            snapshot.insert(Bytes::copy_from_slice(k), Bytes::copy_from_slice(v));
-        }
-        self.registry
-            .set(store.name, partition, Hosted::Ready(snapshot));
-        Ok(())
-    }
-
-    /// Publishes every version of versioned table `store` on `partition`: the latest values in
-    /// `backend` (timestamped entries) and the past ones in `history`. Whole, at each commit of
-    /// a task that processed records (the versions a commit moved are not in the changelog
-    /// buffer's one record per key).
-    pub(crate) fn publish_versioned<B: StoreBackend>(
-        &self,
-        store: &'static StoreInfo,
-        partition: i32,
-        backend: &B,
-        history: &crate::table::versioned::VersionHistory,
-    ) -> Result<(), StoreError> {
-        let mut versions = Snapshot::new();
+        let mut versions = history.map(|_| Snapshot::new());
         let mut key = Vec::new();
         for entry in backend.range(std::ops::Bound::Unbounded, std::ops::Bound::Unbounded)? {
             let (k, v) = entry?;
-            let (ts, value) = crate::table::timestamped::split_timestamped(v)?;
-            versioned_key(&mut key, k, ts);
-            let mut stored = Vec::with_capacity(value.len() + 1);
-            stored.push(1);
-            stored.extend_from_slice(value);
-            versions.insert(Bytes::copy_from_slice(&key), Bytes::from(stored));
-        }
-        for k in history.keys() {
-            for (ts, value) in history.versions(k) {
+            snapshot.insert(Bytes::copy_from_slice(k), Bytes::copy_from_slice(v));
+            if let Some(versions) = versions.as_mut() {
+                let (ts, value) = crate::table::timestamped::split_timestamped(v)?;
                 versioned_key(&mut key, k, ts);
-                let stored = match value {
-                    Some(v) => [&[1u8][..], v].concat(),
-                    None => vec![0],
-                };
-                versions.insert(Bytes::copy_from_slice(&key), Bytes::from(stored));
+                versions.insert(
+                    Bytes::copy_from_slice(&key),
+                    Bytes::from([&[1u8][..], value].concat()),
+                );
             }
         }
-        write(&self.registry.local).versioned.insert(
-            (store.name, partition),
-            VersionedSnapshot {
-                versions,
-                observed: history.observed_stream_time(),
-                retention: history.retention_ms(),
-            },
-        );
+        let versioned = match (history, versions) {
+            (Some(history), Some(mut versions)) => {
+                for k in history.keys() {
+                    for (ts, value) in history.versions(k) {
+                        versioned_key(&mut key, k, ts);
+                        let stored = match value {
+                            Some(v) => [&[1u8][..], v].concat(),
+                            None => vec![0],
+                        };
+                        versions.insert(Bytes::copy_from_slice(&key), Bytes::from(stored));
+                    }
+                }
+                Some(VersionedSnapshot {
+                    versions,
+                    observed: history.observed_stream_time(),
+                    retention: history.retention_ms(),
+                })
+            }
+            _ => None,
+        };
+        let mut local = write(&self.registry.local);
+        local
+            .stores
+            .insert((store.name, partition), Hosted::Ready(snapshot));
+        if let Some(versioned) = versioned {
+            local.versioned.insert((store.name, partition), versioned);
+        }
         Ok(())
     }
 

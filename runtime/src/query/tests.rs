@@ -232,7 +232,7 @@ fn a_read_sees_the_last_commit_and_refuses_keys_it_does_not_host() {
     let mut backend = MemoryBackend::new();
     backend.put(a.as_bytes(), &i64_bytes(3)).expect("put");
     publisher
-        .publish_all(&STORES[0], pa, &backend)
+        .publish_whole(&STORES[0], pa, &backend, None)
         .expect("publish");
     assert_eq!(counts.get(&a).expect("hosted"), Some(3));
     assert!(matches!(counts.get(&b), Err(QueryError::NotLocal { .. })));
@@ -310,7 +310,7 @@ fn ranges_iterate_every_local_partition_in_key_order_lazily() {
     }
     for (p, backend) in backends.iter().enumerate() {
         publisher
-            .publish_all(&STORES[0], p as i32, backend)
+            .publish_whole(&STORES[0], p as i32, backend, None)
             .expect("publish");
     }
     assert_eq!(counts.approximate_len().expect("len"), 300);
@@ -381,7 +381,7 @@ fn window_fetch_returns_the_keys_windows_in_the_time_range_only() {
     crate::store::window_key(&mut tricky, 0);
     backend.put(&tricky, &i64_bytes(42)).expect("put");
     publisher
-        .publish_all(&STORES[1], p, &backend)
+        .publish_whole(&STORES[1], p, &backend, None)
         .expect("publish");
     let got: Vec<(i64, i64)> = views
         .fetch(&key, 0, 60_000)
@@ -409,7 +409,7 @@ fn a_timestamped_window_stores_committed_records_are_read_past_their_timestamp()
     let key = "a".to_owned();
     let p = partition(&key);
     publisher
-        .publish_all(&STORES[2], p, &MemoryBackend::new())
+        .publish_whole(&STORES[2], p, &MemoryBackend::new(), None)
         .expect("publish");
     for (start, count, timestamp) in [(0, 3, 59_000), (60_000, 5, 61_500)] {
         let mut windowed = key.as_bytes().to_vec();
@@ -504,7 +504,7 @@ fn an_lmdb_store_publishes_its_flushed_and_pending_state_alike() {
         // Written after the flush: still pending in memory, read through the same backend.
         backend.put(other.as_bytes(), &i64_bytes(8)).expect("put");
         publisher
-            .publish_all(&STORES[0], p, &backend)
+            .publish_whole(&STORES[0], p, &backend, None)
             .expect("publish");
     }
     assert_eq!(counts.get(&key).expect("hosted"), Some(7));
@@ -550,7 +550,7 @@ fn a_joins_window_stores_are_not_copied_for_queries() {
     let mut backend = MemoryBackend::ordered();
     backend.put(b"k", b"v").expect("put");
     publisher
-        .publish_all(&JOIN_STORES[0], 0, &backend)
+        .publish_whole(&JOIN_STORES[0], 0, &backend, None)
         .expect("publish");
     publisher.committed(JOIN_STORES[0].changelog_topic, 0, b"k", Some(b"w"), 0);
     publisher.publish();
@@ -667,7 +667,7 @@ fn session_reads_return_what_kafka_streams_4_4_returns_in_its_order() {
             .expect("put");
     }
     publisher
-        .publish_all(&STORES[3], 0, &backend)
+        .publish_whole(&STORES[3], 0, &backend, None)
         .expect("publish");
     let a = "a".to_owned();
     let (from, to) = ("a".to_owned(), "c".to_owned());
@@ -783,7 +783,7 @@ fn session_reads_cover_many_batches_forward_and_backward_and_see_commits() {
         .put(&session_entry("users", 0, 0), &i64_bytes(-1))
         .expect("put");
     publisher
-        .publish_all(&STORES[3], p, &backend)
+        .publish_whole(&STORES[3], p, &backend, None)
         .expect("publish");
     let forward: Vec<i64> = shown(sessions.fetch(&key).expect("fetch"))
         .into_iter()
@@ -855,7 +855,7 @@ fn stale_views_answer_from_a_standby_copy_and_say_so() {
     let mut active = MemoryBackend::new();
     active.put(b.as_bytes(), &i64_bytes(10)).expect("put");
     publisher
-        .publish_all(&STORES[0], pb, &active)
+        .publish_whole(&STORES[0], pb, &active, None)
         .expect("publish");
     // Without the opt-in a standby never answers.
     let err = counts.get(&a).expect_err("not active here");
@@ -901,7 +901,7 @@ fn stale_views_answer_from_a_standby_copy_and_say_so() {
     let mut restored = MemoryBackend::new();
     restored.put(a.as_bytes(), &i64_bytes(5)).expect("put");
     publisher
-        .publish_all(&STORES[0], pa, &restored)
+        .publish_whole(&STORES[0], pa, &restored, None)
         .expect("publish");
     publisher.standby_closed(&SUBS[0], pa);
     assert_eq!(

@@ -43,14 +43,10 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         }
         for store in active.task.subtopology().stores {
             if let Some(backend) = active.task.store(store.name) {
+                let history = active.task.history(store.name);
                 self.publisher
-                    .publish_all(store, active.id.partition, backend)
+                    .publish_whole(store, active.id.partition, backend, history)
                     .map_err(|e| StreamsError::store(active.id, e))?;
-                if let Some(history) = active.task.history(store.name) {
-                    self.publisher
-                        .publish_versioned(store, active.id.partition, backend, history)
-                        .map_err(|e| StreamsError::store(active.id, e))?;
-                }
             }
         }
         // A promoted standby's copy answered stale queries while the task restored; the
@@ -119,13 +115,8 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                     && let Some(backend) = active.task.store(store.name)
                 {
                     self.publisher
-                        .publish_all(store, active.id.partition, backend)
+                        .publish_whole(store, active.id.partition, backend, history)
                         .map_err(|e| StreamsError::store(active.id, e))?;
-                    if let Some(history) = history {
-                        self.publisher
-                            .publish_versioned(store, active.id.partition, backend, history)
-                            .map_err(|e| StreamsError::store(active.id, e))?;
-                    }
                 }
             }
         }
