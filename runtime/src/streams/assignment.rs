@@ -376,11 +376,10 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     fn resume_unpaused(&mut self) -> Result<(), StreamsError> {
         let mut tpl = TopicPartitionList::new();
         for active in self.tasks.iter() {
-            if active.queues.as_ref().is_some_and(|q| q.any_paused()) {
-                continue;
-            }
-            for topic in active.task.source_topics() {
-                tpl.add_partition(topic, active.id.partition);
+            for (source, topic) in active.task.source_topics().iter().enumerate() {
+                if !active.queues.as_ref().is_some_and(|q| q.is_paused(source)) {
+                    tpl.add_partition(topic, active.id.partition);
+                }
             }
         }
         self.clients

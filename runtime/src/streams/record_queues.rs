@@ -158,9 +158,9 @@ impl RecordQueues {
         self.paused[source] = paused;
     }
 
-    /// Whether any source's partition is paused.
-    pub(crate) fn any_paused(&self) -> bool {
-        self.paused.contains(&true)
+    /// Whether `source`'s partition is paused.
+    pub(crate) fn is_paused(&self, source: usize) -> bool {
+        self.paused[source]
     }
 
     /// Takes the head of `source`'s queue; give it back with [`RecordQueues::recycle`] once

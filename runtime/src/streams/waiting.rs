@@ -2,10 +2,11 @@
 //! sources their task waits for are known to be caught up.
 //!
 //! A task with several sources processes a buffered record right away only while every source
-//! has one; a source whose queue fills up is paused meanwhile ([`StreamThread::pace_partitions`]). When a source is empty, the thread asks at its next look at the clock (every 64
-//! records, or after a poll that came back empty) whether that source is caught up: the
-//! consumer's position, or the task's own next offset before the consumer handed out anything
-//! of it, at or past the high watermark of the partition's last fetch response
+//! has one; a source whose queue fills up is paused meanwhile
+//! ([`StreamThread::pace_partitions`]). When a source is empty, the thread asks at its next look
+//! at the clock (every 64 records, or after a poll that came back empty) whether that source is
+//! caught up: the consumer's position, or the task's own next offset before the consumer handed
+//! out anything of it, at or past the high watermark of the partition's last fetch response
 //! ([`crate::kafka::watermarks`]). A partition not fetched yet is not caught up: its records may
 //! be earlier than those waiting.
 
