@@ -55,8 +55,8 @@ pub(crate) fn parse(arg: &syn::Expr) -> Option<syn::Result<(i64, Option<SerdeTy>
     })
 }
 
-/// Checks the grace of a join of stream `s` with table store `table` (named `name`) and adds
-/// its buffer store for join node `node`. Kafka Streams refuses a grace on an unversioned table
+/// Checks the grace of a join of stream `s` with table store `table` (named `name`), for the
+/// join's node; [`add_buffer`] then adds its buffer store. Kafka Streams refuses a grace on an unversioned table
 /// and one longer than the table's history retention; so does the macro, at `arg`.
 pub(crate) fn add(
     b: &mut Builder,
@@ -91,14 +91,16 @@ pub(crate) fn add(
     };
     Ok(JoinGrace {
         ms,
-        buffer: usize::MAX,
+        // The buffer store takes the next index: `add_buffer` pushes it once the join's node
+        // (whose name it takes) is made, and nothing adds a store in between.
+        buffer: b.stores.len(),
         key,
         value,
     })
 }
 
 /// Adds the buffer store of join `node` (`<node>-Buffer`, changelog
-/// `<app>-<node>-Buffer-changelog`, as Kafka Streams names them) and records it in the node.
+/// `<app>-<node>-Buffer-changelog`, as Kafka Streams names them), at the index [`add`] gave it.
 pub(crate) fn add_buffer(b: &mut Builder, node: usize) {
     let name = format!("{}-Buffer", b.nodes[node].name);
     let span = b.nodes[node].span;
@@ -125,12 +127,9 @@ pub(crate) fn add_buffer(b: &mut Builder, node: usize) {
         cached: false,
         versioned: None,
     });
-    if let NodeKind::Join {
-        grace: Some(grace), ..
-    } = &mut b.nodes[node].kind
-    {
-        grace.buffer = buffer;
-    }
+    debug_assert!(
+        matches!(&b.nodes[node].kind, NodeKind::Join { grace: Some(g), .. } if g.buffer == buffer)
+    );
 }
 
 fn state_field(node: usize) -> proc_macro2::Ident {
