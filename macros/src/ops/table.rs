@@ -374,6 +374,9 @@ fn record(em: &Emitter<'_>, node: usize, k: &Acc, v: &Acc) -> Option<TokenStream
         let field = Emitter::store_field(*store);
         let kr = k.r(st.key.span);
         let vo = v.o(st.value.span);
+        if st.versioned.is_some() {
+            return Some(versioned_to_table(em, node, *store, k, quote!(Some(#vo))));
+        }
         let want_old = needs_old(em, node);
         let changed = changed_call(em, node, k, &out, quote!(__dk_record));
         let cache_on = cached_on(em, node, *store);
@@ -390,9 +393,6 @@ fn record(em: &Emitter<'_>, node: usize, k: &Acc, v: &Acc) -> Option<TokenStream
             quote!(self.__vbuf.len()),
             quote!(__dk_record.timestamp),
         );
-        if st.versioned.is_some() {
-            return Some(versioned_to_table(em, node, *store, k, quote!(Some(#vo))));
-        }
         quote! {
             // Records whose key serializes to null are dropped, as Kafka Streams does.
             let __dk_ke = #dk::ser::<#kt>(#kr, &mut self.__kbuf, #name)?;
@@ -465,6 +465,9 @@ fn null(em: &Emitter<'_>, node: usize, k: &Part, v: &Part) -> Option<TokenStream
     Some(match (k, v) {
         (Part::Val(ka), Part::Null) => {
             let st = &em.m.stores[*store];
+            if st.versioned.is_some() {
+                return Some(versioned_to_table(em, node, *store, ka, quote!(None)));
+            }
             let (kt, vt) = (&st.key.ty, &st.value.ty);
             let changelog = &st.changelog;
             let field = Emitter::store_field(*store);
@@ -472,9 +475,6 @@ fn null(em: &Emitter<'_>, node: usize, k: &Part, v: &Part) -> Option<TokenStream
             let want_old = needs_old(em, node);
             let nv = format_ident!("__v{}", node);
             let changed = changed_call(em, node, ka, &Acc::owned(nv.clone()), quote!(__dk_record));
-            if st.versioned.is_some() {
-                return Some(versioned_to_table(em, node, *store, ka, quote!(None)));
-            }
             let cache_on = cached_on(em, node, *store);
             let cached = cached_update(
                 em,
