@@ -165,8 +165,11 @@ fn the_declared_part_is_what_the_member_sends() {
                 .iter()
                 .chain(sub.state_changelog_topics)
             {
-                let configs: Vec<String> =
-                    t.configs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                let configs: Vec<String> = t
+                    .declared_configs(&Default::default())
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect();
                 assert!(
                     declared.contains(&format!("{} (", t.name))
                         && declared.contains(&configs.join(", ")),

@@ -200,26 +200,33 @@ fn join_stores_and_changelogs_are_named_like_kafka_streams() {
             grace_ms: 5
         }
     );
-    let changelogs: Vec<(&str, &[(&str, &str)])> = sub
+    // As declared under Kafka Streams' default settings (no `topic.*`, a day of additional
+    // retention).
+    let pairs = |c: &[(&str, &str)]| -> Vec<(String, String)> {
+        c.iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    };
+    let changelogs: Vec<(&str, Vec<(String, String)>)> = sub
         .state_changelog_topics
         .iter()
-        .map(|t| (t.name, t.configs))
+        .map(|t| (t.name, t.declared_configs(&Default::default())))
         .collect();
-    let window = &[
+    let window = pairs(&[
         ("cleanup.policy", "delete"),
         ("message.timestamp.type", "CreateTime"),
         ("retention.ms", "86400025"),
-    ][..];
-    let shared = &[
+    ]);
+    let shared = pairs(&[
         ("cleanup.policy", "compact"),
         ("message.timestamp.type", "CreateTime"),
-    ][..];
+    ]);
     assert_eq!(
         changelogs,
         [
             (
                 "left-join-KSTREAM-JOINTHIS-0000000004-store-changelog",
-                window
+                window.clone()
             ),
             (
                 "left-join-KSTREAM-OUTEROTHER-0000000005-store-changelog",

@@ -73,15 +73,19 @@ fn the_changelog_is_declared_with_the_retention_plus_a_day() {
             .iter()
             .flat_map(|s| s.state_changelog_topics)
             .find(|t| t.name == topic)
-            .and_then(|t| t.configs.iter().find(|(k, _)| *k == "retention.ms"))
-            .map(|(_, v)| *v)
+            .and_then(|t| {
+                t.declared_configs(&Default::default())
+                    .into_iter()
+                    .find(|(k, _)| k == "retention.ms")
+            })
+            .map(|(_, v)| v)
     };
     assert_eq!(
-        retention_of("retention-app-per-minute-kept-changelog"),
+        retention_of("retention-app-per-minute-kept-changelog").as_deref(),
         Some("90000000")
     );
     assert_eq!(
-        retention_of("retention-app-per-minute-changelog"),
+        retention_of("retention-app-per-minute-changelog").as_deref(),
         Some("86460000")
     );
 }

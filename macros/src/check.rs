@@ -247,7 +247,11 @@ fn internal_topics(model: &Model) -> Vec<(&str, Span)> {
             continue;
         }
         seen_stores.push(&st.name);
-        if st.owner == StoreOwner::Table || st.name.is_empty() || illegal_char(&st.name).is_some() {
+        if st.owner == StoreOwner::Table
+            || !st.has_changelog()
+            || st.name.is_empty()
+            || illegal_char(&st.name).is_some()
+        {
             continue;
         }
         internal.push((st.changelog.as_str(), st.span));

@@ -133,12 +133,14 @@ pub(crate) fn describe(m: &Model) -> String {
                     w.size, w.advance, w.grace
                 ),
             };
+            let changelog = if st.has_changelog() {
+                st.changelog.as_str()
+            } else {
+                "none, logging disabled"
+            };
             push_line(
                 &mut out,
-                format_args!(
-                    "    Store: {} ({kind}; changelog: {})",
-                    st.name, st.changelog
-                ),
+                format_args!("    Store: {} ({kind}; changelog: {changelog})", st.name),
             );
         }
         for (users, reps) in &sub.copartition_groups {

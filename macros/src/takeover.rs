@@ -5,8 +5,8 @@
 
 use std::fmt::Write;
 
-use crate::codegen::info::{repartition_configs, store_changelog_configs};
-use crate::ir::{AggOp, Model, NodeKind, Store, StoreOwner, WindowKind, WindowSpec};
+use crate::codegen::info::{repartition_configs, store_changelog};
+use crate::ir::{AggOp, Model, NodeKind, Store, StoreOwner, TableNode, WindowKind, WindowSpec};
 
 /// "Declared to the coordinator" with every subtopology's topics, configs and copartition
 /// groups, as the member sends them in its joining heartbeat.
@@ -41,8 +41,8 @@ pub(crate) fn declared(m: &Model) -> String {
         }
         let mut stores: Vec<&Store> = sub.stores.iter().map(|&s| &m.stores[s]).collect();
         stores.sort_by(|a, b| a.changelog.cmp(&b.changelog));
-        for st in stores {
-            let conf = store_changelog_configs(st);
+        for st in stores.into_iter().filter(|st| st.has_changelog()) {
+            let conf = store_changelog(st).by_default();
             let _ = writeln!(
                 out,
                 "    Changelog topic: {} ({})",
@@ -90,12 +90,12 @@ pub(crate) fn equivalent(m: &Model) -> String {
     out
 }
 
-fn configs(pairs: &[(&str, String)]) -> String {
+fn configs<K: AsRef<str> + Ord + Clone>(pairs: &[(K, String)]) -> String {
     let mut sorted = pairs.to_vec();
     sorted.sort();
     sorted
         .iter()
-        .map(|(k, v)| format!("{k}={v}"))
+        .map(|(k, v)| format!("{}={v}", k.as_ref()))
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -144,10 +144,39 @@ fn repartition_origin(m: &Model, topic: &str) -> String {
 }
 
 /// The Java declaration of store `s`'s changelog, and a flag when it can differ.
+/// The `Materialized` call that sets a store's logging as this topology does, when it is not
+/// the default.
+fn java_logging(st: &Store) -> Option<String> {
+    match &st.logging {
+        crate::ir::Logging::Disabled => Some(".withLoggingDisabled()".to_owned()),
+        crate::ir::Logging::Enabled(own) if own.is_empty() => None,
+        crate::ir::Logging::Enabled(own) => {
+            let pairs: Vec<String> = own
+                .iter()
+                .map(|(k, v)| format!("\"{k}\", \"{v}\""))
+                .collect();
+            Some(format!(".withLoggingEnabled(Map.of({}))", pairs.join(", ")))
+        }
+    }
+}
+
 fn store_origin(m: &Model, s: usize) -> (String, Option<String>) {
     let st = &m.stores[s];
     let name = &st.name;
+    let to_table = st
+        .users
+        .iter()
+        .any(|&u| matches!(m.nodes[u].kind, NodeKind::Table(TableNode::ToTable { .. })));
     match st.owner {
+        // `to_table("name")`'s store (a `StoreOwner::Aggregate` here: it is written as an
+        // aggregation's is).
+        StoreOwner::Aggregate if to_table => (
+            format!(
+                "toTable(Materialized.as(\"{name}\"){})",
+                java_logging(st).unwrap_or_default()
+            ),
+            None,
+        ),
         StoreOwner::Aggregate => {
             let op = st.users.iter().find_map(|&u| match &m.nodes[u].kind {
                 // A cogroup's: `cogroup(..).cogroup(..)[.windowedBy(..)].aggregate(..)`.
@@ -185,9 +214,14 @@ fn store_origin(m: &Model, s: usize) -> (String, Option<String>) {
                 ""
             };
             (
-                format!(
-                    "{cogroup}{windows}{op}Materialized.as(\"{name}\")), logging on (the default)"
-                ),
+                match java_logging(st) {
+                    Some(logging) => {
+                        format!("{cogroup}{windows}{op}Materialized.as(\"{name}\"){logging})")
+                    }
+                    None => format!(
+                        "{cogroup}{windows}{op}Materialized.as(\"{name}\")), logging on (the default)"
+                    ),
+                },
                 None,
             )
         }
@@ -207,7 +241,13 @@ fn store_origin(m: &Model, s: usize) -> (String, Option<String>) {
                 st.changelog, m.app_id
             )),
         ),
-        StoreOwner::Table => (format!("toTable(Materialized.as(\"{name}\"))"), None),
+        StoreOwner::Table => (
+            format!(
+                "toTable(Materialized.as(\"{name}\"){})",
+                java_logging(st).unwrap_or_default()
+            ),
+            None,
+        ),
         StoreOwner::Declared => (
             format!(
                 "process(.., \"{name}\") with Stores.keyValueStoreBuilder(\

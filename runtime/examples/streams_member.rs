@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 
 use dekaf_streams::group::{MemberConfig, MemberEvent, MemberHandle, TaskId};
-use dekaf_streams::topology::{InternalTopicInfo, SubtopologyInfo, TopologyInfo};
+use dekaf_streams::topology::{DerivedConfig, InternalTopicInfo, SubtopologyInfo, TopologyInfo};
 use rdkafka::ClientConfig;
 use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
 use rdkafka::client::DefaultClientContext;
@@ -37,15 +37,17 @@ static TOPOLOGY: TopologyInfo = TopologyInfo {
             repartition_source_topics: &[InternalTopicInfo {
                 name: "dekaf-demo-words-repartition",
                 partitions: 0,
-                replication_factor: 0,
                 configs: &[("cleanup.policy", "delete"), ("retention.ms", "-1")],
+                store_configs: &[],
+                derived: DerivedConfig::None,
             }],
             repartition_sink_topics: &[],
             state_changelog_topics: &[InternalTopicInfo {
                 name: "dekaf-demo-counts-changelog",
                 partitions: 0,
-                replication_factor: 0,
                 configs: &[("cleanup.policy", "compact")],
+                store_configs: &[],
+                derived: DerivedConfig::None,
             }],
             sink_topics: &["demo-word-counts"],
             copartition_groups: &[],

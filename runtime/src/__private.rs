@@ -52,8 +52,8 @@ pub use crate::task::{
     TopicRef, Topology, WindowStoreRef,
 };
 pub use crate::topology::{
-    CopartitionGroup, InternalTopicInfo, OffsetReset, SourceOffsetReset, StoreInfo, StoreKind,
-    SubtopologyInfo, TopologyInfo, WindowedSink,
+    CopartitionGroup, DerivedConfig, InternalTopicInfo, OffsetReset, SourceOffsetReset, StoreInfo,
+    StoreKind, SubtopologyInfo, TopologyInfo, WindowedSink,
 };
 pub use crate::window::{
     Base, BufferLimits, SessionSpan, SlidingStep, SuppressState, TimeIndex, WindowScratch,

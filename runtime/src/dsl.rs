@@ -443,6 +443,8 @@
 //! | `.with_retention(Duration::from_hours(1))` | right after a windowed `count`/`reduce`/`aggregate`: its store keeps windows that long instead of the least it needs (size + grace; gap + grace; 2 × difference + grace), so queries see older windows (Kafka Streams' `Materialized.withRetention`; the changelog's `retention.ms` is the retention plus a day, as Kafka Streams declares it; a shorter one is refused at the call) |
 //! | `.versioned(Duration::from_mins(10))` | right after `table(..)` or `to_table(..)`: the table keeps its values' history that long (Kafka Streams' versioned store, KIP-889); see [Versioned tables](#versioned-tables) |
 //! | `.with_caching_disabled()` | right after `table(..)`, `count`/`reduce`/`aggregate` or `to_table(..)`: that store's updates skip the record cache (Kafka Streams' `Materialized.withCachingDisabled()`), so every update is forwarded as it happens |
+//! | `.with_logging_enabled([("segment.ms", "600000"), ..])` | right after `count`/`reduce`/`aggregate` (windowed or not) or `to_table(..)`: the store's changelog gets these topic configs of its own (Kafka Streams' `Materialized.withLoggingEnabled(Map)`), over Kafka Streams' defaults and the application's `internal_topic_config(..)`; see [Changelogs and internal topics](#changelogs-and-internal-topics) |
+//! | `.with_logging_disabled()` | right after `count`/`reduce`/`aggregate` or `to_table(..)`: the store has no changelog (Kafka Streams' `Materialized.withLoggingDisabled()`); see [Changelogs and internal topics](#changelogs-and-internal-topics) |
 //!
 //! With the record cache on (`cache_max_bytes`, 10 MiB by default), a table read from a topic,
 //! a `to_table(..)` and a re-grouped table's `count`/`reduce`/`aggregate` forward as Kafka
@@ -485,6 +487,49 @@
 //!     }
 //! }
 //! ```
+//!
+//! ## Changelogs and internal topics
+//!
+//! Every store has a changelog topic, `<app>-<store>-changelog`, which the group coordinator
+//! creates and from which the store is restored after a failure or a move (a table read from a
+//! topic restores from that topic instead). Its configs are declared to the coordinator in
+//! Kafka Streams' layers, each overriding the one before:
+//!
+//! 1. Kafka Streams' own, per kind of topic: `cleanup.policy=compact` for key-value stores,
+//!    `compact,delete` for window and session stores, `delete` for repartition topics (with
+//!    `retention.ms=-1` and `segment.bytes=52428800`), and `message.timestamp.type=CreateTime`;
+//! 2. the application's, for every internal topic: `KafkaStreams::builder(..)
+//!    .internal_topic_config("min.insync.replicas", "2")` (Kafka Streams' `topic.` configs);
+//! 3. the store's own: `.with_logging_enabled([("segment.ms", "600000")])`.
+//!
+//! Then a window store's changelog gets `retention.ms` = the store's retention plus
+//! `window_changelog_additional_retention(..)` (a day by default), and a versioned store's
+//! `min.compaction.lag.ms` = its history plus a day, unless the store's own configs set them.
+//! Every internal topic has the replication factor of `replication_factor(..)` (-1 by default:
+//! the broker's `default.replication.factor`).
+//!
+//! The coordinator compares a joining member's topology with the group's field by field,
+//! configs and replication factor included: to take over a Kafka Streams application's group,
+//! declare what it declares. `describe()` prints the declaration under Kafka Streams' default
+//! settings, and the Java calls that give the same.
+//!
+//! The macro checks each config of `with_logging_enabled` while compiling: a name that is no
+//! topic config of Kafka 4.4 (with the closest one), a config given twice, a `cleanup.policy`
+//! that is no policy, a size or duration that is no number. `build()` checks the names given to
+//! `internal_topic_config`.
+//!
+//!
+//! **Without a changelog** (`with_logging_disabled()`), the store is not declared to the
+//! coordinator, nothing is written for it, and nothing restores it: it holds only what its task
+//! processed on this instance since the task started here. After a move, a restart in memory, or
+//! a failure that rebuilds the task's stores, it starts empty. Under exactly-once the same holds
+//! on disk (`state_dir`) after a crash: such a store may hold writes of an interval that was
+//! never committed, so unless the task closed cleanly it is emptied (Kafka Streams wipes such a
+//! task's state too). Output computed from it is then not exactly-once with respect to its
+//! input; use it for state that can be lost (a cache, a deduplication window that may let a
+//! repeat through). Queries still answer from it. A table read from a topic keeps that topic as
+//! its changelog, and a versioned table rebuilds its history from its changelog, so neither can
+//! disable it.
 //!
 //! ## Versioned tables
 //!

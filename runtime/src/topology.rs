@@ -66,8 +66,10 @@ pub struct SubtopologyInfo {
     pub repartition_source_topics: &'static [InternalTopicInfo],
     /// Repartition topics this subtopology writes, sorted.
     pub repartition_sink_topics: &'static [&'static str],
-    /// Changelog topics of this subtopology's stores, sorted by name. A table read from a user
-    /// topic uses that topic as its changelog and is not listed here.
+    /// Changelog topics of this subtopology's stores, sorted by name: a table read from a user
+    /// topic declares that topic (Kafka Streams declares it so under
+    /// `topology.optimization=reuse.ktable.source.topics`); a store whose logging is disabled
+    /// has none.
     pub state_changelog_topics: &'static [InternalTopicInfo],
     /// User topics this subtopology writes (sinks and dead-letter topics), sorted.
     pub sink_topics: &'static [&'static str],
@@ -79,19 +81,118 @@ pub struct SubtopologyInfo {
 }
 
 /// An internal topic (repartition or changelog) that the group coordinator creates.
+///
+/// Its configuration is declared as Kafka Streams declares it (`InternalTopicConfig`), in
+/// three layers, each overriding the one before: Kafka Streams' own configs for this kind of
+/// topic ([`configs`](Self::configs)), the application's configs for every internal topic
+/// ([`InternalTopicSettings::configs`], Kafka Streams' `topic.*`), and the store's own
+/// ([`store_configs`](Self::store_configs), `with_logging_enabled([..])`); then the
+/// [`derived`](Self::derived) config, unless the store's own configs set it.
+/// [`declared_configs`](Self::declared_configs) merges them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct InternalTopicInfo {
     /// Full topic name.
     pub name: &'static str,
     /// Partition count; `0` lets the coordinator decide (always `0` for changelogs).
     pub partitions: i32,
-    /// Replication factor; `-1` (what the macro declares, as Kafka Streams declares its default
-    /// `replication.factor`) or `0` means the broker's default. The coordinator compares a joining
-    /// member's topology with the stored one field by field, so an application that takes over a
-    /// Kafka Streams application's group must declare the same value.
-    pub replication_factor: i16,
-    /// Topic configurations, sorted by key.
+    /// Kafka Streams' own configs for this kind of topic, sorted by key.
     pub configs: &'static [(&'static str, &'static str)],
+    /// The store's own changelog configs (`with_logging_enabled([..])`), sorted by key.
+    pub store_configs: &'static [(&'static str, &'static str)],
+    /// A config computed from the store.
+    pub derived: DerivedConfig,
+}
+
+/// A topic config computed from its store, set unless the store's own configs set it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DerivedConfig {
+    /// None.
+    None,
+    /// A window store's changelog: `retention.ms` is the store's retention plus
+    /// [`InternalTopicSettings::window_changelog_additional_retention_ms`] (Kafka Streams'
+    /// `WindowedChangelogTopicConfig`).
+    WindowRetention {
+        /// How long the store keeps a window, in milliseconds.
+        retention_ms: i64,
+    },
+    /// A versioned store's changelog: `min.compaction.lag.ms` is the history retention plus
+    /// a day (Kafka Streams' `VersionedChangelogTopicConfig`).
+    VersionedCompactionLag {
+        /// How long the store keeps old versions, in milliseconds.
+        history_ms: i64,
+    },
+}
+
+/// One day in milliseconds: what a versioned store's changelog keeps beyond its history.
+const VERSIONED_ADDITIONAL_COMPACTION_LAG_MS: i64 = 24 * 60 * 60 * 1000;
+
+impl InternalTopicInfo {
+    /// The configs this topic is declared with under `settings`, sorted by key: Kafka
+    /// Streams' defaults, overridden by the application's `topic.*` configs, overridden by
+    /// the store's own, then the derived config unless the store's own set it.
+    pub fn declared_configs(&self, settings: &InternalTopicSettings) -> Vec<(String, String)> {
+        let mut merged: std::collections::BTreeMap<String, String> = self
+            .configs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        merged.extend(settings.configs.iter().map(|(k, v)| (k.clone(), v.clone())));
+        merged.extend(
+            self.store_configs
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned())),
+        );
+        let own = |key: &str| self.store_configs.iter().any(|(k, _)| *k == key);
+        match self.derived {
+            DerivedConfig::None => {}
+            DerivedConfig::WindowRetention { retention_ms } if !own("retention.ms") => {
+                let ms = retention_ms
+                    .checked_add(settings.window_changelog_additional_retention_ms)
+                    .unwrap_or(i64::MAX);
+                merged.insert("retention.ms".to_owned(), ms.to_string());
+            }
+            DerivedConfig::VersionedCompactionLag { history_ms }
+                if !own("min.compaction.lag.ms") =>
+            {
+                let ms = history_ms
+                    .checked_add(VERSIONED_ADDITIONAL_COMPACTION_LAG_MS)
+                    .unwrap_or(i64::MAX);
+                merged.insert("min.compaction.lag.ms".to_owned(), ms.to_string());
+            }
+            DerivedConfig::WindowRetention { .. }
+            | DerivedConfig::VersionedCompactionLag { .. } => {}
+        }
+        merged.into_iter().collect()
+    }
+}
+
+/// What an application declares for every internal topic it has the coordinator create
+/// (Kafka Streams' `replication.factor`, `topic.*` and
+/// `windowstore.changelog.additional.retention.ms`). The coordinator compares a joining
+/// member's topology with the group's field by field, so an application that takes over a
+/// Kafka Streams application's group must declare what that application declared.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InternalTopicSettings {
+    /// The replication factor of every internal topic; `-1` (the default, as Kafka Streams'
+    /// `replication.factor`) lets the broker choose (`default.replication.factor`).
+    pub replication_factor: i16,
+    /// Configs of every internal topic (Kafka Streams' `topic.`-prefixed configs, without the
+    /// prefix), by key.
+    pub configs: std::collections::BTreeMap<String, String>,
+    /// What a window store's changelog keeps beyond the store's retention, in milliseconds
+    /// (one day by default, as Kafka Streams'
+    /// `windowstore.changelog.additional.retention.ms`).
+    pub window_changelog_additional_retention_ms: i64,
+}
+
+impl Default for InternalTopicSettings {
+    fn default() -> Self {
+        InternalTopicSettings {
+            replication_factor: -1,
+            configs: std::collections::BTreeMap::new(),
+            window_changelog_additional_retention_ms: 24 * 60 * 60 * 1000,
+        }
+    }
 }
 
 /// Topics that must be co-partitioned.
@@ -111,6 +212,11 @@ pub struct StoreInfo {
     /// The topic that records every update of the store: `<app>-<store>-changelog`, or the
     /// source topic for a table read from a topic.
     pub changelog_topic: &'static str,
+    /// Whether the store has that changelog. `false` for a store whose logging is disabled
+    /// (`with_logging_disabled()`): its `changelog_topic` still names it (interactive queries
+    /// find it by that name), but no such topic exists; nothing is written there or restored
+    /// from there.
+    pub logged: bool,
     /// What kind of store it is.
     pub kind: StoreKind,
 }

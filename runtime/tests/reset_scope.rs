@@ -10,7 +10,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use dekaf_streams::group::{CoordinatorConfig, describe_streams_group_if_exists};
-use dekaf_streams::topology::{InternalTopicInfo, SubtopologyInfo, TopologyInfo};
+use dekaf_streams::topology::{DerivedConfig, InternalTopicInfo, SubtopologyInfo, TopologyInfo};
 use dekaf_streams::{ClientSettings, reset_application};
 use group_support::*;
 
@@ -25,8 +25,9 @@ fn internal(
     InternalTopicInfo {
         name,
         partitions: 0,
-        replication_factor: 0,
         configs,
+        store_configs: &[],
+        derived: DerivedConfig::None,
     }
 }
 

@@ -3,7 +3,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::ir::{JoinWindowSpec, Model, Store, StoreOwner};
+use crate::ir::{Logging, Model, Store, StoreOwner};
 
 const DAY_MS: i64 = 86_400_000;
 
@@ -24,49 +24,127 @@ pub(crate) fn repartition_configs() -> Vec<(&'static str, String)> {
     ]
 }
 
-/// Kafka Streams' configuration of store `st`'s changelog topic.
-pub(crate) fn store_changelog_configs(st: &Store) -> Vec<(&'static str, String)> {
-    match (st.owner, st.versioned) {
-        (StoreOwner::JoinWindow(w), _) => join_changelog_configs(w),
-        // A versioned store's changelog keeps every version its history may still need: not
-        // compacted before the history retention plus a day (Kafka Streams'
-        // `VersionedChangelogTopicConfig`).
-        (_, Some(history)) => vec![
-            ("cleanup.policy", "compact".to_owned()),
-            ("message.timestamp.type", "CreateTime".to_owned()),
-            ("min.compaction.lag.ms", (history + DAY_MS).to_string()),
-        ],
-        _ => changelog_configs(st.window),
+/// How a store's changelog topic is declared, in Kafka Streams' layers (see the runtime's
+/// `InternalTopicInfo`): its configs for this kind of changelog, the store's own, and one
+/// derived from the store unless the store's own set it.
+pub(crate) struct ChangelogDecl {
+    /// Kafka Streams' configs for this kind of changelog.
+    pub defaults: Vec<(&'static str, String)>,
+    /// The store's own (`with_logging_enabled([..])`; a join window store's
+    /// `cleanup.policy=delete`, which Kafka Streams' `WindowStoreBuilder` sets the same way).
+    pub own: Vec<(String, String)>,
+    pub derived: Derived,
+}
+
+/// A changelog config computed from its store.
+#[derive(Clone, Copy)]
+pub(crate) enum Derived {
+    None,
+    /// `retention.ms` = the window store's retention + the additional retention (a day by
+    /// default, `windowstore.changelog.additional.retention.ms`).
+    WindowRetention(i64),
+    /// `min.compaction.lag.ms` = the history retention + a day.
+    VersionedLag(i64),
+}
+
+impl ChangelogDecl {
+    /// The configs declared under Kafka Streams' default application settings (no `topic.*`,
+    /// a day of additional retention): what `describe()` prints.
+    pub(crate) fn by_default(&self) -> Vec<(String, String)> {
+        let mut merged: std::collections::BTreeMap<String, String> = self
+            .defaults
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), v.clone()))
+            .collect();
+        merged.extend(self.own.iter().cloned());
+        let own = |key: &str| self.own.iter().any(|(k, _)| k == key);
+        match self.derived {
+            Derived::WindowRetention(ms) if !own("retention.ms") => {
+                merged.insert("retention.ms".to_owned(), (ms + DAY_MS).to_string());
+            }
+            Derived::VersionedLag(ms) if !own("min.compaction.lag.ms") => {
+                merged.insert(
+                    "min.compaction.lag.ms".to_owned(),
+                    (ms + DAY_MS).to_string(),
+                );
+            }
+            _ => {}
+        }
+        merged.into_iter().collect()
     }
 }
 
-/// Kafka Streams' configuration of a changelog topic.
-fn changelog_configs(window: Option<crate::ir::WindowSpec>) -> Vec<(&'static str, String)> {
-    match window {
-        None => vec![
+/// How store `st`'s changelog topic is declared.
+pub(crate) fn store_changelog(st: &Store) -> ChangelogDecl {
+    let kv = || {
+        vec![
             ("cleanup.policy", "compact".to_owned()),
             ("message.timestamp.type", "CreateTime".to_owned()),
-        ],
-        Some(w) => vec![
+        ]
+    };
+    let windowed = || {
+        vec![
             ("cleanup.policy", "compact,delete".to_owned()),
             ("message.timestamp.type", "CreateTime".to_owned()),
-            // The store's retention (time: size + grace, session: gap + grace, sliding:
-            // 2 × difference + grace); the changelog one more day
-            // (windowstore.changelog.additional.retention.ms), as Kafka Streams does.
-            ("retention.ms", (w.retention() + DAY_MS).to_string()),
-        ],
+        ]
+    };
+    let mut own = match &st.logging {
+        Logging::Enabled(own) => own.clone(),
+        Logging::Disabled => Vec::new(),
+    };
+    let (defaults, derived) = match (st.owner, st.versioned, st.window) {
+        // A stream-stream join's store retains duplicates, so `WindowStoreBuilder` sets
+        // `cleanup.policy=delete` in its own configs (compaction would drop records of one key
+        // and timestamp).
+        (StoreOwner::JoinWindow(w), _, _) => {
+            own.insert(0, ("cleanup.policy".to_owned(), "delete".to_owned()));
+            (windowed(), Derived::WindowRetention(w.retention()))
+        }
+        // A versioned store's changelog keeps every version its history may still need
+        // (`VersionedChangelogTopicConfig`).
+        (_, Some(history), _) => (
+            vec![
+                ("cleanup.policy", "compact".to_owned()),
+                ("message.timestamp.type", "CreateTime".to_owned()),
+            ],
+            Derived::VersionedLag(history),
+        ),
+        // The store's retention (time: size + grace, session: gap + grace, sliding: 2 ×
+        // difference + grace, or `with_retention(..)`), plus the additional retention.
+        (_, None, Some(w)) => (windowed(), Derived::WindowRetention(w.retention())),
+        (_, None, None) => (kv(), Derived::None),
+    };
+    own.sort();
+    ChangelogDecl {
+        defaults,
+        own,
+        derived,
     }
 }
 
-/// Kafka Streams' configuration of a stream-stream join's window store changelog: its store
-/// retains duplicates, so `WindowStoreBuilder` sets `cleanup.policy=delete` (compaction would
-/// drop records of one key and timestamp), kept a day longer than the store.
-pub(crate) fn join_changelog_configs(w: JoinWindowSpec) -> Vec<(&'static str, String)> {
-    vec![
-        ("cleanup.policy", "delete".to_owned()),
-        ("message.timestamp.type", "CreateTime".to_owned()),
-        ("retention.ms", (w.retention() + DAY_MS).to_string()),
-    ]
+/// The runtime's `InternalTopicInfo` of a changelog.
+fn changelog_info(st: &Store) -> TokenStream {
+    let dk = quote!(::dekaf_streams::__private);
+    let name = &st.changelog;
+    let decl = store_changelog(st);
+    let defaults = configs(&decl.defaults);
+    let own = decl.own.iter().map(|(k, v)| quote!((#k, #v)));
+    let derived = match decl.derived {
+        Derived::None => quote!(#dk::DerivedConfig::None),
+        Derived::WindowRetention(ms) => {
+            quote!(#dk::DerivedConfig::WindowRetention { retention_ms: #ms })
+        }
+        Derived::VersionedLag(ms) => {
+            quote!(#dk::DerivedConfig::VersionedCompactionLag { history_ms: #ms })
+        }
+    };
+    quote!(#dk::InternalTopicInfo {
+        name: #name,
+        partitions: 0,
+        configs: #defaults,
+        store_configs: &[#(#own),*],
+        derived: #derived,
+    })
 }
 
 pub(crate) fn store_info(m: &Model, s: usize) -> TokenStream {
@@ -104,7 +182,8 @@ pub(crate) fn store_info(m: &Model, s: usize) -> TokenStream {
             }
         }
     };
-    quote!(#dk::StoreInfo { name: #name, changelog_topic: #changelog, kind: #kind })
+    let logged = st.has_changelog();
+    quote!(#dk::StoreInfo { name: #name, changelog_topic: #changelog, logged: #logged, kind: #kind })
 }
 
 pub(crate) fn info(m: &Model) -> TokenStream {
@@ -118,20 +197,28 @@ pub(crate) fn info(m: &Model) -> TokenStream {
             let partitions = proc_macro2::Literal::i32_unsuffixed(
                 m.repartition_partitions.get(t).map_or(0, |&n| n as i32),
             );
-            quote!(#dk::InternalTopicInfo { name: #t, partitions: #partitions, replication_factor: -1, configs: #rep_conf })
+            quote!(#dk::InternalTopicInfo {
+                name: #t,
+                partitions: #partitions,
+                configs: #rep_conf,
+                store_configs: &[],
+                derived: #dk::DerivedConfig::None,
+            })
         });
         let rep_sinks = &sub.repartition_sinks;
         // Every store's changelog, including a table's source topic (which the table's store
         // restores from and does not write): Kafka Streams declares it the same way under
         // `topology.optimization=reuse.ktable.source.topics`, and the coordinator refuses a
         // member whose topology differs from the group's in any field.
-        let mut changelogs: Vec<_> = sub.stores.iter().map(|&s| &m.stores[s]).collect();
+        // A store whose logging is disabled has none.
+        let mut changelogs: Vec<_> = sub
+            .stores
+            .iter()
+            .map(|&s| &m.stores[s])
+            .filter(|st| st.has_changelog())
+            .collect();
         changelogs.sort_by(|a, b| a.changelog.cmp(&b.changelog));
-        let changelogs = changelogs.iter().map(|st| {
-            let name = &st.changelog;
-            let conf = configs(&store_changelog_configs(st));
-            quote!(#dk::InternalTopicInfo { name: #name, partitions: 0, replication_factor: -1, configs: #conf })
-        });
+        let changelogs = changelogs.iter().map(|st| changelog_info(st));
         let sinks = &sub.sink_topics;
         let groups = sub.copartition_groups.iter().map(|(u, r)| {
             quote!(#dk::CopartitionGroup { source_topics: &[#(#u),*], repartition_source_topics: &[#(#r),*] })

@@ -140,12 +140,14 @@ pub(super) fn task_parts(m: &Model, sub: &Sub, id: &str) -> TaskParts {
 }
 
 /// The restore arm of store `s`: none for a store the task does not write (a table's source
-/// topic is its changelog, though) or a join window store (the join restores those).
+/// topic is its changelog, though), a join window store (the join restores those) or a store
+/// without a changelog.
 fn restore(m: &Model, s: usize) -> TokenStream {
     let dk = dk();
     let st = &m.stores[s];
     if !(st.logged || st.owner == StoreOwner::Table)
         || matches!(st.owner, StoreOwner::JoinWindow(_))
+        || !st.has_changelog()
     {
         return TokenStream::new();
     }

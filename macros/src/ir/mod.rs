@@ -344,6 +344,33 @@ pub(crate) struct Store {
     /// A versioned table's history retention in milliseconds (`versioned(..)`): the store keeps
     /// past values that long, and a stream-table join reads it as of the stream record's time.
     pub versioned: Option<i64>,
+    /// Its changelog: with the store's own topic configs (`with_logging_enabled([..])`), or
+    /// none (`with_logging_disabled()`).
+    pub logging: Logging,
+}
+
+/// A store's changelog, as Kafka Streams' `Materialized.withLoggingEnabled(Map)` /
+/// `withLoggingDisabled()` set it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Logging {
+    /// A changelog, with these topic configs of the store's own (sorted by key) over Kafka
+    /// Streams' defaults and the application's `topic.*`.
+    Enabled(Vec<(String, String)>),
+    /// No changelog: the store is not restored after a failure or a move.
+    Disabled,
+}
+
+impl Default for Logging {
+    fn default() -> Self {
+        Logging::Enabled(Vec::new())
+    }
+}
+
+impl Store {
+    /// Whether the store has a changelog topic (a table read from a topic has its topic).
+    pub(crate) fn has_changelog(&self) -> bool {
+        self.logging != Logging::Disabled
+    }
 }
 
 /// The topics a sink chooses among per record (`to(["a", "b"], |key, value| .., ..)`).

@@ -265,6 +265,7 @@ pub(crate) fn aggregate(b: &mut Builder, c: Cogrouped, call: &Call) -> syn::Resu
         users: Vec::new(),
         cached: true,
         versioned: None,
+        logging: crate::ir::Logging::default(),
     });
     let mut aggs = Vec::with_capacity(c.parts.len());
     for (p, upstream) in c.parts.iter().zip(upstreams) {

@@ -126,6 +126,7 @@ pub(crate) fn add_buffer(b: &mut Builder, node: usize) {
         users: vec![node],
         cached: false,
         versioned: None,
+        logging: crate::ir::Logging::default(),
     });
     debug_assert!(
         matches!(&b.nodes[node].kind, NodeKind::Join { grace: Some(g), .. } if g.buffer == buffer)

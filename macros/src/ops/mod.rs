@@ -22,6 +22,7 @@ pub(crate) mod global_table;
 pub(crate) mod group;
 pub(crate) mod join;
 pub(crate) mod join_grace;
+pub(crate) mod logging;
 pub(crate) mod map;
 pub(crate) mod merge;
 pub(crate) mod peek;
@@ -168,6 +169,8 @@ pub(crate) const REGISTRY: &[Operator] = &[
     to_stream::TO_STREAM,
     table::TO_TABLE,
     caching::WITH_CACHING_DISABLED,
+    logging::WITH_LOGGING_ENABLED,
+    logging::WITH_LOGGING_DISABLED,
     retention::WITH_RETENTION,
     versioned::VERSIONED,
     fk_join::JOIN_ON_FOREIGN_KEY,

@@ -334,6 +334,7 @@ fn table(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
         users: Vec::new(),
         cached: true,
         versioned: None,
+        logging: crate::ir::Logging::default(),
     });
     // Kafka Streams' `InternalStreamsBuilder#table` names the topic's source node first
     // (`KSTREAM-SOURCE-n`), then the table's processor (`KTABLE-SOURCE-n+1`); a store named
@@ -376,6 +377,7 @@ fn store(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
         users: Vec::new(),
         cached: true,
         versioned: None,
+        logging: crate::ir::Logging::default(),
     });
     Ok(Flow::Decl)
 }

@@ -303,6 +303,7 @@ fn add(
         users: vec![node],
         cached: true,
         versioned: None,
+        logging: crate::ir::Logging::default(),
     });
     debug_assert!(
         matches!(b.nodes[node].kind, NodeKind::Suppress { buffer: x, .. } if x == buffer)

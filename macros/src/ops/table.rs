@@ -102,6 +102,7 @@ fn to_table(b: &mut Builder, s: Stream, call: &Call) -> syn::Result<Flow> {
         users: Vec::new(),
         cached: true,
         versioned: None,
+        logging: crate::ir::Logging::default(),
     });
     let node = b.node(
         NodeKind::Table(TableNode::ToTable { store }),

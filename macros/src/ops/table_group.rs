@@ -181,6 +181,7 @@ pub(crate) fn aggregate(b: &mut Builder, g: Grouped, call: &Call) -> syn::Result
         users: Vec::new(),
         cached: true,
         versioned: None,
+        logging: crate::ir::Logging::default(),
     });
     let kind_name = if op == "reduce" {
         "KTABLE-REDUCE"

@@ -60,6 +60,15 @@ fn versioned(b: &mut Builder, t: Table, call: &Call) -> syn::Result<Flow> {
             ),
         ));
     }
+    if store.logging == crate::ir::Logging::Disabled {
+        return Err(err_at(
+            &call.name,
+            format!(
+                "the store `{}` has its logging disabled, and a versioned store rebuilds its history from its changelog: remove with_logging_disabled(), or versioned(..)",
+                store.name
+            ),
+        ));
+    }
     store.versioned = Some(retention);
     store.cached = false;
     Ok(Flow::Table(t))

@@ -83,6 +83,7 @@ const _: () = {
                     &::dekaf_streams::__private::StoreInfo {
                         name: "names",
                         changelog_topic: "names",
+                        logged: true,
                         kind: ::dekaf_streams::__private::StoreKind::TimestampedKeyValue,
                     },
                 )?,
@@ -93,6 +94,7 @@ const _: () = {
                     &::dekaf_streams::__private::StoreInfo {
                         name: "amounts",
                         changelog_topic: "amounts",
+                        logged: true,
                         kind: ::dekaf_streams::__private::StoreKind::TimestampedKeyValue,
                     },
                 )?,
@@ -1111,20 +1113,22 @@ const _: () = {
                         ::dekaf_streams::__private::InternalTopicInfo {
                             name: "amounts",
                             partitions: 0,
-                            replication_factor: -1,
                             configs: &[
                                 ("cleanup.policy", "compact"),
                                 ("message.timestamp.type", "CreateTime"),
                             ],
+                            store_configs: &[],
+                            derived: ::dekaf_streams::__private::DerivedConfig::None,
                         },
                         ::dekaf_streams::__private::InternalTopicInfo {
                             name: "names",
                             partitions: 0,
-                            replication_factor: -1,
                             configs: &[
                                 ("cleanup.policy", "compact"),
                                 ("message.timestamp.type", "CreateTime"),
                             ],
+                            store_configs: &[],
+                            derived: ::dekaf_streams::__private::DerivedConfig::None,
                         },
                     ],
                     sink_topics: &["big-named"],
@@ -1136,11 +1140,13 @@ const _: () = {
                         ::dekaf_streams::__private::StoreInfo {
                             name: "names",
                             changelog_topic: "names",
+                            logged: true,
                             kind: ::dekaf_streams::__private::StoreKind::TimestampedKeyValue,
                         },
                         ::dekaf_streams::__private::StoreInfo {
                             name: "amounts",
                             changelog_topic: "amounts",
+                            logged: true,
                             kind: ::dekaf_streams::__private::StoreKind::TimestampedKeyValue,
                         },
                     ],

@@ -79,6 +79,7 @@ const _: () = {
                     &::dekaf_streams::__private::StoreInfo {
                         name: "counts",
                         changelog_topic: "timestamp-extractors-counts-changelog",
+                        logged: true,
                         kind: ::dekaf_streams::__private::StoreKind::TimestampedKeyValue,
                     },
                 )?,
@@ -942,17 +943,19 @@ const _: () = {
                         state_changelog_topics: &[::dekaf_streams::__private::InternalTopicInfo {
                             name: "timestamp-extractors-counts-changelog",
                             partitions: 0,
-                            replication_factor: -1,
                             configs: &[
                                 ("cleanup.policy", "compact"),
                                 ("message.timestamp.type", "CreateTime"),
                             ],
+                            store_configs: &[],
+                            derived: ::dekaf_streams::__private::DerivedConfig::None,
                         }],
                         sink_topics: &[],
                         copartition_groups: &[],
                         stores: &[::dekaf_streams::__private::StoreInfo {
                             name: "counts",
                             changelog_topic: "timestamp-extractors-counts-changelog",
+                            logged: true,
                             kind: ::dekaf_streams::__private::StoreKind::TimestampedKeyValue,
                         }],
                     },

@@ -315,6 +315,7 @@ const _: () = {
                     &::dekaf_streams::__private::StoreInfo {
                         name: "counts",
                         changelog_topic: "word-count-counts-changelog",
+                        logged: true,
                         kind: ::dekaf_streams::__private::StoreKind::TimestampedKeyValue,
                     },
                 )?,
@@ -981,30 +982,33 @@ const _: () = {
                             ::dekaf_streams::__private::InternalTopicInfo {
                                 name: "word-count-counts-repartition",
                                 partitions: 0,
-                                replication_factor: -1,
                                 configs: &[
                                     ("cleanup.policy", "delete"),
                                     ("message.timestamp.type", "CreateTime"),
                                     ("retention.ms", "-1"),
                                     ("segment.bytes", "52428800"),
                                 ],
+                                store_configs: &[],
+                                derived: ::dekaf_streams::__private::DerivedConfig::None,
                             },
                         ],
                         repartition_sink_topics: &[],
                         state_changelog_topics: &[::dekaf_streams::__private::InternalTopicInfo {
                             name: "word-count-counts-changelog",
                             partitions: 0,
-                            replication_factor: -1,
                             configs: &[
                                 ("cleanup.policy", "compact"),
                                 ("message.timestamp.type", "CreateTime"),
                             ],
+                            store_configs: &[],
+                            derived: ::dekaf_streams::__private::DerivedConfig::None,
                         }],
                         sink_topics: &["word-counts"],
                         copartition_groups: &[],
                         stores: &[::dekaf_streams::__private::StoreInfo {
                             name: "counts",
                             changelog_topic: "word-count-counts-changelog",
+                            logged: true,
                             kind: ::dekaf_streams::__private::StoreKind::TimestampedKeyValue,
                         }],
                     },

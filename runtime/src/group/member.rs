@@ -68,6 +68,9 @@ pub struct MemberConfig {
     /// heartbeat carries `ShutdownApplication` (KIP-1071), and the coordinator answers every
     /// member of the group with the `SHUTDOWN_APPLICATION` status. `None` (the default): never.
     pub shutdown_request: Option<Arc<std::sync::atomic::AtomicBool>>,
+    /// What the member declares for the internal topics the coordinator creates (replication
+    /// factor, configs); Kafka Streams' defaults by default.
+    pub internal_topics: crate::topology::InternalTopicSettings,
 }
 
 /// The rebalance timeout a member declares when joining: 30 s.
@@ -96,6 +99,7 @@ impl MemberConfig {
             endpoints: None,
             poll_watch: None,
             shutdown_request: None,
+            internal_topics: crate::topology::InternalTopicSettings::default(),
         }
     }
 }
@@ -200,7 +204,7 @@ impl MemberHandle {
         topology: &'static TopologyInfo,
         config: MemberConfig,
     ) -> Result<MemberHandle, GroupError> {
-        let wire = heartbeat_topology(topology)?;
+        let wire = heartbeat_topology(topology, &config.internal_topics)?;
         let identity = Identity {
             group_id: topology.application_id.to_owned(),
             member_id: config.member_id.clone(),

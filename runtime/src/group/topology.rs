@@ -3,26 +3,21 @@
 
 use crate::protocol::heartbeat::{CopartitionGroup, Subtopology, Topology};
 use crate::protocol::{KeyValue, TopicInfo};
-use crate::topology::{InternalTopicInfo, TopologyInfo};
+use crate::topology::{InternalTopicInfo, InternalTopicSettings, TopologyInfo};
 
 use super::error::GroupError;
 use super::java_order::{hash_set_order, string_hash, string_set_hash};
 
-fn topic_info(t: &InternalTopicInfo) -> TopicInfo {
-    let mut configs: Vec<KeyValue> = t
-        .configs
-        .iter()
-        .map(|(k, v)| KeyValue {
-            key: (*k).to_owned(),
-            value: (*v).to_owned(),
-        })
-        .collect();
-    configs.sort();
+fn topic_info(t: &InternalTopicInfo, settings: &InternalTopicSettings) -> TopicInfo {
     TopicInfo {
         name: t.name.to_owned(),
         partitions: t.partitions,
-        replication_factor: t.replication_factor,
-        topic_configs: configs,
+        replication_factor: settings.replication_factor,
+        topic_configs: t
+            .declared_configs(settings)
+            .into_iter()
+            .map(|(key, value)| KeyValue { key, value })
+            .collect(),
     }
 }
 
@@ -50,18 +45,28 @@ fn id_key(id: &str) -> (u64, &str) {
     (id.parse().unwrap_or(u64::MAX), id)
 }
 
-/// The heartbeat topology of `info` (topology epoch 0).
-pub(super) fn heartbeat_topology(info: &TopologyInfo) -> Result<Topology, GroupError> {
+/// The heartbeat topology of `info` (topology epoch 0), its internal topics declared under
+/// `settings`.
+pub(super) fn heartbeat_topology(
+    info: &TopologyInfo,
+    settings: &InternalTopicSettings,
+) -> Result<Topology, GroupError> {
     let mut subs: Vec<_> = info.subtopologies.iter().collect();
     subs.sort_by(|a, b| id_key(a.id).cmp(&id_key(b.id)));
     let mut subtopologies = Vec::with_capacity(subs.len());
     for s in subs {
         let source_topics = sorted(s.source_topics);
-        let mut changelogs: Vec<TopicInfo> =
-            s.state_changelog_topics.iter().map(topic_info).collect();
+        let mut changelogs: Vec<TopicInfo> = s
+            .state_changelog_topics
+            .iter()
+            .map(|t| topic_info(t, settings))
+            .collect();
         changelogs.sort_by(|a, b| a.name.cmp(&b.name));
-        let mut repartition_sources: Vec<TopicInfo> =
-            s.repartition_source_topics.iter().map(topic_info).collect();
+        let mut repartition_sources: Vec<TopicInfo> = s
+            .repartition_source_topics
+            .iter()
+            .map(|t| topic_info(t, settings))
+            .collect();
         repartition_sources.sort_by(|a, b| a.name.cmp(&b.name));
         let repartition_source_names: Vec<String> =
             repartition_sources.iter().map(|t| t.name.clone()).collect();
@@ -121,7 +126,7 @@ pub(super) fn heartbeat_topology(info: &TopologyInfo) -> Result<Topology, GroupE
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::topology::{CopartitionGroup as Cg, SubtopologyInfo};
+    use crate::topology::{CopartitionGroup as Cg, DerivedConfig, SubtopologyInfo};
 
     static SUBS: [SubtopologyInfo; 2] = [
         SubtopologyInfo {
@@ -131,14 +136,16 @@ mod tests {
                 InternalTopicInfo {
                     name: "app-z-repartition",
                     partitions: 0,
-                    replication_factor: 0,
-                    configs: &[("z", "1"), ("a", "2")],
+                    configs: &[("a", "2"), ("z", "1")],
+                    store_configs: &[],
+                    derived: DerivedConfig::None,
                 },
                 InternalTopicInfo {
                     name: "app-y-repartition",
                     partitions: 0,
-                    replication_factor: 0,
                     configs: &[],
+                    store_configs: &[],
+                    derived: DerivedConfig::None,
                 },
             ],
             repartition_sink_topics: &[],
@@ -168,7 +175,7 @@ mod tests {
 
     #[test]
     fn topics_are_sorted_and_groups_are_indices_in_java_set_order() {
-        let t = heartbeat_topology(&INFO).expect("valid");
+        let t = heartbeat_topology(&INFO, &InternalTopicSettings::default()).expect("valid");
         assert_eq!(t.subtopologies[0].subtopology_id, "2");
         assert_eq!(
             t.subtopologies[0].repartition_sink_topics,
@@ -203,8 +210,81 @@ mod tests {
             subtopologies: &BAD_SUBS,
         };
         assert!(matches!(
-            heartbeat_topology(&info),
+            heartbeat_topology(&info, &InternalTopicSettings::default()),
             Err(GroupError::InvalidTopologyInfo(_))
         ));
+    }
+
+    /// Kafka Streams' rule (`InternalTopicConfig.properties`): its own configs < the
+    /// application's `topic.*` < the store's own; a window changelog's `retention.ms` is the
+    /// store's retention plus the additional retention unless the store's own configs set it
+    /// (the application's `topic.retention.ms` does not); the replication factor is the
+    /// application's.
+    #[test]
+    fn declared_configs_follow_kafka_streams_precedence() {
+        let window = InternalTopicInfo {
+            name: "app-w-changelog",
+            partitions: 0,
+            configs: &[
+                ("cleanup.policy", "compact,delete"),
+                ("message.timestamp.type", "CreateTime"),
+            ],
+            store_configs: &[("segment.ms", "600000")],
+            derived: DerivedConfig::WindowRetention { retention_ms: 1000 },
+        };
+        let mut settings = InternalTopicSettings {
+            replication_factor: 3,
+            window_changelog_additional_retention_ms: 5,
+            ..InternalTopicSettings::default()
+        };
+        for (k, v) in [
+            ("cleanup.policy", "delete"),
+            ("retention.ms", "1"),
+            ("segment.ms", "1"),
+            ("min.insync.replicas", "2"),
+        ] {
+            settings.configs.insert(k.to_owned(), v.to_owned());
+        }
+        let info = topic_info(&window, &settings);
+        assert_eq!(info.replication_factor, 3);
+        let got: Vec<(&str, &str)> = info
+            .topic_configs
+            .iter()
+            .map(|kv| (kv.key.as_str(), kv.value.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("cleanup.policy", "delete"),
+                ("message.timestamp.type", "CreateTime"),
+                ("min.insync.replicas", "2"),
+                ("retention.ms", "1005"),
+                ("segment.ms", "600000"),
+            ]
+        );
+        let own = InternalTopicInfo {
+            store_configs: &[("retention.ms", "42")],
+            ..window
+        };
+        assert_eq!(
+            own.declared_configs(&InternalTopicSettings::default())
+                .iter()
+                .find(|(k, _)| k == "retention.ms")
+                .map(|(_, v)| v.as_str()),
+            Some("42")
+        );
+        let versioned = InternalTopicInfo {
+            configs: &[("cleanup.policy", "compact")],
+            store_configs: &[],
+            derived: DerivedConfig::VersionedCompactionLag { history_ms: 1000 },
+            ..window
+        };
+        assert_eq!(
+            versioned.declared_configs(&InternalTopicSettings::default()),
+            [
+                ("cleanup.policy".to_owned(), "compact".to_owned()),
+                ("min.compaction.lag.ms".to_owned(), "86401000".to_owned())
+            ]
+        );
     }
 }

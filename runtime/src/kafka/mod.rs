@@ -10,6 +10,7 @@ pub mod partitioner;
 pub mod producer;
 pub mod restore;
 pub mod settings;
+pub(crate) mod topic_configs;
 mod topic_handles;
 pub mod transient;
 pub(crate) mod txn_fence;

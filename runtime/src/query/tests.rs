@@ -17,11 +17,13 @@ static STORES: [StoreInfo; 4] = [
     StoreInfo {
         name: "counts",
         changelog_topic: "app-counts-changelog",
+        logged: true,
         kind: StoreKind::KeyValue,
     },
     StoreInfo {
         name: "views",
         changelog_topic: "app-views-changelog",
+        logged: true,
         kind: StoreKind::Window {
             size_ms: 60_000,
             advance_ms: 60_000,
@@ -32,6 +34,7 @@ static STORES: [StoreInfo; 4] = [
     StoreInfo {
         name: "window-counts",
         changelog_topic: "app-window-counts-changelog",
+        logged: true,
         kind: StoreKind::Window {
             size_ms: 60_000,
             advance_ms: 60_000,
@@ -42,6 +45,7 @@ static STORES: [StoreInfo; 4] = [
     StoreInfo {
         name: "sessions",
         changelog_topic: "app-sessions-changelog",
+        logged: true,
         kind: StoreKind::Session {
             gap_ms: 10,
             grace_ms: 0,
@@ -516,6 +520,7 @@ fn an_lmdb_store_publishes_its_flushed_and_pending_state_alike() {
 static JOIN_STORES: [StoreInfo; 1] = [StoreInfo {
     name: "KSTREAM-JOINTHIS-0000000004-store",
     changelog_topic: "app-KSTREAM-JOINTHIS-0000000004-store-changelog",
+    logged: true,
     kind: StoreKind::JoinWindow {
         before_ms: 60_000,
         after_ms: 60_000,

@@ -62,6 +62,7 @@ impl<K: Task> StandbyTask<K> {
             .subtopology()
             .stores
             .iter()
+            .filter(|s| s.logged)
             .map(|s| ChangelogPosition {
                 topic: s.changelog_topic,
                 partition: id.partition,

@@ -425,6 +425,48 @@ impl<T: Topology> Builder<T> {
         self
     }
 
+    /// The replication factor of every internal topic (repartition and changelog) the group
+    /// coordinator creates: -1 by default, the broker's `default.replication.factor` (Kafka
+    /// Streams' `replication.factor`). The coordinator compares a joining member's topology
+    /// with the group's field by field, so an application taking over a Kafka Streams
+    /// application's group must set what that application set.
+    pub fn replication_factor(mut self, replicas: i16) -> Self {
+        self.config.internal_topics.replication_factor = replicas;
+        self
+    }
+
+    /// A config of every internal topic (repartition and changelog): Kafka Streams'
+    /// `topic.`-prefixed configs, named here without the prefix
+    /// (`internal_topic_config("min.insync.replicas", "2")` is Kafka Streams'
+    /// `topic.min.insync.replicas=2`). A store's own configs (`with_logging_enabled([..])` in
+    /// the topology) override it, and it overrides Kafka Streams' own defaults (a changelog's
+    /// `cleanup.policy=compact`, ...), except a window store changelog's `retention.ms`, which
+    /// follows the store's retention. [`build`](Self::build) refuses a name that is no topic
+    /// config of Kafka 4.4. As with the replication factor, a takeover of a Kafka Streams
+    /// application must declare the same configs.
+    pub fn internal_topic_config(
+        mut self,
+        name: impl Into<String>,
+        value: impl Into<String>,
+    ) -> Self {
+        self.config
+            .internal_topics
+            .configs
+            .insert(name.into(), value.into());
+        self
+    }
+
+    /// How much longer than its store a window store's changelog keeps records (its
+    /// `retention.ms` is the store's retention plus this): one day by default, as Kafka
+    /// Streams' `windowstore.changelog.additional.retention.ms`.
+    pub fn window_changelog_additional_retention(mut self, extra: Duration) -> Self {
+        self.config
+            .internal_topics
+            .window_changelog_additional_retention_ms =
+            i64::try_from(extra.as_millis()).unwrap_or(i64::MAX);
+        self
+    }
+
     /// Makes every thread of this instance a static member of the streams group (KIP-1071,
     /// Kafka's `group.instance.id`): thread `i` (counting from 1) joins as `<id>-<i>`, as Kafka
     /// Streams suffixes its threads' instance ids. On shutdown a static member leaves with epoch

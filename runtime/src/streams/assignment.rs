@@ -249,7 +249,8 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
     ) -> Result<(), StreamsError> {
         let sub = active.task.subtopology();
         let mut partitions = Vec::new();
-        for store in sub.stores {
+        self.empty_unlogged_stores(active, after_abort)?;
+        for store in sub.stores.iter().filter(|s| s.logged) {
             let source = active.task.source_index(store.changelog_topic);
             let until = source.map(|i| active.committed[i].unwrap_or(0));
             if until == Some(0) {
@@ -263,6 +264,9 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             });
         }
         if partitions.is_empty() {
+            if let Some(dir) = active.dir.as_mut() {
+                dir.forget_clean_close();
+            }
             return Ok(());
         }
         let started = Instant::now();

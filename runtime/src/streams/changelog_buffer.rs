@@ -48,6 +48,9 @@ struct Slot {
 struct PartitionBuffer {
     topic: &'static str,
     partition: i32,
+    /// Whether the topic exists: `false` for the store of `with_logging_disabled()`, whose
+    /// records are only handed to interactive queries at the commit, never produced.
+    produced: bool,
     /// The index in `slots` of each key, hashed by `hasher` (the key itself is kept once, in
     /// its slot: a new key costs one allocation, not two).
     index: hashbrown::HashTable<usize>,
@@ -95,10 +98,11 @@ impl PartitionBuffer {
         index.insert_unique(hash, at, |&j| hasher.hash_one(slots[j].key.as_slice()));
     }
 
-    fn new(topic: &'static str, partition: i32) -> Self {
+    fn new(topic: &'static str, partition: i32, produced: bool) -> Self {
         PartitionBuffer {
             topic,
             partition,
+            produced,
             ..Self::default()
         }
     }
@@ -123,12 +127,29 @@ impl PartitionBuffer {
 #[derive(Debug, Default)]
 pub(crate) struct ChangelogBuffer {
     partitions: Vec<PartitionBuffer>,
+    /// The changelog names of stores without a changelog (`with_logging_disabled()`).
+    unlogged: Vec<&'static str>,
     /// The partition of the last `put`, tried first.
     last: usize,
     dirty: usize,
 }
 
 impl ChangelogBuffer {
+    /// A buffer for the stores of `info`: the records of a store without a changelog are kept
+    /// for interactive queries but never produced.
+    pub(crate) fn new(info: &crate::topology::TopologyInfo) -> Self {
+        ChangelogBuffer {
+            unlogged: info
+                .subtopologies
+                .iter()
+                .flat_map(|s| s.stores)
+                .filter(|s| !s.logged)
+                .map(|s| s.changelog_topic)
+                .collect(),
+            ..ChangelogBuffer::default()
+        }
+    }
+
     /// Keeps `value` (`None`: a tombstone) as the latest record of `key` in `topic[partition]`.
     #[inline]
     pub(crate) fn put(
@@ -169,7 +190,9 @@ impl ChangelogBuffer {
         {
             Some(i) => i,
             None => {
-                self.partitions.push(PartitionBuffer::new(topic, partition));
+                let produced = !self.unlogged.contains(&topic);
+                self.partitions
+                    .push(PartitionBuffer::new(topic, partition, produced));
                 self.partitions.len() - 1
             }
         }
@@ -181,13 +204,15 @@ impl ChangelogBuffer {
         self.dirty
     }
 
-    /// Produces every waiting record; returns how many.
+    /// Produces every waiting record (a store without a changelog's are only marked sent, for
+    /// [`committed`](Self::committed)); returns how many were produced.
     pub(crate) fn flush(&mut self, producer: &StreamsProducer) -> Result<usize, KafkaError> {
         let mut sent = 0;
         for buffer in &mut self.partitions {
             let PartitionBuffer {
                 topic,
                 partition,
+                produced,
                 slots,
                 dirty,
                 sent: sent_list,
@@ -199,14 +224,16 @@ impl ChangelogBuffer {
             for &at in dirty.iter() {
                 let slot = &mut slots[at];
                 let value = (!slot.tombstone).then_some(slot.value.as_slice());
-                if let Err(e) = producer.produce(
-                    topic,
-                    Some(*partition),
-                    Some(&slot.key),
-                    value,
-                    Some(slot.timestamp),
-                    None,
-                ) {
+                if *produced
+                    && let Err(e) = producer.produce(
+                        topic,
+                        Some(*partition),
+                        Some(&slot.key),
+                        value,
+                        Some(slot.timestamp),
+                        None,
+                    )
+                {
                     failure = Some(e);
                     break;
                 }
@@ -218,7 +245,9 @@ impl ChangelogBuffer {
                 done += 1;
             }
             dirty.drain(..done);
-            sent += done;
+            if *produced {
+                sent += done;
+            }
             if let Some(e) = failure {
                 return Err(e);
             }

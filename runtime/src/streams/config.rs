@@ -62,6 +62,10 @@ pub struct StreamsConfig {
     /// The state of this instance's serdes (a schema registry client, ...), entered by every
     /// processing thread; see [`SerdeStates`](crate::serdes::SerdeStates). Empty by default.
     pub serde_states: crate::serdes::SerdeStates,
+    /// What every internal topic (repartition and changelog) is declared with to the group
+    /// coordinator that creates it: replication factor, configs (Kafka Streams'
+    /// `replication.factor`, `topic.*`, `windowstore.changelog.additional.retention.ms`).
+    pub internal_topics: crate::topology::InternalTopicSettings,
 }
 
 /// How long an unowned task directory is kept by default: 10 minutes, as Kafka Streams'
@@ -103,6 +107,19 @@ pub enum BuildError {
          instances reach this one's query endpoint at, e.g. \"10.0.0.5:8080\""
     )]
     InvalidApplicationServer(String),
+    /// `replication_factor(n)` with `n` neither -1 nor at least 1.
+    #[error(
+        "replication_factor({0}) is not a replication factor: give at least 1, or -1 for the \
+         broker's default.replication.factor (the default)"
+    )]
+    InvalidReplicationFactor(i16),
+    /// `internal_topic_config(name, ..)` with a name that is no topic config.
+    #[error(
+        "internal_topic_config(\"{0}\", ..): `{0}` is not a topic config of Kafka 4.4, and the \
+         coordinator could not create the internal topics with it; give a name without the \
+         `topic.` prefix Kafka Streams uses, e.g. \"min.insync.replicas\""
+    )]
+    UnknownTopicConfig(String),
     /// The transaction timeout does not leave room for a commit interval.
     #[error(
         "transaction_timeout ({timeout:?}) must be longer than commit_interval ({interval:?}), \
@@ -134,6 +151,7 @@ impl StreamsConfig {
             application_server: None,
             max_poll_interval: crate::group::DEFAULT_MAX_POLL_INTERVAL,
             serde_states: crate::serdes::SerdeStates::new(),
+            internal_topics: crate::topology::InternalTopicSettings::default(),
         }
     }
 
@@ -154,6 +172,19 @@ impl StreamsConfig {
             && crate::query::HostInfo::parse(server).is_none()
         {
             return Err(BuildError::InvalidApplicationServer(server.clone()));
+        }
+        let topics = &self.internal_topics;
+        if topics.replication_factor == 0 || topics.replication_factor < -1 {
+            return Err(BuildError::InvalidReplicationFactor(
+                topics.replication_factor,
+            ));
+        }
+        if let Some(name) = topics
+            .configs
+            .keys()
+            .find(|k| !crate::kafka::topic_configs::is_topic_config(k))
+        {
+            return Err(BuildError::UnknownTopicConfig(name.clone()));
         }
         if self.commit_interval.is_zero() {
             return Err(BuildError::ZeroCommitInterval);
@@ -185,6 +216,20 @@ mod tests {
         assert_eq!(c.transaction_timeout, Duration::from_secs(10));
         assert_eq!(c.cache_max_bytes, 10 * 1024 * 1024);
         assert_eq!(c.validate(), Ok(()));
+    }
+
+    #[test]
+    fn internal_topic_settings_the_broker_would_refuse_are_refused() {
+        let mut c = StreamsConfig::new("localhost:9092");
+        c.internal_topics.replication_factor = 0;
+        assert_eq!(c.validate(), Err(BuildError::InvalidReplicationFactor(0)));
+        c.internal_topics.replication_factor = 3;
+        assert_eq!(c.validate(), Ok(()));
+        c.internal_topics
+            .configs
+            .insert("topic.min.insync.replicas".into(), "2".into());
+        let refused = c.validate().expect_err("a prefixed name");
+        assert!(refused.to_string().contains("without the `topic.` prefix"));
     }
 
     #[test]

@@ -32,11 +32,11 @@ pub(super) struct Interval {
 }
 
 impl Interval {
-    /// The first interval of a thread.
-    pub(super) fn new() -> Self {
+    /// The first interval of a thread running the topology of `info`.
+    pub(super) fn new(info: &crate::topology::TopologyInfo) -> Self {
         Interval {
             txn_open: false,
-            changelog: ChangelogBuffer::default(),
+            changelog: ChangelogBuffer::new(info),
             failed_commits: 0,
             last_commit: Instant::now(),
             last_purge: Instant::now(),

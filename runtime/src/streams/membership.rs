@@ -41,6 +41,7 @@ impl Membership {
         }
         config.client_id = format!("{}-{}", T::APPLICATION_ID, ctx.index);
         config.rebalance_timeout = ctx.config.rebalance_timeout;
+        config.internal_topics = ctx.config.internal_topics.clone();
         // Checked by `build()`; the TLS files are read again here.
         config.security = ctx.config.settings.connection_security()?;
         let config_security = config.security.clone();

@@ -219,7 +219,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             member,
             clients,
             tasks,
-            interval: Interval::new(),
+            interval: Interval::new(T::INFO),
             consumer_errors: ConsumerErrors::default(),
             publisher: Publisher::new(Arc::clone(&ctx.queries), ctx.index),
             standby: Standbys::new(),

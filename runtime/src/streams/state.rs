@@ -168,6 +168,37 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         })
     }
 
+    /// Empties the stores of `active` that have no changelog (`with_logging_disabled()`) when
+    /// they may hold what no committed offset accounts for: under exactly-once, on disk, unless
+    /// the task closed cleanly last time or only its uncommitted interval was just dropped
+    /// (`after_abort`: the stores' pending writes went with it). Kafka Streams wipes the state of
+    /// a task closed dirty under exactly-once for the same reason. In memory such a store starts
+    /// empty anyway; under at-least-once it keeps what it holds, as Kafka Streams' does.
+    pub(super) fn empty_unlogged_stores(
+        &self,
+        active: &mut ActiveTask<T, F>,
+        after_abort: bool,
+    ) -> Result<(), StreamsError> {
+        let unlogged = active.task.subtopology().stores.iter().any(|s| !s.logged);
+        let at_risk = unlogged
+            && !after_abort
+            && self.ctx.config.guarantee == crate::streams::ProcessingGuarantee::ExactlyOnce
+            && active.dir.as_ref().is_some_and(|d| !d.closed_cleanly());
+        if !at_risk {
+            return Ok(());
+        }
+        tracing::info!(task = %active.id, "emptying the task's stores without a changelog: it did not close cleanly under exactly-once, so they may hold uncommitted work");
+        let id = active.id;
+        active
+            .task
+            .for_each_store(
+                |info, store| {
+                    if info.logged { Ok(()) } else { store.clear() }
+                },
+            )
+            .map_err(|e| StreamsError::store(id, e))
+    }
+
     /// Closes a task whose work is committed (its stores flushed with their offsets by that
     /// commit): syncs its stores to disk and marks the close as clean. A failure only costs the
     /// next start a longer restore, so it is logged, not returned.

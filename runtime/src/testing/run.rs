@@ -38,6 +38,9 @@ pub(super) struct Inner<T: Topology> {
     pub commits_requested: u64,
     /// A task asked for a commit while the queue ran.
     commit_pending: bool,
+    /// The changelog names of stores without a changelog (`with_logging_disabled()`): their
+    /// records are dropped, as the runtime never produces them.
+    unlogged: Vec<&'static str>,
 }
 
 impl<T: Topology> Inner<T> {
@@ -78,6 +81,13 @@ impl<T: Topology> Inner<T> {
             wall_clock,
             globals,
             commits_requested: 0,
+            unlogged: T::INFO
+                .subtopologies
+                .iter()
+                .flat_map(|s| s.stores)
+                .filter(|s| !s.logged)
+                .map(|s| s.changelog_topic)
+                .collect(),
             commit_pending: false,
         }
     }
@@ -135,6 +145,7 @@ impl<T: Topology> Inner<T> {
                 queue: &mut queue,
                 outputs: &mut self.outputs,
                 changelogs: &mut self.changelogs,
+                unlogged: &self.unlogged,
                 round_robin: &mut self.round_robin,
                 commit_requested: &mut self.commit_pending,
             };
@@ -162,6 +173,7 @@ impl<T: Topology> Inner<T> {
                 queue: &mut queue,
                 outputs: &mut self.outputs,
                 changelogs: &mut self.changelogs,
+                unlogged: &self.unlogged,
                 round_robin: &mut self.round_robin,
                 commit_requested: &mut self.commit_pending,
             };
@@ -197,6 +209,7 @@ pub(super) struct Collect<'a> {
     queue: &'a mut VecDeque<Queued>,
     outputs: &'a mut HashMap<String, VecDeque<(i32, RawRecord)>>,
     changelogs: &'a mut HashMap<String, Vec<(i32, RawRecord)>>,
+    unlogged: &'a [&'static str],
     round_robin: &'a mut HashMap<String, i32>,
     commit_requested: &'a mut bool,
 }
@@ -218,6 +231,8 @@ impl RecordSink for Collect<'_> {
             headers: r.headers.clone(),
         };
         match r.kind {
+            TopicKind::Changelog | TopicKind::AppendOnlyChangelog
+                if self.unlogged.contains(&r.topic) => {}
             TopicKind::Changelog | TopicKind::AppendOnlyChangelog => self
                 .changelogs
                 .entry(r.topic.to_owned())

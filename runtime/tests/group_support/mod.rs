@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use dekaf_streams::group::{
     BrokerConnection, GroupStatus, MemberConfig, MemberEvent, MemberHandle, TaskId,
 };
-use dekaf_streams::topology::{InternalTopicInfo, SubtopologyInfo, TopologyInfo};
+use dekaf_streams::topology::{DerivedConfig, InternalTopicInfo, SubtopologyInfo, TopologyInfo};
 use rdkafka::ClientConfig;
 use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, ResourceSpecifier, TopicReplication};
 use rdkafka::client::DefaultClientContext;
@@ -112,15 +112,17 @@ pub(crate) fn two_subtopologies(
             repartition_source_topics: slice(vec![InternalTopicInfo {
                 name: repartition,
                 partitions: 0,
-                replication_factor: 0,
                 configs: REPARTITION_CONFIGS,
+                store_configs: &[],
+                derived: DerivedConfig::None,
             }]),
             repartition_sink_topics: &[],
             state_changelog_topics: slice(vec![InternalTopicInfo {
                 name: changelog,
                 partitions: 0,
-                replication_factor: 0,
                 configs: CHANGELOG_CONFIGS,
+                store_configs: &[],
+                derived: DerivedConfig::None,
             }]),
             sink_topics: &[],
             copartition_groups: &[],

@@ -147,6 +147,7 @@ fn aggregate(b: &mut Builder, g: Grouped, call: &Call) -> syn::Result<Flow> {
         users: Vec::new(),
         cached: true,
         versioned: None,
+        logging: crate::ir::Logging::default(),
     });
     let kind_name = match (op.as_str(), g.window.map(|w| w.kind)) {
         ("reduce", None) => "KSTREAM-REDUCE",

@@ -199,6 +199,7 @@ fn lower(b: &mut Builder, t: Table, call: &Call, left: bool) -> syn::Result<Flow
         users: Vec::new(),
         cached: true,
         versioned: None,
+        logging: crate::ir::Logging::default(),
     });
     let base = FkJoin {
         role: FkRole::Send,

@@ -184,6 +184,7 @@ pub(crate) fn lower(
             users: Vec::new(),
             cached: true,
             versioned: None,
+            logging: crate::ir::Logging::default(),
         });
         b.stores.len() - 1
     };

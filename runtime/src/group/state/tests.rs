@@ -45,7 +45,8 @@ fn membership_with(
     instance_id: Option<&str>,
     shutdown_request: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 ) -> Membership {
-    let wire = crate::group::topology::heartbeat_topology(&INFO).expect("topology");
+    let wire =
+        crate::group::topology::heartbeat_topology(&INFO, &Default::default()).expect("topology");
     Membership::new(
         &INFO,
         wire,

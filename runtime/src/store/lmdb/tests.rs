@@ -232,6 +232,7 @@ fn a_damaged_environment_is_deleted_and_reopened_empty() {
     let info = crate::topology::StoreInfo {
         name: "counts",
         changelog_topic: "app-counts-changelog",
+        logged: true,
         kind: crate::topology::StoreKind::KeyValue,
     };
     let dir = stores.store_dir("app", "0", 0, "counts");

@@ -1,0 +1,13 @@
+use dekaf_streams::prelude::*;
+topology! {
+    pub T = "app" {
+        stream("clicks", Utf8, Utf8)
+            .group_by_key()
+            .count("counts")
+            .with_logging_enabled([("topic.min.insync.replicas", "2")])
+            .to_stream()
+            .to("out", Utf8, I64);
+    }
+}
+
+fn main() {}

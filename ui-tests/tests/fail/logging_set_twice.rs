@@ -1,0 +1,14 @@
+use dekaf_streams::prelude::*;
+topology! {
+    pub T = "app" {
+        stream("clicks", Utf8, Utf8)
+            .group_by_key()
+            .count("counts")
+            .with_logging_enabled([("segment.ms", "600000")])
+            .with_logging_disabled()
+            .to_stream()
+            .to("out", Utf8, I64);
+    }
+}
+
+fn main() {}
