@@ -246,7 +246,27 @@ async fn session_store_queries_return_each_keys_sessions_typed_and_over_http() {
             .is_some_and(|e| e.contains("/sessions/")),
         "{body}"
     );
-    assert_eq!(get(port, "/stores/sessions/all", "").await.0, 400);
+    // The sessions of a key range (Kafka Streams' fetch(keyFrom, keyTo)), in pages: every
+    // user's, each user's oldest first.
+    let mut entries = Vec::new();
+    let mut path = "/stores/sessions/all?limit=7".to_owned();
+    loop {
+        let (status, body) = get(port, &path, "").await;
+        assert_eq!(status, 200, "{body}");
+        entries.extend(body["entries"].as_array().expect("entries").iter().cloned());
+        match body["next"].as_str() {
+            Some(next) => path = format!("/stores/sessions/all?limit=7&after={next}"),
+            None => break,
+        }
+    }
+    assert_eq!(entries.len(), users.len() * 3, "{entries:?}");
+    let (status, body) = get(port, "/stores/sessions/range?from=u3&to=u3", "").await;
+    assert_eq!(status, 200, "{body}");
+    let u3_sessions: Vec<Value> = want
+        .iter()
+        .map(|(k, s, e, n)| json!({ "key": k, "start": s, "end": e, "value": n }))
+        .collect();
+    assert_eq!(body["entries"], Value::from(u3_sessions));
     app.stop().await.expect("the instance stops cleanly");
     server.abort();
 }
@@ -427,8 +447,33 @@ async fn a_stale_query_is_answered_by_the_instance_holding_only_a_standby() {
     .await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["standby"], Value::Bool(false), "{body}");
-    // A scan takes no `stale`, and a bad flag is refused.
-    assert_eq!(get(port, "/stores/counts/all?stale=true", "").await.0, 400);
+    // A stale scan reads every partition once, from the active tasks while both answer.
+    let (status, body) = get(port, "/stores/counts/all?stale=true", "").await;
+    assert_eq!(status, 200, "{body}");
+    let scanned: HashMap<String, i64> = body["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .map(|e| {
+            (
+                e["key"].as_str().expect("key").to_owned(),
+                e["value"].as_i64().expect("value"),
+            )
+        })
+        .collect();
+    assert_eq!(scanned, counts, "{body}");
+    assert_eq!(
+        body["entries"].as_array().map(Vec::len),
+        Some(counts.len()),
+        "each word once: {body}"
+    );
+    assert!(
+        body["replicas"]
+            .as_array()
+            .is_some_and(|r| r.len() == 2 && r.iter().all(|r| r["standby"] == false)),
+        "{body}"
+    );
+    // A bad flag is refused.
     assert_eq!(
         get(port, &format!("/stores/counts/keys/{word}?stale=maybe"), "")
             .await

@@ -242,6 +242,16 @@ async fn a_versioned_table_is_queried_as_of_a_time() {
         let rates = queries
             .versioned_store(VersionedIq::KV_IQ_RATES)
             .expect("a versioned store");
+        // The same reads over HTTP.
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let port = listener.local_addr().expect("addr").port();
+        let server = tokio::spawn(
+            dekaf_streams::http::QueryServer::new(streams.queries())
+                .versioned_store(VersionedIq::KV_IQ_RATES)
+                .serve(listener, std::future::pending()),
+        );
         let instance = InProcess::run(streams);
         let eur = "eur".to_owned();
         let deadline = Instant::now() + Duration::from_secs(90);
@@ -289,11 +299,52 @@ async fn a_versioned_table_is_queried_as_of_a_time() {
             .map(|v| v.value)
             .collect();
         assert_eq!(versions, [110, 115, 120], "{round}");
+        let http = async |path: String| {
+            let answer = dekaf_streams_harness::http_client::get(port, &path, "")
+                .await
+                .expect("an answer from the query server");
+            (answer.status, answer.json())
+        };
+        assert_eq!(
+            http(format!(
+                "/stores/kv-iq-rates/versions/eur?as_of={}",
+                base + 15_000
+            ))
+            .await,
+            (
+                200,
+                serde_json::json!({
+                    "key": "eur", "value": 115, "timestamp": base + 10_000, "valid_to": base + 20_000
+                })
+            ),
+            "{round}: the version as of a time over HTTP"
+        );
+        let (status, body) = http(format!(
+            "/stores/kv-iq-rates/versions/eur?from={}&to={}",
+            base + 5_000,
+            base + 30_000
+        ))
+        .await;
+        assert_eq!(status, 200, "{round}: {body}");
+        assert_eq!(
+            body["versions"]
+                .as_array()
+                .map(|v| v.iter().map(|v| v["value"].clone()).collect::<Vec<_>>()),
+            Some(vec![110.into(), 115.into(), 120.into()]),
+            "{round}: {body}"
+        );
+        let (status, body) = http(format!(
+            "/stores/kv-iq-rates/versions/eur?as_of={}",
+            base - 1
+        ))
+        .await;
+        assert_eq!(status, 404, "{round}: before the first version: {body}");
         // The latest values answer plain reads too.
         let plain = queries
             .store(VersionedIq::KV_IQ_RATES)
             .expect("a key-value store");
         assert_eq!(plain.get(&eur).expect("read"), Some(120), "{round}");
         instance.stop().await.expect("clean stop");
+        server.abort();
     }
 }

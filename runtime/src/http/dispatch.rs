@@ -11,8 +11,7 @@ use hyper::{Request, Response, StatusCode};
 use super::forward::FORWARDED;
 use super::page::Position;
 use super::reply::{self, error_body, not_found_route, query_error, relay, reply, unavailable};
-use super::routes::{KeyRead, Kind, Local, StoreRoute};
-use super::scan::Scan;
+use super::routes::{KeyRead, Kind, Local, ScanRead, StoreRoute, Versions};
 use super::url::{parse_query, percent_decode};
 use super::{QueryServer, health, status};
 use crate::query::QueryError;
@@ -98,22 +97,36 @@ impl<T: Topology> QueryServer<T> {
         if stores != "stores" {
             return not_found_route();
         }
-        let Some(route) = self.routes.iter().find(|r| r.name() == store) else {
+        // A store served twice (`store` and `versioned_store`): the route that serves the path.
+        let named = |r: &&Arc<dyn StoreRoute<T>>| r.name() == store;
+        let route = self
+            .routes
+            .iter()
+            .filter(named)
+            .find(|r| r.kind().serves(kind))
+            .or_else(|| self.routes.iter().find(named));
+        let Some(route) = route else {
             return reply(
                 StatusCode::NOT_FOUND,
                 &error_body(&format!(
-                    "no store `{store}` is served here: serve it with QueryServer::store, window_store or session_store"
+                    "no store `{store}` is served here: serve it with QueryServer::store, window_store, session_store or versioned_store"
                 )),
             );
         };
-        let wrong_kind = matches!(kind.as_str(), "keys" | "windows" | "sessions")
-            && kind != route.kind().segment();
+        let wrong_kind = matches!(kind.as_str(), "keys" | "windows" | "sessions" | "versions")
+            && !route.kind().serves(kind);
         if wrong_kind {
             let (is, use_) = route.kind().usage();
+            let versioned = if kind == "versions" && route.kind() == Kind::KeyValue {
+                " (a versioned table's history is served when the server is given its store \
+                 with QueryServer::versioned_store)"
+            } else {
+                ""
+            };
             return reply(
                 StatusCode::BAD_REQUEST,
                 &error_body(&format!(
-                    "`{store}` is {is}: query it with /stores/{store}{use_}"
+                    "`{store}` is {is}: query it with /stores/{store}{use_}{versioned}"
                 )),
             );
         }
@@ -129,6 +142,16 @@ impl<T: Topology> QueryServer<T> {
                 );
             }
         };
+        // A time in milliseconds, or what to tell the caller.
+        let time = |name: &str| -> Result<Option<i64>, String> {
+            param(name)
+                .map(|v| {
+                    v.parse::<i64>()
+                        .map_err(|_| format!("`{name}={v}` is not a time in milliseconds"))
+                })
+                .transpose()
+        };
+        let bad_request = |message: String| reply(StatusCode::BAD_REQUEST, &error_body(&message));
         match (kind.as_str(), rest) {
             ("keys", [key]) => {
                 let read = KeyRead {
@@ -136,36 +159,50 @@ impl<T: Topology> QueryServer<T> {
                     from: 0,
                     to: 0,
                     stale,
+                    versions: None,
                 };
                 self.key(route, &read, forwarded, &path, raw_query).await
             }
-            ("windows" | "sessions", [key]) => {
-                let bound = |name, default| match param(name) {
-                    None => Ok(default),
-                    Some(v) => v.parse::<i64>().map_err(|_| v.to_owned()),
-                };
-                match (bound("from", 0), bound("to", i64::MAX)) {
-                    (Ok(from), Ok(to)) => {
-                        let read = KeyRead {
-                            key,
-                            from,
-                            to,
-                            stale,
-                        };
-                        self.key(route, &read, forwarded, &path, raw_query).await
-                    }
-                    (Err(bad), _) | (_, Err(bad)) => reply(
-                        StatusCode::BAD_REQUEST,
-                        &error_body(&format!("`{bad}` is not a time in milliseconds")),
-                    ),
+            ("windows" | "sessions", [key]) => match (time("from"), time("to")) {
+                (Ok(from), Ok(to)) => {
+                    let read = KeyRead {
+                        key,
+                        from: from.unwrap_or(0),
+                        to: to.unwrap_or(i64::MAX),
+                        stale,
+                        versions: None,
+                    };
+                    self.key(route, &read, forwarded, &path, raw_query).await
                 }
+                (Err(bad), _) | (_, Err(bad)) => bad_request(bad),
+            },
+            ("versions", [key]) => {
+                let versions = match (time("as_of"), time("from"), time("to")) {
+                    (Err(bad), _, _) | (_, Err(bad), _) | (_, _, Err(bad)) => {
+                        return bad_request(bad);
+                    }
+                    (Ok(Some(_)), Ok(from), Ok(to)) if from.is_some() || to.is_some() => {
+                        return bad_request(
+                            "`as_of` asks for the version valid at one time, `from`/`to` for \
+                             the versions valid in a time range: pass one or the other"
+                                .to_owned(),
+                        );
+                    }
+                    (Ok(as_of), Ok(None), Ok(None)) => Versions::AsOf(as_of.unwrap_or(i64::MAX)),
+                    (Ok(_), Ok(from), Ok(to)) => Versions::Between {
+                        from: from.unwrap_or(i64::MIN),
+                        to: to.unwrap_or(i64::MAX),
+                    },
+                };
+                let read = KeyRead {
+                    key,
+                    from: 0,
+                    to: 0,
+                    stale,
+                    versions: Some(versions),
+                };
+                self.key(route, &read, forwarded, &path, raw_query).await
             }
-            ("all" | "range", []) if stale => reply(
-                StatusCode::BAD_REQUEST,
-                &error_body(
-                    "`stale` is served for a key's reads (/keys, /windows, /sessions): a scan reads the active tasks of every instance, each partition once; leave `stale` out",
-                ),
-            ),
             ("all" | "range", []) => {
                 let (from, to) = if kind == "all" {
                     (None, None)
@@ -177,13 +214,10 @@ impl<T: Topology> QueryServer<T> {
                     Some(text) => match text.parse::<usize>() {
                         Ok(n) if (1..=self.settings.max_page_size).contains(&n) => n,
                         _ => {
-                            return reply(
-                                StatusCode::BAD_REQUEST,
-                                &error_body(&format!(
-                                    "`limit` must be a number of entries from 1 to {}",
-                                    self.settings.max_page_size
-                                )),
-                            );
+                            return bad_request(format!(
+                                "`limit` must be a number of entries from 1 to {}",
+                                self.settings.max_page_size
+                            ));
                         }
                     },
                 };
@@ -191,23 +225,47 @@ impl<T: Topology> QueryServer<T> {
                     None => None,
                     Some((_, Some(position))) => Some(position),
                     Some((token, None)) => {
-                        return reply(
-                            StatusCode::BAD_REQUEST,
-                            &error_body(&format!(
-                                "`{token}` is not a continuation token: pass the `next` of the previous page as `after`"
-                            )),
-                        );
+                        return bad_request(format!(
+                            "`{token}` is not a continuation token: pass the `next` of the previous page as `after`"
+                        ));
                     }
                 };
-                let scan = Scan {
-                    from,
-                    to,
+                let (earliest_end, latest_start) =
+                    match (time("earliest_end"), time("latest_start")) {
+                        (Ok(e), Ok(l)) => (e, l),
+                        (Err(bad), _) | (_, Err(bad)) => return bad_request(bad),
+                    };
+                let local_only = forwarded || param("scope") == Some("local");
+                let only = match param("partitions") {
+                    None => None,
+                    Some(_) if !local_only => {
+                        return bad_request(
+                            "`partitions` restricts one instance's page: pass it with \
+                             scope=local, or leave it out to read every partition"
+                                .to_owned(),
+                        );
+                    }
+                    Some(list) => match parse_partitions(list) {
+                        Some(only) => Some(only),
+                        None => {
+                            return bad_request(format!(
+                                "`partitions={list}` is not a list of partitions: pass numbers \
+                                 separated by commas, as partitions=0,2"
+                            ));
+                        }
+                    },
+                };
+                let scan = ScanRead {
+                    from: from.map(str::to_owned),
+                    to: to.map(str::to_owned),
+                    earliest_end,
+                    latest_start,
                     after,
+                    only,
+                    stale,
                     limit,
                 };
-                let scope = param("scope");
-                self.scan(route, &scan, forwarded, forwarded || scope == Some("local"))
-                    .await
+                self.scan(route, &scan, forwarded, local_only).await
             }
             _ => not_found_route(),
         }
@@ -251,18 +309,24 @@ impl<T: Topology> QueryServer<T> {
         path: &str,
         query: Option<&str>,
     ) -> Response<Full<Bytes>> {
-        let local = if route.kind() != Kind::KeyValue {
-            // A key's windows or sessions may be many: read them off the runtime's worker
-            // threads.
+        // A key's windows, sessions or versions may be many: read them off the runtime's worker
+        // threads. A value is one lookup.
+        let blocking = match route.kind() {
+            Kind::KeyValue => false,
+            Kind::Versioned => read.versions.is_some(),
+            Kind::Window | Kind::Session => true,
+        };
+        let local = if blocking {
             let (route, queries, key) =
                 (Arc::clone(route), self.queries.clone(), read.key.to_owned());
-            let (from, to, stale) = (read.from, read.to, read.stale);
+            let (from, to, stale, versions) = (read.from, read.to, read.stale, read.versions);
             match tokio::task::spawn_blocking(move || {
                 let read = KeyRead {
                     key: &key,
                     from,
                     to,
                     stale,
+                    versions,
                 };
                 route.get(&queries, &read)
             })
@@ -278,10 +342,15 @@ impl<T: Topology> QueryServer<T> {
         let error = match local {
             Local::Found(body) => return reply(StatusCode::OK, &body),
             Local::NoValue => {
-                return reply(
-                    StatusCode::NOT_FOUND,
-                    &error_body(&format!("no value for key `{key}` in `{}`", route.name())),
-                );
+                let message = match read.versions {
+                    Some(Versions::AsOf(as_of)) if as_of != i64::MAX => format!(
+                        "no version of key `{key}` in `{}` was valid at {as_of} (the key had no \
+                         value then, or the table's history does not reach back that far)",
+                        route.name()
+                    ),
+                    _ => format!("no value for key `{key}` in `{}`", route.name()),
+                };
+                return reply(StatusCode::NOT_FOUND, &error_body(&message));
             }
             Local::BadRequest(message) => {
                 return reply(StatusCode::BAD_REQUEST, &error_body(&message));
@@ -326,4 +395,12 @@ impl<T: Topology> QueryServer<T> {
             None => unavailable("the instance hosting the key did not answer: retry"),
         }
     }
+}
+
+/// `0,2,5` as partitions; `None` when an item is not a partition number.
+fn parse_partitions(list: &str) -> Option<Vec<i32>> {
+    list.split(',')
+        .filter(|p| !p.is_empty())
+        .map(|p| p.trim().parse::<i32>().ok().filter(|p| *p >= 0))
+        .collect()
 }

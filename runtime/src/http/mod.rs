@@ -34,21 +34,28 @@
 //! | `GET /stores/{store}/keys/{key}` | `200 {"key": k, "value": v}`; `404` when the key has no value |
 //! | `GET /stores/{store}/windows/{key}?from=<ms>&to=<ms>` | `200 {"key": k, "windows": [{"start", "end", "value"}]}` (window stores; windows starting in `[from, to]`, both optional) |
 //! | `GET /stores/{store}/sessions/{key}?from=<ms>&to=<ms>` | `200 {"key": k, "sessions": [{"start", "end", "value"}]}` (session stores; the key's sessions that overlap `[from, to]`, oldest first: Kafka Streams' `findSessions(key, from, to)`, `end >= from` and `start <= to`; both optional, without them every session of the key; `start` and `end` are the first and last record's timestamps, both inclusive) |
-//! | `GET /stores/{store}/all?limit=<n>&after=<token>` | one page: `200 {"partition_count": n, "partitions": [0..n], "entries": [{"key", "value"}], "next": token or null}` |
+//! | `GET /stores/{store}/versions/{key}?as_of=<ms>` | `200 {"key": k, "value": v, "timestamp": t, "valid_to": t or null}`: the version valid at `as_of` (Kafka Streams' `VersionedKeyQuery.asOf`; without `as_of` the latest); `404` when the key had no value then or the table's history does not reach back that far (versioned tables' stores, served with [`QueryServer::versioned_store`]) |
+//! | `GET /stores/{store}/versions/{key}?from=<ms>&to=<ms>` | `200 {"key": k, "versions": [{"value", "timestamp", "valid_to"}]}`: the versions valid at some time in `[from, to]`, oldest first (`MultiVersionedKeyQuery`; both optional) |
+//! | `GET /stores/{store}/all?limit=<n>&after=<token>` | one page: `200 {"partition_count": n, "partitions": [0..n], "entries": [{"key", "value"}], "next": token or null}` (key-value and versioned stores; a session store's entries are its sessions, `{"key", "start", "end", "value"}`, each key's oldest first: Kafka Streams' `fetch(keyFrom, keyTo)`) |
 //! | `GET /stores/{store}/range?from=a&to=b&limit=<n>&after=<token>` | as `all`, keys from `a` to `b` inclusive (either optional) |
+//! | `all` or `range` of a session store with `&earliest_end=<ms>&latest_start=<ms>` | the sessions that end at or after `earliest_end` and start at or before `latest_start` (Kafka Streams' `findSessions(keyFrom, keyTo, earliestSessionEndTime, latestSessionStartTime)`; either optional) |
 //! | `GET /health/live` | `200 {"status": "live", "state": s}`; `503` once the instance is in `ERROR` |
 //! | `GET /health/ready` | `200 {"status": "ready", "state": "RUNNING"}`; otherwise `503 {"state": s, "error": why}` |
 //! | `GET /` | `200`, the status page: the topology drawn as SVG, this instance's threads and tasks with their lag, refreshed every 2 s (see below) |
 //! | `GET /status` | `200 {"application_id", "state", "paused", "threads": [{"name", "state", "active_tasks": [{"task", "lag", "partitions": [{"topic", "partition", "position", "end", "lag"}]}], "standby_tasks"}]}` |
 //! | `GET /metrics` | `200`, Prometheus' text format (feature `prometheus`, given `QueryServer::prometheus`); `404` otherwise |
 //!
-//! A key's read (`keys`, `windows`, `sessions`) takes `stale=true` (Kafka Streams'
-//! `enableStaleStores()`): a standby replica may then answer when no active task of the key's
-//! partition is ready (see [`crate::query`]'s "Stale stores"), and the body says which copy
-//! did, `"standby": true|false` and its `"lag"` (changelog records behind, `null` when not
-//! known). A stale read of a key whose partition this instance keeps neither as active task
-//! nor as standby goes to the key's active instance, then to its standbys, until one answers
-//! other than `503`. Scans take no `stale` (`400`).
+//! A key's read (`keys`, `windows`, `sessions`) and a scan (`all`, `range`) take `stale=true`
+//! (Kafka Streams' `enableStaleStores()`): a standby replica may then answer when no active
+//! task of the key's partition is ready (see [`crate::query`]'s "Stale stores"), and the body
+//! says which copy did, `"standby": true|false` and its `"lag"` (changelog records behind,
+//! `null` when not known). A stale read of a key whose partition this instance keeps neither
+//! as active task nor as standby goes to the key's active instance, then to its standbys,
+//! until one answers other than `503`. A stale scan reads each partition once, from the
+//! instance with its active task, else from the standby with the smallest known lag (an
+//! instance that does not answer is left out), and adds `"replicas": [{"partition",
+//! "standby", "lag"}]`, the copy each partition was read from. A versioned table's history
+//! (`versions`) is kept by active tasks only: it takes no `stale` (`400`).
 //!
 //! Keys are path segments or query parameters, percent-encoded, parsed with the key type's
 //! `FromStr` (`String`, integers, ...); values are written with the value type's
@@ -58,16 +65,17 @@
 //!
 //! A scan answers one page of at most `limit` entries ([`DEFAULT_PAGE_SIZE`] without `limit`,
 //! at most [`DEFAULT_MAX_PAGE_SIZE`]; see [`QueryServer::page_size`]). When more entries follow,
-//! `next` is a continuation token: ask again with `after=<next>` (and the same `from`/`to`)
-//! for the next page, until `next` is `null`:
+//! `next` is a continuation token: ask again with `after=<next>` (and the same other
+//! parameters) for the next page, until `next` is `null`:
 //!
 //! ```text
 //! GET /stores/counts/all?limit=500              -> {"entries": [...500], "next": "AAAAA3cxMg"}
 //! GET /stores/counts/all?limit=500&after=AAAAA3cxMg -> {"entries": [...], "next": null}
 //! ```
 //!
-//! Entries come partition after partition, each partition in serialized-key order. A token is
-//! the position (partition, serialized key) of a page's last entry; each page reads the
+//! Entries come partition after partition, each partition in serialized-key order (a session
+//! store's: each key's sessions oldest first). A token is the position (partition, serialized
+//! store key) of a page's last entry; each page reads the
 //! committed state as of its own request, so an entry written or deleted between two pages
 //! shows in the later page only if it lies after the token. Each page is read on tokio's
 //! blocking threads (`spawn_blocking`), never on the worker threads that also send the group's
@@ -80,8 +88,9 @@
 //! [`metadata_for_key`](crate::query::Queries::metadata_for_key) names is asked (the request
 //! carries `x-dekaf-forwarded: 1`, and a forwarded request is never forwarded again) and its
 //! answer is relayed. `all` and `range` ask every instance of the group for its page of its own
-//! tasks (`?scope=local` asks only this one) and answer only when the answers together cover
-//! every partition of the store exactly once.
+//! tasks (`?scope=local` asks only this one, and `&partitions=0,2` with it only for those of
+//! its partitions) and answer only when the answers together cover every partition of the
+//! store exactly once.
 //!
 //! # Health
 //!
@@ -157,8 +166,10 @@
 //! # Status codes
 //!
 //! - `404`: no such store (or not registered with this server), or no value for the key.
-//! - `400`: a key or bound that does not parse as the store's key type, or a bad parameter
-//!   (`limit`, `after`).
+//! - `400`: a key or bound that does not parse as the store's key type, a bad parameter
+//!   (`limit`, `after`, a time that is not a number of milliseconds, `as_of` with
+//!   `from`/`to`, `stale` on `versions`), or a route of another kind of store (the message
+//!   names the right one).
 //! - `401`: authentication is required ([`QueryServer::bearer_token`],
 //!   [`QueryServer::authenticate`]) and the request has none or a wrong one.
 //! - `405`: a method other than `GET`.
@@ -220,6 +231,8 @@ mod reply;
 mod routes;
 mod scan;
 mod status;
+#[cfg(test)]
+mod tests;
 mod url;
 
 use std::future::Future;
@@ -242,7 +255,7 @@ pub use prometheus::{
 
 use auth::Auth;
 use forward::Forwarder;
-use routes::{KeyValueRoute, SessionRoute, StoreRoute, WindowRoute};
+use routes::{KeyValueRoute, SessionRoute, StoreRoute, VersionedRoute, WindowRoute};
 
 use crate::query::Queries;
 use crate::streams::Lifecycle;
@@ -395,13 +408,27 @@ impl<T: Topology> QueryServer<T> {
         self
     }
 
-    /// Serves the session store `store` (`GET /stores/{store}/sessions/{key}`).
+    /// Serves the session store `store`: a key's sessions (`GET
+    /// /stores/{store}/sessions/{key}`) and the sessions of a key range (`all`, `range`).
     pub fn session_store<K, V>(mut self, store: SessionStoreRef<K, V>) -> Self
     where
         K: FromStr + Serialize + 'static,
         V: Serialize + 'static,
     {
         self.routes.push(Arc::new(SessionRoute(store)));
+        self
+    }
+
+    /// Serves the store of a versioned table `store` (a table made with `.versioned(..)`):
+    /// its history by `GET /stores/{store}/versions/{key}` (`?as_of=<ms>`, or
+    /// `?from=<ms>&to=<ms>`), and its latest values as [`Self::store`] serves them (`/keys`,
+    /// `all`, `range`). A store that is not a versioned table's answers `404` at each read.
+    pub fn versioned_store<K, V>(mut self, store: StoreRef<K, V>) -> Self
+    where
+        K: FromStr + Serialize + 'static,
+        V: Serialize + 'static,
+    {
+        self.routes.push(Arc::new(VersionedRoute(store)));
         self
     }
 

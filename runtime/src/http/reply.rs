@@ -7,33 +7,54 @@ use serde_json::{Value, json};
 
 use super::forward;
 use super::routes::LocalRange;
-use crate::query::QueryError;
+use crate::query::{QueryError, Replica};
 
 /// One instance's page. `internal` (an answer to another instance): each entry also carries its
-/// partition and position, which the asking instance merges pages by.
-pub(super) fn range_body(range: &LocalRange, next: Option<String>, internal: bool) -> Value {
+/// partition and position, which the asking instance merges pages by. `stale`: the body also
+/// says which copy each partition was read from (`"replicas"`).
+pub(super) fn range_body(
+    range: &LocalRange,
+    next: Option<String>,
+    internal: bool,
+    stale: bool,
+) -> Value {
     let entries: Vec<Value> = range
         .entries
         .iter()
         .map(|e| {
-            if internal {
-                json!({
-                    "key": e.json["key"],
-                    "value": e.json["value"],
-                    "partition": e.partition,
-                    "position": e.token,
-                })
-            } else {
-                e.json.clone()
+            let mut json = e.json.clone();
+            if internal && let Value::Object(fields) = &mut json {
+                fields.insert("partition".to_owned(), e.partition.into());
+                fields.insert("position".to_owned(), e.token.clone().into());
             }
+            json
         })
         .collect();
-    json!({
+    let mut body = json!({
         "partition_count": range.partition_count,
-        "partitions": range.partitions,
+        "partitions": range.partitions(),
         "entries": entries,
         "next": next,
-    })
+    });
+    if stale {
+        body["replicas"] = replicas_json(&range.replicas);
+    }
+    body
+}
+
+/// Which copy each partition of a stale scan was read from: `[{"partition", "standby",
+/// "lag"}]`, `lag` in changelog records (`null` when not known, and for an active task).
+pub(super) fn replicas_json(replicas: &[(i32, Replica)]) -> Value {
+    replicas
+        .iter()
+        .map(|(partition, replica)| {
+            let (standby, lag) = match replica {
+                Replica::Active => (false, None),
+                Replica::Standby { lag } => (true, *lag),
+            };
+            json!({ "partition": partition, "standby": standby, "lag": lag })
+        })
+        .collect()
 }
 
 /// `401` with the scheme to use.
@@ -107,8 +128,9 @@ pub(super) fn not_found_route() -> Response<Full<Bytes>> {
         StatusCode::NOT_FOUND,
         &error_body(
             "no such route: GET /stores/{store}/keys/{key}, /stores/{store}/windows/{key}, \
+             /stores/{store}/sessions/{key}, /stores/{store}/versions/{key}, \
              /stores/{store}/all, /stores/{store}/range?from=..&to=.., /health/live, \
-             /health/ready or /metrics",
+             /health/ready, /status or /metrics",
         ),
     )
 }

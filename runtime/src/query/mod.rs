@@ -371,4 +371,4 @@ impl<T: Topology> Queries<T> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

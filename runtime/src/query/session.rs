@@ -64,6 +64,8 @@ use bytes::Bytes;
 
 use super::error::QueryError;
 use super::registry::Registry;
+#[cfg(feature = "http")]
+use super::view::page_snapshots;
 use super::view::{Replica, Scan, key_bytes, local_snapshots, snapshot_for};
 use crate::serdes::{SerdeError, Windowed};
 use crate::task::SessionStoreRef;
@@ -116,6 +118,27 @@ impl<K, V> ReadOnlySessionStore<K, V> {
     /// Whether this view reads standby replicas too ([`Self::enable_stale_stores`]).
     pub fn stale_stores_enabled(&self) -> bool {
         self.stale
+    }
+
+    /// The partition count of the store (its number of tasks), once known.
+    ///
+    /// # Errors
+    ///
+    /// [`QueryError::NotRunning`] before the first assignment.
+    pub fn partitions(&self) -> Result<i32, QueryError> {
+        let name = self.handle.name;
+        let (sub, _) = self
+            .registry
+            .store(name)
+            .ok_or_else(|| QueryError::UnknownStore {
+                store: name.to_owned(),
+                kind: "session",
+            })?;
+        self.registry
+            .partitions(sub.id)
+            .ok_or_else(|| QueryError::NotRunning {
+                store: name.to_owned(),
+            })
     }
 
     /// Every session of `key`, oldest first (Kafka Streams' `fetch(key)`).
@@ -286,29 +309,8 @@ impl<K, V> ReadOnlySessionStore<K, V> {
         latest_start: i64,
         backward: bool,
     ) -> Result<SessionIter<K, V>, QueryError> {
-        let encode = |b: Bound<&K>| -> Result<Bound<Bytes>, QueryError> {
-            Ok(match b {
-                Bound::Included(k) => Bound::Included(key_bytes(self.handle.key_ser, k)?.into()),
-                Bound::Excluded(k) => Bound::Excluded(key_bytes(self.handle.key_ser, k)?.into()),
-                Bound::Unbounded => Bound::Unbounded,
-            })
-        };
-        let keys: KeyBounds = (encode(from)?, encode(to)?);
-        // Every store key of a key in the range lies between the lower key's bytes and the
-        // upper key's bytes followed by 16 bytes of 0xff; keys in that byte range that are not
-        // in the key range (longer keys sharing the upper key's bytes) are skipped as read.
-        let lower = match &keys.0 {
-            Bound::Included(k) | Bound::Excluded(k) => Bound::Included(k.clone()),
-            Bound::Unbounded => Bound::Unbounded,
-        };
-        let upper = match &keys.1 {
-            Bound::Included(k) | Bound::Excluded(k) => {
-                let mut u = k.to_vec();
-                u.extend_from_slice(&[0xff; 16]);
-                Bound::Included(Bytes::from(u))
-            }
-            Bound::Unbounded => Bound::Unbounded,
-        };
+        let keys = self.key_bounds(from, to)?;
+        let (lower, upper) = store_bounds(&keys);
         let mut sources = local_snapshots(&self.registry, self.handle.name, "session", self.stale)?;
         if backward {
             sources.reverse();
@@ -330,6 +332,109 @@ impl<K, V> ReadOnlySessionStore<K, V> {
             replicas,
         })
     }
+
+    /// The serialized bounds of a key range.
+    fn key_bounds(&self, from: Bound<&K>, to: Bound<&K>) -> Result<KeyBounds, QueryError> {
+        let encode = |b: Bound<&K>| -> Result<Bound<Bytes>, QueryError> {
+            Ok(match b {
+                Bound::Included(k) => Bound::Included(key_bytes(self.handle.key_ser, k)?.into()),
+                Bound::Excluded(k) => Bound::Excluded(key_bytes(self.handle.key_ser, k)?.into()),
+                Bound::Unbounded => Bound::Unbounded,
+            })
+        };
+        Ok((encode(from)?, encode(to)?))
+    }
+
+    /// One page of [`Self::find_sessions_range`] (the `http` feature): at most `limit`
+    /// sessions after the position `after` (a partition and a store key of it: the key bytes,
+    /// the session's end and start; `None`: from the start) of the partitions `only` names
+    /// (`None`: every partition this view answers for), each with its partition and store
+    /// key, the partitions read with the copy each is read from, and whether more sessions
+    /// follow. Sessions come partition after partition, each key after key, each key's
+    /// sessions oldest first. With stale stores enabled, standby copies answer too, and a
+    /// partition restoring here without one is left out.
+    #[cfg(feature = "http")]
+    #[allow(clippy::too_many_arguments)] // the query's bounds and the page's position
+    pub(crate) fn page(
+        &self,
+        from: Bound<&K>,
+        to: Bound<&K>,
+        earliest_end: i64,
+        latest_start: i64,
+        after: Option<(i32, &[u8])>,
+        only: Option<&[i32]>,
+        limit: usize,
+    ) -> Result<SessionPage<K, V>, QueryError> {
+        let keys = self.key_bounds(from, to)?;
+        let (lower, upper) = store_bounds(&keys);
+        let sources = page_snapshots(
+            &self.registry,
+            self.handle.name,
+            "session",
+            self.stale,
+            only,
+        )?;
+        let mut page = SessionPage {
+            replicas: sources.iter().map(|(p, r, _)| (*p, *r)).collect(),
+            entries: Vec::new(),
+            more: false,
+        };
+        'sources: for (partition, replica, snapshot) in sources {
+            let start = match after {
+                Some((p, _)) if partition < p => continue,
+                Some((p, key)) if partition == p => Bound::Excluded(Bytes::copy_from_slice(key)),
+                _ => lower.clone(),
+            };
+            let mut sessions = SessionIter {
+                scan: Scan::new(vec![snapshot], start, upper.clone()),
+                keys: keys.clone(),
+                earliest_end,
+                latest_start,
+                key_de: self.handle.key_de,
+                value_de: self.handle.value_de,
+                replicas: vec![(partition, replica)],
+            };
+            while let Some((stored, session)) = sessions.next_stored() {
+                if page.entries.len() >= limit {
+                    page.more = true;
+                    break 'sources;
+                }
+                let (window, value) = session?;
+                page.entries.push((partition, stored, window, value));
+            }
+        }
+        Ok(page)
+    }
+}
+
+/// The store-key bounds that hold every session of the keys within `keys`: from the lower
+/// key's bytes to the upper key's bytes followed by 16 bytes of 0xff. Keys in that byte range
+/// that are not within `keys` (longer keys sharing the upper key's bytes) are skipped as read.
+fn store_bounds(keys: &KeyBounds) -> (Bound<Bytes>, Bound<Bytes>) {
+    let lower = match &keys.0 {
+        Bound::Included(k) | Bound::Excluded(k) => Bound::Included(k.clone()),
+        Bound::Unbounded => Bound::Unbounded,
+    };
+    let upper = match &keys.1 {
+        Bound::Included(k) | Bound::Excluded(k) => {
+            let mut u = k.to_vec();
+            u.extend_from_slice(&[0xff; 16]);
+            Bound::Included(Bytes::from(u))
+        }
+        Bound::Unbounded => Bound::Unbounded,
+    };
+    (lower, upper)
+}
+
+/// One page of a session scan ([`ReadOnlySessionStore::page`]).
+#[cfg(feature = "http")]
+pub(crate) struct SessionPage<K, V> {
+    /// The partitions read, in order, each with the copy read.
+    pub replicas: Vec<(i32, Replica)>,
+    /// Partition, store key (the position to resume after), session, aggregate.
+    pub entries: Vec<(i32, Bytes, Windowed<K>, V)>,
+    /// Whether sessions follow the last one.
+    pub more: bool,
 }
 
 /// Whether `key` lies within `bounds`.
@@ -368,10 +473,10 @@ impl<K, V> SessionIter<K, V> {
     }
 }
 
-impl<K, V> Iterator for SessionIter<K, V> {
-    type Item = Result<(Windowed<K>, V), QueryError>;
-
-    fn next(&mut self) -> Option<Self::Item> {
+impl<K, V> SessionIter<K, V> {
+    /// The next session within the bounds, with its store key (the key bytes, the session's
+    /// end and start).
+    fn next_stored(&mut self) -> Option<(Bytes, <Self as Iterator>::Item)> {
         loop {
             let (k, v) = self.scan.next_entry()?;
             let Some((key, start, end)) = split_session_key(&k) else {
@@ -380,14 +485,19 @@ impl<K, V> Iterator for SessionIter<K, V> {
             if !within(&self.keys, key) || end < self.earliest_end || start > self.latest_start {
                 continue;
             }
-            return Some(
-                (self.key_de)(Some(key))
-                    .and_then(|key| {
-                        Ok((Windowed::new(key, start, end), (self.value_de)(Some(&v))?))
-                    })
-                    .map_err(QueryError::from),
-            );
+            let session = (self.key_de)(Some(key))
+                .and_then(|key| Ok((Windowed::new(key, start, end), (self.value_de)(Some(&v))?)))
+                .map_err(QueryError::from);
+            return Some((k, session));
         }
+    }
+}
+
+impl<K, V> Iterator for SessionIter<K, V> {
+    type Item = Result<(Windowed<K>, V), QueryError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_stored().map(|(_, session)| session)
     }
 }
 

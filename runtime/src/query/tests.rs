@@ -1,5 +1,6 @@
 //! The local views over published snapshots, without a broker: what a read sees, and the
-//! errors that stand for "not here" and "not yet".
+//! errors that stand for "not here" and "not yet". The topology and helpers are shared with
+//! the query server's tests (`http::tests`).
 
 use std::ops::Bound;
 use std::sync::Arc;
@@ -13,7 +14,7 @@ use crate::table::global::GlobalStores;
 use crate::task::{SessionStoreRef, StoreRef, Task, TaskError, WindowStoreRef};
 use crate::topology::{StoreInfo, StoreKind, SubtopologyInfo, TopologyInfo};
 
-static STORES: [StoreInfo; 4] = [
+pub(crate) static STORES: [StoreInfo; 5] = [
     StoreInfo {
         name: "counts",
         changelog_topic: "app-counts-changelog",
@@ -51,9 +52,15 @@ static STORES: [StoreInfo; 4] = [
             grace_ms: 0,
         },
     },
+    // A versioned table's store.
+    StoreInfo {
+        name: "rates",
+        changelog_topic: "app-rates-changelog",
+        kind: StoreKind::TimestampedKeyValue,
+    },
 ];
 
-static SUBS: [SubtopologyInfo; 1] = [SubtopologyInfo {
+pub(crate) static SUBS: [SubtopologyInfo; 1] = [SubtopologyInfo {
     id: "0",
     source_topics: &["words"],
     repartition_source_topics: &[],
@@ -64,13 +71,13 @@ static SUBS: [SubtopologyInfo; 1] = [SubtopologyInfo {
     stores: &STORES,
 }];
 
-static INFO: TopologyInfo = TopologyInfo {
+pub(crate) static INFO: TopologyInfo = TopologyInfo {
     application_id: "app",
     subtopologies: &SUBS,
 };
 
 /// A stand-in topology type for the handle's type parameter.
-struct App;
+pub(crate) struct App;
 
 impl crate::task::Topology for App {
     const APPLICATION_ID: &'static str = "app";
@@ -87,7 +94,7 @@ impl crate::task::Topology for App {
 }
 
 /// Never made: `App` has no tasks of its own.
-struct NoTask<B>(std::marker::PhantomData<B>, std::convert::Infallible);
+pub(crate) struct NoTask<B>(std::marker::PhantomData<B>, std::convert::Infallible);
 
 impl<B: StoreBackend> Task for NoTask<B> {
     type Backend = B;
@@ -136,23 +143,25 @@ impl<B: StoreBackend> Task for NoTask<B> {
     }
 }
 
-const COUNTS: StoreRef<String, i64> = StoreRef::new::<Utf8, I64>("counts");
+pub(crate) const COUNTS: StoreRef<String, i64> = StoreRef::new::<Utf8, I64>("counts");
 const VIEWS: WindowStoreRef<String, i64> = WindowStoreRef::new::<Utf8, I64>("views", 60_000);
-const SESSIONS: SessionStoreRef<String, i64> = SessionStoreRef::new::<Utf8, I64>("sessions");
-const PARTITIONS: i32 = 4;
+pub(crate) const SESSIONS: SessionStoreRef<String, i64> =
+    SessionStoreRef::new::<Utf8, I64>("sessions");
+pub(crate) const RATES: StoreRef<String, i64> = StoreRef::timestamped::<Utf8, I64>("rates");
+pub(crate) const PARTITIONS: i32 = 4;
 
-fn partition(key: &str) -> i32 {
+pub(crate) fn partition(key: &str) -> i32 {
     view::partition_of(key.as_bytes(), PARTITIONS)
 }
 
-fn i64_bytes(v: i64) -> Vec<u8> {
+pub(crate) fn i64_bytes(v: i64) -> Vec<u8> {
     let mut out = Vec::new();
     I64::serialize(&v, &mut out).expect("i64");
     out
 }
 
 /// Words that fall in distinct partitions: (word, partition).
-fn words_in_two_partitions() -> ((String, i32), (String, i32)) {
+pub(crate) fn words_in_two_partitions() -> ((String, i32), (String, i32)) {
     let first = "a".to_owned();
     let p = partition(&first);
     let second = (0..100)
@@ -163,7 +172,7 @@ fn words_in_two_partitions() -> ((String, i32), (String, i32)) {
     ((first, p), (second, q))
 }
 
-fn setup() -> (Queries<App>, Publisher) {
+pub(crate) fn setup() -> (Queries<App>, Publisher) {
     let registry = Arc::new(Registry::new(&INFO, None, GlobalStores::default()));
     (
         Queries::new(Arc::clone(&registry)),
@@ -634,7 +643,7 @@ const KS_SESSIONS: [(&str, i64, i64, i64); 7] = [
     ("c", 7, 7, 1),
 ];
 
-fn session_entry(key: &str, start: i64, end: i64) -> Vec<u8> {
+pub(crate) fn session_entry(key: &str, start: i64, end: i64) -> Vec<u8> {
     let mut bytes = key.as_bytes().to_vec();
     crate::window::session_key(&mut bytes, start, end);
     bytes
@@ -1031,5 +1040,104 @@ fn a_standby_copy_is_removed_only_by_the_thread_that_keeps_it() {
     assert!(matches!(
         stale.get(&a),
         Err(QueryError::NotLocal { stale: true, .. })
+    ));
+}
+
+/// A versioned table's store on `partition`: `versions` (key, value or tombstone, timestamp)
+/// put in order, with `retention` of history, published as a commit publishes it.
+pub(crate) fn publish_versioned(
+    publisher: &Publisher,
+    partition: i32,
+    versions: &[(&str, Option<i64>, i64)],
+    retention: i64,
+) {
+    let mut store = MemoryBackend::new();
+    let mut history = crate::table::versioned::VersionHistory::new(retention);
+    for (key, value, ts) in versions {
+        crate::table::versioned::put_versioned(
+            &mut store,
+            &mut history,
+            key.as_bytes(),
+            value.map(i64_bytes).as_deref(),
+            *ts,
+            &mut Vec::new(),
+        )
+        .expect("put");
+    }
+    publisher
+        .publish_whole(&STORES[4], partition, &store, Some(&history))
+        .expect("publish");
+}
+
+#[test]
+fn a_versioned_view_reads_values_as_of_a_time_and_versions_in_a_range() {
+    let (queries, publisher) = setup();
+    publisher.registry().set_partitions("0", PARTITIONS);
+    let ((eur, p), (other, _)) = words_in_two_partitions();
+    let rates = queries.versioned_store(RATES).expect("a versioned store");
+    assert!(matches!(
+        rates.get(&eur),
+        Err(QueryError::NotLocal { stale: false, .. })
+    ));
+    publisher.restoring(&SUBS[0], p);
+    assert!(matches!(rates.get(&eur), Err(QueryError::Restoring { .. })));
+    let e = eur.as_str();
+    publish_versioned(
+        &publisher,
+        p,
+        &[
+            (e, Some(110), 10),
+            (e, Some(120), 20),
+            (e, None, 30),
+            (e, Some(140), 40),
+        ],
+        1_000,
+    );
+    let at = |value, timestamp, valid_to| VersionedRecord {
+        value,
+        timestamp,
+        valid_to,
+    };
+    assert_eq!(rates.get(&eur).expect("read"), Some(at(140, 40, None)));
+    assert_eq!(
+        rates.get_as_of(&eur, 25).expect("read"),
+        Some(at(120, 20, Some(30)))
+    );
+    assert_eq!(
+        rates.get_as_of(&eur, 35).expect("read"),
+        None,
+        "deleted then"
+    );
+    assert_eq!(
+        rates.get_as_of(&eur, 9).expect("read"),
+        None,
+        "before the first"
+    );
+    assert_eq!(
+        rates.versions(&eur, 15, 40).expect("read"),
+        [
+            at(110, 10, Some(20)),
+            at(120, 20, Some(30)),
+            at(140, 40, None)
+        ]
+    );
+    assert!(rates.versions(&eur, 31, 39).expect("read").is_empty());
+    // Its latest values read as a key-value store's too; another key's task is not here.
+    assert_eq!(
+        queries
+            .store(RATES)
+            .expect("store")
+            .get(&eur)
+            .expect("read"),
+        Some(140)
+    );
+    assert!(matches!(
+        rates.get(&other),
+        Err(QueryError::NotLocal { .. })
+    ));
+    // A store that is not versioned is refused.
+    assert!(matches!(
+        queries.versioned_store(COUNTS),
+        Err(QueryError::UnknownStore { .. })
     ));
 }

@@ -279,16 +279,20 @@ impl<K, V> ReadOnlyKeyValueStore<K, V> {
     }
 
     /// One page of [`Self::range_of_partitions`]: at most `limit` entries after the position
-    /// `after` (a partition and a serialized key of it; `None`: from the start), each with its
-    /// partition and serialized key, the partitions read, and whether more entries follow.
-    /// Entries come partition after partition, each in serialized-key order; a global table's
-    /// store reads as partition 0 and names no partition.
+    /// `after` (a partition and a serialized key of it; `None`: from the start) of the
+    /// partitions `only` names (`None`: every partition this view answers for), each with its
+    /// partition and serialized key, the partitions read with the copy each is read from, and
+    /// whether more entries follow. Entries come partition after partition, each in
+    /// serialized-key order; a global table's store reads as partition 0 and names no
+    /// partition. With stale stores enabled, standby copies answer too, and a partition
+    /// restoring here without one is left out (see [`page_snapshots`]).
     #[cfg(feature = "http")]
     pub(crate) fn page(
         &self,
         from: Bound<&K>,
         to: Bound<&K>,
         after: Option<(i32, &[u8])>,
+        only: Option<&[i32]>,
         limit: usize,
     ) -> Result<KeyValuePage<K, V>, QueryError> {
         let encode = |b: Bound<&K>| -> Result<Bound<Bytes>, QueryError> {
@@ -299,7 +303,7 @@ impl<K, V> ReadOnlyKeyValueStore<K, V> {
             })
         };
         let (from, to) = (encode(from)?, encode(to)?);
-        let (partitions, sources) = if let Some(global) = self.global()? {
+        let (replicas, sources) = if let Some(global) = self.global()? {
             let lower = match after {
                 Some((_, key)) => Bound::Excluded(Bytes::copy_from_slice(key)),
                 None => from.clone(),
@@ -311,15 +315,20 @@ impl<K, V> ReadOnlyKeyValueStore<K, V> {
                 .collect();
             (Vec::new(), vec![(0, snapshot)])
         } else {
-            let sources =
-                local_snapshots(&self.registry, self.handle.name, "key-value", self.stale)?;
+            let sources = page_snapshots(
+                &self.registry,
+                self.handle.name,
+                "key-value",
+                self.stale,
+                only,
+            )?;
             (
-                sources.iter().map(|(p, _, _)| *p).collect(),
+                sources.iter().map(|(p, r, _)| (*p, *r)).collect(),
                 sources.into_iter().map(|(p, _, s)| (p, s)).collect(),
             )
         };
         let mut page = KeyValuePage {
-            partitions,
+            replicas,
             entries: Vec::new(),
             more: false,
         };
@@ -401,7 +410,56 @@ pub(super) fn local_snapshots(
     store: &'static str,
     kind: &'static str,
     stale: bool,
-) -> Result<Vec<(i32, Replica, Snapshot)>, QueryError> {
+) -> Result<Sources, QueryError> {
+    let (out, restoring) = answerable(registry, store, kind, stale)?;
+    // A range would miss the keys of a task restoring here (unless its standby copy answers).
+    match restoring.first() {
+        Some(&partition) => Err(QueryError::Restoring {
+            store: store.to_owned(),
+            partition,
+        }),
+        None => Ok(out),
+    }
+}
+
+/// The snapshots of the partitions of `store` one page of a scan reads (the `http` feature):
+/// [`local_snapshots`] restricted to the partitions `only` names (all without it). A stale page
+/// leaves out a partition restoring here that no standby copy of this instance answers for,
+/// rather than failing: another instance's copy may cover it, and the page names the
+/// partitions it read. A page that is not stale fails with [`QueryError::Restoring`] then, as
+/// a range does.
+#[cfg(feature = "http")]
+pub(super) fn page_snapshots(
+    registry: &Registry,
+    store: &'static str,
+    kind: &'static str,
+    stale: bool,
+    only: Option<&[i32]>,
+) -> Result<Sources, QueryError> {
+    let wanted = |p: &i32| only.is_none_or(|only| only.contains(p));
+    let (mut out, restoring) = answerable(registry, store, kind, stale)?;
+    out.retain(|(p, _, _)| wanted(p));
+    match restoring.into_iter().find(wanted) {
+        Some(partition) if !stale => Err(QueryError::Restoring {
+            store: store.to_owned(),
+            partition,
+        }),
+        _ => Ok(out),
+    }
+}
+
+/// The snapshots a scan reads: partition, copy, snapshot.
+type Sources = Vec<(i32, Replica, Snapshot)>;
+
+/// What this instance can answer for of `store`: the snapshots of its ready active tasks (and
+/// with `stale` of its standby copies of the other partitions), in partition order, and the
+/// partitions restoring here that none of them covers.
+fn answerable(
+    registry: &Registry,
+    store: &'static str,
+    kind: &'static str,
+    stale: bool,
+) -> Result<(Sources, Vec<i32>), QueryError> {
     let (sub, _) = registry
         .store(store)
         .ok_or_else(|| QueryError::UnknownStore {
@@ -413,7 +471,7 @@ pub(super) fn local_snapshots(
             store: store.to_owned(),
         });
     }
-    let mut out: Vec<(i32, Replica, Snapshot)> = registry
+    let mut out: Sources = registry
         .ready(store)
         .into_iter()
         .map(|(p, snapshot)| (p, Replica::Active, snapshot))
@@ -426,18 +484,13 @@ pub(super) fn local_snapshots(
         }
         out.sort_by_key(|(p, _, _)| *p);
     }
-    // A range would miss the keys of a task restoring here (unless its standby copy answers).
-    if let Some(partition) = registry
+    let mut restoring: Vec<i32> = registry
         .restoring(store)
         .into_iter()
-        .find(|p| !out.iter().any(|(q, _, _)| q == p))
-    {
-        return Err(QueryError::Restoring {
-            store: store.to_owned(),
-            partition,
-        });
-    }
-    Ok(out)
+        .filter(|p| !out.iter().any(|(q, _, _)| q == p))
+        .collect();
+    restoring.sort_unstable();
+    Ok((out, restoring))
 }
 
 /// A scan over snapshots (each an O(1) clone of a published version): entries between two
@@ -546,8 +599,9 @@ pub(super) fn as_ref(bound: &Bound<Bytes>) -> Bound<&[u8]> {
 /// One page of a scan ([`ReadOnlyKeyValueStore::page`]).
 #[cfg(feature = "http")]
 pub(crate) struct KeyValuePage<K, V> {
-    /// The partitions read (none for a global table's store).
-    pub partitions: Vec<i32>,
+    /// The partitions read, in order, each with the copy read (none for a global table's
+    /// store).
+    pub replicas: Vec<(i32, Replica)>,
     /// Partition, serialized key, key, value.
     pub entries: Vec<(i32, Bytes, K, V)>,
     /// Whether entries follow the last one.
