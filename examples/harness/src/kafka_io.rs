@@ -88,6 +88,47 @@ pub async fn create_topics(bootstrap: &str, topics: &[(&str, i32)]) -> Result<()
     Ok(())
 }
 
+/// Whether `topic` exists (a metadata request that does not create it).
+pub async fn topic_exists(bootstrap: &str, topic: &str) -> Result<bool, KafkaError> {
+    let (bootstrap, topic) = (bootstrap.to_owned(), topic.to_owned());
+    off_workers(move || {
+        let consumer: BaseConsumer = ClientConfig::new()
+            .set("bootstrap.servers", &bootstrap)
+            .set("allow.auto.create.topics", "false")
+            .create()?;
+        let metadata = consumer.fetch_metadata(Some(&topic), Duration::from_secs(10))?;
+        Ok(metadata
+            .topics()
+            .iter()
+            .any(|t| t.name() == topic && t.error().is_none()))
+    })
+    .await
+}
+
+/// The configs of `topic` that are set on the topic itself (not broker defaults), by name.
+pub async fn topic_configs(
+    bootstrap: &str,
+    topic: &str,
+) -> Result<HashMap<String, String>, KafkaError> {
+    use rdkafka::admin::{ConfigSource, ResourceSpecifier};
+    let admin = admin(bootstrap)?;
+    let results = admin
+        .describe_configs(&[ResourceSpecifier::Topic(topic)], &AdminOptions::new())
+        .await;
+    drop_off_workers(admin);
+    let resource = results?
+        .into_iter()
+        .next()
+        .ok_or(KafkaError::AdminOpCreation("no answer".into()))?
+        .map_err(KafkaError::AdminOp)?;
+    Ok(resource
+        .entries
+        .into_iter()
+        .filter(|e| matches!(e.source, ConfigSource::DynamicTopic))
+        .filter_map(|e| Some((e.name, e.value?)))
+        .collect())
+}
+
 /// A plain (idempotent) producer.
 pub fn producer(bootstrap: &str) -> Result<ThreadedProducer<DefaultProducerContext>, KafkaError> {
     ClientConfig::new()

@@ -28,7 +28,7 @@ use dekaf_streams_harness::e2e::{
     InProcess, Reader, cached_count_problems, counts_reached, expected_counts, fresh, sentences,
 };
 use dekaf_streams_harness::kafka_io::{
-    NewRecord, bootstrap, off_workers, produce, produce_records,
+    NewRecord, bootstrap, off_workers, produce, produce_records, topic_configs,
 };
 
 /// The word count of `benches/kstreams` (workload `wordcount`), named for application `$app`:
@@ -65,6 +65,22 @@ topology! {
             .to_stream()
             .map(|key, count| (format!("{}@{}", key.key, key.window.start), count))
             .to("e2e-takeover-win-out", Utf8, I64);
+    }
+}
+
+topology! {
+    /// Kafka Streams' benchmark word count, its changelog with a config of its own
+    /// (`withLoggingEnabled(Map.of("segment.ms", "600000"))` on the Java side).
+    pub ConfiguredToDekaf = "e2e-takeover-conf" {
+        stream("e2e-takeover-conf-sentences", Unit, Utf8)
+            .flat_map_values(|sentence| sentence.split(' ').map(str::to_owned).collect::<Vec<_>>())
+            .select_key(|_key, word| word.clone())
+            .repartition("words", Utf8, Utf8)
+            .group_by_key()
+            .count("counts")
+            .with_logging_enabled([("segment.ms", "600000")])
+            .to_stream()
+            .to("e2e-takeover-conf-out", Utf8, I64);
     }
 }
 
@@ -105,6 +121,17 @@ async fn kstreams_jar() -> PathBuf {
 /// Kafka Streams' `workload` (of the benchmark application) for `app` as a child process
 /// (`--input-prefix app`), its log in `<state_dir>.log`.
 fn start_kstreams(jar: &Path, workload: &str, app: &str, state_dir: &Path) -> Child {
+    start_kstreams_with(jar, workload, app, state_dir, &[])
+}
+
+/// [`start_kstreams`] with more arguments of the benchmark application.
+fn start_kstreams_with(
+    jar: &Path,
+    workload: &str,
+    app: &str,
+    state_dir: &Path,
+    extra: &[&str],
+) -> Child {
     let log_path = state_dir.with_extension("log");
     std::fs::create_dir_all(state_dir).expect("the Kafka Streams state dir");
     let log = std::fs::File::create(&log_path).expect("the Kafka Streams log file");
@@ -116,6 +143,7 @@ fn start_kstreams(jar: &Path, workload: &str, app: &str, state_dir: &Path) -> Ch
         .args(["--app-id", app, "--input-prefix", app])
         .args(["--output-topic", &format!("{app}-out")])
         .args(["--bootstrap", &bootstrap(), "--max-seconds", "600"])
+        .args(extra)
         .arg("--state-dir")
         .arg(state_dir)
         .stdout(log.try_clone().expect("the log file"))
@@ -355,6 +383,111 @@ async fn dekaf_streams_takes_over_a_kafka_streams_window_count_exactly_once() {
     produce_events(INPUT, &second).await;
     let dekaf = start_dekaf(WindowsToDekaf, &state.path().join("dekaf"));
     let expected = window_expected(&[first, second].concat());
+    read_until_counts(&mut reader, &expected, "dekaf-streams, second half").await;
+    dekaf.stop().await.expect("dekaf-streams ran without error");
+    assert_exact(reader, &expected).await;
+}
+
+/// A Java application that sets `replication.factor`, `topic.*` configs and a store's own
+/// changelog config declares them to the coordinator; dekaf-streams, given the same
+/// (`replication_factor`, `internal_topic_config`, `with_logging_enabled`), declares the same
+/// topology and takes the group over. Without them the coordinator refuses it, and the error
+/// names each differing config and the call that sets it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dekaf_streams_takes_over_a_kafka_streams_app_with_internal_topic_configs() {
+    const APP: &str = "e2e-takeover-conf";
+    const INPUT: &str = "e2e-takeover-conf-sentences";
+    fresh(
+        &bootstrap(),
+        APP,
+        &[(INPUT, PARTITIONS), ("e2e-takeover-conf-out", PARTITIONS)],
+    )
+    .await;
+    let jar = kstreams_jar().await;
+    let state = StateDir::new(APP);
+    let all = sentences(2 * HALF, 40, 13);
+    let (first, second) = all.split_at(HALF);
+    let mut reader = Reader::new(&bootstrap(), "e2e-takeover-conf-out").await;
+
+    produce_sentences(INPUT, first).await;
+    let java = start_kstreams_with(
+        &jar,
+        "wordcount",
+        APP,
+        &state.path().join("kstreams"),
+        &[
+            "--replication-factor",
+            "1",
+            "--topic-configs",
+            "min.insync.replicas=1,segment.bytes=104857600",
+            "--counts-log-configs",
+            "segment.ms=600000",
+        ],
+    );
+    read_until_counts(
+        &mut reader,
+        &expected_counts(first),
+        "Kafka Streams, first half",
+    )
+    .await;
+    stop_kstreams(java).await;
+    // The coordinator created the internal topics with what Kafka Streams declared: the
+    // store's own config on the changelog, the application's on both, and the application's
+    // `segment.bytes` over the repartition topic's default.
+    let changelog = topic_configs(&bootstrap(), "e2e-takeover-conf-counts-changelog")
+        .await
+        .expect("the changelog's configs");
+    assert_eq!(
+        changelog.get("segment.ms").map(String::as_str),
+        Some("600000")
+    );
+    assert_eq!(
+        changelog.get("min.insync.replicas").map(String::as_str),
+        Some("1")
+    );
+    let repartition = topic_configs(&bootstrap(), "e2e-takeover-conf-words-repartition")
+        .await
+        .expect("the repartition topic's configs");
+    assert_eq!(
+        repartition.get("segment.bytes").map(String::as_str),
+        Some("104857600")
+    );
+
+    // Without the application's settings, the declared topology differs: refused, and told why.
+    let refused = dekaf_streams::group::MemberHandle::join(
+        ConfiguredToDekaf::INFO,
+        dekaf_streams::group::MemberConfig::new(bootstrap()),
+    )
+    .await
+    .expect_err("a topology with other topic configs must be refused");
+    let text = refused.to_string();
+    assert!(
+        matches!(
+            refused,
+            dekaf_streams::group::GroupError::TopologyChanged { .. }
+        ),
+        "{text}"
+    );
+    for named in [
+        "min.insync.replicas=1",
+        "internal_topic_config(..)",
+        "replication factor is 1, this program's -1",
+    ] {
+        assert!(text.contains(named), "`{named}` in: {text}");
+    }
+
+    produce_sentences(INPUT, second).await;
+    let streams = dekaf_streams::KafkaStreams::builder(ConfiguredToDekaf)
+        .bootstrap_servers(bootstrap())
+        .processing_guarantee(ProcessingGuarantee::ExactlyOnce)
+        .state_dir(state.path().join("dekaf"))
+        .replication_factor(1)
+        .internal_topic_config("min.insync.replicas", "1")
+        .internal_topic_config("segment.bytes", "104857600")
+        .build()
+        .expect("valid settings");
+    let dekaf = InProcess::run(streams);
+    let expected = expected_counts(&all);
     read_until_counts(&mut reader, &expected, "dekaf-streams, second half").await;
     dekaf.stop().await.expect("dekaf-streams ran without error");
     assert_exact(reader, &expected).await;

@@ -130,7 +130,8 @@ fn name_differences<'a>(
     ));
 }
 
-/// Topics of the same name whose configurations differ (an unset key counts as a difference).
+/// Topics of the same name whose configurations or replication factors differ (an unset key
+/// counts as a difference).
 fn config_differences(id: &str, mine: &[TopicInfo], theirs: &[TopicInfo], out: &mut Vec<String>) {
     for m in mine {
         let Some(t) = theirs.iter().find(|t| t.name == m.name) else {
@@ -148,10 +149,21 @@ fn config_differences(id: &str, mine: &[TopicInfo], theirs: &[TopicInfo], out: &
                     .join(", ")
             };
             out.push(format!(
-                "subtopology {id}, topic `{}`: the group's configs are [{}], this program's [{}]",
+                "subtopology {id}, topic `{}`: the group's configs are [{}], this program's [{}] \
+                 (a Kafka Streams application's `topic.*` configs are the builder's \
+                 internal_topic_config(..), a store's withLoggingEnabled(..) its \
+                 with_logging_enabled([..]))",
                 m.name,
                 show(&t_conf),
                 show(&m_conf)
+            ));
+        }
+        if m.replication_factor != t.replication_factor {
+            out.push(format!(
+                "subtopology {id}, topic `{}`: the group's replication factor is {}, this \
+                 program's {} (set the builder's replication_factor({}), as the Kafka Streams \
+                 application's replication.factor)",
+                m.name, t.replication_factor, m.replication_factor, t.replication_factor
             ));
         }
     }
@@ -237,6 +249,21 @@ mod tests {
         );
         assert_eq!(d.len(), 1);
         assert!(d[0].contains("cleanup.policy=compact,delete"), "{d:?}");
+    }
+
+    #[test]
+    fn a_differing_replication_factor_is_named_with_the_fix() {
+        let mut group = stored("app-c-changelog", "compact");
+        if let Some(s) = group.subtopologies.as_mut() {
+            s[0].state_changelog_topics[0].replication_factor = 3;
+        }
+        let d = topology_differences(&ours("app-c-changelog", "compact"), &group);
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert!(
+            d[0].contains("replication factor is 3, this program's -1")
+                && d[0].contains("replication_factor(3)"),
+            "{d:?}"
+        );
     }
 
     #[test]

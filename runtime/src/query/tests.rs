@@ -56,6 +56,7 @@ pub(crate) static STORES: [StoreInfo; 5] = [
     StoreInfo {
         name: "rates",
         changelog_topic: "app-rates-changelog",
+        logged: true,
         kind: StoreKind::TimestampedKeyValue,
     },
 ];

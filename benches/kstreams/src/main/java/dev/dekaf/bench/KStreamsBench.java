@@ -146,8 +146,8 @@ public final class KStreamsBench {
       case "wordcount" -> b.stream(in + "-sentences", Consumed.with(UTF8, UTF8))
           .flatMapValues(s -> Arrays.asList(s.split(" ")))
           .groupBy((k, w) -> w, Grouped.with("words", UTF8, UTF8))
-          .count(Materialized.<String, Long, KeyValueStore<Bytes, byte[]>>as("counts")
-              .withKeySerde(UTF8).withValueSerde(I64))
+          .count(withLogConfigs(Materialized.<String, Long, KeyValueStore<Bytes, byte[]>>as("counts")
+              .withKeySerde(UTF8).withValueSerde(I64), args.get("counts-log-configs")))
           .toStream()
           .to(output, Produced.with(UTF8, I64));
       case "window" -> b.stream(in + "-events", Consumed.with(UTF8, UTF8))
@@ -287,6 +287,22 @@ public final class KStreamsBench {
     return serde;
   }
 
+  /** `k=v,k=v` as a map (`--topic-configs`, `--counts-log-configs`). */
+  static Map<String, String> pairs(String list) {
+    Map<String, String> m = new java.util.TreeMap<>();
+    for (String kv : list.split(",")) {
+      String[] a = kv.split("=", 2);
+      m.put(a[0], a[1]);
+    }
+    return m;
+  }
+
+  /** The store's own changelog configs (`--counts-log-configs k=v,..`), if given. */
+  static <S extends org.apache.kafka.streams.processor.StateStore> Materialized<String, Long, S> withLogConfigs(
+      Materialized<String, Long, S> m, String list) {
+    return list == null ? m : m.withLoggingEnabled(pairs(list));
+  }
+
   static Properties config(Map<String, String> args, String appId, String guarantee) throws Exception {
     Properties p = new Properties();
     p.put(StreamsConfig.APPLICATION_ID_CONFIG, appId);
@@ -306,6 +322,13 @@ public final class KStreamsBench {
     p.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), args.getOrDefault("linger-ms", "5"));
     p.put(StreamsConfig.producerPrefix(ProducerConfig.BATCH_SIZE_CONFIG), args.getOrDefault("batch-size", "16384"));
     p.put(StreamsConfig.consumerPrefix(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG), "earliest");
+    // What every internal topic is declared with (`--replication-factor`, `--topic-configs k=v,..`).
+    if (args.containsKey("replication-factor")) {
+      p.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, Integer.parseInt(args.get("replication-factor")));
+    }
+    if (args.containsKey("topic-configs")) {
+      pairs(args.get("topic-configs")).forEach((k, v) -> p.put(StreamsConfig.topicPrefix(k), v));
+    }
     String stateDir = args.get("state-dir");
     if (stateDir == null) {
       stateDir = Files.createTempDirectory("kstreams-bench-").toString();
