@@ -318,6 +318,87 @@ pub fn send<S: RecordSink>(
     Ok(())
 }
 
+/// The partition count of `topic` for a sink's partitioner (a failure is the sink's, as a
+/// failed send).
+#[inline]
+pub fn partition_count<S: RecordSink>(
+    sink: &mut S,
+    topic: &'static str,
+) -> Result<u32, RecordError> {
+    Ok(sink.partition_count(topic)?)
+}
+
+/// Calls a `partitioner(..)` closure (its parameters' types inferred from the stream's).
+#[inline(always)]
+pub fn partitions_chosen_by<K, V, P, F: FnOnce(&K, &V, u32) -> P>(
+    key: &K,
+    value: &V,
+    partitions: u32,
+    f: F,
+) -> P {
+    f(key, value, partitions)
+}
+
+/// A partitioner's choice, checked against the topic's `partitions`: a partition past them
+/// fails the record.
+#[inline]
+pub fn checked_partitions(
+    choice: impl crate::routing::PartitionChoice,
+    partitions: u32,
+    topic: &'static str,
+    node: &'static str,
+) -> Result<crate::routing::ChosenPartitions, RecordError> {
+    let chosen = choice.into_chosen();
+    match chosen.out_of_range(partitions) {
+        None => Ok(chosen),
+        Some(p) => Err(RecordError::new(
+            ErrorKind::Processing,
+            node,
+            format!(
+                "the partitioner chose partition {p} of {topic}, which has {partitions} (0 to {}): return a partition below the count it is given",
+                partitions.saturating_sub(1)
+            ),
+        )),
+    }
+}
+
+/// Sends a record to each partition a partitioner chose (none: dropped).
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub fn send_to_partitions<S: RecordSink>(
+    sink: &mut S,
+    topic: &'static str,
+    kind: TopicKind,
+    chosen: &crate::routing::ChosenPartitions,
+    key: Option<&[u8]>,
+    value: Option<&[u8]>,
+    timestamp: i64,
+    headers: &Headers,
+) -> Result<(), RecordError> {
+    use crate::routing::ChosenPartitions;
+    let mut one = |partitioning| {
+        sink.send(OutgoingRecord {
+            topic,
+            kind,
+            partitioning,
+            key,
+            value,
+            timestamp,
+            headers,
+        })
+    };
+    match chosen {
+        ChosenPartitions::Default => one(Partitioning::ByKey)?,
+        ChosenPartitions::One(p) => one(Partitioning::Exact(*p as i32))?,
+        ChosenPartitions::Many(ps) => {
+            for p in ps {
+                one(Partitioning::Exact(*p as i32))?;
+            }
+        }
+    }
+    Ok(())
+}
+
 // ---- stores -------------------------------------------------------------------------------
 
 #[inline(always)]

@@ -135,6 +135,7 @@
 //! | `merge(other)` | — both streams continue as one |
 //! | `branch(p1, p2, ..)` | predicates as for `filter`; a record goes to the first branch whose predicate holds, or nowhere; bind the branches: `let [a, b] = s.branch(..);` |
 //! | `repartition("name", KeySerde, ValueSerde)` | — writes the stream to `<app>-<name>-repartition` and reads it back, partitioned by its current key (for example before a join, after `select_key`) |
+//! | `repartition("name", KeySerde, ValueSerde, partitioner(\|key: &K, value: &V, partitions: u32\| ..))` | — the same, each record to the partitions the closure chooses (Kafka Streams' `Repartitioned.withStreamPartitioner`; see [`routing`](crate::routing)); after `partitions(n)` when both are given |
 //! | `repartition("name", KeySerde, ValueSerde, partitions(n))` | — the same, the topic declared with `n` partitions (Kafka Streams' `Repartitioned.withNumberOfPartitions(n)`): the coordinator creates it with `n` rather than the source topics' count; `n` is an integer literal of 1 or more. The [`TestDriver`](crate::testing::TestDriver) runs this topic, as every other, with the driver's partition count |
 //! | `try_map(f)`, `try_map_values(f)` | as `map`/`map_values`, returning `Result<_, ProcessError>`; an `Err` goes to `on_error` |
 //!
@@ -813,6 +814,11 @@
 //! `&str` or a `String`; the application checks at start that every listed topic exists
 //! (`StreamsError::MissingChosenTopics` names the missing ones), and a record whose closure names
 //! a topic not listed fails (`on_error`, `ErrorKind::Processing`, the list in the message).
+//! Either takes a last `partitioner(|key: &K, value: &V, partitions: u32| ..)` that chooses each
+//! record's partitions (Kafka Streams' `StreamPartitioner`): a `u32`, an `Option<u32>` (`None`:
+//! by key, as the default partitioner), or a `Vec<u32>` (the record goes to each; an empty list
+//! drops it, as KIP-837's multicast); see [`routing`](crate::routing). `repartition(..)` takes
+//! one too, after `partitions(n)` if both are given.
 //! `foreach(|key: &K, value:
 //! &V| ..)` ends it too: it calls the closure for each record and forwards nothing (Kafka
 //! Streams' `KStream#foreach`, a `KSTREAM-FOREACH-n` processor without children), for side

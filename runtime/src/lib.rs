@@ -53,6 +53,7 @@ pub mod picture;
 pub mod punctuation;
 pub mod query;
 pub mod record;
+pub mod routing;
 pub mod security;
 pub mod serdes;
 pub mod state_dir;

@@ -285,6 +285,16 @@ pub trait RecordSink {
     /// flushes the record caches after the record. Sinks that cannot commit ignore it.
     #[inline]
     fn request_commit(&mut self) {}
+
+    /// The partition count of `topic`, for a `partitioner(..)` (Kafka Streams'
+    /// `StreamPartitioner` gets it with each record). The Kafka runtime asks the cluster once per
+    /// topic and keeps the answer; the TestDriver answers its partition count. Sinks that cannot
+    /// tell fail.
+    fn partition_count(&mut self, topic: &'static str) -> Result<u32, SinkError> {
+        Err(SinkError::msg(format_args!(
+            "this sink does not know the partition count of {topic}, which a partitioner needs"
+        )))
+    }
 }
 
 impl<S: RecordSink + ?Sized> RecordSink for &mut S {
@@ -296,6 +306,11 @@ impl<S: RecordSink + ?Sized> RecordSink for &mut S {
     #[inline]
     fn request_commit(&mut self) {
         (**self).request_commit();
+    }
+
+    #[inline]
+    fn partition_count(&mut self, topic: &'static str) -> Result<u32, SinkError> {
+        (**self).partition_count(topic)
     }
 }
 

@@ -1,7 +1,8 @@
 //! A sink that chooses each record's topic (`to([..], chooser, ..)`, Kafka Streams'
 //! `TopicNameExtractor`) on a real broker: records reach the topics their values name, and an
 //! application whose list names a topic that does not exist stops before it processes
-//! anything, naming the topic.
+//! anything, naming the topic. A sink's and a repartition's `partitioner(..)` place records on
+//! the partitions it chooses, with the partition counts the cluster has.
 //!
 //! Needs a broker (`DEKAF_BOOTSTRAP`, see `scripts/kafka.sh`).
 
@@ -9,7 +10,7 @@ use std::time::Duration;
 
 use dekaf_streams::prelude::*;
 use dekaf_streams::{ProcessingGuarantee, StreamsError};
-use dekaf_streams_harness::e2e::{InProcess, fresh, read_values};
+use dekaf_streams_harness::e2e::{InProcess, Reader, fresh, read_values};
 use dekaf_streams_harness::kafka_io::{bootstrap, produce};
 
 const EOS: ProcessingGuarantee = ProcessingGuarantee::ExactlyOnce;
@@ -36,6 +37,93 @@ topology! {
             Utf8,
         );
     }
+}
+
+topology! {
+    /// Orders to the partition their value names (a multicast for `all`), and through a
+    /// repartition whose partitioner puts every order on its last partition, then counted.
+    pub Partitioned = "e2e-partitioned" {
+        let orders = stream("pt-orders", Utf8, Utf8);
+        orders.to("pt-placed", Utf8, Utf8, partitioner(|_id: &String, order: &String, partitions: u32| {
+            match order.split(':').next() {
+                Some("all") => Some((0..partitions).collect::<Vec<u32>>()),
+                Some(n) => n.parse::<u32>().ok().map(|p| vec![p]),
+                None => None,
+            }
+        }));
+        orders
+            .repartition("placed", Utf8, Utf8, partitions(3), partitioner(|_id: &String, _order: &String, partitions: u32| partitions - 1))
+            .group_by_key()
+            .count("placed-counts")
+            .to_stream()
+            .to("pt-counted", Utf8, I64);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_partitioner_places_records_on_the_partitions_it_chooses() {
+    let servers = bootstrap();
+    fresh(
+        &servers,
+        "e2e-partitioned",
+        &[("pt-orders", 2), ("pt-placed", 4), ("pt-counted", 2)],
+    )
+    .await;
+    let orders = [("o1", "0:a"), ("o2", "3:b"), ("o3", "all:c"), ("o4", "2:d")];
+    produce(
+        &servers,
+        "pt-orders",
+        orders
+            .iter()
+            .map(|(k, v)| (Some(k.as_bytes()), Some(v.as_bytes()))),
+    )
+    .await
+    .expect("produce");
+    let app = InProcess::start(Partitioned, &servers, EOS);
+    let mut placed = Reader::new(&servers, "pt-placed").await;
+    placed
+        .read_until(Duration::from_secs(60), |r| r.len() >= 7)
+        .await;
+    placed.drain(Duration::from_secs(2)).await;
+    let mut counted = Reader::new(&servers, "pt-counted").await;
+    counted
+        .read_until(Duration::from_secs(60), |r| r.len() >= 4)
+        .await;
+    app.stop().await.expect("clean stop");
+    let mut got: Vec<(String, i32)> = placed
+        .records
+        .iter()
+        .map(|r| {
+            (
+                String::from_utf8_lossy(r.value.as_deref().unwrap_or_default()).into_owned(),
+                r.partition,
+            )
+        })
+        .collect();
+    got.sort();
+    let want: Vec<(String, i32)> = [
+        ("0:a", 0),
+        ("2:d", 2),
+        ("3:b", 3),
+        ("all:c", 0),
+        ("all:c", 1),
+        ("all:c", 2),
+        ("all:c", 3),
+    ]
+    .into_iter()
+    .map(|(v, p)| (v.to_owned(), p))
+    .collect();
+    assert_eq!(got, want);
+    // Every order went through partition 2 of the repartition topic, so the task of partition
+    // 2 counted them all: the store's changelog records are on that partition (the repartition
+    // topic itself is purged once committed, so it is not read).
+    let mut changelog = Reader::new(&servers, "e2e-partitioned-placed-counts-changelog").await;
+    changelog
+        .read_until(Duration::from_secs(30), |r| r.len() >= 4)
+        .await;
+    let partitions: Vec<i32> = changelog.records.iter().map(|r| r.partition).collect();
+    assert!(partitions.iter().all(|p| *p == 2), "{partitions:?}");
+    assert_eq!(counted.records.len(), 4);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -187,6 +187,9 @@ pub(crate) enum NodeKind {
         topic: String,
         key: SerdeTy,
         value: SerdeTy,
+        /// `repartition(.., partitioner(..))`: the closure that chooses each record's
+        /// partitions (Kafka Streams' `Repartitioned.withStreamPartitioner`).
+        partitioner: Option<Box<Expr>>,
     },
     Aggregate {
         store: usize,
@@ -238,6 +241,9 @@ pub(crate) enum NodeKind {
         /// `to(["a", "b"], chooser, ..)` (Kafka Streams' `TopicNameExtractor`): the closure
         /// that names each record's topic, and the declared topics after `topic` (the first).
         chosen: Option<Box<ChosenTopics>>,
+        /// `to(.., partitioner(..))`: the closure that chooses each record's partitions (Kafka
+        /// Streams' `Produced.streamPartitioner`).
+        partitioner: Option<Box<Expr>>,
     },
     /// A table operator (`crate::ops::table`).
     Table(TableNode),

@@ -2,7 +2,9 @@
 //! back, partitioned by its current key (Kafka Streams' `repartition(Repartitioned.as(name))`).
 //! `repartition("name", K, V, partitions(n))` declares the topic with `n` partitions
 //! (`Repartitioned.withNumberOfPartitions(n)`): the coordinator creates it so, rather than
-//! with the partition count of the subtopology's source topics.
+//! with the partition count of the subtopology's source topics. A last
+//! `partitioner(|key, value, partitions| ..)` chooses each record's partitions
+//! (`Repartitioned.withStreamPartitioner`; see `dekaf_streams::routing`).
 
 use syn::Expr;
 
@@ -15,7 +17,7 @@ use crate::parse::Call;
 
 pub(crate) const REPARTITION: Operator = Operator {
     name: "repartition",
-    usage: "repartition(\"name\", KeySerde, ValueSerde) or repartition(\"name\", KeySerde, ValueSerde, partitions(n))",
+    usage: "repartition(\"name\", KeySerde, ValueSerde), then partitions(n) and/or partitioner(|key, value, partitions| ..) if wanted",
     lower: &[Lower::Stream(repartition)],
     on_stream: None,
     emit: &[],
@@ -26,13 +28,30 @@ fn repartition(b: &mut Builder, s: Stream, call: &Call) -> syn::Result<Flow> {
     let (name, nspan) = name_arg(call, 0, usage)?;
     let key = serde_arg(call, 1, usage)?;
     let value = serde_arg(call, 2, usage)?;
-    let partitions = match call.args.len() {
-        4 => Some(partitions_arg(&call.args[3])?),
-        _ => {
-            arity(call, 3, usage)?;
-            None
+    // Then `partitions(n)` and `partitioner(..)`, either, both (in this order) or none.
+    let mut partitions = None;
+    let mut partitioner = None;
+    let mut at = 3;
+    if let Some(Expr::Call(c)) = call.arg(at)
+        && matches!(&*c.func, Expr::Path(p) if p.path.is_ident("partitions"))
+    {
+        partitions = Some(partitions_arg(&call.args[at])?);
+        at += 1;
+    }
+    if let Some(e) = call.arg(at) {
+        let is_partitioner = matches!(e, Expr::Call(c) if matches!(&*c.func, Expr::Path(p) if p.path.is_ident("partitioner")));
+        if !is_partitioner {
+            return Err(err_at(
+                e,
+                format!(
+                    "after the serdes, repartition(..) takes partitions(n) (its partition count, n an integer of 1 or more, e.g. partitions(8)) and/or partitioner(|key, value, partitions| ..), in this order: {usage}"
+                ),
+            ));
         }
-    };
+        partitioner = Some(Box::new(super::to::partitioner_arg(e, usage)?));
+        at += 1;
+    }
+    arity(call, at, usage)?;
     if s.window.is_some() || key.is_windowed() {
         return Err(err_at(
             &call.name,
@@ -69,6 +88,7 @@ fn repartition(b: &mut Builder, s: Stream, call: &Call) -> syn::Result<Flow> {
             topic: topic.clone(),
             key: key.clone(),
             value: value.clone(),
+            partitioner,
         },
         sink_name,
         nspan,

@@ -150,6 +150,7 @@ pub(crate) fn aggregate(b: &mut Builder, g: Grouped, call: &Call) -> syn::Result
             topic: topic.clone(),
             key: key.clone(),
             value: changed.clone(),
+            partitioner: None,
         },
         "KSTREAM-SINK",
         g.span,

@@ -5,6 +5,10 @@
 //! Streams' `TopicNameExtractor`) among the topics it declares: the application checks at start
 //! that every one exists (`Topology::CHOSEN_TOPICS`), and a record whose closure names another
 //! topic fails (`on_error`) with the list in the message.
+//!
+//! A last `partitioner(|key, value, partitions| ..)` chooses each record's partitions (Kafka
+//! Streams' `StreamPartitioner`; see `dekaf_streams::routing`); without it a record goes to the
+//! partition of its key (murmur2), as Kafka's default partitioner.
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
@@ -18,7 +22,7 @@ use crate::parse::Call;
 
 pub(crate) const TO: Operator = Operator {
     name: "to",
-    usage: "to(\"topic\", KeySerde, ValueSerde), or to([\"topic-a\", \"topic-b\"], |key, value| topic, KeySerde, ValueSerde) to choose each record's topic among those",
+    usage: "to(\"topic\", KeySerde, ValueSerde), or to([\"topic-a\", \"topic-b\"], |key, value| topic, KeySerde, ValueSerde) to choose each record's topic among those; either with a last partitioner(|key, value, partitions| ..) to choose the partitions",
     lower: &[Lower::Stream(to)],
     on_stream: None,
     emit: &[EMIT],
@@ -53,7 +57,11 @@ fn to(b: &mut Builder, s: Stream, call: &Call) -> syn::Result<Flow> {
     };
     let mut key = serde_arg(call, at, usage)?;
     let value = serde_arg(call, at + 1, usage)?;
-    arity(call, at + 2, usage)?;
+    let partitioner = match call.arg(at + 2) {
+        Some(e) => Some(Box::new(partitioner_arg(e, usage)?)),
+        None => None,
+    };
+    arity(call, at + 2 + usize::from(partitioner.is_some()), usage)?;
     let session = key.is_session_windowed();
     match (s.window, key.is_windowed() || session) {
         (None, true) => {
@@ -129,6 +137,7 @@ fn to(b: &mut Builder, s: Stream, call: &Call) -> syn::Result<Flow> {
             key,
             value,
             chosen,
+            partitioner,
         },
         "KSTREAM-SINK",
         call.span,
@@ -152,17 +161,41 @@ fn record(em: &Emitter<'_>, node: usize, k: &Acc, v: &Acc) -> Option<TokenStream
             key,
             value,
             chosen: Some(chosen),
+            partitioner,
         } => {
             let choose = choose(em, node, topic, chosen, &k.r(key.span), &v.r(value.span));
-            let send = emit_send(em, node, quote!(__dk_topic), key, value, k, v);
+            let send = emit_send(
+                em,
+                node,
+                quote!(__dk_topic),
+                (key, value),
+                partitioner.as_deref(),
+                k,
+                v,
+            );
             Some(quote!(#choose #send))
         }
         NodeKind::Sink {
-            topic, key, value, ..
+            topic,
+            key,
+            value,
+            partitioner,
+            ..
         }
-        | NodeKind::RepartitionSink { topic, key, value } => {
-            Some(emit_send(em, node, quote!(#topic), key, value, k, v))
-        }
+        | NodeKind::RepartitionSink {
+            topic,
+            key,
+            value,
+            partitioner,
+        } => Some(emit_send(
+            em,
+            node,
+            quote!(#topic),
+            (key, value),
+            partitioner.as_deref(),
+            k,
+            v,
+        )),
         _ => None,
     }
 }
@@ -197,12 +230,25 @@ fn null(em: &Emitter<'_>, node: usize, k: &Part, v: &Part) -> Option<TokenStream
     let n = &em.m.nodes[node];
     let name = &n.name;
     let (NodeKind::Sink {
-        topic, key, value, ..
+        topic,
+        key,
+        value,
+        partitioner,
+        ..
     }
-    | NodeKind::RepartitionSink { topic, key, value }) = &n.kind
+    | NodeKind::RepartitionSink {
+        topic,
+        key,
+        value,
+        partitioner,
+    }) = &n.kind
     else {
         return None;
     };
+    if partitioner.is_some() {
+        // The partitioner takes the key and value: a missing one cannot be given to it.
+        return Some(em.null_fails(node, "partitioner(..)", k));
+    }
     if let NodeKind::Sink {
         chosen: Some(_), ..
     } = &n.kind
@@ -247,13 +293,14 @@ fn null(em: &Emitter<'_>, node: usize, k: &Part, v: &Part) -> Option<TokenStream
 }
 
 /// Serializes the key and value (type errors land at the serdes) and sends the record to a
-/// user topic (`to`) or a repartition topic.
+/// user topic (`to`) or a repartition topic: to the partitions its `partitioner` chooses, if it
+/// has one, else by key.
 fn emit_send(
     em: &Emitter<'_>,
     node: usize,
     topic: TokenStream,
-    key: &SerdeTy,
-    value: &SerdeTy,
+    (key, value): (&SerdeTy, &SerdeTy),
+    partitioner: Option<&syn::Expr>,
     k: &Acc,
     v: &Acc,
 ) -> TokenStream {
@@ -271,19 +318,70 @@ fn emit_send(
     let ke =
         quote_spanned!(key.span=> #dk::ser_key_at::<#kt>(#topic, #kr, &mut self.__kbuf, #name)?);
     let ve = quote_spanned!(value.span=> #dk::ser_value_at::<#vt>(#topic, #vr, &mut self.__vbuf, #name)?);
+    let Some(f) = partitioner else {
+        return quote! {
+            let __dk_ke = #ke;
+            let __dk_ve = #ve;
+            #dk::send(
+                __dk_sink,
+                #topic,
+                #dk::TopicKind::#kind,
+                #dk::bytes(__dk_ke, &self.__kbuf),
+                #dk::bytes(__dk_ve, &self.__vbuf),
+                __dk_record.timestamp,
+                __dk_record.headers,
+            )?;
+        };
+    };
+    // Spanned at the closure, so a return type that is no `PartitionChoice` is reported there.
+    let span = syn::spanned::Spanned::span(f);
+    let choice = quote_spanned!(span=> __dk_choice);
     quote! {
+        let __dk_partitions = #dk::partition_count(__dk_sink, #topic)?;
+        let #choice = #dk::partitions_chosen_by(#kr, #vr, __dk_partitions, #f);
+        let __dk_chosen = #dk::checked_partitions(#choice, __dk_partitions, #topic, #name)?;
         let __dk_ke = #ke;
         let __dk_ve = #ve;
-        #dk::send(
+        #dk::send_to_partitions(
             __dk_sink,
             #topic,
             #dk::TopicKind::#kind,
+            &__dk_chosen,
             #dk::bytes(__dk_ke, &self.__kbuf),
             #dk::bytes(__dk_ve, &self.__vbuf),
             __dk_record.timestamp,
             __dk_record.headers,
         )?;
     }
+}
+
+/// `partitioner(|key: &K, value: &V, partitions: u32| ..)`, the last argument of `to` and
+/// `repartition`: its closure (one of three parameters, when it is a closure).
+pub(crate) fn partitioner_arg(e: &syn::Expr, usage: &str) -> syn::Result<syn::Expr> {
+    let syn::Expr::Call(c) = e else {
+        return Err(err_at(e, format!("expected partitioner(..) here: {usage}")));
+    };
+    if !matches!(&*c.func, syn::Expr::Path(p) if p.path.is_ident("partitioner")) {
+        return Err(err_at(e, format!("expected partitioner(..) here: {usage}")));
+    }
+    let [f] = c.args.iter().collect::<Vec<_>>()[..] else {
+        return Err(err_at(
+            e,
+            "partitioner takes one closure: partitioner(|key: &K, value: &V, partitions: u32| partition), returning a u32, an Option<u32> (None: by key), or a Vec<u32> (multicast; empty: dropped)",
+        ));
+    };
+    if let syn::Expr::Closure(closure) = f
+        && closure.inputs.len() != 3
+    {
+        return Err(err_at(
+            &closure.inputs,
+            format!(
+                "a partitioner takes the key, the value and the topic's partition count, this closure takes {}: |key: &K, value: &V, partitions: u32| -> u32, Option<u32> or Vec<u32>",
+                closure.inputs.len()
+            ),
+        ));
+    }
+    Ok(f.clone())
 }
 
 /// `Topology::CHOSEN_TOPICS`: every topic a sink may choose per record.

@@ -253,16 +253,52 @@ fn is_permanent(error: &KafkaError) -> bool {
 pub struct StreamsProducer {
     // Declared (so dropped) first: each handle holds a reference on a topic of the client.
     topics: TopicHandles,
+    /// The partition counts looked up for partitioners, by topic.
+    partition_counts: std::cell::RefCell<Vec<(&'static str, u32)>>,
     inner: ThreadedProducer<DeliveryWatch, SinkPartitioner>,
 }
+
+/// How long a partition count lookup may take.
+const PARTITION_COUNT_TIMEOUT: Duration = Duration::from_secs(30);
 
 impl StreamsProducer {
     /// Wraps the producer made for a processing thread.
     pub fn new(inner: ThreadedProducer<DeliveryWatch, SinkPartitioner>) -> Self {
         StreamsProducer {
             topics: TopicHandles::default(),
+            partition_counts: std::cell::RefCell::default(),
             inner,
         }
+    }
+
+    /// The partition count of `topic`: asked of the cluster the first time (a blocking metadata
+    /// request, on the processing thread that writes to it), then remembered.
+    pub fn partition_count(&self, topic: &'static str) -> Result<u32, String> {
+        if let Some((_, n)) = self
+            .partition_counts
+            .borrow()
+            .iter()
+            .find(|(t, _)| *t == topic)
+        {
+            return Ok(*n);
+        }
+        let metadata = self
+            .client()
+            .fetch_metadata(Some(topic), PARTITION_COUNT_TIMEOUT)
+            .map_err(|e| format!("looking up the partitions of {topic} failed: {e}"))?;
+        let found = metadata.topics().iter().find(|t| t.name() == topic);
+        let n = match found {
+            Some(t) if t.error().is_none() && !t.partitions().is_empty() => {
+                u32::try_from(t.partitions().len()).unwrap_or(u32::MAX)
+            }
+            _ => {
+                return Err(format!(
+                    "{topic} has no partitions the cluster knows of (does it exist?), so its partitioner cannot choose one"
+                ));
+            }
+        };
+        self.partition_counts.borrow_mut().push((topic, n));
+        Ok(n)
     }
 }
 

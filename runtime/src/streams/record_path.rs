@@ -266,6 +266,10 @@ impl RecordSink for ProducerSink<'_> {
     fn request_commit(&mut self) {
         self.commit_requested = true;
     }
+
+    fn partition_count(&mut self, topic: &'static str) -> Result<u32, SinkError> {
+        self.producer.partition_count(topic).map_err(SinkError::msg)
+    }
 }
 
 /// librdkafka's copy of the headers; only made for records that have some.

@@ -376,6 +376,17 @@ impl<T: Topology> TestDriver<T> {
             .unwrap_or_default()
     }
 
+    /// The changelog records written to `topic` so far, each with its partition (the partition
+    /// of the task that wrote it).
+    pub fn changelog_with_partitions(&self, topic: &str) -> Vec<(i32, RawRecord)> {
+        self.inner
+            .borrow()
+            .changelogs
+            .get(topic)
+            .cloned()
+            .unwrap_or_default()
+    }
+
     /// Commits the topology asked for (`ctx.commit()` in `process`/`process_values`, Kafka
     /// Streams' `ProcessorContext#commit`). The driver serves each once the record that asked
     /// is processed, by flushing the record caches as [`TestDriver::commit`] does (Kafka Streams'

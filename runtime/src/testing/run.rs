@@ -219,6 +219,10 @@ impl RecordSink for Collect<'_> {
         *self.commit_requested = true;
     }
 
+    fn partition_count(&mut self, _topic: &'static str) -> Result<u32, SinkError> {
+        Ok(self.partitions.unsigned_abs())
+    }
+
     fn send(&mut self, r: OutgoingRecord<'_>) -> Result<(), SinkError> {
         let partition = match r.partitioning {
             Partitioning::Exact(p) => p,

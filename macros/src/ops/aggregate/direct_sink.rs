@@ -33,6 +33,7 @@ pub(crate) fn direct_sink<'m>(
             key,
             value,
             chosen: None,
+            partitioner: None,
         } => Some((topic, &key.ty, &value.ty)),
         _ => None,
     }

@@ -195,6 +195,7 @@ pub(crate) fn repartition(
             topic: topic.clone(),
             key: key.clone(),
             value: value.clone(),
+            partitioner: None,
         },
         sink_name,
         g.span,

@@ -31,6 +31,7 @@ pub(crate) fn tombstone_sinks<'m>(
                 key,
                 value,
                 chosen: None,
+                partitioner: None,
             } = &em.m.nodes[s].kind
             {
                 out.push((topic, &key.ty, &value.ty));
