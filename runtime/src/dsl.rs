@@ -77,6 +77,13 @@
 //! dropped before the first commit (an aborted transaction), the task goes back to that same
 //! offset rather than looking again, so nothing written meanwhile is skipped.
 //!
+//! A table takes the same option after its store name: `table("customers", Utf8, Utf8,
+//! "customers-store", offset_reset(latest))` (Kafka Streams' `builder.table(topic,
+//! Consumed..withOffsetResetPolicy(..))`). A table that does not start at the beginning does not
+//! hold the values written before its start: `latest` starts it empty. A global table always
+//! reads its topic from the beginning (Kafka Streams ignores the policy there), so
+//! `global_table(.., offset_reset(..))` is refused while compiling.
+//!
 //! ## Event time
 //!
 //! A record's timestamp is Kafka's, unless the stream's source extracts its own:

@@ -2,7 +2,9 @@
 //! KIP-1106) on a real broker: where each source starts when its group has no committed offset.
 //! `latest` reads only what is written after its task started, `by_duration(1 h)` skips the
 //! records stamped more than an hour before the start, a source without a policy reads from the
-//! beginning, and `none` stops the application with an error that says what to do.
+//! beginning, and `none` stops the application with an error that says what to do. A table's
+//! `offset_reset(latest)` (Kafka Streams' `builder.table(topic, Consumed..withOffsetResetPolicy)`)
+//! starts it empty, at the topic's end.
 //! (Kafka Streams 4.4 on a broker, the same input and `Consumed.withOffsetResetPolicy(
 //! AutoOffsetReset.latest())` / `byDuration(Duration.ofHours(1))`: the same outputs.)
 //!
@@ -26,6 +28,9 @@ topology! {
         stream("or-earliest-in", Utf8, Utf8, offset_reset(earliest))
             .to("or-earliest-out", Utf8, Utf8);
         stream("or-default-in", Utf8, Utf8).to("or-default-out", Utf8, Utf8);
+        table("or-table-in", Utf8, Utf8, "or-table-store", offset_reset(latest))
+            .to_stream()
+            .to("or-table-out", Utf8, dekaf_streams::serdes::Nullable::<Utf8>);
     }
 }
 
@@ -75,6 +80,8 @@ async fn each_source_starts_where_its_offset_reset_says() {
         "or-earliest-out",
         "or-default-in",
         "or-default-out",
+        "or-table-in",
+        "or-table-out",
     ]
     .into_iter()
     .map(|t| (t, 1))
@@ -91,13 +98,17 @@ async fn each_source_starts_where_its_offset_reset_says() {
     send("or-recent-in", &values("ten-minutes-ago", 3), now - 600_000).await;
     send("or-earliest-in", &values("old", 4), now - 5 * 3_600_000).await;
     send("or-default-in", &values("old", 2), now - 5 * 3_600_000).await;
+    send("or-table-in", &values("before", 2), now).await;
 
     let app = InProcess::start(Resets, &servers, EOS);
     // Once the sources that start at the beginning have produced, every task has its start.
     assert_eq!(read_values("or-earliest-out", 4).await, values("old", 4));
     assert_eq!(read_values("or-default-out", 2).await, values("old", 2));
     send("or-latest-in", &values("after", 3), now_ms()).await;
+    // One key: the table's latest value is what it forwards (through its record cache).
+    send("or-table-in", &values("after", 1), now_ms()).await;
     let latest = read_values("or-latest-out", 3).await;
+    let table = read_values("or-table-out", 1).await;
     let recent = read_values("or-recent-out", 3).await;
     app.stop().await.expect("clean stop");
     assert_eq!(
@@ -109,6 +120,11 @@ async fn each_source_starts_where_its_offset_reset_says() {
         recent,
         values("ten-minutes-ago", 3),
         "by_duration(1 h): the records of the last hour only"
+    );
+    assert_eq!(
+        table,
+        values("after", 1),
+        "a table with offset_reset(latest) never saw what came before its start"
     );
 
     // Committed offsets win over the policy: a restart reads the rest, not from the end.

@@ -137,6 +137,8 @@ pub(crate) enum NodeKind {
         value: SerdeTy,
         store: usize,
         source: String,
+        /// `table(.., offset_reset(..))`: where it starts without a committed offset.
+        reset: Option<ResetSpec>,
     },
     RepartitionSource {
         topic: String,

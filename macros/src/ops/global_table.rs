@@ -44,8 +44,15 @@ fn global_table(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
         key,
         value,
         store,
+        reset,
         ..
     } = super::sources::table_args(b, call, GLOBAL_TABLE.usage)?;
+    if let Some((_, option)) = reset {
+        return Err(crate::args::err_at(
+            option,
+            "a global table reads its topic from the beginning at every start, whatever the offset reset (Kafka Streams ignores a Consumed offset reset on a global table): remove offset_reset(..)",
+        ));
+    }
     // An unnamed store takes an index first (`MaterializedInternal` generates its name), then
     // the source and the processor take one each; a named store
     // (`Materialized.as("store")`) takes none.

@@ -25,7 +25,7 @@ pub(crate) const STREAM: Operator = Operator {
 
 pub(crate) const TABLE: Operator = Operator {
     name: "table",
-    usage: "table(\"topic\", KeySerde, ValueSerde) or table(\"topic\", KeySerde, ValueSerde, \"store\")",
+    usage: "table(\"topic\", KeySerde, ValueSerde) or table(\"topic\", KeySerde, ValueSerde, \"store\"), then maybe offset_reset(..)",
     lower: &[Lower::Root(table)],
     on_stream: None,
     emit: &[super::table::SOURCE_EMIT],
@@ -209,14 +209,19 @@ fn reset_spec(arg: &syn::Expr) -> syn::Result<ResetSpec> {
 pub(crate) fn offset_resets(m: &crate::ir::Model) -> TokenStream {
     let dk = dk();
     let items = m.nodes.iter().filter_map(|n| {
-        let NodeKind::Source {
-            topic,
-            also,
-            reset: Some(reset),
-            ..
-        } = &n.kind
-        else {
-            return None;
+        let (topic, also, reset) = match &n.kind {
+            NodeKind::Source {
+                topic,
+                also,
+                reset: Some(reset),
+                ..
+            } => (topic, also.as_slice(), reset),
+            NodeKind::TableSource {
+                topic,
+                reset: Some(reset),
+                ..
+            } => (topic, &[][..], reset),
+            _ => return None,
         };
         let reset = match reset {
             ResetSpec::Earliest => quote!(#dk::OffsetReset::Earliest),
@@ -278,6 +283,8 @@ pub(crate) struct TableArgs {
     pub value: SerdeTy,
     /// The store's name and span, when given.
     pub store: Option<(String, Span)>,
+    /// `offset_reset(..)` after them, and the option's tokens (for errors).
+    pub reset: Option<(ResetSpec, syn::Expr)>,
 }
 
 /// Reads [`TableArgs`] from `call`.
@@ -286,14 +293,32 @@ pub(crate) fn table_args(b: &mut Builder, call: &Call, usage: &str) -> syn::Resu
     let key = serde_arg(call, 1, usage)?;
     let value = serde_arg(call, 2, usage)?;
     let store = match call.arg(3) {
+        Some(syn::Expr::Call(_)) | None => None,
         Some(_) => Some(name_arg(call, 3, usage)?),
-        None => None,
     };
-    if call.args.len() > 4 {
-        return Err(err_at(
-            &call.args[4],
-            format!("too many arguments: {usage}"),
-        ));
+    let mut reset = None;
+    for arg in call.args.iter().skip(3 + usize::from(store.is_some())) {
+        let syn::Expr::Call(option) = arg else {
+            return Err(err_at(arg, format!("too many arguments: {usage}")));
+        };
+        if !matches!(&*option.func, syn::Expr::Path(p) if p.path.is_ident("offset_reset")) {
+            return Err(err_at(
+                &option.func,
+                format!(
+                    "unknown option of a table: the option is {RESET_USAGE} (a table's records keep the timestamps they were written with)"
+                ),
+            ));
+        }
+        let policy = single_option(
+            arg,
+            option,
+            reset.is_some(),
+            "offset_reset",
+            "offset reset",
+            "policy",
+            RESET_USAGE,
+        )?;
+        reset = Some((reset_spec(policy)?, arg.clone()));
     }
     b.topics.push(TopicUse {
         name: topic.clone(),
@@ -308,6 +333,7 @@ pub(crate) fn table_args(b: &mut Builder, call: &Call, usage: &str) -> syn::Resu
         key,
         value,
         store,
+        reset,
     })
 }
 
@@ -318,6 +344,7 @@ fn table(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
         key,
         value,
         store,
+        reset,
     } = table_args(b, call, TABLE.usage)?;
     let (store_name, sspan) = store.unwrap_or_else(|| (topic.clone(), topic_span));
     let store = b.stores.len();
@@ -348,6 +375,7 @@ fn table(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
             value,
             store,
             source,
+            reset: reset.map(|(r, _)| r),
         },
         "KTABLE-SOURCE",
         call.span,
