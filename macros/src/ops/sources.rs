@@ -92,9 +92,31 @@ fn stream(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
 fn source_topics(call: &Call, usage: &str) -> syn::Result<Vec<(String, Span)>> {
     match call.arg(0) {
         Some(syn::Expr::Array(array)) => topic_list(array, usage),
+        Some(e @ syn::Expr::Call(c)) if is_pattern(&c.func) => Err(err_at(e, PATTERN_REFUSED)),
         _ => Ok(vec![name_arg(call, 0, usage)?]),
     }
 }
+
+/// Whether `f` names a topic pattern: `pattern(..)`, `regex(..)`, `Regex::new(..)`,
+/// `Pattern::compile(..)`.
+fn is_pattern(f: &syn::Expr) -> bool {
+    let syn::Expr::Path(p) = f else {
+        return false;
+    };
+    let names: Vec<String> = p
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    matches!(
+        names.iter().map(String::as_str).collect::<Vec<_>>()[..],
+        ["pattern"] | ["regex"] | [.., "Regex", "new"] | [.., "Pattern", "compile"]
+    )
+}
+
+/// Why a topic pattern source is refused, and what to write instead.
+const PATTERN_REFUSED: &str = "a source of a topic pattern (Kafka Streams' builder.stream(Pattern)) cannot run as a member of a streams group on Kafka 4.4: the group coordinator refuses a topology with a source topic regex (\"Regular expressions for source topics are not supported yet.\"), and Kafka Streams 4.4 refuses Pattern subscriptions with the streams protocol too. Name the topics instead: stream([\"orders-eu\", \"orders-us\"], KeySerde, ValueSerde); they are known while compiling, so a topic added later takes a new version of the application (the coordinator does not accept topology updates yet either)";
 
 /// What `timestamp(..)` takes, for the errors.
 const TIMESTAMP_USAGE: &str = "timestamp(|key: &K, value: &V, record_ts: i64, partition_time: i64| -> i64), or a built-in extractor: timestamp(WallClock), timestamp(FailOnInvalid), timestamp(LogAndSkipOnInvalid) or timestamp(UsePartitionTimeOnInvalid)";

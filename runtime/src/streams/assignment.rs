@@ -109,6 +109,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                 }
             };
             active.task.attach_global_stores(&self.ctx.globals);
+            active.absent = self.absent_sources(&active);
             take_committed(&mut active, &committed);
             if !self.apply_offset_resets(&mut active)? {
                 return Ok(());
@@ -124,6 +125,49 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
         self.assign_consumer()?;
         tracing::info!(tasks = ?added.iter().map(ToString::to_string).collect::<Vec<_>>(), "tasks restored and running");
         Ok(())
+    }
+
+    /// The sources of `active` whose topic has no partition of the task's number (bit `i`:
+    /// source `i`): with several source topics of different partition counts, the coordinator
+    /// makes as many tasks as the largest has partitions, and the others' partitions past their
+    /// count do not exist. A count that cannot be looked up counts as present (the task then
+    /// waits for that partition, as before).
+    fn absent_sources(&mut self, active: &ActiveTask<T, F>) -> u64 {
+        let topics = active.task.source_topics();
+        if topics.len() < 2 {
+            return 0;
+        }
+        let mut absent = 0;
+        for (i, topic) in topics.iter().enumerate().take(64) {
+            let count = match self.partition_counts.get(topic) {
+                Some(n) => Some(*n),
+                None => {
+                    let looked_up = self
+                        .clients
+                        .consumer
+                        .fetch_metadata(Some(topic), FETCH_TIMEOUT)
+                        .ok()
+                        .and_then(|m| {
+                            m.topics()
+                                .iter()
+                                .find(|t| t.name() == *topic && t.error().is_none())
+                                .and_then(|t| i32::try_from(t.partitions().len()).ok())
+                        })
+                        .filter(|n| *n > 0);
+                    if let Some(n) = looked_up {
+                        self.partition_counts.insert(topic, n);
+                    }
+                    looked_up
+                }
+            };
+            if count.is_some_and(|n| active.id.partition >= n) {
+                absent |= 1 << i;
+            }
+        }
+        if absent != 0 {
+            tracing::info!(task = %active.id, absent = ?topics.iter().enumerate().filter(|(i, _)| absent & (1 << i) != 0).map(|(_, t)| *t).collect::<Vec<_>>(), "sources without a partition of this task's number: the task reads the others");
+        }
+        absent
     }
 
     /// The group's committed offsets (and their metadata) for the sources of `tasks`, as the

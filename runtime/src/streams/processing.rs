@@ -202,6 +202,9 @@ pub(crate) struct StreamThread<T: Topology, F: BackendFactory> {
     /// Which sources of a task holding records back are caught up, refilled per task at each
     /// look at the clock (`process_waiting`): no allocation once it has grown.
     pub(super) caught_up_scratch: Vec<bool>,
+    /// Partition counts of source topics looked up when a task of several source topics is
+    /// created (see `absent_sources`).
+    pub(super) partition_counts: std::collections::HashMap<&'static str, i32>,
     /// What each task counted, gathered at a commit: no allocation once it has grown.
     pub(super) counts_scratch: Vec<(super::tasks::TaskId, super::metrics::TaskCounts)>,
 }
@@ -227,6 +230,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             reports: Reports::new(),
             header_scratch: Headers::new(),
             caught_up_scratch: Vec::new(),
+            partition_counts: std::collections::HashMap::new(),
             counts_scratch: Vec::new(),
             ctx,
         })

@@ -135,32 +135,37 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             if registry.knows_partitions(sub.id) {
                 continue;
             }
-            let Some(topic) = sub
+            // The subtopology has as many tasks as its input topic with the most partitions
+            // (its source topics can differ: `stream(["a", "b"], ..)`).
+            let mut tasks = 0usize;
+            let inputs = sub
                 .source_topics
-                .first()
+                .iter()
                 .copied()
-                .or_else(|| sub.repartition_source_topics.first().map(|t| t.name))
-            else {
-                continue;
-            };
-            match self
-                .clients
-                .consumer
-                .fetch_metadata(Some(topic), METADATA_TIMEOUT)
-            {
-                Ok(metadata) => {
-                    let partitions = metadata
-                        .topics()
-                        .iter()
-                        .find(|t| t.name() == topic)
-                        .map_or(0, |t| t.partitions().len());
-                    if let Ok(n @ 1..) = i32::try_from(partitions) {
-                        registry.set_partitions(sub.id, n);
+                .chain(sub.repartition_source_topics.iter().map(|t| t.name));
+            for topic in inputs {
+                match self
+                    .clients
+                    .consumer
+                    .fetch_metadata(Some(topic), METADATA_TIMEOUT)
+                {
+                    Ok(metadata) => {
+                        let partitions = metadata
+                            .topics()
+                            .iter()
+                            .find(|t| t.name() == topic)
+                            .map_or(0, |t| t.partitions().len());
+                        tasks = tasks.max(partitions);
+                    }
+                    Err(e) => {
+                        tracing::debug!(topic, error = %e, "partition count lookup for queries failed; retried at the next assignment");
+                        tasks = 0;
+                        break;
                     }
                 }
-                Err(e) => {
-                    tracing::debug!(topic, error = %e, "partition count lookup for queries failed; retried at the next assignment");
-                }
+            }
+            if let Ok(n @ 1..) = i32::try_from(tasks) {
+                registry.set_partitions(sub.id, n);
             }
         }
     }

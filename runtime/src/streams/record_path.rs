@@ -65,8 +65,12 @@ pub(super) fn process<T: Topology, F: BackendFactory>(
             message.headers(),
         );
         // While every source has a record buffered, the smallest head goes without asking the
-        // consumer whether an empty source is caught up.
-        return process_buffered(active, &mut sink, txn_open, |_| false);
+        // consumer whether an empty source is caught up (one without a partition never has a
+        // record, and never lags).
+        let absent = active.absent;
+        return process_buffered(active, &mut sink, txn_open, |source| {
+            source < 64 && absent & (1 << source) != 0
+        });
     }
     let headers = match message.headers() {
         h if !h.is_empty() => {

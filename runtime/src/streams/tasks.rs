@@ -36,6 +36,11 @@ pub(crate) struct ActiveTask<T: Topology, F: BackendFactory> {
     /// The consumer's positions and cached watermarks of the task's source partitions, for the
     /// caught-up checks and the commit's step past transaction markers.
     pub sources: SourceView,
+    /// The sources (bit `i`: source `i`, the first 64) whose topic has no partition of this
+    /// task's number: a source of several topics with fewer partitions than another
+    /// (`stream(["a", "b"], ..)`). Such a source never has records, and never holds the task's
+    /// others back (see [`super::record_queues`]).
+    pub absent: u64,
     /// The task's locked directory, when stores live on disk. Dropped after the task, so the
     /// stores close before the lock is released.
     pub dir: Option<TaskDir>,
@@ -130,6 +135,7 @@ impl<T: Topology, F: BackendFactory> ActiveTasks<T, F> {
             lateness: Lateness::default(),
             queues: (n > 1).then(|| RecordQueues::new(n)),
             sources,
+            absent: 0,
             dir,
         }
     }

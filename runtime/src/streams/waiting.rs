@@ -91,6 +91,10 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             let caught_up = &mut self.caught_up_scratch;
             caught_up.clear();
             caught_up.extend((0..active.positions.len()).map(|i| {
+                if i < 64 && active.absent & (1 << i) != 0 {
+                    // No such partition: nothing to wait for.
+                    return true;
+                }
                 let next = active.sources.position(i).or(active.positions[i]);
                 active
                     .sources
