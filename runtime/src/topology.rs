@@ -217,6 +217,10 @@ pub struct StoreInfo {
     /// find it by that name), but no such topic exists; nothing is written there or restored
     /// from there.
     pub logged: bool,
+    /// Whether the store is kept in memory even when the application keeps its stores on disk
+    /// (`in_memory()`, Kafka Streams' `Stores.inMemoryKeyValueStore`): restored from its
+    /// changelog's start whenever its task starts.
+    pub in_memory: bool,
     /// What kind of store it is.
     pub kind: StoreKind,
 }

@@ -42,6 +42,7 @@ fn a_store_that_cannot_be_opened_for_lack_of_files_is_an_error_and_is_kept() {
         name: "counts",
         changelog_topic: "app-counts-changelog",
         logged: true,
+        in_memory: false,
         kind: StoreKind::KeyValue,
     };
     let mut stores = LmdbStores::new(&root);

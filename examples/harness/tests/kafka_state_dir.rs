@@ -404,3 +404,128 @@ async fn directories_of_tasks_that_moved_away_are_deleted_after_the_cleanup_dela
     let _ = std::fs::remove_dir_all(&dir_a);
     let _ = std::fs::remove_dir_all(&dir_b);
 }
+
+use dekaf_streams::serdes::{I64, Utf8};
+
+dekaf_streams::topology! {
+    /// Clicks per user twice: `on-disk` in LMDB, `in-memory` kept in memory (`in_memory()`).
+    pub MixedStores = "e2e-mixed-stores" {
+        let clicks = stream("e2e-mixed-in", Utf8, Utf8);
+        clicks
+            .group_by_key()
+            .count("on-disk")
+            .to_stream()
+            .to("e2e-mixed-disk-out", Utf8, I64);
+        clicks
+            .group_by_key()
+            .count("in-memory")
+            .in_memory()
+            .to_stream()
+            .to("e2e-mixed-memory-out", Utf8, I64);
+    }
+}
+
+/// A store kept in memory (`in_memory()`) beside one on disk: it gets no LMDB environment, and
+/// after a clean restart it alone is restored (from its changelog's start) while the store on
+/// disk restores nothing; both count on exactly.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_store_kept_in_memory_beside_stores_on_disk_is_restored_alone() {
+    const USERS: usize = 50;
+    const CLICKS: usize = 1_000;
+    let mut counters = counters().lock().await;
+    let servers = bootstrap();
+    fresh(
+        &servers,
+        "e2e-mixed-stores",
+        &[
+            ("e2e-mixed-in", 2),
+            ("e2e-mixed-disk-out", 2),
+            ("e2e-mixed-memory-out", 2),
+        ],
+    )
+    .await;
+    let dir = state_dir("mixed");
+    let clicks = |offset: usize| -> Vec<String> {
+        (offset..offset + CLICKS)
+            .map(|i| format!("u{}", i % USERS))
+            .collect()
+    };
+    let send = |batch: Vec<String>| {
+        let servers = servers.clone();
+        async move {
+            produce(
+                &servers,
+                "e2e-mixed-in",
+                batch.iter().map(|u| (Some(u.as_bytes()), Some(&b"c"[..]))),
+            )
+            .await
+            .expect("produce clicks")
+        }
+    };
+    send(clicks(0)).await;
+    let first = InProcess::run(on_disk(MixedStores, &dir));
+    let mut disk = Reader::new(&servers, "e2e-mixed-disk-out").await;
+    let half: HashMap<String, i64> = (0..USERS)
+        .map(|u| (format!("u{u}"), (CLICKS / USERS) as i64))
+        .collect();
+    assert!(
+        disk.read_until(Duration::from_secs(120), |r| counts_reached(r, &half))
+            .await,
+        "the first run did not count every click"
+    );
+    first.stop().await.expect("clean stop");
+    // Only the store on disk has an LMDB environment in the task directories.
+    let stores: Vec<String> = task_dirs(&dir.join("e2e-mixed-stores"))
+        .iter()
+        .flat_map(|t| std::fs::read_dir(t).into_iter().flatten().flatten())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.starts_with('.'))
+        .collect();
+    assert!(
+        stores.iter().any(|n| n.contains("on-disk"))
+            && !stores.iter().any(|n| n.contains("in-memory")),
+        "store directories: {stores:?}"
+    );
+
+    // The clean restart restores the in-memory store's whole changelog, and nothing of the
+    // store on disk.
+    let memory_changelog = dekaf_streams_harness::kafka_io::read_all(
+        &servers,
+        "e2e-mixed-stores-in-memory-changelog",
+        Duration::from_millis(500),
+        Duration::from_secs(30),
+    )
+    .await
+    .expect("the in-memory store's changelog")
+    .len() as u64;
+    let restored = counters.get("dekaf.streams.records.restored");
+    send(clicks(CLICKS)).await;
+    let second = InProcess::run(on_disk(MixedStores, &dir));
+    let all: HashMap<String, i64> = (0..USERS)
+        .map(|u| (format!("u{u}"), (2 * CLICKS / USERS) as i64))
+        .collect();
+    let mut memory = Reader::new(&servers, "e2e-mixed-memory-out").await;
+    assert!(
+        memory
+            .read_until(Duration::from_secs(120), |r| counts_reached(r, &all))
+            .await,
+        "the in-memory count did not reach the total after the restart"
+    );
+    assert!(
+        disk.read_until(Duration::from_secs(120), |r| counts_reached(r, &all))
+            .await,
+        "the on-disk count did not reach the total after the restart"
+    );
+    let restored_now = counters.get("dekaf.streams.records.restored") - restored;
+    second.stop().await.expect("clean stop");
+    assert!(memory_changelog >= USERS as u64);
+    assert_eq!(
+        restored_now, memory_changelog,
+        "the in-memory store's changelog, and nothing of the store on disk, is restored"
+    );
+    disk.drain(Duration::from_secs(2)).await;
+    memory.drain(Duration::from_secs(2)).await;
+    assert_exactly_once(&disk.records, &all);
+    assert_exactly_once(&memory.records, &all);
+    let _ = std::fs::remove_dir_all(&dir);
+}

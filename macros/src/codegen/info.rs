@@ -183,7 +183,14 @@ pub(crate) fn store_info(m: &Model, s: usize) -> TokenStream {
         }
     };
     let logged = st.has_changelog();
-    quote!(#dk::StoreInfo { name: #name, changelog_topic: #changelog, logged: #logged, kind: #kind })
+    let in_memory = st.in_memory;
+    quote!(#dk::StoreInfo {
+        name: #name,
+        changelog_topic: #changelog,
+        logged: #logged,
+        in_memory: #in_memory,
+        kind: #kind,
+    })
 }
 
 pub(crate) fn info(m: &Model) -> TokenStream {

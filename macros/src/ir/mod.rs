@@ -355,6 +355,8 @@ pub(crate) struct Store {
     /// Its changelog: with the store's own topic configs (`with_logging_enabled([..])`), or
     /// none (`with_logging_disabled()`).
     pub logging: Logging,
+    /// Kept in memory even when the application keeps its stores on disk (`in_memory()`).
+    pub in_memory: bool,
 }
 
 /// A store's changelog, as Kafka Streams' `Materialized.withLoggingEnabled(Map)` /

@@ -266,6 +266,7 @@ pub(crate) fn aggregate(b: &mut Builder, c: Cogrouped, call: &Call) -> syn::Resu
         cached: true,
         versioned: None,
         logging: crate::ir::Logging::default(),
+        in_memory: false,
     });
     let mut aggs = Vec::with_capacity(c.parts.len());
     for (p, upstream) in c.parts.iter().zip(upstreams) {

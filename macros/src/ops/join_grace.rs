@@ -127,6 +127,7 @@ pub(crate) fn add_buffer(b: &mut Builder, node: usize) {
         cached: false,
         versioned: None,
         logging: crate::ir::Logging::default(),
+        in_memory: false,
     });
     debug_assert!(
         matches!(&b.nodes[node].kind, NodeKind::Join { grace: Some(g), .. } if g.buffer == buffer)

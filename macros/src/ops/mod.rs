@@ -20,6 +20,7 @@ pub(crate) mod flat_map;
 pub(crate) mod foreach;
 pub(crate) mod global_table;
 pub(crate) mod group;
+pub(crate) mod in_memory;
 pub(crate) mod join;
 pub(crate) mod join_grace;
 pub(crate) mod logging;
@@ -171,6 +172,7 @@ pub(crate) const REGISTRY: &[Operator] = &[
     caching::WITH_CACHING_DISABLED,
     logging::WITH_LOGGING_ENABLED,
     logging::WITH_LOGGING_DISABLED,
+    in_memory::IN_MEMORY,
     retention::WITH_RETENTION,
     versioned::VERSIONED,
     fk_join::JOIN_ON_FOREIGN_KEY,

@@ -384,6 +384,7 @@ fn table(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
         cached: true,
         versioned: None,
         logging: crate::ir::Logging::default(),
+        in_memory: false,
     });
     // Kafka Streams' `InternalStreamsBuilder#table` names the topic's source node first
     // (`KSTREAM-SOURCE-n`), then the table's processor (`KTABLE-SOURCE-n+1`); a store named
@@ -428,6 +429,7 @@ fn store(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
         cached: true,
         versioned: None,
         logging: crate::ir::Logging::default(),
+        in_memory: false,
     });
     Ok(Flow::Decl)
 }

@@ -304,6 +304,7 @@ fn add(
         cached: true,
         versioned: None,
         logging: crate::ir::Logging::default(),
+        in_memory: false,
     });
     debug_assert!(
         matches!(b.nodes[node].kind, NodeKind::Suppress { buffer: x, .. } if x == buffer)

@@ -103,6 +103,7 @@ fn to_table(b: &mut Builder, s: Stream, call: &Call) -> syn::Result<Flow> {
         cached: true,
         versioned: None,
         logging: crate::ir::Logging::default(),
+        in_memory: false,
     });
     let node = b.node(
         NodeKind::Table(TableNode::ToTable { store }),

@@ -183,6 +183,7 @@ pub(crate) fn aggregate(b: &mut Builder, g: Grouped, call: &Call) -> syn::Result
         cached: true,
         versioned: None,
         logging: crate::ir::Logging::default(),
+        in_memory: false,
     });
     let kind_name = if op == "reduce" {
         "KTABLE-REDUCE"

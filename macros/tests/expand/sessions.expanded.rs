@@ -61,7 +61,7 @@ const _: () = {
             partition: i32,
             stores: &mut F,
         ) -> ::core::result::Result<Self, ::dekaf_streams::__private::TaskError> {
-            let mut __dk_task = Self { __partition : partition , __stream_time : i64 :: MIN , __late : 0 , __skipped : 0 , __dropped : 0 , __invalid_ts : 0 , __kbuf : :: std :: vec :: Vec :: with_capacity (64) , __vbuf : :: std :: vec :: Vec :: with_capacity (64) , __win : :: dekaf_streams :: __private :: WindowScratch :: new () , __store_0 : stores . open ("sessions" , "0" , partition , & :: dekaf_streams :: __private :: StoreInfo { name : "clicks-per-session" , changelog_topic : "sessions-clicks-per-session-changelog" , logged : true , kind : :: dekaf_streams :: __private :: StoreKind :: Session { gap_ms : 10i64 , grace_ms : 0i64 } }) ? , __store_1 : stores . open ("sessions" , "0" , partition , & :: dekaf_streams :: __private :: StoreInfo { name : "KTABLE-SUPPRESS-STATE-STORE-0000000003" , changelog_topic : "sessions-KTABLE-SUPPRESS-STATE-STORE-0000000003-changelog" , logged : true , kind : :: dekaf_streams :: __private :: StoreKind :: KeyValue }) ? , __purge_0 : i64 :: MIN , __max_0 : i64 :: MIN , __index_0 : :: dekaf_streams :: __private :: TimeIndex :: new (16) , __cache_max : 0 , __fkbuf : :: std :: vec :: Vec :: new () , __fvbuf : :: std :: vec :: Vec :: new () , __fobuf : :: std :: vec :: Vec :: new () , __obuf : :: std :: vec :: Vec :: new () , __cache_1 : :: dekaf_streams :: __private :: DirtyKeys :: new () , __sup_2 : :: dekaf_streams :: __private :: SuppressState :: new () , __marker : :: core :: marker :: PhantomData , } ;
+            let mut __dk_task = Self { __partition : partition , __stream_time : i64 :: MIN , __late : 0 , __skipped : 0 , __dropped : 0 , __invalid_ts : 0 , __kbuf : :: std :: vec :: Vec :: with_capacity (64) , __vbuf : :: std :: vec :: Vec :: with_capacity (64) , __win : :: dekaf_streams :: __private :: WindowScratch :: new () , __store_0 : stores . open ("sessions" , "0" , partition , & :: dekaf_streams :: __private :: StoreInfo { name : "clicks-per-session" , changelog_topic : "sessions-clicks-per-session-changelog" , logged : true , in_memory : false , kind : :: dekaf_streams :: __private :: StoreKind :: Session { gap_ms : 10i64 , grace_ms : 0i64 } , }) ? , __store_1 : stores . open ("sessions" , "0" , partition , & :: dekaf_streams :: __private :: StoreInfo { name : "KTABLE-SUPPRESS-STATE-STORE-0000000003" , changelog_topic : "sessions-KTABLE-SUPPRESS-STATE-STORE-0000000003-changelog" , logged : true , in_memory : false , kind : :: dekaf_streams :: __private :: StoreKind :: KeyValue , }) ? , __purge_0 : i64 :: MIN , __max_0 : i64 :: MIN , __index_0 : :: dekaf_streams :: __private :: TimeIndex :: new (16) , __cache_max : 0 , __fkbuf : :: std :: vec :: Vec :: new () , __fvbuf : :: std :: vec :: Vec :: new () , __fobuf : :: std :: vec :: Vec :: new () , __obuf : :: std :: vec :: Vec :: new () , __cache_1 : :: dekaf_streams :: __private :: DirtyKeys :: new () , __sup_2 : :: dekaf_streams :: __private :: SuppressState :: new () , __marker : :: core :: marker :: PhantomData , } ;
             __dk_task.__index_0.rebuild(&__dk_task.__store_0)?;
             __dk_task.__max_0 = __dk_task.__index_0.latest();
             Ok(__dk_task)
@@ -1234,6 +1234,7 @@ const _: () = {
                             name: "clicks-per-session",
                             changelog_topic: "sessions-clicks-per-session-changelog",
                             logged: true,
+                            in_memory: false,
                             kind: ::dekaf_streams::__private::StoreKind::Session {
                                 gap_ms: 10i64,
                                 grace_ms: 0i64,
@@ -1243,6 +1244,7 @@ const _: () = {
                             name: "KTABLE-SUPPRESS-STATE-STORE-0000000003",
                             changelog_topic: "sessions-KTABLE-SUPPRESS-STATE-STORE-0000000003-changelog",
                             logged: true,
+                            in_memory: false,
                             kind: ::dekaf_streams::__private::StoreKind::KeyValue,
                         },
                     ],

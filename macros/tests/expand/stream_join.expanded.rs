@@ -51,7 +51,7 @@ const _: () = {
             partition: i32,
             stores: &mut F,
         ) -> ::core::result::Result<Self, ::dekaf_streams::__private::TaskError> {
-            let mut __dk_task = Self { __partition : partition , __stream_time : i64 :: MIN , __late : 0 , __skipped : 0 , __dropped : 0 , __invalid_ts : 0 , __kbuf : :: std :: vec :: Vec :: with_capacity (64) , __vbuf : :: std :: vec :: Vec :: with_capacity (64) , __win : :: dekaf_streams :: __private :: WindowScratch :: new () , __store_0 : stores . open ("outer-join" , "0" , partition , & :: dekaf_streams :: __private :: StoreInfo { name : "KSTREAM-OUTERTHIS-0000000004-store" , changelog_topic : "outer-join-KSTREAM-OUTERTHIS-0000000004-store-changelog" , logged : true , kind : :: dekaf_streams :: __private :: StoreKind :: JoinWindow { before_ms : 10i64 , after_ms : 10i64 , grace_ms : 5i64 } }) ? , __store_1 : stores . open ("outer-join" , "0" , partition , & :: dekaf_streams :: __private :: StoreInfo { name : "KSTREAM-OUTEROTHER-0000000005-store" , changelog_topic : "outer-join-KSTREAM-OUTEROTHER-0000000005-store-changelog" , logged : true , kind : :: dekaf_streams :: __private :: StoreKind :: JoinWindow { before_ms : 10i64 , after_ms : 10i64 , grace_ms : 5i64 } }) ? , __store_2 : stores . open ("outer-join" , "0" , partition , & :: dekaf_streams :: __private :: StoreInfo { name : "KSTREAM-OUTERSHARED-0000000004-store" , changelog_topic : "outer-join-KSTREAM-OUTERSHARED-0000000004-store-changelog" , logged : true , kind : :: dekaf_streams :: __private :: StoreKind :: KeyValue }) ? , __join_4 : :: dekaf_streams :: __private :: stream_join :: JoinState :: new (25i64) , __marker : :: core :: marker :: PhantomData , } ;
+            let mut __dk_task = Self { __partition : partition , __stream_time : i64 :: MIN , __late : 0 , __skipped : 0 , __dropped : 0 , __invalid_ts : 0 , __kbuf : :: std :: vec :: Vec :: with_capacity (64) , __vbuf : :: std :: vec :: Vec :: with_capacity (64) , __win : :: dekaf_streams :: __private :: WindowScratch :: new () , __store_0 : stores . open ("outer-join" , "0" , partition , & :: dekaf_streams :: __private :: StoreInfo { name : "KSTREAM-OUTERTHIS-0000000004-store" , changelog_topic : "outer-join-KSTREAM-OUTERTHIS-0000000004-store-changelog" , logged : true , in_memory : false , kind : :: dekaf_streams :: __private :: StoreKind :: JoinWindow { before_ms : 10i64 , after_ms : 10i64 , grace_ms : 5i64 } , }) ? , __store_1 : stores . open ("outer-join" , "0" , partition , & :: dekaf_streams :: __private :: StoreInfo { name : "KSTREAM-OUTEROTHER-0000000005-store" , changelog_topic : "outer-join-KSTREAM-OUTEROTHER-0000000005-store-changelog" , logged : true , in_memory : false , kind : :: dekaf_streams :: __private :: StoreKind :: JoinWindow { before_ms : 10i64 , after_ms : 10i64 , grace_ms : 5i64 } , }) ? , __store_2 : stores . open ("outer-join" , "0" , partition , & :: dekaf_streams :: __private :: StoreInfo { name : "KSTREAM-OUTERSHARED-0000000004-store" , changelog_topic : "outer-join-KSTREAM-OUTERSHARED-0000000004-store-changelog" , logged : true , in_memory : false , kind : :: dekaf_streams :: __private :: StoreKind :: KeyValue , }) ? , __join_4 : :: dekaf_streams :: __private :: stream_join :: JoinState :: new (25i64) , __marker : :: core :: marker :: PhantomData , } ;
             Ok(__dk_task)
         }
         #[allow(unused_variables, unused_mut, unreachable_code, clippy::all)]
@@ -1027,6 +1027,7 @@ const _: () = {
                             name: "KSTREAM-OUTERTHIS-0000000004-store",
                             changelog_topic: "outer-join-KSTREAM-OUTERTHIS-0000000004-store-changelog",
                             logged: true,
+                            in_memory: false,
                             kind: ::dekaf_streams::__private::StoreKind::JoinWindow {
                                 before_ms: 10i64,
                                 after_ms: 10i64,
@@ -1037,6 +1038,7 @@ const _: () = {
                             name: "KSTREAM-OUTEROTHER-0000000005-store",
                             changelog_topic: "outer-join-KSTREAM-OUTEROTHER-0000000005-store-changelog",
                             logged: true,
+                            in_memory: false,
                             kind: ::dekaf_streams::__private::StoreKind::JoinWindow {
                                 before_ms: 10i64,
                                 after_ms: 10i64,
@@ -1047,6 +1049,7 @@ const _: () = {
                             name: "KSTREAM-OUTERSHARED-0000000004-store",
                             changelog_topic: "outer-join-KSTREAM-OUTERSHARED-0000000004-store-changelog",
                             logged: true,
+                            in_memory: false,
                             kind: ::dekaf_streams::__private::StoreKind::KeyValue,
                         },
                     ],

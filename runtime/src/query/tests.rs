@@ -19,12 +19,14 @@ pub(crate) static STORES: [StoreInfo; 5] = [
         name: "counts",
         changelog_topic: "app-counts-changelog",
         logged: true,
+        in_memory: false,
         kind: StoreKind::KeyValue,
     },
     StoreInfo {
         name: "views",
         changelog_topic: "app-views-changelog",
         logged: true,
+        in_memory: false,
         kind: StoreKind::Window {
             size_ms: 60_000,
             advance_ms: 60_000,
@@ -36,6 +38,7 @@ pub(crate) static STORES: [StoreInfo; 5] = [
         name: "window-counts",
         changelog_topic: "app-window-counts-changelog",
         logged: true,
+        in_memory: false,
         kind: StoreKind::Window {
             size_ms: 60_000,
             advance_ms: 60_000,
@@ -47,6 +50,7 @@ pub(crate) static STORES: [StoreInfo; 5] = [
         name: "sessions",
         changelog_topic: "app-sessions-changelog",
         logged: true,
+        in_memory: false,
         kind: StoreKind::Session {
             gap_ms: 10,
             grace_ms: 0,
@@ -57,6 +61,7 @@ pub(crate) static STORES: [StoreInfo; 5] = [
         name: "rates",
         changelog_topic: "app-rates-changelog",
         logged: true,
+        in_memory: false,
         kind: StoreKind::TimestampedKeyValue,
     },
 ];
@@ -531,6 +536,7 @@ static JOIN_STORES: [StoreInfo; 1] = [StoreInfo {
     name: "KSTREAM-JOINTHIS-0000000004-store",
     changelog_topic: "app-KSTREAM-JOINTHIS-0000000004-store-changelog",
     logged: true,
+    in_memory: false,
     kind: StoreKind::JoinWindow {
         before_ms: 60_000,
         after_ms: 60_000,

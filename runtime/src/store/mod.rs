@@ -36,7 +36,8 @@
 //!
 //! A backend is chosen per application through a [`BackendFactory`]: [`MemoryStores`] opens
 //! [`MemoryBackend`]s (the default), [`LmdbStores`] opens [`LmdbBackend`]s in a state
-//! directory (`KafkaStreams::builder(..).state_dir(..)`). The generated tasks are generic over
+//! directory (`KafkaStreams::builder(..).state_dir(..)`), and [`MemoryBackend`]s for the stores
+//! the topology keeps in memory (`in_memory()`), each as a [`MixedBackend`]. The generated tasks are generic over
 //! the backend, so there is no dispatch on the hot path.
 //!
 //! Either way the changelog topic is the truth: a memory store is rebuilt from it whenever a
@@ -46,12 +47,14 @@
 mod key_order;
 mod lmdb;
 mod memory;
+mod mixed;
 mod typed;
 
 use std::ops::Bound;
 
 pub use lmdb::{LmdbBackend, LmdbRange, LmdbStores, open_raw_env};
 pub use memory::{MemoryBackend, MemoryRange, MemoryStores};
+pub use mixed::{MixedBackend, MixedRange};
 pub use typed::{KeyValueStore, Pairs};
 
 use crate::record::SinkError;

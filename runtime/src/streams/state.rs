@@ -97,8 +97,14 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             closed
         });
         let mut recorded: Vec<(&'static str, Option<i64>)> = Vec::with_capacity(partitions.len());
+        // The changelogs of the stores kept in memory (`in_memory()`) beside stores on disk:
+        // restored from their start every time, without a rebuild of the others.
+        let mut in_memory: Vec<&'static str> = Vec::new();
         let _ = active.task.for_each_store(|info, store| {
             recorded.push((info.changelog_topic, store.changelog_offset()));
+            if info.in_memory {
+                in_memory.push(info.changelog_topic);
+            }
             Ok::<(), ()>(())
         });
         let mut starts = Vec::with_capacity(partitions.len());
@@ -107,6 +113,10 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
              stream-stream join's windows, a versioned table's history)",
         );
         for p in partitions.iter().filter(|_| rebuild.is_none()) {
+            if active.dir.is_some() && in_memory.iter().any(|t| *t == p.topic) {
+                starts.push(None);
+                continue;
+            }
             let offset = recorded
                 .iter()
                 .find(|(t, _)| *t == p.topic)
@@ -146,7 +156,7 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                 rebuild = Some("a store's changelog offset does not fit the changelog");
                 break;
             }
-            starts.push(offset);
+            starts.push(Some(offset));
         }
         if let Some(cause) = rebuild {
             let id = active.id;
@@ -156,8 +166,21 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                 .map_err(|source| StreamsError::task(id, source))?;
             return Ok(RestoreReason::Rebuild(cause));
         }
-        for (p, offset) in partitions.iter_mut().zip(starts) {
-            p.from = Offset::Offset(offset);
+        if !in_memory.is_empty() {
+            let id = active.id;
+            active
+                .task
+                .for_each_store(|info, store| {
+                    if info.in_memory {
+                        store.clear()
+                    } else {
+                        Ok(())
+                    }
+                })
+                .map_err(|e| StreamsError::store(id, e))?;
+        }
+        for (p, start) in partitions.iter_mut().zip(starts) {
+            p.from = start.map_or(Offset::Beginning, Offset::Offset);
         }
         Ok(if closed_cleanly {
             RestoreReason::Checkpoint

@@ -148,6 +148,7 @@ fn aggregate(b: &mut Builder, g: Grouped, call: &Call) -> syn::Result<Flow> {
         cached: true,
         versioned: None,
         logging: crate::ir::Logging::default(),
+        in_memory: false,
     });
     let kind_name = match (op.as_str(), g.window.map(|w| w.kind)) {
         ("reduce", None) => "KSTREAM-REDUCE",

@@ -200,6 +200,7 @@ fn lower(b: &mut Builder, t: Table, call: &Call, left: bool) -> syn::Result<Flow
         cached: true,
         versioned: None,
         logging: crate::ir::Logging::default(),
+        in_memory: false,
     });
     let base = FkJoin {
         role: FkRole::Send,

@@ -185,6 +185,7 @@ pub(crate) fn lower(
             cached: true,
             versioned: None,
             logging: crate::ir::Logging::default(),
+            in_memory: false,
         });
         b.stores.len() - 1
     };

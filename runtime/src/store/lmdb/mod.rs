@@ -599,8 +599,29 @@ impl LmdbStores {
 }
 
 impl BackendFactory for LmdbStores {
-    type Backend = LmdbBackend;
+    type Backend = super::MixedBackend;
+    /// Opens the store's LMDB environment, or a store in memory for one the topology keeps
+    /// there (`in_memory()`).
     fn open(
+        &mut self,
+        application_id: &str,
+        subtopology: &str,
+        partition: i32,
+        store: &StoreInfo,
+    ) -> Result<super::MixedBackend, StoreError> {
+        if store.in_memory {
+            return super::MemoryStores
+                .open(application_id, subtopology, partition, store)
+                .map(super::MixedBackend::Memory);
+        }
+        self.open_on_disk(application_id, subtopology, partition, store)
+            .map(super::MixedBackend::Lmdb)
+    }
+}
+
+impl LmdbStores {
+    /// Opens (or creates) the LMDB environment of `store` in its task's directory.
+    fn open_on_disk(
         &mut self,
         application_id: &str,
         subtopology: &str,

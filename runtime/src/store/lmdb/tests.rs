@@ -233,6 +233,7 @@ fn a_damaged_environment_is_deleted_and_reopened_empty() {
         name: "counts",
         changelog_topic: "app-counts-changelog",
         logged: true,
+        in_memory: false,
         kind: crate::topology::StoreKind::KeyValue,
     };
     let dir = stores.store_dir("app", "0", 0, "counts");
