@@ -145,3 +145,48 @@ fn a_repartition_partitioner_places_records_and_keys_still_aggregate() {
         ]
     );
 }
+
+topology! {
+    /// Each record to the output of the topic it came from (its context), on the last
+    /// partition for the app's and the first for the web's (the partitioner sees the topic).
+    pub ByOrigin = "origin-app" {
+        stream(["og-web", "og-app"], Utf8, Utf8).to(
+            ["og-web-out", "og-app-out"],
+            |_key: &String, _value: &String, ctx: &RecordContext<'_>| {
+                format!("{}-out", ctx.topic().unwrap_or("og-web"))
+            },
+            Utf8,
+            Utf8,
+            partitioner(|topic: &str, _key: &String, _value: &String, partitions: u32| {
+                if topic == "og-app-out" { partitions - 1 } else { 0 }
+            }),
+        );
+    }
+}
+
+#[test]
+fn a_chooser_sees_the_records_context_and_a_partitioner_its_topic() {
+    let driver = TestDriver::<ByOrigin>::builder().partitions(3).build();
+    driver
+        .input_topic(ByOrigin::OG_WEB)
+        .pipe_input_at("w".into(), "from the web".into(), 1);
+    driver
+        .input_topic(ByOrigin::OG_APP)
+        .pipe_input_at("a".into(), "from the app".into(), 2);
+    let placed = |topic| -> Vec<(String, i32)> {
+        driver
+            .output_topic::<String, String>(topic)
+            .read_records_to_list()
+            .into_iter()
+            .map(|r| (r.value, r.partition))
+            .collect()
+    };
+    assert_eq!(
+        placed(ByOrigin::OG_WEB_OUT),
+        [("from the web".to_owned(), 0)]
+    );
+    assert_eq!(
+        placed(ByOrigin::OG_APP_OUT),
+        [("from the app".to_owned(), 2)]
+    );
+}

@@ -75,6 +75,20 @@ pub fn topic_named_by<K, V, R, F: FnOnce(&K, &V) -> R>(key: &K, value: &V, f: F)
     f(key, value)
 }
 
+/// Calls a topic chooser that also takes the record's context (its parameters' types inferred).
+#[inline(always)]
+pub fn topic_named_with_context<'a, K, V, R, F>(
+    key: &K,
+    value: &V,
+    context: &crate::routing::RecordContext<'a>,
+    f: F,
+) -> R
+where
+    F: FnOnce(&K, &V, &crate::routing::RecordContext<'a>) -> R,
+{
+    f(key, value, context)
+}
+
 /// The declared topic (of `topics`) the chooser of sink `node` named; a name it does not declare
 /// fails the record, with the declared ones in the message.
 #[inline]
@@ -337,6 +351,19 @@ pub fn partitions_chosen_by<K, V, P, F: FnOnce(&K, &V, u32) -> P>(
     f: F,
 ) -> P {
     f(key, value, partitions)
+}
+
+/// Calls a `partitioner(..)` closure that also takes the topic (Kafka Streams'
+/// `StreamPartitioner#partitions(topic, key, value, numPartitions)`).
+#[inline(always)]
+pub fn partitions_chosen_for<K, V, P, F: FnOnce(&str, &K, &V, u32) -> P>(
+    topic: &'static str,
+    key: &K,
+    value: &V,
+    partitions: u32,
+    f: F,
+) -> P {
+    f(topic, key, value, partitions)
 }
 
 /// A partitioner's choice, checked against the topic's `partitions`: a partition past them

@@ -821,9 +821,13 @@
 //! topic (Kafka Streams' `TopicNameExtractor`) among the topics it lists: the closure returns a
 //! `&str` or a `String`; the application checks at start that every listed topic exists
 //! (`StreamsError::MissingChosenTopics` names the missing ones), and a record whose closure names
-//! a topic not listed fails (`on_error`, `ErrorKind::Processing`, the list in the message).
+//! a topic not listed fails (`on_error`, `ErrorKind::Processing`, the list in the message). The
+//! chooser may take the record's context as a third parameter, `|key, value, ctx:
+//! &RecordContext<'_>|` (Kafka Streams' `TopicNameExtractor` gets it): the topic, partition and
+//! offset it was read from, its timestamp and headers.
 //! Either takes a last `partitioner(|key: &K, value: &V, partitions: u32| ..)` that chooses each
-//! record's partitions (Kafka Streams' `StreamPartitioner`): a `u32`, an `Option<u32>` (`None`:
+//! record's partitions (Kafka Streams' `StreamPartitioner`; `|topic: &str, key, value,
+//! partitions|` also gets the topic, as its `partitions(topic, ..)`): a `u32`, an `Option<u32>` (`None`:
 //! by key, as the default partitioner), or a `Vec<u32>` (the record goes to each; an empty list
 //! drops it, as KIP-837's multicast); see [`routing`](crate::routing). `repartition(..)` takes
 //! one too, after `partitions(n)` if both are given.

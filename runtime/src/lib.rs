@@ -90,6 +90,7 @@ pub mod __private;
 pub mod prelude {
     pub use crate::forward::Forward;
     pub use crate::punctuation::PunctuationType;
+    pub use crate::routing::RecordContext;
     pub use crate::serdes::{
         Bool, Bytes, F32, F64, I16, I32, I64, Json, ListOf, Nullable, Serde, SessionWindowed,
         TimeWindowed, Unit, Utf8, Uuid, Void, Window, Windowed,

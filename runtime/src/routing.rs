@@ -1,8 +1,9 @@
 //! Choosing the partitions of a record: the `partitioner(..)` of `to` and `repartition` (Kafka
 //! Streams' `StreamPartitioner`, with KIP-837's multicast).
 //!
-//! The closure takes the key, the value and the topic's partition count, and returns a
-//! [`PartitionChoice`]:
+//! The closure takes the key, the value and the topic's partition count (or, as Kafka Streams'
+//! `partitions(topic, key, value, numPartitions)`, the topic first: useful after a sink that
+//! chooses its topic per record), and returns a [`PartitionChoice`]:
 //!
 //! | it returns | the record goes to |
 //! |---|---|
@@ -29,6 +30,57 @@
 //!     }
 //! }
 //! ```
+
+/// The record a topic chooser of `to([..], |key, value, ctx| .., ..)` is asked about (Kafka
+/// Streams' `RecordContext` of `TopicNameExtractor#extract`): where the record the stream
+/// carries was read, its timestamp and its headers.
+#[derive(Debug, Clone, Copy)]
+pub struct RecordContext<'a> {
+    topic: Option<&'static str>,
+    partition: i32,
+    offset: i64,
+    timestamp: i64,
+    headers: &'a crate::record::Headers,
+}
+
+impl<'a> RecordContext<'a> {
+    /// The context of `record`, read from `topics[record.source]` (used by generated code).
+    #[doc(hidden)]
+    pub fn of(topics: &[&'static str], record: &crate::record::InputRecord<'a>) -> Self {
+        RecordContext {
+            topic: topics.get(record.source).copied(),
+            partition: record.partition,
+            offset: record.offset,
+            timestamp: record.timestamp,
+            headers: record.headers,
+        }
+    }
+
+    /// The topic the record was read from; `None` for one a punctuation forwarded.
+    pub fn topic(&self) -> Option<&'static str> {
+        self.topic
+    }
+
+    /// The partition it was read from (the task's).
+    pub fn partition(&self) -> i32 {
+        self.partition
+    }
+
+    /// Its offset in that partition; `None` for one a punctuation forwarded.
+    pub fn offset(&self) -> Option<i64> {
+        (self.offset >= 0).then_some(self.offset)
+    }
+
+    /// Its timestamp (as the operators before the sink left it).
+    pub fn timestamp(&self) -> i64 {
+        self.timestamp
+    }
+
+    /// Its headers.
+    pub fn headers(&self) -> &'a crate::record::Headers {
+        self.headers
+    }
+}
 
 /// What a `partitioner(..)` closure may return; see the [module docs](self).
 pub trait PartitionChoice {

@@ -388,8 +388,11 @@ impl Store {
 pub(crate) struct ChosenTopics {
     /// The declared topics after the sink's first.
     pub also: Vec<String>,
-    /// `|key: &K, value: &V| -> impl AsRef<str>`.
+    /// `|key: &K, value: &V| -> impl AsRef<str>`, or with the record's context as a third
+    /// parameter.
     pub f: Expr,
+    /// Whether `f` takes the record's context (`|key, value, ctx: &RecordContext<'_>|`).
+    pub with_context: bool,
 }
 
 /// A suppression's buffer config (Kafka Streams' `BufferConfig`): `None` is no bound.

@@ -41,17 +41,18 @@ fn to(b: &mut Builder, s: Stream, call: &Call) -> syn::Result<Flow> {
                 )
             })?;
             if let syn::Expr::Closure(c) = &f
-                && c.inputs.len() != 2
+                && !(2..=3).contains(&c.inputs.len())
             {
                 return Err(err_at(
                     &c.inputs,
                     format!(
-                        "the topic chooser takes the key and the value, this closure takes {}: |key: &K, value: &V| -> one of the declared topics (a &str or String)",
+                        "the topic chooser takes the key and the value (and the record's context), this closure takes {}: |key: &K, value: &V| or |key: &K, value: &V, ctx: &RecordContext<'_>| -> one of the declared topics (a &str or String)",
                         c.inputs.len()
                     ),
                 ));
             }
-            (topics, Some(f), 2)
+            let with_context = matches!(&f, syn::Expr::Closure(c) if c.inputs.len() == 3);
+            (topics, Some((f, with_context)), 2)
         }
         _ => (vec![name_arg(call, 0, usage)?], None, 1),
     };
@@ -125,10 +126,11 @@ fn to(b: &mut Builder, s: Stream, call: &Call) -> syn::Result<Flow> {
     }
     let mut names = topics.into_iter().map(|(t, _)| t);
     let topic = names.next().unwrap_or_default();
-    let chosen = chooser.map(|f| {
+    let chosen = chooser.map(|(f, with_context)| {
         Box::new(ChosenTopics {
             also: names.collect(),
             f,
+            with_context,
         })
     });
     b.node(
@@ -218,8 +220,19 @@ fn choose(
     // Spanned at the closure, so a return type that names no topic is reported there.
     let named = quote_spanned!(span=> __dk_named);
     let chosen_topic = quote_spanned!(span=> #dk::chosen_topic(&[#(#topics),*], &#named, #name));
+    let named_by = if chosen.with_context {
+        quote! {
+            let __dk_context = ::dekaf_streams::routing::RecordContext::of(
+                #dk::Task::source_topics(self),
+                __dk_record,
+            );
+            let #named = #dk::topic_named_with_context(#kr, #vr, &__dk_context, #f);
+        }
+    } else {
+        quote!(let #named = #dk::topic_named_by(#kr, #vr, #f);)
+    };
     quote! {
-        let #named = #dk::topic_named_by(#kr, #vr, #f);
+        #named_by
         let __dk_topic: &'static str = #chosen_topic?;
     }
 }
@@ -336,9 +349,14 @@ fn emit_send(
     // Spanned at the closure, so a return type that is no `PartitionChoice` is reported there.
     let span = syn::spanned::Spanned::span(f);
     let choice = quote_spanned!(span=> __dk_choice);
+    let chose = if matches!(f, syn::Expr::Closure(c) if c.inputs.len() == 4) {
+        quote!(#dk::partitions_chosen_for(#topic, #kr, #vr, __dk_partitions, #f))
+    } else {
+        quote!(#dk::partitions_chosen_by(#kr, #vr, __dk_partitions, #f))
+    };
     quote! {
         let __dk_partitions = #dk::partition_count(__dk_sink, #topic)?;
-        let #choice = #dk::partitions_chosen_by(#kr, #vr, __dk_partitions, #f);
+        let #choice = #chose;
         let __dk_chosen = #dk::checked_partitions(#choice, __dk_partitions, #topic, #name)?;
         let __dk_ke = #ke;
         let __dk_ve = #ve;
@@ -371,12 +389,12 @@ pub(crate) fn partitioner_arg(e: &syn::Expr, usage: &str) -> syn::Result<syn::Ex
         ));
     };
     if let syn::Expr::Closure(closure) = f
-        && closure.inputs.len() != 3
+        && !(3..=4).contains(&closure.inputs.len())
     {
         return Err(err_at(
             &closure.inputs,
             format!(
-                "a partitioner takes the key, the value and the topic's partition count, this closure takes {}: |key: &K, value: &V, partitions: u32| -> u32, Option<u32> or Vec<u32>",
+                "a partitioner takes the key, the value and the topic's partition count (and the topic first, if wanted), this closure takes {}: |key: &K, value: &V, partitions: u32| or |topic: &str, key: &K, value: &V, partitions: u32| -> u32, Option<u32> or Vec<u32>",
                 closure.inputs.len()
             ),
         ));
