@@ -158,6 +158,12 @@ in k banana 2
 in j avocado 3
 in null apricot 4
 """, "to(TopicNameExtractor): each record to the topic its value names; a null key is sent as is")
+case("chosen_topic_context_basic", "chosen_topic_context", """
+in k apple 1
+in2 k banana 2
+in j avocado 300
+in2 j cherry 4
+""", "to(TopicNameExtractor) reading the record context: its source topic and timestamp")
 case("count_basic", "count", """
 in a x 10
 in b x 11

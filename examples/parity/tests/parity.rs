@@ -193,6 +193,18 @@ topology! {
     }
 }
 topology! {
+    pub ChosenTopicContext = "parity-chosen-topic-context" {
+        stream(["in", "in2"], Utf8, Utf8).to(
+            ["out-a", "out-b"],
+            |_k: &String, _v: &String, ctx: &RecordContext<'_>| {
+                if ctx.topic() == Some("in") && ctx.timestamp() < 100 { "out-a" } else { "out-b" }
+            },
+            Utf8,
+            Utf8,
+        );
+    }
+}
+topology! {
     pub Count = "parity-count" {
         stream("in", Utf8, Utf8).group_by_key().count("counts").to_stream().to("out.s.l", Utf8, I64);
     }
@@ -908,6 +920,7 @@ fn run_case(case: &Case) -> Option<Vec<Value>> {
         "process_values_count" => run::<ProcessValuesCount>(case),
         "count" => run::<Count>(case),
         "chosen_topic" => run::<ChosenTopic>(case),
+        "chosen_topic_context" => run::<ChosenTopicContext>(case),
         "multi_source_count" => run::<MultiSourceCount>(case),
         "multi_source_map" => run::<MultiSourceMap>(case),
         "count_nullable" => run::<CountNullable>(case),

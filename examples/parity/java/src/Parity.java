@@ -176,6 +176,8 @@ public final class Parity {
             .toStream().to("out.s.l", Produced.with(Serdes.String(), Serdes.Long())));
         def("multi_source_map", b -> b.<String, String>stream(List.of("in", "in2")).mapValues(v -> v + "!").to("out"));
         def("chosen_topic", b -> in(b).to((k, v, ctx) -> v.startsWith("a") ? "out-a" : "out-b"));
+        def("chosen_topic_context", b -> b.<String, String>stream(List.of("in", "in2"))
+            .to((k, v, ctx) -> ctx.topic().equals("in") && ctx.timestamp() < 100 ? "out-a" : "out-b"));
         def("count", b -> in(b).groupByKey().count().toStream().to("out.s.l", Produced.with(Serdes.String(), Serdes.Long())));
         def("count_nullable", b -> in(b).groupByKey().count().toStream().to("out.s.l", Produced.with(Serdes.String(), Serdes.Long())));
         def("count_group_by", b -> in(b).groupBy((k, v) -> v).count().toStream().to("out.s.l", Produced.with(Serdes.String(), Serdes.Long())));
