@@ -52,7 +52,7 @@ fn stream(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
     let topics = source_topics(call, usage)?;
     let key = serde_arg(call, 1, usage)?;
     let value = serde_arg(call, 2, usage)?;
-    let StreamOptions { timestamp, reset } = stream_options(call)?;
+    let StreamOptions { timestamp, reset } = source_options(call, 3, true)?;
     for (topic, span) in &topics {
         b.topics.push(TopicUse {
             name: topic.clone(),
@@ -71,7 +71,7 @@ fn stream(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
             key: key.clone(),
             value: value.clone(),
             timestamp,
-            reset,
+            reset: reset.map(|(r, _)| r),
         },
         "KSTREAM-SOURCE",
         call.span,
@@ -124,24 +124,30 @@ const TIMESTAMP_USAGE: &str = "timestamp(|key: &K, value: &V, record_ts: i64, pa
 /// What `offset_reset(..)` takes, for the errors.
 const RESET_USAGE: &str = "offset_reset(earliest), offset_reset(latest), offset_reset(none) or offset_reset(by_duration(Duration::from_secs(..))) (Kafka Streams' AutoOffsetReset: where the source starts when the group has no committed offset for a partition)";
 
-/// The options of `stream(..)` after its serdes.
+/// The options of a source after its serdes (and a table's store name).
 struct StreamOptions {
     timestamp: Option<Extractor>,
-    reset: Option<ResetSpec>,
+    /// The policy, and the whole option (for errors).
+    reset: Option<(ResetSpec, syn::Expr)>,
 }
 
-/// The options of `stream(..)` after its serdes: `timestamp(..)` and `offset_reset(..)`, each
-/// at most once.
-fn stream_options(call: &Call) -> syn::Result<StreamOptions> {
+/// The options of a source from argument `from` on: `timestamp(..)` (a stream's only) and
+/// `offset_reset(..)`, each at most once. With the option's tokens, for the errors of the
+/// callers.
+fn source_options(call: &Call, from: usize, stream: bool) -> syn::Result<StreamOptions> {
     let mut timestamp = None;
     let mut reset = None;
-    for arg in call.args.iter().skip(3) {
+    for arg in call.args.iter().skip(from) {
         let syn::Expr::Call(option) = arg else {
             return Err(err_at(
                 arg,
-                format!(
-                    "stream(..) takes a topic, two serdes and then options: {TIMESTAMP_USAGE}; {RESET_USAGE}"
-                ),
+                if stream {
+                    format!(
+                        "stream(..) takes a topic, two serdes and then options: {TIMESTAMP_USAGE}; {RESET_USAGE}"
+                    )
+                } else {
+                    format!("too many arguments: {}", TABLE.usage)
+                },
             ));
         };
         let is = |name: &str| matches!(&*option.func, syn::Expr::Path(p) if p.path.is_ident(name));
@@ -155,8 +161,8 @@ fn stream_options(call: &Call) -> syn::Result<StreamOptions> {
                 "policy",
                 RESET_USAGE,
             )?;
-            reset = Some(reset_spec(policy)?);
-        } else if is("timestamp") {
+            reset = Some((reset_spec(policy)?, arg.clone()));
+        } else if is("timestamp") && stream {
             let e = single_option(
                 arg,
                 option,
@@ -167,11 +173,18 @@ fn stream_options(call: &Call) -> syn::Result<StreamOptions> {
                 TIMESTAMP_USAGE,
             )?;
             timestamp = Some(extractor(e)?);
-        } else {
+        } else if stream {
             return Err(err_at(
                 &option.func,
                 format!(
                     "unknown option of stream(..): the options are {TIMESTAMP_USAGE}; and {RESET_USAGE}"
+                ),
+            ));
+        } else {
+            return Err(err_at(
+                &option.func,
+                format!(
+                    "unknown option of a table: the option is {RESET_USAGE} (a table's records keep the timestamps they were written with)"
                 ),
             ));
         }
@@ -318,30 +331,7 @@ pub(crate) fn table_args(b: &mut Builder, call: &Call, usage: &str) -> syn::Resu
         Some(syn::Expr::Call(_)) | None => None,
         Some(_) => Some(name_arg(call, 3, usage)?),
     };
-    let mut reset = None;
-    for arg in call.args.iter().skip(3 + usize::from(store.is_some())) {
-        let syn::Expr::Call(option) = arg else {
-            return Err(err_at(arg, format!("too many arguments: {usage}")));
-        };
-        if !matches!(&*option.func, syn::Expr::Path(p) if p.path.is_ident("offset_reset")) {
-            return Err(err_at(
-                &option.func,
-                format!(
-                    "unknown option of a table: the option is {RESET_USAGE} (a table's records keep the timestamps they were written with)"
-                ),
-            ));
-        }
-        let policy = single_option(
-            arg,
-            option,
-            reset.is_some(),
-            "offset_reset",
-            "offset reset",
-            "policy",
-            RESET_USAGE,
-        )?;
-        reset = Some((reset_spec(policy)?, arg.clone()));
-    }
+    let reset = source_options(call, 3 + usize::from(store.is_some()), false)?.reset;
     b.topics.push(TopicUse {
         name: topic.clone(),
         span: topic_span,
