@@ -66,9 +66,6 @@ pub(crate) fn admin(config: &ClientConfig, oauth: OAuthRefresh) -> Result<Admin,
     })
 }
 
-/// The longest one attempt of a retried admin call may take.
-const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(5);
-
 fn options(timeout: Duration) -> AdminOptions {
     AdminOptions::new()
         .operation_timeout(Some(timeout))
@@ -171,66 +168,31 @@ pub enum DeleteGroupError {
     NotEmpty(String),
     /// Anything else.
     #[error("deleting the group `{group}` failed: {source}")]
-    Kafka {
+    Coordinator {
         /// The group.
         group: String,
-        /// What the broker said.
+        /// What the coordinator (or the connection to it) said.
         #[source]
-        source: KafkaError,
+        source: crate::group::GroupError,
     },
 }
 
-/// Deletes the group `group_id` (the application id); the group must be empty.
+/// Deletes the group `group_id` (the application id) at its coordinator, over this crate's own
+/// connection (see `group::delete_group` for why not librdkafka's); the group must be empty.
 pub(crate) async fn delete_group(
-    admin: &Admin,
+    coordinator: &crate::group::CoordinatorConfig,
     group_id: &str,
     timeout: Duration,
 ) -> Result<GroupDeletion, DeleteGroupError> {
-    admin.refresh_token().await;
-    let kafka = |source| DeleteGroupError::Kafka {
-        group: group_id.to_owned(),
-        source,
-    };
-    let deadline = std::time::Instant::now() + timeout;
-    let mut backoff = Duration::from_millis(100);
-    loop {
-        // Each attempt gets a few seconds: on a new cluster librdkafka's coordinator lookup can
-        // stall an attempt until its own timeout, and a fresh attempt finds the coordinator.
-        let left = deadline.saturating_duration_since(std::time::Instant::now());
-        let attempt = left.min(ATTEMPT_TIMEOUT).max(Duration::from_millis(100));
-        let results = match admin.delete_groups(&[group_id], &options(attempt)).await {
-            Ok(results) => results,
-            Err(e)
-                if super::transient::is_transient(&e)
-                    && std::time::Instant::now() + backoff < deadline =>
-            {
-                tokio::time::sleep(backoff).await;
-                continue;
-            }
-            Err(e) => return Err(kafka(e)),
-        };
-        match results.into_iter().next() {
-            None | Some(Ok(_)) => return Ok(GroupDeletion::Deleted),
-            Some(Err((_, RDKafkaErrorCode::GroupIdNotFound))) => {
-                return Ok(GroupDeletion::NotFound);
-            }
-            Some(Err((_, RDKafkaErrorCode::NonEmptyGroup))) => {
-                return Err(DeleteGroupError::NotEmpty(group_id.to_owned()));
-            }
-            // The group coordinator is moving or still loading (on a new cluster, until the
-            // offsets topic exists), a broker restarting: ask again.
-            Some(Err((_, code)))
-                if super::transient::classify_code(code)
-                    == super::transient::ErrorClass::Transient =>
-            {
-                if std::time::Instant::now() + backoff > deadline {
-                    return Err(kafka(KafkaError::AdminOp(code)));
-                }
-                tokio::time::sleep(backoff).await;
-                backoff = (backoff * 2).min(Duration::from_secs(2));
-            }
-            Some(Err((_, code))) => return Err(kafka(KafkaError::AdminOp(code))),
-        }
+    use crate::group::Deletion;
+    match crate::group::delete_group(coordinator, group_id, timeout).await {
+        Ok(Deletion::Deleted) => Ok(GroupDeletion::Deleted),
+        Ok(Deletion::NotFound) => Ok(GroupDeletion::NotFound),
+        Ok(Deletion::NotEmpty) => Err(DeleteGroupError::NotEmpty(group_id.to_owned())),
+        Err(source) => Err(DeleteGroupError::Coordinator {
+            group: group_id.to_owned(),
+            source,
+        }),
     }
 }
 

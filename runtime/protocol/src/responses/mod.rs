@@ -1,5 +1,5 @@
 //! The responses of the classic APIs the runtime's own connections use (ApiVersions,
-//! FindCoordinator, SASL, OffsetCommit, IncrementalAlterConfigs, InitProducerId), decoded by
+//! FindCoordinator, SASL, OffsetCommit, IncrementalAlterConfigs, InitProducerId, DeleteGroups), decoded by
 //! this crate's bounds-checked reader.
 //!
 //! Their requests are encoded with the `kafka-protocol` crate, but its decoders reserve room
@@ -416,6 +416,46 @@ impl Response for InitProducerIdResponse {
         end_struct(&mut r, flexible)?;
         r.finish()?;
         Ok(response)
+    }
+}
+
+/// One group's result of a DeleteGroups.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeletableGroupResult {
+    /// The group.
+    pub group_id: String,
+    /// The error code (0: deleted).
+    pub error_code: i16,
+}
+
+/// DeleteGroups (api key 42), v0-v2.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeleteGroupsResponse {
+    /// One result per group asked for.
+    pub results: Vec<DeletableGroupResult>,
+}
+
+impl Response for DeleteGroupsResponse {
+    const NAME: &'static str = "DeleteGroups";
+    const FIRST_FLEXIBLE: i16 = 2;
+
+    fn decode(bytes: &[u8], version: i16) -> Result<Self, DecodeError> {
+        check_version(Self::NAME, version, 2)?;
+        let flexible = version >= Self::FIRST_FLEXIBLE;
+        let mut r = Reader::new(bytes);
+        let _throttle_time_ms = r.i32()?;
+        let results = array_of(&mut r, flexible, "results", |r| {
+            let group_id = string(r, flexible, "group_id")?;
+            let error_code = r.i16()?;
+            end_struct(r, flexible)?;
+            Ok(DeletableGroupResult {
+                group_id,
+                error_code,
+            })
+        })?;
+        end_struct(&mut r, flexible)?;
+        r.finish()?;
+        Ok(DeleteGroupsResponse { results })
     }
 }
 

@@ -325,3 +325,35 @@ fn truncated_and_corrupted_responses_never_panic() {
         }
     }
 }
+
+#[test]
+fn delete_groups_decode_as_kafka_protocol_encodes_them() {
+    for version in 0..=2 {
+        let theirs = kp::DeleteGroupsResponse::default()
+            .with_throttle_time_ms(3)
+            .with_results(vec![
+                kp::delete_groups_response::DeletableGroupResult::default()
+                    .with_group_id(kp::GroupId(s("app")))
+                    .with_error_code(68),
+                kp::delete_groups_response::DeletableGroupResult::default()
+                    .with_group_id(kp::GroupId(s("other")))
+                    .with_error_code(0),
+            ]);
+        let ours =
+            DeleteGroupsResponse::decode(&encode(&theirs, version), version).expect("decodes");
+        assert_eq!(
+            ours.results,
+            [
+                DeletableGroupResult {
+                    group_id: "app".into(),
+                    error_code: 68
+                },
+                DeletableGroupResult {
+                    group_id: "other".into(),
+                    error_code: 0
+                },
+            ],
+            "version {version}"
+        );
+    }
+}

@@ -182,9 +182,12 @@ pub async fn execute_reset(
         source,
     };
     let admin = admin::admin(&settings.admin(), settings.oauth_refresh()).map_err(kafka)?;
+    let mut coordinator =
+        CoordinatorConfig::new(settings.bootstrap_servers(), "dekaf-streams-reset");
+    coordinator.security = settings.connection_security()?;
     // The group first: it fails while instances run, before any state is gone.
     let group_deleted =
-        admin::delete_group(&admin, application_id, timeout).await? == GroupDeletion::Deleted;
+        admin::delete_group(&coordinator, application_id, timeout).await? == GroupDeletion::Deleted;
     let topics: Vec<&str> = plan.topics.iter().map(String::as_str).collect();
     let topics_deleted = admin::delete_topics(&admin, &topics, timeout)
         .await
