@@ -5,6 +5,7 @@
 pub(crate) mod admin;
 pub mod assignment;
 pub mod batch;
+pub(crate) mod metadata;
 pub(crate) mod oauth;
 pub mod partitioner;
 pub mod producer;

@@ -282,21 +282,13 @@ impl StreamsProducer {
         {
             return Ok(*n);
         }
-        let metadata = self
-            .client()
-            .fetch_metadata(Some(topic), PARTITION_COUNT_TIMEOUT)
-            .map_err(|e| format!("looking up the partitions of {topic} failed: {e}"))?;
-        let found = metadata.topics().iter().find(|t| t.name() == topic);
-        let n = match found {
-            Some(t) if t.error().is_none() && !t.partitions().is_empty() => {
-                u32::try_from(t.partitions().len()).unwrap_or(u32::MAX)
-            }
-            _ => {
-                return Err(format!(
+        let n = super::metadata::partition_count(self.client(), topic, PARTITION_COUNT_TIMEOUT)
+            .map_err(|e| format!("looking up the partitions of {topic} failed: {e}"))?
+            .ok_or_else(|| {
+                format!(
                     "{topic} has no partitions the cluster knows of (does it exist?), so its partitioner cannot choose one"
-                ));
-            }
-        };
+                )
+            })?;
         self.partition_counts.borrow_mut().push((topic, n));
         Ok(n)
     }

@@ -142,18 +142,14 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
             let count = match self.partition_counts.get(topic) {
                 Some(n) => Some(*n),
                 None => {
-                    let looked_up = self
-                        .clients
-                        .consumer
-                        .fetch_metadata(Some(topic), FETCH_TIMEOUT)
-                        .ok()
-                        .and_then(|m| {
-                            m.topics()
-                                .iter()
-                                .find(|t| t.name() == *topic && t.error().is_none())
-                                .and_then(|t| i32::try_from(t.partitions().len()).ok())
-                        })
-                        .filter(|n| *n > 0);
+                    let looked_up = crate::kafka::metadata::partition_count(
+                        self.clients.consumer.client(),
+                        topic,
+                        FETCH_TIMEOUT,
+                    )
+                    .ok()
+                    .flatten()
+                    .and_then(|n| i32::try_from(n).ok());
                     if let Some(n) = looked_up {
                         self.partition_counts.insert(topic, n);
                     }

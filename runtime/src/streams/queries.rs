@@ -144,18 +144,13 @@ impl<T: Topology, F: BackendFactory> StreamThread<T, F> {
                 .copied()
                 .chain(sub.repartition_source_topics.iter().map(|t| t.name));
             for topic in inputs {
-                match self
-                    .clients
-                    .consumer
-                    .fetch_metadata(Some(topic), METADATA_TIMEOUT)
-                {
-                    Ok(metadata) => {
-                        let partitions = metadata
-                            .topics()
-                            .iter()
-                            .find(|t| t.name() == topic)
-                            .map_or(0, |t| t.partitions().len());
-                        tasks = tasks.max(partitions);
+                match crate::kafka::metadata::partition_count(
+                    self.clients.consumer.client(),
+                    topic,
+                    METADATA_TIMEOUT,
+                ) {
+                    Ok(partitions) => {
+                        tasks = tasks.max(partitions.map_or(0, |n| n as usize));
                     }
                     Err(e) => {
                         tracing::debug!(topic, error = %e, "partition count lookup for queries failed; retried at the next assignment");
