@@ -223,7 +223,7 @@ fn store_names_are_unique_and_valid(model: &Model, d: &mut Diagnostics) {
         if st.owner == StoreOwner::Declared
             && matches!(
                 snake(&st.name).as_str(),
-                "timestamp" | "headers" | "partition"
+                "timestamp" | "headers" | "partition" | "topic" | "offset" | "commit"
             )
         {
             d.error(e(

@@ -117,8 +117,15 @@ pub(crate) fn describe(m: &Model) -> String {
         }
         for &s in &sub.stores {
             let st = &m.stores[s];
+            let declared = st.owner == crate::ir::StoreOwner::Declared;
             let kind = match st.window {
                 None => "key-value".to_owned(),
+                Some(w) if declared && w.kind == crate::ir::WindowKind::Session => {
+                    format!("session, retention {} ms", w.retention())
+                }
+                Some(w) if declared => {
+                    format!("window, size {} ms, retention {} ms", w.size, w.retention())
+                }
                 Some(w) if w.kind == crate::ir::WindowKind::Session => {
                     format!("session, gap {} ms, grace {} ms", w.size, w.grace)
                 }

@@ -249,10 +249,25 @@ fn store_origin(m: &Model, s: usize) -> (String, Option<String>) {
             None,
         ),
         StoreOwner::Declared => (
-            format!(
-                "process(.., \"{name}\") with Stores.keyValueStoreBuilder(\
-                 Stores.persistentKeyValueStore(\"{name}\"), ..), logging on (the default)"
-            ),
+            match st.window {
+                None => format!(
+                    "process(.., \"{name}\") with Stores.keyValueStoreBuilder(\
+                     Stores.persistentKeyValueStore(\"{name}\"), ..), logging on (the default)"
+                ),
+                Some(w) if w.kind == WindowKind::Session => format!(
+                    "process(.., \"{name}\") with Stores.sessionStoreBuilder(\
+                     Stores.persistentSessionStore(\"{name}\", Duration.ofMillis({})), ..), \
+                     logging on (the default)",
+                    w.retention()
+                ),
+                Some(w) => format!(
+                    "process(.., \"{name}\") with Stores.windowStoreBuilder(\
+                     Stores.persistentWindowStore(\"{name}\", Duration.ofMillis({}), \
+                     Duration.ofMillis({}), false), ..), logging on (the default)",
+                    w.retention(),
+                    w.size
+                ),
+            },
             None,
         ),
         StoreOwner::Suppress => {

@@ -25,7 +25,10 @@ pub use crate::record_error::{
 pub use crate::serdes::{
     Encoded, Serde, SerdeContext, SerdeError, StartCheckError, Window, Windowed,
 };
-pub use crate::store::{BackendFactory, KeyValueStore, StoreBackend, StoreError};
+pub use crate::store::{
+    BackendFactory, KeyValueStore, SessionStore, StoreBackend, StoreError, WindowRetention,
+    WindowStore,
+};
 pub use crate::table::fk::{
     FkScratch, Resolved, fk_extract, fk_extract_with_key, fk_foreign_change, fk_hash, fk_join,
     fk_join_with_key, fk_left_join, fk_left_join_with_key, fk_receive, fk_resolve, fk_subscribe,

@@ -751,6 +751,47 @@
 //! record wrote becomes readable then; the [`TestDriver`](crate::testing::TestDriver) counts
 //! the requests (`commits_requested()`) and flushes the record caches after the record.
 //!
+//! Window and session stores are declared the same way:
+//! `window_store("name", KeySerde, ValueSerde, size(Duration::from_secs(60)),
+//! retention(Duration::from_secs(3600)))` (Kafka Streams'
+//! `Stores.persistentWindowStore(name, retention, size, false)`) and
+//! `session_store("name", KeySerde, ValueSerde, retention(Duration::from_secs(3600)))`
+//! (`Stores.persistentSessionStore(name, retention)`); their accessors return a
+//! [`WindowStore`](crate::store::WindowStore) (`put(key, value, window_start)`, `delete`,
+//! `fetch(key, window_start)`, `fetch_range(key, from, to)`, `fetch_keys`, `fetch_all`, `all`,
+//! the `backward_` variants) and a [`SessionStore`](crate::store::SessionStore) (`put(key,
+//! start, end, value)`, `remove`, `fetch_session`, `find_sessions(key, earliest_end,
+//! latest_start)`, `fetch`, the key-range and `backward_` variants). A window store's
+//! retention counts from the latest window start it holds, a session store's from the latest
+//! session end: what is a retention or more older is not stored, not read, and deleted. The
+//! macro refuses a retention shorter than the window size, as Kafka Streams does.
+//!
+//! ```
+//! use dekaf_streams::prelude::*;
+//!
+//! topology! {
+//!     /// Each click with how many clicks its key had in its minute and the minute before.
+//!     pub Rate = "rate" {
+//!         window_store("per-minute", Utf8, I64,
+//!             size(Duration::from_secs(60)), retention(Duration::from_secs(600)));
+//!         stream("clicks", Utf8, Utf8)
+//!             .process(["per-minute"], |ctx, user: String, _click: String| {
+//!                 let minute = ctx.timestamp() / 60_000 * 60_000;
+//!                 let n = ctx.per_minute().fetch(&user, minute)?.unwrap_or(0) + 1;
+//!                 ctx.per_minute().put(&user, &n, minute)?;
+//!                 let recent: i64 = ctx
+//!                     .per_minute()
+//!                     .fetch_range(&user, minute.saturating_sub(60_000), minute)?
+//!                     .iter()
+//!                     .map(|(_, c)| c)
+//!                     .sum();
+//!                 Ok(Some((user, recent)))
+//!             })
+//!             .to("click-rates", Utf8, I64);
+//!     }
+//! }
+//! ```
+//!
 //! `process_values(["name", ..], |ctx, key: &K, value| ..)` is Kafka Streams' `processValues`
 //! (a `FixedKeyProcessor`, node `KSTREAM-PROCESSVALUES-n`): the closure gets the same context
 //! and borrows the key, and returns `Ok` with any `IntoIterator` of values, each forwarded under

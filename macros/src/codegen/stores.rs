@@ -28,16 +28,13 @@ pub(super) fn task_parts(m: &Model, sub: &Sub, id: &str) -> TaskParts {
         .filter(|&s| m.stores[s].window.is_some())
         .collect();
     let purge_fields: Vec<_> = windowed.iter().map(|&s| Emitter::purge_field(s)).collect();
-    // The largest time stored in each session or sliding-window store (session end, window
-    // start): what is older than it minus retention is expired (Kafka Streams' stores).
+    // The largest time stored in each session, sliding-window or declared window store
+    // (session end, window start): what is older than it minus retention is expired (Kafka
+    // Streams' stores).
     let session_or_sliding: Vec<usize> = windowed
         .iter()
         .copied()
-        .filter(|&s| {
-            m.stores[s]
-                .window
-                .is_some_and(|w| w.kind != WindowKind::Time)
-        })
+        .filter(|&s| tracks_latest(m, s))
         .collect();
     let max_fields: Vec<_> = session_or_sliding
         .iter()
@@ -139,6 +136,15 @@ pub(super) fn task_parts(m: &Model, sub: &Sub, id: &str) -> TaskParts {
     }
 }
 
+/// Whether window store `s` tracks the largest time it holds (its observed stream time, from
+/// which its retention counts): session and sliding-window stores, and the window stores of
+/// `process(..)` (a time-window aggregation counts from the task's stream time instead).
+pub(crate) fn tracks_latest(m: &Model, s: usize) -> bool {
+    let st = &m.stores[s];
+    st.window
+        .is_some_and(|w| w.kind != WindowKind::Time || st.owner == StoreOwner::Declared)
+}
+
 /// The restore arm of store `s`: none for a store the task does not write (a table's source
 /// topic is its changelog, though), a join window store (the join restores those) or a store
 /// without a changelog.
@@ -153,11 +159,11 @@ fn restore(m: &Model, s: usize) -> TokenStream {
     }
     let topic = &st.changelog;
     let f = Emitter::store_field(s);
-    if let Some(w) = st.window {
+    if st.window.is_some() {
         let index = Emitter::index_field(s);
-        // Session and sliding stores track their newest time, which a restore rebuilds (as
-        // Kafka Streams' stores do from the changelog).
-        let max = (w.kind != WindowKind::Time).then(|| {
+        // Session, sliding and declared window stores track their newest time, which a restore
+        // rebuilds (as Kafka Streams' stores do from the changelog).
+        let max = tracks_latest(m, s).then(|| {
             let max = Emitter::max_field(s);
             quote! {
                 if value.is_some() {

@@ -33,6 +33,7 @@ pub(crate) mod repartition;
 pub(crate) mod retention;
 pub(crate) mod select_key;
 pub(crate) mod sources;
+pub(crate) mod store_decl;
 pub(crate) mod stream_join;
 pub(crate) mod suppress;
 pub(crate) mod table;
@@ -136,7 +137,9 @@ impl Operator {
 pub(crate) const REGISTRY: &[Operator] = &[
     sources::STREAM,
     sources::TABLE,
-    sources::STORE,
+    store_decl::STORE,
+    store_decl::WINDOW_STORE,
+    store_decl::SESSION_STORE,
     sources::ON_ERROR,
     global_table::GLOBAL_TABLE,
     filter::FILTER,

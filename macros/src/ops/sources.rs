@@ -1,5 +1,5 @@
-//! The statements that start a chain: `stream(..)` and `table(..)` read a topic, `store(..)`
-//! declares a store for `process(..)`, `on_error(..)` sets the error handler.
+//! The statements that start a chain: `stream(..)` and `table(..)` read a topic, `on_error(..)`
+//! sets the error handler (the stores of `process(..)` are declared in [`super::store_decl`]).
 
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
@@ -29,14 +29,6 @@ pub(crate) const TABLE: Operator = Operator {
     lower: &[Lower::Root(table)],
     on_stream: None,
     emit: &[super::table::SOURCE_EMIT],
-};
-
-pub(crate) const STORE: Operator = Operator {
-    name: "store",
-    usage: "store(\"name\", KeySerde, ValueSerde)",
-    lower: &[Lower::Root(store)],
-    on_stream: None,
-    emit: &[],
 };
 
 pub(crate) const ON_ERROR: Operator = Operator {
@@ -396,32 +388,6 @@ fn table(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
     );
     b.stores[store].users.push(node);
     Ok(Flow::Table(Table { node, store }))
-}
-
-fn store(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
-    let usage = STORE.usage;
-    let (name, span) = name_arg(call, 0, usage)?;
-    let key = serde_arg(call, 1, usage)?;
-    let value = serde_arg(call, 2, usage)?;
-    arity(call, 3, usage)?;
-    let changelog = b.internal(&name, "changelog");
-    b.stores.push(Store {
-        name,
-        span,
-        key,
-        value,
-        window: None,
-        changelog,
-        logged: true,
-        owner: StoreOwner::Declared,
-        sub: 0,
-        users: Vec::new(),
-        cached: true,
-        versioned: None,
-        logging: crate::ir::Logging::default(),
-        in_memory: false,
-    });
-    Ok(Flow::Decl)
 }
 
 fn on_error(b: &mut Builder, call: &Call) -> syn::Result<Flow> {

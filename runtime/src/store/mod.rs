@@ -55,7 +55,9 @@ use std::ops::Bound;
 pub use lmdb::{LmdbBackend, LmdbRange, LmdbStores, open_raw_env};
 pub use memory::{MemoryBackend, MemoryRange, MemoryStores};
 pub use mixed::{MixedBackend, MixedRange};
-pub use typed::{KeyValueStore, Pairs};
+pub use typed::{
+    KeyValueStore, KeyedSessions, Pairs, SessionStore, Sessions, WindowRetention, WindowStore,
+};
 
 use crate::record::SinkError;
 use crate::serdes::{Encoded, Serde, SerdeError};
@@ -98,6 +100,16 @@ pub enum StoreError {
         len: usize,
         /// The longest key the backend takes.
         max: usize,
+    },
+    /// A `process(..)` closure gave a window or session store a negative time.
+    #[error(
+        "a {what} of {time} ms is negative: window and session stores keep times from 0 on          (Unix milliseconds); check the time the closure computes"
+    )]
+    NegativeTime {
+        /// Which time: a window start, a session start or end.
+        what: &'static str,
+        /// The time given.
+        time: i64,
     },
 }
 

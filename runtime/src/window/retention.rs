@@ -211,6 +211,22 @@ impl TimeIndex {
         timestamp: i64,
         node: &'static str,
     ) -> Result<(), RecordError> {
+        self.expire_stored(store, cutoff, dirty, sink, changelog, partition, timestamp)
+            .map_err(|e| store_error(node, e))
+    }
+
+    /// [`TimeIndex::expire`] for a store without a node of its own (a store of
+    /// `process(..)`), its failure a store's.
+    pub fn expire_stored<B: StoreBackend, S: RecordSink>(
+        &mut self,
+        store: &mut B,
+        cutoff: i64,
+        dirty: Option<&DirtyKeys>,
+        sink: &mut S,
+        changelog: &'static str,
+        partition: i32,
+        timestamp: i64,
+    ) -> Result<(), StoreError> {
         let mut kept: Vec<Box<[u8]>> = Vec::new();
         while let Some(entry) = self.entries.first_entry() {
             if *entry.key() >= cutoff {
@@ -226,7 +242,7 @@ impl TimeIndex {
                     kept.push(key);
                     continue;
                 }
-                if store.delete(&key).map_err(|e| store_error(node, e))? {
+                if store.delete(&key)? {
                     sink.send(OutgoingRecord::changelog(
                         changelog, partition, &key, None, timestamp,
                     ))?;

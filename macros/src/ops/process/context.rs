@@ -6,7 +6,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use crate::codegen::emitter::{Acc, Emitter, dk};
-use crate::ir::{Model, NodeKind};
+use crate::ir::{Model, NodeKind, WindowKind};
 use crate::names::snake;
 
 /// `call` (which uses `__dk_ctx`) with the node's context built from the task and
@@ -29,7 +29,10 @@ pub(crate) fn with_context(
     let ctx = em.ctx_type(node);
     let fields = stores.iter().map(|&i| {
         let f = Emitter::store_field(i);
-        quote!(#f: &mut self.#f)
+        let retention = retention_fields(em.m, i).map(|[index, max, purge]| {
+            quote!(, #index: &mut self.#index, #max: &mut self.#max, #purge: &mut self.#purge)
+        });
+        quote!(#f: &mut self.#f #retention)
     });
     let out = format_ident!("__out{}", node);
     let item = format_ident!("__item{}", node);
@@ -99,26 +102,19 @@ pub(crate) fn contexts(m: &Model, em: &Emitter<'_>) -> TokenStream {
         };
         let ctx = em.ctx_type(n.id);
         let fields: Vec<_> = stores.iter().map(|&s| Emitter::store_field(s)).collect();
-        let accessors = stores.iter().map(|&s| {
-            let st = &m.stores[s];
-            let f = Emitter::store_field(s);
-            let method = syn::Ident::new(&snake(&st.name), st.span);
-            let (kt, vt) = (&st.key.ty, &st.value.ty);
-            let changelog = &st.changelog;
-            let doc = format!(
-                "Store `{}`: get, put, delete, range; writes go to `{}`.",
-                st.name, st.changelog
-            );
-            quote! {
-                #[doc = #doc]
-                pub fn #method(&mut self) -> #dk::KeyValueStore<'_, #kt, #vt, B, S> {
-                    #dk::KeyValueStore::new(
-                        &mut *self.#f, #changelog, self.__partition, self.__timestamp,
-                        &mut *self.__kbuf, &mut *self.__vbuf, &mut *self.__sink,
-                    )
-                }
+        let retention: Vec<_> = stores
+            .iter()
+            .filter_map(|&s| retention_fields(m, s))
+            .flatten()
+            .collect();
+        let retention_types = retention.iter().enumerate().map(|(i, _)| {
+            if i % 3 == 0 {
+                quote!(&'a mut #dk::TimeIndex)
+            } else {
+                quote!(&'a mut i64)
             }
         });
+        let accessors = stores.iter().map(|&s| accessor(m, s));
         let doc = format!(
             "What the closure of `process(..)` ({}) sees: its stores and the record's metadata.",
             n.name
@@ -127,6 +123,7 @@ pub(crate) fn contexts(m: &Model, em: &Emitter<'_>) -> TokenStream {
             #[doc = #doc]
             pub struct #ctx<'a, B: #dk::StoreBackend, S: #dk::RecordSink> {
                 #(#fields: &'a mut B,)*
+                #(#retention: #retention_types,)*
                 // Uses `B` when the node lists no store.
                 __backend: ::core::marker::PhantomData<&'a mut B>,
                 __kbuf: &'a mut ::std::vec::Vec<u8>,
@@ -183,4 +180,71 @@ pub(crate) fn contexts(m: &Model, em: &Emitter<'_>) -> TokenStream {
         });
     }
     out
+}
+
+/// The task's retention fields of store `s` if it is a window or session store: its time
+/// index, its latest time, its next purge time.
+fn retention_fields(m: &Model, s: usize) -> Option<[syn::Ident; 3]> {
+    m.stores[s].window.map(|_| {
+        [
+            Emitter::index_field(s),
+            Emitter::max_field(s),
+            Emitter::purge_field(s),
+        ]
+    })
+}
+
+/// The context's accessor of store `s`: its typed view, by the kind of store declared.
+fn accessor(m: &Model, s: usize) -> TokenStream {
+    let dk = quote!(::dekaf_streams::__private);
+    let st = &m.stores[s];
+    let f = Emitter::store_field(s);
+    let method = syn::Ident::new(&snake(&st.name), st.span);
+    let (kt, vt) = (&st.key.ty, &st.value.ty);
+    let changelog = &st.changelog;
+    let writes = quote!(#changelog, self.__partition, self.__timestamp, &mut *self.__kbuf, &mut *self.__vbuf, &mut *self.__sink);
+    let Some(w) = st.window else {
+        let doc = format!(
+            "Store `{}`: get, put, delete, range; writes go to `{changelog}`.",
+            st.name
+        );
+        return quote! {
+            #[doc = #doc]
+            pub fn #method(&mut self) -> #dk::KeyValueStore<'_, #kt, #vt, B, S> {
+                #dk::KeyValueStore::new(&mut *self.#f, #writes)
+            }
+        };
+    };
+    let [index, max, purge] = [
+        Emitter::index_field(s),
+        Emitter::max_field(s),
+        Emitter::purge_field(s),
+    ];
+    let retention_ms = w.retention();
+    let retention = quote! {
+        #dk::WindowRetention::new(&mut *self.#index, &mut *self.#max, &mut *self.#purge, #retention_ms)
+    };
+    if w.kind == WindowKind::Session {
+        let doc = format!(
+            "Session store `{}` (retention {retention_ms} ms): put, remove, fetch_session, find_sessions, fetch; writes go to `{changelog}`.",
+            st.name
+        );
+        return quote! {
+            #[doc = #doc]
+            pub fn #method(&mut self) -> #dk::SessionStore<'_, #kt, #vt, B, S> {
+                #dk::SessionStore::new(&mut *self.#f, #retention, #writes)
+            }
+        };
+    }
+    let size = w.size;
+    let doc = format!(
+        "Window store `{}` (windows of {size} ms, retention {retention_ms} ms): put, delete, fetch, fetch_range, fetch_all; writes go to `{changelog}`.",
+        st.name
+    );
+    quote! {
+        #[doc = #doc]
+        pub fn #method(&mut self) -> #dk::WindowStore<'_, #kt, #vt, B, S> {
+            #dk::WindowStore::new(&mut *self.#f, #retention, #size, #writes)
+        }
+    }
 }

@@ -3,9 +3,10 @@
 use std::marker::PhantomData;
 use std::ops::Bound;
 
-use super::{StoreBackend, StoreError, encode};
+use super::{as_slice_bound, encode_bound};
 use crate::record::{OutgoingRecord, RecordSink};
-use crate::serdes::{Encoded, Serde, SerdeError};
+use crate::serdes::{Encoded, Serde};
+use crate::store::{StoreBackend, StoreError, encode};
 
 /// Decoded entries of a store with serdes `KS` and `VS`.
 pub type Pairs<KS, VS> = Vec<(<KS as Serde>::Value, <VS as Serde>::Value)>;
@@ -130,30 +131,5 @@ impl<'a, KS: Serde, VS: Serde, B: StoreBackend, S: RecordSink> KeyValueStore<'a,
     /// Whether the store is empty.
     pub fn is_empty(&self) -> bool {
         self.backend.is_empty()
-    }
-}
-
-fn encode_bound<S: Serde>(
-    bound: Bound<&S::Value>,
-    buf: &mut Vec<u8>,
-) -> Result<Bound<()>, SerdeError> {
-    Ok(match bound {
-        Bound::Included(v) => {
-            encode::<S>(v, buf)?;
-            Bound::Included(())
-        }
-        Bound::Excluded(v) => {
-            encode::<S>(v, buf)?;
-            Bound::Excluded(())
-        }
-        Bound::Unbounded => Bound::Unbounded,
-    })
-}
-
-fn as_slice_bound<'b>(bound: &Bound<()>, buf: &'b [u8]) -> Bound<&'b [u8]> {
-    match bound {
-        Bound::Included(()) => Bound::Included(buf),
-        Bound::Excluded(()) => Bound::Excluded(buf),
-        Bound::Unbounded => Bound::Unbounded,
     }
 }
