@@ -33,7 +33,7 @@ topology! {
     /// Every window of every key between two times, after each record (`fetch_all`), and the
     /// keys from "b" on (`fetch_keys`).
     pub Scans = "process-window-scans" {
-        window_store("seen", Utf8, I64, size(Duration::from_millis(5)), retention(Duration::from_millis(100)));
+        window_store("seen", Utf8, I64, size(Duration::from_millis(5)), retention(Duration::from_secs(600)));
         stream("marks", Utf8, I64)
             .process(["seen"], |ctx, key: String, start: i64| {
                 let ts = ctx.timestamp();
@@ -191,7 +191,7 @@ fn the_restored_window_store_keeps_its_retention() {
 }
 
 #[test]
-fn window_scans_come_by_start_then_key_and_honour_key_and_time_bounds() {
+fn window_scans_come_as_kafka_streams_persistent_store_returns_them() {
     let driver = TestDriver::<Scans>::new();
     let marks = driver.input_topic(Scans::MARKS);
     let out = driver.output_topic(Scans::SCANS);
@@ -200,14 +200,20 @@ fn window_scans_come_by_start_then_key_and_honour_key_and_time_bounds() {
     marks.pipe_input_at("b".into(), 10, 3);
     // "bb" extends "b"'s bytes: it sorts among "b"'s windows in the store, but is its own key.
     marks.pipe_input_at("bb".into(), 0, 4);
+    // The retention is 10 minutes, so Kafka Streams' segments are 5 minutes: a window from
+    // 300 000 on is in the next segment, after every key of the first.
+    marks.pipe_input_at("a".into(), 300_000, 5);
+    marks.pipe_input_at("c".into(), 299_999, 6);
     let got = values(out.read_key_values_to_list());
     assert_eq!(
         got,
         [
             "c c@10-15=1 | 1",
-            "a c@10-15=1 a@20-25=2 | 1",
-            "b b@10-15=3 c@10-15=1 a@20-25=2 | 2",
-            "bb bb@0-5=4 b@10-15=3 c@10-15=1 a@20-25=2 | 2",
+            "a a@20-25=2 c@10-15=1 | 1",
+            "b a@20-25=2 b@10-15=3 c@10-15=1 | 2",
+            "bb a@20-25=2 b@10-15=3 bb@0-5=4 c@10-15=1 | 2",
+            "a a@20-25=2 b@10-15=3 bb@0-5=4 c@10-15=1 a@300000-300005=5 | 2",
+            "c a@20-25=2 b@10-15=3 bb@0-5=4 c@10-15=1 c@299999-300004=6 a@300000-300005=5 | 2",
         ]
     );
 }
@@ -289,4 +295,28 @@ fn the_stores_are_described_and_declared_as_kafka_streams_declares_them() {
         "Store: visits (session, retention 50 ms; changelog: process-session-store-visits-changelog)"
     ));
     assert!(text.contains("Stores.persistentSessionStore(\"visits\", Duration.ofMillis(50))"));
+}
+
+#[test]
+fn an_expired_window_put_is_not_stored_and_counts_as_dropped_when_its_segment_expired() {
+    let driver = TestDriver::<Scans>::new();
+    let marks = driver.input_topic(Scans::MARKS);
+    let out = driver.output_topic(Scans::SCANS);
+    marks.pipe_input_at("a".into(), 900_001, 1);
+    // Visible from 300 002 on (900 001 − 600 000 + 1). Window 300 000 is expired but in the
+    // segment [300 000, 600 000) that Kafka Streams still keeps: not stored, not counted.
+    marks.pipe_input_at("b".into(), 300_000, 2);
+    assert_eq!(driver.records_dropped(), 0);
+    // Window 0's segment has expired: not stored, counted as Kafka Streams counts it.
+    marks.pipe_input_at("c".into(), 0, 3);
+    assert_eq!(driver.records_dropped(), 1);
+    let got = values(out.read_key_values_to_list());
+    assert_eq!(
+        got,
+        [
+            "a a@900001-900006=1 | 0",
+            "b a@900001-900006=1 | 0",
+            "c a@900001-900006=1 | 0",
+        ]
+    );
 }

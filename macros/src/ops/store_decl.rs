@@ -56,6 +56,24 @@ fn store(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
 
 fn window_store(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
     let usage = WINDOW_STORE.usage;
+    // A bad window is reported without dropping the store: the processors listing it would
+    // only add "unknown store" errors.
+    let spec = window_spec(call).unwrap_or_else(|e| {
+        b.diagnostics.error(e);
+        WindowSpec {
+            size: 1,
+            advance: 1,
+            grace: 0,
+            kind: WindowKind::Time,
+            retention_ms: Some(1),
+        }
+    });
+    declare(b, call, usage, Some(spec))
+}
+
+/// The window of `window_store(..)`: its size and retention, checked.
+fn window_spec(call: &Call) -> syn::Result<WindowSpec> {
+    let usage = WINDOW_STORE.usage;
     let options = options(call, usage, &["size", "retention"])?;
     let (Some(size), Some(retention)) = (options.get("size"), options.get("retention")) else {
         return Err(err_call(
@@ -80,17 +98,34 @@ fn window_store(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
             ),
         ));
     }
-    let spec = WindowSpec {
+    Ok(WindowSpec {
         size: size.0,
         advance: size.0,
         grace: 0,
         kind: WindowKind::Time,
         retention_ms: Some(retention.0),
-    };
-    declare(b, call, usage, Some(spec))
+    })
 }
 
 fn session_store(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
+    let retention = session_retention(call).unwrap_or_else(|e| {
+        b.diagnostics.error(e);
+        1
+    });
+    // A session store's `size` is its gap for aggregations; a declared one has none (the
+    // closure decides what a session is), and its retention is all that bounds it.
+    let spec = WindowSpec {
+        size: 0,
+        advance: 0,
+        grace: 0,
+        kind: WindowKind::Session,
+        retention_ms: Some(retention),
+    };
+    declare(b, call, SESSION_STORE.usage, Some(spec))
+}
+
+/// The retention of `session_store(..)`.
+fn session_retention(call: &Call) -> syn::Result<i64> {
     let usage = SESSION_STORE.usage;
     let options = options(call, usage, &["retention"])?;
     let Some(retention) = options.get("retention") else {
@@ -101,16 +136,7 @@ fn session_store(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
             ),
         ));
     };
-    // A session store's `size` is its gap for aggregations; a declared one has none (the
-    // closure decides what a session is), and its retention is all that bounds it.
-    let spec = WindowSpec {
-        size: 0,
-        advance: 0,
-        grace: 0,
-        kind: WindowKind::Session,
-        retention_ms: Some(retention.0),
-    };
-    declare(b, call, usage, Some(spec))
+    Ok(retention.0)
 }
 
 /// The options after the serdes, `name(duration)` each at most once, by name: (ms, the option).

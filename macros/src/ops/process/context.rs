@@ -81,6 +81,7 @@ pub(crate) fn with_context(
                 __vbuf: &mut self.__vbuf,
                 __sink: &mut *__dk_sink,
                 __partition: self.__partition,
+                __late: &mut self.__late,
                 __timestamp: __dk_record.timestamp,
                 __headers: __dk_record.headers,
                 __topic: __dk_topics.get(__dk_record.source).copied(),
@@ -130,6 +131,8 @@ pub(crate) fn contexts(m: &Model, em: &Emitter<'_>) -> TokenStream {
                 __vbuf: &'a mut ::std::vec::Vec<u8>,
                 __sink: &'a mut S,
                 __partition: i32,
+                // Late writes to window and session stores are dropped records.
+                __late: &'a mut u64,
                 __timestamp: i64,
                 __headers: &'a #dk::Headers,
                 __topic: ::core::option::Option<&'static str>,
@@ -222,7 +225,7 @@ fn accessor(m: &Model, s: usize) -> TokenStream {
     ];
     let retention_ms = w.retention();
     let retention = quote! {
-        #dk::WindowRetention::new(&mut *self.#index, &mut *self.#max, &mut *self.#purge, #retention_ms)
+        #dk::WindowRetention::new(&mut *self.#index, &mut *self.#max, &mut *self.#purge, #retention_ms, &mut *self.__late)
     };
     if w.kind == WindowKind::Session {
         let doc = format!(

@@ -157,7 +157,7 @@ fn store_index(b: &Builder, lit: &syn::LitStr, listed: &[usize]) -> syn::Result<
             Err(err_at(
                 lit,
                 format!(
-                    "unknown store `{name}`: declare it before this statement with store(\"{name}\", KeySerde, ValueSerde){}",
+                    "unknown store `{name}`: declare it before this statement with store(\"{name}\", KeySerde, ValueSerde) (or window_store(..), session_store(..)){}",
                     if declared.is_empty() {
                         String::new()
                     } else {

@@ -1,12 +1,13 @@
 //! The typed view of a window store (`window_store(..)`) inside a `process(..)` closure: Kafka
-//! Streams' `WindowStore`, with its in-memory store's retention.
+//! Streams' `WindowStore`, as its persistent store behaves.
 //!
 //! # Retention
 //!
 //! The store remembers the latest window start ever put (its *observed stream time*, as Kafka
 //! Streams' window stores keep it; a restore rebuilds it). A window whose start is `retention`
-//! or more before it is expired: a put of it is dropped, reads do not see it, and the store
-//! deletes it (with a changelog tombstone) within half a retention period.
+//! or more before it is expired: a put of it is not stored, reads do not see it (both as in
+//! Kafka Streams 4.4), and the store deletes it (with a changelog tombstone) within half a
+//! retention period.
 
 use std::marker::PhantomData;
 use std::ops::Bound;
@@ -26,7 +27,12 @@ pub struct WindowRetention<'a> {
     observed: &'a mut i64,
     purge: &'a mut i64,
     retention_ms: i64,
+    /// The task's count of records dropped as late (`dropped-records`).
+    dropped: &'a mut u64,
 }
+
+/// The shortest segment of Kafka Streams' persistent window and session stores.
+const MIN_SEGMENT_INTERVAL_MS: i64 = 60_000;
 
 impl<'a> WindowRetention<'a> {
     /// The task's retention state of one store (used by generated code).
@@ -36,13 +42,22 @@ impl<'a> WindowRetention<'a> {
         observed: &'a mut i64,
         purge: &'a mut i64,
         retention_ms: i64,
+        dropped: &'a mut u64,
     ) -> Self {
         WindowRetention {
             index,
             observed,
             purge,
             retention_ms,
+            dropped,
         }
+    }
+
+    /// The segment of Kafka Streams' persistent (RocksDB) store that holds `time`: its
+    /// segments span half the retention, at least a minute. Results of several keys come in
+    /// segment order, as that store returns them.
+    pub(super) fn segment(&self, time: i64) -> i64 {
+        time / (self.retention_ms / 2).max(MIN_SEGMENT_INTERVAL_MS)
     }
 
     /// The earliest time still visible: the observed stream time − retention + 1.
@@ -52,11 +67,19 @@ impl<'a> WindowRetention<'a> {
             .saturating_add(1)
     }
 
-    /// Observes a write at `time`; whether it is expired already (then it is dropped, as Kafka
-    /// Streams drops a write to an expired segment).
+    /// Observes a write at `time`; whether it is expired already (then it is not stored: no
+    /// read could see it). It is counted as dropped when Kafka Streams' persistent store
+    /// counts it: when its whole segment has expired (a write to a segment still live is kept
+    /// there but never read).
     pub(super) fn observe(&mut self, time: i64) -> bool {
         *self.observed = (*self.observed).max(time);
-        time < self.visible_from()
+        let expired = time < self.visible_from();
+        if expired
+            && self.segment(time) < self.segment(self.observed.saturating_sub(self.retention_ms))
+        {
+            *self.dropped += 1;
+        }
+        expired
     }
 
     pub(super) fn index(&mut self) -> &mut TimeIndex {
@@ -124,8 +147,13 @@ impl<S: RecordSink> Writes<'_, S> {
 /// | `fetchAll(timeFrom, timeTo)` | [`fetch_all`](Self::fetch_all) |
 /// | `all()` | [`all`](Self::all) |
 ///
-/// Time bounds are inclusive, as Kafka Streams'. Results of several keys come by window
-/// start, then by serialized key bytes (Kafka Streams' in-memory window store's order).
+/// Time bounds are inclusive, as Kafka Streams'. Results of several keys come as Kafka
+/// Streams' persistent window store returns them: by segment (half the retention, at least a
+/// minute, of window starts), then serialized key bytes, then window start; within one
+/// segment that is key after key.
+///
+/// A put of a window the retention passed is not stored; it counts as a dropped record when
+/// its whole segment has expired, as Kafka Streams counts it.
 pub struct WindowStore<'a, KS: Serde, VS: Serde, B: StoreBackend, S: RecordSink> {
     backend: &'a mut B,
     retention: WindowRetention<'a>,
@@ -295,7 +323,7 @@ impl<'a, KS: Serde, VS: Serde, B: StoreBackend, S: RecordSink> WindowStore<'a, K
     }
 
     /// The windows of the keys between the bounds (serialized-key order) starting from
-    /// `time_from` to `time_to` (both inclusive): by window start, then key.
+    /// `time_from` to `time_to` (both inclusive), in the store's order (see [`WindowStore`]).
     pub fn fetch_keys(
         &mut self,
         from: Bound<&KS::Value>,
@@ -333,9 +361,9 @@ impl<'a, KS: Serde, VS: Serde, B: StoreBackend, S: RecordSink> WindowStore<'a, K
             let window = Windowed::new(key, start, start.saturating_add(self.size_ms));
             out.push((window, VS::deserialize(Some(v))?));
         }
-        // Store order is key, then start: a stable sort by start leaves each start's keys in
-        // key order.
-        out.sort_by_key(|(w, _)| w.window.start);
+        // Store order is key, then start: a stable sort by segment gives Kafka Streams'
+        // (segment, key, start).
+        out.sort_by_key(|(w, _)| self.retention.segment(w.window.start));
         Ok(out)
     }
 
@@ -352,8 +380,8 @@ impl<'a, KS: Serde, VS: Serde, B: StoreBackend, S: RecordSink> WindowStore<'a, K
         Ok(out)
     }
 
-    /// The windows of every key starting from `time_from` to `time_to` (both inclusive): by
-    /// window start, then key.
+    /// The windows of every key starting from `time_from` to `time_to` (both inclusive), in
+    /// the store's order.
     pub fn fetch_all(
         &mut self,
         time_from: i64,
@@ -373,7 +401,7 @@ impl<'a, KS: Serde, VS: Serde, B: StoreBackend, S: RecordSink> WindowStore<'a, K
         Ok(out)
     }
 
-    /// Every window the retention has not passed: by window start, then key.
+    /// Every window the retention has not passed, in the store's order.
     pub fn all(&mut self) -> Result<Vec<(Windowed<KS::Value>, VS::Value)>, StoreError> {
         self.fetch_all(0, i64::MAX)
     }
