@@ -138,6 +138,54 @@ in b 8 30
 in c 9 31
 """, "processValues keeps key and timestamp; counting after it needs no repartition")
 
+case("process_window_store_basic", "process_window_store", """
+in a x 1
+in a x 5
+in b x 12
+in a x 14
+in c x 15
+in bb x 16
+in a x 25
+in a 10 26
+""", "a window store of process(): counts per window, fetch of one key's time range, all, a key range and backward, in Kafka Streams' persistent store order")
+case("process_window_store_expiry", "process_window_store", """
+in a x 0
+in a x 10
+in b x 40
+in a x 31
+in a 10 41
+in a 11 42
+in a del 43
+in c x 44
+""", "windows the retention passed are neither read nor stored; a deleted window is gone")
+case("process_window_store_segments", "process_window_store", """
+in a x 5
+in b x 100000
+in c x 200000
+in a 5 200001
+in a 130000 200002
+in d 180000 200003
+""", "puts the retention passed count as dropped only when their persistent-store segment has expired")
+case("process_session_store_basic", "process_session_store", """
+in a x 0
+in a x 5
+in a x 24
+in b x 31
+in a x 14
+in a x 45
+in c x 46
+in a rm 47
+""", "a session store of process(): sessions found, removed and merged by hand; fetch, a key range, backward")
+case("process_session_store_expiry", "process_session_store", """
+in a x 0
+in a x 22
+in b x 70
+in a x 25
+in c x 20
+in b rm 71
+in a x 120
+""", "sessions the retention passed are neither read nor stored; remove advances the store's time")
+
 # ---- aggregations ---------------------------------------------------------------------------
 case("multi_source_count_basic", "multi_source_count", """
 in a x 10

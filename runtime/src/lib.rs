@@ -95,7 +95,7 @@ pub mod prelude {
         Bool, Bytes, F32, F64, I16, I32, I64, Json, ListOf, Nullable, Serde, SessionWindowed,
         TimeWindowed, Unit, Utf8, Uuid, Void, Window, Windowed,
     };
-    pub use crate::store::{KeyValueStore, StoreError};
+    pub use crate::store::{KeyValueStore, SessionStore, StoreError, WindowStore};
     pub use crate::task::{
         ErrorKind, ErrorResponse, Headers, ProcessError, ProcessingError, SessionStoreRef,
         StoreRef, Task, TopicRef, Topology, WindowStoreRef,

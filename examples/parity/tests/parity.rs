@@ -6,6 +6,7 @@
 // The topologies are documented by their case files and the Java side.
 #![allow(missing_docs)]
 
+use std::ops::Bound;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -166,6 +167,97 @@ topology! {
             });
         s.to("out", Utf8, Utf8);
         s.group_by_key().count("counts").to_stream().to("out.s.l", Utf8, I64);
+    }
+}
+
+/// Appends " key@start-end=value" per window, as the Java side writes them.
+fn windows(out: &mut String, all: Vec<(Windowed<String>, i64)>) {
+    for (w, v) in all {
+        out.push_str(&format!(" {}@{}-{}={v}", w.key, w.window.start, w.window.end));
+    }
+}
+
+/// Appends " key[start,end]=value" per session, as the Java side writes them.
+fn sessions(out: &mut String, all: Vec<(Windowed<String>, i64)>) {
+    for (w, v) in all {
+        out.push_str(&format!(" {}[{},{}]={v}", w.key, w.window.start, w.window.end));
+    }
+}
+
+topology! {
+    pub ProcessWindowStore = "parity-process-window-store" {
+        window_store("w", Utf8, I64, size(Duration::from_millis(10)), retention(Duration::from_millis(30)));
+        stream("in", Utf8, Utf8)
+            .process(["w"], |ctx, k: String, v: String| {
+                let start = match v.parse::<i64>() {
+                    Ok(n) if !v.starts_with('-') && !v.starts_with('+') => n,
+                    _ => ctx.timestamp() / 10 * 10,
+                };
+                if v == "del" {
+                    ctx.w().delete(&k, start)?;
+                } else {
+                    let c = ctx.w().fetch(&k, start)?;
+                    ctx.w().put(&k, &c.map_or(1, |c| c + 1), start)?;
+                }
+                let mut out = match ctx.w().fetch(&k, start)? {
+                    Some(c) => c.to_string(),
+                    None => "null".to_owned(),
+                };
+                out.push_str(" |");
+                for (s, c) in ctx.w().fetch_range(&k, start - 20, start)? {
+                    out.push_str(&format!(" {s}:{c}"));
+                }
+                out.push_str(" |");
+                windows(&mut out, ctx.w().all()?);
+                out.push_str(" |");
+                let (b, c) = ("b".to_owned(), "c".to_owned());
+                windows(&mut out, ctx.w().fetch_keys(Bound::Included(&b), Bound::Included(&c), 0, i64::MAX)?);
+                out.push_str(" |");
+                windows(&mut out, ctx.w().backward_fetch_all(0, i64::MAX)?);
+                Ok(Some((k, out)))
+            })
+            .to("out", Utf8, Utf8);
+    }
+}
+
+topology! {
+    pub ProcessSessionStore = "parity-process-session-store" {
+        session_store("s", Utf8, I64, retention(Duration::from_millis(50)));
+        stream("in", Utf8, Utf8)
+            .process(["s"], |ctx, k: String, v: String| {
+                let t = ctx.timestamp();
+                let mut out = String::new();
+                if v == "rm" {
+                    for (w, _) in ctx.s().fetch(&k)? {
+                        ctx.s().remove(&k, w.start, w.end)?;
+                    }
+                    out.push_str("removed");
+                } else {
+                    let (mut start, mut end, mut n) = (t, t, 1);
+                    for (w, c) in ctx.s().find_sessions(&k, t - 10, t + 10)? {
+                        start = start.min(w.start);
+                        end = end.max(w.end);
+                        n += c;
+                        ctx.s().remove(&k, w.start, w.end)?;
+                    }
+                    ctx.s().put(&k, start, end, &n)?;
+                    let got = match ctx.s().fetch_session(&k, start, end)? {
+                        Some(c) => c.to_string(),
+                        None => "null".to_owned(),
+                    };
+                    out.push_str(&format!("[{start},{end}]={n} {got}"));
+                }
+                out.push_str(" |");
+                let mine = ctx.s().fetch(&k)?.into_iter().map(|(w, c)| (Windowed::new(k.clone(), w.start, w.end), c)).collect();
+                sessions(&mut out, mine);
+                out.push_str(" |");
+                let (a, b, c) = ("a".to_owned(), "b".to_owned(), "c".to_owned());
+                sessions(&mut out, ctx.s().fetch_range(Bound::Included(&a), Bound::Included(&b))?);
+                out.push_str(" |");
+                sessions(&mut out, ctx.s().backward_find_sessions_range(Bound::Included(&a), Bound::Included(&c), 0, i64::MAX)?);
+                Ok(Some((k, out)))
+            })
+            .to("out", Utf8, Utf8);
     }
 }
 
@@ -918,6 +1010,8 @@ fn run_case(case: &Case) -> Option<Vec<Value>> {
         "loop" => run::<Loop>(case),
         "process_dedup" => run::<ProcessDedup>(case),
         "process_values_count" => run::<ProcessValuesCount>(case),
+        "process_window_store" => run::<ProcessWindowStore>(case),
+        "process_session_store" => run::<ProcessSessionStore>(case),
         "count" => run::<Count>(case),
         "chosen_topic" => run::<ChosenTopic>(case),
         "chosen_topic_context" => run::<ChosenTopicContext>(case),

@@ -57,7 +57,12 @@ import org.apache.kafka.streams.processor.api.FixedKeyRecord;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.kstream.Windowed;
+import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.SessionStore;
+import org.apache.kafka.streams.state.WindowStore;
+import org.apache.kafka.streams.state.WindowStoreIterator;
 import org.apache.kafka.streams.state.Stores;
 import org.apache.kafka.streams.test.TestRecord;
 
@@ -169,6 +174,121 @@ public final class Parity {
             }, "last");
             s.to("out");
             s.groupByKey().count().toStream().to("out.s.l", Produced.with(Serdes.String(), Serdes.Long()));
+        });
+
+        // A window store (persistent, retention 30 ms, windows of 10 ms): the value is "del"
+        // (delete the record's window), a number (count in the window starting there) or
+        // anything else (count in the record's window); forwards the key's windows before, all
+        // windows, those of keys b..c, and all backwards.
+        def("process_window_store", b -> {
+            b.addStateStore(Stores.windowStoreBuilder(Stores.persistentWindowStore("w", Duration.ofMillis(30), Duration.ofMillis(10), false), Serdes.String(), Serdes.Long()));
+            in(b).process(() -> new Processor<String, String, String, String>() {
+                private ProcessorContext<String, String> context;
+                private WindowStore<String, Long> w;
+
+                @Override
+                public void init(ProcessorContext<String, String> context) {
+                    this.context = context;
+                    this.w = context.getStateStore("w");
+                }
+
+                private void windows(StringBuilder sb, KeyValueIterator<Windowed<String>, Long> it) {
+                    try (it) {
+                        while (it.hasNext()) {
+                            KeyValue<Windowed<String>, Long> kv = it.next();
+                            sb.append(' ').append(kv.key.key()).append('@').append(kv.key.window().start()).append('-').append(kv.key.window().end()).append('=').append(kv.value);
+                        }
+                    }
+                }
+
+                @Override
+                public void process(Record<String, String> r) {
+                    String v = r.value();
+                    long start = v.matches("\\d+") ? Long.parseLong(v) : r.timestamp() / 10 * 10;
+                    if (v.equals("del")) {
+                        w.put(r.key(), null, start);
+                    } else {
+                        Long c = w.fetch(r.key(), start);
+                        w.put(r.key(), c == null ? 1L : c + 1, start);
+                    }
+                    StringBuilder sb = new StringBuilder();
+                    sb.append(w.fetch(r.key(), start)).append(" |");
+                    try (WindowStoreIterator<Long> it = w.fetch(r.key(), start - 20, start)) {
+                        while (it.hasNext()) {
+                            KeyValue<Long, Long> kv = it.next();
+                            sb.append(' ').append(kv.key).append(':').append(kv.value);
+                        }
+                    }
+                    sb.append(" |");
+                    windows(sb, w.all());
+                    sb.append(" |");
+                    windows(sb, w.fetch("b", "c", 0, Long.MAX_VALUE));
+                    sb.append(" |");
+                    windows(sb, w.backwardFetchAll(0, Long.MAX_VALUE));
+                    context.forward(r.withValue(sb.toString()));
+                }
+            }, "w").to("out");
+        });
+
+        // A session store (persistent, retention 50 ms) used to sessionize by hand with a gap of
+        // 10 ms: the sessions of the key within the gap are removed and merged into one, whose
+        // count grows; the value "rm" removes every session of the key instead. Forwards the
+        // merged session, the key's sessions, those of keys a..b, and all backwards.
+        def("process_session_store", b -> {
+            b.addStateStore(Stores.sessionStoreBuilder(Stores.persistentSessionStore("s", Duration.ofMillis(50)), Serdes.String(), Serdes.Long()));
+            in(b).process(() -> new Processor<String, String, String, String>() {
+                private ProcessorContext<String, String> context;
+                private SessionStore<String, Long> s;
+
+                @Override
+                public void init(ProcessorContext<String, String> context) {
+                    this.context = context;
+                    this.s = context.getStateStore("s");
+                }
+
+                private List<KeyValue<Windowed<String>, Long>> list(KeyValueIterator<Windowed<String>, Long> it) {
+                    List<KeyValue<Windowed<String>, Long>> out = new ArrayList<>();
+                    try (it) {
+                        it.forEachRemaining(out::add);
+                    }
+                    return out;
+                }
+
+                private void sessions(StringBuilder sb, KeyValueIterator<Windowed<String>, Long> it) {
+                    for (KeyValue<Windowed<String>, Long> kv : list(it)) {
+                        sb.append(' ').append(kv.key.key()).append('[').append(kv.key.window().start()).append(',').append(kv.key.window().end()).append("]=").append(kv.value);
+                    }
+                }
+
+                @Override
+                public void process(Record<String, String> r) {
+                    long t = r.timestamp();
+                    StringBuilder sb = new StringBuilder();
+                    if (r.value().equals("rm")) {
+                        for (KeyValue<Windowed<String>, Long> kv : list(s.fetch(r.key()))) {
+                            s.remove(kv.key);
+                        }
+                        sb.append("removed");
+                    } else {
+                        long start = t, end = t, n = 1;
+                        for (KeyValue<Windowed<String>, Long> kv : list(s.findSessions(r.key(), t - 10, t + 10))) {
+                            start = Math.min(start, kv.key.window().start());
+                            end = Math.max(end, kv.key.window().end());
+                            n += kv.value;
+                            s.remove(kv.key);
+                        }
+                        s.put(new Windowed<>(r.key(), new org.apache.kafka.streams.kstream.internals.SessionWindow(start, end)), n);
+                        sb.append('[').append(start).append(',').append(end).append("]=").append(n).append(' ').append(s.fetchSession(r.key(), start, end));
+                    }
+                    sb.append(" |");
+                    sessions(sb, s.fetch(r.key()));
+                    sb.append(" |");
+                    sessions(sb, s.fetch("a", "b"));
+                    sb.append(" |");
+                    sessions(sb, s.backwardFindSessions("a", "c", 0, Long.MAX_VALUE));
+                    context.forward(r.withValue(sb.toString()));
+                }
+            }, "s").to("out");
         });
 
         // ---- grouping and aggregation of streams -----------------------------------------------
