@@ -254,6 +254,40 @@ topology! {
     }
 }
 
+topology! {
+    /// A window store and a session store in `process`, on event times carried in the value:
+    /// per key the count of its window of 200 and the counts of the two windows before it, and
+    /// its session by hand (records within 40 of a session join it, merging sessions). The
+    /// processor API's window and session store broker test (`tests/kafka_punctuation.rs`,
+    /// run by `punctuate-instance process_windows`).
+    pub ProcessWindowsEos = "pw-eos" {
+        window_store("pw-windows", Utf8, I64, size(Duration::from_millis(200)), retention(Duration::from_millis(2000)));
+        session_store("pw-sessions", Utf8, I64, retention(Duration::from_millis(2000)));
+        stream("pw-events", Utf8, I64)
+            .process(["pw-windows", "pw-sessions"], |ctx, key: String, t: i64| {
+                let start = t / 200 * 200;
+                let count = ctx.pw_windows().fetch(&key, start)?.unwrap_or(0) + 1;
+                ctx.pw_windows().put(&key, &count, start)?;
+                let recent: i64 = ctx
+                    .pw_windows()
+                    .fetch_range(&key, start - 400, start - 1)?
+                    .iter()
+                    .map(|(_, c)| c)
+                    .sum();
+                let (mut from, mut to, mut n) = (t, t, 1);
+                for (w, c) in ctx.pw_sessions().find_sessions(&key, t - 40, t + 40)? {
+                    from = from.min(w.start);
+                    to = to.max(w.end);
+                    n += c;
+                    ctx.pw_sessions().remove(&key, w.start, w.end)?;
+                }
+                ctx.pw_sessions().put(&key, from, to, &n)?;
+                Ok(Some((key, format!("{start}:{count}:{recent}|[{from},{to}]={n}"))))
+            })
+            .to("pw-out", Utf8, Utf8);
+    }
+}
+
 /// Deletes what an earlier run of `application_id` left (its group, internal topics and the
 /// given topics) and creates the topics afresh; also sends the logs of in-process applications
 /// to the test's output (shown when a test fails).

@@ -14,7 +14,7 @@ use std::process::Child;
 use std::time::{Duration, Instant};
 
 use dekaf_streams::testing::TestDriver;
-use dekaf_streams_harness::e2e::{ProcessValuesEos, fresh, logged_instance};
+use dekaf_streams_harness::e2e::{ProcessValuesEos, ProcessWindowsEos, fresh, logged_instance};
 use dekaf_streams_harness::kafka_io::{bootstrap, produce, read_all};
 
 const APP: &str = "pt-eos";
@@ -249,20 +249,123 @@ async fn process_values_running_sums_and_headers_are_exact_across_a_sigkill() {
             .or_default()
             .push((r.value, String::from_utf8_lossy(amount).into_owned()));
     }
+    let got = kill_midway(
+        "process_values",
+        &log,
+        "pv-amounts",
+        &input,
+        &expected,
+        running_sums,
+    )
+    .await;
+    assert_exact(&expected, &got, &log);
+}
 
-    send_to("pv-amounts", &input[..2000]).await;
-    let mut instance = start_args(&log, "exactly_once", &["process_values"]);
+/// Window and session stores in `process` under exactly-once, the instance SIGKILLed while
+/// input streams in: per key, an independent read_committed reader must see exactly the
+/// TestDriver's window counts and sessions (a window or session store not restored from its
+/// changelog, with its retention, would change a count or a session).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn window_and_session_stores_are_exact_across_a_sigkill() {
+    fresh(
+        &bootstrap(),
+        "pw-eos",
+        &[("pw-events", PARTITIONS), ("pw-out", PARTITIONS)],
+    )
+    .await;
+    let log = std::env::temp_dir().join("pw-eos-instance.log");
+    let _ = std::fs::remove_file(&log);
+    // Event time i: keys come back at irregular gaps, some within a session's 40, some not.
+    let input: Vec<(String, i64)> = (0..20_000i64)
+        .map(|i| (format!("user-{}", (i * i * 31 + i * 7) % 50), i))
+        .collect();
+
+    let driver = TestDriver::<ProcessWindowsEos>::new();
+    let events = driver.input_topic(ProcessWindowsEos::PW_EVENTS);
+    for (k, t) in &input {
+        events.pipe_input(k.clone(), *t);
+    }
+    let mut expected: HashMap<String, Vec<String>> = HashMap::new();
+    for (k, v) in driver
+        .output_topic(ProcessWindowsEos::PW_OUT)
+        .read_key_values_to_list()
+    {
+        expected.entry(k).or_default().push(v);
+    }
+    // The input exercises merges and the stores' retention: sessions of several records, and
+    // window counts above one.
+    assert!(expected.values().flatten().any(|v| !v.ends_with("=1")));
+    assert!(
+        driver
+            .window_store(ProcessWindowsEos::PW_WINDOWS)
+            .all()
+            .len()
+            < 200
+    );
+    let got = kill_midway(
+        "process_windows",
+        &log,
+        "pw-events",
+        &input,
+        &expected,
+        window_outputs,
+    )
+    .await;
+    assert_exact(&expected, &got, &log);
+}
+
+/// Per key, the committed values of `pw-out`.
+async fn window_outputs() -> HashMap<String, Vec<String>> {
+    let records = read_all(
+        &bootstrap(),
+        "pw-out",
+        Duration::from_secs(2),
+        Duration::from_secs(60),
+    )
+    .await
+    .expect("read the output");
+    let mut out: HashMap<String, Vec<String>> = HashMap::new();
+    for r in records {
+        let (Some(k), Some(v)) = (r.key, r.value) else {
+            continue;
+        };
+        out.entry(String::from_utf8_lossy(&k).into_owned())
+            .or_default()
+            .push(String::from_utf8_lossy(&v).into_owned());
+    }
+    out
+}
+
+/// Runs `punctuate-instance mode` under exactly-once on `input` sent to `topic`: a tenth
+/// first, the instance started, most of the rest streamed in small chunks with the instance
+/// SIGKILLed halfway through them (while it reads them), the rest sent and a new instance
+/// started; returns what `read` finds once it equals `expected` (or after 180 s).
+async fn kill_midway<T, F, Fut>(
+    mode: &str,
+    log: &Path,
+    topic: &'static str,
+    input: &[(String, i64)],
+    expected: &HashMap<String, Vec<T>>,
+    read: F,
+) -> HashMap<String, Vec<T>>
+where
+    T: PartialEq,
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = HashMap<String, Vec<T>>>,
+{
+    let (first, streamed, last) = (input.len() / 10, input.len() * 8 / 10, input.len());
+    send_to(topic, &input[..first]).await;
+    let mut instance = start_args(log, "exactly_once", &[mode]);
     let started = Instant::now();
-    while running_sums().await.is_empty() {
+    while read().await.is_empty() {
         assert!(
             started.elapsed() < Duration::from_secs(120),
             "no output within 120 s; see {}",
             log.display()
         );
     }
-    // Stream the rest in small chunks and kill the instance halfway through, while it reads
-    // them (counted by the producer, so the kill falls mid-input).
-    let streaming: Vec<_> = input[2000..16_000].to_vec();
+    let streaming: Vec<_> = input[first..streamed].to_vec();
+    let chunks = streaming.len().div_ceil(200);
     let chunks_sent = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let sent = chunks_sent.clone();
     let producer = std::thread::spawn(move || {
@@ -271,11 +374,13 @@ async fn process_values_running_sums_and_headers_are_exact_across_a_sigkill() {
             .build()
             .expect("a runtime for the producer");
         for chunk in streaming.chunks(200) {
-            runtime.block_on(send_to("pv-amounts", chunk));
+            runtime.block_on(send_to(topic, chunk));
             sent.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         }
     });
-    while chunks_sent.load(std::sync::atomic::Ordering::SeqCst) < 35 && !producer.is_finished() {
+    while chunks_sent.load(std::sync::atomic::Ordering::SeqCst) < chunks / 2
+        && !producer.is_finished()
+    {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     let killed_while_streaming = !producer.is_finished();
@@ -285,17 +390,27 @@ async fn process_values_running_sums_and_headers_are_exact_across_a_sigkill() {
         .await
         .expect("join the producer thread")
         .expect("the producer thread");
-    send_to("pv-amounts", &input[16_000..]).await;
-    let mut instance = start_args(&log, "exactly_once", &["process_values"]);
+    send_to(topic, &input[streamed..last]).await;
+    let mut instance = start_args(log, "exactly_once", &[mode]);
     let started = Instant::now();
     let got = loop {
-        let got = running_sums().await;
-        if got == expected || started.elapsed() > Duration::from_secs(180) {
+        let got = read().await;
+        if got == *expected || started.elapsed() > Duration::from_secs(180) {
             break got;
         }
     };
     let _ = instance.kill();
     let _ = instance.wait();
+    eprintln!("{mode}: killed while input streamed in: {killed_while_streaming}");
+    got
+}
+
+/// Fails, naming every key whose committed sequence differs from the expected one and where.
+fn assert_exact<T: PartialEq + std::fmt::Debug>(
+    expected: &HashMap<String, Vec<T>>,
+    got: &HashMap<String, Vec<T>>,
+    log: &Path,
+) {
     let mut problems: Vec<String> = expected
         .iter()
         .filter(|(k, v)| got.get(*k) != Some(v))
@@ -321,7 +436,6 @@ async fn process_values_running_sums_and_headers_are_exact_across_a_sigkill() {
             .map(|k| format!("{k}: written but never sent")),
     );
     problems.sort();
-    eprintln!("process_values: killed while input streamed in: {killed_while_streaming}");
     assert!(
         problems.is_empty(),
         "{} problems (log {}):\n{}",

@@ -173,14 +173,20 @@ topology! {
 /// Appends " key@start-end=value" per window, as the Java side writes them.
 fn windows(out: &mut String, all: Vec<(Windowed<String>, i64)>) {
     for (w, v) in all {
-        out.push_str(&format!(" {}@{}-{}={v}", w.key, w.window.start, w.window.end));
+        out.push_str(&format!(
+            " {}@{}-{}={v}",
+            w.key, w.window.start, w.window.end
+        ));
     }
 }
 
 /// Appends " key[start,end]=value" per session, as the Java side writes them.
 fn sessions(out: &mut String, all: Vec<(Windowed<String>, i64)>) {
     for (w, v) in all {
-        out.push_str(&format!(" {}[{},{}]={v}", w.key, w.window.start, w.window.end));
+        out.push_str(&format!(
+            " {}[{},{}]={v}",
+            w.key, w.window.start, w.window.end
+        ));
     }
 }
 

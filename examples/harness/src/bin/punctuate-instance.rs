@@ -3,13 +3,14 @@
 //! clock every 200 ms), run on Kafka with settings from the environment (see
 //! [`dekaf_streams_examples::runner`]) until SIGTERM, or a SIGKILL by the test.
 //! `punctuate-instance process_values` runs the processor API's other broker test instead
-//! ([`dekaf_streams_harness::e2e::ProcessValuesEos`]).
+//! ([`dekaf_streams_harness::e2e::ProcessValuesEos`]), `punctuate-instance process_windows`
+//! its window and session store test ([`dekaf_streams_harness::e2e::ProcessWindowsEos`]).
 
 use std::process::ExitCode;
 
 use dekaf_streams::prelude::*;
 use dekaf_streams_examples::runner::run_on_kafka;
-use dekaf_streams_harness::e2e::ProcessValuesEos;
+use dekaf_streams_harness::e2e::{ProcessValuesEos, ProcessWindowsEos};
 
 topology! {
     /// Sums `pt-amounts` per key into `pt-pending`; each punctuation forwards every pending
@@ -44,6 +45,7 @@ topology! {
 async fn main() -> ExitCode {
     match std::env::args().nth(1).as_deref() {
         Some("process_values") => run_on_kafka(ProcessValuesEos).await,
+        Some("process_windows") => run_on_kafka(ProcessWindowsEos).await,
         _ => run_on_kafka(PunctuateEos).await,
     }
 }
