@@ -403,6 +403,26 @@ in a x 14
 in a x 9
 in a x 15
 """)
+case("session_limit_suppress_merges", "session_limit_suppress", """
+in a x 0
+in a x 5
+in a x 30
+in b x 31
+in a x 12
+in x x 100
+""", "suppress_until_time_limit of sessions: merged-away sessions' tombstones are buffered and forwarded after the limit, stamped with their end")
+case("session_limit_suppress_rich", "session_limit_suppress", """
+in a x 0
+in a x 5
+in a x 30
+in b x 31
+in a x 22
+in a x 12
+in b x 35
+in a x 40
+in x x 100
+""", "buffer time is the session's end: a session merged later keeps its first buffering's place")
+
 case("session_suppress_basic", "session_suppress", """
 in a x 0
 in a x 5

@@ -1,5 +1,5 @@
-//! Suppression through the TestDriver: `suppress_until_time_limit(..)` of plain and windowed
-//! aggregations, its buffer restored from the changelog, and the buffer configs of both
+//! Suppression through the TestDriver: `suppress_until_time_limit(..)` of plain, windowed and
+//! session-windowed aggregations, its buffer restored from the changelog, and the buffer configs of both
 //! suppressions (emit early, shut down when full), with the outputs Kafka Streams 4.4's
 //! `KTableSuppressProcessor` gives (checked against it by `examples/parity`, cases
 //! `limit_suppress_*`, `tumbling_limit_suppress_basic`, `tumbling_suppress_shut_down_basic`).
@@ -64,6 +64,63 @@ topology! {
 
 fn kv(k: &str, v: i64, ts: i64) -> (String, i64, i64) {
     (k.to_owned(), v, ts)
+}
+
+topology! {
+    /// Session counts (gap 10 ms, grace 5 ms) held 5 ms per session.
+    pub Sessions = "suppress-sessions" {
+        stream("clicks", Utf8, Utf8)
+            .group_by_key()
+            .windowed_by(session(Duration::from_millis(10)).grace(Duration::from_millis(5)))
+            .count("counts")
+            .suppress_until_time_limit(Duration::from_millis(5))
+            .to_stream()
+            .to("session-counts", SessionWindowed::<Utf8>, I64);
+    }
+}
+
+/// The raw records of `out`: `key@start/end` (session keys), the count or `null`, the
+/// timestamp.
+fn sessions<K, V>(
+    out: &dekaf_streams::testing::TestOutputTopic<'_, Sessions, K, V>,
+) -> Vec<String> {
+    std::iter::from_fn(|| out.read_raw())
+        .map(|r| {
+            let k = r.key.unwrap_or_default();
+            let n = k.len() - 16;
+            let end = i64::from_be_bytes(k[n..n + 8].try_into().unwrap_or_default());
+            let start = i64::from_be_bytes(k[n + 8..].try_into().unwrap_or_default());
+            let v = r.value.map_or("null".to_owned(), |v| {
+                i64::from_be_bytes(v[..].try_into().unwrap_or_default()).to_string()
+            });
+            format!(
+                "{}@{start}/{end}={v}@{}",
+                String::from_utf8_lossy(&k[..n]),
+                r.timestamp
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn merged_away_sessions_are_suppressed_deletes_and_survive_a_restore() {
+    let driver = TestDriver::<Sessions>::new();
+    let clicks = driver.input_topic(Sessions::CLICKS);
+    let out = driver.output_topic(Sessions::SESSION_COUNTS);
+    clicks.pipe_input_at("a".into(), "x".into(), 0);
+    // a@5 merges [0,0] away: its delete replaces its buffered count (buffered at its end, 0)
+    // and is due at 5.
+    clicks.pipe_input_at("a".into(), "x".into(), 5);
+    assert_eq!(sessions(&out), ["a@0/0=null@0"]);
+    clicks.pipe_input_at("b".into(), "x".into(), 30);
+    clicks.pipe_input_at("b".into(), "x".into(), 28);
+    // b@28 merges [30,30] away; the suppression's time is 30, so nothing of b is due (30 > 25)
+    // and [0,5] (buffered at 5) was.
+    assert_eq!(sessions(&out), ["a@0/5=2@5"]);
+    driver.clear_and_restore().expect("restore");
+    // The restored buffer holds the delete of [30,30] and the count of [28,30].
+    clicks.pipe_input_at("x".into(), "x".into(), 40);
+    assert_eq!(sessions(&out), ["b@28/30=2@30", "b@30/30=null@30"]);
 }
 
 #[test]

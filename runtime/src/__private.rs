@@ -60,8 +60,9 @@ pub use crate::topology::{
 };
 pub use crate::window::{
     Base, BufferLimits, SessionSpan, SlidingStep, SuppressState, TimeIndex, WindowScratch,
-    buffer_evict_next, buffer_put, limit_evict_next, limit_put, session_find, session_key,
-    session_merge, session_merger, sliding_load, sliding_plan, sliding_store, split_session_key,
+    buffer_evict_next, buffer_put, limit_evict_next, limit_put, push_change_part, session_find,
+    session_key, session_merge, session_merger, sliding_load, sliding_plan, sliding_store,
+    split_change, split_session_key,
 };
 
 pub use crate::join::GraceBuffer;

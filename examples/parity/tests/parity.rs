@@ -545,6 +545,13 @@ topology! {
     }
 }
 topology! {
+    pub SessionLimitSuppress = "parity-session-limit-suppress" {
+        stream("in", Utf8, Utf8).group_by_key().windowed_by(session(10).grace(5)).count("counts")
+            .suppress_until_time_limit(5)
+            .to_stream().to("out.sw.l", SessionWindowed::<Utf8>, I64);
+    }
+}
+topology! {
     pub SlidingSuppress = "parity-sliding-suppress" {
         stream("in", Utf8, Utf8).group_by_key().windowed_by(sliding(10).grace(5)).count("counts")
             .suppress_until_window_closes()
@@ -1049,6 +1056,7 @@ fn run_case(case: &Case) -> Option<Vec<Value>> {
         "cogroup_session" => run::<CogroupSession>(case),
         "tumbling_suppress" => run::<TumblingSuppress>(case),
         "session_suppress" => run::<SessionSuppress>(case),
+        "session_limit_suppress" => run::<SessionLimitSuppress>(case),
         "sliding_suppress" => run::<SlidingSuppress>(case),
         "limit_suppress" => run::<LimitSuppress>(case),
         "limit_suppress_zero" => run::<LimitSuppressZero>(case),

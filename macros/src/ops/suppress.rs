@@ -245,15 +245,6 @@ fn until_time_limit(b: &mut Builder, t: Table, call: &Call) -> syn::Result<Flow>
             "suppress_until_time_limit(..) applies here to the table of an aggregation (count(..), reduce(..) or aggregate(..) of a grouped stream, windowed or not); this table is not one: aggregate first, or suppress downstream of an aggregation",
         ));
     };
-    if b.stores[t.store]
-        .window
-        .is_some_and(|w| w.kind == WindowKind::Session)
-    {
-        return Err(err_call(
-            call,
-            "suppress_until_time_limit(..) of a session-windowed aggregation is not supported (merged sessions are deleted, and the buffer would have to forward their deletes): use suppress_until_window_closes() for one final result per session",
-        ));
-    }
     let limits = buffer.map_or_else(BufferSpec::unbounded, |(_, s)| s);
     Ok(add(b, t, call, named, Some(limit), limits))
 }
@@ -538,12 +529,9 @@ fn emit_time_limit(
     let (kt, vt) = (&ws.key.ty, &ws.value.ty);
     let field = Emitter::store_field(buffer);
     let state = state_field(node);
-    let lim = limits_expr(limits);
     let changelog = &em.m.stores[buffer].changelog;
     let kr = k.r(sp);
     let vr = v.r(sp);
-    let nk = format_ident!("__k{}", node);
-    let nv = format_ident!("__v{}", node);
     let (ke, layout, key) = match window_layout(em, node, windows, &kr) {
         Some((layout, split)) => (
             quote_spanned!(sp=> #dk::ser::<#kt>(&(#kr).key, &mut self.__kbuf, #name)?),
@@ -561,7 +549,7 @@ fn emit_time_limit(
         ),
     };
     let ve = quote_spanned!(sp=> #dk::ser::<#vt>(#vr, &mut self.__vbuf, #name)?);
-    let children = em.children(node, &Acc::owned(nk.clone()), &Acc::owned(nv.clone()));
+    let evict = evict_time_limit(em, node, buffer, windows, limit, limits, key);
     quote! {
         let __dk_ke = #ke;
         if matches!(__dk_ke, #dk::Encoded::Present) {
@@ -573,17 +561,125 @@ fn emit_time_limit(
                 self.__partition, #name,
             )?;
         }
+        #evict
+    }
+}
+
+/// Forwards every update of time-limit suppression `node` that is due (and, over the
+/// buffer's limits, the earliest ones, or fails the task); `key` decodes an evicted key from
+/// `self.__win.hi[9..]`. A session-windowed aggregation's buffer also holds the deletes of
+/// merged-away sessions: those go as tombstones to the sinks right after `to_stream()`.
+fn evict_time_limit(
+    em: &Emitter<'_>,
+    node: usize,
+    buffer: usize,
+    windows: usize,
+    limit: i64,
+    limits: &BufferSpec,
+    key: TokenStream,
+) -> TokenStream {
+    let dk = dk();
+    let name = &em.m.nodes[node].name;
+    let ws = &em.m.stores[windows];
+    let (kt, vt) = (&ws.key.ty, &ws.value.ty);
+    let field = Emitter::store_field(buffer);
+    let state = state_field(node);
+    let lim = limits_expr(limits);
+    let changelog = &em.m.stores[buffer].changelog;
+    let nk = format_ident!("__k{}", node);
+    let nv = format_ident!("__v{}", node);
+    let children = em.children(node, &Acc::owned(nk.clone()), &Acc::owned(nv.clone()));
+    let deletes = ws.window.is_some_and(|w| w.kind == WindowKind::Session).then(|| {
+        let session = quote!(::dekaf_streams::serdes::SessionWindowed<#kt>);
+        let sends = crate::ops::aggregate::session::tombstone_sinks(em, node)
+            .into_iter()
+            .map(|(topic, sk, _)| {
+                quote! {
+                    if ::core::any::TypeId::of::<#sk>() == ::core::any::TypeId::of::<#session>() {
+                        // The buffer key is SessionWindowedSerializer's layout: sent as it is.
+                        #dk::send(__dk_sink, #topic, #dk::TopicKind::Sink, Some(&self.__win.hi[9..]), None, __dk_ts, __dk_record.headers)?;
+                    } else {
+                        let __dk_wk = #key;
+                        let __dk_enc = #dk::ser::<#sk>(&__dk_wk, &mut self.__vbuf, #name)?;
+                        #dk::send(__dk_sink, #topic, #dk::TopicKind::Sink, #dk::bytes(__dk_enc, &self.__vbuf), None, __dk_ts, __dk_record.headers)?;
+                    }
+                }
+            });
+        quote! {
+            if self.__win.value.get(8) == Some(&0) {
+                #(#sends)*
+                continue;
+            }
+        }
+    });
+    quote! {
         let __dk_limit = self.#state.time.saturating_sub(#limit);
         while let Some(__dk_ts) = #dk::limit_evict_next(
             &mut self.#field, __dk_limit, &#lim, &mut self.#state, &mut self.__win, __dk_sink,
             #changelog, self.__partition, #name,
         )? {
-            // An aggregation's result is never a delete (flag byte 1).
+            #deletes
             let #nk = #key;
             let #nv = #dk::de_value::<#vt>(Some(&self.__win.value[9..]), #name)?;
             let __dk_out = #dk::InputRecord { timestamp: __dk_ts, ..*__dk_record };
             let __dk_record = &__dk_out;
             #children
         }
+    }
+}
+
+/// The time-limit suppressions that follow aggregation `node`: (their buffer's store, their
+/// node).
+pub(crate) fn time_limit_suppressions(em: &Emitter<'_>, node: usize) -> Vec<(usize, usize)> {
+    em.m.nodes[node]
+        .children
+        .iter()
+        .filter_map(|&c| match em.m.nodes[c].kind {
+            NodeKind::Suppress {
+                buffer,
+                limit: Some(_),
+                ..
+            } => Some((buffer, c)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Buffers the delete of the merged-away session `[__dk_s, __dk_e]` of the key whose bytes are
+/// in `self.__kbuf` in time-limit suppression `suppress` (stamped with the session's end, as
+/// Kafka Streams forwards the session's tombstone), then forwards what is due.
+pub(crate) fn buffer_session_delete(em: &Emitter<'_>, suppress: usize) -> TokenStream {
+    let dk = dk();
+    let NodeKind::Suppress {
+        buffer,
+        windows,
+        limit: Some(limit),
+        limits,
+    } = &em.m.nodes[suppress].kind
+    else {
+        return quote!();
+    };
+    let field = Emitter::store_field(*buffer);
+    let state = state_field(suppress);
+    let changelog = &em.m.stores[*buffer].changelog;
+    let name = &em.m.nodes[suppress].name;
+    let kt = &em.m.stores[*windows].key.ty;
+    let key = quote! {{
+        let (__dk_kb, __dk_start, __dk_end) = match #dk::split_session_key(&self.__win.hi[9..]) {
+            Some(split) => split,
+            None => return Err(#dk::cache_key_error(#name)),
+        };
+        #dk::Windowed::new(#dk::de_key::<#kt>(Some(__dk_kb), #name)?, __dk_start, __dk_end)
+    }};
+    let evict = evict_time_limit(em, suppress, *buffer, *windows, *limit, limits, key);
+    quote! {
+        #dk::session_key(&mut self.__kbuf, __dk_s, __dk_e);
+        let __dk_put = #dk::limit_put(
+            &mut self.#field, &self.__kbuf, None, __dk_e, &mut self.#state, &mut self.__win,
+            __dk_sink, #changelog, self.__partition, #name,
+        );
+        self.__kbuf.truncate(__dk_klen);
+        __dk_put?;
+        #evict
     }
 }

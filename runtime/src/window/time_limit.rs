@@ -140,3 +140,62 @@ pub fn limit_evict_next<B: StoreBackend, S: RecordSink>(
     send(sink, changelog, partition, index, None, timestamp)?;
     Ok(Some(timestamp))
 }
+
+/// Appends one value of a table's change to the bytes `suppress_until_time_limit(..)` buffers
+/// for a table that forwards changes (its new value, then its old one): `1 ‖ length (4 bytes
+/// big-endian) ‖ bytes`, or `0` for no value.
+#[inline]
+pub fn push_change_part(out: &mut Vec<u8>, part: Option<&[u8]>) {
+    match part {
+        Some(bytes) => {
+            out.push(1);
+            out.extend_from_slice(&(bytes.len() as u32).to_be_bytes());
+            out.extend_from_slice(bytes);
+        }
+        None => out.push(0),
+    }
+}
+
+/// One value of a buffered change and what follows it.
+fn change_part(bytes: &[u8]) -> Option<(Option<&[u8]>, &[u8])> {
+    match bytes.split_first()? {
+        (0, rest) => Some((None, rest)),
+        (1, rest) if rest.len() >= 4 => {
+            let len = u32::from_be_bytes([rest[0], rest[1], rest[2], rest[3]]) as usize;
+            let rest = &rest[4..];
+            (rest.len() >= len).then(|| (Some(&rest[..len]), &rest[len..]))
+        }
+        _ => None,
+    }
+}
+
+/// Splits the bytes of a buffered change ([`push_change_part`] twice) into its new and old
+/// values; `None` if they are not such bytes.
+#[inline]
+pub fn split_change(bytes: &[u8]) -> Option<(Option<&[u8]>, Option<&[u8]>)> {
+    let (new, rest) = change_part(bytes)?;
+    let (old, rest) = change_part(rest)?;
+    rest.is_empty().then_some((new, old))
+}
+
+#[cfg(test)]
+mod change_tests {
+    use super::*;
+
+    #[test]
+    fn a_buffered_change_splits_into_what_was_pushed() {
+        for (new, old) in [
+            (Some(&b"new"[..]), Some(&b"old"[..])),
+            (None, Some(&b""[..])),
+            (Some(&b""[..]), None),
+            (None, None),
+        ] {
+            let mut out = Vec::new();
+            push_change_part(&mut out, new);
+            push_change_part(&mut out, old);
+            assert_eq!(split_change(&out), Some((new, old)));
+        }
+        assert_eq!(split_change(&[1, 0, 0, 0, 9, b'x']), None);
+        assert_eq!(split_change(&[0, 0, 7]), None);
+    }
+}

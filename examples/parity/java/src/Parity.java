@@ -388,6 +388,9 @@ public final class Parity {
         def("sliding_suppress", b -> in(b).groupByKey().windowedBy(SlidingWindows.ofTimeDifferenceAndGrace(Duration.ofMillis(10), Duration.ofMillis(5))).count(Materialized.with(Serdes.String(), Serdes.Long()))
             .suppress(Suppressed.untilWindowCloses(Suppressed.BufferConfig.unbounded()))
             .toStream().to("out.w.l", Produced.with(WindowedSerdes.timeWindowedSerdeFrom(String.class, 10), Serdes.Long())));
+        def("session_limit_suppress", b -> in(b).groupByKey().windowedBy(SessionWindows.ofInactivityGapAndGrace(Duration.ofMillis(10), Duration.ofMillis(5))).count(Materialized.with(Serdes.String(), Serdes.Long()))
+            .suppress(Suppressed.untilTimeLimit(Duration.ofMillis(5), Suppressed.BufferConfig.unbounded()))
+            .toStream().to("out.sw.l", Produced.with(WindowedSerdes.sessionWindowedSerdeFrom(String.class), Serdes.Long())));
         def("limit_suppress", b -> in(b).groupByKey().count(Materialized.with(Serdes.String(), Serdes.Long()))
             .suppress(Suppressed.untilTimeLimit(Duration.ofMillis(10), Suppressed.BufferConfig.unbounded()))
             .toStream().to("out.s.l", Produced.with(Serdes.String(), Serdes.Long())));

@@ -42,7 +42,8 @@ pub(crate) fn tombstone_sinks<'m>(
 }
 
 /// What a deleted (merged-away) session `[__dk_s, __dk_e]` sends: a tombstone to each sink
-/// right after `to_stream()` and a drop to each suppression buffer. `self.__kbuf` holds the
+/// right after `to_stream()`, a drop to each window-closes suppression buffer and a delete to
+/// each time-limit one. `self.__kbuf` holds the
 /// serialized key (`__dk_klen` bytes, restored after each use); `key` is an expression of the
 /// typed key, evaluated only for a sink whose key serde is not the store's.
 fn deleted_session(em: &Emitter<'_>, node: usize, key: &TokenStream) -> TokenStream {
@@ -71,9 +72,15 @@ fn deleted_session(em: &Emitter<'_>, node: usize, key: &TokenStream) -> TokenStr
     let drops = crate::ops::suppress::suppressions(em, node)
         .into_iter()
         .map(|(buffer, suppress)| crate::ops::suppress::drop_session(em, buffer, suppress));
+    // A time-limit suppression buffers the delete and forwards it after its limit, as Kafka
+    // Streams' suppression forwards the session's tombstone.
+    let buffered = crate::ops::suppress::time_limit_suppressions(em, node)
+        .into_iter()
+        .map(|(_, suppress)| crate::ops::suppress::buffer_session_delete(em, suppress));
     quote! {
         #(#tombstones)*
         #(#drops)*
+        #(#buffered)*
     }
 }
 
