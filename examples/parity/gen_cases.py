@@ -494,6 +494,62 @@ t1 a null 7
 t1 null z 8
 t1 b null 9
 """, "tombstones delete; a null key is dropped")
+case("table_limit_suppress_basic", "table_limit_suppress", """
+t1 a 1 0
+t1 a 2 1
+t1 a null 2
+t1 b 1 3
+t1 c x 20
+t1 d 1 21
+t1 d null 22
+t1 q null 23
+t1 e 1 24
+t1 e 2 25
+t1 z z 40
+t1 y y 60
+""", "suppress_until_time_limit of a table read from a topic: each key's latest change after the limit, deletes too (also of a key never forwarded, or never there)")
+case("table_filter_limit_suppress_basic", "table_filter_limit_suppress", """
+t1 a 1 0
+t1 a 2 1
+t1 a null 2
+t1 b 1 3
+t1 c x 20
+t1 d 1 21
+t1 d null 22
+t1 q null 23
+t1 e 1 24
+t1 e 2 25
+t1 z z 40
+t1 y y 60
+""", "a filter before the suppression: it forwards old values (the suppression asks for them), so a filtered-out update is a delete")
+case("table_limit_suppress_filter_basic", "table_limit_suppress_filter", """
+t1 a 1 0
+t1 a 2 1
+t1 a null 2
+t1 b 1 3
+t1 c x 20
+t1 d 1 21
+t1 d null 22
+t1 q null 23
+t1 e 1 24
+t1 e 2 25
+t1 z z 40
+t1 y y 60
+""", "a filter after the suppression sees the buffered change's new and old value")
+case("table_limit_suppress_changes_basic", "table_limit_suppress_changes", """
+t1 b 1 0
+t1 a 1 1
+t1 a 2 2
+t1 a 3 3
+t1 c x 20
+t1 a 4 21
+t1 a 5 22
+t1 z z 40
+t1 f 1 41
+t1 g 1 42
+t1 h 1 43
+""", "a re-grouping after the suppression subtracts the old value of the last buffered change (not the value before the first); emits early over two keys")
+
 case("table_filter_basic", "table_filter", """
 t1 a apple 1
 t1 b banana 2

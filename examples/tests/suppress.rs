@@ -1,5 +1,5 @@
 //! Suppression through the TestDriver: `suppress_until_time_limit(..)` of plain, windowed and
-//! session-windowed aggregations, its buffer restored from the changelog, and the buffer configs of both
+//! session-windowed aggregations and of a table read from a topic, its buffer restored from the changelog, and the buffer configs of both
 //! suppressions (emit early, shut down when full), with the outputs Kafka Streams 4.4's
 //! `KTableSuppressProcessor` gives (checked against it by `examples/parity`, cases
 //! `limit_suppress_*`, `tumbling_limit_suppress_basic`, `tumbling_suppress_shut_down_basic`).
@@ -121,6 +121,52 @@ fn merged_away_sessions_are_suppressed_deletes_and_survive_a_restore() {
     // The restored buffer holds the delete of [30,30] and the count of [28,30].
     clicks.pipe_input_at("x".into(), "x".into(), 40);
     assert_eq!(sessions(&out), ["b@28/30=2@30", "b@30/30=null@30"]);
+}
+
+topology! {
+    /// A table read from a topic, each key's latest change held 10 ms, then filtered.
+    pub Prices = "suppress-prices" {
+        table("prices", Utf8, Utf8, "prices")
+            .suppress_until_time_limit(Duration::from_millis(10), unbounded(), "settled")
+            .filter(|_k, v| v != "0")
+            .to_stream()
+            .to("settled-prices", Utf8, Nullable::<Utf8>);
+    }
+}
+
+#[test]
+fn a_tables_changes_are_held_per_key_with_their_old_values_and_survive_a_restore() {
+    let driver = TestDriver::<Prices>::new();
+    let prices = driver.input_topic(Prices::PRICES);
+    let out = driver.output_topic(Prices::SETTLED_PRICES);
+    prices.pipe_input_at("a".into(), "1".into(), 0);
+    prices.pipe_input_at("b".into(), "5".into(), 4);
+    prices.pipe_input_at("a".into(), "2".into(), 5);
+    driver.clear_and_restore().expect("restore");
+    // The restored buffer holds a (buffered at 0, now 2) and b; 12 makes a due, not b.
+    prices.pipe_input_at("c".into(), "7".into(), 12);
+    assert_eq!(
+        out.read_records_to_list()
+            .into_iter()
+            .map(|r| (r.key, r.value, r.timestamp))
+            .collect::<Vec<_>>(),
+        [("a".to_owned(), Some("2".to_owned()), 5)]
+    );
+    // a goes to 0 and then away: the filter after the suppression gets (new 0 → none, old 2):
+    // a delete, since 2 was forwarded.
+    prices.pipe_input_at("a".into(), "0".into(), 13);
+    prices.pipe_input_at("x".into(), "9".into(), 30);
+    assert_eq!(
+        out.read_records_to_list()
+            .into_iter()
+            .map(|r| (r.key, r.value, r.timestamp))
+            .collect::<Vec<_>>(),
+        [
+            ("b".to_owned(), Some("5".to_owned()), 4),
+            ("c".to_owned(), Some("7".to_owned()), 12),
+            ("a".to_owned(), None, 13),
+        ]
+    );
 }
 
 #[test]

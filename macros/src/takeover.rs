@@ -272,21 +272,42 @@ fn store_origin(m: &Model, s: usize) -> (String, Option<String>) {
         ),
         StoreOwner::Suppress => {
             let named = name.strip_suffix("-store").filter(|_| !is_generated(name));
+            // Which suppression owns the buffer: final results, or a time limit.
+            let limited = st.users.first().is_some_and(|&u| {
+                matches!(
+                    m.nodes[u].kind,
+                    NodeKind::Suppress { limit: Some(_), .. }
+                        | NodeKind::Table(TableNode::Suppress { .. })
+                )
+            });
+            let (java, op, ours) = if limited {
+                (
+                    "untilTimeLimit",
+                    "suppress_until_time_limit(..)",
+                    "suppress_until_time_limit(.., \"name\")",
+                )
+            } else {
+                (
+                    "untilWindowCloses",
+                    "suppress_until_window_closes()",
+                    "suppress_until_window_closes(\"name\")",
+                )
+            };
             match named {
                 Some(n) => (
-                    format!("suppress(Suppressed.untilWindowCloses(..).withName(\"{n}\"))"),
+                    format!("suppress(Suppressed.{java}(..).withName(\"{n}\"))"),
                     None,
                 ),
                 None => (
-                    "suppress(Suppressed.untilWindowCloses(..)) without a name".to_owned(),
+                    format!("suppress(Suppressed.{java}(..)) without a name"),
                     Some(format!(
-                        "suppress_until_window_closes(): its buffer `{name}` is named after a \
+                        "{op}: its buffer `{name}` is named after a \
                          node number, and Kafka Streams' numbering of the nodes before it \
                          need not be ours (repartitions, named operators), so \
                          the Java application's buffer \
                          can have another number. Fix: name it on both sides, \
-                         suppress_until_window_closes(\"name\") here and \
-                         Suppressed.untilWindowCloses(..).withName(\"name\") in Java"
+                         {ours} here and \
+                         Suppressed.{java}(..).withName(\"name\") in Java"
                     )),
                 ),
             }

@@ -182,7 +182,7 @@
 //! | `aggregate("store", \|\| initial, \|key, value, aggregate\| .., \|key: &K, a: A, b: A\| -> A, AggregateSerde)` | after `session(..)`: the fourth argument merges two sessions' aggregates |
 //! | `to_stream()` | the table's updates as a stream (aggregations of streams: plain values) |
 //! | `suppress_until_window_closes()`, `suppress_until_window_closes("name")`, `suppress_until_window_closes(max_records(n).shut_down_when_full(), "name")` | after a windowed aggregation: one final result per window and key, when it closes |
-//! | `suppress_until_time_limit(Duration, buffer, "name")` (buffer and name optional) | after an aggregation, windowed or not: a key's latest result, once stream time passes the time it was first buffered plus the limit |
+//! | `suppress_until_time_limit(Duration, buffer, "name")` (buffer and name optional) | on a table (an aggregation's, windowed or not, or one that forwards changes): a key's latest result or change, once stream time passes the time it was first buffered plus the limit |
 //!
 //! Every store writes its updates to `<app>-<store>-changelog`. An aggregation emits the new
 //! value for each record, or, with the record cache on (`KafkaStreams`' default, 10 MiB), the
@@ -247,8 +247,15 @@
 //!   replaces the value but keeps the key's place, as in Kafka Streams. A limit of 0 forwards
 //!   every update at once (Kafka Streams allows it too). The buffer is changelogged like the
 //!   one above and restored after a crash; the suppression's stream time starts again with the
-//!   task, as Kafka Streams' processor-local time does. Session-windowed aggregations take
-//!   `suppress_until_window_closes()` only.
+//!   task, as Kafka Streams' processor-local time does. After a session-windowed aggregation
+//!   the deletes of merged-away sessions are held too, each from its session's end, and
+//!   forwarded as tombstones to a sink right after `to_stream()`. On a table that forwards
+//!   changes (`table(..)`, `to_table(..)`, their filters and joins, a re-grouped table's
+//!   aggregation) it holds each key's latest change and forwards it with that change's old
+//!   value, as Kafka Streams does, deletes included, so the table operators after it (`filter`,
+//!   `group_by` and its subtractor) see what they expect; such a table is not joined (the
+//!   macro refuses it: Kafka Streams' join would read a buffered key's value from before its
+//!   buffered changes), and its value serde must be known (not after `map_values`).
 //! - **Buffer configs** (Kafka Streams' `Suppressed.BufferConfig`), the optional argument of
 //!   both: `unbounded()` (the default), `max_records(n)`, `max_bytes(n)`, chained with
 //!   `.with_max_records(n)`, `.with_max_bytes(n)`, `.with_no_bound()` and what a full buffer
@@ -910,7 +917,8 @@
 //! session of one timestamp is nearly always a mistake), a session `aggregate` without its
 //! merger or a merger without session windows, `suppress_until_window_closes()` on a table that
 //! is not a windowed aggregation or with a buffer config that emits early,
-//! `suppress_until_time_limit(..)` on a table that is not an aggregation's, a `process` or
+//! `suppress_until_time_limit(..)` on a table whose values have no known serde, a join of a
+//! suppressed table, a `process` or
 //! `process_values` naming an undeclared store or whose closure does not take the context, key
 //! and value, an invalid dead-letter topic,
 //! a dead-letter topic that is also an input topic (a failing record would loop forever), two

@@ -740,6 +740,45 @@ topology! {
     }
 }
 topology! {
+    pub TableLimitSuppress = "parity-table-limit-suppress" {
+        table("t1", Utf8, Utf8).suppress_until_time_limit(10).to_stream().to("out", Utf8, Nullable::<Utf8>);
+    }
+}
+topology! {
+    pub TableFilterLimitSuppress = "parity-table-filter-limit-suppress" {
+        table("t1", Utf8, Utf8)
+            .filter(|_k, v| v != "2")
+            .suppress_until_time_limit(10)
+            .to_stream()
+            .to("out", Utf8, Nullable::<Utf8>);
+    }
+}
+topology! {
+    pub TableLimitSuppressFilter = "parity-table-limit-suppress-filter" {
+        table("t1", Utf8, Utf8)
+            .suppress_until_time_limit(10)
+            .filter(|_k, v| v != "2")
+            .to_stream()
+            .to("out", Utf8, Nullable::<Utf8>);
+    }
+}
+topology! {
+    pub TableLimitSuppressChanges = "parity-table-limit-suppress-changes" {
+        table("t1", Utf8, Utf8)
+            .suppress_until_time_limit(10, max_records(2))
+            .group_by(|k: &String, v: String| (k.clone(), v), Utf8, Utf8)
+            .aggregate(
+                "changes",
+                String::new,
+                |_k, v: String, agg: String| format!("{agg}+{v}"),
+                |_k, v: String, agg: String| format!("{agg}-{v}"),
+                Utf8,
+            )
+            .to_stream()
+            .to("out", Utf8, Nullable::<Utf8>);
+    }
+}
+topology! {
     pub TableGroupCount = "parity-table-group-count" {
         table("t1", Utf8, Utf8)
             .group_by(|_k: &String, v: String| (v.clone(), v), Utf8, Utf8)
@@ -1074,6 +1113,10 @@ fn run_case(case: &Case) -> Option<Vec<Value>> {
         "to_table" => run::<ToTable>(case),
         "to_table_nullable" => run::<ToTableNullable>(case),
         "table_group_count" => run::<TableGroupCount>(case),
+        "table_limit_suppress" => run::<TableLimitSuppress>(case),
+        "table_filter_limit_suppress" => run::<TableFilterLimitSuppress>(case),
+        "table_limit_suppress_filter" => run::<TableLimitSuppressFilter>(case),
+        "table_limit_suppress_changes" => run::<TableLimitSuppressChanges>(case),
         "table_group_reduce" => run::<TableGroupReduce>(case),
         "table_group_aggregate" => run::<TableGroupAggregate>(case),
         "table_join" => run::<TableJoin>(case),

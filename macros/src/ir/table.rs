@@ -20,6 +20,13 @@ pub(crate) enum TableNode {
     Select { f: Expr },
     /// The aggregation of a re-grouped table (`KTABLE-AGGREGATE-n`, `KTABLE-REDUCE-n`).
     Aggregate { store: usize, op: Box<TableAgg> },
+    /// `suppress_until_time_limit(..)` of a table that forwards changes
+    /// (`crate::ops::suppress_changes`): `buffer` is its store, `limit` the time limit in ms.
+    Suppress {
+        buffer: usize,
+        limit: i64,
+        limits: crate::ir::BufferSpec,
+    },
 }
 
 /// Which join.

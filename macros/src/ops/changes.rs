@@ -93,7 +93,10 @@ pub(crate) fn needs_old(em: &Emitter<'_>, node: usize) -> bool {
         .iter()
         .any(|&c| match &em.m.nodes[c].kind {
             NodeKind::ToStream => false,
-            NodeKind::Table(TableNode::Filter { .. } | TableNode::Select { .. }) => true,
+            // Kafka Streams' suppression asks for old values (`enableSendingOldValues(true)`).
+            NodeKind::Table(
+                TableNode::Filter { .. } | TableNode::Select { .. } | TableNode::Suppress { .. },
+            ) => true,
             // Kafka Streams' doJoin enables old values of the left table of a left join, and of
             // both tables of an outer join: a delete without a partner must still be forwarded.
             NodeKind::Table(TableNode::Join(side)) => {

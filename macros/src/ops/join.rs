@@ -99,13 +99,14 @@ fn lower(b: &mut Builder, s: Stream, call: &Call, left: bool) -> syn::Result<Flo
                 crate::ops::table::TableNode::Filter { .. }
                     | crate::ops::table::TableNode::MapValues { .. }
                     | crate::ops::table::TableNode::JoinMerge
+                    | crate::ops::table::TableNode::Suppress { .. }
             )
         )
     {
         return Err(err_at(
             name,
             format!(
-                "`{name}` is a filtered, mapped or joined table without a store of its own: a stream joins a table's store; materialize it first (`{name}.to_stream().to_table(\"store\")`)"
+                "`{name}` is a filtered, mapped, joined or suppressed table without a store of its own: a stream joins a table's store; materialize it first (`{name}.to_stream().to_table(\"store\")`)"
             ),
         ));
     }

@@ -36,6 +36,7 @@ pub(crate) mod sources;
 pub(crate) mod store_decl;
 pub(crate) mod stream_join;
 pub(crate) mod suppress;
+pub(crate) mod suppress_changes;
 pub(crate) mod table;
 pub(crate) mod table_group;
 pub(crate) mod table_join;

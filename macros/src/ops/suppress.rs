@@ -22,7 +22,7 @@ use crate::args::{duration, err_at, err_call, name_arg};
 use crate::build::{Builder, Flow, Table};
 use crate::codegen::emitter::{Acc, Emitter, Part, dk};
 use crate::codegen::parts::TaskParts;
-use crate::ir::{BufferSpec, NodeKind, Store, StoreOwner, Sub, WindowKind};
+use crate::ir::{BufferSpec, NodeKind, Store, StoreOwner, Sub, TableNode, WindowKind};
 use crate::names;
 use crate::parse::Call;
 
@@ -41,9 +41,9 @@ pub(crate) const SUPPRESS_UNTIL_TIME_LIMIT: Operator = Operator {
     usage: "suppress_until_time_limit(Duration::from_secs(10)), suppress_until_time_limit(Duration::from_secs(10), max_records(1000)) or suppress_until_time_limit(Duration::from_secs(10), max_bytes(1_000_000).shut_down_when_full(), \"name\")",
     lower: &[Lower::Table(until_time_limit)],
     on_stream: Some(
-        "suppress_until_time_limit(..) applies to the table of an aggregation: call it right after count(..), reduce(..) or aggregate(..)",
+        "suppress_until_time_limit(..) applies to a table (an aggregation's, one read from a topic, to_table(..)): a stream has no updates to hold back; make it a table first",
     ),
-    emit: &[EMIT],
+    emit: &[EMIT, super::suppress_changes::EMIT],
 };
 
 const BUFFER_USAGE: &str = "a buffer config is unbounded(), max_records(n) or max_bytes(n), optionally followed by .with_max_records(n), .with_max_bytes(n), .with_no_bound(), .emit_early_when_full() or .shut_down_when_full()";
@@ -240,10 +240,8 @@ fn until_time_limit(b: &mut Builder, t: Table, call: &Call) -> syn::Result<Flow>
     }
     let (buffer, named) = buffer_and_name(call, 1, usage)?;
     let NodeKind::Aggregate { .. } = b.nodes[t.node].kind else {
-        return Err(err_call(
-            call,
-            "suppress_until_time_limit(..) applies here to the table of an aggregation (count(..), reduce(..) or aggregate(..) of a grouped stream, windowed or not); this table is not one: aggregate first, or suppress downstream of an aggregation",
-        ));
+        let limits = buffer.map_or_else(BufferSpec::unbounded, |(_, s)| s);
+        return super::suppress_changes::lower(b, t, call, named, limit, limits);
     };
     let limits = buffer.map_or_else(BufferSpec::unbounded, |(_, s)| s);
     Ok(add(b, t, call, named, Some(limit), limits))
@@ -313,28 +311,45 @@ pub(crate) fn task_parts(em: &Emitter<'_>, sub: &Sub, _: &TaskParts) -> TaskPart
     let fields: Vec<_> = sub
         .nodes
         .iter()
-        .filter(|&&n| matches!(em.m.nodes[n].kind, NodeKind::Suppress { .. }))
+        .filter(|&&n| {
+            matches!(
+                em.m.nodes[n].kind,
+                NodeKind::Suppress { .. } | NodeKind::Table(TableNode::Suppress { .. })
+            )
+        })
         .map(|&n| state_field(n))
         .collect();
     if fields.is_empty() {
         return TaskParts::default();
     }
+    // A table's suppression also keeps the bytes of the change it buffers.
+    let change_fields: Vec<_> = sub
+        .nodes
+        .iter()
+        .filter(|&&n| {
+            matches!(
+                em.m.nodes[n].kind,
+                NodeKind::Table(TableNode::Suppress { .. })
+            )
+        })
+        .map(|&n| super::suppress_changes::change_field(n))
+        .collect();
     let reset = quote!(#(self.#fields = #dk::SuppressState::new();)*);
     TaskParts {
-        fields: quote!(#(#fields: #dk::SuppressState,)*),
-        inits: quote!(#(#fields: #dk::SuppressState::new(),)*),
+        fields: quote!(#(#fields: #dk::SuppressState,)* #(#change_fields: ::std::vec::Vec<u8>,)*),
+        inits: quote!(#(#fields: #dk::SuppressState::new(),)* #(#change_fields: ::std::vec::Vec::new(),)*),
         clear: reset.clone(),
         discard: reset,
         ..TaskParts::default()
     }
 }
 
-fn state_field(node: usize) -> proc_macro2::Ident {
+pub(crate) fn state_field(node: usize) -> proc_macro2::Ident {
     format_ident!("__sup_{}", node)
 }
 
 /// The runtime's `BufferLimits` of a buffer config.
-fn limits_expr(spec: &BufferSpec) -> TokenStream {
+pub(crate) fn limits_expr(spec: &BufferSpec) -> TokenStream {
     let dk = dk();
     let records = spec.max_records.unwrap_or(u64::MAX);
     let bytes = spec.max_bytes.unwrap_or(u64::MAX);

@@ -73,6 +73,11 @@ fn lower(b: &mut Builder, t: Table, call: &Call, kind: JoinKind) -> syn::Result<
     else {
         return Ok(Flow::Broken);
     };
+    for x in [t, o] {
+        if crate::ops::suppress_changes::reads_suppression(b, x.node) {
+            return Err(err_at(&call.name, crate::ops::suppress_changes::NOT_JOINED));
+        }
+    }
     // An aggregation's table (without windows) is joined as it is: its results are changes
     // without old values.
     for x in [t, o] {
@@ -388,6 +393,7 @@ fn key_arg(f: &syn::Expr, k: TokenStream) -> TokenStream {
 pub(crate) fn node_stores(m: &crate::ir::Model, node: usize, t: &TableNode) -> Vec<usize> {
     match t {
         TableNode::ToTable { store } | TableNode::Aggregate { store, .. } => vec![*store],
+        TableNode::Suppress { buffer, .. } => vec![*buffer],
         TableNode::Join(side) => {
             let mut out = Vec::new();
             getter_stores(m, side.other, &mut out);

@@ -442,6 +442,14 @@ public final class Parity {
         def("table_group_aggregate", b -> t(b, "t1").groupBy((k, v) -> KeyValue.pair(v, k))
             .aggregate(() -> "", (k, v, agg) -> agg + "+" + v, (k, v, agg) -> agg + "-" + v)
             .toStream().to("out"));
+        def("table_limit_suppress", b -> t(b, "t1").suppress(Suppressed.untilTimeLimit(Duration.ofMillis(10), Suppressed.BufferConfig.unbounded())).toStream().to("out"));
+        def("table_filter_limit_suppress", b -> t(b, "t1").filter((k, v) -> !v.equals("2"))
+            .suppress(Suppressed.untilTimeLimit(Duration.ofMillis(10), Suppressed.BufferConfig.unbounded())).toStream().to("out"));
+        def("table_limit_suppress_filter", b -> t(b, "t1")
+            .suppress(Suppressed.untilTimeLimit(Duration.ofMillis(10), Suppressed.BufferConfig.unbounded()))
+            .filter((k, v) -> !v.equals("2")).toStream().to("out"));
+        def("table_limit_suppress_changes", b -> changes(t(b, "t1")
+            .suppress(Suppressed.untilTimeLimit(Duration.ofMillis(10), Suppressed.BufferConfig.maxRecords(2)))));
         def("table_join", b -> t(b, "t1").join(t(b, "t2"), (l, r) -> l + "+" + r).toStream().to("out"));
         def("table_left_join", b -> t(b, "t1").leftJoin(t(b, "t2"), (l, r) -> l + "+" + opt(r)).toStream().to("out"));
         def("table_outer_join", b -> t(b, "t1").outerJoin(t(b, "t2"), (l, r) -> opt(l) + "+" + opt(r)).toStream().to("out"));
