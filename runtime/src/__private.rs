@@ -59,10 +59,10 @@ pub use crate::topology::{
     StoreKind, SubtopologyInfo, TopologyInfo, WindowedSink,
 };
 pub use crate::window::{
-    Base, BufferLimits, SessionSpan, SlidingStep, SuppressState, TimeIndex, WindowScratch,
-    buffer_evict_next, buffer_put, limit_evict_next, limit_put, push_change_part, session_find,
-    session_key, session_merge, session_merger, sliding_load, sliding_plan, sliding_store,
-    split_change, split_session_key,
+    Base, BufferLimits, ChangeParts, SessionSpan, SlidingStep, SuppressState, TimeIndex,
+    WindowScratch, buffer_evict_next, buffer_put, limit_evict_next, limit_put, push_change_part,
+    session_find, session_key, session_merge, session_merger, sliding_load, sliding_plan,
+    sliding_store, split_change, split_session_key,
 };
 
 pub use crate::join::GraceBuffer;

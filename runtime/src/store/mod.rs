@@ -56,7 +56,7 @@ pub use lmdb::{LmdbBackend, LmdbRange, LmdbStores, open_raw_env};
 pub use memory::{MemoryBackend, MemoryRange, MemoryStores};
 pub use mixed::{MixedBackend, MixedRange};
 pub use typed::{
-    KeyValueStore, KeyedSessions, Pairs, SessionStore, Sessions, WindowRetention, WindowStore,
+    KeyValueStore, Pairs, SessionStore, Sessions, WindowRetention, WindowStore, WindowedPairs,
 };
 
 use crate::record::SinkError;

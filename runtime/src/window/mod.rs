@@ -36,7 +36,7 @@ pub use retention::TimeIndex;
 pub use session::{SessionSpan, session_find, session_key, session_merge, split_session_key};
 pub use sliding::{Base, SlidingStep, sliding_load, sliding_plan, sliding_store};
 pub use suppress::{BufferLimits, SuppressState, buffer_evict_next, buffer_put};
-pub use time_limit::{limit_evict_next, limit_put, push_change_part, split_change};
+pub use time_limit::{ChangeParts, limit_evict_next, limit_put, push_change_part, split_change};
 
 /// The reusable lists and buffers of a task's windowed operators.
 #[derive(Debug, Default)]

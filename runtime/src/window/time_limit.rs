@@ -169,10 +169,13 @@ fn change_part(bytes: &[u8]) -> Option<(Option<&[u8]>, &[u8])> {
     }
 }
 
+/// The new and the old value of a buffered change, as bytes.
+pub type ChangeParts<'a> = (Option<&'a [u8]>, Option<&'a [u8]>);
+
 /// Splits the bytes of a buffered change ([`push_change_part`] twice) into its new and old
 /// values; `None` if they are not such bytes.
 #[inline]
-pub fn split_change(bytes: &[u8]) -> Option<(Option<&[u8]>, Option<&[u8]>)> {
+pub fn split_change(bytes: &[u8]) -> Option<ChangeParts<'_>> {
     let (new, rest) = change_part(bytes)?;
     let (old, rest) = change_part(rest)?;
     rest.is_empty().then_some((new, old))

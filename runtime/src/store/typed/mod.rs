@@ -21,10 +21,13 @@ mod session;
 mod window;
 
 pub use key_value::{KeyValueStore, Pairs};
-pub use session::{KeyedSessions, SessionStore, Sessions};
+pub use session::{SessionStore, Sessions};
 pub use window::{WindowRetention, WindowStore};
 
 use super::encode;
+
+/// Windows or sessions of several keys: (the key with its window, the value).
+pub type WindowedPairs<K, V> = Vec<(crate::serdes::Windowed<K>, V)>;
 
 fn encode_bound<S: Serde>(
     bound: Bound<&S::Value>,

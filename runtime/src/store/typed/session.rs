@@ -16,7 +16,7 @@ use std::marker::PhantomData;
 use std::ops::Bound;
 
 use super::window::{WindowRetention, Writes};
-use super::{as_slice_bound, check_time, encode_bound, key_within, store_range};
+use super::{WindowedPairs, as_slice_bound, check_time, encode_bound, key_within, store_range};
 use crate::record::RecordSink;
 use crate::serdes::{Encoded, Serde, Window, Windowed};
 use crate::store::{StoreBackend, StoreError, encode};
@@ -27,9 +27,6 @@ const SESSION_SUFFIX: usize = 16;
 
 /// Sessions of one key: (the session's window, its value).
 pub type Sessions<V> = Vec<(Window, V)>;
-
-/// Sessions of several keys: (the key with its session's window, its value).
-pub type KeyedSessions<K, V> = Vec<(Windowed<K>, V)>;
 
 /// The typed view of a session store inside a `process(..)` closure. Every write goes to the
 /// store and, as one changelog record, to the task's changelog partition.
@@ -235,7 +232,7 @@ impl<'a, KS: Serde, VS: Serde, B: StoreBackend, S: RecordSink> SessionStore<'a, 
         to: Bound<&KS::Value>,
         earliest_session_end: i64,
         latest_session_start: i64,
-    ) -> Result<KeyedSessions<KS::Value, VS::Value>, StoreError> {
+    ) -> Result<WindowedPairs<KS::Value, VS::Value>, StoreError> {
         let lo = encode_bound::<KS>(from, self.writes.key_buf)?;
         let hi = encode_bound::<KS>(to, self.writes.value_buf)?;
         let key_lo = as_slice_bound(&lo, self.writes.key_buf);
@@ -273,7 +270,7 @@ impl<'a, KS: Serde, VS: Serde, B: StoreBackend, S: RecordSink> SessionStore<'a, 
         to: Bound<&KS::Value>,
         earliest_session_end: i64,
         latest_session_start: i64,
-    ) -> Result<KeyedSessions<KS::Value, VS::Value>, StoreError> {
+    ) -> Result<WindowedPairs<KS::Value, VS::Value>, StoreError> {
         let mut out =
             self.find_sessions_range(from, to, earliest_session_end, latest_session_start)?;
         out.reverse();
@@ -285,7 +282,7 @@ impl<'a, KS: Serde, VS: Serde, B: StoreBackend, S: RecordSink> SessionStore<'a, 
         &mut self,
         from: Bound<&KS::Value>,
         to: Bound<&KS::Value>,
-    ) -> Result<KeyedSessions<KS::Value, VS::Value>, StoreError> {
+    ) -> Result<WindowedPairs<KS::Value, VS::Value>, StoreError> {
         self.find_sessions_range(from, to, 0, i64::MAX)
     }
 
@@ -294,7 +291,7 @@ impl<'a, KS: Serde, VS: Serde, B: StoreBackend, S: RecordSink> SessionStore<'a, 
         &mut self,
         from: Bound<&KS::Value>,
         to: Bound<&KS::Value>,
-    ) -> Result<KeyedSessions<KS::Value, VS::Value>, StoreError> {
+    ) -> Result<WindowedPairs<KS::Value, VS::Value>, StoreError> {
         self.backward_find_sessions_range(from, to, 0, i64::MAX)
     }
 }

@@ -12,7 +12,7 @@
 use std::marker::PhantomData;
 use std::ops::Bound;
 
-use super::{as_slice_bound, check_time, encode_bound, key_within, store_range};
+use super::{WindowedPairs, as_slice_bound, check_time, encode_bound, key_within, store_range};
 use crate::record::{OutgoingRecord, RecordSink};
 use crate::serdes::{Encoded, Serde, Windowed};
 use crate::store::{StoreBackend, StoreError, WINDOW_SUFFIX, encode, split_window_key, window_key};
@@ -330,7 +330,7 @@ impl<'a, KS: Serde, VS: Serde, B: StoreBackend, S: RecordSink> WindowStore<'a, K
         to: Bound<&KS::Value>,
         time_from: i64,
         time_to: i64,
-    ) -> Result<Vec<(Windowed<KS::Value>, VS::Value)>, StoreError> {
+    ) -> Result<WindowedPairs<KS::Value, VS::Value>, StoreError> {
         let lo = encode_bound::<KS>(from, self.writes.key_buf)?;
         let hi = encode_bound::<KS>(to, self.writes.value_buf)?;
         let key_lo = as_slice_bound(&lo, self.writes.key_buf);
@@ -374,7 +374,7 @@ impl<'a, KS: Serde, VS: Serde, B: StoreBackend, S: RecordSink> WindowStore<'a, K
         to: Bound<&KS::Value>,
         time_from: i64,
         time_to: i64,
-    ) -> Result<Vec<(Windowed<KS::Value>, VS::Value)>, StoreError> {
+    ) -> Result<WindowedPairs<KS::Value, VS::Value>, StoreError> {
         let mut out = self.fetch_keys(from, to, time_from, time_to)?;
         out.reverse();
         Ok(out)
@@ -386,7 +386,7 @@ impl<'a, KS: Serde, VS: Serde, B: StoreBackend, S: RecordSink> WindowStore<'a, K
         &mut self,
         time_from: i64,
         time_to: i64,
-    ) -> Result<Vec<(Windowed<KS::Value>, VS::Value)>, StoreError> {
+    ) -> Result<WindowedPairs<KS::Value, VS::Value>, StoreError> {
         self.fetch_keys(Bound::Unbounded, Bound::Unbounded, time_from, time_to)
     }
 
@@ -395,19 +395,19 @@ impl<'a, KS: Serde, VS: Serde, B: StoreBackend, S: RecordSink> WindowStore<'a, K
         &mut self,
         time_from: i64,
         time_to: i64,
-    ) -> Result<Vec<(Windowed<KS::Value>, VS::Value)>, StoreError> {
+    ) -> Result<WindowedPairs<KS::Value, VS::Value>, StoreError> {
         let mut out = self.fetch_all(time_from, time_to)?;
         out.reverse();
         Ok(out)
     }
 
     /// Every window the retention has not passed, in the store's order.
-    pub fn all(&mut self) -> Result<Vec<(Windowed<KS::Value>, VS::Value)>, StoreError> {
+    pub fn all(&mut self) -> Result<WindowedPairs<KS::Value, VS::Value>, StoreError> {
         self.fetch_all(0, i64::MAX)
     }
 
     /// [`all`](Self::all), in the opposite order.
-    pub fn backward_all(&mut self) -> Result<Vec<(Windowed<KS::Value>, VS::Value)>, StoreError> {
+    pub fn backward_all(&mut self) -> Result<WindowedPairs<KS::Value, VS::Value>, StoreError> {
         let mut out = self.all()?;
         out.reverse();
         Ok(out)
