@@ -48,7 +48,8 @@ topology! {
 
 topology! {
     /// Final counts of tumbling windows of 1 s and of sessions (gap 1 s), once each, and each
-    /// key's count held 30 minutes (`suppress_until_time_limit`).
+    /// key's count and latest value held 30 minutes (`suppress_until_time_limit` of an
+    /// aggregation and of a table).
     pub WinFinal = "e2e-win-final" {
         let events = stream("e2e-win-final-in", Utf8, Utf8);
         events
@@ -74,6 +75,13 @@ topology! {
             .suppress_until_time_limit(Duration::from_mins(30), unbounded(), "per-key-settled")
             .to_stream()
             .to("e2e-win-final-settled", Utf8, I64);
+        // The same on a table that forwards changes: each key's latest change held 30 minutes,
+        // so its last update comes out once, after the flush.
+        events
+            .to_table("latest", Utf8, Utf8)
+            .suppress_until_time_limit(Duration::from_mins(30), unbounded(), "latest-settled")
+            .to_stream()
+            .to("e2e-win-final-latest", Utf8, Nullable::<Utf8>);
     }
 }
 

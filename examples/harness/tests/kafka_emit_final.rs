@@ -2,8 +2,9 @@
 //! of the instance between the two halves of the input, a restart that restores the buffers
 //! from their changelogs, and an independent read_committed reader that must see exactly one
 //! final result per window and key, equal to the TestDriver's, for tumbling windows and for
-//! sessions (merged-away sessions never come out), and one settled count per key from
-//! `suppress_until_time_limit(..)`, whose buffer holds every key across the kill.
+//! sessions (merged-away sessions never come out), and one settled count and one latest value
+//! per key from `suppress_until_time_limit(..)` of an aggregation and of a table, whose
+//! buffers hold every key across the kill.
 //!
 //! Needs a broker at `DEKAF_BOOTSTRAP` (default 127.0.0.1:9092): `scripts/kafka.sh start`.
 
@@ -20,11 +21,17 @@ async fn final_results_are_emitted_exactly_once_across_a_sigkill() {
     let servers = bootstrap();
     let (app, input_topic) = ("e2e-win-final", "e2e-win-final-in");
     let (tumbling, sessions) = ("e2e-win-final-tumbling", "e2e-win-final-sessions");
-    let settled = "e2e-win-final-settled";
+    let (settled, latest) = ("e2e-win-final-settled", "e2e-win-final-latest");
     fresh(
         &servers,
         app,
-        &[(input_topic, 4), (tumbling, 4), (sessions, 4), (settled, 4)],
+        &[
+            (input_topic, 4),
+            (tumbling, 4),
+            (sessions, 4),
+            (settled, 4),
+            (latest, 4),
+        ],
     )
     .await;
     let records = with_flush(input(20_000, 200, 13), 4);
@@ -52,9 +59,17 @@ async fn final_results_are_emitted_exactly_once_across_a_sigkill() {
         ),
         0,
     );
-    assert!(!want_settled.is_empty());
-    // One result per window (per key for the time limit): no key twice, no tombstone.
-    for want in [&want_tumbling, &want_sessions, &want_settled] {
+    let want_latest = per_key(
+        expected::<WinFinal, _, _>(
+            WinFinal::E2E_WIN_FINAL_IN,
+            WinFinal::E2E_WIN_FINAL_LATEST,
+            &records,
+        ),
+        0,
+    );
+    assert!(!want_settled.is_empty() && !want_latest.is_empty());
+    // One result per window (per key for the time limits): no key twice, no tombstone.
+    for want in [&want_tumbling, &want_sessions, &want_settled, &want_latest] {
         for results in want.values() {
             let mut keys: Vec<&Vec<u8>> = results.iter().map(|(k, _)| k).collect();
             keys.sort();
@@ -87,6 +102,11 @@ async fn final_results_are_emitted_exactly_once_across_a_sigkill() {
             Expected {
                 topic: settled,
                 per_key: want_settled,
+                suffix: 0,
+            },
+            Expected {
+                topic: latest,
+                per_key: want_latest,
                 suffix: 0,
             },
         ],
