@@ -377,6 +377,36 @@ impl Default for Logging {
 }
 
 impl Store {
+    /// A key-value store of `owner` that writes `changelog`, with every option at its default:
+    /// unwindowed, cached, unversioned, logged with the application's topic configs, kept
+    /// where the application keeps its stores, used by no node yet. Callers override what
+    /// differs with struct update syntax (`Store { window, ..Store::new(..) }`).
+    pub(crate) fn new(
+        name: String,
+        span: Span,
+        key: SerdeTy,
+        value: SerdeTy,
+        changelog: String,
+        owner: StoreOwner,
+    ) -> Store {
+        Store {
+            name,
+            span,
+            key,
+            value,
+            window: None,
+            changelog,
+            logged: true,
+            owner,
+            sub: 0,
+            users: Vec::new(),
+            cached: true,
+            versioned: None,
+            logging: Logging::default(),
+            in_memory: false,
+        }
+    }
+
     /// Whether the store has a changelog topic (a table read from a topic has its topic).
     pub(crate) fn has_changelog(&self) -> bool {
         self.logging != Logging::Disabled

@@ -253,20 +253,15 @@ pub(crate) fn aggregate(b: &mut Builder, c: Cogrouped, call: &Call) -> syn::Resu
     let store = b.stores.len();
     let changelog = b.internal(&store_name, "changelog");
     b.stores.push(Store {
-        name: store_name,
-        span: sspan,
-        key,
-        value: value_serde,
         window: c.window,
-        changelog,
-        logged: true,
-        owner: StoreOwner::Aggregate,
-        sub: 0,
-        users: Vec::new(),
-        cached: true,
-        versioned: None,
-        logging: crate::ir::Logging::default(),
-        in_memory: false,
+        ..Store::new(
+            store_name,
+            sspan,
+            key,
+            value_serde,
+            changelog,
+            StoreOwner::Aggregate,
+        )
     });
     let mut aggs = Vec::with_capacity(c.parts.len());
     for (p, upstream) in c.parts.iter().zip(upstreams) {

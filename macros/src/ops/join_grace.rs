@@ -114,20 +114,9 @@ pub(crate) fn add_buffer(b: &mut Builder, node: usize) {
     let buffer = b.stores.len();
     let changelog = b.internal(&name, "changelog");
     b.stores.push(Store {
-        name,
-        span,
-        key,
-        value,
-        window: None,
-        changelog,
-        logged: true,
-        owner: StoreOwner::JoinBuffer,
-        sub: 0,
         users: vec![node],
         cached: false,
-        versioned: None,
-        logging: crate::ir::Logging::default(),
-        in_memory: false,
+        ..Store::new(name, span, key, value, changelog, StoreOwner::JoinBuffer)
     });
     debug_assert!(
         matches!(&b.nodes[node].kind, NodeKind::Join { grace: Some(g), .. } if g.buffer == buffer)

@@ -353,20 +353,15 @@ fn table(b: &mut Builder, call: &Call) -> syn::Result<Flow> {
     let (store_name, sspan) = store.unwrap_or_else(|| (topic.clone(), topic_span));
     let store = b.stores.len();
     b.stores.push(Store {
-        name: store_name,
-        span: sspan,
-        key: key.clone(),
-        value: value.clone(),
-        window: None,
-        changelog: topic.clone(),
         logged: false,
-        owner: StoreOwner::Table,
-        sub: 0,
-        users: Vec::new(),
-        cached: true,
-        versioned: None,
-        logging: crate::ir::Logging::default(),
-        in_memory: false,
+        ..Store::new(
+            store_name,
+            sspan,
+            key.clone(),
+            value.clone(),
+            topic.clone(),
+            StoreOwner::Table,
+        )
     });
     // Kafka Streams' `InternalStreamsBuilder#table` names the topic's source node first
     // (`KSTREAM-SOURCE-n`), then the table's processor (`KTABLE-SOURCE-n+1`); a store named

@@ -202,20 +202,8 @@ fn declare(
     let value = serde_arg(call, 2, usage)?;
     let changelog = b.internal(&name, "changelog");
     b.stores.push(Store {
-        name,
-        span,
-        key,
-        value,
         window,
-        changelog,
-        logged: true,
-        owner: StoreOwner::Declared,
-        sub: 0,
-        users: Vec::new(),
-        cached: true,
-        versioned: None,
-        logging: crate::ir::Logging::default(),
-        in_memory: false,
+        ..Store::new(name, span, key, value, changelog, StoreOwner::Declared)
     });
     Ok(Flow::Decl)
 }

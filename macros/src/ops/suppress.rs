@@ -22,7 +22,7 @@ use crate::args::{duration, err_at, err_call, name_arg};
 use crate::build::{Builder, Flow, Table};
 use crate::codegen::emitter::{Acc, Emitter, Part, dk};
 use crate::codegen::parts::TaskParts;
-use crate::ir::{BufferSpec, NodeKind, Store, StoreOwner, Sub, TableNode, WindowKind};
+use crate::ir::{BufferSpec, NodeKind, SerdeTy, Store, StoreOwner, Sub, TableNode, WindowKind};
 use crate::names;
 use crate::parse::Call;
 
@@ -264,11 +264,27 @@ fn add(
         limit,
         limits,
     };
-    // Kafka Streams: `<name>-suppress` with a name, else `KTABLE-SUPPRESS-<n>` (its store
-    // takes the next number).
+    let node = push_suppression(b, kind, t.node, call, named, (key, value));
+    Flow::Table(Table {
+        node,
+        store: t.store,
+    })
+}
+
+/// Pushes suppression node `kind` after `upstream` and its buffer store, whose index `kind`
+/// names (the next store's): Kafka Streams names them `<name>-suppress` and `<name>-store`
+/// with a name, else `KTABLE-SUPPRESS-<n>` and `KTABLE-SUPPRESS-STATE-STORE-<n + 1>`.
+pub(crate) fn push_suppression(
+    b: &mut Builder,
+    kind: NodeKind,
+    upstream: usize,
+    call: &Call,
+    named: Option<(String, proc_macro2::Span)>,
+    (key, value): (SerdeTy, SerdeTy),
+) -> usize {
     let node = match &named {
-        Some((n, _)) => b.push_node(kind, format!("{n}-suppress"), call.span, &[t.node]),
-        None => b.node(kind, "KTABLE-SUPPRESS", call.span, &[t.node]),
+        Some((n, _)) => b.push_node(kind, format!("{n}-suppress"), call.span, &[upstream]),
+        None => b.node(kind, "KTABLE-SUPPRESS", call.span, &[upstream]),
     };
     let (name, span) = match named {
         Some((n, span)) => (format!("{n}-store"), span),
@@ -277,31 +293,12 @@ fn add(
             call.span,
         ),
     };
-    let buffer = b.stores.len();
     let changelog = b.internal(&name, "changelog");
     b.stores.push(Store {
-        name,
-        span,
-        key,
-        value,
-        window: None,
-        changelog,
-        logged: true,
-        owner: StoreOwner::Suppress,
-        sub: 0,
         users: vec![node],
-        cached: true,
-        versioned: None,
-        logging: crate::ir::Logging::default(),
-        in_memory: false,
+        ..Store::new(name, span, key, value, changelog, StoreOwner::Suppress)
     });
-    debug_assert!(
-        matches!(b.nodes[node].kind, NodeKind::Suppress { buffer: x, .. } if x == buffer)
-    );
-    Flow::Table(Table {
-        node,
-        store: t.store,
-    })
+    node
 }
 
 /// The task state of each suppression: its observed stream time and buffer size, reset when

@@ -23,8 +23,7 @@ use super::Emit;
 use crate::args::err_call;
 use crate::build::{Builder, Flow, Table};
 use crate::codegen::emitter::{Acc, Emitter, dk};
-use crate::ir::{BufferSpec, NodeKind, Store, StoreOwner, TableNode};
-use crate::names;
+use crate::ir::{BufferSpec, NodeKind, TableNode};
 use crate::parse::Call;
 
 /// Lowers the suppression of changing table `t`: its node (`KTABLE-SUPPRESS-n`, or
@@ -57,34 +56,7 @@ pub(crate) fn lower(
         limit,
         limits,
     });
-    let node = match &named {
-        Some((n, _)) => b.push_node(kind, format!("{n}-suppress"), call.span, &[t.node]),
-        None => b.node(kind, "KTABLE-SUPPRESS", call.span, &[t.node]),
-    };
-    let (name, span) = match named {
-        Some((n, span)) => (format!("{n}-store"), span),
-        None => (
-            names::node_name("KTABLE-SUPPRESS-STATE-STORE", b.next_index()),
-            call.span,
-        ),
-    };
-    let changelog = b.internal(&name, "changelog");
-    b.stores.push(Store {
-        name,
-        span,
-        key,
-        value,
-        window: None,
-        changelog,
-        logged: true,
-        owner: StoreOwner::Suppress,
-        sub: 0,
-        users: vec![node],
-        cached: true,
-        versioned: None,
-        logging: crate::ir::Logging::default(),
-        in_memory: false,
-    });
+    let node = super::suppress::push_suppression(b, kind, t.node, call, named, (key, value));
     Ok(Flow::Table(Table {
         node,
         store: t.store,

@@ -89,22 +89,14 @@ fn to_table(b: &mut Builder, s: Stream, call: &Call) -> syn::Result<Flow> {
     }
     let store = b.stores.len();
     let changelog = b.internal(&name, "changelog");
-    b.stores.push(Store {
+    b.stores.push(Store::new(
         name,
         span,
         key,
         value,
-        window: None,
         changelog,
-        logged: true,
-        owner: StoreOwner::Aggregate,
-        sub: 0,
-        users: Vec::new(),
-        cached: true,
-        versioned: None,
-        logging: crate::ir::Logging::default(),
-        in_memory: false,
-    });
+        StoreOwner::Aggregate,
+    ));
     let node = b.node(
         NodeKind::Table(TableNode::ToTable { store }),
         "KSTREAM-TOTABLE",

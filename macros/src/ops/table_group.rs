@@ -169,22 +169,14 @@ pub(crate) fn aggregate(b: &mut Builder, g: Grouped, call: &Call) -> syn::Result
     b.repartitions.push((sink, source));
     let store = b.stores.len();
     let changelog = b.internal(&store_name, "changelog");
-    b.stores.push(Store {
-        name: store_name,
-        span: sspan,
+    b.stores.push(Store::new(
+        store_name,
+        sspan,
         key,
-        value: agg_serde,
-        window: None,
+        agg_serde,
         changelog,
-        logged: true,
-        owner: StoreOwner::Aggregate,
-        sub: 0,
-        users: Vec::new(),
-        cached: true,
-        versioned: None,
-        logging: crate::ir::Logging::default(),
-        in_memory: false,
-    });
+        StoreOwner::Aggregate,
+    ));
     let kind_name = if op == "reduce" {
         "KTABLE-REDUCE"
     } else {

@@ -135,20 +135,15 @@ fn aggregate(b: &mut Builder, g: Grouped, call: &Call) -> syn::Result<Flow> {
     let store = b.stores.len();
     let changelog = b.internal(&store_name, "changelog");
     b.stores.push(Store {
-        name: store_name,
-        span: sspan,
-        key: key.clone(),
-        value: value_serde.clone(),
         window: g.window,
-        changelog,
-        logged: true,
-        owner: StoreOwner::Aggregate,
-        sub: 0,
-        users: Vec::new(),
-        cached: true,
-        versioned: None,
-        logging: crate::ir::Logging::default(),
-        in_memory: false,
+        ..Store::new(
+            store_name,
+            sspan,
+            key.clone(),
+            value_serde.clone(),
+            changelog,
+            StoreOwner::Aggregate,
+        )
     });
     let kind_name = match (op.as_str(), g.window.map(|w| w.kind)) {
         ("reduce", None) => "KSTREAM-REDUCE",

@@ -186,22 +186,14 @@ fn lower(b: &mut Builder, t: Table, call: &Call, left: bool) -> syn::Result<Flow
     };
     let subscriptions = b.stores.len();
     let changelog = b.internal(&store_name, "changelog");
-    b.stores.push(Store {
-        name: store_name,
-        span: joined_as.as_ref().map_or(span, |(_, s)| *s),
-        key: bytes.clone(),
-        value: bytes.clone(),
-        window: None,
+    b.stores.push(Store::new(
+        store_name,
+        joined_as.as_ref().map_or(span, |(_, s)| *s),
+        bytes.clone(),
+        bytes.clone(),
         changelog,
-        logged: true,
-        owner: StoreOwner::FkSubscription,
-        sub: 0,
-        users: Vec::new(),
-        cached: true,
-        versioned: None,
-        logging: crate::ir::Logging::default(),
-        in_memory: false,
-    });
+        StoreOwner::FkSubscription,
+    ));
     let base = FkJoin {
         role: FkRole::Send,
         left,

@@ -171,22 +171,14 @@ pub(crate) fn lower(
     let other_name_s = names::node_name(other_kind, n + 3);
     let store = |b: &mut Builder, name: String, value: &SerdeTy, owner: StoreOwner| {
         let changelog = b.internal(&name, "changelog");
-        b.stores.push(Store {
+        b.stores.push(Store::new(
             name,
-            span: call.span,
-            key: key.clone(),
-            value: value.clone(),
-            window: None,
+            call.span,
+            key.clone(),
+            value.clone(),
             changelog,
-            logged: true,
             owner,
-            sub: 0,
-            users: Vec::new(),
-            cached: true,
-            versioned: None,
-            logging: crate::ir::Logging::default(),
-            in_memory: false,
-        });
+        ));
         b.stores.len() - 1
     };
     let this_store = store(

@@ -3,8 +3,8 @@
 use std::marker::PhantomData;
 use std::ops::Bound;
 
-use super::{as_slice_bound, encode_bound};
-use crate::record::{OutgoingRecord, RecordSink};
+use super::{Writes, as_slice_bound, encode_bound};
+use crate::record::RecordSink;
 use crate::serdes::{Encoded, Serde};
 use crate::store::{StoreBackend, StoreError, encode};
 
@@ -18,12 +18,7 @@ pub type Pairs<KS, VS> = Vec<(<KS as Serde>::Value, <VS as Serde>::Value)>;
 /// (`store("seen", Utf8, I64)`): keys are `KS::Value`, values `VS::Value`.
 pub struct KeyValueStore<'a, KS: Serde, VS: Serde, B: StoreBackend, S: RecordSink> {
     backend: &'a mut B,
-    changelog: &'static str,
-    partition: i32,
-    timestamp: i64,
-    key_buf: &'a mut Vec<u8>,
-    value_buf: &'a mut Vec<u8>,
-    sink: &'a mut S,
+    writes: Writes<'a, S>,
     serdes: PhantomData<fn() -> (KS, VS)>,
 }
 
@@ -43,20 +38,15 @@ impl<'a, KS: Serde, VS: Serde, B: StoreBackend, S: RecordSink> KeyValueStore<'a,
     ) -> Self {
         KeyValueStore {
             backend,
-            changelog,
-            partition,
-            timestamp,
-            key_buf,
-            value_buf,
-            sink,
+            writes: Writes::new(changelog, partition, timestamp, key_buf, value_buf, sink),
             serdes: PhantomData,
         }
     }
 
     /// The value stored under `key`.
     pub fn get(&mut self, key: &KS::Value) -> Result<Option<VS::Value>, StoreError> {
-        encode::<KS>(key, self.key_buf)?;
-        match self.backend.get(self.key_buf)? {
+        encode::<KS>(key, self.writes.key_buf)?;
+        match self.backend.get(self.writes.key_buf)? {
             Some(bytes) => Ok(Some(VS::deserialize(Some(bytes))?)),
             None => Ok(None),
         }
@@ -64,37 +54,18 @@ impl<'a, KS: Serde, VS: Serde, B: StoreBackend, S: RecordSink> KeyValueStore<'a,
 
     /// Stores `value` under `key` and writes the changelog record.
     pub fn put(&mut self, key: &KS::Value, value: &VS::Value) -> Result<(), StoreError> {
-        encode::<KS>(key, self.key_buf)?;
-        if encode::<VS>(value, self.value_buf)? == Encoded::Null {
-            return self.delete_encoded();
+        encode::<KS>(key, self.writes.key_buf)?;
+        if encode::<VS>(value, self.writes.value_buf)? == Encoded::Null {
+            self.writes.delete(self.backend)?;
+            return Ok(());
         }
-        self.backend.put(self.key_buf, self.value_buf)?;
-        self.sink.send(OutgoingRecord::changelog(
-            self.changelog,
-            self.partition,
-            self.key_buf,
-            Some(self.value_buf),
-            self.timestamp,
-        ))?;
-        Ok(())
+        self.writes.put(self.backend)
     }
 
     /// Removes `key` and writes a tombstone to the changelog if it was there.
     pub fn delete(&mut self, key: &KS::Value) -> Result<(), StoreError> {
-        encode::<KS>(key, self.key_buf)?;
-        self.delete_encoded()
-    }
-
-    fn delete_encoded(&mut self) -> Result<(), StoreError> {
-        if self.backend.delete(self.key_buf)? {
-            self.sink.send(OutgoingRecord::changelog(
-                self.changelog,
-                self.partition,
-                self.key_buf,
-                None,
-                self.timestamp,
-            ))?;
-        }
+        encode::<KS>(key, self.writes.key_buf)?;
+        self.writes.delete(self.backend)?;
         Ok(())
     }
 
@@ -106,10 +77,11 @@ impl<'a, KS: Serde, VS: Serde, B: StoreBackend, S: RecordSink> KeyValueStore<'a,
         from: Bound<&KS::Value>,
         to: Bound<&KS::Value>,
     ) -> Result<Pairs<KS, VS>, StoreError> {
-        let from = encode_bound::<KS>(from, self.key_buf)?;
-        let to = encode_bound::<KS>(to, self.value_buf)?;
-        let from = as_slice_bound(&from, self.key_buf);
-        let to = as_slice_bound(&to, self.value_buf);
+        let w = &mut self.writes;
+        let from = encode_bound::<KS>(from, w.key_buf)?;
+        let to = encode_bound::<KS>(to, w.value_buf)?;
+        let from = as_slice_bound(&from, w.key_buf);
+        let to = as_slice_bound(&to, w.value_buf);
         let mut out = Vec::new();
         for entry in self.backend.range(from, to)? {
             let (k, v) = entry?;

@@ -17,12 +17,16 @@ use std::ops::Bound;
 use crate::serdes::{Serde, SerdeError};
 
 mod key_value;
+mod retention;
 mod session;
 mod window;
+mod writes;
 
 pub use key_value::{KeyValueStore, Pairs};
+pub use retention::WindowRetention;
 pub use session::{SessionStore, Sessions};
-pub use window::{WindowRetention, WindowStore};
+pub use window::WindowStore;
+use writes::Writes;
 
 use super::encode;
 

@@ -15,7 +15,7 @@
 use std::marker::PhantomData;
 use std::ops::Bound;
 
-use super::window::{WindowRetention, Writes};
+use super::{WindowRetention, Writes};
 use super::{WindowedPairs, as_slice_bound, check_time, encode_bound, key_within, store_range};
 use crate::record::RecordSink;
 use crate::serdes::{Encoded, Serde, Window, Windowed};
@@ -70,14 +70,7 @@ impl<'a, KS: Serde, VS: Serde, B: StoreBackend, S: RecordSink> SessionStore<'a, 
         SessionStore {
             backend,
             retention,
-            writes: Writes {
-                changelog,
-                partition,
-                timestamp,
-                key_buf,
-                value_buf,
-                sink,
-            },
+            writes: Writes::new(changelog, partition, timestamp, key_buf, value_buf, sink),
             serdes: PhantomData,
         }
     }
@@ -96,15 +89,8 @@ impl<'a, KS: Serde, VS: Serde, B: StoreBackend, S: RecordSink> SessionStore<'a, 
         if self.retention.observe(end) {
             return Ok(());
         }
-        if encode::<VS>(value, self.writes.value_buf)? == Encoded::Null {
-            self.remove_encoded()?;
-        } else {
-            self.backend
-                .put(self.writes.key_buf, self.writes.value_buf)?;
-            self.retention.index().insert(self.writes.key_buf);
-            self.writes.log(true)?;
-        }
-        self.purge()
+        let null = encode::<VS>(value, self.writes.value_buf)? == Encoded::Null;
+        self.retention.write(self.backend, &mut self.writes, null)
     }
 
     /// Removes the session `[start, end]` of `key`, writing a changelog tombstone if it was
@@ -114,8 +100,8 @@ impl<'a, KS: Serde, VS: Serde, B: StoreBackend, S: RecordSink> SessionStore<'a, 
         if self.retention.observe(end) {
             return Ok(());
         }
-        self.remove_encoded()?;
-        self.purge()
+        self.retention.remove(self.backend, &mut self.writes)?;
+        self.retention.purge(self.backend, &mut self.writes)
     }
 
     /// Encodes the store key of a session into the key buffer.
@@ -125,20 +111,6 @@ impl<'a, KS: Serde, VS: Serde, B: StoreBackend, S: RecordSink> SessionStore<'a, 
         encode::<KS>(key, self.writes.key_buf)?;
         session_key(self.writes.key_buf, start, end);
         Ok(())
-    }
-
-    fn remove_encoded(&mut self) -> Result<(), StoreError> {
-        if self.backend.delete(self.writes.key_buf)? {
-            self.retention.index().remove(self.writes.key_buf);
-            self.writes.log(false)?;
-        }
-        Ok(())
-    }
-
-    fn purge(&mut self) -> Result<(), StoreError> {
-        let w = &mut self.writes;
-        self.retention
-            .purge(self.backend, w.sink, w.changelog, w.partition, w.timestamp)
     }
 
     /// The value of the session `[start, end]` of `key`: only a session with exactly these

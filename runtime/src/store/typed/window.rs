@@ -12,124 +12,13 @@
 use std::marker::PhantomData;
 use std::ops::Bound;
 
-use super::{WindowedPairs, as_slice_bound, check_time, encode_bound, key_within, store_range};
-use crate::record::{OutgoingRecord, RecordSink};
+use super::{
+    WindowRetention, WindowedPairs, Writes, as_slice_bound, check_time, encode_bound, key_within,
+    store_range,
+};
+use crate::record::RecordSink;
 use crate::serdes::{Encoded, Serde, Windowed};
 use crate::store::{StoreBackend, StoreError, WINDOW_SUFFIX, encode, split_window_key, window_key};
-use crate::window::TimeIndex;
-
-/// The retention state of a window or session store of `process(..)`, which lives in the task
-/// and is lent to the store's view: the store's time index, the latest time it holds (window
-/// start, session end), the next time to purge, the retention.
-#[derive(Debug)]
-pub struct WindowRetention<'a> {
-    index: &'a mut TimeIndex,
-    observed: &'a mut i64,
-    purge: &'a mut i64,
-    retention_ms: i64,
-    /// The task's count of records dropped as late (`dropped-records`).
-    dropped: &'a mut u64,
-}
-
-/// The shortest segment of Kafka Streams' persistent window and session stores.
-const MIN_SEGMENT_INTERVAL_MS: i64 = 60_000;
-
-impl<'a> WindowRetention<'a> {
-    /// The task's retention state of one store (used by generated code).
-    #[doc(hidden)]
-    pub fn new(
-        index: &'a mut TimeIndex,
-        observed: &'a mut i64,
-        purge: &'a mut i64,
-        retention_ms: i64,
-        dropped: &'a mut u64,
-    ) -> Self {
-        WindowRetention {
-            index,
-            observed,
-            purge,
-            retention_ms,
-            dropped,
-        }
-    }
-
-    /// The segment of Kafka Streams' persistent (RocksDB) store that holds `time`: its
-    /// segments span half the retention, at least a minute. Results of several keys come in
-    /// segment order, as that store returns them.
-    pub(super) fn segment(&self, time: i64) -> i64 {
-        time / (self.retention_ms / 2).max(MIN_SEGMENT_INTERVAL_MS)
-    }
-
-    /// The earliest time still visible: the observed stream time − retention + 1.
-    pub(super) fn visible_from(&self) -> i64 {
-        self.observed
-            .saturating_sub(self.retention_ms)
-            .saturating_add(1)
-    }
-
-    /// Observes a write at `time`; whether it is expired already (then it is not stored: no
-    /// read could see it). It is counted as dropped when Kafka Streams' persistent store
-    /// counts it: when its whole segment has expired (a write to a segment still live is kept
-    /// there but never read).
-    pub(super) fn observe(&mut self, time: i64) -> bool {
-        *self.observed = (*self.observed).max(time);
-        let expired = time < self.visible_from();
-        if expired
-            && self.segment(time) < self.segment(self.observed.saturating_sub(self.retention_ms))
-        {
-            *self.dropped += 1;
-        }
-        expired
-    }
-
-    pub(super) fn index(&mut self) -> &mut TimeIndex {
-        self.index
-    }
-
-    /// Deletes what the retention passed (every half retention period).
-    pub(super) fn purge<B: StoreBackend, S: RecordSink>(
-        &mut self,
-        backend: &mut B,
-        sink: &mut S,
-        changelog: &'static str,
-        partition: i32,
-        timestamp: i64,
-    ) -> Result<(), StoreError> {
-        if *self.observed < *self.purge {
-            return Ok(());
-        }
-        let cutoff = self.visible_from();
-        self.index
-            .expire_stored(backend, cutoff, None, sink, changelog, partition, timestamp)?;
-        *self.purge = self.observed.saturating_add((self.retention_ms / 2).max(1));
-        Ok(())
-    }
-}
-
-/// Where a view's writes go: the changelog partition, the record's timestamp, the buffers.
-pub(super) struct Writes<'a, S> {
-    pub changelog: &'static str,
-    pub partition: i32,
-    pub timestamp: i64,
-    pub key_buf: &'a mut Vec<u8>,
-    pub value_buf: &'a mut Vec<u8>,
-    pub sink: &'a mut S,
-}
-
-impl<S: RecordSink> Writes<'_, S> {
-    /// Writes the changelog record of store key `key_buf` (`value_buf` or, `None`, a
-    /// tombstone).
-    pub(super) fn log(&mut self, value: bool) -> Result<(), StoreError> {
-        self.sink.send(OutgoingRecord::changelog(
-            self.changelog,
-            self.partition,
-            self.key_buf,
-            value.then_some(&self.value_buf[..]),
-            self.timestamp,
-        ))?;
-        Ok(())
-    }
-}
 
 /// The typed view of a window store inside a `process(..)` closure: values under (key, window
 /// start), each window `size` long. Every write goes to the store and, as one changelog
@@ -181,14 +70,7 @@ impl<'a, KS: Serde, VS: Serde, B: StoreBackend, S: RecordSink> WindowStore<'a, K
             backend,
             retention,
             size_ms,
-            writes: Writes {
-                changelog,
-                partition,
-                timestamp,
-                key_buf,
-                value_buf,
-                sink,
-            },
+            writes: Writes::new(changelog, partition, timestamp, key_buf, value_buf, sink),
             serdes: PhantomData,
         }
     }
@@ -213,15 +95,8 @@ impl<'a, KS: Serde, VS: Serde, B: StoreBackend, S: RecordSink> WindowStore<'a, K
         }
         encode::<KS>(key, self.writes.key_buf)?;
         window_key(self.writes.key_buf, window_start);
-        if encode::<VS>(value, self.writes.value_buf)? == Encoded::Null {
-            self.delete_encoded()?;
-        } else {
-            self.backend
-                .put(self.writes.key_buf, self.writes.value_buf)?;
-            self.retention.index().insert(self.writes.key_buf);
-            self.writes.log(true)?;
-        }
-        self.purge()
+        let null = encode::<VS>(value, self.writes.value_buf)? == Encoded::Null;
+        self.retention.write(self.backend, &mut self.writes, null)
     }
 
     /// Deletes the window of `key` starting at `window_start` (Kafka Streams' `put(key, null,
@@ -233,22 +108,8 @@ impl<'a, KS: Serde, VS: Serde, B: StoreBackend, S: RecordSink> WindowStore<'a, K
         }
         encode::<KS>(key, self.writes.key_buf)?;
         window_key(self.writes.key_buf, window_start);
-        self.delete_encoded()?;
-        self.purge()
-    }
-
-    fn delete_encoded(&mut self) -> Result<(), StoreError> {
-        if self.backend.delete(self.writes.key_buf)? {
-            self.retention.index().remove(self.writes.key_buf);
-            self.writes.log(false)?;
-        }
-        Ok(())
-    }
-
-    fn purge(&mut self) -> Result<(), StoreError> {
-        let w = &mut self.writes;
-        self.retention
-            .purge(self.backend, w.sink, w.changelog, w.partition, w.timestamp)
+        self.retention.remove(self.backend, &mut self.writes)?;
+        self.retention.purge(self.backend, &mut self.writes)
     }
 
     /// The value of `key` in the window starting at `window_start`, if the store has it and
