@@ -1,7 +1,9 @@
 //! A store's changelog, per store: `with_logging_disabled()` (Kafka Streams'
 //! `Materialized.withLoggingDisabled()`) and `with_logging_enabled([..])`
 //! (`withLoggingEnabled(Map)`), and how the changelogs are declared to the coordinator with the
-//! application's `internal_topic_config(..)` and `replication_factor(..)`.
+//! application's `internal_topic_config(..)` and `replication_factor(..)`; the same options,
+//! and `in_memory()`, on the stores declared for `process(..)` (Kafka Streams' `StoreBuilder`
+//! `withLoggingDisabled()` / `withLoggingEnabled(Map)`, `Stores.inMemory*Store`).
 
 use dekaf_streams::prelude::*;
 use dekaf_streams::testing::TestDriver;
@@ -36,6 +38,115 @@ topology! {
             .with_logging_enabled([("retention.ms", "3600000")])
             .to_stream()
             .to("lg-minute-out", TimeWindowed::<Utf8>, I64);
+    }
+}
+
+topology! {
+    /// Per key, a running count in a store without changelog, the last time seen in a window
+    /// store whose changelog has configs of its own, and the visit's start in a session store
+    /// kept in memory.
+    pub DeclaredLogging = "declared-logging-app" {
+        store("scratch", Utf8, I64).with_logging_disabled();
+        window_store("recent", Utf8, I64, size(Duration::from_secs(60)), retention(Duration::from_secs(3600)))
+            .with_logging_enabled([("segment.ms", "600000")])
+            .in_memory();
+        session_store("visits", Utf8, I64, retention(Duration::from_secs(3600))).in_memory();
+        stream("dl-clicks", Utf8, Utf8)
+            .process(["scratch", "recent", "visits"], |ctx, key: String, _v: String| {
+                let t = ctx.timestamp();
+                let n = ctx.scratch().get(&key)?.unwrap_or(0) + 1;
+                ctx.scratch().put(&key, &n)?;
+                ctx.recent().put(&key, &t, t / 60_000 * 60_000)?;
+                ctx.visits().put(&key, t, t, &n)?;
+                Ok(Some((key, n)))
+            })
+            .to("dl-out", Utf8, I64);
+    }
+}
+
+#[test]
+fn a_declared_store_without_changelog_writes_none_and_starts_empty_after_its_state_is_lost() {
+    let driver = TestDriver::<DeclaredLogging>::new();
+    let input = driver.input_topic(DeclaredLogging::DL_CLICKS);
+    let out = driver.output_topic::<String, i64>(DeclaredLogging::DL_OUT);
+    input.pipe_input_at("u".into(), "home".into(), 1_000);
+    input.pipe_input_at("u".into(), "cart".into(), 2_000);
+    assert_eq!(
+        out.read_values_to_list(),
+        [1, 2],
+        "the store answers while the task runs"
+    );
+    assert!(
+        driver
+            .changelog("declared-logging-app-scratch-changelog")
+            .is_empty(),
+        "nothing is written for a store without a changelog"
+    );
+    assert_eq!(
+        driver
+            .changelog("declared-logging-app-recent-changelog")
+            .len(),
+        2
+    );
+    assert_eq!(
+        driver
+            .changelog("declared-logging-app-visits-changelog")
+            .len(),
+        2
+    );
+
+    // The state is lost: the logged stores (in memory or not) come back from their
+    // changelogs, the unlogged one starts over.
+    driver.clear_and_restore().expect("restore");
+    assert_eq!(
+        driver
+            .window_store(DeclaredLogging::RECENT)
+            .fetch(&"u".into(), 0),
+        Some(2_000)
+    );
+    input.pipe_input_at("u".into(), "pay".into(), 3_000);
+    assert_eq!(out.read_values_to_list(), [1]);
+}
+
+#[test]
+fn declared_stores_are_declared_with_their_own_logging_and_kept_where_they_say() {
+    let sub = &DeclaredLogging::INFO.subtopologies[0];
+    let declared: Vec<&str> = sub.state_changelog_topics.iter().map(|t| t.name).collect();
+    assert_eq!(
+        declared,
+        [
+            "declared-logging-app-recent-changelog",
+            "declared-logging-app-visits-changelog"
+        ]
+    );
+    let store = |name: &str| {
+        sub.stores
+            .iter()
+            .find(|s| s.name == name)
+            .expect("the store")
+    };
+    assert!(!store("scratch").logged && !store("scratch").in_memory);
+    assert!(store("recent").logged && store("recent").in_memory);
+    assert!(store("visits").logged && store("visits").in_memory);
+    let recent = sub
+        .state_changelog_topics
+        .iter()
+        .find(|t| t.name == "declared-logging-app-recent-changelog")
+        .expect("declared");
+    assert!(
+        recent
+            .declared_configs(&Default::default())
+            .contains(&("segment.ms".to_owned(), "600000".to_owned())),
+        "{:?}",
+        recent.declared_configs(&Default::default())
+    );
+    let d = DeclaredLogging::describe();
+    for java in [
+        "Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(\"scratch\"), ..).withLoggingDisabled()",
+        "Stores.windowStoreBuilder(Stores.inMemoryWindowStore(\"recent\", Duration.ofMillis(3600000), Duration.ofMillis(60000), false), ..).withLoggingEnabled(Map.of(\"segment.ms\", \"600000\"))",
+        "Stores.sessionStoreBuilder(Stores.inMemorySessionStore(\"visits\", Duration.ofMillis(3600000)), ..), logging on (the default)",
+    ] {
+        assert!(d.contains(java), "{java} not in {d}");
     }
 }
 

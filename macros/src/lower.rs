@@ -108,10 +108,26 @@ fn apply(b: &mut Builder, flow: Flow, call: &Call) -> syn::Result<Flow> {
         }
         Flow::Decl => Err(err_call(
             call,
-            format!(
-                "`{op}` cannot follow a declaration (store(..), on_error(..)): declarations are statements of their own"
-            ),
+            format!("`{op}` cannot follow on_error(..): it is a statement of its own"),
         )),
+        Flow::Store(s) => match ops::find(&op).and_then(|o| o.lower_store()) {
+            Some(lower) => lower(b, s, call),
+            None => {
+                let why = if op.starts_with("with_caching") {
+                    " (it has no record cache: its writes reach the store and its changelog at once, as Kafka Streams' StoreBuilder without withCachingEnabled())"
+                } else {
+                    "; a processor reads and writes it: list it in process([..], ..)"
+                };
+                Err(err_call(
+                    call,
+                    format!(
+                        "`{op}` is not an option of the declared store `{}`: a store declared for process(..) takes {}{why}",
+                        b.stores[s].name,
+                        ops::store_options()
+                    ),
+                ))
+            }
+        },
         Flow::Branches(_, tokens) => {
             let mut e = err_at(
                 &call.name,

@@ -143,9 +143,35 @@ fn repartition_origin(m: &Model, topic: &str) -> String {
     }
 }
 
-/// The Java declaration of store `s`'s changelog, and a flag when it can differ.
-/// The `Materialized` call that sets a store's logging as this topology does, when it is not
-/// the default.
+/// The Java builder of a store declared for `process(..)`: in memory or persistent, with its
+/// logging as declared.
+fn java_declared_store(st: &Store, name: &str) -> String {
+    let kind = if st.in_memory {
+        "inMemory"
+    } else {
+        "persistent"
+    };
+    let builder = match st.window {
+        None => format!("Stores.keyValueStoreBuilder(Stores.{kind}KeyValueStore(\"{name}\"), ..)"),
+        Some(w) if w.kind == WindowKind::Session => format!(
+            "Stores.sessionStoreBuilder(Stores.{kind}SessionStore(\"{name}\", Duration.ofMillis({})), ..)",
+            w.retention()
+        ),
+        Some(w) => format!(
+            "Stores.windowStoreBuilder(Stores.{kind}WindowStore(\"{name}\", Duration.ofMillis({}), \
+             Duration.ofMillis({}), false), ..)",
+            w.retention(),
+            w.size
+        ),
+    };
+    match java_logging(st) {
+        Some(logging) => format!("process(.., \"{name}\") with {builder}{logging}"),
+        None => format!("process(.., \"{name}\") with {builder}, logging on (the default)"),
+    }
+}
+
+/// The `Materialized` (or `StoreBuilder`) call that sets a store's logging as this topology
+/// does, when it is not the default.
 fn java_logging(st: &Store) -> Option<String> {
     match &st.logging {
         crate::ir::Logging::Disabled => Some(".withLoggingDisabled()".to_owned()),
@@ -160,6 +186,7 @@ fn java_logging(st: &Store) -> Option<String> {
     }
 }
 
+/// The Java declaration of store `s`, and a flag when it can differ.
 fn store_origin(m: &Model, s: usize) -> (String, Option<String>) {
     let st = &m.stores[s];
     let name = &st.name;
@@ -248,28 +275,7 @@ fn store_origin(m: &Model, s: usize) -> (String, Option<String>) {
             ),
             None,
         ),
-        StoreOwner::Declared => (
-            match st.window {
-                None => format!(
-                    "process(.., \"{name}\") with Stores.keyValueStoreBuilder(\
-                     Stores.persistentKeyValueStore(\"{name}\"), ..), logging on (the default)"
-                ),
-                Some(w) if w.kind == WindowKind::Session => format!(
-                    "process(.., \"{name}\") with Stores.sessionStoreBuilder(\
-                     Stores.persistentSessionStore(\"{name}\", Duration.ofMillis({})), ..), \
-                     logging on (the default)",
-                    w.retention()
-                ),
-                Some(w) => format!(
-                    "process(.., \"{name}\") with Stores.windowStoreBuilder(\
-                     Stores.persistentWindowStore(\"{name}\", Duration.ofMillis({}), \
-                     Duration.ofMillis({}), false), ..), logging on (the default)",
-                    w.retention(),
-                    w.size
-                ),
-            },
-            None,
-        ),
+        StoreOwner::Declared => (java_declared_store(st, name), None),
         StoreOwner::Suppress => {
             let named = name.strip_suffix("-store").filter(|_| !is_generated(name));
             // Which suppression owns the buffer: final results, or a time limit.

@@ -458,9 +458,9 @@
 //! | `.with_retention(Duration::from_hours(1))` | right after a windowed `count`/`reduce`/`aggregate`: its store keeps windows that long instead of the least it needs (size + grace; gap + grace; 2 × difference + grace), so queries see older windows (Kafka Streams' `Materialized.withRetention`; the changelog's `retention.ms` is the retention plus a day, as Kafka Streams declares it; a shorter one is refused at the call) |
 //! | `.versioned(Duration::from_mins(10))` | right after `table(..)` or `to_table(..)`: the table keeps its values' history that long (Kafka Streams' versioned store, KIP-889); see [Versioned tables](#versioned-tables) |
 //! | `.with_caching_disabled()` | right after `table(..)`, `count`/`reduce`/`aggregate` or `to_table(..)`: that store's updates skip the record cache (Kafka Streams' `Materialized.withCachingDisabled()`), so every update is forwarded as it happens |
-//! | `.with_logging_enabled([("segment.ms", "600000"), ..])` | right after `count`/`reduce`/`aggregate` (windowed or not) or `to_table(..)`: the store's changelog gets these topic configs of its own (Kafka Streams' `Materialized.withLoggingEnabled(Map)`), over Kafka Streams' defaults and the application's `internal_topic_config(..)`; see [Changelogs and internal topics](#changelogs-and-internal-topics) |
-//! | `.in_memory()` | right after `table(..)`, `count`/`reduce`/`aggregate` or `to_table(..)`: the store stays in memory when the application keeps its stores on disk (`state_dir(..)`; Kafka Streams' `Materialized.as(Stores.inMemoryKeyValueStore(..))`): it is restored from its changelog's start whenever its task starts, while the task's stores on disk replay only what they miss |
-//! | `.with_logging_disabled()` | right after `count`/`reduce`/`aggregate` or `to_table(..)`: the store has no changelog (Kafka Streams' `Materialized.withLoggingDisabled()`); see [Changelogs and internal topics](#changelogs-and-internal-topics) |
+//! | `.with_logging_enabled([("segment.ms", "600000"), ..])` | right after `count`/`reduce`/`aggregate` (windowed or not), `to_table(..)` or a store declared for `process(..)`: the store's changelog gets these topic configs of its own (Kafka Streams' `Materialized.withLoggingEnabled(Map)`), over Kafka Streams' defaults and the application's `internal_topic_config(..)`; see [Changelogs and internal topics](#changelogs-and-internal-topics) |
+//! | `.in_memory()` | right after `table(..)`, `count`/`reduce`/`aggregate`, `to_table(..)` or a store declared for `process(..)`: the store stays in memory when the application keeps its stores on disk (`state_dir(..)`; Kafka Streams' `Materialized.as(Stores.inMemoryKeyValueStore(..))`): it is restored from its changelog's start whenever its task starts, while the task's stores on disk replay only what they miss |
+//! | `.with_logging_disabled()` | right after `count`/`reduce`/`aggregate`, `to_table(..)` or a store declared for `process(..)`: the store has no changelog (Kafka Streams' `Materialized.withLoggingDisabled()`); see [Changelogs and internal topics](#changelogs-and-internal-topics) |
 //!
 //! With the record cache on (`cache_max_bytes`, 10 MiB by default), a table read from a topic,
 //! a `to_table(..)` and a re-grouped table's `count`/`reduce`/`aggregate` forward as Kafka
@@ -772,6 +772,15 @@
 //! retention counts from the latest window start it holds, a session store's from the latest
 //! session end: what is a retention or more older is not stored, not read, and deleted. The
 //! macro refuses a retention shorter than the window size, as Kafka Streams does.
+//!
+//! A declared store takes the options of Kafka Streams' `StoreBuilder` and `Stores`, chained on
+//! its declaration: `.with_logging_disabled()` (no changelog: the store is not declared to the
+//! coordinator, nothing is written, and after a failure or a move of its task it starts empty),
+//! `.with_logging_enabled([("segment.ms", "600000"), ..])` (its changelog's own topic configs,
+//! checked as for the operators' stores) and `.in_memory()` (kept in memory when the
+//! application keeps its stores on disk; `Stores.inMemoryKeyValueStore`,
+//! `inMemoryWindowStore`, `inMemorySessionStore`). A window or session store's reads keep the
+//! order of Kafka Streams' persistent stores either way: by segment, then key, then time.
 //!
 //! ```
 //! use dekaf_streams::prelude::*;

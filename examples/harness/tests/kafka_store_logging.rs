@@ -1,4 +1,5 @@
-//! A store without a changelog (`with_logging_disabled()`) on a real broker under exactly-once,
+//! A store without a changelog (`with_logging_disabled()`, on an aggregation's store and on a
+//! store declared for `process(..)`) on a real broker under exactly-once,
 //! with its stores on disk (LMDB), across a clean restart and a SIGKILL of the instance (a child
 //! process, `logging-instance`), checked by an independent read_committed reader:
 //!
@@ -26,6 +27,7 @@ const APP: &str = "klg-eos";
 const CLICKS: &str = "klg-clicks";
 const KEPT: &str = "klg-kept";
 const SCRATCH: &str = "klg-scratch";
+const BY_HAND: &str = "klg-by-hand";
 const PARTITIONS: i32 = 3;
 const USERS: usize = 20;
 const BATCH: usize = 600;
@@ -132,6 +134,7 @@ async fn a_store_without_changelog_survives_a_clean_restart_and_starts_over_afte
             (CLICKS, PARTITIONS),
             (KEPT, PARTITIONS),
             (SCRATCH, PARTITIONS),
+            (BY_HAND, PARTITIONS),
         ],
     )
     .await;
@@ -145,6 +148,7 @@ async fn a_store_without_changelog_survives_a_clean_restart_and_starts_over_afte
     let instance = start(&log, &state);
     read_until(KEPT, &counts(&a), &log).await;
     read_until(SCRATCH, &counts(&a), &log).await;
+    read_until(BY_HAND, &counts(&a), &log).await;
     // Only the logged store has a changelog.
     let servers = bootstrap();
     let exists = |topic| topic_exists(&servers, topic);
@@ -152,6 +156,10 @@ async fn a_store_without_changelog_survives_a_clean_restart_and_starts_over_afte
     assert!(
         !exists("klg-eos-scratch-changelog").await.expect("metadata"),
         "no changelog is created for a store whose logging is disabled"
+    );
+    assert!(
+        !exists("klg-eos-by-hand-changelog").await.expect("metadata"),
+        "no changelog is created for a declared store whose logging is disabled"
     );
 
     // A clean restart: the unlogged store keeps its counts.
@@ -163,6 +171,7 @@ async fn a_store_without_changelog_survives_a_clean_restart_and_starts_over_afte
     let ab = counts(&[a.clone(), b.clone()].concat());
     read_until(KEPT, &ab, &log).await;
     read_until(SCRATCH, &ab, &log).await;
+    read_until(BY_HAND, &ab, &log).await;
 
     // A crash once everything is committed: the unlogged store starts over.
     drop(instance);
@@ -172,6 +181,7 @@ async fn a_store_without_changelog_survives_a_clean_restart_and_starts_over_afte
     let kept = read_until(KEPT, &all, &log).await;
     let after_crash = counts(&c);
     let scratch = read_until(SCRATCH, &after_crash, &log).await;
+    let by_hand = read_until(BY_HAND, &after_crash, &log).await;
     drop(instance);
     let _ = std::fs::remove_dir_all(&state);
 
@@ -181,28 +191,30 @@ async fn a_store_without_changelog_survives_a_clean_restart_and_starts_over_afte
         "the logged count is not exact (log {}): {problems:#?}",
         log.display()
     );
-    // The unlogged count's updates: 1..=n of the first two batches, then 1..=m of the last.
-    let mut by_user: HashMap<String, Vec<i64>> = HashMap::new();
-    for r in &scratch {
-        let user = String::from_utf8_lossy(r.key.as_deref().unwrap_or_default()).into_owned();
-        let count = i64::from_be_bytes(
-            r.value
-                .as_deref()
-                .and_then(|v| v.try_into().ok())
-                .expect("an 8-byte count"),
-        );
-        by_user.entry(user).or_default().push(count);
-    }
-    for (user, n) in &all {
-        let before = n - after_crash.get(user).copied().unwrap_or(0);
-        let expected: Vec<i64> = (1..=before)
-            .chain(1..=after_crash.get(user).copied().unwrap_or(0))
-            .collect();
-        assert_eq!(
-            by_user.get(user),
-            Some(&expected),
-            "{user}'s unlogged count (log {})",
-            log.display()
-        );
+    // The unlogged counts' updates: 1..=n of the first two batches, then 1..=m of the last.
+    for (topic, records) in [(SCRATCH, &scratch), (BY_HAND, &by_hand)] {
+        let mut by_user: HashMap<String, Vec<i64>> = HashMap::new();
+        for r in records {
+            let user = String::from_utf8_lossy(r.key.as_deref().unwrap_or_default()).into_owned();
+            let count = i64::from_be_bytes(
+                r.value
+                    .as_deref()
+                    .and_then(|v| v.try_into().ok())
+                    .expect("an 8-byte count"),
+            );
+            by_user.entry(user).or_default().push(count);
+        }
+        for (user, n) in &all {
+            let before = n - after_crash.get(user).copied().unwrap_or(0);
+            let expected: Vec<i64> = (1..=before)
+                .chain(1..=after_crash.get(user).copied().unwrap_or(0))
+                .collect();
+            assert_eq!(
+                by_user.get(user),
+                Some(&expected),
+                "{user}'s unlogged count in {topic} (log {})",
+                log.display()
+            );
+        }
     }
 }

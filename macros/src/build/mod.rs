@@ -35,7 +35,11 @@ pub(crate) enum Flow {
     Ended(TokenStream),
     /// The arms of a branch, and the branch call's tokens.
     Branches(Vec<usize>, TokenStream),
+    /// A declaration (`on_error(..)`): nothing may follow it.
     Decl,
+    /// A store declared for `process(..)` (index into `Builder::stores`): its options
+    /// (`in_memory()`, `with_logging_*`) may follow.
+    Store(usize),
     /// A name whose definition had an error: uses of it report nothing more.
     Broken,
 }

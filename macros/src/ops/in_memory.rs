@@ -4,7 +4,9 @@
 //! LMDB): it is restored from its changelog's start whenever its task starts, while the task's
 //! other stores keep their contents on disk. Without a state directory every store is in memory
 //! anyway. It applies right after the call that made the store (`table(..)`,
-//! `count`/`reduce`/`aggregate`, `to_table(..)`).
+//! `count`/`reduce`/`aggregate`, `to_table(..)`), or to a store declared for `process(..)`
+//! (`store(..).in_memory()`, `window_store(..)`, `session_store(..)`: their reads keep the
+//! order of Kafka Streams' persistent stores either way).
 
 use super::{Lower, Operator};
 use crate::args::{arity, err_at};
@@ -13,8 +15,8 @@ use crate::parse::Call;
 
 pub(crate) const IN_MEMORY: Operator = Operator {
     name: "in_memory",
-    usage: "in_memory() right after the table(..), count/reduce/aggregate or to_table(..) that made the store",
-    lower: &[Lower::Table(in_memory)],
+    usage: "in_memory() right after the table(..), count/reduce/aggregate, to_table(..) or store(..) that made the store",
+    lower: &[Lower::Table(in_memory), Lower::Store(in_memory_store)],
     on_stream: Some(
         "a stream has no store: in_memory() applies to the table of `table(..)`, `count`/`reduce`/`aggregate` or `to_table(..)`, right after it",
     ),
@@ -32,7 +34,21 @@ fn in_memory(b: &mut Builder, t: Table, call: &Call) -> syn::Result<Flow> {
             ),
         ));
     }
-    let store = &mut b.stores[t.store];
+    set(b, t.store, call)?;
+    Ok(Flow::Table(t))
+}
+
+/// `store(..).in_memory()` (or of `window_store(..)`, `session_store(..)`): Kafka Streams'
+/// `Stores.inMemoryKeyValueStore(..)` (`inMemoryWindowStore`, `inMemorySessionStore`) for a
+/// store of `process(..)`.
+fn in_memory_store(b: &mut Builder, s: usize, call: &Call) -> syn::Result<Flow> {
+    arity(call, 0, IN_MEMORY.usage)?;
+    set(b, s, call)?;
+    Ok(Flow::Store(s))
+}
+
+fn set(b: &mut Builder, s: usize, call: &Call) -> syn::Result<()> {
+    let store = &mut b.stores[s];
     if store.in_memory {
         return Err(err_at(
             &call.name,
@@ -43,5 +59,5 @@ fn in_memory(b: &mut Builder, t: Table, call: &Call) -> syn::Result<Flow> {
         ));
     }
     store.in_memory = true;
-    Ok(Flow::Table(t))
+    Ok(())
 }

@@ -1,7 +1,8 @@
 //! `with_logging_disabled()` and `with_logging_enabled([("name", "value"), ..])`: Kafka
 //! Streams' `Materialized.withLoggingDisabled()` and `withLoggingEnabled(Map)` on the store a
 //! table was just made with (`count`/`reduce`/`aggregate`, windowed or not, `to_table(..)`, a
-//! re-grouped table's aggregation, a cogroup's aggregate).
+//! re-grouped table's aggregation, a cogroup's aggregate), and `StoreBuilder`'s on a store
+//! declared for `process(..)` (`store(..).with_logging_disabled()`).
 //!
 //! Disabled, the store has no changelog: it is not declared to the coordinator, nothing is
 //! written to it, and after a failure or a move of its task the store starts empty (under
@@ -27,8 +28,11 @@ const TOPIC_CONFIG_NAMES: &[&str] = &include!("../../../runtime/src/kafka/topic_
 
 pub(crate) const WITH_LOGGING_DISABLED: Operator = Operator {
     name: "with_logging_disabled",
-    usage: "with_logging_disabled() right after the count/reduce/aggregate or to_table(..) that made the store",
-    lower: &[Lower::Table(with_logging_disabled)],
+    usage: "with_logging_disabled() right after the count/reduce/aggregate, to_table(..) or store(..) that made the store",
+    lower: &[
+        Lower::Table(with_logging_disabled),
+        Lower::Store(store_logging_disabled),
+    ],
     on_stream: Some(
         "a stream has no store: with_logging_disabled() applies to the table of `count`/`reduce`/`aggregate` or `to_table(..)`, right after it",
     ),
@@ -37,8 +41,11 @@ pub(crate) const WITH_LOGGING_DISABLED: Operator = Operator {
 
 pub(crate) const WITH_LOGGING_ENABLED: Operator = Operator {
     name: "with_logging_enabled",
-    usage: "with_logging_enabled([(\"segment.ms\", \"600000\"), ..]) right after the count/reduce/aggregate or to_table(..) that made the store",
-    lower: &[Lower::Table(with_logging_enabled)],
+    usage: "with_logging_enabled([(\"segment.ms\", \"600000\"), ..]) right after the count/reduce/aggregate, to_table(..) or store(..) that made the store",
+    lower: &[
+        Lower::Table(with_logging_enabled),
+        Lower::Store(store_logging_enabled),
+    ],
     on_stream: Some(
         "a stream has no store: with_logging_enabled([..]) applies to the table of `count`/`reduce`/`aggregate` or `to_table(..)`, right after it",
     ),
@@ -67,6 +74,12 @@ fn own_store(b: &Builder, t: Table, call: &Call, what: &str) -> syn::Result<()> 
             ),
         ));
     }
+    not_set(b, t.store, call)
+}
+
+/// Refuses a second logging call on store `s`.
+fn not_set(b: &Builder, s: usize, call: &Call) -> syn::Result<()> {
+    let store = &b.stores[s];
     if store.logging != Logging::default() {
         return Err(err_at(
             &call.name,
@@ -82,7 +95,20 @@ fn own_store(b: &Builder, t: Table, call: &Call, what: &str) -> syn::Result<()> 
 fn with_logging_disabled(b: &mut Builder, t: Table, call: &Call) -> syn::Result<Flow> {
     arity(call, 0, WITH_LOGGING_DISABLED.usage)?;
     own_store(b, t, call, "with_logging_disabled()")?;
-    let store = &mut b.stores[t.store];
+    disable(b, t.store, call)?;
+    Ok(Flow::Table(t))
+}
+
+/// `store(..).with_logging_disabled()`: Kafka Streams' `StoreBuilder.withLoggingDisabled()`.
+fn store_logging_disabled(b: &mut Builder, s: usize, call: &Call) -> syn::Result<Flow> {
+    arity(call, 0, WITH_LOGGING_DISABLED.usage)?;
+    not_set(b, s, call)?;
+    disable(b, s, call)?;
+    Ok(Flow::Store(s))
+}
+
+fn disable(b: &mut Builder, s: usize, call: &Call) -> syn::Result<()> {
+    let store = &mut b.stores[s];
     if store.versioned.is_some() {
         return Err(err_at(
             &call.name,
@@ -93,13 +119,27 @@ fn with_logging_disabled(b: &mut Builder, t: Table, call: &Call) -> syn::Result<
         ));
     }
     store.logging = Logging::Disabled;
-    Ok(Flow::Table(t))
+    Ok(())
 }
 
 fn with_logging_enabled(b: &mut Builder, t: Table, call: &Call) -> syn::Result<Flow> {
-    let usage = WITH_LOGGING_ENABLED.usage;
-    arity(call, 1, usage)?;
+    arity(call, 1, WITH_LOGGING_ENABLED.usage)?;
     own_store(b, t, call, "with_logging_enabled([..])")?;
+    enable(b, t.store, call)?;
+    Ok(Flow::Table(t))
+}
+
+/// `store(..).with_logging_enabled([..])`: Kafka Streams' `StoreBuilder.withLoggingEnabled(Map)`.
+fn store_logging_enabled(b: &mut Builder, s: usize, call: &Call) -> syn::Result<Flow> {
+    arity(call, 1, WITH_LOGGING_ENABLED.usage)?;
+    not_set(b, s, call)?;
+    enable(b, s, call)?;
+    Ok(Flow::Store(s))
+}
+
+/// Sets store `s`'s changelog configs from the call's `[("name", "value"), ..]`, checked.
+fn enable(b: &mut Builder, s: usize, call: &Call) -> syn::Result<()> {
+    let usage = WITH_LOGGING_ENABLED.usage;
     let Some(Expr::Array(array)) = call.arg(0) else {
         return Err(err_at(
             &call.args[0],
@@ -118,8 +158,8 @@ fn with_logging_enabled(b: &mut Builder, t: Table, call: &Call) -> syn::Result<F
         configs.push((name.0, value));
     }
     configs.sort();
-    b.stores[t.store].logging = Logging::Enabled(configs);
-    Ok(Flow::Table(t))
+    b.stores[s].logging = Logging::Enabled(configs);
+    Ok(())
 }
 
 /// One `("name", "value")` pair, checked.

@@ -60,6 +60,8 @@ pub(crate) type LowerGrouped = fn(&mut Builder, Grouped, &Call) -> syn::Result<F
 pub(crate) type LowerCogrouped = fn(&mut Builder, Cogrouped, &Call) -> syn::Result<Flow>;
 /// The lowering of an operator of a table.
 pub(crate) type LowerTable = fn(&mut Builder, Table, &Call) -> syn::Result<Flow>;
+/// The lowering of an option of a store declared for `process(..)` (its index).
+pub(crate) type LowerStore = fn(&mut Builder, usize, &Call) -> syn::Result<Flow>;
 
 /// How an operator is lowered, by what it is called on (an operator has one per receiver).
 pub(crate) enum Lower {
@@ -73,6 +75,8 @@ pub(crate) enum Lower {
     Cogrouped(LowerCogrouped),
     /// An operator of a table.
     Table(LowerTable),
+    /// An option of a declared store (`store(..).in_memory()`).
+    Store(LowerStore),
 }
 
 /// One operator of the DSL.
@@ -120,6 +124,14 @@ impl Operator {
     pub(crate) fn lower_table(&self) -> Option<LowerTable> {
         self.lower.iter().find_map(|l| match l {
             Lower::Table(f) => Some(*f),
+            _ => None,
+        })
+    }
+
+    /// Its lowering on a declared store.
+    pub(crate) fn lower_store(&self) -> Option<LowerStore> {
+        self.lower.iter().find_map(|l| match l {
+            Lower::Store(f) => Some(*f),
             _ => None,
         })
     }
@@ -250,6 +262,15 @@ pub(crate) fn grouped_operators() -> String {
 /// The operators of cogrouped streams, comma-separated.
 pub(crate) fn cogrouped_operators() -> String {
     names(|op| op.lower_cogrouped().is_some()).join(", ")
+}
+
+/// The options of a declared store, in a sentence ("in_memory(), .. or ..").
+pub(crate) fn store_options() -> String {
+    let names: Vec<String> = names(|op| op.lower_store().is_some())
+        .into_iter()
+        .map(|n| format!("{n}(..)"))
+        .collect();
+    list(&names, "or")
 }
 
 /// The operators of a table, comma-separated.

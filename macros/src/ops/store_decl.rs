@@ -205,5 +205,5 @@ fn declare(
         window,
         ..Store::new(name, span, key, value, changelog, StoreOwner::Declared)
     });
-    Ok(Flow::Decl)
+    Ok(Flow::Store(b.stores.len() - 1))
 }

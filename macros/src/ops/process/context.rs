@@ -206,11 +206,14 @@ fn accessor(m: &Model, s: usize) -> TokenStream {
     let (kt, vt) = (&st.key.ty, &st.value.ty);
     let changelog = &st.changelog;
     let writes = quote!(#changelog, self.__partition, self.__timestamp, &mut *self.__kbuf, &mut *self.__vbuf, &mut *self.__sink);
+    // With its logging disabled the runtime drops the changelog writes.
+    let logged = if st.has_changelog() {
+        format!("writes go to `{changelog}`")
+    } else {
+        "no changelog (with_logging_disabled())".to_owned()
+    };
     let Some(w) = st.window else {
-        let doc = format!(
-            "Store `{}`: get, put, delete, range; writes go to `{changelog}`.",
-            st.name
-        );
+        let doc = format!("Store `{}`: get, put, delete, range; {logged}.", st.name);
         return quote! {
             #[doc = #doc]
             pub fn #method(&mut self) -> #dk::KeyValueStore<'_, #kt, #vt, B, S> {
@@ -229,7 +232,7 @@ fn accessor(m: &Model, s: usize) -> TokenStream {
     };
     if w.kind == WindowKind::Session {
         let doc = format!(
-            "Session store `{}` (retention {retention_ms} ms): put, remove, fetch_session, find_sessions, fetch; writes go to `{changelog}`.",
+            "Session store `{}` (retention {retention_ms} ms): put, remove, fetch_session, find_sessions, fetch; {logged}.",
             st.name
         );
         return quote! {
@@ -241,7 +244,7 @@ fn accessor(m: &Model, s: usize) -> TokenStream {
     }
     let size = w.size;
     let doc = format!(
-        "Window store `{}` (windows of {size} ms, retention {retention_ms} ms): put, delete, fetch, fetch_range, fetch_all; writes go to `{changelog}`.",
+        "Window store `{}` (windows of {size} ms, retention {retention_ms} ms): put, delete, fetch, fetch_range, fetch_all; {logged}.",
         st.name
     );
     quote! {
