@@ -356,9 +356,13 @@ pub async fn run_with_sigkill(
     off_workers(move || produce_inputs(&servers, input_topic, &first)).await;
     let mut victim = instance(binary, application, bootstrap);
     let mut reader = crate::e2e::Reader::new(bootstrap, expected[0].topic).await;
+    // An instance that stopped (its error is in its output) ends the wait at once.
     let started = reader
-        .read_until(Duration::from_secs(120), |r| r.len() > 100)
-        .await;
+        .read_until(Duration::from_secs(120), |r| {
+            r.len() > 100 || matches!(victim.try_wait(), Ok(Some(_)))
+        })
+        .await
+        && reader.records.len() > 100;
     drop(reader);
     // SIGKILL: no clean shutdown, an open transaction is aborted by the broker.
     off_workers(move || {
@@ -378,11 +382,24 @@ pub async fn run_with_sigkill(
         let total: usize = e.per_key.values().map(Vec::len).sum();
         let topic = e.topic;
         let mut reader = crate::e2e::Reader::new(bootstrap, topic).await;
+        let mut exited = None;
         let done = reader
-            .read_until(Duration::from_secs(240), |r| r.len() >= total)
+            .read_until(Duration::from_secs(240), |r| {
+                if let Ok(Some(status)) = restarted.try_wait() {
+                    exited = Some(status);
+                }
+                r.len() >= total || exited.is_some()
+            })
             .await;
         reader.drain(Duration::from_secs(3)).await;
         let records = std::mem::take(&mut reader.records);
+        if let Some(status) = exited.filter(|_| records.len() < total) {
+            problems.push(format!(
+                "the restarted instance exited with {status} while {topic} had {} of {total} records (its output above says why)",
+                records.len()
+            ));
+            break;
+        }
         if !done {
             problems.push(format!(
                 "{topic}: {} of {total} records read within the limit",
