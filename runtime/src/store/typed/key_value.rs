@@ -46,10 +46,7 @@ impl<'a, KS: Serde, VS: Serde, B: StoreBackend, S: RecordSink> KeyValueStore<'a,
     /// The value stored under `key`.
     pub fn get(&mut self, key: &KS::Value) -> Result<Option<VS::Value>, StoreError> {
         encode::<KS>(key, self.writes.key_buf)?;
-        match self.backend.get(self.writes.key_buf)? {
-            Some(bytes) => Ok(Some(VS::deserialize(Some(bytes))?)),
-            None => Ok(None),
-        }
+        self.writes.get::<VS, B>(self.backend)
     }
 
     /// Stores `value` under `key` and writes the changelog record.

@@ -126,10 +126,7 @@ impl<'a, KS: Serde, VS: Serde, B: StoreBackend, S: RecordSink> SessionStore<'a, 
         }
         encode::<KS>(key, self.writes.key_buf)?;
         session_key(self.writes.key_buf, start, end);
-        match self.backend.get(self.writes.key_buf)? {
-            Some(bytes) => Ok(Some(VS::deserialize(Some(bytes))?)),
-            None => Ok(None),
-        }
+        self.writes.get::<VS, B>(self.backend)
     }
 
     /// The sessions of `key` that end at or after `earliest_session_end` and start at or

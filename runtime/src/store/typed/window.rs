@@ -124,10 +124,7 @@ impl<'a, KS: Serde, VS: Serde, B: StoreBackend, S: RecordSink> WindowStore<'a, K
         }
         encode::<KS>(key, self.writes.key_buf)?;
         window_key(self.writes.key_buf, window_start);
-        match self.backend.get(self.writes.key_buf)? {
-            Some(bytes) => Ok(Some(VS::deserialize(Some(bytes))?)),
-            None => Ok(None),
-        }
+        self.writes.get::<VS, B>(self.backend)
     }
 
     /// The windows of `key` starting from `time_from` to `time_to` (both inclusive), oldest

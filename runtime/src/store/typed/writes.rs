@@ -2,6 +2,7 @@
 //! stamped with the processed record's timestamp.
 
 use crate::record::{OutgoingRecord, RecordSink};
+use crate::serdes::Serde;
 use crate::store::{StoreBackend, StoreError};
 
 /// Where a view's writes go: the changelog partition, the record's timestamp, the buffers.
@@ -31,6 +32,17 @@ impl<'a, S: RecordSink> Writes<'a, S> {
             key_buf,
             value_buf,
             sink,
+        }
+    }
+
+    /// The value stored in `backend` under the key in the key buffer, decoded.
+    pub(super) fn get<VS: Serde, B: StoreBackend>(
+        &self,
+        backend: &mut B,
+    ) -> Result<Option<VS::Value>, StoreError> {
+        match backend.get(self.key_buf)? {
+            Some(bytes) => Ok(Some(VS::deserialize(Some(bytes))?)),
+            None => Ok(None),
         }
     }
 
