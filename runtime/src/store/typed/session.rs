@@ -1,5 +1,5 @@
 //! The typed view of a session store (`session_store(..)`) inside a `process(..)` closure:
-//! Kafka Streams' `SessionStore`, with its in-memory store's retention.
+//! Kafka Streams' `SessionStore`, as its persistent store behaves.
 //!
 //! A session is a value under (key, start, end), both times inclusive. The store keeps a key's
 //! sessions by end, then start (the layout of the session aggregations' stores, and Kafka
@@ -15,8 +15,10 @@
 use std::marker::PhantomData;
 use std::ops::Bound;
 
-use super::{WindowRetention, Writes};
-use super::{WindowedPairs, as_slice_bound, check_time, encode_bound, key_within, store_range};
+use super::{
+    WindowRetention, WindowedPairs, Writes, as_slice_bound, check_time, encode_bound, key_within,
+    store_range,
+};
 use crate::record::RecordSink;
 use crate::serdes::{Encoded, Serde, Window, Windowed};
 use crate::store::{StoreBackend, StoreError, encode};
