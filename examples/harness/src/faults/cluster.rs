@@ -152,11 +152,18 @@ impl Cluster {
 
     fn script(&self, args: &[&str]) -> Result<(), String> {
         let script = repo_root().join("scripts/kafka.sh");
+        // A node SIGKILLed under load recovers its logs before it answers: on a loaded 2-core
+        // machine one took 173 s (a clean-clone CI simulation, every fault test's topics on
+        // it), past kafka.sh's default of 120 s. Waiting longer is waiting for the condition;
+        // a node that never answers still fails the run.
+        let start_timeout =
+            std::env::var("DEKAF_KAFKA_START_TIMEOUT").unwrap_or_else(|_| "300".to_owned());
         let status = Command::new("bash")
             .arg(&script)
             .args(args)
             .args(["--brokers", &self.brokers.to_string()])
             .env("DEKAF_KAFKA_PORT", self.base_port.to_string())
+            .env("DEKAF_KAFKA_START_TIMEOUT", start_timeout)
             .status()
             .map_err(|e| format!("running {}: {e}", script.display()))?;
         if status.success() {
