@@ -15,6 +15,7 @@
 use std::ops::Bound;
 
 use crate::serdes::{Serde, SerdeError};
+use crate::store::StoreBackend;
 
 mod key_value;
 mod retention;
@@ -74,18 +75,49 @@ fn key_within(key: &[u8], from: Bound<&[u8]>, to: Bound<&[u8]>) -> bool {
     above && below
 }
 
-/// The store-key range that holds every key between the bounds, whatever comes after the key
-/// bytes (`suffix` bytes of time): from the lower key's bytes, to the upper key's bytes
-/// followed by `suffix` bytes of `0xFF`. Keys that merely extend a bound's bytes fall inside
-/// too, so the caller checks each key with [`key_within`].
-fn store_range(to: &Bound<()>, to_buf: &mut Vec<u8>, suffix: usize) -> Bound<()> {
-    match to {
+/// Visits every entry whose key part lies between the bounds (serialized-key order, as Kafka
+/// Streams' range reads compare) in a store whose keys are the key's bytes followed by
+/// `suffix` bytes of time, in store order: `split` cuts a store key into the key's bytes and
+/// its time part. The scan runs from the lower key's bytes to the upper key's bytes followed
+/// by `suffix` bytes of `0xFF`; keys that merely extend a bound's bytes fall inside that range
+/// too and are skipped. `lo_buf` and `hi_buf` are used as buffers.
+#[allow(clippy::too_many_arguments)]
+fn for_each_in_key_range<KS: Serde, B: StoreBackend, T>(
+    backend: &mut B,
+    lo_buf: &mut Vec<u8>,
+    hi_buf: &mut Vec<u8>,
+    from: Bound<&KS::Value>,
+    to: Bound<&KS::Value>,
+    suffix: usize,
+    split: impl Fn(&[u8]) -> Option<(&[u8], T)>,
+    mut visit: impl FnMut(&[u8], T, &[u8]) -> Result<(), super::StoreError>,
+) -> Result<(), super::StoreError> {
+    let lo = encode_bound::<KS>(from, lo_buf)?;
+    let hi = encode_bound::<KS>(to, hi_buf)?;
+    let key_lo = as_slice_bound(&lo, lo_buf);
+    let key_hi = as_slice_bound(&hi, hi_buf);
+    let mut upper = hi_buf.clone();
+    let scan_hi = match hi {
         Bound::Unbounded => Bound::Unbounded,
         _ => {
-            to_buf.extend(std::iter::repeat_n(0xFF, suffix));
-            Bound::Included(())
+            upper.extend(std::iter::repeat_n(0xFF, suffix));
+            Bound::Included(&upper[..])
+        }
+    };
+    let scan_lo = match lo {
+        Bound::Unbounded => Bound::Unbounded,
+        _ => Bound::Included(&lo_buf[..]),
+    };
+    for entry in backend.range(scan_lo, scan_hi)? {
+        let (k, v) = entry?;
+        let Some((key, time)) = split(k) else {
+            continue;
+        };
+        if key_within(key, key_lo, key_hi) {
+            visit(key, time, v)?;
         }
     }
+    Ok(())
 }
 
 /// A window or session time: not negative (the stores order times by their big-endian bytes).

@@ -15,10 +15,7 @@
 use std::marker::PhantomData;
 use std::ops::Bound;
 
-use super::{
-    WindowRetention, WindowedPairs, Writes, as_slice_bound, check_time, encode_bound, key_within,
-    store_range,
-};
+use super::{WindowRetention, WindowedPairs, Writes, check_time, for_each_in_key_range};
 use crate::record::RecordSink;
 use crate::serdes::{Encoded, Serde, Window, Windowed};
 use crate::store::{StoreBackend, StoreError, encode};
@@ -204,33 +201,24 @@ impl<'a, KS: Serde, VS: Serde, B: StoreBackend, S: RecordSink> SessionStore<'a, 
         earliest_session_end: i64,
         latest_session_start: i64,
     ) -> Result<WindowedPairs<KS::Value, VS::Value>, StoreError> {
-        let lo = encode_bound::<KS>(from, self.writes.key_buf)?;
-        let hi = encode_bound::<KS>(to, self.writes.value_buf)?;
-        let key_lo = as_slice_bound(&lo, self.writes.key_buf);
-        let key_hi = as_slice_bound(&hi, self.writes.value_buf);
         let earliest_end = earliest_session_end.max(self.retention.visible_from());
-        let scan_lo = match lo {
-            Bound::Unbounded => Bound::Unbounded,
-            _ => Bound::Included(&self.writes.key_buf[..]),
-        };
-        let mut upper = self.writes.value_buf.clone();
-        let scan_hi = store_range(&hi, &mut upper, SESSION_SUFFIX);
-        let scan_hi = as_slice_bound(&scan_hi, &upper);
         let mut out = Vec::new();
-        for entry in self.backend.range(scan_lo, scan_hi)? {
-            let (k, v) = entry?;
-            let Some((key, start, end)) = split_session_key(k) else {
-                continue;
-            };
-            if end < earliest_end
-                || start > latest_session_start
-                || !key_within(key, key_lo, key_hi)
-            {
-                continue;
-            }
-            let key = KS::deserialize(Some(key))?;
-            out.push((Windowed::new(key, start, end), VS::deserialize(Some(v))?));
-        }
+        for_each_in_key_range::<KS, _, _>(
+            self.backend,
+            self.writes.key_buf,
+            self.writes.value_buf,
+            from,
+            to,
+            SESSION_SUFFIX,
+            |k| split_session_key(k).map(|(key, start, end)| (key, (start, end))),
+            |key, (start, end), v| {
+                if end >= earliest_end && start <= latest_session_start {
+                    let key = KS::deserialize(Some(key))?;
+                    out.push((Windowed::new(key, start, end), VS::deserialize(Some(v))?));
+                }
+                Ok(())
+            },
+        )?;
         Ok(out)
     }
 

@@ -12,10 +12,7 @@
 use std::marker::PhantomData;
 use std::ops::Bound;
 
-use super::{
-    WindowRetention, WindowedPairs, Writes, as_slice_bound, check_time, encode_bound, key_within,
-    store_range,
-};
+use super::{WindowRetention, WindowedPairs, Writes, check_time, for_each_in_key_range};
 use crate::record::RecordSink;
 use crate::serdes::{Encoded, Serde, Windowed};
 use crate::store::{StoreBackend, StoreError, WINDOW_SUFFIX, encode, split_window_key, window_key};
@@ -189,36 +186,32 @@ impl<'a, KS: Serde, VS: Serde, B: StoreBackend, S: RecordSink> WindowStore<'a, K
         time_from: i64,
         time_to: i64,
     ) -> Result<WindowedPairs<KS::Value, VS::Value>, StoreError> {
-        let lo = encode_bound::<KS>(from, self.writes.key_buf)?;
-        let hi = encode_bound::<KS>(to, self.writes.value_buf)?;
-        let key_lo = as_slice_bound(&lo, self.writes.key_buf);
-        let key_hi = as_slice_bound(&hi, self.writes.value_buf);
         let mut out = Vec::new();
         let from_time = time_from.max(self.retention.visible_from()).max(0);
         if time_to < from_time {
             return Ok(out);
         }
-        // The scan starts at the lower key's bytes (its windows follow them) and ends after
-        // every window of the upper key.
-        let scan_lo = match lo {
-            Bound::Unbounded => Bound::Unbounded,
-            _ => Bound::Included(&self.writes.key_buf[..]),
-        };
-        let mut upper = self.writes.value_buf.clone();
-        let scan_hi = store_range(&hi, &mut upper, WINDOW_SUFFIX);
-        let scan_hi = as_slice_bound(&scan_hi, &upper);
-        for entry in self.backend.range(scan_lo, scan_hi)? {
-            let (k, v) = entry?;
-            let Some((key, start)) = split_window_key(k) else {
-                continue;
-            };
-            if start < from_time || start > time_to || !key_within(key, key_lo, key_hi) {
-                continue;
-            }
-            let key = KS::deserialize(Some(key))?;
-            let window = Windowed::new(key, start, start.saturating_add(self.size_ms));
-            out.push((window, VS::deserialize(Some(v))?));
-        }
+        let size = self.size_ms;
+        for_each_in_key_range::<KS, _, _>(
+            self.backend,
+            self.writes.key_buf,
+            self.writes.value_buf,
+            from,
+            to,
+            WINDOW_SUFFIX,
+            split_window_key,
+            |key, start, v| {
+                if (from_time..=time_to).contains(&start) {
+                    let window = Windowed::new(
+                        KS::deserialize(Some(key))?,
+                        start,
+                        start.saturating_add(size),
+                    );
+                    out.push((window, VS::deserialize(Some(v))?));
+                }
+                Ok(())
+            },
+        )?;
         // Store order is key, then start: a stable sort by segment gives Kafka Streams'
         // (segment, key, start).
         out.sort_by_key(|(w, _)| self.retention.segment(w.window.start));
